@@ -1,0 +1,94 @@
+# Makefile - builds the pullgate binary and runs every check (see README.md).
+#
+#   make            build build/release/pullgate
+#   make demo       install missing Debian packages, build, replay the incident
+#   make check      install missing Debian packages, run every test (also
+#                   under ASan+UBSan, and the kernel checks)
+#   make BUILD=asan the same build with address and undefined sanitizers
+
+BUILD ?= release
+VERSION := 0.1.0
+O := build/$(BUILD)
+CC ?= cc
+
+PKGS := libgit2 gpgme yaml-0.1 libmicrohttpd sqlite3 jansson libcrypto
+# Recursive on purpose: pkg-config runs when a recipe needs it, which is
+# after scripts/deps.sh has had its chance to install the -dev packages.
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
+PKG_LIBS = $(shell pkg-config --libs $(PKGS))
+
+WARN := -std=c11 -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes \
+	-Wmissing-prototypes -Wvla -Wwrite-strings -Werror
+OPT_release := -O2 -g -D_FORTIFY_SOURCE=2 -fstack-protector-strong
+OPT_asan := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+	-fno-sanitize-recover=all
+LDOPT_asan := -fsanitize=address,undefined
+CFLAGS_ALL = $(WARN) $(OPT_$(BUILD)) -I. $(PKG_CFLAGS) -DPG_VERSION='"$(VERSION)"' \
+	-MMD -MP $(CFLAGS)
+LDFLAGS_ALL = $(LDOPT_$(BUILD)) $(LDFLAGS)
+
+LIB_SRC := $(sort $(wildcard common/*.c verifier/*.c policies/*.c pipeline/*.c server/*.c))
+CLI_SRC := $(sort $(wildcard cli/*.c))
+ASSET_SRC := $(sort $(wildcard server/assets/*))
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+
+LIB_OBJ := $(LIB_SRC:%.c=$(O)/obj/%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(O)/obj/%.o)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(O)/tests/%)
+
+# Fragments add kernel, server and browser targets and append to CHECKS.
+CHECKS :=
+-include $(sort $(wildcard mk/*.mk))
+
+.PHONY: all deps demo check check-unit check-integration check-sanitized \
+	check-code clean
+all: $(O)/pullgate
+
+$(O)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -c -o $@ $<
+
+$(O)/libpullgate.a: $(LIB_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@
+	ar rcs $@ $^
+
+$(O)/pullgate: $(CLI_OBJ) $(O)/libpullgate.a
+	$(CC) $(LDFLAGS_ALL) -o $@ $(CLI_OBJ) $(O)/libpullgate.a $(PKG_LIBS)
+
+$(O)/tests/%: tests/unit/%.c $(O)/libpullgate.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(O)/libpullgate.a \
+		$(PKG_LIBS) $(shell pkg-config --libs cmocka)
+
+deps:
+	./scripts/deps.sh
+
+check-unit: $(UNIT_BIN)
+	@set -e; for t in $(UNIT_BIN); do echo "# $$t"; $$t; done
+
+check-integration: $(O)/pullgate
+	PULLGATE=$(CURDIR)/$(O)/pullgate prove -j2 tests/integration/
+
+# The same suite under ASan+UBSan.
+check-sanitized:
+	$(MAKE) BUILD=asan check-unit check-integration
+
+# Static checks on our own sources.
+check-code:
+	./scripts/check-code.sh
+
+check: deps
+	$(MAKE) check-code
+	$(MAKE) check-unit check-integration
+	$(MAKE) check-sanitized
+	@set -e; for c in $(CHECKS); do $(MAKE) $$c; done
+
+demo: deps
+	$(MAKE) all
+	./scripts/demo.sh $(O)/pullgate
+
+clean:
+	rm -rf build
+
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

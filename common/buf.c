@@ -1,0 +1,240 @@
+/* buf.c - capped string buffer and the file helpers built on it. */
+#include "common/buf.h"
+#include "common/error.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+char pg_buf__empty[1];
+
+void pg_buf_init(pg_buf *buf, size_t max)
+{
+	buf->ptr = pg_buf__empty;
+	buf->len = 0;
+	buf->alloc = 0;
+	buf->max = max;
+}
+
+static size_t cap(const pg_buf *buf)
+{
+	return buf->max ? buf->max : PG_BUF_DEFAULT_MAX;
+}
+
+void pg_buf_release(pg_buf *buf)
+{
+	if (buf->alloc)
+		free(buf->ptr);
+	buf->ptr = pg_buf__empty;
+	buf->len = 0;
+	buf->alloc = 0;
+}
+
+void pg_buf_release_secret(pg_buf *buf)
+{
+	if (buf->alloc) {
+		volatile char *p = buf->ptr;
+		size_t i;
+
+		for (i = 0; i < buf->alloc; i++)
+			p[i] = 0;
+	}
+	pg_buf_release(buf);
+}
+
+char *pg_buf_detach(pg_buf *buf)
+{
+	char *s = buf->alloc ? buf->ptr : calloc(1, 1);
+
+	buf->ptr = pg_buf__empty;
+	buf->len = 0;
+	buf->alloc = 0;
+	if (!s)
+		pg_error_oom();
+	return s;
+}
+
+int pg_buf_grow(pg_buf *buf, size_t extra)
+{
+	size_t want, n;
+	char *p;
+
+	if (extra > cap(buf) || buf->len > cap(buf) - extra)
+		return pg_error_set(PG_ETOOBIG, "input exceeds %zu bytes", cap(buf));
+	want = buf->len + extra + 1;
+	if (want <= buf->alloc)
+		return 0;
+	n = buf->alloc ? buf->alloc : 64;
+	while (n < want)
+		n = n > SIZE_MAX / 2 ? want : n * 2;
+	p = realloc(buf->alloc ? buf->ptr : NULL, n);
+	if (!p)
+		return pg_error_oom();
+	if (!buf->alloc)
+		p[0] = '\0';
+	buf->ptr = p;
+	buf->alloc = n;
+	return 0;
+}
+
+int pg_buf_put(pg_buf *buf, const void *data, size_t len)
+{
+	int err;
+
+	if (len == 0)
+		return 0;
+	if ((err = pg_buf_grow(buf, len)) < 0)
+		return err;
+	memmove(buf->ptr + buf->len, data, len);
+	buf->len += len;
+	buf->ptr[buf->len] = '\0';
+	return 0;
+}
+
+int pg_buf_puts(pg_buf *buf, const char *s)
+{
+	return pg_buf_put(buf, s, strlen(s));
+}
+
+int pg_buf_putc(pg_buf *buf, char c)
+{
+	return pg_buf_put(buf, &c, 1);
+}
+
+int pg_buf_vprintf(pg_buf *buf, const char *fmt, va_list ap)
+{
+	va_list cp;
+	int n, err;
+
+	va_copy(cp, ap);
+	n = vsnprintf(NULL, 0, fmt, cp);
+	va_end(cp);
+	if (n < 0)
+		return pg_error_set(PG_EINVALID, "bad format");
+	if ((err = pg_buf_grow(buf, (size_t)n)) < 0)
+		return err;
+	vsnprintf(buf->ptr + buf->len, (size_t)n + 1, fmt, ap);
+	buf->len += (size_t)n;
+	return 0;
+}
+
+int pg_buf_printf(pg_buf *buf, const char *fmt, ...)
+{
+	va_list ap;
+	int err;
+
+	va_start(ap, fmt);
+	err = pg_buf_vprintf(buf, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+void pg_buf_truncate(pg_buf *buf, size_t len)
+{
+	if (len >= buf->len)
+		return;
+	buf->len = len;
+	buf->ptr[len] = '\0';
+}
+
+void pg_buf_clear(pg_buf *buf)
+{
+	pg_buf_truncate(buf, 0);
+}
+
+void pg_buf_rtrim(pg_buf *buf)
+{
+	size_t n = buf->len;
+
+	while (n && (buf->ptr[n - 1] == ' ' || buf->ptr[n - 1] == '\t' ||
+		     buf->ptr[n - 1] == '\n' || buf->ptr[n - 1] == '\r'))
+		n--;
+	pg_buf_truncate(buf, n);
+}
+
+int pg_buf_read_stream(pg_buf *buf, FILE *f, const char *what)
+{
+	char chunk[65536];
+	size_t n;
+	int err;
+
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		if ((err = pg_buf_put(buf, chunk, n)) < 0)
+			return pg_error_wrap(err, "'%s'", what);
+	}
+	if (ferror(f))
+		return pg_error_set(PG_EIO, "'%s': read failed: %s", what, strerror(errno));
+	return 0;
+}
+
+int pg_buf_read_file(pg_buf *buf, const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	int err;
+
+	if (!f)
+		return pg_error_set(errno == ENOENT ? PG_ENOTFOUND : PG_EIO,
+				    "'%s': %s", path, strerror(errno));
+	err = pg_buf_read_stream(buf, f, path);
+	fclose(f);
+	return err;
+}
+
+int pg_write_file_atomic(const char *path, const void *data, size_t len)
+{
+	pg_buf tmp = PG_BUF_INIT;
+	const char *p = data;
+	int fd = -1, err = 0;
+
+	if ((err = pg_buf_printf(&tmp, "%s.tmp.%ld", path, (long)getpid())) < 0)
+		goto done;
+	fd = open(tmp.ptr, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		err = pg_error_set(PG_EIO, "'%s': %s", tmp.ptr, strerror(errno));
+		goto done;
+	}
+	while (len) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			err = pg_error_set(PG_EIO, "'%s': %s", tmp.ptr, strerror(errno));
+			goto done;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	if (fsync(fd) < 0 || close(fd) < 0) {
+		fd = -1;
+		err = pg_error_set(PG_EIO, "'%s': %s", tmp.ptr, strerror(errno));
+		goto done;
+	}
+	fd = -1;
+	if (rename(tmp.ptr, path) < 0)
+		err = pg_error_set(PG_EIO, "'%s': %s", path, strerror(errno));
+done:
+	if (fd >= 0)
+		close(fd);
+	if (err < 0 && tmp.len)
+		unlink(tmp.ptr);
+	pg_buf_release(&tmp);
+	return err;
+}
+
+char *pg_strdup(const char *s)
+{
+	char *r = strdup(s ? s : "");
+
+	if (!r)
+		pg_error_oom();
+	return r;
+}
+
+char *pg_strndup(const char *s, size_t n)
+{
+	char *r = strndup(s, n);
+
+	if (!r)
+		pg_error_oom();
+	return r;
+}

@@ -1,0 +1,29 @@
+#!/bin/sh
+# check-code.sh - house rules that the compiler cannot enforce.
+set -eu
+cd "$(dirname "$0")/.."
+fail=0
+lib_dirs="common verifier policies pipeline server"
+
+# Library code never prints or exits; only cli/ does.
+if grep -nE '\b(printf|fprintf|puts|fputs|perror|exit|abort)\s*\(' \
+	$(find $lib_dirs -name '*.c' 2>/dev/null) | grep -vE 'snprintf|vsnprintf|/\* ok:'; then
+	echo "check-code: library code must not print or exit (lines above)" >&2
+	fail=1
+fi
+
+# Product code never runs git or gpg, and never hands a string to a shell.
+if grep -nE '"(git|gpg|gpg2|/bin/sh|sh)"|execl|execlp|system\s*\(|popen\s*\(' \
+	$(find cli $lib_dirs -name '*.c' 2>/dev/null); then
+	echo "check-code: product code must not run git, gpg or a shell (lines above)" >&2
+	fail=1
+fi
+
+# Every source file starts with a one-line purpose comment.
+for f in $(find cli $lib_dirs tests/unit -name '*.[ch]' 2>/dev/null); do
+	head -n1 "$f" | grep -qE '^/\* [^ ]+ - .+\*/$' || {
+		echo "check-code: $f: first line must be '/* name - purpose. */'" >&2
+		fail=1
+	}
+done
+exit $fail
