@@ -6,6 +6,16 @@
 static _Thread_local char last_msg[MSG_MAX];
 static _Thread_local int last_code;
 
+static void append(const char *s)
+{
+	size_t used = strlen(last_msg), n = strlen(s);
+
+	if (n > sizeof(last_msg) - 1 - used)
+		n = sizeof(last_msg) - 1 - used;
+	memcpy(last_msg + used, s, n);
+	last_msg[used + n] = '\0';
+}
+
 static void vset(const char *fmt, va_list ap)
 {
 	int n = vsnprintf(last_msg, sizeof(last_msg), fmt, ap);
@@ -39,10 +49,13 @@ int pg_error_wrap(int code, const char *fmt, ...)
 	if (vsnprintf(prefix, sizeof(prefix), fmt, ap) < 0)
 		prefix[0] = '\0';
 	va_end(ap);
-	if (old[0])
-		snprintf(last_msg, sizeof(last_msg), "%s: %s", prefix, old);
-	else
-		snprintf(last_msg, sizeof(last_msg), "%s", prefix);
+	/* truncation is acceptable for a message; build it piecewise */
+	last_msg[0] = '\0';
+	append(prefix);
+	if (old[0]) {
+		append(": ");
+		append(old);
+	}
 	last_code = code;
 	return code;
 }
