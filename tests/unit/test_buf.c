@@ -68,7 +68,7 @@ static void test_read_missing_file(void **state)
 static void test_map(void **state)
 {
 	pg_map m = PG_MAP_INIT;
-	char keys[1000][8];
+	char keys[1000][16];
 	int i;
 
 	(void)state;
