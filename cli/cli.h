@@ -20,7 +20,6 @@ struct pg_cmd {
 };
 
 int cmd_verify(int argc, char **argv);
-int cmd_policy(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 
 /* Print "error: <msg>" for the last library error; returns PG_EXIT_UNDECIDED. */

@@ -1,0 +1,93 @@
+/* policy.c - policy defaults, lists and lookups. */
+#include "policies/policy.h"
+#include "common/buf.h"
+#include "common/error.h"
+
+int pg_policy_new_default(pg_policy **out)
+{
+	pg_policy *p = calloc(1, sizeof(*p));
+	unsigned i;
+
+	*out = NULL;
+	if (!p)
+		return pg_error_oom();
+	for (i = 0; i < PG_CHECK__COUNT; i++)
+		p->severity[i] = pg_check_default_severity((enum pg_check_id)i);
+	p->protect_upstream_maintainer = true;
+	p->lookback_days = 365;
+	p->max_upstream_commits = 200000;
+	p->recent_rebase_hours = 24;
+	p->future_slack_minutes = 60;
+	if (!(p->source = pg_strdup("(built-in)"))) {
+		free(p);
+		return PG_ENOMEM;
+	}
+	*out = p;
+	return 0;
+}
+
+static void list_free(char **list, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(list[i]);
+	free(list);
+}
+
+void pg_policy_free(pg_policy *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->nsigners; i++) {
+		free(p->signers[i].fingerprint);
+		list_free(p->signers[i].identities, p->signers[i].nidentities);
+		list_free(p->signers[i].repositories, p->signers[i].nrepositories);
+		list_free(p->signers[i].tags, p->signers[i].ntags);
+	}
+	free(p->signers);
+	list_free(p->repositories, p->nrepositories);
+	list_free(p->protected_committers, p->nprotected);
+	list_free(p->allowed_committers, p->nallowed);
+	free(p->source);
+	free(p->upstream_url);
+	free(p->upstream_branch);
+	free(p->keyring);
+	free(p->gnupg_home);
+	free(p);
+}
+
+int pg_policy_list_add(char ***list, size_t *n, const char *s)
+{
+	char **grown = realloc(*list, (*n + 1) * sizeof(*grown));
+
+	if (!grown)
+		return pg_error_oom();
+	*list = grown;
+	if (!(grown[*n] = pg_strdup(s)))
+		return PG_ENOMEM;
+	(*n)++;
+	return 0;
+}
+
+static bool in_list(char **list, size_t n, const char *email)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcasecmp(list[i], email))
+			return true;
+	return false;
+}
+
+bool pg_policy_is_protected(const pg_policy *p, const char *email)
+{
+	return in_list(p->protected_committers, p->nprotected, email);
+}
+
+bool pg_policy_is_allowed(const pg_policy *p, const char *email)
+{
+	return in_list(p->allowed_committers, p->nallowed, email);
+}

@@ -1,0 +1,58 @@
+#!/bin/sh
+# 10-incident.t - take one of hardening-v6.16-rc1-fix1 is rejected, take two accepted.
+set -eu
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/fixtures.sh"
+plan 17
+fixture_incident
+
+run "$PULLGATE" verify --upstream "$UP" "$KEES" hardening-v6.16-rc1-fix1-take2
+is "$rc" 0 "take two is accepted"
+like "$out" '^verdict: accept \(0 errors, 0 warnings\)$' "with no findings at all"
+like "$out" 'commit [0-9a-f]{40}, 4 commits \(0 merges\)' "take two is the four commits"
+
+run "$PULLGATE" verify --upstream "$UP" "$KEES" hardening-v6.16-rc1-fix1
+is "$rc" 1 "take one is rejected"
+like "$out" 'commit [0-9a-f]{40}, 39 commits \(7 merges\)' "take one carries 39 commits"
+like "$out" '^verdict: reject' "the text report ends with the verdict"
+
+run "$PULLGATE" verify --json --upstream "$UP" "$KEES" hardening-v6.16-rc1-fix1
+json=$out
+is "$rc" 1 "--json gives the same exit status"
+is "$(finding_pairs "$json" rewritten-upstream)" "$(sort "$FX/expect/take1.pairs")" \
+	"every rewritten upstream commit is named with its original, and nothing else"
+is "$(wc -l <"$FX/expect/take1.pairs" | tr -d ' ')" 35 "the fixture rewrote 35 upstream commits"
+
+# Each rewritten maintainer merge lost its mergetag; the report names the tag.
+merges=$(printf '%s' "$json" | jq -r '.findings[] | select(.check == "rewritten-upstream")
+	| select(.subject | startswith("Merge tag")) | .commit' | wc -l)
+is "$merges" 7 "all seven rewritten merges are reported"
+lost=$(printf '%s' "$json" | jq -r '.findings[] | select(.check == "rewritten-upstream")
+	| select(.subject | startswith("Merge tag"))
+	| select(any(.details[]; .field == "mergetag" and .pull == "(none)"
+		and (.upstream | test("^tag .* by .* <.*>, .*, signed$")))) | .commit' | wc -l)
+is "$lost" 7 "each names the dropped mergetag: tag name, tagger, signed"
+hard=$(printf '%s' "$json" | jq -r '.findings[] | select(.check == "rewritten-upstream")
+	| select(.subject | startswith("Merge tag '"'"'hardening-v6.16-rc1'"'"'"))
+	| [.details[].field] | join(",")')
+is "$hard" "mergetag" "the first rewritten merge differs only by its lost mergetag"
+desc=$(printf '%s' "$json" | jq -r '.findings[] | select(.check == "rewritten-upstream")
+	| select(.subject | startswith("Merge tag '"'"'net-next-6.16'"'"'"))
+	| .details[] | select(.field == "parents") | .pull')
+like "$desc" '\(rewritten copy of [0-9a-f]{12}\)' "a rewritten parent is named as a copy of its original"
+
+# Foreign committers: Linus (protected: upstream's first-parent committer) is
+# an error; the sub-maintainers whose mergetags were lost are warnings.
+linus=$(printf '%s' "$json" | jq -r '[.findings[] | select(.check == "foreign-committer")
+	| select(.details[0].pull | test("torvalds@")) | .severity] | unique | join(",")')
+is "$linus" "error" "commits by the upstream maintainer are errors"
+others=$(printf '%s' "$json" | jq -r '[.findings[] | select(.check == "foreign-committer")
+	| select(.details[0].pull | test("torvalds@") | not) | .severity] | unique | join(",")')
+is "$others" "warning" "commits by other sub-maintainers are warnings"
+
+size=$(printf '%s' "$json" | jq -r '.findings[] | select(.check == "range-size") | .message')
+is "$size" "the pull has 39 commits (7 merges), the tag message describes 4 changes" \
+	"range-size compares the pull with the tag's description"
+
+v=$(printf '%s' "$json" | jq -r '"\(.schema) \(.verdict) \(.commits) \(.merges)"')
+is "$v" "1 reject 39 7" "the JSON report carries schema, verdict and counts"

@@ -1,0 +1,435 @@
+/* object.c - lenient parsers for commit, tag and identity text. */
+#include "verifier/object.h"
+#include "verifier/trailers.h"
+#include "common/error.h"
+
+#include <time.h>
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int pg_oid_fromhex(pg_oid *out, const char *hex, size_t len)
+{
+	size_t i;
+
+	if (len != PG_OID_HEXSZ)
+		return pg_error_set(PG_EINVALID, "'%.*s' is not a full object id",
+				    (int)(len > 64 ? 64 : len), hex);
+	for (i = 0; i < PG_OID_RAWSZ; i++) {
+		int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
+
+		if (hi < 0 || lo < 0)
+			return pg_error_set(PG_EINVALID, "'%.40s' is not an object id", hex);
+		out->id[i] = (unsigned char)(hi << 4 | lo);
+	}
+	return 0;
+}
+
+void pg_oid_tohex(char out[PG_OID_HEXSZ + 1], const pg_oid *oid)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < PG_OID_RAWSZ; i++) {
+		out[2 * i] = digits[oid->id[i] >> 4];
+		out[2 * i + 1] = digits[oid->id[i] & 15];
+	}
+	out[PG_OID_HEXSZ] = '\0';
+}
+
+bool pg_oid_is_zero(const pg_oid *oid)
+{
+	size_t i;
+
+	for (i = 0; i < PG_OID_RAWSZ; i++)
+		if (oid->id[i])
+			return false;
+	return true;
+}
+
+void pg_ident_release(pg_ident *id)
+{
+	free(id->name);
+	free(id->email);
+	memset(id, 0, sizeof(*id));
+}
+
+static char *dup_trim(const char *p, size_t len)
+{
+	while (len && (*p == ' ' || *p == '\t'))
+		p++, len--;
+	while (len && (p[len - 1] == ' ' || p[len - 1] == '\t'))
+		len--;
+	return pg_strndup(p, len);
+}
+
+int pg_ident_parse(pg_ident *out, const char *s, size_t len)
+{
+	const char *lt = memchr(s, '<', len), *gt, *p, *end = s + len;
+	int64_t t = 0;
+	int sign = 1, tz = 0, digits = 0;
+
+	memset(out, 0, sizeof(*out));
+	gt = lt ? memchr(lt, '>', (size_t)(end - lt)) : NULL;
+	if (!lt || !gt) {
+		/* no email: keep the whole line as the name */
+		out->name = dup_trim(s, len);
+		out->email = pg_strdup("");
+		goto check;
+	}
+	out->name = dup_trim(s, (size_t)(lt - s));
+	out->email = pg_strndup(lt + 1, (size_t)(gt - lt - 1));
+	p = gt + 1;
+	while (p < end && *p == ' ')
+		p++;
+	while (p < end && *p >= '0' && *p <= '9' && digits < 18) {
+		t = t * 10 + (*p++ - '0');
+		digits++;
+	}
+	while (p < end && *p == ' ')
+		p++;
+	if (p < end && (*p == '+' || *p == '-')) {
+		sign = *p == '-' ? -1 : 1;
+		p++;
+		if (end - p >= 4) {
+			int hh = (p[0] - '0') * 10 + (p[1] - '0');
+			int mm = (p[2] - '0') * 10 + (p[3] - '0');
+
+			if (hh >= 0 && hh < 100 && mm >= 0 && mm < 100)
+				tz = sign * (hh * 60 + mm);
+		}
+	}
+	out->time = t;
+	out->offset = tz;
+check:
+	if (!out->name || !out->email) {
+		pg_ident_release(out);
+		return pg_error_oom();
+	}
+	return 0;
+}
+
+bool pg_ident_same_person(const pg_ident *a, const pg_ident *b)
+{
+	return !strcmp(a->name ? a->name : "", b->name ? b->name : "") &&
+	       !strcasecmp(a->email ? a->email : "", b->email ? b->email : "");
+}
+
+int pg_ident_format(pg_buf *out, const pg_ident *id)
+{
+	return pg_buf_printf(out, "%s <%s>", id->name ? id->name : "",
+			     id->email ? id->email : "");
+}
+
+int pg_time_format(pg_buf *out, int64_t t, int offset)
+{
+	time_t local = (time_t)(t + (int64_t)offset * 60);
+	struct tm tm;
+	int a = offset < 0 ? -offset : offset;
+
+	if (!gmtime_r(&local, &tm))
+		return pg_buf_printf(out, "@%lld", (long long)t);
+	return pg_buf_printf(out, "%04d-%02d-%02d %02d:%02d:%02d %c%02d%02d",
+			     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+			     tm.tm_min, tm.tm_sec, offset < 0 ? '-' : '+', a / 60, a % 60);
+}
+
+/*
+ * Walk "name value\n" header lines, with continuation lines starting with
+ * a space, up to the blank line.  Calls fn for each header; returns the
+ * offset of the message.
+ */
+typedef int (*header_fn)(void *ctx, const char *name, size_t nlen,
+			 const char *value, size_t vlen);
+
+static int walk_headers(const char *data, size_t len, header_fn fn, void *ctx,
+			size_t *msg_off)
+{
+	size_t i = 0;
+	int err;
+
+	while (i < len && data[i] != '\n') {
+		size_t eol, sp, vstart, vend;
+		const char *nl = memchr(data + i, '\n', len - i);
+
+		eol = nl ? (size_t)(nl - data) : len;
+		/* extend over continuation lines */
+		vend = eol;
+		while (vend + 1 < len && data[vend] == '\n' && data[vend + 1] == ' ') {
+			const char *next = memchr(data + vend + 1, '\n', len - vend - 1);
+
+			vend = next ? (size_t)(next - data) : len;
+		}
+		for (sp = i; sp < eol && data[sp] != ' '; sp++)
+			;
+		vstart = sp < eol ? sp + 1 : eol;
+		if ((err = fn(ctx, data + i, sp - i, data + vstart,
+			      vend > vstart ? vend - vstart : 0)) < 0)
+			return err;
+		i = vend < len ? vend + 1 : len;
+	}
+	*msg_off = i < len ? i + 1 : len;
+	return 0;
+}
+
+/* Copy a header value, removing the leading space of continuation lines. */
+static char *unfold(const char *v, size_t len, size_t *outlen)
+{
+	char *r = malloc(len + 1);
+	size_t i, j = 0;
+
+	if (!r) {
+		pg_error_oom();
+		return NULL;
+	}
+	for (i = 0; i < len; i++) {
+		r[j++] = v[i];
+		if (v[i] == '\n' && i + 1 < len && v[i + 1] == ' ')
+			i++;
+	}
+	r[j] = '\0';
+	*outlen = j;
+	return r;
+}
+
+static bool name_is(const char *name, size_t nlen, const char *want)
+{
+	return nlen == strlen(want) && !memcmp(name, want, nlen);
+}
+
+static int commit_header(void *ctx, const char *name, size_t nlen,
+			 const char *value, size_t vlen)
+{
+	pg_commit *c = ctx;
+	int err;
+
+	if (name_is(name, nlen, "tree")) {
+		return pg_oid_fromhex(&c->tree, value, vlen);
+	} else if (name_is(name, nlen, "parent")) {
+		pg_oid *grown = realloc(c->parents, (c->nparents + 1) * sizeof(*grown));
+
+		if (!grown)
+			return pg_error_oom();
+		c->parents = grown;
+		if ((err = pg_oid_fromhex(&c->parents[c->nparents], value, vlen)) < 0)
+			return err;
+		c->nparents++;
+		return 0;
+	} else if (name_is(name, nlen, "author") && !c->author.name) {
+		return pg_ident_parse(&c->author, value, vlen);
+	} else if (name_is(name, nlen, "committer") && !c->committer.name) {
+		return pg_ident_parse(&c->committer, value, vlen);
+	} else {
+		pg_header *grown = realloc(c->headers, (c->nheaders + 1) * sizeof(*grown));
+		pg_header *h;
+
+		if (!grown)
+			return pg_error_oom();
+		c->headers = grown;
+		h = &c->headers[c->nheaders];
+		h->name = pg_strndup(name, nlen);
+		h->value = unfold(value, vlen, &h->value_len);
+		c->nheaders++;
+		if (!h->name || !h->value)
+			return PG_ENOMEM;
+		return 0;
+	}
+}
+
+static char *first_line(const char *msg, size_t len)
+{
+	const char *nl;
+
+	while (len && (*msg == '\n' || *msg == ' ')) {
+		msg++;
+		len--;
+	}
+	nl = memchr(msg, '\n', len);
+	return dup_trim(msg, nl ? (size_t)(nl - msg) : len);
+}
+
+int pg_commit_parse(pg_commit **out, const pg_oid *id, const char *data, size_t len)
+{
+	pg_commit *c = calloc(1, sizeof(*c));
+	size_t off = 0;
+	int err;
+
+	*out = NULL;
+	if (!c)
+		return pg_error_oom();
+	if (id)
+		c->id = *id;
+	if ((err = walk_headers(data, len, commit_header, c, &off)) < 0)
+		goto fail;
+	if (!c->author.name && (err = pg_ident_parse(&c->author, "", 0)) < 0)
+		goto fail;
+	if (!c->committer.name && (err = pg_ident_parse(&c->committer, "", 0)) < 0)
+		goto fail;
+	c->message_len = len - off;
+	/* not strndup: a hostile message may hold NULs, and we keep every byte */
+	c->message = malloc(c->message_len + 1);
+	if (!c->message) {
+		err = pg_error_oom();
+		goto fail;
+	}
+	memcpy(c->message, data + off, c->message_len);
+	c->message[c->message_len] = '\0';
+	if (!(c->subject = first_line(c->message, c->message_len))) {
+		err = PG_ENOMEM;
+		goto fail;
+	}
+	if ((err = pg_trailers_parse(&c->trailers, &c->ntrailers, &c->body_len,
+				     c->message, c->message_len)) < 0)
+		goto fail;
+	*out = c;
+	return 0;
+fail:
+	pg_commit_free(c);
+	return err;
+}
+
+void pg_commit_free(pg_commit *c)
+{
+	size_t i;
+
+	if (!c)
+		return;
+	free(c->parents);
+	pg_ident_release(&c->author);
+	pg_ident_release(&c->committer);
+	for (i = 0; i < c->nheaders; i++) {
+		free(c->headers[i].name);
+		free(c->headers[i].value);
+	}
+	free(c->headers);
+	free(c->message);
+	free(c->subject);
+	pg_trailers_free(c->trailers, c->ntrailers);
+	free(c);
+}
+
+size_t pg_commit_count_header(const pg_commit *c, const char *name)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < c->nheaders; i++)
+		if (!strcmp(c->headers[i].name, name))
+			n++;
+	return n;
+}
+
+static int tag_header(void *ctx, const char *name, size_t nlen,
+		      const char *value, size_t vlen)
+{
+	pg_tagobj *t = ctx;
+
+	if (name_is(name, nlen, "object"))
+		return pg_oid_fromhex(&t->object, value, vlen);
+	if (name_is(name, nlen, "type") && !t->type)
+		return (t->type = pg_strndup(value, vlen)) ? 0 : PG_ENOMEM;
+	if (name_is(name, nlen, "tag") && !t->tag)
+		return (t->tag = pg_strndup(value, vlen)) ? 0 : PG_ENOMEM;
+	if (name_is(name, nlen, "tagger") && !t->has_tagger) {
+		t->has_tagger = true;
+		return pg_ident_parse(&t->tagger, value, vlen);
+	}
+	return 0;
+}
+
+static const char *find_signature(const char *msg, size_t len)
+{
+	static const char *const starts[] = {
+		"-----BEGIN PGP SIGNATURE-----",
+		"-----BEGIN PGP MESSAGE-----",
+		"-----BEGIN SSH SIGNATURE-----",
+		"-----BEGIN SIGNED MESSAGE-----",
+	};
+	size_t i = 0, k;
+
+	/* a signature starts at the beginning of a line */
+	while (i < len) {
+		for (k = 0; k < PG_ARRAY_SIZE(starts); k++) {
+			size_t n = strlen(starts[k]);
+
+			if (len - i >= n && !memcmp(msg + i, starts[k], n))
+				return msg + i;
+		}
+		{
+			const char *nl = memchr(msg + i, '\n', len - i);
+
+			if (!nl)
+				break;
+			i = (size_t)(nl - msg) + 1;
+		}
+	}
+	return NULL;
+}
+
+int pg_tagobj_parse(pg_tagobj **out, const char *data, size_t len)
+{
+	pg_tagobj *t = calloc(1, sizeof(*t));
+	const char *msg, *sig;
+	size_t off = 0, mlen;
+	int err;
+
+	*out = NULL;
+	if (!t)
+		return pg_error_oom();
+	if ((err = walk_headers(data, len, tag_header, t, &off)) < 0)
+		goto fail;
+	if (!t->type || !t->tag) {
+		err = pg_error_set(PG_EINVALID, "tag object lacks a %s header",
+				   t->type ? "tag" : "type");
+		goto fail;
+	}
+	msg = data + off;
+	mlen = len - off;
+	sig = find_signature(msg, mlen);
+	if (sig) {
+		t->signature_len = mlen - (size_t)(sig - msg);
+		t->signature = malloc(t->signature_len + 1);
+		mlen = (size_t)(sig - msg);
+	}
+	t->payload_len = off + mlen;
+	t->payload = malloc(t->payload_len + 1);
+	t->message = malloc(mlen + 1);
+	if (!t->payload || !t->message || (sig && !t->signature)) {
+		err = pg_error_oom();
+		goto fail;
+	}
+	memcpy(t->payload, data, t->payload_len);
+	t->payload[t->payload_len] = '\0';
+	memcpy(t->message, msg, mlen);
+	t->message[mlen] = '\0';
+	t->message_len = mlen;
+	if (sig) {
+		memcpy(t->signature, sig, t->signature_len);
+		t->signature[t->signature_len] = '\0';
+	}
+	*out = t;
+	return 0;
+fail:
+	pg_tagobj_free(t);
+	return err;
+}
+
+void pg_tagobj_free(pg_tagobj *t)
+{
+	if (!t)
+		return;
+	free(t->type);
+	free(t->tag);
+	pg_ident_release(&t->tagger);
+	free(t->message);
+	free(t->signature);
+	free(t->payload);
+	free(t);
+}

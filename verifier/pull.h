@@ -1,0 +1,84 @@
+/* pull.h - the pull model the checks share: tag, commits, the upstream side. */
+#ifndef PG_PULL_H
+#define PG_PULL_H
+
+#include "common/map.h"
+#include "policies/policy.h"
+#include "verifier/object.h"
+#include "verifier/report.h"
+#include "verifier/repo.h"
+
+typedef struct pg_upstream pg_upstream;
+
+/*
+ * Everything a check may look at.  The checks read it and add findings to
+ * report; only rewritten-upstream writes (it fills original[]).  Handles
+ * are borrowed from pg_verify(), which owns them.
+ */
+typedef struct pg_pull {
+	pg_repo *repo;
+	const pg_policy *policy;
+	pg_report *report;
+	const char *repo_location;
+
+	pg_tagobj *tag;        /* NULL for a lightweight tag */
+	pg_oid tag_commit;
+	pg_oid upstream_tip;
+
+	pg_commit **commits;   /* the pull, oldest first in topological order */
+	size_t ncommits;
+	pg_map index;          /* commit id -> pg_commit * */
+
+	pg_upstream *upstream; /* the upstream side, indexed by identity */
+	const pg_commit **original; /* per commit: the upstream commit it copies */
+} pg_pull;
+
+/* Find a pull commit by id; NULL when the id is not in the pull. */
+pg_commit *pg_pull_find(const pg_pull *p, const pg_oid *id);
+
+/* The policy's severity for a check. */
+enum pg_severity pg_pull_severity(const pg_pull *p, enum pg_check_id check);
+
+/* The sender: the tagger of the pull's tag, or NULL for a lightweight tag. */
+const pg_ident *pg_pull_sender(const pg_pull *p);
+
+/* Load the commits reachable from tag_commit and not from upstream_tip. */
+int pg_pull_load(pg_pull *p);
+void pg_pull_release(pg_pull *p);
+
+/*
+ * The upstream side: upstream commits that a pull commit could be a copy
+ * of, indexed by identity.  Built from (a) the upstream side of the
+ * divergence (reachable from upstream, not from the tag), (b) upstream
+ * commits committed since the oldest author date in the pull, within the
+ * policy's lookback, and (c) commits named by "(cherry picked from commit
+ * X)" trailers that upstream contains.  Cost: O(pull + (a) + (b)) commit
+ * reads, never the whole upstream history.
+ */
+int pg_upstream_build(pg_upstream **out, pg_pull *p);
+void pg_upstream_free(pg_upstream *u);
+
+/*
+ * The upstream commit that c copies (same identity, different id), or NULL.
+ * When several share the identity, the one with the same tree wins.  The
+ * result is owned by u.
+ */
+int pg_upstream_find(const pg_commit **out, pg_upstream *u, const pg_commit *c);
+
+/* How many upstream commits were examined. */
+size_t pg_upstream_examined(const pg_upstream *u);
+/* Whether the search stopped at the policy's cap before the date line. */
+bool pg_upstream_truncated(const pg_upstream *u);
+
+/* Whether email commits upstream's first-parent line (the top-level maintainer). */
+bool pg_upstream_is_maintainer(const pg_upstream *u, const char *email);
+
+/* Top-level bullets ("- x", "* x") in a tag message: the changes it describes. */
+size_t pg_count_described(const char *msg, size_t len);
+
+/* The checks, each in its own file. */
+int pg_check_rewritten_upstream(pg_pull *p);
+int pg_check_foreign_committer(pg_pull *p);
+int pg_check_range_size(pg_pull *p);
+
+#endif

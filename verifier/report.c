@@ -1,0 +1,151 @@
+/* report.c - building reports: findings, details, verdict. */
+#include "verifier/report.h"
+#include "common/error.h"
+
+int pg_report_new(pg_report **out)
+{
+	*out = calloc(1, sizeof(**out));
+	return *out ? 0 : pg_error_oom();
+}
+
+static void finding_release(pg_finding *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->ndetails; i++) {
+		free(f->details[i].field);
+		free(f->details[i].pull);
+		free(f->details[i].upstream);
+	}
+	free(f->details);
+	free(f->subject);
+	free(f->message);
+}
+
+void pg_report_free(pg_report *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->nfindings; i++)
+		finding_release(&r->findings[i]);
+	free(r->findings);
+	free(r->repo);
+	free(r->tag);
+	free(r->upstream);
+	free(r->upstream_ref);
+	free(r);
+}
+
+int pg_report_add(pg_finding **out, pg_report *r, enum pg_check_id check,
+		  enum pg_severity sev, const pg_commit *commit, const char *fmt, ...)
+{
+	pg_finding *grown, *f;
+	pg_buf msg = PG_BUF_INIT;
+	va_list ap;
+	int err;
+
+	if (out)
+		*out = NULL;
+	if (sev == PG_SEV_OFF)
+		return 0;
+	va_start(ap, fmt);
+	err = pg_buf_vprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (err < 0)
+		return err;
+	grown = realloc(r->findings, (r->nfindings + 1) * sizeof(*grown));
+	if (!grown) {
+		pg_buf_release(&msg);
+		return pg_error_oom();
+	}
+	r->findings = grown;
+	f = &grown[r->nfindings];
+	memset(f, 0, sizeof(*f));
+	f->check = check;
+	f->severity = sev;
+	if (commit) {
+		f->has_commit = true;
+		f->commit = commit->id;
+		if (!(f->subject = pg_strdup(commit->subject))) {
+			pg_buf_release(&msg);
+			return PG_ENOMEM;
+		}
+	}
+	if (!(f->message = pg_buf_detach(&msg))) {
+		free(f->subject);
+		return PG_ENOMEM;
+	}
+	r->nfindings++;
+	if (out)
+		*out = f;
+	return 0;
+}
+
+int pg_finding_detail(pg_finding *f, const char *field, const char *pull,
+		      const char *upstream)
+{
+	pg_detail *grown, *d;
+
+	if (!f)
+		return 0;
+	grown = realloc(f->details, (f->ndetails + 1) * sizeof(*grown));
+	if (!grown)
+		return pg_error_oom();
+	f->details = grown;
+	d = &grown[f->ndetails];
+	d->field = pg_strdup(field);
+	d->pull = pull ? pg_strdup(pull) : NULL;
+	d->upstream = upstream ? pg_strdup(upstream) : NULL;
+	if (!d->field || (pull && !d->pull) || (upstream && !d->upstream)) {
+		free(d->field);
+		free(d->pull);
+		free(d->upstream);
+		return PG_ENOMEM;
+	}
+	f->ndetails++;
+	return 0;
+}
+
+int pg_finding_detailf(pg_finding *f, const char *field, const char *fmt, ...)
+{
+	pg_buf b = PG_BUF_INIT;
+	va_list ap;
+	int err;
+
+	if (!f)
+		return 0;
+	va_start(ap, fmt);
+	err = pg_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	if (err == 0)
+		err = pg_finding_detail(f, field, b.ptr, NULL);
+	pg_buf_release(&b);
+	return err;
+}
+
+size_t pg_report_count(const pg_report *r, enum pg_severity sev)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < r->nfindings; i++)
+		if (r->findings[i].severity == sev)
+			n++;
+	return n;
+}
+
+size_t pg_report_count_check(const pg_report *r, enum pg_check_id check)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < r->nfindings; i++)
+		if (r->findings[i].check == check)
+			n++;
+	return n;
+}
+
+enum pg_verdict pg_report_verdict(const pg_report *r)
+{
+	return pg_report_count(r, PG_SEV_ERROR) ? PG_VERDICT_REJECT : PG_VERDICT_ACCEPT;
+}

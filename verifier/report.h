@@ -1,0 +1,89 @@
+/* report.h - a verdict as data: findings with details, rendered as text or JSON. */
+#ifndef PG_REPORT_H
+#define PG_REPORT_H
+
+#include "common/buf.h"
+#include "verifier/checks.h"
+#include "verifier/object.h"
+
+/*
+ * A detail is one field of a finding, with what the pull has and what
+ * upstream (or the description) has; either side may be NULL.  All strings
+ * are owned by the finding and may hold anything a repository holds:
+ * renderers sanitize or escape them.
+ */
+typedef struct pg_detail {
+	char *field;
+	char *pull;
+	char *upstream;
+} pg_detail;
+
+typedef struct pg_finding {
+	enum pg_check_id check;
+	enum pg_severity severity;
+	bool has_commit;
+	pg_oid commit;
+	char *subject;      /* the commit's subject, or NULL */
+	bool has_upstream;
+	pg_oid upstream;    /* the upstream original, for rewritten-upstream */
+	char *message;      /* one line saying what is wrong */
+	pg_detail *details;
+	size_t ndetails;
+} pg_finding;
+
+enum pg_verdict {
+	PG_VERDICT_ACCEPT = 0,
+	PG_VERDICT_REJECT = 1,
+};
+
+typedef struct pg_report {
+	char *repo;          /* as given */
+	char *tag;           /* the full ref, refs/tags/... */
+	char *upstream;
+	char *upstream_ref;
+	pg_oid tag_object;   /* the tag object, or the commit for a lightweight tag */
+	pg_oid tag_commit;
+	pg_oid upstream_tip;
+	size_t ncommits;     /* commits in the pull */
+	size_t nmerges;
+	size_t upstream_examined; /* upstream commits the analysis looked at */
+	pg_finding *findings;
+	size_t nfindings;
+} pg_report;
+
+int pg_report_new(pg_report **out);
+void pg_report_free(pg_report *r);
+
+/*
+ * Add a finding; *out (optional) is borrowed and valid until the next add.
+ * commit may be NULL.  A finding with PG_SEV_OFF is not added (*out NULL).
+ */
+int pg_report_add(pg_finding **out, pg_report *r, enum pg_check_id check,
+		  enum pg_severity sev, const pg_commit *commit, const char *fmt, ...)
+	PG_PRINTF(6, 7);
+
+/* Add a detail; pull and upstream may be NULL. */
+int pg_finding_detail(pg_finding *f, const char *field, const char *pull,
+		      const char *upstream);
+int pg_finding_detailf(pg_finding *f, const char *field, const char *fmt, ...)
+	PG_PRINTF(3, 4);
+
+size_t pg_report_count(const pg_report *r, enum pg_severity sev);
+enum pg_verdict pg_report_verdict(const pg_report *r);
+
+/* Findings of one check, in the order they were added. */
+size_t pg_report_count_check(const pg_report *r, enum pg_check_id check);
+
+/*
+ * Text for a terminal: one line per finding (severity, check, short id,
+ * subject), details indented below, a final verdict line.  Every string
+ * from a repository is stripped of control characters and escapes.
+ */
+int pg_report_format_text(pg_buf *out, const pg_report *r);
+
+/* The JSON report described in docs/report-schema.md. */
+int pg_report_format_json(pg_buf *out, const pg_report *r);
+
+#define PG_REPORT_SCHEMA_VERSION 1
+
+#endif

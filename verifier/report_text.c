@@ -1,0 +1,114 @@
+/* report_text.c - the report for a terminal: one line per finding, details below. */
+#include "verifier/report.h"
+#include "common/sanitize.h"
+
+#define SUBJECT_MAX 100
+#define VALUE_MAX 300
+
+/* Append s sanitized to one line, cut at max bytes on a character boundary. */
+static int put_safe(pg_buf *out, const char *s, size_t max)
+{
+	pg_buf tmp = PG_BUF_INIT;
+	size_t n;
+	int err;
+
+	if (!s)
+		s = "";
+	if ((err = pg_sanitize_terminal(&tmp, s, strlen(s), PG_SANITIZE_ONELINE)) < 0)
+		goto done;
+	n = tmp.len;
+	if (n > max) {
+		n = max;
+		while (n && ((unsigned char)tmp.ptr[n] & 0xC0) == 0x80)
+			n--;
+		pg_buf_truncate(&tmp, n);
+		err = pg_buf_puts(&tmp, "\xE2\x80\xA6"); /* an ellipsis */
+	}
+	if (err == 0)
+		err = pg_buf_put(out, tmp.ptr, tmp.len);
+done:
+	pg_buf_release(&tmp);
+	return err;
+}
+
+static int put_detail(pg_buf *out, const pg_detail *d)
+{
+	int err;
+
+	if ((err = pg_buf_puts(out, "    ")) < 0 || (err = put_safe(out, d->field, 40)) < 0 ||
+	    (err = pg_buf_puts(out, ":")) < 0)
+		return err;
+	if (d->pull && d->upstream) {
+		if ((err = pg_buf_puts(out, " pull ")) < 0 ||
+		    (err = put_safe(out, d->pull, VALUE_MAX)) < 0 ||
+		    (err = pg_buf_puts(out, "; upstream ")) < 0 ||
+		    (err = put_safe(out, d->upstream, VALUE_MAX)) < 0)
+			return err;
+	} else if (d->pull || d->upstream) {
+		if ((err = pg_buf_puts(out, d->pull ? " " : " upstream ")) < 0 ||
+		    (err = put_safe(out, d->pull ? d->pull : d->upstream, VALUE_MAX)) < 0)
+			return err;
+	}
+	return pg_buf_putc(out, '\n');
+}
+
+static int put_finding(pg_buf *out, const pg_finding *f)
+{
+	char hex[PG_OID_HEXSZ + 1];
+	size_t i;
+	int err;
+
+	if (f->has_commit)
+		pg_oid_tohex(hex, &f->commit);
+	else
+		memcpy(hex, "-", 2);
+	hex[12] = '\0';
+	if ((err = pg_buf_printf(out, "%-7s  %-22s  %-12s  ", pg_severity_name(f->severity),
+				 pg_check_name(f->check), hex)) < 0 ||
+	    (err = put_safe(out, f->has_commit ? f->subject : f->message, SUBJECT_MAX)) < 0 ||
+	    (err = pg_buf_putc(out, '\n')) < 0)
+		return err;
+	if (f->has_commit) {
+		if ((err = pg_buf_puts(out, "    ")) < 0 ||
+		    (err = put_safe(out, f->message, VALUE_MAX)) < 0 ||
+		    (err = pg_buf_putc(out, '\n')) < 0)
+			return err;
+	}
+	if (f->has_upstream) {
+		pg_oid_tohex(hex, &f->upstream);
+		if ((err = pg_buf_printf(out, "    upstream original: %s\n", hex)) < 0)
+			return err;
+	}
+	for (i = 0; i < f->ndetails; i++)
+		if ((err = put_detail(out, &f->details[i])) < 0)
+			return err;
+	return 0;
+}
+
+int pg_report_format_text(pg_buf *out, const pg_report *r)
+{
+	char tag[PG_OID_HEXSZ + 1], up[PG_OID_HEXSZ + 1];
+	size_t i, errors = pg_report_count(r, PG_SEV_ERROR),
+		  warnings = pg_report_count(r, PG_SEV_WARNING);
+	int err;
+
+	pg_oid_tohex(tag, &r->tag_commit);
+	pg_oid_tohex(up, &r->upstream_tip);
+	if ((err = pg_buf_puts(out, "pull:     ")) < 0 || (err = put_safe(out, r->tag, 200)) < 0 ||
+	    (err = pg_buf_puts(out, " of ")) < 0 || (err = put_safe(out, r->repo, 300)) < 0 ||
+	    (err = pg_buf_printf(out, "\n          commit %s, %zu commits (%zu merges)\n",
+				 tag, r->ncommits, r->nmerges)) < 0 ||
+	    (err = pg_buf_puts(out, "upstream: ")) < 0 ||
+	    (err = put_safe(out, r->upstream_ref, 200)) < 0 ||
+	    (err = pg_buf_puts(out, " of ")) < 0 || (err = put_safe(out, r->upstream, 300)) < 0 ||
+	    (err = pg_buf_printf(out, "\n          commit %s, %zu commits examined\n\n", up,
+				 r->upstream_examined)) < 0)
+		return err;
+	for (i = 0; i < r->nfindings; i++)
+		if ((err = put_finding(out, &r->findings[i])) < 0)
+			return err;
+	return pg_buf_printf(out, "%sverdict: %s (%zu error%s, %zu warning%s)\n",
+			     r->nfindings ? "\n" : "",
+			     pg_report_verdict(r) == PG_VERDICT_ACCEPT ? "accept" : "reject",
+			     errors, errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s");
+}

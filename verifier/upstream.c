@@ -1,0 +1,285 @@
+/* upstream.c - the upstream commits a pull commit could be a copy of, by identity. */
+#include "verifier/match.h"
+#include "verifier/pull.h"
+#include "common/error.h"
+
+#define CHUNK 512
+#define DAY (24 * 60 * 60)
+
+typedef struct cand {
+	pg_oid id;
+	uint64_t hash;
+	struct cand *next;  /* the next candidate with the same hash */
+	pg_commit *parsed;  /* read again on a hash hit, then kept */
+} cand;
+
+struct pg_upstream {
+	pg_repo *repo;
+	cand **chunks;      /* candidates never move, so maps may point into them */
+	size_t nchunks, n;
+	pg_map by_id;       /* oid -> cand */
+	pg_map by_hash;     /* identity hash -> first cand */
+	pg_map chain;       /* ids on the first-parent line -> non-NULL */
+	pg_oid **chain_ids;
+	size_t nchain;
+	char **emails;      /* committers of the first-parent line, lower case */
+	size_t nemails;
+	size_t examined;
+	bool truncated;
+};
+
+static cand *cand_new(pg_upstream *u)
+{
+	if (u->n == u->nchunks * CHUNK) {
+		cand **grown = realloc(u->chunks, (u->nchunks + 1) * sizeof(*grown));
+
+		if (!grown)
+			return NULL;
+		u->chunks = grown;
+		if (!(grown[u->nchunks] = calloc(CHUNK, sizeof(cand))))
+			return NULL;
+		u->nchunks++;
+	}
+	u->n++;
+	return &u->chunks[(u->n - 1) / CHUNK][(u->n - 1) % CHUNK];
+}
+
+static int add_maintainer(pg_upstream *u, const char *email)
+{
+	char *lower, **grown;
+	size_t i;
+
+	for (i = 0; i < u->nemails; i++)
+		if (!strcasecmp(u->emails[i], email))
+			return 0;
+	if (!(lower = pg_strdup(email)))
+		return PG_ENOMEM;
+	for (i = 0; lower[i]; i++)
+		if (lower[i] >= 'A' && lower[i] <= 'Z')
+			lower[i] = (char)(lower[i] - 'A' + 'a');
+	if (!(grown = realloc(u->emails, (u->nemails + 1) * sizeof(*grown)))) {
+		free(lower);
+		return pg_error_oom();
+	}
+	u->emails = grown;
+	u->emails[u->nemails++] = lower;
+	return 0;
+}
+
+static int chain_add(pg_upstream *u, const pg_oid *id)
+{
+	pg_oid *copy, **grown;
+
+	if (pg_map_get(&u->chain, id->id, PG_OID_RAWSZ))
+		return 0;
+	if (!(copy = malloc(sizeof(*copy))))
+		return pg_error_oom();
+	*copy = *id;
+	if (!(grown = realloc(u->chain_ids, (u->nchain + 1) * sizeof(*grown)))) {
+		free(copy);
+		return pg_error_oom();
+	}
+	u->chain_ids = grown;
+	u->chain_ids[u->nchain++] = copy;
+	return pg_map_set(&u->chain, copy->id, PG_OID_RAWSZ, copy);
+}
+
+/* Read an upstream commit and index it by identity, once. */
+static int consider(pg_upstream *u, const pg_oid *id, bool on_chain_walk)
+{
+	pg_commit *c = NULL;
+	cand *k;
+	int err;
+
+	if (pg_map_get(&u->by_id, id->id, PG_OID_RAWSZ))
+		return 0;
+	if ((err = pg_repo_read_commit(&c, u->repo, id)) < 0)
+		return err;
+	if (on_chain_walk && pg_map_get(&u->chain, id->id, PG_OID_RAWSZ)) {
+		if ((err = add_maintainer(u, c->committer.email)) < 0 ||
+		    (c->nparents && (err = chain_add(u, &c->parents[0])) < 0))
+			goto done;
+	}
+	if (!(k = cand_new(u))) {
+		err = pg_error_oom();
+		goto done;
+	}
+	k->id = *id;
+	k->hash = pg_identity_hash(c);
+	k->next = pg_map_get(&u->by_hash, &k->hash, sizeof(k->hash));
+	u->examined++;
+	if ((err = pg_map_set(&u->by_id, k->id.id, PG_OID_RAWSZ, k)) < 0 ||
+	    (err = pg_map_set(&u->by_hash, &k->hash, sizeof(k->hash), k)) < 0)
+		goto done;
+done:
+	pg_commit_free(c);
+	return err;
+}
+
+static int visit_window(void *u, const pg_oid *id, int64_t time, const pg_oid *first_parent)
+{
+	(void)time;
+	(void)first_parent;
+	return consider(u, id, true);
+}
+
+/* The oldest author date in the pull: no copy can be older than its original. */
+static int64_t oldest_author_time(const pg_pull *p)
+{
+	int64_t t = INT64_MAX;
+	size_t i;
+
+	for (i = 0; i < p->ncommits; i++)
+		if (p->commits[i]->author.time < t)
+			t = p->commits[i]->author.time;
+	return t;
+}
+
+static int add_cherry_pick_sources(pg_upstream *u, pg_pull *p)
+{
+	size_t i, j;
+	int err;
+
+	for (i = 0; i < p->ncommits; i++) {
+		const pg_commit *c = p->commits[i];
+
+		for (j = 0; j < c->ntrailers; j++) {
+			enum pg_object_type type = PG_OBJ_NONE;
+			pg_oid src;
+
+			if (strcmp(c->trailers[j].key, "(cherry picked from commit") ||
+			    pg_oid_fromhex(&src, c->trailers[j].value,
+					   strlen(c->trailers[j].value)) < 0 ||
+			    pg_repo_object_type(&type, p->repo, &src) < 0 || type != PG_OBJ_COMMIT)
+				continue; /* names something we do not have: nothing to compare */
+			err = pg_repo_is_ancestor(p->repo, &src, &p->upstream_tip);
+			if (err < 0)
+				return err;
+			if (err == 1 && (err = consider(u, &src, false)) < 0)
+				return err;
+		}
+	}
+	pg_error_clear();
+	return 0;
+}
+
+int pg_upstream_build(pg_upstream **out, pg_pull *p)
+{
+	pg_upstream *u = calloc(1, sizeof(*u));
+	pg_commit *tip = NULL;
+	pg_oid *side = NULL;
+	size_t nside = 0, i, limit = p->policy->max_upstream_commits;
+	int64_t since, floor;
+	int err;
+
+	*out = NULL;
+	if (!u)
+		return pg_error_oom();
+	u->repo = p->repo;
+	if ((err = pg_repo_read_commit(&tip, p->repo, &p->upstream_tip)) < 0)
+		goto done;
+
+	/*
+	 * (b) the date window: O(upstream commits committed since the oldest
+	 * author date in the pull), floored at the policy's lookback before
+	 * upstream's tip, capped at max_upstream_commits.
+	 */
+	since = oldest_author_time(p);
+	since = since == INT64_MAX ? tip->committer.time : since - DAY;
+	floor = tip->committer.time - (int64_t)p->policy->lookback_days * DAY;
+	if (since < floor)
+		since = floor;
+	if ((err = chain_add(u, &p->upstream_tip)) < 0)
+		goto done;
+	if ((err = pg_repo_walk_since(p->repo, &p->upstream_tip, since, limit ? limit : SIZE_MAX,
+				      visit_window, u)) < 0)
+		goto done;
+	if (limit && u->examined >= limit)
+		u->truncated = true;
+
+	/* (a) the upstream side of the divergence, O(that side) */
+	if ((err = pg_repo_walk_range(&side, &nside, p->repo, &p->upstream_tip,
+				      &p->tag_commit, 1)) < 0)
+		goto done;
+	for (i = 0; i < nside && (!limit || u->examined < limit); i++)
+		if ((err = consider(u, &side[i], false)) < 0)
+			goto done;
+	if (limit && i < nside)
+		u->truncated = true;
+
+	/* (c) explicit cherry-pick sources, however old */
+	if ((err = add_cherry_pick_sources(u, p)) < 0)
+		goto done;
+	*out = u;
+	u = NULL;
+done:
+	free(side);
+	pg_commit_free(tip);
+	pg_upstream_free(u);
+	return err;
+}
+
+void pg_upstream_free(pg_upstream *u)
+{
+	size_t i;
+
+	if (!u)
+		return;
+	for (i = 0; i < u->n; i++)
+		pg_commit_free(u->chunks[i / CHUNK][i % CHUNK].parsed);
+	for (i = 0; i < u->nchunks; i++)
+		free(u->chunks[i]);
+	free(u->chunks);
+	for (i = 0; i < u->nchain; i++)
+		free(u->chain_ids[i]);
+	free(u->chain_ids);
+	for (i = 0; i < u->nemails; i++)
+		free(u->emails[i]);
+	free(u->emails);
+	pg_map_release(&u->by_id);
+	pg_map_release(&u->by_hash);
+	pg_map_release(&u->chain);
+	free(u);
+}
+
+int pg_upstream_find(const pg_commit **out, pg_upstream *u, const pg_commit *c)
+{
+	uint64_t h = pg_identity_hash(c);
+	cand *k;
+	const pg_commit *best = NULL;
+	int err;
+
+	*out = NULL;
+	for (k = pg_map_get(&u->by_hash, &h, sizeof(h)); k; k = k->next) {
+		if (k->hash != h || !pg_oid_cmp(&k->id, &c->id))
+			continue;
+		if (!k->parsed && (err = pg_repo_read_commit(&k->parsed, u->repo, &k->id)) < 0)
+			return err;
+		if (!pg_identity_equal(k->parsed, c))
+			continue;
+		if (!best || !pg_oid_cmp(&k->parsed->tree, &c->tree))
+			best = k->parsed;
+	}
+	*out = best;
+	return 0;
+}
+
+size_t pg_upstream_examined(const pg_upstream *u)
+{
+	return u ? u->examined : 0;
+}
+
+bool pg_upstream_truncated(const pg_upstream *u)
+{
+	return u && u->truncated;
+}
+
+bool pg_upstream_is_maintainer(const pg_upstream *u, const char *email)
+{
+	size_t i;
+
+	for (i = 0; u && i < u->nemails; i++)
+		if (!strcasecmp(u->emails[i], email))
+			return true;
+	return false;
+}

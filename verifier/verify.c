@@ -1,0 +1,170 @@
+/* verify.c - resolve the pull, load it, run each check, produce the report. */
+#include "verifier/verify.h"
+#include "verifier/pull.h"
+#include "common/error.h"
+
+typedef int (*check_fn)(pg_pull *p);
+
+/* rewritten-upstream runs first: later checks may use what it matched */
+static const check_fn checks[] = {
+	pg_check_rewritten_upstream,
+	pg_check_foreign_committer,
+	pg_check_range_size,
+};
+
+int pg_split_location(char **repo, char **branch, const char *arg)
+{
+	const char *colon = strrchr(arg, ':');
+
+	*repo = NULL;
+	*branch = NULL;
+	if (colon && colon[1] && !strchr(colon + 1, '/') && memchr(arg, '/', (size_t)(colon - arg)) &&
+	    strncmp(colon, "://", 3)) {
+		*repo = pg_strndup(arg, (size_t)(colon - arg));
+		*branch = pg_strdup(colon + 1);
+		if (!*repo || !*branch) {
+			free(*repo);
+			free(*branch);
+			*repo = *branch = NULL;
+			return PG_ENOMEM;
+		}
+		return 0;
+	}
+	*repo = pg_strdup(arg);
+	return *repo ? 0 : PG_ENOMEM;
+}
+
+/* Peel the tag ref: an annotated tag to its commit, a lightweight tag as is. */
+static int resolve_tag(pg_pull *p, const pg_oid *target)
+{
+	enum pg_object_type type;
+	pg_oid at = *target;
+	char hex[PG_OID_HEXSZ + 1];
+	int depth, err;
+
+	for (depth = 0; depth < 8; depth++) {
+		pg_tagobj *t = NULL;
+
+		if ((err = pg_repo_object_type(&type, p->repo, &at)) < 0)
+			return err;
+		if (type == PG_OBJ_COMMIT) {
+			p->tag_commit = at;
+			return 0;
+		}
+		if (type != PG_OBJ_TAG)
+			break;
+		if ((err = pg_repo_read_tag(&t, p->repo, &at)) < 0)
+			return err;
+		at = t->object;
+		if (!p->tag)
+			p->tag = t; /* the outermost tag is the one the sender signed */
+		else
+			pg_tagobj_free(t);
+	}
+	pg_oid_tohex(hex, &at);
+	return pg_error_set(PG_EINVALID, "tag '%s' points to %s %s, not to a commit",
+			    p->report->tag, depth == 8 ? "a chain of tags at" :
+			    pg_object_type_name(type), hex);
+}
+
+static int resolve_upstream(pg_pull *p, const char *location, const char *branch)
+{
+	enum pg_object_type type;
+	pg_oid at;
+	int err, depth;
+
+	if ((err = pg_repo_resolve(&at, &p->report->upstream_ref, p->repo, location,
+				   PG_REF_BRANCH, branch)) < 0)
+		return err;
+	for (depth = 0; depth < 8; depth++) {
+		pg_tagobj *t = NULL;
+
+		if ((err = pg_repo_object_type(&type, p->repo, &at)) < 0)
+			return err;
+		if (type == PG_OBJ_COMMIT) {
+			p->upstream_tip = at;
+			return 0;
+		}
+		if (type != PG_OBJ_TAG || (err = pg_repo_read_tag(&t, p->repo, &at)) < 0)
+			break;
+		at = t->object;
+		pg_tagobj_free(t);
+	}
+	return pg_error_set(PG_EINVALID, "upstream '%s' does not name a commit",
+			    p->report->upstream_ref);
+}
+
+static int tag_finding(pg_pull *p)
+{
+	/* the signature itself is verified by the tag-signature check (gpgme) */
+	if (p->tag)
+		return 0;
+	return pg_report_add(NULL, p->report, PG_CHECK_TAG_SIGNATURE,
+			     pg_pull_severity(p, PG_CHECK_TAG_SIGNATURE), NULL,
+			     "'%s' is a lightweight tag: no tagger and no signature",
+			     p->report->tag);
+}
+
+int pg_verify(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy,
+	      const char *home)
+{
+	pg_pull p;
+	pg_oid target;
+	const char *up = spec->upstream ? spec->upstream : policy->upstream_url;
+	const char *branch = spec->upstream ? spec->upstream_branch : policy->upstream_branch;
+	size_t i;
+	int err;
+
+	*out = NULL;
+	memset(&p, 0, sizeof(p));
+	p.policy = policy;
+	p.repo_location = spec->repo;
+	if (!up)
+		return pg_error_set(PG_EINVALID, "no upstream: give --upstream or a policy "
+				    "that names one");
+	if ((err = pg_report_new(&p.report)) < 0)
+		return err;
+	if (!(p.report->repo = pg_strdup(spec->repo)) || !(p.report->upstream = pg_strdup(up))) {
+		err = PG_ENOMEM;
+		goto done;
+	}
+	if ((err = pg_repo_open_cache(&p.repo, home)) < 0)
+		goto done;
+	if ((err = pg_repo_resolve(&target, &p.report->tag, p.repo, spec->repo, PG_REF_TAG,
+				   spec->tag)) < 0)
+		goto done;
+	p.report->tag_object = target;
+	if ((err = resolve_tag(&p, &target)) < 0 ||
+	    (err = resolve_upstream(&p, up, branch)) < 0)
+		goto done;
+	p.report->tag_commit = p.tag_commit;
+	p.report->upstream_tip = p.upstream_tip;
+
+	if ((err = pg_pull_load(&p)) < 0 || (err = pg_upstream_build(&p.upstream, &p)) < 0)
+		goto done;
+	p.report->ncommits = p.ncommits;
+	for (i = 0; i < p.ncommits; i++)
+		if (p.commits[i]->nparents > 1)
+			p.report->nmerges++;
+	p.report->upstream_examined = pg_upstream_examined(p.upstream);
+
+	if ((err = tag_finding(&p)) < 0)
+		goto done;
+	for (i = 0; i < PG_ARRAY_SIZE(checks); i++)
+		if ((err = checks[i](&p)) < 0)
+			goto done;
+	if (pg_upstream_truncated(p.upstream))
+		err = pg_report_add(NULL, p.report, PG_CHECK_REWRITTEN_UPSTREAM, PG_SEV_WARNING,
+				    NULL, "the search for copies of upstream commits stopped at "
+				    "the policy's cap of %zu commits", policy->max_upstream_commits);
+done:
+	pg_pull_release(&p);
+	pg_tagobj_free(p.tag);
+	pg_repo_free(p.repo);
+	if (err < 0) {
+		pg_report_free(p.report);
+		return err;
+	}
+	*out = p.report;
+	return 0;
+}

@@ -1,0 +1,33 @@
+/* verify.h - pullgate verify: is this pull what it claims to be? */
+#ifndef PG_VERIFY_H
+#define PG_VERIFY_H
+
+#include "policies/policy.h"
+#include "verifier/report.h"
+
+typedef struct pg_pull_spec {
+	const char *repo;            /* path or URL of the sender's repository */
+	const char *tag;             /* "name" or "refs/tags/name" */
+	const char *upstream;        /* path or URL; NULL: the policy's */
+	const char *upstream_branch; /* NULL: the policy's, else upstream's HEAD */
+} pg_pull_spec;
+
+/*
+ * Verify a pull under a policy.  home is $PULLGATE_HOME (the object cache
+ * lives in home/repos).  On 0, *out is a report (free with
+ * pg_report_free) whose verdict may well be "reject": a bad pull is data,
+ * not an error.  A negative code means pullgate could not decide: a
+ * missing repository or tag, an unreadable object, an I/O failure.
+ */
+int pg_verify(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy,
+	      const char *home);
+
+/*
+ * Split "REPO[:BRANCH]": the branch is what follows the last ':' when that
+ * has no '/' and what precedes it is a path or URL (contains a '/'), so
+ * that "host:repo" scp-style locations stay whole.  *branch is NULL when
+ * absent.  Both outputs are the caller's to free().
+ */
+int pg_split_location(char **repo, char **branch, const char *arg);
+
+#endif
