@@ -9,6 +9,7 @@
 #include "verifier/repo.h"
 
 typedef struct pg_upstream pg_upstream;
+typedef struct pg_pull_request pg_pull_request; /* verifier/mail.h */
 
 /*
  * Everything a check may look at.  The checks read it and add findings to
@@ -28,6 +29,8 @@ typedef struct pg_pull {
 	pg_commit **commits;   /* the pull, oldest first in topological order */
 	size_t ncommits;
 	pg_map index;          /* commit id -> pg_commit * */
+
+	const pg_pull_request *request; /* the pull-request mail, or NULL */
 
 	pg_upstream *upstream; /* the upstream side, indexed by identity */
 	const pg_commit **original; /* per commit: the upstream commit it copies */

@@ -119,6 +119,7 @@ int pg_verify(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy
 	memset(&p, 0, sizeof(p));
 	p.policy = policy;
 	p.repo_location = spec->repo;
+	p.request = spec->request;
 	if (!up)
 		return pg_error_set(PG_EINVALID, "no upstream: give --upstream or a policy "
 				    "that names one");

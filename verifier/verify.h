@@ -5,11 +5,14 @@
 #include "policies/policy.h"
 #include "verifier/report.h"
 
+typedef struct pg_pull_request pg_pull_request; /* verifier/mail.h */
+
 typedef struct pg_pull_spec {
 	const char *repo;            /* path or URL of the sender's repository */
 	const char *tag;             /* "name" or "refs/tags/name" */
 	const char *upstream;        /* path or URL; NULL: the policy's */
 	const char *upstream_branch; /* NULL: the policy's, else upstream's HEAD */
+	const pg_pull_request *request; /* a parsed pull-request mail, or NULL */
 } pg_pull_spec;
 
 /*
