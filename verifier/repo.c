@@ -700,3 +700,26 @@ int pg_repo_is_ancestor(pg_repo *r, const pg_oid *ancestor, const pg_oid *descen
 		return git_fail(gerr, "ancestry");
 	return gerr;
 }
+
+int pg_repo_resolve_prefix(pg_oid *out, pg_repo *r, const char *hex, size_t len)
+{
+	git_object *obj = NULL;
+	git_oid prefix;
+	int gerr;
+
+	if (len < 4 || len > PG_OID_HEXSZ)
+		return pg_error_set(PG_EINVALID, "'%.*s' is not an abbreviated id",
+				    (int)(len > 64 ? 64 : len), hex);
+	if (git_oid_fromstrn(&prefix, hex, len) < 0)
+		return pg_error_set(PG_EINVALID, "'%.*s' is not hex", (int)len, hex);
+	gerr = git_object_lookup_prefix(&obj, r->git, &prefix, len, GIT_OBJECT_COMMIT);
+	if (gerr == GIT_ENOTFOUND)
+		return pg_error_set(PG_ENOTFOUND, "no commit %.*s", (int)len, hex);
+	if (gerr == GIT_EAMBIGUOUS)
+		return pg_error_set(PG_EINVALID, "%.*s is ambiguous", (int)len, hex);
+	if (gerr < 0)
+		return git_fail(gerr, "commit %.*s", (int)len, hex);
+	from_git(out, git_object_id(obj));
+	git_object_free(obj);
+	return 0;
+}
