@@ -121,14 +121,17 @@ void pg_repo_free(pg_repo *r)
 
 static bool is_local(const char *location)
 {
+	const char *colon = strchr(location, ':'), *slash = strchr(location, '/');
 	struct stat st;
 
 	if (!strncmp(location, "file://", 7))
 		return true;
 	if (strstr(location, "://"))
 		return false;
-	/* scp-like "host:path" is remote unless a directory of that name exists */
-	return stat(location, &st) == 0 && S_ISDIR(st.st_mode);
+	/* scp-like "[user@]host:path" is remote unless a directory of that name exists */
+	if (colon && (!slash || colon < slash))
+		return stat(location, &st) == 0 && S_ISDIR(st.st_mode);
+	return true;
 }
 
 static int full_ref_name(pg_buf *out, enum pg_ref_kind kind, const char *name)
@@ -389,6 +392,65 @@ int pg_repo_read_tag(pg_tagobj **out, pg_repo *r, const pg_oid *id)
 	return err;
 }
 
+/*
+ * libgit2's walk stops at a commit it cannot parse without naming it.  Find
+ * that commit with our own lenient parser (bounded) and name it in the
+ * error; otherwise keep the original error.
+ */
+#define DIAGNOSE_MAX 100000
+
+static int name_unparseable(pg_repo *r, const pg_oid *tip, int err)
+{
+	pg_oid *queue = NULL;
+	pg_map seen = PG_MAP_INIT;
+	size_t head = 0, tail = 0, i;
+	char hex[PG_OID_HEXSZ + 1], saved[512];
+
+	snprintf(saved, sizeof(saved), "%s", pg_error_last());
+	if (!(queue = malloc(DIAGNOSE_MAX * sizeof(*queue))))
+		return err;
+	queue[tail++] = *tip;
+	while (head < tail) {
+		pg_oid id = queue[head++];
+		git_commit *gc = NULL;
+		pg_commit *c = NULL;
+
+		if (git_commit_lookup(&gc, r->git, to_git(&id)) < 0) {
+			const git_error *e = git_error_last();
+
+			pg_oid_tohex(hex, &id);
+			err = pg_error_set(PG_EINVALID, "commit %s is malformed: %s", hex,
+					   e && e->message ? e->message : "cannot be parsed");
+			goto done;
+		}
+		git_commit_free(gc);
+		if (pg_repo_read_commit(&c, r, &id) < 0)
+			continue;
+		/* the walk's quick parser insists on a committer with an e-mail and a date */
+		if (!c->committer.email[0] || !c->committer.time) {
+			pg_oid_tohex(hex, &id);
+			err = pg_error_set(PG_EINVALID, "commit %s is malformed: its committer "
+					   "line has no e-mail or no date", hex);
+			pg_commit_free(c);
+			goto done;
+		}
+		for (i = 0; i < c->nparents && tail < DIAGNOSE_MAX; i++) {
+			if (pg_map_get(&seen, c->parents[i].id, PG_OID_RAWSZ))
+				continue;
+			queue[tail] = c->parents[i];
+			if (pg_map_set(&seen, queue[tail].id, PG_OID_RAWSZ, &queue[tail]) < 0)
+				break;
+			tail++;
+		}
+		pg_commit_free(c);
+	}
+	pg_error_set(err, "%s", saved);
+done:
+	pg_map_release(&seen);
+	free(queue);
+	return err;
+}
+
 int pg_repo_walk_range(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tip,
 		       const pg_oid *hide, size_t nhide)
 {
@@ -403,12 +465,12 @@ int pg_repo_walk_range(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tip,
 	if ((gerr = git_revwalk_new(&walk, r->git)) < 0 ||
 	    (gerr = git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE)) < 0 ||
 	    (gerr = git_revwalk_push(walk, to_git(tip))) < 0) {
-		err = git_fail(gerr, "walk");
+		err = name_unparseable(r, tip, git_fail(gerr, "walk"));
 		goto done;
 	}
 	for (i = 0; i < nhide; i++) {
 		if ((gerr = git_revwalk_hide(walk, to_git(&hide[i]))) < 0) {
-			err = git_fail(gerr, "walk");
+			err = name_unparseable(r, &hide[i], git_fail(gerr, "walk"));
 			goto done;
 		}
 	}
@@ -426,7 +488,7 @@ int pg_repo_walk_range(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tip,
 		from_git(&list[count++], &id);
 	}
 	if (gerr != GIT_ITEROVER) {
-		err = git_fail(gerr, "walk");
+		err = name_unparseable(r, tip, git_fail(gerr, "walk"));
 		goto done;
 	}
 	*out = list;
