@@ -220,6 +220,21 @@ static int add_email(pg_gpg_result *r, const char *email)
 	return 0;
 }
 
+static int set_error(pg_gpg_result *r, const char *what, gpgme_error_t e)
+{
+	char msg[256] = "";
+	pg_buf b = PG_BUF_INIT;
+	int err;
+
+	r->status = PG_GPG_ERROR;
+	if (e && gpgme_strerror_r(e, msg, sizeof(msg)) != 0)
+		snprintf(msg, sizeof(msg), "gpgme error %u", (unsigned)gpgme_err_code(e));
+	if ((err = pg_buf_printf(&b, "%s%s%s", what, *msg ? ": " : "", msg)) == 0)
+		r->detail = pg_buf_detach(&b);
+	pg_buf_release(&b);
+	return r->detail ? 0 : err < 0 ? err : PG_ENOMEM;
+}
+
 /* The key behind the signature: primary fingerprint, e-mails, revoked/expired flags. */
 static int describe_key(pg_gpg_result *r, pg_gpg *g, const char *signer)
 {
@@ -231,9 +246,9 @@ static int describe_key(pg_gpg_result *r, pg_gpg *g, const char *signer)
 	e = gpgme_get_key(g->ctx, signer, &key, 0);
 	if (gpgme_err_code(e) == GPG_ERR_EOF || gpgme_err_code(e) == GPG_ERR_AMBIGUOUS_NAME ||
 	    (e == 0 && (!key || !key->subkeys || !key->subkeys->fpr))) {
-		/* gpg verified with a key it cannot list again: report what we know */
+		/* without the key's fingerprint nobody can say who signed */
 		gpgme_key_unref(key);
-		return 0;
+		return set_error(r, "the signing key cannot be listed", 0);
 	}
 	if (e)
 		return fail(e, "looking up the signing key");
@@ -285,21 +300,6 @@ static enum pg_gpg_status status_of(gpgme_signature_t s)
 	if (s->wrong_key_usage)
 		return PG_GPG_ERROR;
 	return PG_GPG_GOOD;
-}
-
-static int set_error(pg_gpg_result *r, const char *what, gpgme_error_t e)
-{
-	char msg[256] = "";
-	pg_buf b = PG_BUF_INIT;
-	int err;
-
-	r->status = PG_GPG_ERROR;
-	if (e && gpgme_strerror_r(e, msg, sizeof(msg)) != 0)
-		snprintf(msg, sizeof(msg), "gpgme error %u", (unsigned)gpgme_err_code(e));
-	if ((err = pg_buf_printf(&b, "%s%s%s", what, *msg ? ": " : "", msg)) == 0)
-		r->detail = pg_buf_detach(&b);
-	pg_buf_release(&b);
-	return r->detail ? 0 : err < 0 ? err : PG_ENOMEM;
 }
 
 int pg_gpg_verify(pg_gpg_result *out, pg_gpg *g, const char *payload, size_t payload_len,

@@ -13,6 +13,9 @@ fixture_incident() {
 	UP="$FX/upstream.git:master"
 	KEES="$FX/kees.git"
 	export GNUPGHOME="$FX/gnupg"
+	# FPR_KEES...; verify --keyring "$KEYRING" --trust "$FPR_KEES" checks signatures
+	. "$FX/keys.env"
+	KEYRING="$FX/keyring.asc"
 }
 
 # finding_pairs JSON CHECK: "commit upstream" lines for each finding of CHECK, sorted
