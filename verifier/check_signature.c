@@ -40,6 +40,14 @@ static int PG_PRINTF(4, 5) add(pg_finding **out, const sigcheck *c, const subjec
 	return err;
 }
 
+/* The long key id (the last 16 hex digits): messages stay one short line. */
+static const char *keyid(const char *fpr)
+{
+	size_t n = fpr ? strlen(fpr) : 0;
+
+	return !fpr ? "(unknown)" : n > 16 ? fpr + n - 16 : fpr;
+}
+
 static int join(pg_buf *out, char *const *list, size_t n, const char *none)
 {
 	size_t i;
@@ -159,7 +167,7 @@ static int verify(pg_gpg_result *r, sigcheck *c, const subject *s)
 				 t->signature_len)) < 0 ||
 	    (err = record(c, s, r)) < 0)
 		return err;
-	key = r->fingerprint ? r->fingerprint : r->signer ? r->signer : "(unknown)";
+	key = keyid(r->fingerprint ? r->fingerprint : r->signer);
 	switch (r->status) {
 	case PG_GPG_GOOD:
 		return 0;
@@ -199,7 +207,7 @@ static int check_tagger(sigcheck *c, const subject *s, const pg_gpg_result *r)
 	if (!s->tag->has_tagger || pg_gpg_result_has_email(r, s->tag->tagger.email))
 		return 0;
 	err = add(&f, c, s, "the tagger of %s '%s' is not among the user ids of key %s",
-		  s->kind, s->name, r->fingerprint);
+		  s->kind, s->name, keyid(r->fingerprint));
 	return err < 0 ? err : key_details(f, s, r);
 }
 
@@ -263,10 +271,10 @@ static int check_trust(sigcheck *c, const subject *s, const pg_gpg_result *r)
 	}
 	if (!why)
 		err = add(&f, c, s, "%s '%s' is signed by key %s, which the policy does not "
-			  "trust", s->kind, s->name, r->fingerprint);
+			  "trust", s->kind, s->name, keyid(r->fingerprint));
 	else
-		err = add(&f, c, s, "key %s may not sign %s '%s': %s", r->fingerprint, s->kind,
-			  s->name, why);
+		err = add(&f, c, s, "key %s may not sign %s '%s': %s", keyid(r->fingerprint),
+			  s->kind, s->name, why);
 	if (err == 0)
 		err = key_details(f, s, r);
 	if (err == 0 && why && (err = pg_finding_detail(f, "trusted for tags", tags.ptr,

@@ -142,7 +142,7 @@ static int import_keyring(pg_gpg *g, const char *keyring)
 
 	pg_buf_init(&data, KEYRING_MAX);
 	if ((err = pg_buf_read_file(&data, keyring)) < 0) {
-		err = pg_error_wrap(err, "keyring '%s'", keyring);
+		err = pg_error_wrap(err, "keyring");
 		goto done;
 	}
 	if ((e = gpgme_data_new_from_mem(&dh, data.ptr, data.len, 0)) != 0) {
@@ -256,8 +256,9 @@ static int describe_key(pg_gpg_result *r, pg_gpg *g, const char *signer)
 		err = PG_ENOMEM;
 		goto done;
 	}
+	/* a revoked key's uids all show as revoked; they still say whose it was */
 	for (uid = key->uids; uid && err == 0; uid = uid->next)
-		if (!uid->revoked && !uid->invalid)
+		if ((!uid->revoked && !uid->invalid) || key->revoked || key->expired)
 			err = add_email(r, uid->email);
 	/* gpg says so in the status already; the key's own flags are the backstop */
 	if (r->status == PG_GPG_GOOD && key->revoked)

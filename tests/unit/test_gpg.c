@@ -150,6 +150,8 @@ static void test_key_states(void **state)
 	verify(&r, g, TAG_V1, SIG_REX);
 	assert_string_equal(pg_gpg_status_name(r.status), "revoked-key");
 	assert_string_equal(r.fingerprint, FPR_REX);
+	/* whose key it was, though every uid of a revoked key shows as revoked */
+	assert_true(pg_gpg_result_has_email(&r, "rex@example.org"));
 	pg_gpg_result_release(&r);
 
 	verify(&r, g, TAG_V1, SIG_SID);
@@ -194,12 +196,32 @@ static void test_garbage_is_a_status(void **state)
 	pg_gpg_free(g);
 }
 
+/* Whether a gpg-agent socket sits in the one private home under tmp. */
+static bool agent_socket_in(const char *tmp)
+{
+	DIR *d = opendir(tmp);
+	struct dirent *e;
+	char path[512];
+	bool found = false;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		if (!strncmp(e->d_name, "gpg-", 4)) {
+			snprintf(path, sizeof(path), "%.200s/%.200s/S.gpg-agent", tmp, e->d_name);
+			found = access(path, F_OK) == 0;
+		}
+	closedir(d);
+	return found;
+}
+
 static void test_private_home_is_removed(void **state)
 {
 	scratch *s = *state;
 	pg_gpg *g = NULL, *h = NULL;
 
 	assert_int_equal(pg_gpg_new(&g, s->keyring, NULL, s->tmp), 0);
+	/* importing would start an agent that outlives us; the private home forbids it */
+	assert_false(agent_socket_in(s->tmp));
 	assert_int_equal(pg_gpg_new(&h, s->keyring, NULL, s->tmp), 0);
 	assert_int_equal(count_entries(s->tmp), 2);
 	pg_gpg_free(g);
