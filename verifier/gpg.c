@@ -170,9 +170,12 @@ int pg_gpg_new(pg_gpg **out, const char *keyring, const char *gnupg_home, const 
 	int err;
 
 	*out = NULL;
-	if (!keyring == !gnupg_home || (keyring && !tmpdir))
+	if (!keyring == !gnupg_home)
 		return pg_error_set(PG_EINVALID, "give a keyring file or a GNUPGHOME, not %s",
 				    keyring ? "both" : "neither");
+	if (keyring && !tmpdir)
+		return pg_error_set(PG_EINVALID, "keyring '%s': no directory for a private "
+				    "GNUPGHOME", keyring);
 	if (gnupg_home && (stat(gnupg_home, &st) < 0 || !S_ISDIR(st.st_mode)))
 		return pg_error_set(PG_ENOTFOUND, "GNUPGHOME '%s' is not a directory", gnupg_home);
 	pthread_once(&init_once, init_gpgme);

@@ -239,6 +239,8 @@ static void test_bad_arguments(void **state)
 
 	assert_int_equal(pg_gpg_new(&g, NULL, NULL, s->tmp), PG_EINVALID);
 	assert_int_equal(pg_gpg_new(&g, s->keyring, s->dir, s->tmp), PG_EINVALID);
+	assert_int_equal(pg_gpg_new(&g, s->keyring, NULL, NULL), PG_EINVALID);
+	assert_non_null(strstr(pg_error_last(), "no directory"));
 	assert_null(g);
 
 	snprintf(path, sizeof(path), "%s/missing.asc", s->dir);
