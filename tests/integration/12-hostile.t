@@ -35,7 +35,7 @@ set +e
 "$PULLGATE" verify --json --upstream "$UP" "$PULL" hostile >"$SCRATCH/json" 2>/dev/null
 set -e
 ok "$(jq -e . "$SCRATCH/json" >/dev/null; echo $?)" "the JSON report is valid JSON"
-is "$(jq -r '[.findings[] | select(.subject // "" | test("\u001b\\[31mred"))] | length' "$SCRATCH/json")" 1 \
+is "$(jq -r '[.findings[] | select(.check == "rewritten-upstream") | select((.subject // "") | test("\u001b\\[31mred"))] | length' "$SCRATCH/json")" 1 \
 	"JSON keeps the data, escaped, for programs to read"
 
 run "$PULLGATE" verify --upstream "$UP" "$PULL" malformed
