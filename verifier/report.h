@@ -50,6 +50,25 @@ typedef struct pg_signature_info {
 	size_t nemails;
 } pg_signature_info;
 
+/* One stage of `pullgate gate`: verify, merge, build, boot, approve. */
+enum pg_stage_status {
+	PG_STAGE_PASSED,
+	PG_STAGE_FAILED,   /* the pull is bad at this stage: findings say why */
+	PG_STAGE_ERROR,    /* the stage could not run: pullgate could not decide */
+	PG_STAGE_SKIPPED,
+	PG_STAGE_WAITING,  /* approval waits for the maintainer */
+};
+
+typedef struct pg_stage {
+	char *name;
+	enum pg_stage_status status;
+	uint64_t elapsed_ms;
+	char *log;         /* path of the stage's log, or NULL */
+	char *summary;     /* one line, or NULL */
+} pg_stage;
+
+const char *pg_stage_status_name(enum pg_stage_status s);
+
 enum pg_verdict {
 	PG_VERDICT_ACCEPT = 0,
 	PG_VERDICT_REJECT = 1,
@@ -70,6 +89,11 @@ typedef struct pg_report {
 	size_t nfindings;
 	pg_signature_info *signatures;
 	size_t nsignatures;
+	pg_stage *stages;    /* empty for a plain verify */
+	size_t nstages;
+	bool has_merge;
+	pg_oid merge_commit; /* the tested merge, once the merge stage made it */
+	bool approved;       /* the integration branch moved to merge_commit */
 } pg_report;
 
 int pg_report_new(pg_report **out);
@@ -92,6 +116,11 @@ int pg_finding_detailf(pg_finding *f, const char *field, const char *fmt, ...)
 /* Append a copy of *info (every string and the e-mail list are copied). */
 int pg_report_add_signature(pg_report *r, const pg_signature_info *info);
 
+/* Add a stage (status PASSED until set); *out borrowed until the next add. */
+int pg_report_add_stage(pg_stage **out, pg_report *r, const char *name);
+int pg_stage_set(pg_stage *s, enum pg_stage_status status, const char *log,
+		 const char *fmt, ...) PG_PRINTF(4, 5);
+
 size_t pg_report_count(const pg_report *r, enum pg_severity sev);
 enum pg_verdict pg_report_verdict(const pg_report *r);
 
@@ -101,8 +130,8 @@ size_t pg_report_count_check(const pg_report *r, enum pg_check_id check);
 /*
  * Text for a terminal: a "signed:" line per checked signature, one line per
  * finding (severity, check, short id, subject), details indented below, a
- * final verdict line.  Every string
- * from a repository is stripped of control characters and escapes.
+ * final verdict line.  Every string from a repository is stripped of
+ * control characters and escapes.
  */
 int pg_report_format_text(pg_buf *out, const pg_report *r);
 
