@@ -5,6 +5,7 @@
 #include "policies/policy.h"
 #include "verifier/verify.h"
 
+#include <ctype.h>
 #include <getopt.h>
 
 enum {
@@ -13,6 +14,8 @@ enum {
 	OPT_PROTECT,
 	OPT_ALLOW,
 	OPT_MAX_COMMITS,
+	OPT_KEYRING,
+	OPT_TRUST,
 };
 
 static const struct option options[] = {
@@ -21,6 +24,8 @@ static const struct option options[] = {
 	{ "protect", required_argument, NULL, OPT_PROTECT },
 	{ "allow-committer", required_argument, NULL, OPT_ALLOW },
 	{ "max-commits", required_argument, NULL, OPT_MAX_COMMITS },
+	{ "keyring", required_argument, NULL, OPT_KEYRING },
+	{ "trust", required_argument, NULL, OPT_TRUST },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -36,6 +41,30 @@ static int parse_count(size_t *out, const char *s)
 		return -1;
 	*out = (size_t)v;
 	return 0;
+}
+
+/* --trust FPR[:TAGGLOB]: a policy signer for that key, for any tag or the glob's. */
+static int add_trust(pg_policy *policy, const char *arg)
+{
+	const char *colon = strchr(arg, ':');
+	size_t len = colon ? (size_t)(colon - arg) : strlen(arg), i;
+	pg_signer *grown, *s;
+
+	if (len != 40 || strspn(arg, "0123456789abcdefABCDEF") < 40 || (colon && !colon[1]))
+		return pg_error_set(PG_EINVALID, "--trust wants FINGERPRINT[:TAGGLOB] with 40 "
+				    "hex digits, not '%s'", arg);
+	grown = realloc(policy->signers, (policy->nsigners + 1) * sizeof(*grown));
+	if (!grown)
+		return pg_error_oom();
+	policy->signers = grown;
+	s = &grown[policy->nsigners];
+	memset(s, 0, sizeof(*s));
+	if (!(s->fingerprint = pg_strndup(arg, len)))
+		return PG_ENOMEM;
+	for (i = 0; i < len; i++)
+		s->fingerprint[i] = (char)toupper((unsigned char)s->fingerprint[i]);
+	policy->nsigners++;
+	return colon ? pg_policy_list_add(&s->tags, &s->ntags, colon + 1) : 0;
 }
 
 int cmd_verify(int argc, char **argv)
@@ -82,6 +111,20 @@ int cmd_verify(int argc, char **argv)
 		case OPT_MAX_COMMITS:
 			if (parse_count(&policy->max_commits, optarg) < 0) {
 				rc = cli_usage("verify", "--max-commits wants a number, not '%s'", optarg);
+				goto done;
+			}
+			break;
+		case OPT_KEYRING:
+			free(policy->keyring);
+			if (!(policy->keyring = pg_strdup(optarg))) {
+				rc = cli_fail(NULL);
+				goto done;
+			}
+			break;
+		case OPT_TRUST:
+			if ((err = add_trust(policy, optarg)) < 0) {
+				rc = err == PG_EINVALID ? cli_usage("verify", "%s", pg_error_last()) :
+					cli_fail(NULL);
 				goto done;
 			}
 			break;
