@@ -2,7 +2,9 @@
 #include "cli/cli.h"
 #include "common/buf.h"
 #include "common/error.h"
+#include "common/sanitize.h"
 #include "policies/policy.h"
+#include "verifier/mail.h"
 #include "verifier/verify.h"
 
 #include <getopt.h>
@@ -13,6 +15,7 @@ enum {
 	OPT_PROTECT,
 	OPT_ALLOW,
 	OPT_MAX_COMMITS,
+	OPT_PULL_REQUEST,
 };
 
 static const struct option options[] = {
@@ -21,6 +24,7 @@ static const struct option options[] = {
 	{ "protect", required_argument, NULL, OPT_PROTECT },
 	{ "allow-committer", required_argument, NULL, OPT_ALLOW },
 	{ "max-commits", required_argument, NULL, OPT_MAX_COMMITS },
+	{ "pull-request", required_argument, NULL, OPT_PULL_REQUEST },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -38,10 +42,30 @@ static int parse_count(size_t *out, const char *s)
 	return 0;
 }
 
+/* Parse the mail; on failure print "error: 'MAIL': why" and return the exit status. */
+static int read_request(pg_pull_request **out, const char *path)
+{
+	pg_buf what = PG_BUF_INIT;
+	int rc = 0;
+
+	if (pg_mail_read(out, path) == 0)
+		return 0;
+	if (pg_buf_putc(&what, '\'') == 0 &&
+	    pg_sanitize_terminal(&what, path, strlen(path), PG_SANITIZE_ONELINE) == 0 &&
+	    pg_buf_putc(&what, '\'') == 0)
+		rc = cli_fail(what.ptr);
+	else
+		rc = cli_fail("the pull-request mail");
+	pg_buf_release(&what);
+	return rc;
+}
+
 int cmd_verify(int argc, char **argv)
 {
 	pg_policy *policy = NULL;
 	pg_report *report = NULL;
+	pg_pull_request *request = NULL;
+	const char *mail = NULL;
 	pg_pull_spec spec;
 	pg_buf out = PG_BUF_INIT;
 	char *up_repo = NULL, *up_branch = NULL;
@@ -85,6 +109,9 @@ int cmd_verify(int argc, char **argv)
 				goto done;
 			}
 			break;
+		case OPT_PULL_REQUEST:
+			mail = optarg;
+			break;
 		case 'h':
 			cli_usage("verify", NULL);
 			rc = 0;
@@ -102,6 +129,10 @@ int cmd_verify(int argc, char **argv)
 	spec.tag = argv[optind + 1];
 	spec.upstream = up_repo;
 	spec.upstream_branch = up_branch;
+	if (mail && (rc = read_request(&request, mail)) != 0)
+		goto done;
+	rc = PG_EXIT_UNDECIDED;
+	spec.request = request;
 
 	if ((err = pg_verify(&report, &spec, policy, cli_home())) < 0) {
 		rc = err == PG_EINVALID && !up_repo && !policy->upstream_url ?
@@ -123,6 +154,7 @@ int cmd_verify(int argc, char **argv)
 done:
 	pg_buf_release(&out);
 	pg_report_free(report);
+	pg_pull_request_free(request);
 	pg_policy_free(policy);
 	free(up_repo);
 	free(up_branch);

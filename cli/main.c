@@ -7,7 +7,7 @@
 static const struct pg_cmd commands[] = {
 	{ "verify", cmd_verify,
 	  "verify [--upstream REPO[:BRANCH]] [--json] [--protect EMAIL]... "
-	  "[--allow-committer EMAIL]... [--max-commits N] REPO TAG",
+	  "[--allow-committer EMAIL]... [--max-commits N] [--pull-request MAIL] REPO TAG",
 	  "check that a pull is what it claims to be" },
 	{ "version", cmd_version, "version", "print the version" },
 };

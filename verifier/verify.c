@@ -1,5 +1,6 @@
 /* verify.c - resolve the pull, load it, run each check, produce the report. */
 #include "verifier/verify.h"
+#include "verifier/mail.h"
 #include "verifier/pull.h"
 #include "common/error.h"
 
@@ -10,6 +11,7 @@ static const check_fn checks[] = {
 	pg_check_rewritten_upstream,
 	pg_check_foreign_committer,
 	pg_check_range_size,
+	pg_check_pull_request,
 };
 
 int pg_split_location(char **repo, char **branch, const char *arg)
