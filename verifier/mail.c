@@ -777,8 +777,11 @@ int pg_mail_text(pg_buf *text, pg_buf *subject, const char *data, size_t len)
 				   "not a mail");
 		goto done;
 	}
-	if (subject && h.seen_subject)
-		err = pg_mail_decode_header(subject, h.subject.ptr, h.subject.len);
+	if (subject && h.seen_subject) {
+		pg_buf_clear(&lf);
+		if ((err = pg_mail_decode_header(&lf, h.subject.ptr, h.subject.len)) == 0)
+			err = pg_mail_squeeze(subject, lf.ptr, lf.len);
+	}
 done:
 	headers_release(&h);
 	pg_buf_release(&lf);
@@ -1302,21 +1305,18 @@ int pg_mail_parse_body(pg_pull_request **out, const char *text, size_t len)
 int pg_mail_parse(pg_pull_request **out, const char *data, size_t len)
 {
 	pg_pull_request *pr = NULL;
-	pg_buf text = PG_BUF_INIT, subject = PG_BUF_INIT, squeezed = PG_BUF_INIT;
+	pg_buf text = PG_BUF_INIT, subject = PG_BUF_INIT;
 	int err;
 
 	*out = NULL;
 	pg_buf_init(&text, PG_MAIL_MAX);
 	pg_buf_init(&subject, PG_MAIL_MAX);
-	pg_buf_init(&squeezed, PG_MAIL_MAX);
 	if ((err = pg_mail_text(&text, &subject, data, len)) < 0 ||
 	    (err = pg_mail_parse_body(&pr, text.ptr, text.len)) < 0)
 		goto done;
 	if (subject.len) {
-		if ((err = pg_mail_squeeze(&squeezed, subject.ptr, subject.len)) < 0)
-			goto done;
-		pr->git_pull = strcasestr(squeezed.ptr, "[GIT PULL") != NULL;
-		if (!(pr->subject = pg_buf_detach(&squeezed))) {
+		pr->git_pull = strcasestr(subject.ptr, "[GIT PULL") != NULL;
+		if (!(pr->subject = pg_buf_detach(&subject))) {
 			err = PG_ENOMEM;
 			goto done;
 		}
@@ -1327,7 +1327,6 @@ done:
 	pg_pull_request_free(pr);
 	pg_buf_release(&text);
 	pg_buf_release(&subject);
-	pg_buf_release(&squeezed);
 	return err;
 }
 
@@ -1341,14 +1340,20 @@ int pg_mail_read(pg_pull_request **out, const char *path)
 	*out = NULL;
 	pg_buf_init(&data, PG_MAIL_MAX);
 	if (!(f = fopen(path, "rb"))) {
-		err = pg_error_set(errno == ENOENT ? PG_ENOTFOUND : PG_EIO, "%s", strerror(errno));
+		err = pg_error_set(errno == ENOENT ? PG_ENOTFOUND : PG_EIO, "cannot open: %s",
+				   strerror(errno));
 		goto done;
 	}
-	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+	if (fstat(fileno(f), &st) < 0) {
+		err = pg_error_set(PG_EIO, "cannot open: %s", strerror(errno));
+		goto done;
+	}
+	if (S_ISDIR(st.st_mode)) {
 		err = pg_error_set(PG_EINVALID, "is a directory, not a mail");
 		goto done;
 	}
-	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (uintmax_t)st.st_size > PG_MAIL_MAX) {
+	/* a regular file is refused before reading; a pipe at the cap */
+	if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > PG_MAIL_MAX) {
 		err = pg_error_set(PG_ETOOBIG, "mail exceeds %zu MiB", PG_MAIL_MAX >> 20);
 		goto done;
 	}

@@ -78,8 +78,9 @@ int pg_mail_parse_body(pg_pull_request **out, const char *text, size_t len);
 void pg_pull_request_free(pg_pull_request *pr);
 
 /*
- * The decoded text/plain body and Subject of the message pg_mail_parse
- * would pick.  subject may be NULL; it is left empty for a bare body.
+ * The decoded text/plain body and Subject (unfolded, blanks squeezed) of
+ * the message pg_mail_parse would pick.  subject may be NULL; it is left
+ * empty for a bare body.
  */
 int pg_mail_text(pg_buf *text, pg_buf *subject, const char *data, size_t len);
 
