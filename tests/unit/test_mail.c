@@ -203,13 +203,14 @@ static void test_diffstat_names(void **state)
 			     " .../bindings/net/wireless/very-long-name.yaml | 10 ++++++----\n"
 			     " \"odd\\tname\\303\\251.c\"                   |  1 -\n"
 			     " firmware/blob.bin                         | Bin 0 -> 1234 bytes\n"
-			     " 6 files changed, 7 insertions(+), 6 deletions(-)\n"
+			     " odd}/{a => b}/c                           |  0\n"
+			     " 7 files changed, 7 insertions(+), 6 deletions(-)\n"
 			     " rename lib/{old => new}/file.c (100%)\n"
 			     " create mode 100644 firmware/blob.bin\n");
 	pg_pull_request *pr = parse_ok(text);
 
 	(void)state;
-	assert_int_equal(pr->nfiles, 6);
+	assert_int_equal(pr->nfiles, 7);
 	assert_string_equal(pr->files[0].path, "lib/new/file.c");
 	assert_string_equal(pr->files[0].old_path, "lib/old/file.c");
 	assert_string_equal(pr->files[1].path, "Makefile");
@@ -220,7 +221,9 @@ static void test_diffstat_names(void **state)
 	assert_string_equal(pr->files[3].path, "/bindings/net/wireless/very-long-name.yaml");
 	assert_string_equal(pr->files[4].path, "odd\tname\xc3\xa9.c");
 	assert_string_equal(pr->files[5].path, "firmware/blob.bin");
-	assert_int_equal(pr->files_changed, 6);
+	assert_string_equal(pr->files[6].path, "odd}/b/c");
+	assert_string_equal(pr->files[6].old_path, "odd}/a/c");
+	assert_int_equal(pr->files_changed, 7);
 	pg_pull_request_free(pr);
 	free(text);
 
