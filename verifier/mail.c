@@ -275,15 +275,14 @@ int pg_mail_squeeze(pg_buf *out, const char *s, size_t len)
 /* ---- headers and MIME --------------------------------------------------- */
 
 typedef struct headers {
-	pg_buf subject, from, ctype, cte;
-	bool seen_subject, seen_from, seen_ctype, seen_cte;
+	pg_buf subject, ctype, cte;
+	bool seen_subject, seen_ctype, seen_cte;
 } headers;
 
 static void headers_init(headers *h)
 {
 	memset(h, 0, sizeof(*h));
 	pg_buf_init(&h->subject, PG_MAIL_MAX);
-	pg_buf_init(&h->from, PG_MAIL_MAX);
 	pg_buf_init(&h->ctype, PG_MAIL_MAX);
 	pg_buf_init(&h->cte, PG_MAIL_MAX);
 }
@@ -291,7 +290,6 @@ static void headers_init(headers *h)
 static void headers_release(headers *h)
 {
 	pg_buf_release(&h->subject);
-	pg_buf_release(&h->from);
 	pg_buf_release(&h->ctype);
 	pg_buf_release(&h->cte);
 }
@@ -348,8 +346,6 @@ static int parse_headers(headers *h, bool *is_mail, size_t *body, const char *s,
 		cur = NULL;
 		if (equals_ci(l, name, "subject") && !h->seen_subject)
 			cur = &h->subject, h->seen_subject = true;
-		else if (equals_ci(l, name, "from") && !h->seen_from)
-			cur = &h->from, h->seen_from = true;
 		else if (equals_ci(l, name, "content-type") && !h->seen_ctype)
 			cur = &h->ctype, h->seen_ctype = true;
 		else if (equals_ci(l, name, "content-transfer-encoding") && !h->seen_cte)

@@ -34,7 +34,6 @@ typedef struct pg_pr_file {
 
 struct pg_pull_request {
 	char *subject;        /* the decoded Subject header; NULL for a bare body */
-	char *from;           /* the From header, or NULL */
 	bool git_pull;        /* the subject follows the "[GIT PULL]" convention */
 
 	pg_oid base;          /* "The following changes since commit <base>:" */

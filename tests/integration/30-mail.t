@@ -3,7 +3,7 @@
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
-plan 36
+plan 37
 fixture_incident
 M="$SCRATCH/mail"
 "$TOP/fixtures/mail.sh" "$FX" "$M" >/dev/null
@@ -72,6 +72,10 @@ verify unknown-base.mail "$T2"
 is "$(mail_findings)" "$(line error pull-request-base "the mail's base 0123456789ab is not a known commit")
     base: pull $BASE; upstream 0123456789abcdef0123456789abcdef01234567" \
 	"a base no repository has"
+
+verify tag-base.mail "$T2"
+is "$(mail_findings)" "$(line error pull-request-base "the mail's base $(short "$TAGOBJ") is a tag, not a commit")
+    base: pull $BASE; upstream $TAGOBJ" "a base that is a tag object, not a commit"
 
 verify take2.mail "$T1"
 like "$(mail_findings)" "^$(line error pull-request-base \
