@@ -10,6 +10,7 @@ static const struct pg_cmd commands[] = {
 	  "[--allow-committer EMAIL]... [--max-commits N] [--pull-request MAIL] REPO TAG",
 	  "check that a pull is what it claims to be" },
 	{ "version", cmd_version, "version", "print the version" },
+	{ "ktap", cmd_ktap, "ktap [--json] LOGFILE", "judge a kernel boot log (KTAP, splats)" },
 };
 
 static const struct pg_cmd *find_cmd(const char *name)

@@ -86,6 +86,12 @@ int pg_repo_diff_paths(char ***paths, size_t *n, pg_repo *r, const pg_oid *from,
 		       const pg_oid *to);
 void pg_repo_paths_free(char **paths, size_t n);
 
+/*
+ * Resolve an abbreviated commit id (at least 4 hex digits).  PG_ENOTFOUND
+ * when nothing matches, PG_EINVALID when it is not hex or is ambiguous.
+ */
+int pg_repo_resolve_prefix(pg_oid *out, pg_repo *r, const char *hex, size_t len);
+
 /* Whether a string is a valid ref name component set (e.g. a tag name). */
 bool pg_repo_refname_valid(const char *full_ref);
 
