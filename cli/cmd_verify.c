@@ -2,7 +2,9 @@
 #include "cli/cli.h"
 #include "common/buf.h"
 #include "common/error.h"
+#include "common/sanitize.h"
 #include "policies/policy.h"
+#include "verifier/mail.h"
 #include "verifier/verify.h"
 
 #include <ctype.h>
@@ -16,6 +18,7 @@ enum {
 	OPT_MAX_COMMITS,
 	OPT_KEYRING,
 	OPT_TRUST,
+	OPT_PULL_REQUEST,
 };
 
 static const struct option options[] = {
@@ -26,6 +29,7 @@ static const struct option options[] = {
 	{ "max-commits", required_argument, NULL, OPT_MAX_COMMITS },
 	{ "keyring", required_argument, NULL, OPT_KEYRING },
 	{ "trust", required_argument, NULL, OPT_TRUST },
+	{ "pull-request", required_argument, NULL, OPT_PULL_REQUEST },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -67,10 +71,30 @@ static int add_trust(pg_policy *policy, const char *arg)
 	return colon ? pg_policy_list_add(&s->tags, &s->ntags, colon + 1) : 0;
 }
 
+/* Parse the mail; on failure print "error: 'MAIL': why" and return the exit status. */
+static int read_request(pg_pull_request **out, const char *path)
+{
+	pg_buf what = PG_BUF_INIT;
+	int rc = 0;
+
+	if (pg_mail_read(out, path) == 0)
+		return 0;
+	if (pg_buf_putc(&what, '\'') == 0 &&
+	    pg_sanitize_terminal(&what, path, strlen(path), PG_SANITIZE_ONELINE) == 0 &&
+	    pg_buf_putc(&what, '\'') == 0)
+		rc = cli_fail(what.ptr);
+	else
+		rc = cli_fail("the pull-request mail");
+	pg_buf_release(&what);
+	return rc;
+}
+
 int cmd_verify(int argc, char **argv)
 {
 	pg_policy *policy = NULL;
 	pg_report *report = NULL;
+	pg_pull_request *request = NULL;
+	const char *mail = NULL;
 	pg_pull_spec spec;
 	pg_buf out = PG_BUF_INIT;
 	char *up_repo = NULL, *up_branch = NULL;
@@ -128,6 +152,9 @@ int cmd_verify(int argc, char **argv)
 				goto done;
 			}
 			break;
+		case OPT_PULL_REQUEST:
+			mail = optarg;
+			break;
 		case 'h':
 			cli_usage("verify", NULL);
 			rc = 0;
@@ -145,6 +172,10 @@ int cmd_verify(int argc, char **argv)
 	spec.tag = argv[optind + 1];
 	spec.upstream = up_repo;
 	spec.upstream_branch = up_branch;
+	if (mail && (rc = read_request(&request, mail)) != 0)
+		goto done;
+	rc = PG_EXIT_UNDECIDED;
+	spec.request = request;
 
 	if ((err = pg_verify(&report, &spec, policy, cli_home())) < 0) {
 		rc = err == PG_EINVALID && !up_repo && !policy->upstream_url ?
@@ -166,6 +197,7 @@ int cmd_verify(int argc, char **argv)
 done:
 	pg_buf_release(&out);
 	pg_report_free(report);
+	pg_pull_request_free(request);
 	pg_policy_free(policy);
 	free(up_repo);
 	free(up_branch);

@@ -8,7 +8,7 @@ static const struct pg_cmd commands[] = {
 	{ "verify", cmd_verify,
 	  "verify [--upstream REPO[:BRANCH]] [--json] [--protect EMAIL]... "
 	  "[--allow-committer EMAIL]... [--max-commits N] [--keyring FILE] "
-	  "[--trust FPR[:TAGGLOB]]... REPO TAG",
+	  "[--trust FPR[:TAGGLOB]]... [--pull-request MAIL] REPO TAG",
 	  "check that a pull is what it claims to be" },
 	{ "gate", cmd_gate,
 	  "gate [--upstream REPO[:BRANCH]] [--tree DIR] [--branch NAME] "

@@ -1,5 +1,6 @@
 /* verify.c - resolve the pull, load it, run each check, produce the report. */
 #include "verifier/verify.h"
+#include "verifier/mail.h"
 #include "verifier/pull.h"
 #include "common/error.h"
 
@@ -16,6 +17,7 @@ static const check_fn checks[] = {
 	pg_check_back_merge,
 	pg_check_recent_rebase,
 	pg_check_date_anomaly,
+	pg_check_pull_request,
 };
 
 int pg_split_location(char **repo, char **branch, const char *arg)
