@@ -77,7 +77,8 @@ check-integration: $(O)/pullgate
 
 # The same suite under ASan+UBSan.
 check-sanitized:
-	$(MAKE) BUILD=asan check-unit check-integration
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
+		$(MAKE) BUILD=asan check-unit check-integration
 
 # Static checks on our own sources.
 check-code:

@@ -253,6 +253,11 @@ static int run_build(gate *g, pg_build_result *r, const char *log)
 	bo.cancel = g->o->cancel;
 	if ((err = pg_build_run(r, &bo)) < 0)
 		goto done;
+	if (r->cancelled) {
+		/* a cancelled build says nothing about the pull: no verdict */
+		err = pg_error_set(PG_ECANCELLED, "the build was cancelled");
+		goto done;
+	}
 	if (r->ok)
 		unlink(stamp.ptr); /* a complete build: nothing to distrust next time */
 done:
@@ -291,7 +296,6 @@ static int build_failure_findings(gate *g, const pg_build_result *r)
 		err = pg_report_add(&f, g->report, PG_CHECK_BUILD_ERROR,
 				    g->policy->severity[PG_CHECK_BUILD_ERROR], NULL, "%s",
 				    r->timed_out ? "the build did not finish in time" :
-				    r->cancelled ? "the build was cancelled" :
 				    "the build failed without a compiler diagnostic");
 		if (err == 0 && *last)
 			err = pg_finding_detail(f, "output", last, NULL);
@@ -342,8 +346,7 @@ static int stage_build(gate *g, pg_stage *st)
 			errors += merged.diags[i].error;
 		if ((err = build_failure_findings(g, &merged)) == 0)
 			err = pg_stage_set(st, PG_STAGE_FAILED, log.ptr, "%s",
-					   merged.timed_out ? "timed out" :
-					   merged.cancelled ? "cancelled" : "failed");
+					   merged.timed_out ? "timed out" : "failed");
 		goto done;
 	}
 	for (i = 0; i < merged.ndiags && err == 0; i++) {
@@ -550,6 +553,14 @@ static int prepare(gate *g)
 		err = pg_buf_printf(&g->build_dir, "%s/build/arm64-gcc", o->home);
 	if (err == 0)
 		err = mkdir_p(g->logs.ptr);
+	if (err == 0) {
+		/* the worktree itself is made by libgit2, its parent by us */
+		char *slash = strrchr(g->work.ptr, '/');
+
+		*slash = '\0';
+		err = mkdir_p(g->work.ptr);
+		*slash = '/';
+	}
 	if (err == 0)
 		err = take_lock(g);
 	if (err == 0)
@@ -575,6 +586,7 @@ int pg_gate_run(pg_report **out, const pg_pull_spec *spec, const pg_policy *poli
 {
 	gate g;
 	pg_stage *st = NULL;
+	char msg[1024];
 	uint64_t t0 = now_ms();
 	size_t i;
 	int err;
@@ -640,6 +652,8 @@ int pg_gate_run(pg_report **out, const pg_pull_spec *spec, const pg_policy *poli
 			break; /* failed, skipped (already merged) or waiting */
 	}
 done:
+	/* cleanup may meet errors of its own: keep the message of the one that stopped us */
+	snprintf(msg, sizeof(msg), "%s", err < 0 ? pg_error_last() : "");
 	cleanup(&g);
 	pg_tree_free(g.tree);
 	release_lock(&g);
@@ -649,13 +663,8 @@ done:
 	pg_buf_release(&g.logs);
 	pg_buf_release(&g.build_dir);
 	if (err < 0) {
-		/* keep the message: the report's stages say where it stopped */
-		char msg[1024];
-		int code = err;
-
-		snprintf(msg, sizeof(msg), "%s", pg_error_last());
 		pg_report_free(g.report);
-		return pg_error_set(code, "%s", msg);
+		return pg_error_set(err, "%s", msg);
 	}
 	*out = g.report;
 	return 0;

@@ -352,12 +352,33 @@ int pg_remove_tree(const char *path)
 	return 0;
 }
 
+/* 1 when a worktree of that name is registered, 0 when not. */
+static int worktree_registered(pg_tree *t, const char *name)
+{
+	git_strarray names = { NULL, 0 };
+	size_t i;
+	int gerr = git_worktree_list(&names, t->git), found = 0;
+
+	if (gerr < 0)
+		return pg_git_fail(gerr, "worktrees");
+	for (i = 0; i < names.count; i++)
+		if (!strcmp(names.strings[i], name))
+			found = 1;
+	git_strarray_dispose(&names);
+	return found;
+}
+
 int pg_tree_remove_worktree(pg_tree *t, const char *name, const char *path)
 {
 	git_worktree *wt = NULL;
 	git_worktree_prune_options popts;
 	int gerr;
 
+	/* libgit2's lookup of a missing worktree is not GIT_ENOTFOUND: list first */
+	if ((gerr = worktree_registered(t, name)) < 0)
+		return gerr;
+	if (gerr == 0)
+		return pg_remove_tree(path);
 	if ((gerr = git_worktree_lookup(&wt, t->git, name)) == 0) {
 		git_worktree_prune_options_init(&popts, GIT_WORKTREE_PRUNE_OPTIONS_VERSION);
 		popts.flags = GIT_WORKTREE_PRUNE_VALID | GIT_WORKTREE_PRUNE_LOCKED |

@@ -1,0 +1,30 @@
+#!/bin/sh
+# build.sh - a stand-in for scripts/kernel/build.sh in the gate tests: SRC BUILD LOG.
+#
+# FAKE_BUILD picks what it does with the merged tree (the one whose
+# include/linux/overflow.h carries take two's "fix"); the base tree always
+# builds with one old warning:
+#   ok      compile three objects
+#   warn    and print a new warning
+#   error   fail with a compiler error
+#   silent  fail with no diagnostic
+#   sleep   hang (to be killed or timed out)
+#   move    move the integration branch of FAKE_TREE to FAKE_MOVE_TO meanwhile
+set -eu
+src=$1 out=$2
+mkdir -p "$out"
+echo "  CC      lib/a.o"
+echo "  CC      lib/b.o"
+echo "  AS      arch/arm64/kernel/entry.o"
+echo "lib/old.c:1:1: warning: an old warning [-Wold]"
+grep -q fix "$src/include/linux/overflow.h" 2>/dev/null || exit 0
+: >"$out/merged-built-once"
+case ${FAKE_BUILD:-ok} in
+ok) ;;
+warn) echo "include/linux/overflow.h:2:5: warning: a new warning [-Wnew]" ;;
+error) echo "lib/overflow.c:3:7: error: 'boom' undeclared"; exit 2 ;;
+silent) echo "make: *** [Makefile:1] Error 1"; exit 2 ;;
+sleep) sleep 60 ;;
+move) git --git-dir="$FAKE_TREE" update-ref refs/heads/master "$FAKE_MOVE_TO" ;;
+esac
+exit 0

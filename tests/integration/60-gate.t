@@ -1,0 +1,154 @@
+#!/bin/sh
+# 60-gate.t - gate: each stage stops a bad pull, only approval moves the branch, reruns and kills are safe.
+set -eu
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/fixtures.sh"
+plan 47
+fixture_incident
+export PULLGATE_DATADIR="$TOP/tests/fakes"
+TREE="$SCRATCH/tree.git"
+git clone -q --bare "$FX/upstream.git" "$TREE"
+BASE=$(git --git-dir="$TREE" rev-parse master)
+T2=hardening-v6.16-rc1-fix1-take2
+KEY=hardening-v6.16-rc1-fix1-take2
+
+gate() {
+	run "$PULLGATE" gate --keyring "$KEYRING" --trust "$FPR_KEES" --upstream "$UP" \
+		--tree "$TREE" "$@" "$KEES" "$T2"
+}
+# state: the tree's refs, its registered worktrees and the work directory
+state() {
+	git --git-dir="$TREE" for-each-ref --format='%(objectname) %(refname)'
+	git --git-dir="$TREE" worktree list --porcelain | grep -c '^worktree' || true
+	ls "$PULLGATE_HOME/work" 2>/dev/null || true
+}
+reset_tree() {
+	git --git-dir="$TREE" update-ref refs/heads/master "$BASE"
+	git --git-dir="$TREE" for-each-ref --format='%(refname)' refs/pullgate refs/heads/pullgate |
+		while read -r r; do git --git-dir="$TREE" update-ref -d "$r"; done
+}
+stage() { printf '%s' "$out" | jq -r --arg s "$1" '.stages[] | select(.name == $s) | .status'; }
+messages() { printf '%s' "$out" | jq -r --arg c "$1" '.findings[] | select(.check == $c) | .message'; }
+CLEAN=$(state)
+
+# --- take one never gets past verify ------------------------------------------
+run "$PULLGATE" gate --json --keyring "$KEYRING" --trust "$FPR_KEES" --upstream "$UP" \
+	--tree "$TREE" --approve "$KEES" hardening-v6.16-rc1-fix1
+is "$rc" 1 "take one is rejected by the gate"
+is "$(printf '%s' "$out" | jq -r '[.stages[] | "\(.name):\(.status)"] | join(" ")')" "verify:failed" \
+	"at the verify stage: nothing is merged, built or booted"
+is "$(state)" "$CLEAN" "the tree is untouched"
+
+# --- a build error ---------------------------------------------------------------
+FAKE_BUILD=error gate --json --approve
+is "$rc" 1 "a build error rejects the pull"
+is "$(stage build)" "failed" "at the build stage"
+is "$(messages build-error)" "lib/overflow.c:3: 'boom' undeclared" "naming file, line and message"
+is "$(stage boot)" "" "and nothing is booted"
+is "$(state)" "$CLEAN" "the tree, its refs and worktrees are as they were"
+
+FAKE_BUILD=silent gate --json --approve
+is "$(messages build-error)" "the build failed without a compiler diagnostic" \
+	"a failure without a diagnostic is still a build-error"
+like "$(printf '%s' "$out" | jq -r '.findings[] | select(.check == "build-error") | .details[0].pull')" \
+	'make: \*\*\* \[Makefile:1\] Error 1' "quoting the end of the output"
+
+# --- a boot that fails, splats, or hangs -----------------------------------------
+FAKE_BOOT=fail gate --json --approve
+is "$rc" 1 "a failing KUnit case rejects the pull"
+is "$(messages ktap-failure)" "pullgate.randstruct_reorders failed" "naming the test"
+is "$(git --git-dir="$TREE" rev-parse master)" "$BASE" "the branch does not move"
+FAKE_BOOT=splat gate --json --approve
+is "$(messages kernel-splat)" "warn: WARNING: CPU: 0 PID: 1 at lib/overflow.c:10 probe+0x10/0x20" \
+	"a WARN splat rejects the pull, with its first line"
+FAKE_BOOT=timeout gate --json --approve
+is "$(messages boot-timeout)" "the kernel did not power off within 300 s" "a hung boot times out"
+is "$(state)" "$CLEAN" "after all of these the tree is as it was"
+
+# --- waiting for the maintainer ------------------------------------------------------
+gate --json --no-approve
+is "$rc" 0 "a clean pull passes every stage"
+is "$(stage approve)" "waiting" "and waits for the maintainer"
+MERGE=$(printf '%s' "$out" | jq -r .merge_commit)
+is "$(git --git-dir="$TREE" rev-parse master)" "$BASE" "the integration branch has not moved"
+is "$(git --git-dir="$TREE" rev-parse "refs/heads/pullgate/$KEY")" "$MERGE" \
+	"the tested merge waits on its own branch"
+is "$(git --git-dir="$TREE" worktree list --porcelain | grep -c '^worktree')" 1 \
+	"its worktree is gone"
+reset_tree
+
+# --- approval, with a new warning -------------------------------------------------------
+FAKE_BUILD=warn gate --json --approve
+is "$rc" 0 "a new warning alone does not reject"
+is "$(messages new-warning)" "include/linux/overflow.h:2: a new warning [-Wnew]" \
+	"the new warning is reported, the base build's old one is not"
+is "$(printf '%s' "$out" | jq -r '[.stages[] | "\(.name):\(.status)"] | join(" ")')" \
+	"verify:passed merge:passed build:passed boot:passed approve:passed" "every stage ran"
+MERGE=$(printf '%s' "$out" | jq -r .merge_commit)
+is "$(git --git-dir="$TREE" rev-parse master)" "$MERGE" "approval moved the branch to the tested merge"
+is "$(git --git-dir="$TREE" rev-list --count "$BASE..master")" 5 \
+	"exactly one new merge commit and the four commits of take two"
+is "$(git --git-dir="$TREE" rev-parse master^1) $(git --git-dir="$TREE" rev-parse master^2)" \
+	"$BASE $(git --git-dir="$KEES" rev-parse "$T2^{commit}")" "its parents: the old head and the tag's commit"
+is "$(git --git-dir="$TREE" cat-file -p master | sed -n 's/^mergetag object //p')" \
+	"$(git --git-dir="$KEES" rev-parse "$T2^{commit}")" "it embeds the tag in a mergetag header"
+is "$(git --git-dir="$TREE" rev-parse master^{tree})" \
+	"$(git --git-dir="$TREE" merge-tree --write-tree "$BASE" "$(git --git-dir="$KEES" rev-parse "$T2^{commit}")" 2>/dev/null ||
+	   git --git-dir="$KEES" merge-tree --write-tree "$BASE" "$T2^{commit}")" \
+	"its tree is what git's own merge gives"
+like "$(git --git-dir="$TREE" log -1 --show-signature master 2>&1)" "^merged tag '$T2'$" \
+	"git log --show-signature shows the merged tag"
+like "$(git --git-dir="$TREE" log -1 --show-signature master 2>&1)" 'Good signature from "Kees Cook <kees@kernel.org>"' \
+	"with a good signature"
+is "$(git --git-dir="$TREE" log -1 --format=%s master)" "Merge tag '$T2' of $KEES" "the subject is kernel style"
+like "$(git --git-dir="$TREE" log -1 --format=%B master)" "^Pull hardening fixes for v6.16-rc1 from Kees Cook:$" \
+	"the message names what was pulled from whom"
+like "$(git --git-dir="$TREE" log -1 --format=%B master)" "^  randstruct: gcc-plugin: Fix attribute addition$" \
+	"and lists the merged commits"
+notice=$(cat "$PULLGATE_HOME/logs/$KEY/notice.txt")
+like "$notice" "^The pull request you sent on Sun, 01 Jun 2025 09:00:00 -0700:$" "a notice dated by the tag"
+like "$notice" "^has been merged into $TREE:master:$" "naming the tree"
+like "$notice" "^$MERGE$" "and the merge commit"
+
+# --- rerunning an approved pull is safe -------------------------------------------------
+gate --json --approve
+is "$rc" 0 "rerunning the approved pull is safe"
+is "$(stage merge)" "skipped" "the merge finds it already merged"
+is "$(git --git-dir="$TREE" rev-parse master)" "$MERGE" "and nothing moves"
+reset_tree
+
+# --- the branch moves while the pull is tested: the compare-and-swap refuses ---------
+OTHER=$(git --git-dir="$TREE" rev-parse master~1)
+FAKE_BUILD=move FAKE_TREE="$TREE" FAKE_MOVE_TO="$OTHER" gate --approve
+is "$rc" 3 "a branch that moved under the test means pullgate cannot decide"
+like "$err" "moved while the pull was tested; nothing was changed" "and says so"
+is "$(git --git-dir="$TREE" rev-parse master)" "$OTHER" "the other update is not overwritten"
+reset_tree
+
+# --- killed in the middle of a build -----------------------------------------------------
+export FAKE_BUILD=sleep
+rm -f "$PULLGATE_HOME/build/arm64-gcc/merged-built-once"
+"$PULLGATE" gate --keyring "$KEYRING" --trust "$FPR_KEES" --upstream "$UP" --tree "$TREE" \
+	--approve "$KEES" "$T2" >/dev/null 2>&1 &
+pid=$!
+i=0
+while [ ! -e "$PULLGATE_HOME/build/arm64-gcc/merged-built-once" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+kill -INT "$pid"
+set +e; wait "$pid"; rc=$?; set -e
+is "$rc" 3 "SIGINT during the build stops the gate (exit 3)"
+is "$(state)" "$CLEAN" "and leaves the tree as it was"
+
+rm -f "$PULLGATE_HOME/build/arm64-gcc/merged-built-once"
+"$PULLGATE" gate --keyring "$KEYRING" --trust "$FPR_KEES" --upstream "$UP" --tree "$TREE" \
+	--approve "$KEES" "$T2" >/dev/null 2>&1 &
+pid=$!
+i=0
+while [ ! -e "$PULLGATE_HOME/build/arm64-gcc/merged-built-once" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+kill -KILL "$pid"
+set +e; wait "$pid" 2>/dev/null; set -e
+pkill -KILL -f "tests/fakes/scripts/kernel/build.sh" 2>/dev/null || true
+unset FAKE_BUILD
+gate --json --approve
+is "$rc" 0 "after a SIGKILL mid-build the next run goes through"
+is "$(git --git-dir="$TREE" worktree list --porcelain | grep -c '^worktree')" 1 \
+	"leaving no stale worktree behind"
