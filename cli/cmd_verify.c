@@ -13,6 +13,7 @@ enum {
 	OPT_PROTECT,
 	OPT_ALLOW,
 	OPT_MAX_COMMITS,
+	OPT_POLICY,
 };
 
 static const struct option options[] = {
@@ -21,6 +22,7 @@ static const struct option options[] = {
 	{ "protect", required_argument, NULL, OPT_PROTECT },
 	{ "allow-committer", required_argument, NULL, OPT_ALLOW },
 	{ "max-commits", required_argument, NULL, OPT_MAX_COMMITS },
+	{ "policy", required_argument, NULL, OPT_POLICY },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -45,12 +47,21 @@ int cmd_verify(int argc, char **argv)
 	pg_pull_spec spec;
 	pg_buf out = PG_BUF_INIT;
 	char *up_repo = NULL, *up_branch = NULL;
-	bool json = false;
+	const char *policy_file = NULL;
+	/* --protect and --allow-committer apply on top of --policy, wherever it comes */
+	const char **protect = NULL, **allow = NULL;
+	size_t nprotect = 0, nallow = 0, max_commits = 0, i;
+	bool json = false, have_max = false;
 	int c, rc = PG_EXIT_UNDECIDED, err;
 
 	memset(&spec, 0, sizeof(spec));
-	if (pg_policy_new_default(&policy) < 0)
-		return cli_fail(NULL);
+	protect = calloc((size_t)argc + 1, sizeof(*protect));
+	allow = calloc((size_t)argc + 1, sizeof(*allow));
+	if (!protect || !allow) {
+		pg_error_oom();
+		rc = cli_fail(NULL);
+		goto done;
+	}
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
@@ -72,18 +83,20 @@ int cmd_verify(int argc, char **argv)
 				rc = cli_usage("verify", "'%s' is not an e-mail address", optarg);
 				goto done;
 			}
-			if ((c == OPT_PROTECT ?
-			     pg_policy_list_add(&policy->protected_committers, &policy->nprotected, optarg) :
-			     pg_policy_list_add(&policy->allowed_committers, &policy->nallowed, optarg)) < 0) {
-				rc = cli_fail(NULL);
-				goto done;
-			}
+			if (c == OPT_PROTECT)
+				protect[nprotect++] = optarg;
+			else
+				allow[nallow++] = optarg;
 			break;
 		case OPT_MAX_COMMITS:
-			if (parse_count(&policy->max_commits, optarg) < 0) {
+			if (parse_count(&max_commits, optarg) < 0) {
 				rc = cli_usage("verify", "--max-commits wants a number, not '%s'", optarg);
 				goto done;
 			}
+			have_max = true;
+			break;
+		case OPT_POLICY:
+			policy_file = optarg;
 			break;
 		case 'h':
 			cli_usage("verify", NULL);
@@ -98,6 +111,25 @@ int cmd_verify(int argc, char **argv)
 		rc = cli_usage("verify", "verify wants a repository and a tag");
 		goto done;
 	}
+	if ((policy_file ? pg_policy_load(&policy, policy_file) :
+	     pg_policy_new_default(&policy)) < 0) {
+		rc = cli_fail(NULL);
+		goto done;
+	}
+	for (i = 0; i < nprotect; i++)
+		if (pg_policy_list_add(&policy->protected_committers, &policy->nprotected,
+				       protect[i]) < 0) {
+			rc = cli_fail(NULL);
+			goto done;
+		}
+	for (i = 0; i < nallow; i++)
+		if (pg_policy_list_add(&policy->allowed_committers, &policy->nallowed,
+				       allow[i]) < 0) {
+			rc = cli_fail(NULL);
+			goto done;
+		}
+	if (have_max)
+		policy->max_commits = max_commits;
 	spec.repo = argv[optind];
 	spec.tag = argv[optind + 1];
 	spec.upstream = up_repo;
@@ -124,6 +156,8 @@ done:
 	pg_buf_release(&out);
 	pg_report_free(report);
 	pg_policy_free(policy);
+	free(protect);
+	free(allow);
 	free(up_repo);
 	free(up_branch);
 	return rc;

@@ -6,9 +6,11 @@
 
 static const struct pg_cmd commands[] = {
 	{ "verify", cmd_verify,
-	  "verify [--upstream REPO[:BRANCH]] [--json] [--protect EMAIL]... "
+	  "verify [--policy FILE] [--upstream REPO[:BRANCH]] [--json] [--protect EMAIL]... "
 	  "[--allow-committer EMAIL]... [--max-commits N] REPO TAG",
 	  "check that a pull is what it claims to be" },
+	{ "policy", cmd_policy, "policy check FILE...",
+	  "validate policy files" },
 	{ "version", cmd_version, "version", "print the version" },
 };
 
