@@ -233,9 +233,9 @@ static void walk_fields(walker *w, const pg_yaml_node *map, const char *path,
 		if (j == nfields) {
 			unknown(w, k, "key", path, names, nfields);
 		} else if (seen[j]) {
-			problem(w, k, "duplicate key '%s'%s%s%s (first at line %u)", fields[j].key,
+			problem(w, k, "duplicate key '%s'%s%s%s (first at %u:%u)", fields[j].key,
 				*path ? " in '" : " at the top level", path, *path ? "'" : "",
-				seen[j]->mark.line);
+				seen[j]->mark.line, seen[j]->mark.column);
 		} else {
 			seen[j] = k;
 			if ((sub = join(w, path, fields[j].key))) {
@@ -262,7 +262,7 @@ static bool has_control(const char *s)
 static const char *want_string(walker *w, const pg_yaml_node *v, const char *path,
 			       const char *wants)
 {
-	if (v->type != PG_YAML_SCALAR || pg_yaml_is_null(v)) {
+	if (v->type != PG_YAML_SCALAR || pg_yaml_is_null(v) || !v->len) {
 		wrong(w, v, path, wants);
 		return NULL;
 	}
@@ -440,18 +440,13 @@ static bool valid(walker *w, const pg_yaml_node *v, const char *path, const char
 
 /* A list of strings that each pass why(); appended to *list. */
 static void walk_strings(walker *w, const pg_yaml_node *v, const char *path, const char *wants,
-			 const char *(*why)(const char *), char ***list, size_t *n)
+			 const char *list_wants, const char *(*why)(const char *), char ***list,
+			 size_t *n)
 {
 	size_t i;
 
 	if (v->type != PG_YAML_LIST) {
-		pg_buf what = PG_BUF_INIT;
-
-		if (pg_buf_printf(&what, "a list of %ss", wants) < 0)
-			fail(w, PG_ENOMEM);
-		else
-			wrong(w, v, path, what.ptr);
-		pg_buf_release(&what);
+		wrong(w, v, path, list_wants);
 		return;
 	}
 	for (i = 0; i < v->n && w->err == 0; i++) {
@@ -501,7 +496,8 @@ static void set_emails(walker *w, const pg_yaml_node *v, const char *path, const
 	char ***list = (char ***)((char *)w->p + f->offset);
 	size_t *n = (size_t *)((char *)w->p + f->count);
 
-	walk_strings(w, v, path, "an e-mail address", why_email, list, n);
+	walk_strings(w, v, path, "an e-mail address", "a list of e-mail addresses", why_email,
+		     list, n);
 }
 
 static void set_globs(walker *w, const pg_yaml_node *v, const char *path, const field *f)
@@ -509,7 +505,7 @@ static void set_globs(walker *w, const pg_yaml_node *v, const char *path, const 
 	char ***list = (char ***)((char *)w->p + f->offset);
 	size_t *n = (size_t *)((char *)w->p + f->count);
 
-	walk_strings(w, v, path, "a glob", why_glob, list, n);
+	walk_strings(w, v, path, "a glob", "a list of globs", why_glob, list, n);
 }
 
 #define KEY(name, walk) { .key = name, .fn = walk }
@@ -614,8 +610,8 @@ static void set_fingerprint(walker *w, const pg_yaml_node *v, const char *path, 
 		if (fpr[i] >= 'a' && fpr[i] <= 'f')
 			fpr[i] = (char)(fpr[i] - 'a' + 'A');
 	if ((first = pg_map_get(&w->fingerprints, fpr, 40))) {
-		problem(w, v, "'%s' repeats the fingerprint given at line %u: one entry per key",
-			path, first->mark.line);
+		problem(w, v, "'%s' repeats the fingerprint given at %u:%u: one entry per key",
+			path, first->mark.line, first->mark.column);
 		free(fpr);
 		return;
 	}
@@ -627,8 +623,8 @@ static void set_fingerprint(walker *w, const pg_yaml_node *v, const char *path, 
 static void set_identities(walker *w, const pg_yaml_node *v, const char *path, const field *f)
 {
 	(void)f;
-	walk_strings(w, v, path, "an e-mail address", why_email, &w->signer->identities,
-		     &w->signer->nidentities);
+	walk_strings(w, v, path, "an e-mail address", "a list of e-mail addresses", why_email,
+		     &w->signer->identities, &w->signer->nidentities);
 	if (v->type == PG_YAML_LIST && v->n == 0)
 		problem(w, v, "'%s' wants at least one e-mail address: those the key signs as",
 			path);
@@ -638,14 +634,15 @@ static void set_signer_repos(walker *w, const pg_yaml_node *v, const char *path,
 			     const field *f)
 {
 	(void)f;
-	walk_strings(w, v, path, "a glob", why_glob, &w->signer->repositories,
-		     &w->signer->nrepositories);
+	walk_strings(w, v, path, "a glob", "a list of globs", why_glob,
+		     &w->signer->repositories, &w->signer->nrepositories);
 }
 
 static void set_signer_tags(walker *w, const pg_yaml_node *v, const char *path, const field *f)
 {
 	(void)f;
-	walk_strings(w, v, path, "a glob", why_glob, &w->signer->tags, &w->signer->ntags);
+	walk_strings(w, v, path, "a glob", "a list of globs", why_glob, &w->signer->tags,
+		     &w->signer->ntags);
 }
 
 static void walk_signers(walker *w, const pg_yaml_node *v, const char *path, const field *f)
@@ -738,8 +735,8 @@ static void walk_checks(walker *w, const pg_yaml_node *v, const char *path, cons
 			continue;
 		}
 		if (seen[id]) {
-			problem(w, k, "duplicate key '%s' in '%s' (first at line %u)", names[id],
-				path, seen[id]->mark.line);
+			problem(w, k, "duplicate key '%s' in '%s' (first at %u:%u)", names[id],
+				path, seen[id]->mark.line, seen[id]->mark.column);
 			continue;
 		}
 		seen[id] = k;
