@@ -67,8 +67,12 @@ deps:
 check-unit: $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "# $$t"; $$t; done
 
+# The incident fixtures are built once and shared, read-only, by the tests.
 check-integration: $(O)/pullgate
-	PULLGATE=$(CURDIR)/$(O)/pullgate prove -j2 tests/integration/
+	rm -rf $(O)/fixtures
+	fixtures/incident.sh $(O)/fixtures/incident >/dev/null
+	PULLGATE=$(CURDIR)/$(O)/pullgate PULLGATE_FIXTURES=$(CURDIR)/$(O)/fixtures \
+		prove -j2 tests/integration/
 
 # The same suite under ASan+UBSan.
 check-sanitized:

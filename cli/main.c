@@ -12,6 +12,7 @@ static const struct pg_cmd commands[] = {
 	{ "policy", cmd_policy, "policy check FILE...",
 	  "validate policy files" },
 	{ "version", cmd_version, "version", "print the version" },
+	{ "ktap", cmd_ktap, "ktap [--json] LOGFILE", "judge a kernel boot log (KTAP, splats)" },
 };
 
 static const struct pg_cmd *find_cmd(const char *name)

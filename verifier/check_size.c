@@ -46,7 +46,8 @@ int pg_check_range_size(pg_pull *p)
 	if (described && p->ncommits - merges > described) {
 		err = pg_report_add(&f, p->report, PG_CHECK_RANGE_SIZE, sev, NULL,
 				    "the pull has %zu commits (%zu merges), the tag message "
-				    "describes %zu changes", p->ncommits, merges, described);
+				    "describes %zu change%s", p->ncommits, merges, described,
+				    described == 1 ? "" : "s");
 		snprintf(a, sizeof(a), "%zu", p->ncommits - merges);
 		snprintf(b, sizeof(b), "%zu", described);
 		if (err == 0)

@@ -79,9 +79,23 @@ bool pg_upstream_is_maintainer(const pg_upstream *u, const char *email);
 /* Top-level bullets ("- x", "* x") in a tag message: the changes it describes. */
 size_t pg_count_described(const char *msg, size_t len);
 
+/* Whether c has a Signed-off-by trailer naming email. */
+bool pg_commit_signed_off_by(const pg_commit *c, const char *email);
+
+/*
+ * Split a Fixes: trailer value 'SHA ("subject")': the id's length and the
+ * quoted subject (borrowed).  0, or -1 when the value is not of that form.
+ */
+int pg_fixes_parse(const char *value, size_t *idlen, const char **subject, size_t *sublen);
+
 /* The checks, each in its own file. */
 int pg_check_rewritten_upstream(pg_pull *p);
 int pg_check_foreign_committer(pg_pull *p);
 int pg_check_range_size(pg_pull *p);
+int pg_check_signoff(pg_pull *p);
+int pg_check_fixes_tag(pg_pull *p);
+int pg_check_back_merge(pg_pull *p);
+int pg_check_recent_rebase(pg_pull *p);
+int pg_check_date_anomaly(pg_pull *p);
 
 #endif

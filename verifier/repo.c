@@ -1,9 +1,9 @@
 /* repo.c - libgit2 behind pullgate's own types: object cache, fetch, reads and walks. */
 #include "verifier/repo.h"
 #include "common/error.h"
+#include "common/git.h"
 #include "common/map.h"
 
-#include <git2.h>
 #include <sys/stat.h>
 
 struct pg_repo {
@@ -12,41 +12,6 @@ struct pg_repo {
 	char **attached_keys;
 	size_t nattached;
 };
-
-/* Convert a libgit2 failure to one of ours, keeping its message. */
-static int git_fail(int gerr, const char *fmt, ...) PG_PRINTF(2, 3);
-static int git_fail(int gerr, const char *fmt, ...)
-{
-	const git_error *e = git_error_last();
-	char what[512];
-	va_list ap;
-	int code;
-
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	switch (gerr) {
-	case GIT_ENOTFOUND: code = PG_ENOTFOUND; break;
-	case GIT_EEXISTS: code = PG_EEXISTS; break;
-	case GIT_EINVALIDSPEC: code = PG_EINVALID; break;
-	case GIT_ELOCKED:
-	case GIT_EMODIFIED: code = PG_ECONFLICT; break;
-	case GIT_EUSER: code = PG_ECANCELLED; break;
-	default: code = PG_ERROR; break;
-	}
-	return pg_error_set(code, "%s: %s", what, e && e->message ? e->message : "libgit2 error");
-}
-
-static const git_oid *to_git(const pg_oid *id)
-{
-	/* both are 20 raw bytes of SHA-1 */
-	return (const git_oid *)(const void *)id->id;
-}
-
-static void from_git(pg_oid *out, const git_oid *id)
-{
-	memcpy(out->id, id->id, PG_OID_RAWSZ);
-}
 
 static int mkdirs(const char *path)
 {
@@ -76,8 +41,8 @@ int pg_repo_open_cache(pg_repo **out, const char *home)
 	int err, gerr;
 
 	*out = NULL;
-	if ((gerr = git_libgit2_init()) < 0)
-		return git_fail(gerr, "libgit2");
+	if ((err = pg_git_init()) < 0)
+		return err;
 	if (!(r = calloc(1, sizeof(*r)))) {
 		err = pg_error_oom();
 		goto done;
@@ -90,7 +55,7 @@ int pg_repo_open_cache(pg_repo **out, const char *home)
 	if (gerr == GIT_ENOTFOUND)
 		gerr = git_repository_init(&r->git, path.ptr, 1);
 	if (gerr < 0) {
-		err = git_fail(gerr, "cache '%s'", path.ptr);
+		err = pg_git_fail(gerr, "cache '%s'", path.ptr);
 		goto done;
 	}
 	*out = r;
@@ -121,14 +86,17 @@ void pg_repo_free(pg_repo *r)
 
 static bool is_local(const char *location)
 {
+	const char *colon = strchr(location, ':'), *slash = strchr(location, '/');
 	struct stat st;
 
 	if (!strncmp(location, "file://", 7))
 		return true;
 	if (strstr(location, "://"))
 		return false;
-	/* scp-like "host:path" is remote unless a directory of that name exists */
-	return stat(location, &st) == 0 && S_ISDIR(st.st_mode);
+	/* scp-like "[user@]host:path" is remote unless a directory of that name exists */
+	if (colon && (!slash || colon < slash))
+		return stat(location, &st) == 0 && S_ISDIR(st.st_mode);
+	return true;
 }
 
 static int full_ref_name(pg_buf *out, enum pg_ref_kind kind, const char *name)
@@ -168,7 +136,7 @@ static int attach_local(pg_repo *r, git_repository **src_out, const char *locati
 
 	gerr = git_repository_open_ext(&src, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL);
 	if (gerr < 0) {
-		err = git_fail(gerr, "repository '%s'", location);
+		err = pg_git_fail(gerr, "repository '%s'", location);
 		goto done;
 	}
 	if ((err = pg_buf_printf(&objects, "%sobjects", git_repository_commondir(src))) < 0)
@@ -176,7 +144,7 @@ static int attach_local(pg_repo *r, git_repository **src_out, const char *locati
 	if (!pg_map_gets(&r->attached, objects.ptr)) {
 		if ((gerr = git_repository_odb(&odb, r->git)) < 0 ||
 		    (gerr = git_odb_add_disk_alternate(odb, objects.ptr)) < 0) {
-			err = git_fail(gerr, "repository '%s'", location);
+			err = pg_git_fail(gerr, "repository '%s'", location);
 			goto done;
 		}
 		grown = realloc(r->attached_keys, (r->nattached + 1) * sizeof(*grown));
@@ -212,10 +180,10 @@ static int resolve_local(pg_oid *out, pg_repo *r, const char *location, const ch
 	if (gerr < 0) {
 		err = gerr == GIT_ENOTFOUND ?
 			pg_error_set(PG_ENOTFOUND, "'%s' not found in '%s'", full, location) :
-			git_fail(gerr, "'%s' in '%s'", full, location);
+			pg_git_fail(gerr, "'%s' in '%s'", full, location);
 		goto done;
 	}
-	from_git(out, git_reference_target(resolved));
+	pg_oid_from_git(out, git_reference_target(resolved));
 done:
 	git_reference_free(resolved);
 	git_reference_free(ref);
@@ -244,7 +212,7 @@ static int resolve_remote(pg_oid *out, pg_repo *r, const char *url, const char *
 	opts.update_fetchhead = 0;
 	if ((gerr = git_remote_create_anonymous(&remote, r->git, url)) < 0 ||
 	    (gerr = git_remote_fetch(remote, &arr, &opts, NULL)) < 0) {
-		err = git_fail(gerr, "fetch '%s' from '%s'", full, url);
+		err = pg_git_fail(gerr, "fetch '%s' from '%s'", full, url);
 		goto done;
 	}
 	gerr = git_reference_lookup(&ref, r->git, local.ptr);
@@ -253,10 +221,10 @@ static int resolve_remote(pg_oid *out, pg_repo *r, const char *url, const char *
 	if (gerr < 0) {
 		err = gerr == GIT_ENOTFOUND ?
 			pg_error_set(PG_ENOTFOUND, "'%s' not found in '%s'", full, url) :
-			git_fail(gerr, "'%s' in '%s'", full, url);
+			pg_git_fail(gerr, "'%s' in '%s'", full, url);
 		goto done;
 	}
-	from_git(out, git_reference_target(resolved));
+	pg_oid_from_git(out, git_reference_target(resolved));
 done:
 	git_reference_free(resolved);
 	git_reference_free(ref);
@@ -311,13 +279,13 @@ int pg_repo_object_type(enum pg_object_type *out, pg_repo *r, const pg_oid *id)
 	int gerr;
 
 	if ((gerr = git_repository_odb(&odb, r->git)) == 0)
-		gerr = git_odb_read_header(&len, &type, odb, to_git(id));
+		gerr = git_odb_read_header(&len, &type, odb, pg_git_oid(id));
 	git_odb_free(odb);
 	if (gerr < 0) {
 		char hex[PG_OID_HEXSZ + 1];
 
 		pg_oid_tohex(hex, id);
-		return git_fail(gerr, "object %s", hex);
+		return pg_git_fail(gerr, "object %s", hex);
 	}
 	*out = from_git_type(type);
 	return 0;
@@ -331,12 +299,12 @@ int pg_repo_read_raw(pg_buf *out, enum pg_object_type *type, pg_repo *r, const p
 	int gerr, err = 0;
 
 	if ((gerr = git_repository_odb(&odb, r->git)) == 0)
-		gerr = git_odb_read(&obj, odb, to_git(id));
+		gerr = git_odb_read(&obj, odb, pg_git_oid(id));
 	if (gerr < 0) {
 		pg_oid_tohex(hex, id);
 		err = gerr == GIT_ENOTFOUND ?
 			pg_error_set(PG_ENOTFOUND, "object %s not found", hex) :
-			git_fail(gerr, "object %s", hex);
+			pg_git_fail(gerr, "object %s", hex);
 		goto done;
 	}
 	if (type)
@@ -389,6 +357,65 @@ int pg_repo_read_tag(pg_tagobj **out, pg_repo *r, const pg_oid *id)
 	return err;
 }
 
+/*
+ * libgit2's walk stops at a commit it cannot parse without naming it.  Find
+ * that commit with our own lenient parser (bounded) and name it in the
+ * error; otherwise keep the original error.
+ */
+#define DIAGNOSE_MAX 100000
+
+static int name_unparseable(pg_repo *r, const pg_oid *tip, int err)
+{
+	pg_oid *queue = NULL;
+	pg_map seen = PG_MAP_INIT;
+	size_t head = 0, tail = 0, i;
+	char hex[PG_OID_HEXSZ + 1], saved[512];
+
+	snprintf(saved, sizeof(saved), "%s", pg_error_last());
+	if (!(queue = malloc(DIAGNOSE_MAX * sizeof(*queue))))
+		return err;
+	queue[tail++] = *tip;
+	while (head < tail) {
+		pg_oid id = queue[head++];
+		git_commit *gc = NULL;
+		pg_commit *c = NULL;
+
+		if (git_commit_lookup(&gc, r->git, pg_git_oid(&id)) < 0) {
+			const git_error *e = git_error_last();
+
+			pg_oid_tohex(hex, &id);
+			err = pg_error_set(PG_EINVALID, "commit %s is malformed: %s", hex,
+					   e && e->message ? e->message : "cannot be parsed");
+			goto done;
+		}
+		git_commit_free(gc);
+		if (pg_repo_read_commit(&c, r, &id) < 0)
+			continue;
+		/* the walk's quick parser insists on a committer with an e-mail and a date */
+		if (!c->committer.email[0] || !c->committer.time) {
+			pg_oid_tohex(hex, &id);
+			err = pg_error_set(PG_EINVALID, "commit %s is malformed: its committer "
+					   "line has no e-mail or no date", hex);
+			pg_commit_free(c);
+			goto done;
+		}
+		for (i = 0; i < c->nparents && tail < DIAGNOSE_MAX; i++) {
+			if (pg_map_get(&seen, c->parents[i].id, PG_OID_RAWSZ))
+				continue;
+			queue[tail] = c->parents[i];
+			if (pg_map_set(&seen, queue[tail].id, PG_OID_RAWSZ, &queue[tail]) < 0)
+				break;
+			tail++;
+		}
+		pg_commit_free(c);
+	}
+	pg_error_set(err, "%s", saved);
+done:
+	pg_map_release(&seen);
+	free(queue);
+	return err;
+}
+
 int pg_repo_walk_range(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tip,
 		       const pg_oid *hide, size_t nhide)
 {
@@ -402,13 +429,13 @@ int pg_repo_walk_range(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tip,
 	*n = 0;
 	if ((gerr = git_revwalk_new(&walk, r->git)) < 0 ||
 	    (gerr = git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE)) < 0 ||
-	    (gerr = git_revwalk_push(walk, to_git(tip))) < 0) {
-		err = git_fail(gerr, "walk");
+	    (gerr = git_revwalk_push(walk, pg_git_oid(tip))) < 0) {
+		err = name_unparseable(r, tip, pg_git_fail(gerr, "walk"));
 		goto done;
 	}
 	for (i = 0; i < nhide; i++) {
-		if ((gerr = git_revwalk_hide(walk, to_git(&hide[i]))) < 0) {
-			err = git_fail(gerr, "walk");
+		if ((gerr = git_revwalk_hide(walk, pg_git_oid(&hide[i]))) < 0) {
+			err = name_unparseable(r, &hide[i], pg_git_fail(gerr, "walk"));
 			goto done;
 		}
 	}
@@ -423,10 +450,10 @@ int pg_repo_walk_range(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tip,
 			}
 			list = grown;
 		}
-		from_git(&list[count++], &id);
+		pg_oid_from_git(&list[count++], &id);
 	}
 	if (gerr != GIT_ITEROVER) {
-		err = git_fail(gerr, "walk");
+		err = name_unparseable(r, tip, pg_git_fail(gerr, "walk"));
 		goto done;
 	}
 	*out = list;
@@ -521,7 +548,7 @@ static pg_oid *arena_add(oid_arena *a, const git_oid *id)
 	}
 	slot = &a->chunks[a->used / ARENA_CHUNK][a->used % ARENA_CHUNK];
 	a->used++;
-	from_git(slot, id);
+	pg_oid_from_git(slot, id);
 	return slot;
 }
 
@@ -547,7 +574,7 @@ static int walk_enqueue(pg_repo *r, heap *h, pg_map *seen, oid_arena *arena,
 	if ((err = pg_map_set(seen, slot->id, PG_OID_RAWSZ, slot)) < 0)
 		return err;
 	if ((gerr = git_commit_lookup(&c, r->git, id)) < 0)
-		return git_fail(gerr, "walk");
+		return pg_git_fail(gerr, "walk");
 	err = heap_push(h, git_commit_time(c), slot);
 	git_commit_free(c);
 	return err;
@@ -562,7 +589,7 @@ int pg_repo_walk_since(pg_repo *r, const pg_oid *tip, int64_t since, size_t max,
 	size_t visited = 0, slop = SINCE_SLOP;
 	int gerr, err;
 
-	err = walk_enqueue(r, &h, &seen, &arena, to_git(tip));
+	err = walk_enqueue(r, &h, &seen, &arena, pg_git_oid(tip));
 	while (err == 0 && h.len && visited < max) {
 		heap_item it = heap_pop(&h);
 		git_commit *c = NULL;
@@ -571,13 +598,13 @@ int pg_repo_walk_since(pg_repo *r, const pg_oid *tip, int64_t since, size_t max,
 
 		if (it.time < since && --slop == 0)
 			break;
-		if ((gerr = git_commit_lookup(&c, r->git, to_git(&it.id))) < 0) {
-			err = git_fail(gerr, "walk");
+		if ((gerr = git_commit_lookup(&c, r->git, pg_git_oid(&it.id))) < 0) {
+			err = pg_git_fail(gerr, "walk");
 			break;
 		}
 		np = git_commit_parentcount(c);
 		if (np)
-			from_git(&first, git_commit_parent_id(c, 0));
+			pg_oid_from_git(&first, git_commit_parent_id(c, 0));
 		for (i = 0; i < np && err == 0; i++)
 			err = walk_enqueue(r, &h, &seen, &arena, git_commit_parent_id(c, i));
 		git_commit_free(c);
@@ -603,17 +630,17 @@ int pg_repo_patch_id(pg_oid *out, pg_repo *r, const pg_commit *c)
 	if (c->nparents > 1)
 		return pg_error_set(PG_EINVALID, "a merge has no patch id");
 	if (c->nparents == 1) {
-		gerr = git_commit_lookup(&parent, r->git, to_git(&c->parents[0]));
+		gerr = git_commit_lookup(&parent, r->git, pg_git_oid(&c->parents[0]));
 		if (gerr == 0)
 			gerr = git_commit_tree(&old_tree, parent);
 		if (gerr < 0)
 			goto fail;
 	}
-	if ((gerr = git_tree_lookup(&new_tree, r->git, to_git(&c->tree))) < 0 ||
+	if ((gerr = git_tree_lookup(&new_tree, r->git, pg_git_oid(&c->tree))) < 0 ||
 	    (gerr = git_diff_tree_to_tree(&diff, r->git, old_tree, new_tree, NULL)) < 0 ||
 	    (gerr = git_diff_patchid(&pid, diff, NULL)) < 0)
 		goto fail;
-	from_git(out, &pid);
+	pg_oid_from_git(out, &pid);
 	git_diff_free(diff);
 	git_tree_free(new_tree);
 	git_tree_free(old_tree);
@@ -624,7 +651,7 @@ fail:
 	git_tree_free(new_tree);
 	git_tree_free(old_tree);
 	git_commit_free(parent);
-	return git_fail(gerr, "patch id");
+	return pg_git_fail(gerr, "patch id");
 }
 
 int pg_repo_is_ancestor(pg_repo *r, const pg_oid *ancestor, const pg_oid *descendant)
@@ -633,8 +660,31 @@ int pg_repo_is_ancestor(pg_repo *r, const pg_oid *ancestor, const pg_oid *descen
 
 	if (!pg_oid_cmp(ancestor, descendant))
 		return 1;
-	gerr = git_graph_descendant_of(r->git, to_git(descendant), to_git(ancestor));
+	gerr = git_graph_descendant_of(r->git, pg_git_oid(descendant), pg_git_oid(ancestor));
 	if (gerr < 0)
-		return git_fail(gerr, "ancestry");
+		return pg_git_fail(gerr, "ancestry");
 	return gerr;
+}
+
+int pg_repo_resolve_prefix(pg_oid *out, pg_repo *r, const char *hex, size_t len)
+{
+	git_object *obj = NULL;
+	git_oid prefix;
+	int gerr;
+
+	if (len < 4 || len > PG_OID_HEXSZ)
+		return pg_error_set(PG_EINVALID, "'%.*s' is not an abbreviated id",
+				    (int)(len > 64 ? 64 : len), hex);
+	if (git_oid_fromstrn(&prefix, hex, len) < 0)
+		return pg_error_set(PG_EINVALID, "'%.*s' is not hex", (int)len, hex);
+	gerr = git_object_lookup_prefix(&obj, r->git, &prefix, len, GIT_OBJECT_COMMIT);
+	if (gerr == GIT_ENOTFOUND)
+		return pg_error_set(PG_ENOTFOUND, "no commit %.*s", (int)len, hex);
+	if (gerr == GIT_EAMBIGUOUS)
+		return pg_error_set(PG_EINVALID, "%.*s is ambiguous", (int)len, hex);
+	if (gerr < 0)
+		return pg_git_fail(gerr, "commit %.*s", (int)len, hex);
+	pg_oid_from_git(out, git_object_id(obj));
+	git_object_free(obj);
+	return 0;
 }

@@ -73,6 +73,12 @@ int pg_repo_patch_id(pg_oid *out, pg_repo *r, const pg_commit *c);
 /* 1 when ancestor is descendant or one of its ancestors, 0 when not. */
 int pg_repo_is_ancestor(pg_repo *r, const pg_oid *ancestor, const pg_oid *descendant);
 
+/*
+ * Resolve an abbreviated commit id (at least 4 hex digits).  PG_ENOTFOUND
+ * when nothing matches, PG_EINVALID when it is not hex or is ambiguous.
+ */
+int pg_repo_resolve_prefix(pg_oid *out, pg_repo *r, const char *hex, size_t len);
+
 /* Whether a string is a valid ref name component set (e.g. a tag name). */
 bool pg_repo_refname_valid(const char *full_ref);
 

@@ -28,6 +28,12 @@ void pg_report_free(pg_report *r)
 
 	if (!r)
 		return;
+	for (i = 0; i < r->nstages; i++) {
+		free(r->stages[i].name);
+		free(r->stages[i].log);
+		free(r->stages[i].summary);
+	}
+	free(r->stages);
 	for (i = 0; i < r->nfindings; i++)
 		finding_release(&r->findings[i]);
 	free(r->findings);
@@ -148,4 +154,57 @@ size_t pg_report_count_check(const pg_report *r, enum pg_check_id check)
 enum pg_verdict pg_report_verdict(const pg_report *r)
 {
 	return pg_report_count(r, PG_SEV_ERROR) ? PG_VERDICT_REJECT : PG_VERDICT_ACCEPT;
+}
+
+const char *pg_stage_status_name(enum pg_stage_status s)
+{
+	switch (s) {
+	case PG_STAGE_PASSED: return "passed";
+	case PG_STAGE_FAILED: return "failed";
+	case PG_STAGE_ERROR: return "error";
+	case PG_STAGE_SKIPPED: return "skipped";
+	case PG_STAGE_WAITING: return "waiting";
+	}
+	return "error";
+}
+
+int pg_report_add_stage(pg_stage **out, pg_report *r, const char *name)
+{
+	pg_stage *grown = realloc(r->stages, (r->nstages + 1) * sizeof(*grown));
+
+	*out = NULL;
+	if (!grown)
+		return pg_error_oom();
+	r->stages = grown;
+	memset(&grown[r->nstages], 0, sizeof(*grown));
+	if (!(grown[r->nstages].name = pg_strdup(name)))
+		return PG_ENOMEM;
+	*out = &grown[r->nstages++];
+	return 0;
+}
+
+int pg_stage_set(pg_stage *s, enum pg_stage_status status, const char *log, const char *fmt, ...)
+{
+	pg_buf b = PG_BUF_INIT;
+	va_list ap;
+	int err = 0;
+
+	s->status = status;
+	if (log) {
+		free(s->log);
+		if (!(s->log = pg_strdup(log)))
+			return PG_ENOMEM;
+	}
+	if (fmt) {
+		va_start(ap, fmt);
+		err = pg_buf_vprintf(&b, fmt, ap);
+		va_end(ap);
+		if (err == 0) {
+			free(s->summary);
+			if (!(s->summary = pg_buf_detach(&b)))
+				err = PG_ENOMEM;
+		}
+	}
+	pg_buf_release(&b);
+	return err;
 }

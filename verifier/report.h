@@ -31,6 +31,25 @@ typedef struct pg_finding {
 	size_t ndetails;
 } pg_finding;
 
+/* One stage of `pullgate gate`: verify, merge, build, boot, approve. */
+enum pg_stage_status {
+	PG_STAGE_PASSED,
+	PG_STAGE_FAILED,   /* the pull is bad at this stage: findings say why */
+	PG_STAGE_ERROR,    /* the stage could not run: pullgate could not decide */
+	PG_STAGE_SKIPPED,
+	PG_STAGE_WAITING,  /* approval waits for the maintainer */
+};
+
+typedef struct pg_stage {
+	char *name;
+	enum pg_stage_status status;
+	uint64_t elapsed_ms;
+	char *log;         /* path of the stage's log, or NULL */
+	char *summary;     /* one line, or NULL */
+} pg_stage;
+
+const char *pg_stage_status_name(enum pg_stage_status s);
+
 enum pg_verdict {
 	PG_VERDICT_ACCEPT = 0,
 	PG_VERDICT_REJECT = 1,
@@ -49,6 +68,11 @@ typedef struct pg_report {
 	size_t upstream_examined; /* upstream commits the analysis looked at */
 	pg_finding *findings;
 	size_t nfindings;
+	pg_stage *stages;    /* empty for a plain verify */
+	size_t nstages;
+	bool has_merge;
+	pg_oid merge_commit; /* the tested merge, once the merge stage made it */
+	bool approved;       /* the integration branch moved to merge_commit */
 } pg_report;
 
 int pg_report_new(pg_report **out);
@@ -67,6 +91,11 @@ int pg_finding_detail(pg_finding *f, const char *field, const char *pull,
 		      const char *upstream);
 int pg_finding_detailf(pg_finding *f, const char *field, const char *fmt, ...)
 	PG_PRINTF(3, 4);
+
+/* Add a stage (status PASSED until set); *out borrowed until the next add. */
+int pg_report_add_stage(pg_stage **out, pg_report *r, const char *name);
+int pg_stage_set(pg_stage *s, enum pg_stage_status status, const char *log,
+		 const char *fmt, ...) PG_PRINTF(4, 5);
 
 size_t pg_report_count(const pg_report *r, enum pg_severity sev);
 enum pg_verdict pg_report_verdict(const pg_report *r);

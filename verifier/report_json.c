@@ -73,6 +73,34 @@ static json_t *finding_json(const pg_finding *f)
 	return o;
 }
 
+static json_t *stages_json(const pg_report *r)
+{
+	json_t *a = json_array();
+	bool ok = a != NULL;
+	size_t i;
+
+	for (i = 0; i < r->nstages && ok; i++) {
+		json_t *s = json_object();
+
+		if (!s) {
+			ok = false;
+			break;
+		}
+		set(s, "name", str(r->stages[i].name), &ok);
+		set(s, "status", json_string(pg_stage_status_name(r->stages[i].status)), &ok);
+		set(s, "seconds", json_real((double)r->stages[i].elapsed_ms / 1000), &ok);
+		set(s, "log", str(r->stages[i].log), &ok);
+		set(s, "summary", str(r->stages[i].summary), &ok);
+		if (json_array_append_new(a, s) < 0)
+			ok = false;
+	}
+	if (!ok) {
+		json_decref(a);
+		return NULL;
+	}
+	return a;
+}
+
 int pg_report_format_json(pg_buf *out, const pg_report *r)
 {
 	json_t *root = json_object(), *findings = json_array();
@@ -108,6 +136,12 @@ int pg_report_format_json(pg_buf *out, const pg_report *r)
 			ok = false;
 	}
 	set(root, "findings", findings, &ok);
+	if (ok && r->nstages)
+		set(root, "stages", stages_json(r), &ok);
+	if (ok && r->nstages) {
+		set(root, "merge_commit", r->has_merge ? oid(&r->merge_commit) : json_null(), &ok);
+		set(root, "approved", json_boolean(r->approved), &ok);
+	}
 	if (ok && (text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER)))
 		err = pg_buf_puts(out, text);
 	else

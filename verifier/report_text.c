@@ -85,6 +85,36 @@ static int put_finding(pg_buf *out, const pg_finding *f)
 	return 0;
 }
 
+static int put_stages(pg_buf *out, const pg_report *r)
+{
+	size_t i;
+	int err = pg_buf_puts(out, r->nfindings ? "\nstages:\n" : "stages:\n");
+
+	for (i = 0; i < r->nstages && err == 0; i++) {
+		const pg_stage *s = &r->stages[i];
+
+		err = pg_buf_printf(out, "  %-8s %-8s %7.1fs  ", s->name,
+				    pg_stage_status_name(s->status), (double)s->elapsed_ms / 1000);
+		if (err == 0)
+			err = put_safe(out, s->summary, VALUE_MAX);
+		if (err == 0 && s->log) {
+			err = pg_buf_puts(out, "\n           log: ");
+			if (err == 0)
+				err = put_safe(out, s->log, VALUE_MAX);
+		}
+		if (err == 0)
+			err = pg_buf_putc(out, '\n');
+	}
+	if (err == 0 && r->has_merge) {
+		char hex[PG_OID_HEXSZ + 1];
+
+		pg_oid_tohex(hex, &r->merge_commit);
+		err = pg_buf_printf(out, "merge:    %s%s\n", hex,
+				    r->approved ? " (the integration branch moved here)" : "");
+	}
+	return err;
+}
+
 int pg_report_format_text(pg_buf *out, const pg_report *r)
 {
 	char tag[PG_OID_HEXSZ + 1], up[PG_OID_HEXSZ + 1];
@@ -107,6 +137,8 @@ int pg_report_format_text(pg_buf *out, const pg_report *r)
 	for (i = 0; i < r->nfindings; i++)
 		if ((err = put_finding(out, &r->findings[i])) < 0)
 			return err;
+	if (r->nstages && (err = put_stages(out, r)) < 0)
+		return err;
 	return pg_buf_printf(out, "%sverdict: %s (%zu error%s, %zu warning%s)\n",
 			     r->nfindings ? "\n" : "",
 			     pg_report_verdict(r) == PG_VERDICT_ACCEPT ? "accept" : "reject",

@@ -10,6 +10,11 @@ static const check_fn checks[] = {
 	pg_check_rewritten_upstream,
 	pg_check_foreign_committer,
 	pg_check_range_size,
+	pg_check_signoff,
+	pg_check_fixes_tag,
+	pg_check_back_merge,
+	pg_check_recent_rebase,
+	pg_check_date_anomaly,
 };
 
 int pg_split_location(char **repo, char **branch, const char *arg)

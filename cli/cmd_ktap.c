@@ -1,0 +1,58 @@
+/* cmd_ktap.c - "pullgate ktap": judge a kernel boot log by its KTAP results and splats. */
+#include "cli/cli.h"
+#include "common/buf.h"
+#include "common/error.h"
+#include "pipeline/ktap.h"
+
+/* Boot logs are a few MiB at most; anything far larger is not one. */
+#define KTAP_LOG_MAX ((size_t)64 << 20)
+
+int cmd_ktap(int argc, char **argv)
+{
+	pg_buf log = PG_BUF_INIT, report = PG_BUF_INIT;
+	pg_boot_result *res = NULL;
+	const char *path = NULL;
+	bool json = false;
+	int i, rc = PG_EXIT_UNDECIDED, err;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = true;
+		else if (!strcmp(argv[i], "--") && i + 1 < argc && !path)
+			path = argv[++i];
+		else if (argv[i][0] == '-' && argv[i][1])
+			return cli_usage("ktap", "unknown option '%s'", argv[i]);
+		else if (!path)
+			path = argv[i];
+		else
+			return cli_usage("ktap", "one LOGFILE only");
+	}
+	if (!path)
+		return cli_usage("ktap", "LOGFILE is required");
+
+	pg_buf_init(&log, KTAP_LOG_MAX);
+	if (!strcmp(path, "-"))
+		err = pg_buf_read_stream(&log, stdin, "stdin");
+	else
+		err = pg_buf_read_file(&log, path);
+	if (err < 0) {
+		rc = cli_fail("ktap");
+		goto done;
+	}
+	if ((err = pg_ktap_parse(&res, log.ptr, log.len)) < 0) {
+		rc = cli_fail("ktap");
+		goto done;
+	}
+	err = json ? pg_ktap_render_json(&report, res) : pg_ktap_render_text(&report, res);
+	if (err < 0) {
+		rc = cli_fail("ktap");
+		goto done;
+	}
+	cli_puts_safe(stdout, report.ptr);
+	rc = pg_boot_result_ok(res) ? PG_EXIT_ACCEPT : PG_EXIT_REJECT;
+done:
+	pg_boot_result_free(res);
+	pg_buf_release(&report);
+	pg_buf_release(&log);
+	return rc;
+}

@@ -1,0 +1,883 @@
+/* ktap.c - KTAP/KUnit console log parser: nested results, crashes, splats, boot time. */
+#include "pipeline/ktap.h"
+#include "common/error.h"
+#include "common/sanitize.h"
+
+#include <jansson.h>
+#include <limits.h>
+
+#define NAME_MAX_LEN 256
+
+/* An open block of subtests at one indentation level. */
+struct frame {
+	long node;          /* the test that owns the block; -1 for the root */
+	long plan;          /* "1..N", or -1 */
+	size_t nresults;    /* results (and crashed sub-blocks) seen */
+	size_t nbad;        /* of those, failed or crashed */
+	bool named;         /* "# Subtest:" seen */
+	bool last_crashed;  /* the latest entry was a crashed sub-block */
+};
+
+struct parser {
+	pg_boot_result *r;
+	struct frame frames[PG_KTAP_MAX_DEPTH + 1];
+	int top;            /* deepest open level; level 0 is always open */
+	size_t alloc_tests;
+	size_t lineno;
+	double ts;          /* timestamp of the current line, or -1 */
+	double last_ts, marker_ts, poweroff_ts;
+	long splat;         /* index of the splat still collecting lines, or -1 */
+	int splat_lines;
+};
+
+/* ---- small helpers ----------------------------------------------------- */
+
+static bool starts(const char *s, size_t n, const char *prefix)
+{
+	size_t k = strlen(prefix);
+
+	return n >= k && !memcmp(s, prefix, k);
+}
+
+static bool contains(const char *s, size_t n, const char *needle)
+{
+	size_t k = strlen(needle), i;
+
+	if (k > n)
+		return false;
+	for (i = 0; i + k <= n; i++)
+		if (s[i] == needle[0] && !memcmp(s + i, needle, k))
+			return true;
+	return false;
+}
+
+/* A copy of s[0..n) as valid UTF-8, cut at max bytes; NULL on OOM. */
+static char *clean_dup(const char *s, size_t n, size_t max)
+{
+	pg_buf b = PG_BUF_INIT;
+
+	if (n > max)
+		n = max;
+	if (pg_sanitize_utf8(&b, s, n) < 0) {
+		pg_buf_release(&b);
+		return NULL;
+	}
+	return pg_buf_detach(&b);
+}
+
+static void trim(const char **s, size_t *n)
+{
+	while (*n && (**s == ' ' || **s == '\t')) {
+		(*s)++;
+		(*n)--;
+	}
+	while (*n && ((*s)[*n - 1] == ' ' || (*s)[*n - 1] == '\t' || (*s)[*n - 1] == '\r'))
+		(*n)--;
+}
+
+/* Parse decimal digits at *s; false when there are none. Saturates. */
+static bool parse_ulong(const char **s, size_t *n, unsigned long *v)
+{
+	size_t i = 0;
+
+	*v = 0;
+	while (i < *n && (*s)[i] >= '0' && (*s)[i] <= '9') {
+		unsigned d = (unsigned)((*s)[i] - '0');
+
+		*v = *v > (ULONG_MAX - d) / 10 ? ULONG_MAX : *v * 10 + d;
+		i++;
+	}
+	if (!i)
+		return false;
+	*s += i;
+	*n -= i;
+	return true;
+}
+
+/*
+ * Remove console prefixes: a syslog level "<6>", a timestamp
+ * "[    1.234567]" and a caller id "[    T1]", each followed by at most one
+ * space (the rest of the indentation belongs to the message).
+ */
+static void strip_prefix(const char **s, size_t *n, double *ts)
+{
+	const char *p = *s;
+	size_t m = *n, i;
+	int round;
+
+	*ts = -1;
+	if (m >= 3 && p[0] == '<' && p[1] >= '0' && p[1] <= '9') {
+		for (i = 1; i < m && i < 5 && p[i] >= '0' && p[i] <= '9'; i++)
+			;
+		if (i < m && p[i] == '>') {
+			p += i + 1;
+			m -= i + 1;
+		}
+	}
+	for (round = 0; round < 2 && m && p[0] == '['; round++) {
+		const char *q = p + 1;
+		size_t k = m - 1;
+		unsigned long secs = 0, frac = 0, scale = 1;
+		bool is_ts = false;
+
+		while (k && *q == ' ') {
+			q++;
+			k--;
+		}
+		if (k && (*q == 'T' || *q == 'C')) {
+			q++;
+			k--;
+			if (!parse_ulong(&q, &k, &secs))
+				break;
+		} else {
+			if (!parse_ulong(&q, &k, &secs) || !k || *q != '.')
+				break;
+			q++;
+			k--;
+			for (i = 0; i < k && q[i] >= '0' && q[i] <= '9' && i < 9; i++) {
+				frac = frac * 10 + (unsigned long)(q[i] - '0');
+				scale *= 10;
+			}
+			if (!i)
+				break;
+			while (i < k && q[i] >= '0' && q[i] <= '9')
+				i++;
+			q += i;
+			k -= i;
+			is_ts = true;
+		}
+		if (!k || *q != ']')
+			break;
+		q++;
+		k--;
+		if (k && *q == ' ') {
+			q++;
+			k--;
+		}
+		if (is_ts)
+			*ts = (double)secs + (double)frac / (double)scale;
+		p = q;
+		m = k;
+	}
+	*s = p;
+	*n = m;
+}
+
+/* ---- tests ------------------------------------------------------------- */
+
+static long add_test(struct parser *ps, const char *name, size_t nlen, long parent,
+		     unsigned depth, enum pg_ktap_status st, const char *reason,
+		     size_t rlen)
+{
+	pg_boot_result *r = ps->r;
+	pg_ktap_test *t;
+
+	if (r->ntests >= PG_KTAP_MAX_TESTS) {
+		r->truncated = true;
+		return -1;
+	}
+	if (r->ntests == ps->alloc_tests) {
+		size_t n = ps->alloc_tests ? ps->alloc_tests * 2 : 64;
+		pg_ktap_test *p = realloc(r->tests, n * sizeof(*p));
+
+		if (!p)
+			return pg_error_oom();
+		r->tests = p;
+		ps->alloc_tests = n;
+	}
+	t = &r->tests[r->ntests];
+	memset(t, 0, sizeof(*t));
+	t->name = clean_dup(name, nlen, NAME_MAX_LEN);
+	t->reason = reason ? clean_dup(reason, rlen, NAME_MAX_LEN) : NULL;
+	if (!t->name || (reason && !t->reason)) {
+		free(t->name);
+		free(t->reason);
+		return pg_error_oom();
+	}
+	t->parent = parent;
+	t->depth = depth;
+	t->status = st;
+	t->line = ps->lineno;
+	return (long)r->ntests++;
+}
+
+static void count(pg_boot_result *r, enum pg_ktap_status st)
+{
+	switch (st) {
+	case PG_KTAP_PASS: r->passed++; break;
+	case PG_KTAP_FAIL: r->failed++; break;
+	case PG_KTAP_SKIP: r->skipped++; break;
+	case PG_KTAP_CRASHED: r->crashed++; break;
+	}
+}
+
+/* Synthetic crashed entries "#first".."#last" under the block at level. */
+static int add_missing(struct parser *ps, int level, size_t first, size_t last,
+		       const char *why)
+{
+	size_t k;
+	char name[32];
+	long err;
+
+	for (k = first; k <= last; k++) {
+		ps->r->crashed++;
+		snprintf(name, sizeof(name), "#%zu", k);
+		err = add_test(ps, name, strlen(name), ps->frames[level].node,
+			       (unsigned)level, PG_KTAP_CRASHED, why, strlen(why));
+		if (err == PG_ENOMEM)
+			return (int)err;
+	}
+	return 0;
+}
+
+/* Open a block at level, creating the owning test, and any levels between. */
+static int open_frame(struct parser *ps, int level)
+{
+	while (ps->top < level) {
+		int l = ps->top + 1;
+		struct frame *f = &ps->frames[l];
+		long node;
+
+		/* the owner sits one level up; its name comes later */
+		node = add_test(ps, "", 0, ps->frames[l - 1].node, (unsigned)(l - 1),
+				PG_KTAP_CRASHED, NULL, 0);
+		if (node == PG_ENOMEM)
+			return PG_ENOMEM;
+		if (node >= 0)
+			ps->r->tests[node].has_subtests = true;
+		memset(f, 0, sizeof(*f));
+		f->node = node;
+		f->plan = -1;
+		ps->top = l;
+	}
+	return 0;
+}
+
+/*
+ * The block at the deepest level ended without its owner's result: the
+ * owner crashed, and so did each planned test that never reported (or,
+ * with no plan, the one that was running).
+ */
+static int crash_close_top(struct parser *ps, const char *why)
+{
+	int l = ps->top;
+	struct frame *f = &ps->frames[l];
+	struct frame *up = &ps->frames[l - 1];
+	int err = 0;
+
+	if (f->plan >= 0 && f->nresults < (size_t)f->plan)
+		err = add_missing(ps, l, f->nresults + 1, (size_t)f->plan, why);
+	else if (!f->last_crashed && f->plan < 0)
+		err = add_missing(ps, l, f->nresults + 1, f->nresults + 1, why);
+	else if (!f->last_crashed)
+		ps->r->crashed++;  /* all reported, but the block never closed */
+	if (err < 0)
+		return err;
+	if (f->node >= 0) {
+		pg_ktap_test *t = &ps->r->tests[f->node];
+
+		t->status = PG_KTAP_CRASHED;
+		if (!t->reason && !(t->reason = pg_strdup(why)))
+			return PG_ENOMEM;
+	}
+	up->nresults++;
+	up->nbad++;
+	up->last_crashed = true;
+	ps->top = l - 1;
+	return 0;
+}
+
+static int close_deeper(struct parser *ps, int keep, const char *why)
+{
+	int err;
+
+	while (ps->top > keep)
+		if ((err = crash_close_top(ps, why)) < 0)
+			return err;
+	return 0;
+}
+
+/* "KTAP version 1", "TAP version 14" or "# Subtest: name" at level. */
+static int block_start(struct parser *ps, int level, const char *name, size_t nlen)
+{
+	struct frame *f;
+	int err;
+
+	if (level == 0) {
+		ps->r->saw_ktap = true;
+		return 0;
+	}
+	if (level > PG_KTAP_MAX_DEPTH) {
+		ps->r->truncated = true;
+		return 0;
+	}
+	if ((err = close_deeper(ps, level, "no result: a new block began")) < 0)
+		return err;
+	if (ps->top == level) {
+		f = &ps->frames[level];
+		/* a second header of the same block, or the start of a new one */
+		if (f->nresults || (name && f->named)) {
+			if ((err = crash_close_top(ps, "no result: a new block began")) < 0)
+				return err;
+		}
+	}
+	if ((err = open_frame(ps, level)) < 0)
+		return err;
+	ps->r->saw_ktap = true;
+	f = &ps->frames[level];
+	if (name) {
+		f->named = true;
+		if (f->node >= 0) {
+			pg_ktap_test *t = &ps->r->tests[f->node];
+			char *n = clean_dup(name, nlen, NAME_MAX_LEN);
+
+			if (!n)
+				return PG_ENOMEM;
+			free(t->name);
+			t->name = n;
+		}
+	}
+	return 0;
+}
+
+static int plan_line(struct parser *ps, int level, unsigned long n)
+{
+	int err;
+
+	if (level > PG_KTAP_MAX_DEPTH)
+		return 0;
+	if (level > ps->top && (err = open_frame(ps, level)) < 0)
+		return err;
+	if (level < ps->top && (err = close_deeper(ps, level, "no result: a new plan began")) < 0)
+		return err;
+	ps->frames[level].plan = n > PG_KTAP_MAX_TESTS ? PG_KTAP_MAX_TESTS : (long)n;
+	return 0;
+}
+
+/* "ok 3 name # SKIP why" or "not ok 3 - name" at level. */
+static int result_line(struct parser *ps, int level, bool ok, const char *s, size_t n)
+{
+	const char *name, *reason = NULL;
+	size_t nlen, rlen = 0, i;
+	enum pg_ktap_status st = ok ? PG_KTAP_PASS : PG_KTAP_FAIL;
+	struct frame *f;
+	long node;
+	int err;
+
+	if (level > PG_KTAP_MAX_DEPTH - 1) {
+		ps->r->truncated = true;
+		return 0;
+	}
+	/* directive: the first " #" (KTAP allows '#' in names only escaped) */
+	for (i = 0; i + 1 < n; i++)
+		if (s[i] == ' ' && s[i + 1] == '#')
+			break;
+	name = s;
+	nlen = i + 1 < n ? i : n;
+	if (nlen < n) {
+		const char *d = s + nlen + 2;
+		size_t dn = n - nlen - 2;
+
+		trim(&d, &dn);
+		if (dn >= 4 && (!strncasecmp(d, "SKIP", 4) || !strncasecmp(d, "TODO", 4))) {
+			st = PG_KTAP_SKIP;
+			reason = d + 4;
+			rlen = dn - 4;
+			trim(&reason, &rlen);
+		}
+	}
+	if (nlen >= 2 && name[0] == '-' && name[1] == ' ') {
+		name += 2;
+		nlen -= 2;
+	}
+	trim(&name, &nlen);
+	ps->r->saw_ktap = true;
+
+	if ((err = close_deeper(ps, level + 1, "no result: its parent reported first")) < 0)
+		return err;
+	if (ps->top == level + 1) {
+		/* the result of the test that owned the block below */
+		f = &ps->frames[level + 1];
+		node = f->node;
+		if (f->plan >= 0 && f->nresults < (size_t)f->plan) {
+			err = add_missing(ps, level + 1, f->nresults + 1, (size_t)f->plan,
+					  "no result: missing from the plan");
+			if (err < 0)
+				return err;
+			f->nbad++;
+		}
+		if (node >= 0) {
+			pg_ktap_test *t = &ps->r->tests[node];
+			char *nm = clean_dup(name, nlen, NAME_MAX_LEN);
+
+			if (!nm)
+				return PG_ENOMEM;
+			if (!f->named || !t->name[0]) {
+				free(t->name);
+				t->name = nm;
+			} else {
+				free(nm);
+			}
+			t->status = st;
+			t->line = ps->lineno;
+			free(t->reason);
+			t->reason = reason ? clean_dup(reason, rlen, NAME_MAX_LEN) : NULL;
+			if (reason && !t->reason)
+				return PG_ENOMEM;
+		}
+		/* an empty block counts as a test; a failure no child explains too */
+		if (!f->nresults || (st == PG_KTAP_FAIL && !f->nbad))
+			count(ps->r, st);
+		ps->top = level;
+		if (st == PG_KTAP_FAIL || f->nbad)
+			ps->frames[level].nbad++;
+	} else {
+		if (level > ps->top && (err = open_frame(ps, level)) < 0)
+			return err;
+		node = add_test(ps, name, nlen, ps->frames[level].node, (unsigned)level,
+				st, reason, rlen);
+		if (node == PG_ENOMEM)
+			return PG_ENOMEM;
+		count(ps->r, st);
+		if (st == PG_KTAP_FAIL)
+			ps->frames[level].nbad++;
+	}
+	ps->frames[level].nresults++;
+	ps->frames[level].last_crashed = false;
+	return 0;
+}
+
+/* ---- splats ------------------------------------------------------------ */
+
+static int splat_kind(const char *s, size_t n)
+{
+	if (starts(s, n, "Kernel panic - not syncing"))
+		return PG_SPLAT_PANIC;
+	if (starts(s, n, "WARNING: CPU:") || starts(s, n, "WARNING: at "))
+		return PG_SPLAT_WARN;
+	if (starts(s, n, "kernel BUG at ") || starts(s, n, "BUG: ") ||
+	    contains(s, n, "BUG: soft lockup") || contains(s, n, "BUG: workqueue lockup"))
+		return PG_SPLAT_BUG;
+	if (starts(s, n, "Unable to handle kernel ") || starts(s, n, "Internal error: ") ||
+	    starts(s, n, "Oops: ") || starts(s, n, "Oops - ") ||
+	    starts(s, n, "general protection fault"))
+		return PG_SPLAT_OOPS;
+	if (starts(s, n, "UBSAN: "))
+		return PG_SPLAT_UBSAN;
+	if (starts(s, n, "INFO: task ") && contains(s, n, "blocked for more than"))
+		return PG_SPLAT_HUNG;
+	if (contains(s, n, "rcu: INFO: ") && contains(s, n, "stall"))
+		return PG_SPLAT_STALL;
+	if (starts(s, n, "rcu: INFO: ") || (starts(s, n, "INFO: ") && contains(s, n, "stall")))
+		return PG_SPLAT_STALL;
+	return -1;
+}
+
+static int splat_append(struct parser *ps, const char *s, size_t n)
+{
+	pg_splat *sp = &ps->r->splats[ps->splat];
+	pg_buf b = PG_BUF_INIT;
+	int err;
+
+	if ((err = pg_buf_puts(&b, sp->text)) < 0 || (err = pg_buf_putc(&b, '\n')) < 0 ||
+	    (err = pg_sanitize_utf8(&b, s, n > NAME_MAX_LEN ? NAME_MAX_LEN : n)) < 0) {
+		pg_buf_release(&b);
+		return err;
+	}
+	free(sp->text);
+	sp->text = pg_buf_detach(&b);
+	return sp->text ? 0 : PG_ENOMEM;
+}
+
+static int splat_line(struct parser *ps, const char *s, size_t n)
+{
+	pg_boot_result *r = ps->r;
+	int kind;
+	pg_splat *p;
+
+	trim(&s, &n);
+	kind = splat_kind(s, n);
+	if (kind < 0) {
+		if (ps->splat < 0)
+			return 0;
+		if (starts(s, n, "---[ end ")) {
+			ps->splat = -1;
+			return 0;
+		}
+		if (ps->splat_lines >= PG_KTAP_SPLAT_LINES || !n) {
+			ps->splat = -1;
+			return 0;
+		}
+		ps->splat_lines++;
+		return splat_append(ps, s, n);
+	}
+	/* arm64 prints "Unable to handle ..." then "Internal error: Oops": one splat */
+	if (kind == PG_SPLAT_OOPS && ps->splat >= 0 &&
+	    r->splats[ps->splat].kind == PG_SPLAT_OOPS && starts(s, n, "Internal error: ")) {
+		if (ps->splat_lines >= PG_KTAP_SPLAT_LINES)
+			return 0;
+		ps->splat_lines++;
+		return splat_append(ps, s, n);
+	}
+	if (r->nsplats >= PG_KTAP_MAX_SPLATS) {
+		r->truncated = true;
+		ps->splat = -1;
+		return 0;
+	}
+	p = realloc(r->splats, (r->nsplats + 1) * sizeof(*p));
+	if (!p)
+		return pg_error_oom();
+	r->splats = p;
+	p = &r->splats[r->nsplats];
+	p->kind = (enum pg_splat_kind)kind;
+	p->time = ps->ts;
+	p->line = ps->lineno;
+	if (!(p->text = clean_dup(s, n, NAME_MAX_LEN)))
+		return PG_ENOMEM;
+	ps->splat = (long)r->nsplats++;
+	ps->splat_lines = 1;
+	return 0;
+}
+
+/* ---- lines ------------------------------------------------------------- */
+
+static int parse_line(struct parser *ps, const char *s, size_t n)
+{
+	size_t indent = 0, k;
+	int level, err;
+	const char *t;
+	unsigned long num;
+
+	if (n > PG_KTAP_MAX_LINE) {
+		n = PG_KTAP_MAX_LINE;
+		ps->r->truncated = true;
+	}
+	while (n && (s[n - 1] == '\r' || s[n - 1] == '\n'))
+		n--;
+	strip_prefix(&s, &n, &ps->ts);
+	if (ps->ts >= 0)
+		ps->last_ts = ps->ts;
+
+	if (contains(s, n, PG_KTAP_MARKER)) {
+		ps->r->saw_marker = true;
+		if (ps->ts >= 0 && ps->marker_ts < 0)
+			ps->marker_ts = ps->ts;
+	}
+	if (contains(s, n, "reboot: Power down")) {
+		ps->r->powered_off = true;
+		if (ps->ts >= 0 && ps->poweroff_ts < 0)
+			ps->poweroff_ts = ps->ts;
+	}
+	if ((err = splat_line(ps, s, n)) < 0)
+		return err;
+
+	for (k = 0; k < n && (s[k] == ' ' || s[k] == '\t'); k++)
+		indent += s[k] == '\t' ? 4 : 1;
+	level = (int)(indent / 4);
+	t = s + k;
+	n -= k;
+	while (n && (t[n - 1] == ' ' || t[n - 1] == '\t'))
+		n--;
+	if (level > PG_KTAP_MAX_DEPTH) {
+		if (starts(t, n, "ok ") || starts(t, n, "not ok "))
+			ps->r->truncated = true;
+		return 0;
+	}
+
+	if (starts(t, n, "KTAP version ") || starts(t, n, "TAP version "))
+		return block_start(ps, level, NULL, 0);
+	if (starts(t, n, "# Subtest: ")) {
+		const char *nm = t + 11;
+		size_t nl = n - 11;
+
+		trim(&nm, &nl);
+		return block_start(ps, level, nm, nl);
+	}
+	if (starts(t, n, "1..")) {
+		const char *p = t + 3;
+		size_t m = n - 3;
+
+		if (parse_ulong(&p, &m, &num) && (m == 0 || p[0] == ' '))
+			return plan_line(ps, level, num);
+		return 0;
+	}
+	if (starts(t, n, "ok ") || starts(t, n, "not ok ")) {
+		bool ok = t[0] == 'o';
+		const char *p = t + (ok ? 3 : 7);
+		size_t m = n - (ok ? 3 : 7);
+
+		if (!parse_ulong(&p, &m, &num))
+			return 0;
+		if (m && p[0] != ' ')
+			return 0;
+		trim(&p, &m);
+		return result_line(ps, level, ok, p, m);
+	}
+	return 0;
+}
+
+static int build_paths(pg_boot_result *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->ntests; i++) {
+		pg_buf b = PG_BUF_INIT;
+		const char *parts[PG_KTAP_MAX_DEPTH + 2];
+		size_t np = 0;
+		long at = (long)i;
+		int err = 0;
+
+		while (at >= 0 && np < PG_ARRAY_SIZE(parts)) {
+			parts[np++] = r->tests[at].name[0] ? r->tests[at].name : "?";
+			at = r->tests[at].parent;
+			/* parents are always created before their children */
+			if (at >= (long)i)
+				break;
+		}
+		while (np && err == 0) {
+			err = pg_buf_puts(&b, parts[--np]);
+			if (np && err == 0)
+				err = pg_buf_putc(&b, '.');
+		}
+		if (err < 0) {
+			pg_buf_release(&b);
+			return err;
+		}
+		if (!(r->tests[i].path = pg_buf_detach(&b)))
+			return PG_ENOMEM;
+	}
+	return 0;
+}
+
+int pg_ktap_parse(pg_boot_result **out, const char *log, size_t len)
+{
+	struct parser ps;
+	const char *p = log, *end = log + len;
+	int err = 0;
+
+	if (!out)
+		return pg_error_set(PG_EINVALID, "no place for the result");
+	*out = NULL;
+	memset(&ps, 0, sizeof(ps));
+	if (!(ps.r = calloc(1, sizeof(*ps.r))))
+		return pg_error_oom();
+	ps.frames[0].node = -1;
+	ps.frames[0].plan = -1;
+	ps.last_ts = ps.marker_ts = ps.poweroff_ts = -1;
+	ps.splat = -1;
+
+	while (log && p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		ps.lineno++;
+		if ((err = parse_line(&ps, p, n)) < 0)
+			goto done;
+		p += n + (nl ? 1 : 0);
+	}
+	ps.lineno++;
+	if ((err = close_deeper(&ps, 0, "no result: the log ended")) < 0)
+		goto done;
+	if (ps.frames[0].plan >= 0 && ps.frames[0].nresults < (size_t)ps.frames[0].plan &&
+	    (err = add_missing(&ps, 0, ps.frames[0].nresults + 1, (size_t)ps.frames[0].plan,
+			       "no result: the log ended")) < 0)
+		goto done;
+	if ((err = build_paths(ps.r)) < 0)
+		goto done;
+	ps.r->boot_time = ps.marker_ts >= 0 ? ps.marker_ts :
+			  ps.poweroff_ts >= 0 ? ps.poweroff_ts : ps.last_ts;
+	*out = ps.r;
+	ps.r = NULL;
+done:
+	if (err < 0)
+		err = pg_error_oom();
+	pg_boot_result_free(ps.r);
+	return err;
+}
+
+void pg_boot_result_free(pg_boot_result *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->ntests; i++) {
+		free(r->tests[i].name);
+		free(r->tests[i].path);
+		free(r->tests[i].reason);
+	}
+	for (i = 0; i < r->nsplats; i++)
+		free(r->splats[i].text);
+	free(r->tests);
+	free(r->splats);
+	free(r);
+}
+
+bool pg_boot_result_ok(const pg_boot_result *r)
+{
+	return r && r->passed > 0 && !r->failed && !r->crashed && !r->nsplats;
+}
+
+const char *pg_ktap_status_name(enum pg_ktap_status s)
+{
+	switch (s) {
+	case PG_KTAP_PASS: return "pass";
+	case PG_KTAP_FAIL: return "fail";
+	case PG_KTAP_SKIP: return "skip";
+	case PG_KTAP_CRASHED: return "crashed";
+	}
+	return "unknown";
+}
+
+const char *pg_splat_kind_name(enum pg_splat_kind k)
+{
+	switch (k) {
+	case PG_SPLAT_OOPS: return "oops";
+	case PG_SPLAT_WARN: return "warn";
+	case PG_SPLAT_BUG: return "bug";
+	case PG_SPLAT_PANIC: return "panic";
+	case PG_SPLAT_UBSAN: return "ubsan";
+	case PG_SPLAT_HUNG: return "hung";
+	case PG_SPLAT_STALL: return "stall";
+	}
+	return "unknown";
+}
+
+/* ---- rendering --------------------------------------------------------- */
+
+int pg_ktap_render_text(pg_buf *out, const pg_boot_result *r)
+{
+	static const char *const label[] = { "ok", "FAIL", "skip", "CRASHED" };
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < r->ntests && err == 0; i++) {
+		const pg_ktap_test *t = &r->tests[i];
+
+		if (t->has_subtests && t->status != PG_KTAP_CRASHED)
+			continue;
+		err = pg_buf_printf(out, "%-8s %s%s%s\n", label[t->status], t->path,
+				    t->reason ? "  # " : "", t->reason ? t->reason : "");
+	}
+	for (i = 0; i < r->nsplats && err == 0; i++) {
+		const pg_splat *s = &r->splats[i];
+		size_t first = strcspn(s->text, "\n");
+
+		if (s->time >= 0)
+			err = pg_buf_printf(out, "splat    %s at %.6f s (line %zu): %.*s\n",
+					    pg_splat_kind_name(s->kind), s->time, s->line,
+					    (int)first, s->text);
+		else
+			err = pg_buf_printf(out, "splat    %s (line %zu): %.*s\n",
+					    pg_splat_kind_name(s->kind), s->line,
+					    (int)first, s->text);
+	}
+	if (err == 0) {
+		if (r->boot_time >= 0)
+			err = pg_buf_printf(out, "boot: %.3f s", r->boot_time);
+		else
+			err = pg_buf_puts(out, "boot: time unknown");
+	}
+	if (err == 0)
+		err = pg_buf_printf(out, ", marker %s, %s%s\n",
+				    r->saw_marker ? "seen" : "missing",
+				    r->powered_off ? "powered off" : "no power-off",
+				    r->truncated ? ", truncated" : "");
+	if (err == 0)
+		err = pg_buf_printf(out, "crashed: %zu, splats: %zu\n", r->crashed, r->nsplats);
+	if (err == 0)
+		err = pg_buf_printf(out, "ktap: %zu passed, %zu failed, %zu skipped\n",
+				    r->passed, r->failed, r->skipped);
+	return err;
+}
+
+static int set_new(json_t *obj, const char *key, json_t *v)
+{
+	if (!v || json_object_set_new(obj, key, v) < 0)
+		return pg_error_oom();
+	return 0;
+}
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+int pg_ktap_render_json(pg_buf *out, const pg_boot_result *r)
+{
+	json_t *root = json_object(), *tests = json_array(), *splats = json_array();
+	char *text = NULL;
+	size_t i;
+	int err = 0;
+
+	if (!root || !tests || !splats) {
+		json_decref(tests);
+		json_decref(splats);
+		err = pg_error_oom();
+		goto done;
+	}
+	for (i = 0; i < r->ntests && err == 0; i++) {
+		const pg_ktap_test *t = &r->tests[i];
+		json_t *o = json_object();
+
+		if (!o || json_array_append_new(tests, o) < 0) {
+			err = pg_error_oom();
+			break;
+		}
+		if ((err = set_new(o, "path", json_string(t->path))) < 0 ||
+		    (err = set_new(o, "name", json_string(t->name))) < 0 ||
+		    (err = set_new(o, "depth", json_integer(t->depth))) < 0 ||
+		    (err = set_new(o, "status", json_string(pg_ktap_status_name(t->status)))) < 0 ||
+		    (err = set_new(o, "has_subtests", json_boolean(t->has_subtests))) < 0 ||
+		    (err = set_new(o, "reason", str_or_null(t->reason))) < 0 ||
+		    (err = set_new(o, "line", json_integer((json_int_t)t->line))) < 0)
+			break;
+	}
+	for (i = 0; i < r->nsplats && err == 0; i++) {
+		const pg_splat *s = &r->splats[i];
+		json_t *o = json_object();
+
+		if (!o || json_array_append_new(splats, o) < 0) {
+			err = pg_error_oom();
+			break;
+		}
+		if ((err = set_new(o, "kind", json_string(pg_splat_kind_name(s->kind)))) < 0 ||
+		    (err = set_new(o, "time", s->time >= 0 ? json_real(s->time) : json_null())) < 0 ||
+		    (err = set_new(o, "line", json_integer((json_int_t)s->line))) < 0 ||
+		    (err = set_new(o, "text", json_string(s->text))) < 0)
+			break;
+	}
+	if (err == 0 &&
+	    ((err = set_new(root, "ok", json_boolean(pg_boot_result_ok(r)))) < 0 ||
+	     (err = set_new(root, "passed", json_integer((json_int_t)r->passed))) < 0 ||
+	     (err = set_new(root, "failed", json_integer((json_int_t)r->failed))) < 0 ||
+	     (err = set_new(root, "skipped", json_integer((json_int_t)r->skipped))) < 0 ||
+	     (err = set_new(root, "crashed", json_integer((json_int_t)r->crashed))) < 0 ||
+	     (err = set_new(root, "boot_time",
+			    r->boot_time >= 0 ? json_real(r->boot_time) : json_null())) < 0 ||
+	     (err = set_new(root, "marker", json_boolean(r->saw_marker))) < 0 ||
+	     (err = set_new(root, "powered_off", json_boolean(r->powered_off))) < 0 ||
+	     (err = set_new(root, "truncated", json_boolean(r->truncated))) < 0)) {
+		/* fall through to done */
+	}
+	if (err == 0) {
+		err = set_new(root, "tests", tests);
+		tests = NULL;
+	}
+	if (err == 0) {
+		err = set_new(root, "splats", splats);
+		splats = NULL;
+	}
+	if (err == 0) {
+		if (!(text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER)))
+			err = pg_error_oom();
+		else if ((err = pg_buf_puts(out, text)) == 0)
+			err = pg_buf_putc(out, '\n');
+	}
+done:
+	free(text);
+	json_decref(tests);
+	json_decref(splats);
+	json_decref(root);
+	return err;
+}

@@ -1,0 +1,109 @@
+/* ktap.h - parse a kernel console log: KTAP/KUnit results, crashes, splats and boot time. */
+#ifndef PG_KTAP_H
+#define PG_KTAP_H
+
+#include "common/buf.h"
+
+/*
+ * The log is a serial console capture of a kernel boot: KTAP v1 (and TAP
+ * 13/14) lines as KUnit prints them, interleaved with other kernel
+ * messages, each possibly behind a console prefix ("<6>", "[    1.234567] ",
+ * "[    T1] ").  Nesting is read from the indentation, four spaces a level.
+ *
+ * Counts are of leaf tests (a test with subtests, such as a suite or a
+ * parameterised case, is counted through its children).  "crashed" counts
+ * every test that was started or planned ("1..N") but has no result,
+ * because the log ended (panic, hang, kill) or a new block began first;
+ * each gets a synthetic entry named "#<number>".
+ *
+ * The parser never fails on malformed input: it skips what it does not
+ * understand.  Everything it keeps is valid UTF-8 without NULs, and the
+ * counts of tests, splats, depth and line lengths are capped (see below);
+ * past a cap it sets truncated.
+ */
+
+#define PG_KTAP_MARKER "pullgate-init: done"  /* printed by qemu-images/init.c */
+#define PG_KTAP_MAX_TESTS 20000
+#define PG_KTAP_MAX_SPLATS 64
+#define PG_KTAP_MAX_DEPTH 16
+#define PG_KTAP_SPLAT_LINES 8       /* lines kept of each splat */
+#define PG_KTAP_MAX_LINE 4096       /* longer lines are cut for parsing */
+
+enum pg_ktap_status {
+	PG_KTAP_PASS,
+	PG_KTAP_FAIL,
+	PG_KTAP_SKIP,
+	PG_KTAP_CRASHED
+};
+
+enum pg_splat_kind {
+	PG_SPLAT_OOPS,   /* Oops, "Unable to handle kernel ...", GPF */
+	PG_SPLAT_WARN,   /* WARNING: CPU: ... */
+	PG_SPLAT_BUG,    /* kernel BUG at, BUG: ... (KASAN, lockups, sleeping in atomic) */
+	PG_SPLAT_PANIC,  /* Kernel panic - not syncing */
+	PG_SPLAT_UBSAN,  /* UBSAN: ... */
+	PG_SPLAT_HUNG,   /* INFO: task ... blocked for more than */
+	PG_SPLAT_STALL   /* RCU stall */
+};
+
+typedef struct pg_ktap_test {
+	char *name;       /* as printed; "#N" for a test with no result */
+	char *path;       /* names of the enclosing tests and its own, joined by '.' */
+	unsigned depth;   /* 0 for a top-level test (KUnit: a suite) */
+	long parent;      /* index into tests[] of the enclosing test, or -1 */
+	enum pg_ktap_status status;
+	char *reason;     /* the SKIP reason or why it crashed; NULL otherwise */
+	bool has_subtests;
+	size_t line;      /* 1-based line of its result, or of where it started */
+} pg_ktap_test;
+
+typedef struct pg_splat {
+	enum pg_splat_kind kind;
+	char *text;       /* its first PG_KTAP_SPLAT_LINES lines, prefixes removed */
+	double time;      /* console timestamp in seconds, or -1 */
+	size_t line;
+} pg_splat;
+
+typedef struct pg_boot_result {
+	pg_ktap_test *tests;  /* in the order their results (or starts) appear */
+	size_t ntests;
+	pg_splat *splats;
+	size_t nsplats;
+	size_t passed, failed, skipped, crashed;
+	double boot_time;     /* seconds at the marker (else the power-off
+				 line, else the last timestamp); -1 if none */
+	bool saw_ktap;        /* a KTAP/TAP version line or a result was seen */
+	bool saw_marker;      /* PG_KTAP_MARKER appeared */
+	bool powered_off;     /* "reboot: Power down" appeared */
+	bool truncated;       /* a cap was hit; counts stay exact */
+} pg_boot_result;
+
+/*
+ * Parse log[0..len) into a new result in *out, which the caller frees with
+ * pg_boot_result_free().  Fails only with PG_ENOMEM (or PG_EINVALID for a
+ * NULL out); garbage input gives an empty result.
+ */
+int pg_ktap_parse(pg_boot_result **out, const char *log, size_t len);
+
+void pg_boot_result_free(pg_boot_result *r);
+
+/*
+ * True when at least one test passed, none failed or crashed, and there
+ * is no splat.  Skips are allowed.
+ */
+bool pg_boot_result_ok(const pg_boot_result *r);
+
+const char *pg_ktap_status_name(enum pg_ktap_status s);   /* "pass", ... */
+const char *pg_splat_kind_name(enum pg_splat_kind k);     /* "oops", ... */
+
+/*
+ * Append a human-readable report: one line per leaf test, one per splat,
+ * then the boot line and, last, "ktap: N passed, N failed, N skipped".
+ * The text comes from the log: sanitize it before it reaches a terminal.
+ */
+int pg_ktap_render_text(pg_buf *out, const pg_boot_result *r);
+
+/* Append the result as one JSON object (see docs/kernel.md). */
+int pg_ktap_render_json(pg_buf *out, const pg_boot_result *r);
+
+#endif

@@ -1,0 +1,423 @@
+/* tree.c - libgit2 behind the maintainer's tree: fetch, merge with mergetag, worktrees, CAS advance. */
+#include "pipeline/tree.h"
+#include "common/error.h"
+#include "common/git.h"
+
+#define _XOPEN_SOURCE_EXTENDED 1
+#include <ftw.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct pg_tree {
+	git_repository *git;
+	char *path;
+	char *branch_ref;
+};
+
+int pg_tree_open(pg_tree **out, const char *path, const char *branch)
+{
+	pg_tree *t = NULL;
+	pg_buf ref = PG_BUF_INIT;
+	int valid = 0, gerr, err;
+
+	*out = NULL;
+	if ((err = pg_git_init()) < 0)
+		return err;
+	if (!(t = calloc(1, sizeof(*t)))) {
+		err = pg_error_oom();
+		goto fail;
+	}
+	if ((err = pg_buf_printf(&ref, "refs/heads/%s", branch)) < 0)
+		goto fail;
+	if (git_reference_name_is_valid(&valid, ref.ptr) < 0 || !valid) {
+		err = pg_error_set(PG_EINVALID, "'%s' is not a valid branch name", branch);
+		goto fail;
+	}
+	if ((gerr = git_repository_open_ext(&t->git, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL)) < 0) {
+		err = gerr == GIT_ENOTFOUND ?
+			pg_error_set(PG_ENOTFOUND, "tree '%s' is not a git repository", path) :
+			pg_git_fail(gerr, "tree '%s'", path);
+		goto fail;
+	}
+	if (!(t->path = pg_strdup(path)) || !(t->branch_ref = pg_buf_detach(&ref))) {
+		err = PG_ENOMEM;
+		goto fail;
+	}
+	*out = t;
+	return 0;
+fail:
+	pg_buf_release(&ref);
+	pg_tree_free(t);
+	if (!t)
+		git_libgit2_shutdown();
+	return err;
+}
+
+void pg_tree_free(pg_tree *t)
+{
+	if (!t)
+		return;
+	git_repository_free(t->git);
+	free(t->path);
+	free(t->branch_ref);
+	free(t);
+	git_libgit2_shutdown();
+}
+
+const char *pg_tree_branch(const pg_tree *t)
+{
+	return t->branch_ref;
+}
+
+int pg_tree_head(pg_oid *out, pg_tree *t)
+{
+	git_oid id;
+	int gerr = git_reference_name_to_id(&id, t->git, t->branch_ref);
+
+	if (gerr == GIT_ENOTFOUND)
+		return pg_error_set(PG_ENOTFOUND, "integration branch '%s' does not exist in '%s'",
+				    t->branch_ref, t->path);
+	if (gerr < 0)
+		return pg_git_fail(gerr, "'%s'", t->branch_ref);
+	pg_oid_from_git(out, &id);
+	return 0;
+}
+
+int pg_tree_fetch_tag(pg_tree *t, const char *location, const char *tag, const pg_oid *verified)
+{
+	git_remote *remote = NULL;
+	git_fetch_options opts;
+	pg_buf spec = PG_BUF_INIT, local = PG_BUF_INIT;
+	const char *name = strncmp(tag, "refs/tags/", 10) ? tag : tag + 10;
+	char *specs[1];
+	git_strarray arr = { specs, 1 };
+	git_oid got;
+	int gerr, err;
+
+	if ((err = pg_buf_printf(&local, "refs/pullgate/tags/%s", name)) < 0 ||
+	    (err = pg_buf_printf(&spec, "+refs/tags/%s:%s", name, local.ptr)) < 0)
+		goto done;
+	specs[0] = spec.ptr;
+	git_fetch_options_init(&opts, GIT_FETCH_OPTIONS_VERSION);
+	opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
+	opts.update_fetchhead = 0;
+	if ((gerr = git_remote_create_anonymous(&remote, t->git, location)) < 0 ||
+	    (gerr = git_remote_fetch(remote, &arr, &opts, NULL)) < 0 ||
+	    (gerr = git_reference_name_to_id(&got, t->git, local.ptr)) < 0) {
+		err = pg_git_fail(gerr, "fetch tag '%s' from '%s'", name, location);
+		goto done;
+	}
+	if (memcmp(got.id, verified->id, PG_OID_RAWSZ)) {
+		char a[PG_OID_HEXSZ + 1], b[PG_OID_HEXSZ + 1];
+
+		pg_oid_tohex(a, verified);
+		git_oid_tostr(b, sizeof(b), &got);
+		err = pg_error_set(PG_ECONFLICT, "tag '%s' moved since it was verified: %s, now %s",
+				   name, a, b);
+	}
+done:
+	git_remote_free(remote);
+	pg_buf_release(&spec);
+	pg_buf_release(&local);
+	return err;
+}
+
+void pg_merge_result_init(pg_merge_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	pg_buf_init(&r->message, 0);
+}
+
+void pg_merge_result_release(pg_merge_result *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nconflicts; i++)
+		free(r->conflicts[i]);
+	free(r->conflicts);
+	pg_buf_release(&r->message);
+	pg_merge_result_init(r);
+}
+
+static int collect_conflicts(pg_merge_result *out, git_index *index)
+{
+	git_index_conflict_iterator *it = NULL;
+	const git_index_entry *ancestor, *ours, *theirs;
+	int gerr, err = 0;
+
+	if ((gerr = git_index_conflict_iterator_new(&it, index)) < 0)
+		return pg_git_fail(gerr, "conflicts");
+	while ((gerr = git_index_conflict_next(&ancestor, &ours, &theirs, it)) == 0) {
+		const git_index_entry *e = ours ? ours : theirs ? theirs : ancestor;
+		char **grown = realloc(out->conflicts, (out->nconflicts + 1) * sizeof(*grown));
+
+		if (!grown) {
+			err = pg_error_oom();
+			break;
+		}
+		out->conflicts = grown;
+		if (!(grown[out->nconflicts] = pg_strdup(e->path))) {
+			err = PG_ENOMEM;
+			break;
+		}
+		out->nconflicts++;
+	}
+	if (err == 0 && gerr != GIT_ITEROVER)
+		err = pg_git_fail(gerr, "conflicts");
+	git_index_conflict_iterator_free(it);
+	out->conflicted = true;
+	return err;
+}
+
+/* Subjects of the non-merge commits that the merge brings in, newest first. */
+static int merged_subjects(char ***out, size_t *n, pg_tree *t, const git_oid *theirs,
+			   const git_oid *base)
+{
+	git_revwalk *walk = NULL;
+	git_oid id;
+	int gerr, err = 0;
+
+	*out = NULL;
+	*n = 0;
+	if ((gerr = git_revwalk_new(&walk, t->git)) < 0 ||
+	    (gerr = git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME)) < 0 ||
+	    (gerr = git_revwalk_push(walk, theirs)) < 0 || (gerr = git_revwalk_hide(walk, base)) < 0) {
+		err = pg_git_fail(gerr, "walk");
+		goto done;
+	}
+	while ((gerr = git_revwalk_next(&id, walk)) == 0) {
+		git_commit *c = NULL;
+		char **grown;
+
+		if ((gerr = git_commit_lookup(&c, t->git, &id)) < 0)
+			break;
+		if (git_commit_parentcount(c) > 1) {
+			git_commit_free(c);
+			continue;
+		}
+		grown = realloc(*out, (*n + 1) * sizeof(*grown));
+		if (!grown || !(grown[*n] = pg_strdup(git_commit_summary(c) ?
+						    git_commit_summary(c) : ""))) {
+			if (grown)
+				*out = grown;
+			git_commit_free(c);
+			err = pg_error_oom();
+			goto done;
+		}
+		*out = grown;
+		(*n)++;
+		git_commit_free(c);
+	}
+	if (gerr != GIT_ITEROVER)
+		err = pg_git_fail(gerr, "walk");
+done:
+	git_revwalk_free(walk);
+	return err;
+}
+
+int pg_tree_merge(pg_merge_result *out, pg_tree *t, const pg_oid *base, const pg_oid *tag,
+		  const pg_merge_opts *opts)
+{
+	git_commit *ours = NULL, *theirs = NULL;
+	git_object *peeled = NULL, *tagobj = NULL;
+	git_index *index = NULL;
+	git_odb *odb = NULL;
+	git_odb_object *raw = NULL;
+	git_signature *sig = NULL;
+	git_buf content = GIT_BUF_INIT;
+	git_oid tree_id, commit_id;
+	pg_tagobj *parsed = NULL;
+	pg_buf tagtext = PG_BUF_INIT;
+	char **subjects = NULL;
+	size_t nsubjects = 0, i;
+	const git_commit *parents[2];
+	git_tree *tree = NULL;
+	int gerr = 0, err = 0, up;
+
+	pg_merge_result_release(out);
+	if ((gerr = git_commit_lookup(&ours, t->git, pg_git_oid(base))) < 0 ||
+	    (gerr = git_object_lookup(&tagobj, t->git, pg_git_oid(tag), GIT_OBJECT_TAG)) < 0 ||
+	    (gerr = git_object_peel(&peeled, tagobj, GIT_OBJECT_COMMIT)) < 0 ||
+	    (gerr = git_commit_lookup(&theirs, t->git, git_object_id(peeled))) < 0) {
+		err = pg_git_fail(gerr, "merge");
+		goto done;
+	}
+	up = git_oid_equal(git_commit_id(ours), git_commit_id(theirs)) ? 1 :
+	     git_graph_descendant_of(t->git, git_commit_id(ours), git_commit_id(theirs));
+	if (up < 0) {
+		err = pg_git_fail(up, "merge");
+		goto done;
+	}
+	if (up) {
+		out->up_to_date = true;
+		goto done;
+	}
+	if ((gerr = git_merge_commits(&index, t->git, ours, theirs, NULL)) < 0) {
+		err = pg_git_fail(gerr, "merge");
+		goto done;
+	}
+	if (git_index_has_conflicts(index)) {
+		err = collect_conflicts(out, index);
+		goto done;
+	}
+	if ((gerr = git_index_write_tree_to(&tree_id, index, t->git)) < 0 ||
+	    (gerr = git_tree_lookup(&tree, t->git, &tree_id)) < 0) {
+		err = pg_git_fail(gerr, "merge: write tree");
+		goto done;
+	}
+	pg_oid_from_git(&out->tree, &tree_id);
+
+	/* the mergetag: the tag object as stored, as `git merge` embeds it */
+	if ((gerr = git_repository_odb(&odb, t->git)) < 0 ||
+	    (gerr = git_odb_read(&raw, odb, pg_git_oid(tag))) < 0) {
+		err = pg_git_fail(gerr, "merge: read tag");
+		goto done;
+	}
+	if ((err = pg_buf_put(&tagtext, git_odb_object_data(raw), git_odb_object_size(raw))) < 0 ||
+	    (err = pg_tagobj_parse(&parsed, tagtext.ptr, tagtext.len)) < 0)
+		goto done;
+	pg_buf_rtrim(&tagtext); /* libgit2 ends the header with the newline itself */
+
+	if ((err = merged_subjects(&subjects, &nsubjects, t, git_commit_id(theirs),
+				   git_commit_id(ours))) < 0 ||
+	    (err = pg_merge_message(&out->message, opts->tag_name, opts->url, parsed,
+				    (const char *const *)subjects, nsubjects)) < 0)
+		goto done;
+	gerr = opts->time ? git_signature_new(&sig, opts->name, opts->email, opts->time, opts->offset) :
+			    git_signature_now(&sig, opts->name, opts->email);
+	if (gerr < 0) {
+		err = pg_git_fail(gerr, "merge: identity '%s <%s>'", opts->name, opts->email);
+		goto done;
+	}
+	parents[0] = ours;
+	parents[1] = theirs;
+	if ((gerr = git_commit_create_buffer(&content, t->git, sig, sig, NULL, out->message.ptr,
+					     tree, 2, parents)) < 0 ||
+	    (gerr = git_commit_create_with_signature(&commit_id, t->git, content.ptr, tagtext.ptr,
+						     "mergetag")) < 0) {
+		err = pg_git_fail(gerr, "merge: write commit");
+		goto done;
+	}
+	pg_oid_from_git(&out->commit, &commit_id);
+done:
+	for (i = 0; i < nsubjects; i++)
+		free(subjects[i]);
+	free(subjects);
+	git_buf_dispose(&content);
+	git_signature_free(sig);
+	git_tree_free(tree);
+	git_odb_object_free(raw);
+	git_odb_free(odb);
+	git_index_free(index);
+	git_object_free(peeled);
+	git_object_free(tagobj);
+	git_commit_free(ours);
+	git_commit_free(theirs);
+	pg_tagobj_free(parsed);
+	pg_buf_release(&tagtext);
+	return err;
+}
+
+int pg_tree_set_pull_branch(pg_tree *t, const char *name, const pg_oid *commit)
+{
+	git_reference *ref = NULL;
+	pg_buf full = PG_BUF_INIT;
+	int gerr, err;
+
+	if ((err = pg_buf_printf(&full, "refs/heads/pullgate/%s", name)) < 0)
+		return err;
+	gerr = git_reference_create(&ref, t->git, full.ptr, pg_git_oid(commit), 1, "pullgate: merge");
+	if (gerr < 0)
+		err = pg_git_fail(gerr, "'%s'", full.ptr);
+	git_reference_free(ref);
+	pg_buf_release(&full);
+	return err;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return (flag == FTW_DP ? rmdir(path) : unlink(path)) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+int pg_remove_tree(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : pg_error_set(PG_EIO, "'%s': %s", path, strerror(errno));
+	if (nftw(path, remove_entry, 32, FTW_DEPTH | FTW_PHYS) < 0)
+		return pg_error_set(PG_EIO, "cannot remove '%s': %s", path, strerror(errno));
+	return 0;
+}
+
+int pg_tree_remove_worktree(pg_tree *t, const char *name, const char *path)
+{
+	git_worktree *wt = NULL;
+	git_worktree_prune_options popts;
+	int gerr;
+
+	if ((gerr = git_worktree_lookup(&wt, t->git, name)) == 0) {
+		git_worktree_prune_options_init(&popts, GIT_WORKTREE_PRUNE_OPTIONS_VERSION);
+		popts.flags = GIT_WORKTREE_PRUNE_VALID | GIT_WORKTREE_PRUNE_LOCKED |
+			      GIT_WORKTREE_PRUNE_WORKING_TREE;
+		gerr = git_worktree_prune(wt, &popts);
+		git_worktree_free(wt);
+		if (gerr < 0)
+			return pg_git_fail(gerr, "worktree '%s'", name);
+	} else if (gerr != GIT_ENOTFOUND) {
+		return pg_git_fail(gerr, "worktree '%s'", name);
+	}
+	return pg_remove_tree(path);
+}
+
+int pg_tree_add_worktree(pg_tree *t, const char *name, const char *path)
+{
+	git_worktree *wt = NULL;
+	git_reference *ref = NULL;
+	git_worktree_add_options opts;
+	pg_buf full = PG_BUF_INIT;
+	int gerr, err;
+
+	if ((err = pg_tree_remove_worktree(t, name, path)) < 0 ||
+	    (err = pg_buf_printf(&full, "refs/heads/pullgate/%s", name)) < 0)
+		goto done;
+	if ((gerr = git_reference_lookup(&ref, t->git, full.ptr)) < 0) {
+		err = pg_git_fail(gerr, "'%s'", full.ptr);
+		goto done;
+	}
+	git_worktree_add_options_init(&opts, GIT_WORKTREE_ADD_OPTIONS_VERSION);
+	opts.ref = ref;
+	opts.checkout_options.checkout_strategy = GIT_CHECKOUT_FORCE;
+	if ((gerr = git_worktree_add(&wt, t->git, name, path, &opts)) < 0)
+		err = pg_git_fail(gerr, "worktree '%s' at '%s'", name, path);
+done:
+	git_worktree_free(wt);
+	git_reference_free(ref);
+	pg_buf_release(&full);
+	return err;
+}
+
+int pg_tree_advance(pg_tree *t, const pg_oid *expected, const pg_oid *next, const char *reason)
+{
+	git_reference *ref = NULL;
+	int gerr = git_reference_create_matching(&ref, t->git, t->branch_ref, pg_git_oid(next), 1,
+						 pg_git_oid(expected), reason);
+
+	git_reference_free(ref);
+	if (gerr == GIT_EMODIFIED || gerr == GIT_ELOCKED)
+		return pg_error_set(PG_ECONFLICT, "'%s' moved while the pull was tested; "
+				    "nothing was changed", t->branch_ref);
+	return gerr < 0 ? pg_git_fail(gerr, "'%s'", t->branch_ref) : 0;
+}
+
+int pg_tree_is_ancestor(pg_tree *t, const pg_oid *ancestor, const pg_oid *descendant)
+{
+	int r;
+
+	if (!pg_oid_cmp(ancestor, descendant))
+		return 1;
+	r = git_graph_descendant_of(t->git, pg_git_oid(descendant), pg_git_oid(ancestor));
+	return r < 0 ? pg_git_fail(r, "ancestry") : r;
+}

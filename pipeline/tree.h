@@ -1,0 +1,98 @@
+/* tree.h - the maintainer's tree: fetch a pull, merge it with its mergetag, advance on approval. */
+#ifndef PG_TREE_H
+#define PG_TREE_H
+
+#include "common/buf.h"
+#include "verifier/object.h"
+
+/*
+ * A pg_tree is a git repository (the external kernel tree in production,
+ * $PULLGATE_HOME/linux) with an integration branch.  The integration
+ * branch moves only through pg_tree_advance(), a compare-and-swap of the
+ * ref.  Everything else pullgate writes lives under refs/pullgate/ and
+ * refs/heads/pullgate/, and in worktrees under the caller's work
+ * directory, so a failed or killed run leaves the integration branch and
+ * the main working tree untouched.  libgit2 handles stay in tree.c.
+ */
+typedef struct pg_tree pg_tree;
+
+int pg_tree_open(pg_tree **out, const char *path, const char *branch);
+void pg_tree_free(pg_tree *t);
+
+/* The integration branch's full ref name ("refs/heads/master"); borrowed. */
+const char *pg_tree_branch(const pg_tree *t);
+
+/* The integration branch's commit; PG_ENOTFOUND when the branch does not exist. */
+int pg_tree_head(pg_oid *out, pg_tree *t);
+
+/*
+ * Fetch refs/tags/<tag> from location (a path or URL) into
+ * refs/pullgate/tags/<tag>, and fail with PG_ECONFLICT unless it is still
+ * the tag object that was verified (the tag moved since).
+ */
+int pg_tree_fetch_tag(pg_tree *t, const char *location, const char *tag, const pg_oid *verified);
+
+typedef struct pg_merge_opts {
+	const char *tag_name;   /* short name, for the message */
+	const char *url;        /* where it was pulled from, for the message */
+	const char *name;       /* author and committer of the merge */
+	const char *email;
+	int64_t time;           /* 0: now */
+	int offset;             /* minutes east of UTC */
+} pg_merge_opts;
+
+typedef struct pg_merge_result {
+	bool conflicted;
+	char **conflicts;       /* paths, when conflicted */
+	size_t nconflicts;
+	bool up_to_date;        /* the tagged commit is already in the base */
+	pg_oid commit;          /* the merge commit, when neither */
+	pg_oid tree;
+	pg_buf message;
+} pg_merge_result;
+
+void pg_merge_result_init(pg_merge_result *r);
+void pg_merge_result_release(pg_merge_result *r);
+
+/*
+ * Merge the tag object into base the way `git merge <signed tag>` does: a
+ * two-parent commit whose mergetag header embeds the tag, with a message in
+ * the style of the kernel's pull merges.  The commit is written to the
+ * object store but no ref moves; a conflict is reported in *out, not as an
+ * error.
+ */
+int pg_tree_merge(pg_merge_result *out, pg_tree *t, const pg_oid *base, const pg_oid *tag,
+		  const pg_merge_opts *opts);
+
+/* Point refs/heads/pullgate/<name> at commit (created or moved). */
+int pg_tree_set_pull_branch(pg_tree *t, const char *name, const pg_oid *commit);
+
+/*
+ * Check out refs/heads/pullgate/<name> in a worktree of its own at path
+ * (a leftover worktree of that name, from a killed run, is removed
+ * first).  pg_tree_remove_worktree() undoes it, files included.
+ */
+int pg_tree_add_worktree(pg_tree *t, const char *name, const char *path);
+int pg_tree_remove_worktree(pg_tree *t, const char *name, const char *path);
+
+/*
+ * Move the integration branch from expected to next, atomically: fails with
+ * PG_ECONFLICT, moving nothing, when the branch is no longer at expected.
+ */
+int pg_tree_advance(pg_tree *t, const pg_oid *expected, const pg_oid *next, const char *reason);
+
+/* 1 when ancestor is an ancestor of (or equal to) descendant, 0 when not. */
+int pg_tree_is_ancestor(pg_tree *t, const pg_oid *ancestor, const pg_oid *descendant);
+
+/*
+ * The merge message: "Merge tag 'T' of URL", a "Pull ... from ...:"
+ * paragraph, the rest of the tag message, and "* tag 'T' of URL:" with the
+ * subjects of the merged commits, newest first.
+ */
+int pg_merge_message(pg_buf *out, const char *tag_name, const char *url, const pg_tagobj *tag,
+		     const char *const *subjects, size_t nsubjects);
+
+/* Remove a directory tree (no symlinks are followed). */
+int pg_remove_tree(const char *path);
+
+#endif

@@ -1,0 +1,50 @@
+#!/bin/sh
+# check.sh - the whole kernel check: tree, series and seed report, arm64 build, QEMU boot, KTAP verdict.
+#
+# usage: scripts/kernel/check.sh PULLGATE_BINARY
+#
+# Every step is incremental: the tree is unpacked once, the series refs are
+# reproducible, the build is make with a persistent O= dir and ccache, and
+# only the boot always runs.  Fails on a failed or crashed test, a splat,
+# a missing marker or a boot timeout.  PG_BOOT_TIMEOUT (default 300 s).
+set -eu
+. "$(dirname "$0")/lib.sh"
+[ $# -eq 1 ] || pg_die "usage: check.sh PULLGATE_BINARY"
+pullgate=$1
+[ -x "$pullgate" ] || pg_die "'$pullgate' is not executable"
+
+out="$PG_BUILD/arm64-gcc"
+bootlog="$PG_BUILD/qemu/boot.log"
+timeout=${PG_BOOT_TIMEOUT:-300}
+
+mkdir -p "$PULLGATE_HOME"
+# One kernel job at a time per $PULLGATE_HOME: the tree and build dirs are shared.
+exec 9>"$PULLGATE_HOME/.kernel.lock"
+flock 9
+
+step() {
+	name=$1
+	shift
+	s=$(pg_now)
+	"$@"
+	echo "check-kernel: $name: $(($(pg_now) - s)) s"
+}
+
+t0=$(pg_now)
+step tree "$PG_TOP/scripts/kernel/tree.sh"
+step series "$PG_TOP/scripts/kernel/series.sh" apply
+echo "check-kernel: per-seed report (patches/linux-6.12/seeds):"
+"$PG_TOP/scripts/kernel/series.sh" report
+step build "$PG_TOP/scripts/kernel/build.sh" "$PG_LINUX" "$out" "$out/build.log" Image
+step boot "$PG_TOP/scripts/kernel/boot.sh" "$out" "$bootlog" "$timeout" || {
+	rc=$?
+	"$pullgate" ktap "$bootlog" || true
+	exit $rc
+}
+echo "check-kernel: KTAP summary of $bootlog:"
+set +e
+"$pullgate" ktap "$bootlog"
+rc=$?
+set -e
+echo "check-kernel: total $(($(pg_now) - t0)) s"
+[ $rc -eq 0 ] || pg_die "KUnit failures, crashes or splats (see above and $bootlog)"

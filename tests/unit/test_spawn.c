@@ -1,0 +1,163 @@
+/* test_spawn.c - unit tests for running children from an argv with a deadline. */
+#include "tests/unit/unit.h"
+
+#include "common/error.h"
+#include "common/spawn.h"
+
+#include <unistd.h>
+
+static int count_lines(void *ctx, const char *line, size_t len)
+{
+	(void)line;
+	(void)len;
+	(*(int *)ctx)++;
+	return 0;
+}
+
+static void test_exit_status_and_output(void **state)
+{
+	const char *const argv[] = { "sh", "-c", "echo one; echo two >&2; exit 3", NULL };
+	pg_spawn_opts o = PG_SPAWN_OPTS_INIT;
+	pg_spawn_result r;
+	int lines = 0;
+
+	(void)state;
+	pg_spawn_result_init(&r);
+	o.tail_max = 1024;
+	o.on_line = count_lines;
+	o.ctx = &lines;
+	assert_int_equal(pg_spawn_run(&r, argv, &o), 0);
+	assert_int_equal(r.exit_code, 3);
+	assert_false(pg_spawn_succeeded(&r));
+	assert_string_equal(r.tail.ptr, "one\ntwo\n");
+	assert_int_equal(lines, 2);
+	pg_spawn_result_release(&r);
+}
+
+static void test_arguments_are_not_a_shell_string(void **state)
+{
+	/* a hostile argument reaches the child verbatim and is never interpreted */
+	const char *const argv[] = { "printf", "%s", "$(touch /tmp/pullgate-pwned); `id`", NULL };
+	pg_spawn_opts o = PG_SPAWN_OPTS_INIT;
+	pg_spawn_result r;
+
+	(void)state;
+	pg_spawn_result_init(&r);
+	o.tail_max = 256;
+	assert_int_equal(pg_spawn_run(&r, argv, &o), 0);
+	assert_true(pg_spawn_succeeded(&r));
+	assert_string_equal(r.tail.ptr, "$(touch /tmp/pullgate-pwned); `id`");
+	assert_int_equal(access("/tmp/pullgate-pwned", F_OK), -1);
+	pg_spawn_result_release(&r);
+}
+
+static void test_timeout_kills_the_group(void **state)
+{
+	/* the grandchild sleeps too: the whole group must go */
+	const char *const argv[] = { "sh", "-c", "sleep 30 & sleep 30", NULL };
+	pg_spawn_opts o = PG_SPAWN_OPTS_INIT;
+	pg_spawn_result r;
+
+	(void)state;
+	pg_spawn_result_init(&r);
+	o.timeout_ms = 300;
+	o.grace_ms = 200;
+	assert_int_equal(pg_spawn_run(&r, argv, &o), 0);
+	assert_true(r.timed_out);
+	assert_false(pg_spawn_succeeded(&r));
+	assert_true(r.elapsed_ms < 5000);
+	pg_spawn_result_release(&r);
+}
+
+static void test_tail_is_capped(void **state)
+{
+	const char *const argv[] = { "sh", "-c", "i=0; while [ $i -lt 1000 ]; do echo line$i; i=$((i+1)); done", NULL };
+	pg_spawn_opts o = PG_SPAWN_OPTS_INIT;
+	pg_spawn_result r;
+
+	(void)state;
+	pg_spawn_result_init(&r);
+	o.tail_max = 16;
+	assert_int_equal(pg_spawn_run(&r, argv, &o), 0);
+	assert_int_equal(r.tail.len, 16);
+	assert_string_equal(r.tail.ptr, "line998\nline999\n");
+	pg_spawn_result_release(&r);
+}
+
+static void test_missing_program(void **state)
+{
+	const char *const argv[] = { "pullgate-no-such-program", NULL };
+	pg_spawn_result r;
+
+	(void)state;
+	pg_spawn_result_init(&r);
+	assert_int_equal(pg_spawn_run(&r, argv, NULL), PG_ENOTFOUND);
+	assert_non_null(strstr(pg_error_last(), "pullgate-no-such-program"));
+	pg_spawn_result_release(&r);
+}
+
+static void test_env_cwd_and_log(void **state)
+{
+	char dir[] = "/tmp/pullgate-spawn-XXXXXX", log[64];
+	const char *const env[] = { "PULLGATE_TEST_VAR=hello", NULL };
+	const char *const argv[] = { "sh", "-c", "echo $PULLGATE_TEST_VAR; pwd", NULL };
+	pg_spawn_opts o = PG_SPAWN_OPTS_INIT;
+	pg_spawn_result r;
+	pg_buf b = PG_BUF_INIT, want = PG_BUF_INIT;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(log, sizeof(log), "%s/log", dir);
+	pg_spawn_result_init(&r);
+	o.env = env;
+	o.cwd = dir;
+	o.log_path = log;
+	assert_int_equal(pg_spawn_run(&r, argv, &o), 0);
+	assert_int_equal(pg_buf_read_file(&b, log), 0);
+	pg_buf_printf(&want, "hello\n%s\n", dir);
+	assert_string_equal(b.ptr, want.ptr);
+	unlink(log);
+	rmdir(dir);
+	pg_buf_release(&b);
+	pg_buf_release(&want);
+	pg_spawn_result_release(&r);
+}
+
+static int stop_at_two(void *ctx, const char *line, size_t len)
+{
+	(void)line;
+	(void)len;
+	return ++*(int *)ctx == 2 ? 42 : 0;
+}
+
+static void test_callback_can_stop(void **state)
+{
+	const char *const argv[] = { "sh", "-c", "echo a; echo b; sleep 30", NULL };
+	pg_spawn_opts o = PG_SPAWN_OPTS_INIT;
+	pg_spawn_result r;
+	int n = 0;
+
+	(void)state;
+	pg_spawn_result_init(&r);
+	o.on_line = stop_at_two;
+	o.ctx = &n;
+	o.grace_ms = 200;
+	assert_int_equal(pg_spawn_run(&r, argv, &o), 42);
+	assert_true(r.elapsed_ms < 5000);
+	pg_spawn_result_release(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exit_status_and_output),
+		cmocka_unit_test(test_arguments_are_not_a_shell_string),
+		cmocka_unit_test(test_timeout_kills_the_group),
+		cmocka_unit_test(test_tail_is_capped),
+		cmocka_unit_test(test_missing_program),
+		cmocka_unit_test(test_env_cwd_and_log),
+		cmocka_unit_test(test_callback_can_stop),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
