@@ -128,13 +128,11 @@ const pg_signer *pg_policy_find_signer(const pg_policy *p, const char *fingerpri
 	return NULL;
 }
 
-bool pg_policy_signer_allows(const pg_signer *s, const char *repository, const char *tag)
+bool pg_policy_signer_allows(const pg_signer *s, const char *repository, const char *tag,
+			     const char *tagger_email)
 {
 	return any_glob(s->repositories, s->nrepositories, repository) &&
-	       any_glob(s->tags, s->ntags, tag);
-}
-
-bool pg_policy_signer_has_identity(const pg_signer *s, const char *email)
-{
-	return in_list(s->identities, s->nidentities, email);
+	       any_glob(s->tags, s->ntags, tag) &&
+	       (!s->nidentities ||
+		(tagger_email && in_list(s->identities, s->nidentities, tagger_email)));
 }

@@ -8,7 +8,7 @@
 /* A key the maintainer trusts, and for what. */
 typedef struct pg_signer {
 	char *fingerprint;   /* 40 hex digits, upper case */
-	char **identities;   /* e-mail addresses the key may sign as */
+	char **identities;   /* e-mail addresses the key may sign as; none = any */
 	size_t nidentities;
 	char **repositories; /* globs over repository URLs or paths; none = any */
 	size_t nrepositories;
@@ -120,10 +120,11 @@ bool pg_policy_repository_allowed(const pg_policy *p, const char *location);
 /* The signer with this fingerprint (40 hex digits, any case), or NULL. Borrowed. */
 const pg_signer *pg_policy_find_signer(const pg_policy *p, const char *fingerprint);
 
-/* May this signer sign tag in repository?  Empty lists admit any. */
-bool pg_policy_signer_allows(const pg_signer *s, const char *repository, const char *tag);
-
-/* Is email (any case) one of the signer's identities? */
-bool pg_policy_signer_has_identity(const pg_signer *s, const char *email);
+/*
+ * May this signer's key sign tag in repository, with this tagger e-mail
+ * (NULL: the tag has no tagger)?  Each empty list admits any value.
+ */
+bool pg_policy_signer_allows(const pg_signer *s, const char *repository, const char *tag,
+			     const char *tagger_email);
 
 #endif

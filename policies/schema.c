@@ -625,9 +625,6 @@ static void set_identities(walker *w, const pg_yaml_node *v, const char *path, c
 	(void)f;
 	walk_strings(w, v, path, "an e-mail address", "a list of e-mail addresses", why_email,
 		     &w->signer->identities, &w->signer->nidentities);
-	if (v->type == PG_YAML_LIST && v->n == 0)
-		problem(w, v, "'%s' wants at least one e-mail address: those the key signs as",
-			path);
 }
 
 static void set_signer_repos(walker *w, const pg_yaml_node *v, const char *path,
@@ -677,9 +674,6 @@ static void walk_signers(walker *w, const pg_yaml_node *v, const char *path, con
 		walk_fields(w, item, sub, fields, PG_ARRAY_SIZE(fields));
 		if (item->type == PG_YAML_MAP && !pg_yaml_map_get(item, "fingerprint"))
 			problem(w, item, "'%s' needs a 'fingerprint': the key's 40 hex digits", sub);
-		if (item->type == PG_YAML_MAP && !pg_yaml_map_get(item, "identities"))
-			problem(w, item, "'%s' needs 'identities': the e-mail addresses the key "
-				"signs as", sub);
 		free(sub);
 	}
 	w->signer = NULL;

@@ -56,7 +56,7 @@ is "$rc" 1 "take one is still rejected with range-size off"
 is "$(count "$out" range-size)" 0 "range-size: off removes the range-size finding"
 is "$(count "$out" rewritten-upstream)" 35 "and leaves the others alone"
 
-warn=$(policy warn 'checks: {rewritten-upstream: warning, foreign-committer: off}')
+warn=$(policy warn 'checks: {rewritten-upstream: warning, foreign-committer: off, signoff: warning}')
 run "$PULLGATE" verify --json --policy "$warn" "$KEES" hardening-v6.16-rc1-fix1
 is "$(printf '%s' "$out" | jq -r '[.findings[] | select(.check == "rewritten-upstream")
 	| .severity] | unique | join(",")')" "warning" "a check can be lowered to a warning"

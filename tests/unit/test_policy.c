@@ -156,8 +156,6 @@ static const char full[] =
 	"    repositories: ['git://git.kernel.org/pub/scm/linux/kernel/git/kees/*']\n"
 	"    tags: ['hardening-*', 'for-linus-*']\n"
 	"  - fingerprint: 789703BD146789D01C2C3DF0CD2DDD3043A9254E\n"
-	"    identities:\n"
-	"      - grace@example.org\n"
 	"repositories:\n"
 	"  - 'git://git.kernel.org/pub/scm/linux/kernel/git/*/*'\n"
 	"committers:\n"
@@ -199,7 +197,7 @@ static void test_every_key_is_mapped(void **state)
 	assert_int_equal(s->ntags, 2);
 	assert_string_equal(s->tags[1], "for-linus-*");
 	s = &p->signers[1];
-	assert_int_equal(s->nidentities, 1);
+	assert_int_equal(s->nidentities, 0);
 	assert_int_equal(s->nrepositories, 0);
 	assert_int_equal(s->ntags, 0);
 
@@ -411,13 +409,15 @@ static void test_fingerprints(void **state)
 		    "one entry per key");
 	parse_fails("signers:\n  - identities: [a@b.c]\n",
 		    "t.yaml:2:5: 'signers[0]' needs a 'fingerprint': the key's 40 hex digits");
-	parse_fails("signers:\n  - fingerprint: E85052128AE3ACF4DCE4073EC1AF8DCF493176BD\n",
-		    "t.yaml:2:5: 'signers[0]' needs 'identities': the e-mail addresses the key "
-		    "signs as");
 	parse_fails("signers:\n  - fingerprint: E85052128AE3ACF4DCE4073EC1AF8DCF493176BD\n"
-		    "    identities: []\n",
-		    "t.yaml:3:17: 'signers[0].identities' wants at least one e-mail address: "
-		    "those the key signs as");
+		    "    identities: [kees]\n",
+		    "t.yaml:3:18: 'signers[0].identities[0]' wants an e-mail address, not 'kees': "
+		    "expected one '@' with a name before it and a domain after it");
+	parse_fails("signers:\n  - fingerprint: E85052128AE3ACF4DCE4073EC1AF8DCF493176BD\n"
+		    "    tags: hardening-*\n",
+		    "t.yaml:3:11: 'signers[0].tags' wants a list of globs, not 'hardening-*'");
+	parse_fails("signers:\n  - {}\n",
+		    "t.yaml:2:5: 'signers[0]' needs a 'fingerprint': the key's 40 hex digits");
 }
 
 static void test_strings(void **state)
@@ -697,16 +697,23 @@ static void test_lookups(void **state)
 	assert_non_null(s);
 	assert_ptr_equal(s, &p->signers[0]);
 	assert_null(pg_policy_find_signer(p, "0000000000000000000000000000000000000000"));
-	assert_true(pg_policy_signer_has_identity(s, "Kees@Kernel.org"));
-	assert_false(pg_policy_signer_has_identity(s, "grace@example.org"));
 	assert_true(pg_policy_signer_allows(
-		s, "git://git.kernel.org/pub/scm/linux/kernel/git/kees/linux", "hardening-v6.16"));
+		s, "git://git.kernel.org/pub/scm/linux/kernel/git/kees/linux", "hardening-v6.16",
+		"Kees@Kernel.org"));
 	assert_false(pg_policy_signer_allows(
-		s, "git://git.kernel.org/pub/scm/linux/kernel/git/kees/linux", "v6.16"));
+		s, "git://git.kernel.org/pub/scm/linux/kernel/git/kees/linux", "hardening-v6.16",
+		"grace@example.org"));
 	assert_false(pg_policy_signer_allows(
-		s, "git://git.kernel.org/pub/scm/linux/kernel/git/grace/linux", "hardening-x"));
+		s, "git://git.kernel.org/pub/scm/linux/kernel/git/kees/linux", "hardening-v6.16",
+		NULL));
+	assert_false(pg_policy_signer_allows(
+		s, "git://git.kernel.org/pub/scm/linux/kernel/git/kees/linux", "v6.16",
+		"kees@kernel.org"));
+	assert_false(pg_policy_signer_allows(
+		s, "git://git.kernel.org/pub/scm/linux/kernel/git/grace/linux", "hardening-x",
+		"kees@kernel.org"));
 	/* empty lists admit any */
-	assert_true(pg_policy_signer_allows(&p->signers[1], "/any/where", "anything"));
+	assert_true(pg_policy_signer_allows(&p->signers[1], "/any/where", "anything", NULL));
 	pg_policy_free(p);
 
 	p = parse_ok("{}\n");
