@@ -24,6 +24,7 @@ OPT_asan := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 	-fno-sanitize-recover=all
 LDOPT_asan := -fsanitize=address,undefined
 CFLAGS_ALL = $(WARN) $(OPT_$(BUILD)) -I. $(PKG_CFLAGS) -DPG_VERSION='"$(VERSION)"' \
+	-DPG_DATADIR='"$(CURDIR)"' \
 	-MMD -MP $(CFLAGS)
 LDFLAGS_ALL = $(LDOPT_$(BUILD)) $(LDFLAGS)
 

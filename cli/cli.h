@@ -21,6 +21,7 @@ struct pg_cmd {
 
 int cmd_policy(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
+int cmd_gate(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_ktap(int argc, char **argv);
 
@@ -35,5 +36,8 @@ void cli_puts_safe(FILE *f, const char *s);
 
 /* The directory for caches and state: $PULLGATE_HOME or ~/.cache/pullgate. */
 const char *cli_home(void);
+
+/* Where scripts/ and qemu-images/ live: $PULLGATE_DATADIR or the source tree. */
+const char *cli_datadir(void);
 
 #endif

@@ -5,6 +5,7 @@
 #include "policies/policy.h"
 #include "verifier/verify.h"
 
+#include <ctype.h>
 #include <getopt.h>
 
 enum {
@@ -13,6 +14,8 @@ enum {
 	OPT_PROTECT,
 	OPT_ALLOW,
 	OPT_MAX_COMMITS,
+	OPT_KEYRING,
+	OPT_TRUST,
 	OPT_POLICY,
 };
 
@@ -22,6 +25,8 @@ static const struct option options[] = {
 	{ "protect", required_argument, NULL, OPT_PROTECT },
 	{ "allow-committer", required_argument, NULL, OPT_ALLOW },
 	{ "max-commits", required_argument, NULL, OPT_MAX_COMMITS },
+	{ "keyring", required_argument, NULL, OPT_KEYRING },
+	{ "trust", required_argument, NULL, OPT_TRUST },
 	{ "policy", required_argument, NULL, OPT_POLICY },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -40,6 +45,30 @@ static int parse_count(size_t *out, const char *s)
 	return 0;
 }
 
+/* --trust FPR[:TAGGLOB]: a policy signer for that key, for any tag or the glob's. */
+static int add_trust(pg_policy *policy, const char *arg)
+{
+	const char *colon = strchr(arg, ':');
+	size_t len = colon ? (size_t)(colon - arg) : strlen(arg), i;
+	pg_signer *grown, *s;
+
+	if (len != 40 || strspn(arg, "0123456789abcdefABCDEF") < 40 || (colon && !colon[1]))
+		return pg_error_set(PG_EINVALID, "--trust wants FINGERPRINT[:TAGGLOB] with 40 "
+				    "hex digits, not '%s'", arg);
+	grown = realloc(policy->signers, (policy->nsigners + 1) * sizeof(*grown));
+	if (!grown)
+		return pg_error_oom();
+	policy->signers = grown;
+	s = &grown[policy->nsigners];
+	memset(s, 0, sizeof(*s));
+	if (!(s->fingerprint = pg_strndup(arg, len)))
+		return PG_ENOMEM;
+	for (i = 0; i < len; i++)
+		s->fingerprint[i] = (char)toupper((unsigned char)s->fingerprint[i]);
+	policy->nsigners++;
+	return colon ? pg_policy_list_add(&s->tags, &s->ntags, colon + 1) : 0;
+}
+
 int cmd_verify(int argc, char **argv)
 {
 	pg_policy *policy = NULL;
@@ -48,22 +77,19 @@ int cmd_verify(int argc, char **argv)
 	pg_buf out = PG_BUF_INIT;
 	char *up_repo = NULL, *up_branch = NULL;
 	const char *policy_file = NULL;
-	/* --protect and --allow-committer apply on top of --policy, wherever it comes */
-	const char **protect = NULL, **allow = NULL;
-	size_t nprotect = 0, nallow = 0, max_commits = 0, i;
-	bool json = false, have_max = false;
+	bool json = false;
 	int c, rc = PG_EXIT_UNDECIDED, err;
 
 	memset(&spec, 0, sizeof(spec));
-	protect = calloc((size_t)argc + 1, sizeof(*protect));
-	allow = calloc((size_t)argc + 1, sizeof(*allow));
-	if (!protect || !allow) {
-		pg_error_oom();
-		rc = cli_fail(NULL);
-		goto done;
-	}
+	/* --policy first, so that the other flags apply on top of it wherever they are */
 	optind = 1;
 	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1)
+		if (c == OPT_POLICY)
+			policy_file = optarg;
+	if ((policy_file ? pg_policy_load(&policy, policy_file) : pg_policy_new_default(&policy)) < 0)
+		return cli_fail(NULL);
+	optind = 0; /* glibc: a full restart of the scan */
 	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
 		switch (c) {
 		case OPT_UPSTREAM:
@@ -83,20 +109,34 @@ int cmd_verify(int argc, char **argv)
 				rc = cli_usage("verify", "'%s' is not an e-mail address", optarg);
 				goto done;
 			}
-			if (c == OPT_PROTECT)
-				protect[nprotect++] = optarg;
-			else
-				allow[nallow++] = optarg;
+			if ((c == OPT_PROTECT ?
+			     pg_policy_list_add(&policy->protected_committers, &policy->nprotected, optarg) :
+			     pg_policy_list_add(&policy->allowed_committers, &policy->nallowed, optarg)) < 0) {
+				rc = cli_fail(NULL);
+				goto done;
+			}
 			break;
 		case OPT_MAX_COMMITS:
-			if (parse_count(&max_commits, optarg) < 0) {
+			if (parse_count(&policy->max_commits, optarg) < 0) {
 				rc = cli_usage("verify", "--max-commits wants a number, not '%s'", optarg);
 				goto done;
 			}
-			have_max = true;
+			break;
+		case OPT_KEYRING:
+			free(policy->keyring);
+			if (!(policy->keyring = pg_strdup(optarg))) {
+				rc = cli_fail(NULL);
+				goto done;
+			}
+			break;
+		case OPT_TRUST:
+			if ((err = add_trust(policy, optarg)) < 0) {
+				rc = err == PG_EINVALID ? cli_usage("verify", "%s", pg_error_last()) :
+					cli_fail(NULL);
+				goto done;
+			}
 			break;
 		case OPT_POLICY:
-			policy_file = optarg;
 			break;
 		case 'h':
 			cli_usage("verify", NULL);
@@ -111,25 +151,6 @@ int cmd_verify(int argc, char **argv)
 		rc = cli_usage("verify", "verify wants a repository and a tag");
 		goto done;
 	}
-	if ((policy_file ? pg_policy_load(&policy, policy_file) :
-	     pg_policy_new_default(&policy)) < 0) {
-		rc = cli_fail(NULL);
-		goto done;
-	}
-	for (i = 0; i < nprotect; i++)
-		if (pg_policy_list_add(&policy->protected_committers, &policy->nprotected,
-				       protect[i]) < 0) {
-			rc = cli_fail(NULL);
-			goto done;
-		}
-	for (i = 0; i < nallow; i++)
-		if (pg_policy_list_add(&policy->allowed_committers, &policy->nallowed,
-				       allow[i]) < 0) {
-			rc = cli_fail(NULL);
-			goto done;
-		}
-	if (have_max)
-		policy->max_commits = max_commits;
 	spec.repo = argv[optind];
 	spec.tag = argv[optind + 1];
 	spec.upstream = up_repo;
@@ -156,8 +177,6 @@ done:
 	pg_buf_release(&out);
 	pg_report_free(report);
 	pg_policy_free(policy);
-	free(protect);
-	free(allow);
 	free(up_repo);
 	free(up_branch);
 	return rc;

@@ -7,10 +7,16 @@
 static const struct pg_cmd commands[] = {
 	{ "verify", cmd_verify,
 	  "verify [--policy FILE] [--upstream REPO[:BRANCH]] [--json] [--protect EMAIL]... "
-	  "[--allow-committer EMAIL]... [--max-commits N] REPO TAG",
+	  "[--allow-committer EMAIL]... [--max-commits N] [--keyring FILE] "
+	  "[--trust FPR[:TAGGLOB]]... REPO TAG",
 	  "check that a pull is what it claims to be" },
 	{ "policy", cmd_policy, "policy check FILE...",
 	  "validate policy files" },
+	{ "gate", cmd_gate,
+	  "gate [--upstream REPO[:BRANCH]] [--tree DIR] [--branch NAME] "
+	  "[--stages merge,build,boot,approve] [--approve|--no-approve] [--boot-timeout S] "
+	  "[--json] REPO TAG",
+	  "verify, merge, build, boot and approve a pull" },
 	{ "version", cmd_version, "version", "print the version" },
 	{ "ktap", cmd_ktap, "ktap [--json] LOGFILE", "judge a kernel boot log (KTAP, splats)" },
 };
@@ -84,6 +90,13 @@ const char *cli_home(void)
 	h = getenv("HOME");
 	snprintf(path, sizeof(path), "%s/.cache/pullgate", h && *h ? h : ".");
 	return path;
+}
+
+const char *cli_datadir(void)
+{
+	const char *d = getenv("PULLGATE_DATADIR");
+
+	return d && *d ? d : PG_DATADIR;
 }
 
 int cmd_version(int argc, char **argv)

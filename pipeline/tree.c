@@ -399,6 +399,53 @@ done:
 	return err;
 }
 
+int pg_tree_worktree_checkout(pg_tree *t, const char *name, const char *path,
+			      const pg_oid *commit)
+{
+	git_repository *wt = NULL;
+	git_checkout_options co;
+	int gerr, err;
+
+	if ((err = pg_tree_set_pull_branch(t, name, commit)) < 0)
+		return err;
+	if ((gerr = git_repository_open(&wt, path)) < 0)
+		return pg_git_fail(gerr, "worktree '%s'", path);
+	git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
+	co.checkout_strategy = GIT_CHECKOUT_FORCE | GIT_CHECKOUT_REMOVE_UNTRACKED;
+	if ((gerr = git_checkout_head(wt, &co)) < 0)
+		err = pg_git_fail(gerr, "checkout in '%s'", path);
+	git_repository_free(wt);
+	return err;
+}
+
+static int drop_ref(pg_tree *t, const char *name)
+{
+	git_reference *ref = NULL;
+	int gerr = git_reference_lookup(&ref, t->git, name);
+
+	if (gerr == GIT_ENOTFOUND)
+		return 0;
+	if (gerr == 0)
+		gerr = git_reference_delete(ref);
+	git_reference_free(ref);
+	return gerr < 0 ? pg_git_fail(gerr, "'%s'", name) : 0;
+}
+
+int pg_tree_drop_pull_refs(pg_tree *t, const char *name, const char *tag)
+{
+	pg_buf a = PG_BUF_INIT, b = PG_BUF_INIT;
+	const char *short_tag = strncmp(tag, "refs/tags/", 10) ? tag : tag + 10;
+	int err;
+
+	if ((err = pg_buf_printf(&a, "refs/heads/pullgate/%s", name)) == 0 &&
+	    (err = pg_buf_printf(&b, "refs/pullgate/tags/%s", short_tag)) == 0 &&
+	    (err = drop_ref(t, a.ptr)) == 0)
+		err = drop_ref(t, b.ptr);
+	pg_buf_release(&a);
+	pg_buf_release(&b);
+	return err;
+}
+
 int pg_tree_advance(pg_tree *t, const pg_oid *expected, const pg_oid *next, const char *reason)
 {
 	git_reference *ref = NULL;

@@ -76,6 +76,16 @@ int pg_tree_add_worktree(pg_tree *t, const char *name, const char *path);
 int pg_tree_remove_worktree(pg_tree *t, const char *name, const char *path);
 
 /*
+ * Point refs/heads/pullgate/<name> at commit and force the worktree at
+ * path (made by pg_tree_add_worktree) to check it out.
+ */
+int pg_tree_worktree_checkout(pg_tree *t, const char *name, const char *path,
+			      const pg_oid *commit);
+
+/* Delete refs/heads/pullgate/<name> and refs/pullgate/tags/<tag>, if present. */
+int pg_tree_drop_pull_refs(pg_tree *t, const char *name, const char *tag);
+
+/*
  * Move the integration branch from expected to next, atomically: fails with
  * PG_ECONFLICT, moving nothing, when the branch is no longer at expected.
  */

@@ -10,18 +10,22 @@ DEMO="$PULLGATE_HOME/demo"
 echo "== building the incident fixtures in $DEMO"
 "$TOP/fixtures/incident.sh" "$DEMO" >/dev/null
 export GNUPGHOME="$DEMO/gnupg"
+# the maintainer's keyring, and the one key trusted to sign Kees's pulls
+. "$DEMO/keys.env"
 
 status=0
 echo
 echo "== take one: hardening-v6.16-rc1-fix1, as b4 trailers -u rewrote it"
-"$PULLGATE" verify --upstream "$DEMO/upstream.git:master" "$DEMO/kees.git" \
+"$PULLGATE" verify --keyring "$DEMO/keyring.asc" --trust "$FPR_KEES" \
+	--upstream "$DEMO/upstream.git:master" "$DEMO/kees.git" \
 	hardening-v6.16-rc1-fix1 || status=$?
 [ "$status" -eq 1 ] || { echo "demo: take one should be rejected (exit 1), got $status" >&2; exit 1; }
 
 echo
 echo "== take two: hardening-v6.16-rc1-fix1-take2"
 status=0
-"$PULLGATE" verify --upstream "$DEMO/upstream.git:master" "$DEMO/kees.git" \
+"$PULLGATE" verify --keyring "$DEMO/keyring.asc" --trust "$FPR_KEES" \
+	--upstream "$DEMO/upstream.git:master" "$DEMO/kees.git" \
 	hardening-v6.16-rc1-fix1-take2 || status=$?
 [ "$status" -eq 0 ] || { echo "demo: take two should be accepted (exit 0), got $status" >&2; exit 1; }
 echo

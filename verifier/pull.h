@@ -21,6 +21,7 @@ typedef struct pg_pull {
 	const pg_policy *policy;
 	pg_report *report;
 	const char *repo_location;
+	const char *home;      /* $PULLGATE_HOME: private GNUPGHOMEs go in home/tmp */
 
 	pg_tagobj *tag;        /* NULL for a lightweight tag */
 	pg_oid tag_commit;
@@ -89,6 +90,22 @@ bool pg_commit_signed_off_by(const pg_commit *c, const char *email);
 int pg_fixes_parse(const char *value, size_t *idlen, const char **subject, size_t *sublen);
 
 /* The checks, each in its own file. */
+
+/*
+ * tag-signature and mergetag-signature (check_signature.c).  The pulled tag
+ * must be an annotated tag whose own tag header names the ref, signed by a
+ * key in the policy's keyring (or gnupg_home) that is good, unexpired and
+ * unrevoked, that one of the policy's signers trusts for this repository,
+ * tag name and tagger, and whose user ids include the tagger's e-mail.
+ * With no signers in the policy no key is trusted.  Each mergetag in the
+ * pull's merges must be signed by a good key from the keyring (the
+ * signers list is for the pulled tag only: sub-maintainers are vouched
+ * for by the keyring), its tagger among the key's user ids, and it must
+ * tag a commit the merge merged.  Every signature checked is listed in
+ * the report's signatures.  A keyring that cannot be read is an error
+ * (the policy is broken), not a finding.
+ */
+int pg_check_signature(pg_pull *p);
 int pg_check_rewritten_upstream(pg_pull *p);
 int pg_check_foreign_committer(pg_pull *p);
 int pg_check_range_size(pg_pull *p);

@@ -22,6 +22,19 @@ static void finding_release(pg_finding *f)
 	free(f->message);
 }
 
+static void signature_release(pg_signature_info *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nemails; i++)
+		free(s->emails[i]);
+	free(s->emails);
+	free(s->tag);
+	free(s->tagger);
+	free(s->status);
+	free(s->fingerprint);
+}
+
 void pg_report_free(pg_report *r)
 {
 	size_t i;
@@ -37,6 +50,9 @@ void pg_report_free(pg_report *r)
 	for (i = 0; i < r->nfindings; i++)
 		finding_release(&r->findings[i]);
 	free(r->findings);
+	for (i = 0; i < r->nsignatures; i++)
+		signature_release(&r->signatures[i]);
+	free(r->signatures);
 	free(r->repo);
 	free(r->tag);
 	free(r->upstream);
@@ -129,6 +145,43 @@ int pg_finding_detailf(pg_finding *f, const char *field, const char *fmt, ...)
 		err = pg_finding_detail(f, field, b.ptr, NULL);
 	pg_buf_release(&b);
 	return err;
+}
+
+/* strdup that keeps NULL and sets *ok = false when a copy fails */
+static char *dup_or_null(const char *s, bool *ok)
+{
+	char *d = s ? pg_strdup(s) : NULL;
+
+	if (s && !d)
+		*ok = false;
+	return d;
+}
+
+int pg_report_add_signature(pg_report *r, const pg_signature_info *info)
+{
+	pg_signature_info *grown, s;
+	bool ok = true;
+	size_t i;
+
+	memset(&s, 0, sizeof(s));
+	s.mergetag = info->mergetag;
+	s.has_commit = info->has_commit;
+	s.commit = info->commit;
+	s.tag = dup_or_null(info->tag, &ok);
+	s.tagger = dup_or_null(info->tagger, &ok);
+	s.status = dup_or_null(info->status, &ok);
+	s.fingerprint = dup_or_null(info->fingerprint, &ok);
+	if (ok && info->nemails && !(s.emails = calloc(info->nemails, sizeof(*s.emails))))
+		ok = false;
+	for (i = 0; ok && i < info->nemails; i++, s.nemails++)
+		s.emails[i] = dup_or_null(info->emails[i], &ok);
+	if (ok && (grown = realloc(r->signatures, (r->nsignatures + 1) * sizeof(*grown)))) {
+		r->signatures = grown;
+		grown[r->nsignatures++] = s;
+		return 0;
+	}
+	signature_release(&s);
+	return pg_error_oom();
 }
 
 size_t pg_report_count(const pg_report *r, enum pg_severity sev)

@@ -31,6 +31,25 @@ typedef struct pg_finding {
 	size_t ndetails;
 } pg_finding;
 
+/*
+ * A signature that was checked: the pulled tag's, or a mergetag's in one of
+ * the pull's merges.  Every checked signature is listed, good or not, so
+ * that a report says who signed what; findings say what is wrong.  Strings
+ * are owned by the report.
+ */
+typedef struct pg_signature_info {
+	bool mergetag;      /* false: the pulled tag */
+	bool has_commit;
+	pg_oid commit;      /* the merge that carries the mergetag */
+	char *tag;          /* the name in the tag's own tag header */
+	char *tagger;       /* "Name <email>", or NULL */
+	char *status;       /* "good", "bad", "no-key"... (verifier/gpg.h) */
+	char *fingerprint;  /* the key's primary fingerprint, else the key id the
+			     * signature names, or NULL */
+	char **emails;      /* the key's user-id e-mail addresses */
+	size_t nemails;
+} pg_signature_info;
+
 /* One stage of `pullgate gate`: verify, merge, build, boot, approve. */
 enum pg_stage_status {
 	PG_STAGE_PASSED,
@@ -68,6 +87,8 @@ typedef struct pg_report {
 	size_t upstream_examined; /* upstream commits the analysis looked at */
 	pg_finding *findings;
 	size_t nfindings;
+	pg_signature_info *signatures;
+	size_t nsignatures;
 	pg_stage *stages;    /* empty for a plain verify */
 	size_t nstages;
 	bool has_merge;
@@ -92,6 +113,9 @@ int pg_finding_detail(pg_finding *f, const char *field, const char *pull,
 int pg_finding_detailf(pg_finding *f, const char *field, const char *fmt, ...)
 	PG_PRINTF(3, 4);
 
+/* Append a copy of *info (every string and the e-mail list are copied). */
+int pg_report_add_signature(pg_report *r, const pg_signature_info *info);
+
 /* Add a stage (status PASSED until set); *out borrowed until the next add. */
 int pg_report_add_stage(pg_stage **out, pg_report *r, const char *name);
 int pg_stage_set(pg_stage *s, enum pg_stage_status status, const char *log,
@@ -104,9 +128,10 @@ enum pg_verdict pg_report_verdict(const pg_report *r);
 size_t pg_report_count_check(const pg_report *r, enum pg_check_id check);
 
 /*
- * Text for a terminal: one line per finding (severity, check, short id,
- * subject), details indented below, a final verdict line.  Every string
- * from a repository is stripped of control characters and escapes.
+ * Text for a terminal: a "signed:" line per checked signature, one line per
+ * finding (severity, check, short id, subject), details indented below, a
+ * final verdict line.  Every string from a repository is stripped of
+ * control characters and escapes.
  */
 int pg_report_format_text(pg_buf *out, const pg_report *r);
 

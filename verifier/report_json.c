@@ -73,6 +73,34 @@ static json_t *finding_json(const pg_finding *f)
 	return o;
 }
 
+static json_t *signature_json(const pg_signature_info *s)
+{
+	json_t *o = json_object(), *emails = json_array();
+	bool ok = o && emails;
+	size_t i;
+
+	if (!ok) {
+		json_decref(o);
+		json_decref(emails);
+		return NULL;
+	}
+	set(o, "kind", json_string(s->mergetag ? "mergetag" : "tag"), &ok);
+	set(o, "commit", s->has_commit ? oid(&s->commit) : json_null(), &ok);
+	set(o, "tag", str(s->tag), &ok);
+	set(o, "tagger", str(s->tagger), &ok);
+	set(o, "status", str(s->status), &ok);
+	set(o, "fingerprint", str(s->fingerprint), &ok);
+	for (i = 0; i < s->nemails && ok; i++)
+		if (json_array_append_new(emails, str(s->emails[i])) < 0)
+			ok = false;
+	set(o, "uids", emails, &ok);
+	if (!ok) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
 static json_t *stages_json(const pg_report *r)
 {
 	json_t *a = json_array();
@@ -103,14 +131,15 @@ static json_t *stages_json(const pg_report *r)
 
 int pg_report_format_json(pg_buf *out, const pg_report *r)
 {
-	json_t *root = json_object(), *findings = json_array();
-	bool ok = root && findings;
+	json_t *root = json_object(), *findings = json_array(), *sigs = json_array();
+	bool ok = root && findings && sigs;
 	char *text = NULL;
 	size_t i;
 	int err = 0;
 
 	if (!ok) {
 		json_decref(findings);
+		json_decref(sigs);
 		goto done;
 	}
 	set(root, "schema", json_integer(PG_REPORT_SCHEMA_VERSION), &ok);
@@ -129,6 +158,13 @@ int pg_report_format_json(pg_buf *out, const pg_report *r)
 	set(root, "commits", json_integer((json_int_t)r->ncommits), &ok);
 	set(root, "merges", json_integer((json_int_t)r->nmerges), &ok);
 	set(root, "upstream_examined", json_integer((json_int_t)r->upstream_examined), &ok);
+	for (i = 0; i < r->nsignatures && ok; i++) {
+		json_t *s = signature_json(&r->signatures[i]);
+
+		if (!s || json_array_append_new(sigs, s) < 0)
+			ok = false;
+	}
+	set(root, "signatures", sigs, &ok);
 	for (i = 0; i < r->nfindings && ok; i++) {
 		json_t *f = finding_json(&r->findings[i]);
 

@@ -85,6 +85,37 @@ static int put_finding(pg_buf *out, const pg_finding *f)
 	return 0;
 }
 
+/* "signed:   mergetag 'x' in 0123456789ab by Name <email>: good, key FPR (a@b, c@d)" */
+static int put_signature(pg_buf *out, const pg_signature_info *s, bool first)
+{
+	char hex[PG_OID_HEXSZ + 1];
+	size_t i;
+	int err;
+
+	if ((err = pg_buf_puts(out, first ? "signed:   " : "          ")) < 0 ||
+	    (err = pg_buf_puts(out, s->mergetag ? "mergetag '" : "tag '")) < 0 ||
+	    (err = put_safe(out, s->tag, 100)) < 0 || (err = pg_buf_putc(out, '\'')) < 0)
+		return err;
+	if (s->has_commit) {
+		pg_oid_tohex(hex, &s->commit);
+		if ((err = pg_buf_printf(out, " in %.12s", hex)) < 0)
+			return err;
+	}
+	if (s->tagger && ((err = pg_buf_puts(out, " by ")) < 0 ||
+			  (err = put_safe(out, s->tagger, 100)) < 0))
+		return err;
+	if ((err = pg_buf_puts(out, ": ")) < 0 || (err = put_safe(out, s->status, 20)) < 0)
+		return err;
+	if (s->fingerprint && ((err = pg_buf_puts(out, ", key ")) < 0 ||
+			       (err = put_safe(out, s->fingerprint, 64)) < 0))
+		return err;
+	for (i = 0; i < s->nemails; i++)
+		if ((err = pg_buf_puts(out, i ? ", " : " (")) < 0 ||
+		    (err = put_safe(out, s->emails[i], 100)) < 0)
+			return err;
+	return pg_buf_puts(out, s->nemails ? ")\n" : "\n");
+}
+
 static int put_stages(pg_buf *out, const pg_report *r)
 {
 	size_t i;
@@ -133,6 +164,11 @@ int pg_report_format_text(pg_buf *out, const pg_report *r)
 	    (err = pg_buf_puts(out, " of ")) < 0 || (err = put_safe(out, r->upstream, 300)) < 0 ||
 	    (err = pg_buf_printf(out, "\n          commit %s, %zu commits examined\n\n", up,
 				 r->upstream_examined)) < 0)
+		return err;
+	for (i = 0; i < r->nsignatures; i++)
+		if ((err = put_signature(out, &r->signatures[i], i == 0)) < 0)
+			return err;
+	if (r->nsignatures && (err = pg_buf_putc(out, '\n')) < 0)
 		return err;
 	for (i = 0; i < r->nfindings; i++)
 		if ((err = put_finding(out, &r->findings[i])) < 0)

@@ -5,8 +5,9 @@
 
 typedef int (*check_fn)(pg_pull *p);
 
-/* rewritten-upstream runs first: later checks may use what it matched */
+/* rewritten-upstream runs before the checks that may use what it matched */
 static const check_fn checks[] = {
+	pg_check_signature,
 	pg_check_rewritten_upstream,
 	pg_check_foreign_committer,
 	pg_check_range_size,
@@ -39,7 +40,10 @@ int pg_split_location(char **repo, char **branch, const char *arg)
 	return *repo ? 0 : PG_ENOMEM;
 }
 
-/* Peel the tag ref: an annotated tag to its commit, a lightweight tag as is. */
+/*
+ * Peel the tag ref: an annotated tag to its commit, a lightweight tag as is.
+ * Returns 1 when the tag reaches no commit: that is a finding, not an error.
+ */
 static int resolve_tag(pg_pull *p, const pg_oid *target)
 {
 	enum pg_object_type type;
@@ -67,9 +71,11 @@ static int resolve_tag(pg_pull *p, const pg_oid *target)
 			pg_tagobj_free(t);
 	}
 	pg_oid_tohex(hex, &at);
-	return pg_error_set(PG_EINVALID, "tag '%s' points to %s %s, not to a commit",
-			    p->report->tag, depth == 8 ? "a chain of tags at" :
-			    pg_object_type_name(type), hex);
+	/* an error whatever the policy says: there is nothing to merge */
+	err = pg_report_add(NULL, p->report, PG_CHECK_TAG_SIGNATURE, PG_SEV_ERROR, NULL,
+			    "tag '%s' points to %s %s, not to a commit", p->report->tag,
+			    depth == 8 ? "a chain of tags at" : pg_object_type_name(type), hex);
+	return err < 0 ? err : 1;
 }
 
 static int resolve_upstream(pg_pull *p, const char *location, const char *branch)
@@ -99,17 +105,6 @@ static int resolve_upstream(pg_pull *p, const char *location, const char *branch
 			    p->report->upstream_ref);
 }
 
-static int tag_finding(pg_pull *p)
-{
-	/* the signature itself is verified by the tag-signature check (gpgme) */
-	if (p->tag)
-		return 0;
-	return pg_report_add(NULL, p->report, PG_CHECK_TAG_SIGNATURE,
-			     pg_pull_severity(p, PG_CHECK_TAG_SIGNATURE), NULL,
-			     "'%s' is a lightweight tag: no tagger and no signature",
-			     p->report->tag);
-}
-
 int pg_verify(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy,
 	      const char *home)
 {
@@ -118,11 +113,13 @@ int pg_verify(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy
 	const char *up = spec->upstream ? spec->upstream : policy->upstream_url;
 	const char *branch = spec->upstream ? spec->upstream_branch : policy->upstream_branch;
 	size_t i;
+	bool no_commit;
 	int err;
 
 	*out = NULL;
 	memset(&p, 0, sizeof(p));
 	p.policy = policy;
+	p.home = home;
 	p.repo_location = spec->repo;
 	p.request = spec->request;
 	if (!up)
@@ -140,11 +137,18 @@ int pg_verify(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy
 				   spec->tag)) < 0)
 		goto done;
 	p.report->tag_object = target;
-	if ((err = resolve_tag(&p, &target)) < 0 ||
-	    (err = resolve_upstream(&p, up, branch)) < 0)
+	if ((err = resolve_tag(&p, &target)) < 0)
+		goto done;
+	no_commit = err == 1;
+	if ((err = resolve_upstream(&p, up, branch)) < 0)
 		goto done;
 	p.report->tag_commit = p.tag_commit;
 	p.report->upstream_tip = p.upstream_tip;
+	if (no_commit) {
+		/* a tag of a tree or a blob: nothing to merge, only the tag to judge */
+		err = pg_check_signature(&p);
+		goto done;
+	}
 
 	if ((err = pg_pull_load(&p)) < 0 || (err = pg_upstream_build(&p.upstream, &p)) < 0)
 		goto done;
@@ -154,8 +158,6 @@ int pg_verify(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy
 			p.report->nmerges++;
 	p.report->upstream_examined = pg_upstream_examined(p.upstream);
 
-	if ((err = tag_finding(&p)) < 0)
-		goto done;
 	for (i = 0; i < PG_ARRAY_SIZE(checks); i++)
 		if ((err = checks[i](&p)) < 0)
 			goto done;

@@ -3,22 +3,33 @@
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
-plan 17
+plan 22
 fixture_incident
 
-run "$PULLGATE" verify --upstream "$UP" "$KEES" hardening-v6.16-rc1-fix1-take2
+run "$PULLGATE" verify --keyring "$KEYRING" --trust "$FPR_KEES" --upstream "$UP" "$KEES" hardening-v6.16-rc1-fix1-take2
 is "$rc" 0 "take two is accepted"
 like "$out" '^verdict: accept \(0 errors, 0 warnings\)$' "with no findings at all"
 like "$out" 'commit [0-9a-f]{40}, 4 commits \(0 merges\)' "take two is the four commits"
+like "$out" "^signed:   tag 'hardening-v6.16-rc1-fix1-take2' by Kees Cook <kees@kernel.org>: good, key $FPR_KEES \\(kees@kernel.org\\)$" \
+	"take two's tag is verified: signed by Kees's key, and the tagger is among its uids"
 
-run "$PULLGATE" verify --upstream "$UP" "$KEES" hardening-v6.16-rc1-fix1
+run "$PULLGATE" verify --upstream "$UP" "$KEES" hardening-v6.16-rc1-fix1-take2
+is "$rc" 1 "without a keyring even take two is not accepted"
+like "$out" "^error +tag-signature +- +no keyring configured: cannot verify the signature" \
+	"and the report says why"
+
+run "$PULLGATE" verify --keyring "$KEYRING" --trust "$FPR_KEES" --upstream "$UP" "$KEES" hardening-v6.16-rc1-fix1
 is "$rc" 1 "take one is rejected"
 like "$out" 'commit [0-9a-f]{40}, 39 commits \(7 merges\)' "take one carries 39 commits"
 like "$out" '^verdict: reject' "the text report ends with the verdict"
 
-run "$PULLGATE" verify --json --upstream "$UP" "$KEES" hardening-v6.16-rc1-fix1
+run "$PULLGATE" verify --json --keyring "$KEYRING" --trust "$FPR_KEES" --upstream "$UP" "$KEES" hardening-v6.16-rc1-fix1
 json=$out
 is "$rc" 1 "--json gives the same exit status"
+is "$(printf '%s' "$json" | jq -r '[.signatures[] | "\(.kind) \(.status) \(.fingerprint)"] | join(",")')" \
+	"tag good $FPR_KEES" "take one's tag verifies too: that is what git verify-tag said"
+is "$(printf '%s' "$json" | jq '[.findings[] | select(.check | endswith("signature"))] | length')" 0 \
+	"no signature finding: the merges that lost their mergetags are not signed merges any more"
 is "$(finding_pairs "$json" rewritten-upstream)" "$(sort "$FX/expect/take1.pairs")" \
 	"every rewritten upstream commit is named with its original, and nothing else"
 is "$(wc -l <"$FX/expect/take1.pairs" | tr -d ' ')" 35 "the fixture rewrote 35 upstream commits"

@@ -3,11 +3,11 @@
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
-plan 24
+plan 26
 fixture_incident
 
 verify_json() {
-	run "$PULLGATE" verify --json --upstream "$UP" "$KEES" "$1"
+	run "$PULLGATE" verify --json --keyring "$KEYRING" --trust "$FPR_KEES" --upstream "$UP" "$KEES" "$1"
 }
 # fields JSON COMMIT: the detail fields of the rewritten-upstream finding for COMMIT
 fields() {
@@ -45,6 +45,9 @@ is "$(detail "$out" "$c" trailer-added pull)" "Reviewed-by: Kees Cook <kees@kern
 is "$(printf '%s' "$out" | jq -r --arg c "$c" '.findings[] | select(.check == "foreign-committer")
 	| select(.commit == $c) | .severity')" "" \
 	"the amended copy is committed by the sender, so it is not foreign"
+is "$(printf '%s' "$out" | jq -r '[.signatures[] | select(.kind == "mergetag")
+	| "\(.tag) \(.status) \(.fingerprint)"] | join(",")')" "drm-next-6.16 good $FPR_ERIN" \
+	"the amended merge kept Erin's mergetag, which still verifies"
 
 # --- cherry-picks of older upstream commits, with and without -x ------------
 verify_json cherry-pick-old
@@ -77,10 +80,13 @@ verify_json submerge-signed
 is "$rc" 0 "commits merged from a signed tag are accepted"
 is "$(printf '%s' "$out" | jq '[.findings[] | select(.check == "foreign-committer")] | length')" \
 	0 "and not foreign: the mergetag vouches for its tagger's commits"
+is "$(printf '%s' "$out" | jq -r '[.signatures[] | "\(.kind) \(.tag) \(.status) \(.fingerprint)"]
+	| join(",")')" "tag submerge-signed good $FPR_KEES,mergetag kspp-6.16 good $FPR_GRACE" \
+	"the tag and Grace's mergetag are both verified"
 verify_json submerge-plain
 is "$(printf '%s' "$out" | jq -r '[.findings[] | select(.check == "foreign-committer")
 	| .severity] | join(",")')" "warning,warning" \
 	"the same commits merged from a plain branch are foreign (a warning each)"
 
-run "$PULLGATE" verify --protect grace@example.org --upstream "$UP" "$KEES" submerge-plain
+run "$PULLGATE" verify --keyring "$KEYRING" --trust "$FPR_KEES" --protect grace@example.org --upstream "$UP" "$KEES" submerge-plain
 is "$rc" 1 "and an error when the policy protects that identity"

@@ -51,6 +51,6 @@ ok "$([ "$rc" -le 1 ]; echo $?)" "a tag of an upstream commit is still a verdict
 like "$out" "range-size .* the pull is empty" "the empty pull is reported"
 
 # A policy cap on the pull's size.
-run "$PULLGATE" verify --max-commits 3 --upstream "$UP" "$KEES" hardening-v6.16-rc1-fix1-take2
+run "$PULLGATE" verify --keyring "$KEYRING" --trust "$FPR_KEES" --max-commits 3 --upstream "$UP" "$KEES" hardening-v6.16-rc1-fix1-take2
 like "$out" "the pull has 4 commits, the policy allows 3" "--max-commits caps the pull's size"
 is "$rc" 0 "range-size is a warning by default"

@@ -6,8 +6,12 @@ plan 22
 "$TOP/fixtures/hygiene.sh" "$SCRATCH/hy" >/dev/null
 HY="$SCRATCH/hy"
 export GNUPGHOME="$HY/gnupg"
+. "$HY/keys.env"
 
-verify() { run "$PULLGATE" verify --upstream "$HY/upstream.git:master" "$HY/sub.git" "$1"; }
+verify() {
+	run "$PULLGATE" verify --keyring "$HY/keyring.asc" --trust "$FPR_SAM" \
+		--upstream "$HY/upstream.git:master" "$HY/sub.git" "$1"
+}
 # findings TEXT CHECK: the lines of one check's findings, with their details
 findings() { printf '%s\n' "$1" | awk -v c="$2" '
 	/^(error|warning) / { show = ($2 == c) }

@@ -3,16 +3,22 @@
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
-plan 31
+plan 32
 fixture_incident
 "$TOP/fixtures/policy.sh" "$FX"
 POLICY="$FX/policy.yaml"
 D="$SCRATCH/p"
 mkdir -p "$D"
 
-# policy NAME BODY: a policy with the fixture upstream plus BODY
+# policy NAME BODY: a policy with the fixture upstream and Kees's key, plus BODY
 policy() {
-	printf 'upstream:\n  url: %s\n  branch: master\n%s\n' "'$FX/upstream.git'" "$2" >"$D/$1.yaml"
+	cat >"$D/$1.yaml" <<EOF
+upstream: {url: '$FX/upstream.git', branch: master}
+keyring: {file: '$KEYRING'}
+signers:
+  - {fingerprint: $FPR_KEES, identities: [kees@kernel.org]}
+$2
+EOF
 	echo "$D/$1.yaml"
 }
 # findings JSON CHECK: "severity committer-email" per finding of CHECK, sorted and counted
@@ -45,9 +51,13 @@ like "$(findings "$base" foreign-committer)" '^5 warning alice@example.org$' \
 	"Alice's are warnings"
 like "$(findings "$base" foreign-committer)" '^3 warning bob@example.org$' "so are Bob's"
 
-run "$PULLGATE" verify --policy "$TOP/policies/kernel-toplevel.yaml" --upstream "$UP" \
+run "$PULLGATE" verify --json --policy "$TOP/policies/kernel-toplevel.yaml" --upstream "$UP" \
 	"$KEES" hardening-v6.16-rc1-fix1-take2
-is "$rc" 0 "the shipped kernel-toplevel policy works on the fixtures with --upstream"
+is "$(printf '%s' "$out" | jq -r '[.findings[] | .check] | unique | join(",")')" "tag-signature" \
+	"the shipped kernel-toplevel policy trusts no key until it is filled in"
+run "$PULLGATE" verify --policy "$TOP/policies/kernel-toplevel.yaml" --upstream "$UP" \
+	--keyring "$KEYRING" --trust "$FPR_KEES" "$KEES" hardening-v6.16-rc1-fix1-take2
+is "$rc" 0 "with --upstream, --keyring and --trust on top it accepts take two"
 
 # --- checks: a severity per check ---------------------------------------------------
 off=$(policy off 'checks: {range-size: off}')

@@ -13,10 +13,28 @@ fixture_incident() {
 	UP="$FX/upstream.git:master"
 	KEES="$FX/kees.git"
 	export GNUPGHOME="$FX/gnupg"
+	# FPR_KEES...; verify --keyring "$KEYRING" --trust "$FPR_KEES" checks signatures
+	. "$FX/keys.env"
+	KEYRING="$FX/keyring.asc"
 }
 
 # finding_pairs JSON CHECK: "commit upstream" lines for each finding of CHECK, sorted
 finding_pairs() {
 	printf '%s' "$1" | jq -r --arg c "$2" \
 		'.findings[] | select(.check == $c) | "\(.commit) \(.upstream)"' | sort
+}
+
+# fixture_keys: tags signed well, badly and not at all (fixtures/keys.sh);
+# sets SFX, SENDER, SUP and KEYRING, and the FPR_<NAME> variables.
+fixture_keys() {
+	if [ -n "${PULLGATE_FIXTURES:-}" ] && [ -f "$PULLGATE_FIXTURES/keys/keyring.asc" ]; then
+		SFX="$PULLGATE_FIXTURES/keys"
+	else
+		SFX="$SCRATCH/keys"
+		"$TOP/fixtures/keys.sh" "$SFX" >/dev/null
+	fi
+	SENDER="$SFX/sender.git"
+	SUP="$SFX/upstream.git:master"
+	KEYRING="$SFX/keyring.asc"
+	. "$SFX/keys.env"
 }

@@ -1,0 +1,51 @@
+/* gate.h - pullgate gate: verify, merge, build, boot, approve, stopping at the first rejection. */
+#ifndef PG_GATE_H
+#define PG_GATE_H
+
+#include "pipeline/build.h"
+#include "verifier/verify.h"
+
+enum pg_gate_stage {
+	PG_GATE_MERGE = 1 << 0,
+	PG_GATE_BUILD = 1 << 1,
+	PG_GATE_BOOT = 1 << 2,
+	PG_GATE_APPROVE = 1 << 3,
+	PG_GATE_ALL = 0xF,
+};
+
+typedef struct pg_gate_opts {
+	unsigned version;
+	const char *home;            /* $PULLGATE_HOME */
+	const char *tree;            /* the maintainer's tree; NULL: home/linux */
+	const char *branch;          /* integration branch; NULL: "master" */
+	const char *datadir;         /* where scripts/kernel/ lives */
+	unsigned stages;             /* which of the stages after verify run */
+	bool approve;                /* move the branch once every stage passed */
+	const char *merge_name;      /* identity of the merge commit */
+	const char *merge_email;
+	unsigned build_timeout_s;    /* 0: 3600 */
+	unsigned boot_timeout_s;     /* 0: 300 */
+	pg_progress_fn progress;     /* may be NULL */
+	void *ctx;
+	volatile sig_atomic_t *cancel;
+} pg_gate_opts;
+
+#define PG_GATE_OPTS_VERSION 1
+
+/*
+ * Run the pull through every selected stage.  On 0, *out is the report:
+ * the verify findings, the findings of the stage that stopped it, and one
+ * pg_stage per stage run.  Only the approve stage moves the integration
+ * branch, with a compare-and-swap against the head the merge was made on.
+ * Whatever happens, the tree's working tree and integration branch are
+ * left as they were unless the pull was approved; the pull's worktree is
+ * removed, and its refs too unless the merge is kept for approval.
+ * Negative: could not decide (the report, if any, is freed).
+ */
+int pg_gate_run(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy,
+		const pg_gate_opts *opts);
+
+/* The name pullgate uses for a pull in branches, worktrees and log dirs. */
+int pg_gate_pull_key(pg_buf *out, const char *tag);
+
+#endif

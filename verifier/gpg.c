@@ -1,0 +1,360 @@
+/* gpg.c - verify detached OpenPGP signatures with gpgme over a keyring or a GNUPGHOME. */
+#include "verifier/gpg.h"
+#include "common/buf.h"
+#include "common/error.h"
+
+#include <ftw.h>
+#include <gpgme.h>
+#include <pthread.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* the kernel's whole pgpkeys keyring is a few MiB */
+#define KEYRING_MAX ((size_t)64 << 20)
+
+struct pg_gpg {
+	gpgme_ctx_t ctx;
+	char *tmp_home; /* our private GNUPGHOME, removed on free; NULL for the policy's */
+};
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static bool init_ok;
+
+static void init_gpgme(void)
+{
+	/* also makes gpgme ignore SIGPIPE, so a gpg that exits early cannot kill us */
+	init_ok = gpgme_check_version(NULL) != NULL &&
+		  gpgme_engine_check_version(GPGME_PROTOCOL_OpenPGP) == 0;
+}
+
+/* Convert a gpgme error at the boundary: "what: gpgme's message". */
+static int fail(gpgme_error_t e, const char *what)
+{
+	char msg[256];
+	gpgme_err_code_t code = gpgme_err_code(e);
+	int pg = code == GPG_ERR_ENOMEM ? PG_ENOMEM :
+		 (code & GPG_ERR_SYSTEM_ERROR) ? PG_EIO : PG_ERROR;
+
+	if (gpgme_strerror_r(e, msg, sizeof(msg)) != 0)
+		snprintf(msg, sizeof(msg), "gpgme error %u", (unsigned)code);
+	return pg_error_set(pg, "%s: %s", what, msg);
+}
+
+const char *pg_gpg_status_name(enum pg_gpg_status s)
+{
+	switch (s) {
+	case PG_GPG_GOOD: return "good";
+	case PG_GPG_BAD: return "bad";
+	case PG_GPG_NO_KEY: return "no-key";
+	case PG_GPG_EXPIRED_KEY: return "expired-key";
+	case PG_GPG_REVOKED_KEY: return "revoked-key";
+	case PG_GPG_EXPIRED_SIG: return "expired-sig";
+	case PG_GPG_ERROR: return "error";
+	}
+	return "error";
+}
+
+void pg_gpg_result_release(pg_gpg_result *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->nemails; i++)
+		free(r->emails[i]);
+	free(r->emails);
+	free(r->fingerprint);
+	free(r->signer);
+	free(r->detail);
+	memset(r, 0, sizeof(*r));
+}
+
+bool pg_gpg_result_has_email(const pg_gpg_result *r, const char *email)
+{
+	size_t i;
+
+	for (i = 0; email && i < r->nemails; i++)
+		if (!strcasecmp(r->emails[i], email))
+			return true;
+	return false;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return (flag == FTW_DP ? rmdir(path) : unlink(path)) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+void pg_gpg_free(pg_gpg *g)
+{
+	if (!g)
+		return;
+	if (g->ctx)
+		gpgme_release(g->ctx);
+	if (g->tmp_home)
+		nftw(g->tmp_home, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	free(g->tmp_home);
+	free(g);
+}
+
+/*
+ * A private home: gpg.conf keeps gpg from starting an agent (importing
+ * public keys would otherwise start one that outlives us).
+ */
+static int make_tmp_home(char **out, const char *tmpdir)
+{
+	static const char conf[] = "no-autostart\n";
+	pg_buf path = PG_BUF_INIT;
+	char *home = NULL;
+	int err;
+
+	*out = NULL;
+	if (mkdir(tmpdir, 0700) < 0 && errno != EEXIST)
+		return pg_error_set(PG_EIO, "'%s': %s", tmpdir, strerror(errno));
+	if ((err = pg_buf_printf(&path, "%s/gpg-XXXXXX", tmpdir)) < 0)
+		goto done;
+	if (!mkdtemp(path.ptr)) {
+		err = pg_error_set(PG_EIO, "'%s': %s", path.ptr, strerror(errno));
+		goto done;
+	}
+	if (!(home = pg_strdup(path.ptr))) {
+		rmdir(path.ptr);
+		err = PG_ENOMEM;
+		goto done;
+	}
+	*out = home; /* from here on pg_gpg_free removes it */
+	if ((err = pg_buf_puts(&path, "/gpg.conf")) < 0)
+		goto done;
+	err = pg_write_file_atomic(path.ptr, conf, sizeof(conf) - 1);
+done:
+	pg_buf_release(&path);
+	return err;
+}
+
+static int import_keyring(pg_gpg *g, const char *keyring)
+{
+	pg_buf data;
+	gpgme_data_t dh = NULL;
+	gpgme_import_result_t res;
+	gpgme_error_t e;
+	int err;
+
+	pg_buf_init(&data, KEYRING_MAX);
+	if ((err = pg_buf_read_file(&data, keyring)) < 0) {
+		err = pg_error_wrap(err, "keyring");
+		goto done;
+	}
+	if ((e = gpgme_data_new_from_mem(&dh, data.ptr, data.len, 0)) != 0) {
+		err = fail(e, "gpgme_data_new_from_mem");
+		goto done;
+	}
+	e = gpgme_op_import(g->ctx, dh);
+	res = e ? NULL : gpgme_op_import_result(g->ctx);
+	if (gpgme_err_code(e) == GPG_ERR_ENOMEM || (gpgme_err_code(e) & GPG_ERR_SYSTEM_ERROR))
+		err = fail(e, "importing the keyring");
+	else if (!res || res->considered == 0 || res->imported + res->unchanged == 0)
+		err = pg_error_set(PG_EINVALID, "keyring '%s' holds no OpenPGP public key",
+				   keyring);
+done:
+	gpgme_data_release(dh);
+	pg_buf_release(&data);
+	return err;
+}
+
+int pg_gpg_new(pg_gpg **out, const char *keyring, const char *gnupg_home, const char *tmpdir)
+{
+	pg_gpg *g = NULL;
+	struct stat st;
+	gpgme_error_t e;
+	int err;
+
+	*out = NULL;
+	if (!keyring == !gnupg_home)
+		return pg_error_set(PG_EINVALID, "give a keyring file or a GNUPGHOME, not %s",
+				    keyring ? "both" : "neither");
+	if (keyring && !tmpdir)
+		return pg_error_set(PG_EINVALID, "keyring '%s': no directory for a private "
+				    "GNUPGHOME", keyring);
+	if (gnupg_home && (stat(gnupg_home, &st) < 0 || !S_ISDIR(st.st_mode)))
+		return pg_error_set(PG_ENOTFOUND, "GNUPGHOME '%s' is not a directory", gnupg_home);
+	pthread_once(&init_once, init_gpgme);
+	if (!init_ok)
+		return pg_error_set(PG_EUNSUPPORTED, "gpgme found no usable OpenPGP engine (gpg)");
+	if (!(g = calloc(1, sizeof(*g))))
+		return pg_error_oom();
+	if ((e = gpgme_new(&g->ctx)) != 0) {
+		err = fail(e, "gpgme_new");
+		goto done;
+	}
+	if (keyring && (err = make_tmp_home(&g->tmp_home, tmpdir)) < 0)
+		goto done;
+	if ((e = gpgme_set_protocol(g->ctx, GPGME_PROTOCOL_OpenPGP)) != 0 ||
+	    (e = gpgme_ctx_set_engine_info(g->ctx, GPGME_PROTOCOL_OpenPGP, NULL,
+					   keyring ? g->tmp_home : gnupg_home)) != 0 ||
+	    /* trust comes from the policy; "always" also leaves the trustdb alone */
+	    (e = gpgme_set_ctx_flag(g->ctx, "trust-model", "always")) != 0) {
+		err = fail(e, "setting up gpgme");
+		goto done;
+	}
+	gpgme_set_offline(g->ctx, 1);
+	err = keyring ? import_keyring(g, keyring) : 0;
+done:
+	if (err < 0) {
+		pg_gpg_free(g);
+		return err;
+	}
+	*out = g;
+	return 0;
+}
+
+static int add_email(pg_gpg_result *r, const char *email)
+{
+	char **grown;
+
+	if (!email || !*email || pg_gpg_result_has_email(r, email))
+		return 0;
+	if (!(grown = realloc(r->emails, (r->nemails + 1) * sizeof(*grown))))
+		return pg_error_oom();
+	r->emails = grown;
+	if (!(grown[r->nemails] = pg_strdup(email)))
+		return PG_ENOMEM;
+	r->nemails++;
+	return 0;
+}
+
+static int set_error(pg_gpg_result *r, const char *what, gpgme_error_t e)
+{
+	char msg[256] = "";
+	pg_buf b = PG_BUF_INIT;
+	int err;
+
+	r->status = PG_GPG_ERROR;
+	if (e && gpgme_strerror_r(e, msg, sizeof(msg)) != 0)
+		snprintf(msg, sizeof(msg), "gpgme error %u", (unsigned)gpgme_err_code(e));
+	if ((err = pg_buf_printf(&b, "%s%s%s", what, *msg ? ": " : "", msg)) == 0)
+		r->detail = pg_buf_detach(&b);
+	pg_buf_release(&b);
+	return r->detail ? 0 : err < 0 ? err : PG_ENOMEM;
+}
+
+/* The key behind the signature: primary fingerprint, e-mails, revoked/expired flags. */
+static int describe_key(pg_gpg_result *r, pg_gpg *g, const char *signer)
+{
+	gpgme_key_t key = NULL;
+	gpgme_user_id_t uid;
+	gpgme_error_t e;
+	int err = 0;
+
+	e = gpgme_get_key(g->ctx, signer, &key, 0);
+	if (gpgme_err_code(e) == GPG_ERR_EOF || gpgme_err_code(e) == GPG_ERR_AMBIGUOUS_NAME ||
+	    (e == 0 && (!key || !key->subkeys || !key->subkeys->fpr))) {
+		/* without the key's fingerprint nobody can say who signed */
+		gpgme_key_unref(key);
+		return set_error(r, "the signing key cannot be listed", 0);
+	}
+	if (e)
+		return fail(e, "looking up the signing key");
+	if (!(r->fingerprint = pg_strdup(key->subkeys->fpr))) {
+		err = PG_ENOMEM;
+		goto done;
+	}
+	/* a revoked key's uids all show as revoked; they still say whose it was */
+	for (uid = key->uids; uid && err == 0; uid = uid->next)
+		if ((!uid->revoked && !uid->invalid) || key->revoked || key->expired)
+			err = add_email(r, uid->email);
+	/* gpg says so in the status already; the key's own flags are the backstop */
+	if (r->status == PG_GPG_GOOD && key->revoked)
+		r->status = PG_GPG_REVOKED_KEY;
+	else if (r->status == PG_GPG_GOOD && key->expired)
+		r->status = PG_GPG_EXPIRED_KEY;
+done:
+	gpgme_key_unref(key);
+	return err;
+}
+
+static enum pg_gpg_status status_of(gpgme_signature_t s)
+{
+	switch (gpgme_err_code(s->status)) {
+	case GPG_ERR_NO_ERROR:
+		break;
+	case GPG_ERR_BAD_SIGNATURE:
+		return PG_GPG_BAD;
+	case GPG_ERR_NO_PUBKEY:
+		return PG_GPG_NO_KEY;
+	case GPG_ERR_CERT_REVOKED:
+		return PG_GPG_REVOKED_KEY;
+	case GPG_ERR_KEY_EXPIRED:
+		return PG_GPG_EXPIRED_KEY;
+	case GPG_ERR_SIG_EXPIRED:
+		return PG_GPG_EXPIRED_SIG;
+	default:
+		return PG_GPG_ERROR;
+	}
+	if (s->summary & GPGME_SIGSUM_RED)
+		return PG_GPG_BAD;
+	if (s->summary & GPGME_SIGSUM_KEY_MISSING)
+		return PG_GPG_NO_KEY;
+	if (s->summary & GPGME_SIGSUM_KEY_REVOKED)
+		return PG_GPG_REVOKED_KEY;
+	if (s->summary & GPGME_SIGSUM_KEY_EXPIRED)
+		return PG_GPG_EXPIRED_KEY;
+	if (s->summary & GPGME_SIGSUM_SIG_EXPIRED)
+		return PG_GPG_EXPIRED_SIG;
+	if (s->wrong_key_usage)
+		return PG_GPG_ERROR;
+	return PG_GPG_GOOD;
+}
+
+int pg_gpg_verify(pg_gpg_result *out, pg_gpg *g, const char *payload, size_t payload_len,
+		  const char *sig, size_t sig_len)
+{
+	gpgme_data_t sigdata = NULL, text = NULL;
+	gpgme_verify_result_t res;
+	gpgme_signature_t s;
+	gpgme_error_t e;
+	int err = 0;
+
+	memset(out, 0, sizeof(*out));
+	if ((e = gpgme_data_new_from_mem(&sigdata, sig, sig_len, 0)) != 0 ||
+	    (e = gpgme_data_new_from_mem(&text, payload, payload_len, 0)) != 0) {
+		err = fail(e, "gpgme_data_new_from_mem");
+		goto done;
+	}
+	e = gpgme_op_verify(g->ctx, sigdata, text, NULL);
+	if (gpgme_err_code(e) == GPG_ERR_ENOMEM || (gpgme_err_code(e) & GPG_ERR_SYSTEM_ERROR)) {
+		err = fail(e, "running gpg");
+		goto done;
+	}
+	/* anything else wrong comes from the signature bytes: a status, not an error */
+	if (e) {
+		err = set_error(out, "not a usable OpenPGP signature", e);
+		goto done;
+	}
+	res = gpgme_op_verify_result(g->ctx);
+	if (!res || !(s = res->signatures)) {
+		err = set_error(out, "no signature found", 0);
+		goto done;
+	}
+	if (s->next) {
+		err = set_error(out, "more than one signature: pullgate expects exactly one", 0);
+		goto done;
+	}
+	out->status = status_of(s);
+	out->created = (int64_t)s->timestamp;
+	if (s->fpr && !(out->signer = pg_strdup(s->fpr))) {
+		err = PG_ENOMEM;
+		goto done;
+	}
+	if (out->status == PG_GPG_ERROR) {
+		err = set_error(out, s->wrong_key_usage ? "the key may not be used for signing" :
+				"the signature could not be checked", s->status);
+		goto done;
+	}
+	if (out->signer && out->status != PG_GPG_NO_KEY)
+		err = describe_key(out, g, out->signer);
+done:
+	gpgme_data_release(sigdata);
+	gpgme_data_release(text);
+	return err;
+}

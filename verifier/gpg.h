@@ -1,0 +1,83 @@
+/* gpg.h - OpenPGP signature verification: the one place pullgate uses gpgme. */
+#ifndef PG_GPG_H
+#define PG_GPG_H
+
+#include "common/compat.h"
+
+/*
+ * A pg_gpg verifies detached OpenPGP signatures against one keyring.  It
+ * owns a gpgme context; no gpgme type or error code leaves gpg.c.  gpg is
+ * run through gpgme, never as a command.  Whether a key is *trusted* for a
+ * pull is not decided here: the policy's signer list decides that
+ * (verifier/check_signature.c).  Here a signature is judged only by its
+ * cryptographic status and the key's flags, never by the web of trust.
+ */
+typedef struct pg_gpg pg_gpg;
+
+enum pg_gpg_status {
+	PG_GPG_GOOD = 0,
+	PG_GPG_BAD,          /* the signed bytes or the signature were altered */
+	PG_GPG_NO_KEY,       /* the signing key is not in the keyring */
+	PG_GPG_EXPIRED_KEY,  /* good, but by a key that has expired */
+	PG_GPG_REVOKED_KEY,  /* good, but by a key that has been revoked */
+	PG_GPG_EXPIRED_SIG,  /* good, but the signature itself has expired */
+	PG_GPG_ERROR,        /* not checkable: not a signature, several, unusable key */
+};
+
+/* "good", "bad", "no-key", "expired-key", "revoked-key", "expired-sig", "error". */
+const char *pg_gpg_status_name(enum pg_gpg_status s);
+
+/*
+ * What one verification found.  Every string is owned by the result and
+ * released with pg_gpg_result_release().
+ */
+typedef struct pg_gpg_result {
+	enum pg_gpg_status status;
+	/* the key's primary fingerprint (40 upper-case hex digits, even when a
+	 * subkey signed), or NULL when the key is not in the keyring */
+	char *fingerprint;
+	/* the key id or fingerprint the signature names (may be a subkey's),
+	 * or NULL when there is no signature at all */
+	char *signer;
+	/* the e-mail addresses of the key's user ids, revoked ones left out */
+	char **emails;
+	size_t nemails;
+	int64_t created;     /* when the signature says it was made; 0: unknown */
+	char *detail;        /* what gpg said, for PG_GPG_ERROR; else NULL */
+} pg_gpg_result;
+
+void pg_gpg_result_release(pg_gpg_result *r);
+
+/* Whether email is among the key's user ids (case-insensitive). */
+bool pg_gpg_result_has_email(const pg_gpg_result *r, const char *email);
+
+/*
+ * Open a verifier over exactly one of:
+ *  - keyring: an armored (or binary) public keyring file.  It is imported
+ *    into a private GNUPGHOME created as tmpdir/gpg-XXXXXX (tmpdir is made
+ *    when missing; its parent must exist), which pg_gpg_free() removes.
+ *    The private home never starts a gpg-agent.
+ *  - gnupg_home: an existing GNUPGHOME, used as it is; nothing is imported
+ *    into it and the trust database is not consulted.
+ * Errors: PG_EINVALID (neither or both given, or a keyring that holds no
+ * key), PG_ENOTFOUND (keyring file or gnupg_home missing), PG_ETOOBIG
+ * (keyring past 64 MiB), PG_EIO, PG_EUNSUPPORTED (no usable gpg engine),
+ * PG_ERROR (gpgme failed).
+ */
+int pg_gpg_new(pg_gpg **out, const char *keyring, const char *gnupg_home, const char *tmpdir);
+
+/* Free the context and remove the private GNUPGHOME; NULL-safe. */
+void pg_gpg_free(pg_gpg *g);
+
+/*
+ * Verify sig (an armored detached signature) over payload and fill *out
+ * (release it with pg_gpg_result_release, also after an error).  A bad,
+ * unknown, expired or malformed signature is a status, not an error:
+ * the call fails only when the check could not run at all (PG_ENOMEM,
+ * PG_EIO, PG_ERROR when gpg could not be run).  Exactly one signature is
+ * expected; a block with several is PG_GPG_ERROR.
+ */
+int pg_gpg_verify(pg_gpg_result *out, pg_gpg *g, const char *payload, size_t payload_len,
+		  const char *sig, size_t sig_len);
+
+#endif
