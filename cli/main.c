@@ -1,21 +1,18 @@
 /* main.c - pullgate's entry point: one binary, subcommands from a table. */
 #include "cli/cli.h"
+#include "cli/pull_args.h"
 #include "common/buf.h"
 #include "common/error.h"
 #include "common/sanitize.h"
 
 static const struct pg_cmd commands[] = {
-	{ "verify", cmd_verify,
-	  "verify [--policy FILE] [--upstream REPO[:BRANCH]] [--json] [--protect EMAIL]... "
-	  "[--allow-committer EMAIL]... [--max-commits N] [--keyring FILE] "
-	  "[--trust FPR[:TAGGLOB]]... REPO TAG",
+	{ "verify", cmd_verify, "verify " CLI_PULL_USAGE,
 	  "check that a pull is what it claims to be" },
 	{ "policy", cmd_policy, "policy check FILE...",
 	  "validate policy files" },
 	{ "gate", cmd_gate,
-	  "gate [--upstream REPO[:BRANCH]] [--tree DIR] [--branch NAME] "
-	  "[--stages merge,build,boot,approve] [--approve|--no-approve] [--boot-timeout S] "
-	  "[--json] REPO TAG",
+	  "gate [--tree DIR] [--branch NAME] [--stages merge,build,boot,approve] "
+	  "[--approve|--no-approve] [--boot-timeout S] " CLI_PULL_USAGE,
 	  "verify, merge, build, boot and approve a pull" },
 	{ "version", cmd_version, "version", "print the version" },
 	{ "ktap", cmd_ktap, "ktap [--json] LOGFILE", "judge a kernel boot log (KTAP, splats)" },

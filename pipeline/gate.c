@@ -470,13 +470,17 @@ static int write_notice(gate *g, pg_buf *path)
 	char hex[PG_OID_HEXSZ + 1], date[64];
 	const char *tag = strncmp(g->report->tag, "refs/tags/", 10) ? g->report->tag :
 			  g->report->tag + 10;
-	time_t now = time(NULL);
+	int offset = g->report->tag_time ? g->report->tag_offset : 0;
+	time_t when = g->report->tag_time ? (time_t)(g->report->tag_time + offset * 60) : time(NULL);
 	struct tm tm;
 	int err;
 
+	/* "sent on" the day the sender tagged it, in the sender's zone */
 	pg_oid_tohex(hex, &g->report->merge_commit);
-	gmtime_r(&now, &tm);
-	strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S +0000", &tm);
+	gmtime_r(&when, &tm);
+	strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S", &tm);
+	snprintf(date + strlen(date), sizeof(date) - strlen(date), " %c%02d%02d",
+		 offset < 0 ? '-' : '+', abs(offset) / 60, abs(offset) % 60);
 	if ((err = pg_buf_printf(path, "%s/notice.txt", g->logs.ptr)) < 0)
 		goto done;
 	err = pg_buf_printf(&b, "The pull request you sent on %s:\n\n> %s tags/%s\n\n"
@@ -550,6 +554,9 @@ static int prepare(gate *g)
 		err = take_lock(g);
 	if (err == 0)
 		err = pg_tree_open(&g->tree, g->tree_path.ptr, o->branch ? o->branch : "master");
+	/* find out now, not after a build, that approval could not move the branch */
+	if (err == 0 && o->approve && (o->stages & PG_GATE_APPROVE))
+		err = pg_tree_can_advance(g->tree);
 	return err;
 }
 

@@ -446,10 +446,31 @@ int pg_tree_drop_pull_refs(pg_tree *t, const char *name, const char *tag)
 	return err;
 }
 
+int pg_tree_can_advance(pg_tree *t)
+{
+	git_reference *head = NULL;
+	bool checked_out;
+
+	/* moving the checked-out branch under a working tree would leave it stale */
+	checked_out = !git_repository_is_bare(t->git) &&
+		      git_reference_lookup(&head, t->git, "HEAD") == 0 &&
+		      git_reference_type(head) == GIT_REFERENCE_SYMBOLIC &&
+		      !strcmp(git_reference_symbolic_target(head), t->branch_ref);
+	git_reference_free(head);
+	if (checked_out)
+		return pg_error_set(PG_ECONFLICT, "refusing to move '%s': it is checked out in "
+				    "'%s'", t->branch_ref, t->path);
+	return 0;
+}
+
 int pg_tree_advance(pg_tree *t, const pg_oid *expected, const pg_oid *next, const char *reason)
 {
 	git_reference *ref = NULL;
-	int gerr = git_reference_create_matching(&ref, t->git, t->branch_ref, pg_git_oid(next), 1,
+	int gerr;
+
+	if ((gerr = pg_tree_can_advance(t)) < 0)
+		return gerr;
+	gerr = git_reference_create_matching(&ref, t->git, t->branch_ref, pg_git_oid(next), 1,
 						 pg_git_oid(expected), reason);
 
 	git_reference_free(ref);

@@ -85,6 +85,9 @@ int pg_tree_worktree_checkout(pg_tree *t, const char *name, const char *path,
 /* Delete refs/heads/pullgate/<name> and refs/pullgate/tags/<tag>, if present. */
 int pg_tree_drop_pull_refs(pg_tree *t, const char *name, const char *tag);
 
+/* 0, or PG_ECONFLICT when the branch is checked out in the tree's working tree. */
+int pg_tree_can_advance(pg_tree *t);
+
 /*
  * Move the integration branch from expected to next, atomically: fails with
  * PG_ECONFLICT, moving nothing, when the branch is no longer at expected.

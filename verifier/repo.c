@@ -666,6 +666,101 @@ int pg_repo_is_ancestor(pg_repo *r, const pg_oid *ancestor, const pg_oid *descen
 	return gerr;
 }
 
+int pg_repo_merge_base(pg_oid *out, pg_repo *r, const pg_oid *a, const pg_oid *b)
+{
+	git_oid base;
+	int gerr = git_merge_base(&base, r->git, pg_git_oid(a), pg_git_oid(b));
+
+	if (gerr == GIT_ENOTFOUND)
+		return pg_error_set(PG_ENOTFOUND, "no common ancestor");
+	if (gerr < 0)
+		return pg_git_fail(gerr, "merge base");
+	pg_oid_from_git(out, &base);
+	return 0;
+}
+
+static int commit_tree(git_tree **out, pg_repo *r, const pg_oid *id)
+{
+	git_commit *c = NULL;
+	int gerr;
+
+	*out = NULL;
+	if (!id)
+		return 0;
+	if ((gerr = git_commit_lookup(&c, r->git, pg_git_oid(id))) == 0)
+		gerr = git_commit_tree(out, c);
+	git_commit_free(c);
+	return gerr;
+}
+
+static int cmp_path(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void pg_repo_paths_free(char **paths, size_t n)
+{
+	while (n)
+		free(paths[--n]);
+	free(paths);
+}
+
+int pg_repo_diff_paths(char ***paths, size_t *n, pg_repo *r, const pg_oid *from,
+		       const pg_oid *to)
+{
+	git_tree *old_tree = NULL, *new_tree = NULL;
+	git_diff *diff = NULL;
+	char **list = NULL;
+	size_t i, count = 0, ndeltas, uniq;
+	int gerr, err = 0;
+
+	*paths = NULL;
+	*n = 0;
+	if ((gerr = commit_tree(&old_tree, r, from)) < 0 ||
+	    (gerr = commit_tree(&new_tree, r, to)) < 0 ||
+	    (gerr = git_diff_tree_to_tree(&diff, r->git, old_tree, new_tree, NULL)) < 0) {
+		err = pg_git_fail(gerr, "diff");
+		goto done;
+	}
+	ndeltas = git_diff_num_deltas(diff);
+	if (!(list = calloc(2 * ndeltas + 1, sizeof(*list)))) {
+		err = pg_error_oom();
+		goto done;
+	}
+	for (i = 0; i < ndeltas; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		const char *names[2] = { d->old_file.path, d->new_file.path };
+		size_t k;
+
+		for (k = 0; k < 2; k++) {
+			if (!names[k] || (k == 1 && names[0] && !strcmp(names[0], names[1])))
+				continue;
+			if (!(list[count] = pg_strdup(names[k]))) {
+				err = PG_ENOMEM;
+				goto done;
+			}
+			count++;
+		}
+	}
+	qsort(list, count, sizeof(*list), cmp_path);
+	for (i = 0, uniq = 0; i < count; i++) {
+		if (uniq && !strcmp(list[uniq - 1], list[i]))
+			free(list[i]);
+		else
+			list[uniq++] = list[i];
+	}
+	*paths = list;
+	*n = uniq;
+	list = NULL;
+	count = 0;
+done:
+	pg_repo_paths_free(list, count);
+	git_diff_free(diff);
+	git_tree_free(new_tree);
+	git_tree_free(old_tree);
+	return err;
+}
+
 int pg_repo_resolve_prefix(pg_oid *out, pg_repo *r, const char *hex, size_t len)
 {
 	git_object *obj = NULL;

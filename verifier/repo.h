@@ -73,6 +73,19 @@ int pg_repo_patch_id(pg_oid *out, pg_repo *r, const pg_commit *c);
 /* 1 when ancestor is descendant or one of its ancestors, 0 when not. */
 int pg_repo_is_ancestor(pg_repo *r, const pg_oid *ancestor, const pg_oid *descendant);
 
+/* The best common ancestor of a and b; PG_ENOTFOUND when they share none. */
+int pg_repo_merge_base(pg_oid *out, pg_repo *r, const pg_oid *a, const pg_oid *b);
+
+/*
+ * The paths a diff from commit `from` (NULL: the empty tree) to commit `to`
+ * touches, sorted and unique; both sides of a rename are listed, since no
+ * rename detection is done.  *paths and each path are malloc()ed: free
+ * with pg_repo_paths_free.
+ */
+int pg_repo_diff_paths(char ***paths, size_t *n, pg_repo *r, const pg_oid *from,
+		       const pg_oid *to);
+void pg_repo_paths_free(char **paths, size_t n);
+
 /*
  * Resolve an abbreviated commit id (at least 4 hex digits).  PG_ENOTFOUND
  * when nothing matches, PG_EINVALID when it is not hex or is ambiguous.

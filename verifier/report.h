@@ -80,6 +80,8 @@ typedef struct pg_report {
 	char *upstream;
 	char *upstream_ref;
 	pg_oid tag_object;   /* the tag object, or the commit for a lightweight tag */
+	int64_t tag_time;    /* the tagger's date, 0 when there is none */
+	int tag_offset;
 	pg_oid tag_commit;
 	pg_oid upstream_tip;
 	size_t ncommits;     /* commits in the pull */

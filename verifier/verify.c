@@ -1,5 +1,6 @@
 /* verify.c - resolve the pull, load it, run each check, produce the report. */
 #include "verifier/verify.h"
+#include "verifier/mail.h"
 #include "verifier/pull.h"
 #include "common/error.h"
 
@@ -16,6 +17,7 @@ static const check_fn checks[] = {
 	pg_check_back_merge,
 	pg_check_recent_rebase,
 	pg_check_date_anomaly,
+	pg_check_pull_request,
 };
 
 int pg_split_location(char **repo, char **branch, const char *arg)
@@ -143,6 +145,10 @@ int pg_verify(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy
 	if ((err = resolve_upstream(&p, up, branch)) < 0)
 		goto done;
 	p.report->tag_commit = p.tag_commit;
+	if (p.tag && p.tag->has_tagger) {
+		p.report->tag_time = p.tag->tagger.time;
+		p.report->tag_offset = p.tag->tagger.offset;
+	}
 	p.report->upstream_tip = p.upstream_tip;
 	if (no_commit) {
 		/* a tag of a tree or a blob: nothing to merge, only the tag to judge */

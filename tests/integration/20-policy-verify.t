@@ -3,7 +3,7 @@
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
-plan 32
+plan 34
 fixture_incident
 "$TOP/fixtures/policy.sh" "$FX"
 POLICY="$FX/policy.yaml"
@@ -113,6 +113,10 @@ is "$rc" 3 "a bad policy is exit 3"
 like "$err" "^error: $D/bad.yaml:3:3: unknown check 'sevrity' in 'checks' \(expected one of: tag-signature, " \
 	"with the first problem's place"
 is "$(printf '%s\n' "$err" | wc -l | tr -d ' ')" 1 "on one line"
+
+run "$PULLGATE" gate --policy "$D/bad.yaml" --upstream "$UP" "$KEES" hardening-v6.16-rc1-fix1
+is "$rc" 3 "gate takes --policy too, and a bad one is exit 3"
+like "$err" "^error: $D/bad.yaml:3:3: unknown check 'sevrity'" "with the same line"
 
 head -c 4096 "$PULLGATE" >"$D/elf.yaml"
 run "$PULLGATE" verify --policy "$D/elf.yaml" --upstream "$UP" "$KEES" hardening-v6.16-rc1-fix1

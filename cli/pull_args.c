@@ -1,0 +1,179 @@
+/* pull_args.c - parsing and applying the options that verify and gate share. */
+#include "cli/cli.h"
+#include "cli/pull_args.h"
+#include "common/buf.h"
+#include "common/error.h"
+#include "common/sanitize.h"
+#include "verifier/mail.h"
+
+#include <ctype.h>
+
+int cli_pull_init(cli_pull_args *a, const char *cmd, int argc, char **argv,
+		  const struct option *options)
+{
+	const char *file = NULL;
+	int c;
+
+	memset(a, 0, sizeof(*a));
+	a->cmd = cmd;
+	/* --policy first, so that the other flags apply on top of it wherever they are */
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1)
+		if (c == CLI_OPT_POLICY)
+			file = optarg;
+	optind = 1; /* the command scans again, from the start */
+	if ((file ? pg_policy_load(&a->policy, file) : pg_policy_new_default(&a->policy)) < 0)
+		return cli_fail(NULL);
+	return 0;
+}
+
+void cli_pull_release(cli_pull_args *a)
+{
+	pg_policy_free(a->policy);
+	pg_pull_request_free(a->request);
+	free(a->up_repo);
+	free(a->up_branch);
+	memset(a, 0, sizeof(*a));
+}
+
+static int parse_count(size_t *out, const char *s)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || *s == '-')
+		return -1;
+	*out = (size_t)v;
+	return 0;
+}
+
+/* --trust FPR[:TAGGLOB]: a policy signer for that key, for any tag or the glob's. */
+static int add_trust(pg_policy *policy, const char *arg)
+{
+	const char *colon = strchr(arg, ':');
+	size_t len = colon ? (size_t)(colon - arg) : strlen(arg), i;
+	pg_signer *grown, *s;
+
+	if (len != 40 || strspn(arg, "0123456789abcdefABCDEF") < 40 || (colon && !colon[1]))
+		return pg_error_set(PG_EINVALID, "--trust wants FINGERPRINT[:TAGGLOB] with 40 "
+				    "hex digits, not '%s'", arg);
+	grown = realloc(policy->signers, (policy->nsigners + 1) * sizeof(*grown));
+	if (!grown)
+		return pg_error_oom();
+	policy->signers = grown;
+	s = &grown[policy->nsigners];
+	memset(s, 0, sizeof(*s));
+	if (!(s->fingerprint = pg_strndup(arg, len)))
+		return PG_ENOMEM;
+	for (i = 0; i < len; i++)
+		s->fingerprint[i] = (char)toupper((unsigned char)s->fingerprint[i]);
+	policy->nsigners++;
+	return colon ? pg_policy_list_add(&s->tags, &s->ntags, colon + 1) : 0;
+}
+
+int cli_pull_option(cli_pull_args *a, int c, const char *arg)
+{
+	pg_policy *p = a->policy;
+	int err;
+
+	switch (c) {
+	case CLI_OPT_UPSTREAM:
+		free(a->up_repo);
+		free(a->up_branch);
+		return pg_split_location(&a->up_repo, &a->up_branch, arg) < 0 ? cli_fail(NULL) : 0;
+	case CLI_OPT_JSON:
+		a->json = true;
+		return 0;
+	case CLI_OPT_PROTECT:
+	case CLI_OPT_ALLOW:
+		if (!strchr(arg, '@'))
+			return cli_usage(a->cmd, "'%s' is not an e-mail address", arg);
+		err = c == CLI_OPT_PROTECT ?
+			pg_policy_list_add(&p->protected_committers, &p->nprotected, arg) :
+			pg_policy_list_add(&p->allowed_committers, &p->nallowed, arg);
+		return err < 0 ? cli_fail(NULL) : 0;
+	case CLI_OPT_MAX_COMMITS:
+		if (parse_count(&p->max_commits, arg) < 0)
+			return cli_usage(a->cmd, "--max-commits wants a number, not '%s'", arg);
+		return 0;
+	case CLI_OPT_KEYRING:
+		free(p->keyring);
+		return (p->keyring = pg_strdup(arg)) ? 0 : cli_fail(NULL);
+	case CLI_OPT_TRUST:
+		if ((err = add_trust(p, arg)) < 0)
+			return err == PG_EINVALID ? cli_usage(a->cmd, "%s", pg_error_last()) :
+				cli_fail(NULL);
+		return 0;
+	case CLI_OPT_PULL_REQUEST:
+		a->mail = arg;
+		return 0;
+	case CLI_OPT_POLICY:
+		return 0; /* loaded by cli_pull_init */
+	default:
+		return -1;
+	}
+}
+
+/* Parse the mail; on failure print "error: 'MAIL': why" and return the exit status. */
+static int read_request(pg_pull_request **out, const char *path)
+{
+	pg_buf what = PG_BUF_INIT;
+	int rc = 0;
+
+	if (pg_mail_read(out, path) == 0)
+		return 0;
+	if (pg_buf_putc(&what, '\'') == 0 &&
+	    pg_sanitize_terminal(&what, path, strlen(path), PG_SANITIZE_ONELINE) == 0 &&
+	    pg_buf_putc(&what, '\'') == 0)
+		rc = cli_fail(what.ptr);
+	else
+		rc = cli_fail("the pull-request mail");
+	pg_buf_release(&what);
+	return rc;
+}
+
+int cli_pull_finish(cli_pull_args *a, int argc, char **argv, int optind_)
+{
+	int rc;
+
+	if (argc - optind_ != 2)
+		return cli_usage(a->cmd, "%s wants a repository and a tag", a->cmd);
+	a->spec.repo = argv[optind_];
+	a->spec.tag = argv[optind_ + 1];
+	a->spec.upstream = a->up_repo;
+	a->spec.upstream_branch = a->up_branch;
+	if (a->mail && (rc = read_request(&a->request, a->mail)) != 0)
+		return rc;
+	a->spec.request = a->request;
+	return 0;
+}
+
+int cli_pull_print(const cli_pull_args *a, const pg_report *report)
+{
+	pg_buf out = PG_BUF_INIT;
+	int err, rc;
+
+	err = a->json ? pg_report_format_json(&out, report) : pg_report_format_text(&out, report);
+	if (err < 0) {
+		pg_buf_release(&out);
+		return cli_fail("report");
+	}
+	fwrite(out.ptr, 1, out.len, stdout);
+	pg_buf_release(&out);
+	if (fflush(stdout) != 0) {
+		fprintf(stderr, "error: writing the report: %s\n", strerror(errno));
+		return PG_EXIT_UNDECIDED;
+	}
+	rc = pg_report_verdict(report) == PG_VERDICT_ACCEPT ? PG_EXIT_ACCEPT : PG_EXIT_REJECT;
+	return rc;
+}
+
+int cli_pull_failed(const cli_pull_args *a, int err)
+{
+	if (err == PG_EINVALID && !a->up_repo && !a->policy->upstream_url)
+		return cli_usage(a->cmd, "%s", pg_error_last());
+	return cli_fail(NULL);
+}

@@ -1,0 +1,75 @@
+/* pull_args.h - the options verify and gate share: upstream, policy flags, keys, mail, output. */
+#ifndef PG_PULL_ARGS_H
+#define PG_PULL_ARGS_H
+
+#include "policies/policy.h"
+#include "verifier/report.h"
+#include "verifier/verify.h"
+
+#include <getopt.h>
+
+enum cli_pull_opt {
+	CLI_OPT_UPSTREAM = 1000,
+	CLI_OPT_JSON,
+	CLI_OPT_PROTECT,
+	CLI_OPT_ALLOW,
+	CLI_OPT_MAX_COMMITS,
+	CLI_OPT_KEYRING,
+	CLI_OPT_TRUST,
+	CLI_OPT_PULL_REQUEST,
+	CLI_OPT_POLICY,
+	CLI_OPT__NEXT, /* a command's own options start here */
+};
+
+#define CLI_PULL_OPTIONS \
+	{ "upstream", required_argument, NULL, CLI_OPT_UPSTREAM }, \
+	{ "json", no_argument, NULL, CLI_OPT_JSON }, \
+	{ "protect", required_argument, NULL, CLI_OPT_PROTECT }, \
+	{ "allow-committer", required_argument, NULL, CLI_OPT_ALLOW }, \
+	{ "max-commits", required_argument, NULL, CLI_OPT_MAX_COMMITS }, \
+	{ "keyring", required_argument, NULL, CLI_OPT_KEYRING }, \
+	{ "trust", required_argument, NULL, CLI_OPT_TRUST }, \
+	{ "pull-request", required_argument, NULL, CLI_OPT_PULL_REQUEST }, \
+	{ "policy", required_argument, NULL, CLI_OPT_POLICY }
+
+#define CLI_PULL_USAGE \
+	"[--policy FILE] [--upstream REPO[:BRANCH]] [--protect EMAIL]... [--allow-committer EMAIL]... " \
+	"[--max-commits N] [--keyring FILE] [--trust FPR[:TAGGLOB]]... " \
+	"[--pull-request MAIL] [--json] REPO TAG"
+
+typedef struct cli_pull_args {
+	const char *cmd;            /* "verify" or "gate", for messages */
+	bool json;
+	pg_policy *policy;          /* --policy or the defaults; the flags apply on top */
+	pg_pull_request *request;   /* the parsed --pull-request mail */
+	const char *mail;
+	char *up_repo, *up_branch;
+	pg_pull_spec spec;          /* filled by cli_pull_finish */
+} cli_pull_args;
+
+/*
+ * Load the --policy file among argv (options is the command's table),
+ * else the built-in policy: 0, or an exit status after printing ("error:
+ * FILE:LINE:COL: ..." for a bad policy).  optind is left at 1 for the
+ * command's own scan.
+ */
+int cli_pull_init(cli_pull_args *a, const char *cmd, int argc, char **argv,
+		  const struct option *options);
+void cli_pull_release(cli_pull_args *a);
+
+/*
+ * Handle one of the shared options: 0 when it was handled, -1 when c is
+ * not one of them, or the exit status to stop with (after printing).
+ */
+int cli_pull_option(cli_pull_args *a, int c, const char *arg);
+
+/* After the options: REPO and TAG, then the mail.  0, or an exit status. */
+int cli_pull_finish(cli_pull_args *a, int argc, char **argv, int optind_);
+
+/* Print the report as text or JSON; the exit status for its verdict. */
+int cli_pull_print(const cli_pull_args *a, const pg_report *report);
+
+/* The exit status for a pg_verify/pg_gate_run failure (after printing). */
+int cli_pull_failed(const cli_pull_args *a, int err);
+
+#endif

@@ -1,0 +1,109 @@
+/* mail.h - pull-request mails: RFC 822, mbox and MIME decoding, then the git request-pull text. */
+#ifndef PG_MAIL_H
+#define PG_MAIL_H
+
+#include "common/buf.h"
+#include "verifier/object.h"
+
+/*
+ * A pull-request mail is attacker-controlled.  Everything here is capped
+ * (the mail at PG_MAIL_MAX bytes, the shortlog and the diffstat at
+ * PG_MAIL_MAX_ENTRIES lines each) and a hostile mail gives an error, never
+ * a crash.  Errors: PG_ETOOBIG past a cap, PG_EINVALID for a mail that is
+ * malformed, truncated or not a `git request-pull` mail, PG_EUNSUPPORTED
+ * for valid MIME that pullgate does not decode (a charset other than
+ * UTF-8, US-ASCII or ISO-8859-1; an unknown transfer encoding; no
+ * text/plain part).  Messages are lower-case and do not name the file:
+ * the caller prefixes that.
+ */
+#define PG_MAIL_MAX ((size_t)4 << 20)
+#define PG_MAIL_MAX_ENTRIES 65536
+
+/* One shortlog line: "Author Name (N):" groups the subjects below it. */
+typedef struct pg_pr_commit {
+	char *author;
+	char *subject;  /* whitespace runs collapsed to one space, trimmed */
+} pg_pr_commit;
+
+/* One diffstat line: " path | 12 ++--". */
+typedef struct pg_pr_file {
+	char *path;     /* for a rename, the new path */
+	char *old_path; /* for a rename ("a => b", "dir/{a => b}"), the old path; else NULL */
+	bool elided;    /* git shortened a long name to ".../tail": path is the tail */
+} pg_pr_file;
+
+struct pg_pull_request {
+	char *subject;        /* the decoded Subject header; NULL for a bare body */
+	bool git_pull;        /* the subject follows the "[GIT PULL]" convention */
+
+	pg_oid base;          /* "The following changes since commit <base>:" */
+	char *base_line;      /* "  <subject> (<date>)" below it, trimmed; or NULL */
+	char *url;            /* "are available in the Git repository at: <url> <ref>" */
+	char *ref;            /* as written ("tags/x", "x", "refs/tags/x"); NULL when absent */
+	pg_oid head;          /* "for you to fetch changes up to <head>:" */
+	char *head_line;
+	char *message;        /* the tag message or branch description; NULL when absent */
+
+	pg_pr_commit *shortlog;
+	size_t nshortlog;
+	pg_pr_file *files;
+	size_t nfiles;
+	size_t files_changed; /* " N files changed, ..." */
+	bool files_elided;    /* git cut the list short with a " ..." line */
+};
+typedef struct pg_pull_request pg_pull_request;
+
+/* Read and parse a mail or mbox file (see pg_mail_parse). */
+int pg_mail_read(pg_pull_request **out, const char *path);
+
+/*
+ * Parse an RFC 822 mail, an mbox (the first message whose Subject carries
+ * "[GIT PULL", preferring one that is not a reply, else the first
+ * message), or a bare request-pull text without headers.  Headers may be
+ * folded; lines may end in CRLF.  The body is decoded (quoted-printable,
+ * base64, format=flowed, the first text/plain part of a multipart) and
+ * parsed with pg_mail_parse_body.  *out is the caller's to free with
+ * pg_pull_request_free.
+ */
+int pg_mail_parse(pg_pull_request **out, const char *data, size_t len);
+
+/*
+ * Parse the text that `git request-pull` prints: base, URL and ref, head,
+ * the optional tag message, the shortlog and the diffstat (all required
+ * but the message).  Prose before it and anything after the diffstat
+ * summary (a signature, a -p patch) is ignored.
+ */
+int pg_mail_parse_body(pg_pull_request **out, const char *text, size_t len);
+void pg_pull_request_free(pg_pull_request *pr);
+
+/*
+ * The decoded text/plain body and Subject (unfolded, blanks squeezed) of
+ * the message pg_mail_parse would pick.  subject may be NULL; it is left
+ * empty for a bare body.
+ */
+int pg_mail_text(pg_buf *text, pg_buf *subject, const char *data, size_t len);
+
+/* Decoders, appending to out.  Invalid base64 is PG_EINVALID; bad QP escapes stay literal. */
+int pg_mail_decode_qp(pg_buf *out, const char *s, size_t len);
+int pg_mail_decode_base64(pg_buf *out, const char *s, size_t len);
+/* Decode RFC 2047 encoded words ("=?utf-8?q?...?=") in a header value. */
+int pg_mail_decode_header(pg_buf *out, const char *s, size_t len);
+
+/* Append s with whitespace runs collapsed to one space and both ends trimmed. */
+int pg_mail_squeeze(pg_buf *out, const char *s, size_t len);
+
+/*
+ * The five pull-request-* checks (check_mail.c): the mail's base is an
+ * upstream commit and an ancestor of the head; its head is the tag's
+ * commit; its URL and ref are the ones that were verified (git://,
+ * http:// and https:// of the same host and path are the same
+ * repository; a trailing ".git" or "/" does not matter; a plain ref name
+ * means the tag); its shortlog lists the pull's commits (merges included,
+ * as `git shortlog`) by subject; its diffstat names the files changed
+ * between the pull's merge base with upstream and its head.  Nothing is
+ * checked when the pull has no mail.
+ */
+struct pg_pull;
+int pg_check_pull_request(struct pg_pull *p);
+
+#endif
