@@ -19,6 +19,7 @@ struct pg_cmd {
 	const char *summary;
 };
 
+int cmd_policy(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_gate(int argc, char **argv);
 int cmd_version(int argc, char **argv);

@@ -84,7 +84,7 @@ int cmd_gate(int argc, char **argv)
 	struct sigaction sa;
 	int c, rc, err, approve = -1;
 
-	if ((rc = cli_pull_init(&a, "gate")) != 0)
+	if ((rc = cli_pull_init(&a, "gate", argc, argv, options)) != 0)
 		return rc;
 	memset(&go, 0, sizeof(go));
 	go.version = PG_GATE_OPTS_VERSION;

@@ -15,7 +15,7 @@ int cmd_verify(int argc, char **argv)
 	pg_report *report = NULL;
 	int c, rc, err;
 
-	if ((rc = cli_pull_init(&a, "verify")) != 0)
+	if ((rc = cli_pull_init(&a, "verify", argc, argv, options)) != 0)
 		return rc;
 	optind = 1;
 	opterr = 0;

@@ -8,6 +8,8 @@
 static const struct pg_cmd commands[] = {
 	{ "verify", cmd_verify, "verify " CLI_PULL_USAGE,
 	  "check that a pull is what it claims to be" },
+	{ "policy", cmd_policy, "policy check FILE...",
+	  "validate policy files" },
 	{ "gate", cmd_gate,
 	  "gate [--tree DIR] [--branch NAME] [--stages merge,build,boot,approve] "
 	  "[--approve|--no-approve] [--boot-timeout S] " CLI_PULL_USAGE,

@@ -8,11 +8,24 @@
 
 #include <ctype.h>
 
-int cli_pull_init(cli_pull_args *a, const char *cmd)
+int cli_pull_init(cli_pull_args *a, const char *cmd, int argc, char **argv,
+		  const struct option *options)
 {
+	const char *file = NULL;
+	int c;
+
 	memset(a, 0, sizeof(*a));
 	a->cmd = cmd;
-	return pg_policy_new_default(&a->policy) < 0 ? cli_fail(NULL) : 0;
+	/* --policy first, so that the other flags apply on top of it wherever they are */
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1)
+		if (c == CLI_OPT_POLICY)
+			file = optarg;
+	optind = 1; /* the command scans again, from the start */
+	if ((file ? pg_policy_load(&a->policy, file) : pg_policy_new_default(&a->policy)) < 0)
+		return cli_fail(NULL);
+	return 0;
 }
 
 void cli_pull_release(cli_pull_args *a)
@@ -97,6 +110,8 @@ int cli_pull_option(cli_pull_args *a, int c, const char *arg)
 	case CLI_OPT_PULL_REQUEST:
 		a->mail = arg;
 		return 0;
+	case CLI_OPT_POLICY:
+		return 0; /* loaded by cli_pull_init */
 	default:
 		return -1;
 	}

@@ -17,6 +17,7 @@ enum cli_pull_opt {
 	CLI_OPT_KEYRING,
 	CLI_OPT_TRUST,
 	CLI_OPT_PULL_REQUEST,
+	CLI_OPT_POLICY,
 	CLI_OPT__NEXT, /* a command's own options start here */
 };
 
@@ -28,25 +29,32 @@ enum cli_pull_opt {
 	{ "max-commits", required_argument, NULL, CLI_OPT_MAX_COMMITS }, \
 	{ "keyring", required_argument, NULL, CLI_OPT_KEYRING }, \
 	{ "trust", required_argument, NULL, CLI_OPT_TRUST }, \
-	{ "pull-request", required_argument, NULL, CLI_OPT_PULL_REQUEST }
+	{ "pull-request", required_argument, NULL, CLI_OPT_PULL_REQUEST }, \
+	{ "policy", required_argument, NULL, CLI_OPT_POLICY }
 
 #define CLI_PULL_USAGE \
-	"[--upstream REPO[:BRANCH]] [--protect EMAIL]... [--allow-committer EMAIL]... " \
+	"[--policy FILE] [--upstream REPO[:BRANCH]] [--protect EMAIL]... [--allow-committer EMAIL]... " \
 	"[--max-commits N] [--keyring FILE] [--trust FPR[:TAGGLOB]]... " \
 	"[--pull-request MAIL] [--json] REPO TAG"
 
 typedef struct cli_pull_args {
 	const char *cmd;            /* "verify" or "gate", for messages */
 	bool json;
-	pg_policy *policy;          /* the flags are applied as they come */
+	pg_policy *policy;          /* --policy or the defaults; the flags apply on top */
 	pg_pull_request *request;   /* the parsed --pull-request mail */
 	const char *mail;
 	char *up_repo, *up_branch;
 	pg_pull_spec spec;          /* filled by cli_pull_finish */
 } cli_pull_args;
 
-/* 0, or an exit status when the built-in policy cannot be made. */
-int cli_pull_init(cli_pull_args *a, const char *cmd);
+/*
+ * Load the --policy file among argv (options is the command's table),
+ * else the built-in policy: 0, or an exit status after printing ("error:
+ * FILE:LINE:COL: ..." for a bad policy).  optind is left at 1 for the
+ * command's own scan.
+ */
+int cli_pull_init(cli_pull_args *a, const char *cmd, int argc, char **argv,
+		  const struct option *options);
 void cli_pull_release(cli_pull_args *a);
 
 /*

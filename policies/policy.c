@@ -3,6 +3,8 @@
 #include "common/buf.h"
 #include "common/error.h"
 
+#include <fnmatch.h>
+
 int pg_policy_new_default(pg_policy **out)
 {
 	pg_policy *p = calloc(1, sizeof(*p));
@@ -18,6 +20,8 @@ int pg_policy_new_default(pg_policy **out)
 	p->max_upstream_commits = 200000;
 	p->recent_rebase_hours = 24;
 	p->future_slack_minutes = 60;
+	p->build_timeout_minutes = 120;
+	p->boot_timeout_seconds = 300;
 	if (!(p->source = pg_strdup("(built-in)"))) {
 		free(p);
 		return PG_ENOMEM;
@@ -90,4 +94,45 @@ bool pg_policy_is_protected(const pg_policy *p, const char *email)
 bool pg_policy_is_allowed(const pg_policy *p, const char *email)
 {
 	return in_list(p->allowed_committers, p->nallowed, email);
+}
+
+bool pg_policy_glob_match(const char *glob, const char *s)
+{
+	return fnmatch(glob, s, FNM_PATHNAME) == 0;
+}
+
+static bool any_glob(char **globs, size_t n, const char *s)
+{
+	size_t i;
+
+	if (!n)
+		return true;
+	for (i = 0; i < n; i++)
+		if (pg_policy_glob_match(globs[i], s))
+			return true;
+	return false;
+}
+
+bool pg_policy_repository_allowed(const pg_policy *p, const char *location)
+{
+	return any_glob(p->repositories, p->nrepositories, location);
+}
+
+const pg_signer *pg_policy_find_signer(const pg_policy *p, const char *fingerprint)
+{
+	size_t i;
+
+	for (i = 0; i < p->nsigners; i++)
+		if (!strcasecmp(p->signers[i].fingerprint, fingerprint))
+			return &p->signers[i];
+	return NULL;
+}
+
+bool pg_policy_signer_allows(const pg_signer *s, const char *repository, const char *tag,
+			     const char *tagger_email)
+{
+	return any_glob(s->repositories, s->nrepositories, repository) &&
+	       any_glob(s->tags, s->ntags, tag) &&
+	       (!s->nidentities ||
+		(tagger_email && in_list(s->identities, s->nidentities, tagger_email)));
 }

@@ -2,12 +2,13 @@
 #ifndef PG_POLICY_H
 #define PG_POLICY_H
 
+#include "common/buf.h"
 #include "verifier/checks.h"
 
 /* A key the maintainer trusts, and for what. */
 typedef struct pg_signer {
 	char *fingerprint;   /* 40 hex digits, upper case */
-	char **identities;   /* e-mail addresses the key may sign as */
+	char **identities;   /* e-mail addresses the key may sign as; none = any */
 	size_t nidentities;
 	char **repositories; /* globs over repository URLs or paths; none = any */
 	size_t nrepositories;
@@ -45,16 +46,85 @@ typedef struct pg_policy {
 	unsigned future_slack_minutes;/* date-anomaly: tolerated clock skew */
 
 	bool auto_approve;            /* approve without waiting for the maintainer */
+
+	unsigned build_timeout_minutes; /* merge bot: the kernel build stage */
+	unsigned boot_timeout_seconds;  /* merge bot: boot and KUnit in QEMU */
 } pg_policy;
 
-/* The built-in defaults (what `make demo` and an absent --policy use). */
+/* A policy file larger than this is refused (PG_ETOOBIG). */
+#define PG_POLICY_MAX_SIZE ((size_t)1 << 20)
+/* pg_policy_check stops collecting after this many problems. */
+#define PG_POLICY_MAX_PROBLEMS 100
+
+/* One thing wrong with a policy file. */
+typedef struct pg_policy_problem {
+	unsigned line;   /* 1-based; 0 when it concerns the whole file (its size) */
+	unsigned column; /* 1-based, in characters */
+	char *message;   /* what was expected; one line, printable, no place */
+} pg_policy_problem;
+
+/*
+ * The built-in defaults (what `make demo` and an absent --policy use);
+ * policies/default.yaml spells out the same values.
+ */
 int pg_policy_new_default(pg_policy **out);
 void pg_policy_free(pg_policy *p);
+
+/*
+ * Read a policy file (schema: policies/README.md).  Keys it leaves out
+ * keep their built-in defaults; relative keyring paths are made absolute
+ * against the file's directory.  On success *out is the caller's to free
+ * with pg_policy_free.  Errors: PG_ENOTFOUND, PG_EIO (cannot read),
+ * PG_ETOOBIG (over PG_POLICY_MAX_SIZE), PG_EINVALID (the first problem,
+ * as "PATH:LINE:COLUMN: what was expected").
+ */
+int pg_policy_load(pg_policy **out, const char *path);
+
+/*
+ * As pg_policy_load, from text[0..len) (need not be NUL-terminated); name
+ * is used in messages and as p->source, and relative paths resolve
+ * against its directory (left relative when name has no '/').
+ */
+int pg_policy_parse(pg_policy **out, const char *text, size_t len, const char *name);
+
+/*
+ * Examine a policy file and collect every problem, in document order
+ * (syntax errors end the examination, since nothing after them can be
+ * read).  Returns 0 when the file was read: *n == 0 means it is valid,
+ * else *out holds *n problems (free with pg_policy_problems_free); a file
+ * over the size cap is one problem with line 0.  A negative code means
+ * the file could not be read at all (PG_ENOTFOUND, PG_EIO, PG_ENOMEM).
+ */
+int pg_policy_check(pg_policy_problem **out, size_t *n, const char *path);
+void pg_policy_problems_free(pg_policy_problem *list, size_t n);
+
+/* Append "NAME:LINE:COLUMN: message" (or "NAME: message" for line 0). */
+int pg_policy_problem_format(pg_buf *out, const char *name, const pg_policy_problem *pr);
 
 /* Append to a string list (the string is copied). */
 int pg_policy_list_add(char ***list, size_t *n, const char *s);
 
+/* E-mail addresses compare without regard to case. */
 bool pg_policy_is_protected(const pg_policy *p, const char *email);
 bool pg_policy_is_allowed(const pg_policy *p, const char *email);
+
+/*
+ * Globs are fnmatch(3) patterns with FNM_PATHNAME: '*', '?' and '[...]'
+ * never match a '/', and a backslash quotes the next character.
+ */
+bool pg_policy_glob_match(const char *glob, const char *s);
+
+/* Does the allow-list admit this repository URL or path?  An empty list admits any. */
+bool pg_policy_repository_allowed(const pg_policy *p, const char *location);
+
+/* The signer with this fingerprint (40 hex digits, any case), or NULL. Borrowed. */
+const pg_signer *pg_policy_find_signer(const pg_policy *p, const char *fingerprint);
+
+/*
+ * May this signer's key sign tag in repository, with this tagger e-mail
+ * (NULL: the tag has no tagger)?  Each empty list admits any value.
+ */
+bool pg_policy_signer_allows(const pg_signer *s, const char *repository, const char *tag,
+			     const char *tagger_email);
 
 #endif
