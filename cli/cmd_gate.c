@@ -142,6 +142,9 @@ int cmd_gate(int argc, char **argv)
 	if ((rc = cli_pull_finish(&a, argc, argv, optind)) != 0)
 		goto done;
 	go.approve = approve >= 0 ? approve : a.policy->auto_approve;
+	if (!go.boot_timeout_s)
+		go.boot_timeout_s = a.policy->boot_timeout_seconds;
+	go.build_timeout_s = a.policy->build_timeout_minutes * 60u;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;

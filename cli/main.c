@@ -57,11 +57,16 @@ int cli_usage(const char *cmd, const char *fmt, ...)
 	va_list ap;
 
 	if (fmt) {
-		fprintf(stderr, "error: ");
+		pg_buf msg = PG_BUF_INIT, safe = PG_BUF_INIT;
+
+		/* the message may quote the user's arguments: print them clean */
 		va_start(ap, fmt);
-		vfprintf(stderr, fmt, ap);
+		if (pg_buf_vprintf(&msg, fmt, ap) == 0 &&
+		    pg_sanitize_terminal(&safe, msg.ptr, msg.len, PG_SANITIZE_ONELINE) == 0)
+			fprintf(stderr, "error: %s\n", safe.ptr);
 		va_end(ap);
-		fputc('\n', stderr);
+		pg_buf_release(&msg);
+		pg_buf_release(&safe);
 	}
 	if (c)
 		fprintf(stderr, "usage: pullgate %s\n", c->usage);

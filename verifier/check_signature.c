@@ -3,7 +3,6 @@
 #include "verifier/gpg.h"
 #include "common/error.h"
 
-#include <fnmatch.h>
 
 /* Kernel tag signatures are well under 1 KiB: gpg is not fed anything huge. */
 #define SIG_MAX ((size_t)64 << 10)
@@ -211,12 +210,13 @@ static int check_tagger(sigcheck *c, const subject *s, const pg_gpg_result *r)
 	return err < 0 ? err : key_details(f, s, r);
 }
 
+/* The policy's own glob rule (FNM_PATHNAME), so the loader and the check agree. */
 static bool glob_any(char *const *globs, size_t n, const char *s)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (fnmatch(globs[i], s, 0) == 0)
+		if (pg_policy_glob_match(globs[i], s))
 			return true;
 	return false;
 }

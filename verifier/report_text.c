@@ -31,7 +31,24 @@ done:
 	return err;
 }
 
-static int put_detail(pg_buf *out, const pg_detail *d)
+/* What a detail's second side is: upstream's, the mail's, or the description's. */
+static const char *other_side(enum pg_check_id check)
+{
+	switch (check) {
+	case PG_CHECK_PR_BASE:
+	case PG_CHECK_PR_HEAD:
+	case PG_CHECK_PR_URL:
+	case PG_CHECK_PR_SHORTLOG:
+	case PG_CHECK_PR_DIFFSTAT:
+		return "mail";
+	case PG_CHECK_RANGE_SIZE:
+		return "described";
+	default:
+		return "upstream";
+	}
+}
+
+static int put_detail(pg_buf *out, const pg_detail *d, const char *other)
 {
 	int err;
 
@@ -41,12 +58,15 @@ static int put_detail(pg_buf *out, const pg_detail *d)
 	if (d->pull && d->upstream) {
 		if ((err = pg_buf_puts(out, " pull ")) < 0 ||
 		    (err = put_safe(out, d->pull, VALUE_MAX)) < 0 ||
-		    (err = pg_buf_puts(out, "; upstream ")) < 0 ||
+		    (err = pg_buf_printf(out, "; %s ", other)) < 0 ||
 		    (err = put_safe(out, d->upstream, VALUE_MAX)) < 0)
 			return err;
-	} else if (d->pull || d->upstream) {
-		if ((err = pg_buf_puts(out, d->pull ? " " : " upstream ")) < 0 ||
-		    (err = put_safe(out, d->pull ? d->pull : d->upstream, VALUE_MAX)) < 0)
+	} else if (d->pull) {
+		if ((err = pg_buf_putc(out, ' ')) < 0 || (err = put_safe(out, d->pull, VALUE_MAX)) < 0)
+			return err;
+	} else if (d->upstream) {
+		if ((err = pg_buf_printf(out, " %s ", other)) < 0 ||
+		    (err = put_safe(out, d->upstream, VALUE_MAX)) < 0)
 			return err;
 	}
 	return pg_buf_putc(out, '\n');
@@ -80,7 +100,7 @@ static int put_finding(pg_buf *out, const pg_finding *f)
 			return err;
 	}
 	for (i = 0; i < f->ndetails; i++)
-		if ((err = put_detail(out, &f->details[i])) < 0)
+		if ((err = put_detail(out, &f->details[i], other_side(f->check))) < 0)
 			return err;
 	return 0;
 }

@@ -133,6 +133,12 @@ int pg_verify(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy
 		err = PG_ENOMEM;
 		goto done;
 	}
+	/* the allow-list is also the guard against fetching from anywhere (SSRF) */
+	if (!pg_policy_repository_allowed(policy, spec->repo)) {
+		err = pg_error_set(PG_EINVALID, "repository '%s' is not in the policy's list of "
+				   "repositories", spec->repo);
+		goto done;
+	}
 	if ((err = pg_repo_open_cache(&p.repo, home)) < 0)
 		goto done;
 	if ((err = pg_repo_resolve(&target, &p.report->tag, p.repo, spec->repo, PG_REF_TAG,

@@ -3,7 +3,7 @@
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
-plan 22
+plan 23
 fixture_incident
 
 one_line() { is "$(printf '%s\n' "$err" | wc -l | tr -d ' ')" 1 "$1: one line on stderr"; }
@@ -42,6 +42,8 @@ run "$PULLGATE" verify --max-commits ten --upstream "$UP" "$KEES" x
 is "$rc" 2 "a bad number: exit 2"
 run "$PULLGATE" verify --protect torvalds --upstream "$UP" "$KEES" x
 is "$rc" 2 "an identity that is not an e-mail address: exit 2"
+run "$PULLGATE" verify --protect "$(printf 'evil\033]0;title\007\033[31m')" --upstream "$UP" "$KEES" x
+like "$err" "^error: 'evil' is not an e-mail address$" "an argument echoed in an error is printed clean"
 
 # A tag whose commit is already upstream: an empty pull is a warning, not a crash.
 git clone -q --bare "$FX/upstream.git" "$SCRATCH/up2.git"

@@ -53,11 +53,9 @@ like "$(findings "$base" foreign-committer)" '^3 warning bob@example.org$' "so a
 
 run "$PULLGATE" verify --json --policy "$TOP/policies/kernel-toplevel.yaml" --upstream "$UP" \
 	"$KEES" hardening-v6.16-rc1-fix1-take2
-is "$(printf '%s' "$out" | jq -r '[.findings[] | .check] | unique | join(",")')" "tag-signature" \
-	"the shipped kernel-toplevel policy trusts no key until it is filled in"
-run "$PULLGATE" verify --policy "$TOP/policies/kernel-toplevel.yaml" --upstream "$UP" \
-	--keyring "$KEYRING" --trust "$FPR_KEES" "$KEES" hardening-v6.16-rc1-fix1-take2
-is "$rc" 0 "with --upstream, --keyring and --trust on top it accepts take two"
+is "$rc" 3 "the shipped kernel-toplevel policy fetches only from kernel.org trees"
+is "$err" "error: repository '$KEES' is not in the policy's list of repositories" \
+	"and says why it will not fetch from a path"
 
 # --- checks: a severity per check ---------------------------------------------------
 off=$(policy off 'checks: {range-size: off}')

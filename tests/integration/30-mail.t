@@ -43,7 +43,7 @@ verify take1.mail "$T1"
 is "$rc" 1 "the take-one mail is rejected"
 is "$(mail_findings | grep -v '^    missing-from-mail:')" "$(line error pull-request-shortlog \
 "shortlog lists 4 commits, the pull has 39: 35 missing from the mail, 0 not in the pull")
-    commits: pull 39; upstream 4
+    commits: pull 39; mail 4
 $(line error pull-request-diffstat \
 "diffstat: 9 changed files missing from the mail, 0 listed files not in the pull")" \
 	"only shortlog and diffstat disagree; base, head, URL and ref are right"
@@ -67,16 +67,16 @@ net/net.c sound/sound.c" "the diffstat check names the 9 files the mail hides"
 verify wrong-base.mail "$T2"
 is "$rc" 1 "a base that upstream lacks is rejected"
 is "$(mail_findings)" "$(line error pull-request-base "the mail's base $(short "$PREB4") is not an upstream commit")
-    base: pull $BASE; upstream $PREB4" "the base finding names both bases"
+    base: pull $BASE; mail $PREB4" "the base finding names both bases"
 
 verify unknown-base.mail "$T2"
 is "$(mail_findings)" "$(line error pull-request-base "the mail's base 0123456789ab is not a known commit")
-    base: pull $BASE; upstream 0123456789abcdef0123456789abcdef01234567" \
+    base: pull $BASE; mail 0123456789abcdef0123456789abcdef01234567" \
 	"a base no repository has"
 
 verify tag-base.mail "$T2"
 is "$(mail_findings)" "$(line error pull-request-base "the mail's base $(short "$TAGOBJ") is a tag, not a commit")
-    base: pull $BASE; upstream $TAGOBJ" "a base that is a tag object, not a commit"
+    base: pull $BASE; mail $TAGOBJ" "a base that is a tag object, not a commit"
 
 verify take2.mail "$T1"
 like "$(mail_findings)" "^$(line error pull-request-base \
@@ -87,37 +87,37 @@ verify wrong-head.mail "$T2"
 is "$rc" 1 "a head that is not the tag's commit is rejected"
 is "$(mail_findings)" "$(line error pull-request-head \
 	"the mail's head $(short "$PREB4") is not the tag's commit $(short "$TAKE2")")
-    head: pull $TAKE2; upstream $PREB4" "the head finding names both commits"
+    head: pull $TAKE2; mail $PREB4" "the head finding names both commits"
 
 verify wrong-url.mail "$T2"
 is "$rc" 1 "another repository is rejected"
 is "$(mail_findings)" "$(line error pull-request-url "the mail's repository is not the one verified")
-    url: pull $KEES; upstream git://git.kernel.org/pub/scm/linux/kernel/git/kees/linux.git" \
+    url: pull $KEES; mail git://git.kernel.org/pub/scm/linux/kernel/git/kees/linux.git" \
 	"the URL finding names both repositories"
 
 verify wrong-ref.mail "$T2"
 is "$rc" 1 "take two's mail naming the take-one tag is rejected"
 is "$(mail_findings)" "$(line error pull-request-url "the mail's ref is not the verified tag")
-    ref: pull refs/tags/$T2; upstream tags/$T1" "the ref finding names both refs"
+    ref: pull refs/tags/$T2; mail tags/$T1" "the ref finding names both refs"
 
 verify branch.mail "$T2"
 is "$(mail_findings)" "$(line error pull-request-url "the mail's ref is not the verified tag")
-    ref: pull refs/tags/$T2; upstream take2" \
+    ref: pull refs/tags/$T2; mail take2" \
 	"a real request-pull for a branch parses (no tag message) and names the branch"
 
 verify shortlog-extra.mail "$T2"
 is "$rc" 1 "a shortlog with a commit the pull lacks is rejected"
 is "$(mail_findings)" "$(line error pull-request-shortlog \
 "shortlog lists 5 commits, the pull has 4: 0 missing from the mail, 1 not in the pull")
-    commits: pull 4; upstream 5
-    not-in-pull: upstream lkdtm: Add a test for the randstruct fix" "and names it"
+    commits: pull 4; mail 5
+    not-in-pull: mail lkdtm: Add a test for the randstruct fix" "and names it"
 
 verify diffstat-lie.mail "$T2"
 is "$rc" 1 "a diffstat that lies is rejected"
 is "$(mail_findings)" "$(line error pull-request-diffstat \
 "diffstat: 1 changed file missing from the mail, 1 listed file not in the pull")
     missing-from-mail: lib/Kconfig.ubsan
-    not-in-pull: upstream lib/Kconfig.kasan" "and names the hidden and the invented file"
+    not-in-pull: mail lib/Kconfig.kasan" "and names the hidden and the invented file"
 
 verify wrong-head.mail "$T2" --json
 is "$(printf '%s' "$out" | jq -c '[.findings[] | {check, commit, details}]')" \
