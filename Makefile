@@ -30,15 +30,16 @@ LDFLAGS_ALL = $(LDOPT_$(BUILD)) $(LDFLAGS)
 
 LIB_SRC := $(sort $(wildcard common/*.c verifier/*.c policies/*.c pipeline/*.c server/*.c))
 CLI_SRC := $(sort $(wildcard cli/*.c))
-ASSET_SRC := $(sort $(wildcard server/assets/*))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/obj/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(O)/obj/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(O)/tests/%)
 
-# Fragments add kernel, server and browser targets and append to CHECKS.
+# Fragments add kernel, server and browser targets and append to CHECKS;
+# GEN_OBJ takes the objects of generated sources (embedded assets).
 CHECKS :=
+GEN_OBJ :=
 -include $(sort $(wildcard mk/*.mk))
 
 .PHONY: all deps demo check check-unit check-integration check-sanitized \
@@ -49,7 +50,7 @@ $(O)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -c -o $@ $<
 
-$(O)/libpullgate.a: $(LIB_OBJ)
+$(O)/libpullgate.a: $(LIB_OBJ) $(GEN_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@
 	ar rcs $@ $^

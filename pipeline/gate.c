@@ -158,6 +158,7 @@ static int stage_merge(gate *g, pg_stage *st)
 	if ((err = pg_tree_set_pull_branch(g->tree, g->key.ptr, &m.commit)) < 0)
 		goto done;
 	g->report->has_merge = true;
+	g->report->merge_base = g->base;
 	g->report->merge_commit = m.commit;
 	{
 		char hex[PG_OID_HEXSZ + 1];
@@ -467,29 +468,29 @@ done:
 	return err;
 }
 
-static int write_notice(gate *g, pg_buf *path)
+/* The pr-tracker-bot style notice, written to logs/<key>/notice.txt. */
+static int write_notice(pg_buf *path, const char *logs, const char *repo, const char *tagref,
+			const char *tree, const char *branch_ref, const pg_report *r)
 {
 	pg_buf b = PG_BUF_INIT;
 	char hex[PG_OID_HEXSZ + 1], date[64];
-	const char *tag = strncmp(g->report->tag, "refs/tags/", 10) ? g->report->tag :
-			  g->report->tag + 10;
-	int offset = g->report->tag_time ? g->report->tag_offset : 0;
-	time_t when = g->report->tag_time ? (time_t)(g->report->tag_time + offset * 60) : time(NULL);
+	const char *tag = strncmp(tagref, "refs/tags/", 10) ? tagref : tagref + 10;
+	int offset = r->tag_time ? r->tag_offset : 0;
+	time_t when = r->tag_time ? (time_t)(r->tag_time + offset * 60) : time(NULL);
 	struct tm tm;
 	int err;
 
 	/* "sent on" the day the sender tagged it, in the sender's zone */
-	pg_oid_tohex(hex, &g->report->merge_commit);
+	pg_oid_tohex(hex, &r->merge_commit);
 	gmtime_r(&when, &tm);
 	strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S", &tm);
 	snprintf(date + strlen(date), sizeof(date) - strlen(date), " %c%02d%02d",
 		 offset < 0 ? '-' : '+', abs(offset) / 60, abs(offset) % 60);
-	if ((err = pg_buf_printf(path, "%s/notice.txt", g->logs.ptr)) < 0)
+	if ((err = pg_buf_printf(path, "%s/notice.txt", logs)) < 0)
 		goto done;
 	err = pg_buf_printf(&b, "The pull request you sent on %s:\n\n> %s tags/%s\n\n"
 			    "has been merged into %s:%s:\n%s\n\nThank you!\n\n-- \npullgate\n",
-			    date, g->spec->repo, tag, g->tree_path.ptr,
-			    pg_tree_branch(g->tree) + strlen("refs/heads/"), hex);
+			    date, repo, tag, tree, branch_ref + strlen("refs/heads/"), hex);
 	if (err == 0)
 		err = pg_write_file_atomic(path->ptr, b.ptr, b.len);
 done:
@@ -512,7 +513,8 @@ static int stage_approve(gate *g, pg_stage *st)
 				   "pullgate: approved")) < 0)
 		return err;
 	g->report->approved = true;
-	if ((err = write_notice(g, &notice)) == 0)
+	if ((err = write_notice(&notice, g->logs.ptr, g->spec->repo, g->report->tag,
+				g->tree_path.ptr, pg_tree_branch(g->tree), g->report)) == 0)
 		err = pg_stage_set(st, PG_STAGE_PASSED, notice.ptr, "%s moved to %.12s",
 				   pg_tree_branch(g->tree), hex);
 	pg_buf_release(&notice);
@@ -693,4 +695,34 @@ static int drop_interrupted_objects(const char *build_dir, const char *stamp)
 	if (nftw(build_dir, drop_newer, 32, FTW_PHYS) < 0)
 		return pg_error_set(PG_EIO, "'%s': %s", build_dir, strerror(errno));
 	return 0;
+}
+
+int pg_gate_approve(pg_report *r, const pg_gate_opts *o, const char *repo, pg_buf *notice)
+{
+	pg_tree *tree = NULL;
+	pg_buf key = PG_BUF_INIT, path = PG_BUF_INIT, logs = PG_BUF_INIT;
+	int err;
+
+	if (!r->has_merge)
+		return pg_error_set(PG_EINVALID, "'%s' has no tested merge to approve", r->tag);
+	if (r->approved)
+		return pg_error_set(PG_EEXISTS, "'%s' is already approved", r->tag);
+	if (o->tree)
+		err = pg_buf_puts(&path, o->tree);
+	else
+		err = pg_buf_printf(&path, "%s/linux", o->home);
+	if (err == 0 && (err = pg_gate_pull_key(&key, r->tag)) == 0)
+		err = pg_buf_printf(&logs, "%s/logs/%s", o->home, key.ptr);
+	if (err == 0 && (err = mkdir_p(logs.ptr)) == 0 &&
+	    (err = pg_tree_open(&tree, path.ptr, o->branch ? o->branch : "master")) == 0 &&
+	    (err = pg_tree_advance(tree, &r->merge_base, &r->merge_commit,
+				   "pullgate: approved by the maintainer")) == 0) {
+		r->approved = true;
+		err = write_notice(notice, logs.ptr, repo, r->tag, path.ptr, pg_tree_branch(tree), r);
+	}
+	pg_tree_free(tree);
+	pg_buf_release(&key);
+	pg_buf_release(&path);
+	pg_buf_release(&logs);
+	return err;
 }

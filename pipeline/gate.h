@@ -45,6 +45,15 @@ typedef struct pg_gate_opts {
 int pg_gate_run(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy,
 		const pg_gate_opts *opts);
 
+/*
+ * The maintainer approves a pull that waits (its report's approve stage is
+ * "waiting"): move the integration branch from r->merge_base to
+ * r->merge_commit with a compare-and-swap, mark r approved and write the
+ * notice (its path in *notice).  PG_ECONFLICT when the branch moved since
+ * the test: nothing changes and the pull must be run again.
+ */
+int pg_gate_approve(pg_report *r, const pg_gate_opts *o, const char *repo, pg_buf *notice);
+
 /* The name pullgate uses for a pull in branches, worktrees and log dirs. */
 int pg_gate_pull_key(pg_buf *out, const char *tag);
 

@@ -94,6 +94,7 @@ typedef struct pg_report {
 	pg_stage *stages;    /* empty for a plain verify */
 	size_t nstages;
 	bool has_merge;
+	pg_oid merge_base;   /* the integration head the merge was made on */
 	pg_oid merge_commit; /* the tested merge, once the merge stage made it */
 	bool approved;       /* the integration branch moved to merge_commit */
 } pg_report;

@@ -175,6 +175,7 @@ int pg_report_format_json(pg_buf *out, const pg_report *r)
 	if (ok && r->nstages)
 		set(root, "stages", stages_json(r), &ok);
 	if (ok && r->nstages) {
+		set(root, "merge_base", r->has_merge ? oid(&r->merge_base) : json_null(), &ok);
 		set(root, "merge_commit", r->has_merge ? oid(&r->merge_commit) : json_null(), &ok);
 		set(root, "approved", json_boolean(r->approved), &ok);
 	}
