@@ -3,6 +3,7 @@
 #include "pipeline/boot.h"
 #include "pipeline/tree.h"
 #include "common/error.h"
+#include "common/fs.h"
 #include "common/map.h"
 
 #include <fcntl.h>
@@ -65,25 +66,6 @@ int pg_gate_pull_key(pg_buf *out, const char *tag)
 	if (err == 0 && out->len == start)
 		err = pg_buf_puts(out, "pull");
 	return err;
-}
-
-static int mkdir_p(const char *path)
-{
-	char tmp[4096];
-	size_t i, n = strlen(path);
-
-	if (n >= sizeof(tmp))
-		return pg_error_set(PG_EINVALID, "'%s': path too long", path);
-	memcpy(tmp, path, n + 1);
-	for (i = 1; i <= n; i++) {
-		if (tmp[i] != '/' && tmp[i] != '\0')
-			continue;
-		tmp[i] = '\0';
-		if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-			return pg_error_set(PG_EIO, "'%s': %s", tmp, strerror(errno));
-		tmp[i] = path[i];
-	}
-	return 0;
 }
 
 /* One kernel job at a time per $PULLGATE_HOME; the lock dies with the process. */
@@ -236,7 +218,7 @@ static int run_build(gate *g, pg_build_result *r, const char *log)
 
 	if ((err = pg_buf_printf(&script, "%s/scripts/kernel/build.sh", g->o->datadir)) < 0 ||
 	    (err = pg_buf_printf(&stamp, "%s/.pullgate-building", g->build_dir.ptr)) < 0 ||
-	    (err = mkdir_p(g->build_dir.ptr)) < 0 ||
+	    (err = pg_mkdir_p(g->build_dir.ptr)) < 0 ||
 	    (err = drop_interrupted_objects(g->build_dir.ptr, stamp.ptr)) < 0 ||
 	    (err = pg_write_file_atomic(stamp.ptr, "", 0)) < 0)
 		goto done;
@@ -554,13 +536,13 @@ static int prepare(gate *g)
 	if (err == 0)
 		err = pg_buf_printf(&g->build_dir, "%s/build/arm64-gcc", o->home);
 	if (err == 0)
-		err = mkdir_p(g->logs.ptr);
+		err = pg_mkdir_p(g->logs.ptr);
 	if (err == 0) {
 		/* the worktree itself is made by libgit2, its parent by us */
 		char *slash = strrchr(g->work.ptr, '/');
 
 		*slash = '\0';
-		err = mkdir_p(g->work.ptr);
+		err = pg_mkdir_p(g->work.ptr);
 		*slash = '/';
 	}
 	if (err == 0)
@@ -713,7 +695,7 @@ int pg_gate_approve(pg_report *r, const pg_gate_opts *o, const char *repo, pg_bu
 		err = pg_buf_printf(&path, "%s/linux", o->home);
 	if (err == 0 && (err = pg_gate_pull_key(&key, r->tag)) == 0)
 		err = pg_buf_printf(&logs, "%s/logs/%s", o->home, key.ptr);
-	if (err == 0 && (err = mkdir_p(logs.ptr)) == 0 &&
+	if (err == 0 && (err = pg_mkdir_p(logs.ptr)) == 0 &&
 	    (err = pg_tree_open(&tree, path.ptr, o->branch ? o->branch : "master")) == 0 &&
 	    (err = pg_tree_advance(tree, &r->merge_base, &r->merge_commit,
 				   "pullgate: approved by the maintainer")) == 0) {

@@ -1,10 +1,9 @@
 /* tree.c - libgit2 behind the maintainer's tree: fetch, merge with mergetag, worktrees, CAS advance. */
 #include "pipeline/tree.h"
 #include "common/error.h"
+#include "common/fs.h"
 #include "common/git.h"
 
-#define _XOPEN_SOURCE_EXTENDED 1
-#include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -332,24 +331,6 @@ int pg_tree_set_pull_branch(pg_tree *t, const char *name, const pg_oid *commit)
 	git_reference_free(ref);
 	pg_buf_release(&full);
 	return err;
-}
-
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	return (flag == FTW_DP ? rmdir(path) : unlink(path)) < 0 && errno != ENOENT ? -1 : 0;
-}
-
-int pg_remove_tree(const char *path)
-{
-	struct stat st;
-
-	if (lstat(path, &st) < 0)
-		return errno == ENOENT ? 0 : pg_error_set(PG_EIO, "'%s': %s", path, strerror(errno));
-	if (nftw(path, remove_entry, 32, FTW_DEPTH | FTW_PHYS) < 0)
-		return pg_error_set(PG_EIO, "cannot remove '%s': %s", path, strerror(errno));
-	return 0;
 }
 
 /* 1 when a worktree of that name is registered, 0 when not. */

@@ -105,7 +105,4 @@ int pg_tree_is_ancestor(pg_tree *t, const pg_oid *ancestor, const pg_oid *descen
 int pg_merge_message(pg_buf *out, const char *tag_name, const char *url, const pg_tagobj *tag,
 		     const char *const *subjects, size_t nsubjects);
 
-/* Remove a directory tree (no symlinks are followed). */
-int pg_remove_tree(const char *path);
-
 #endif

@@ -1,6 +1,7 @@
 /* repo.c - libgit2 behind pullgate's own types: object cache, fetch, reads and walks. */
 #include "verifier/repo.h"
 #include "common/error.h"
+#include "common/fs.h"
 #include "common/git.h"
 #include "common/map.h"
 
@@ -12,27 +13,6 @@ struct pg_repo {
 	char **attached_keys;
 	size_t nattached;
 };
-
-static int mkdirs(const char *path)
-{
-	char tmp[4096];
-	size_t i, len = strlen(path);
-
-	if (len >= sizeof(tmp))
-		return pg_error_set(PG_EINVALID, "'%s': path too long", path);
-	memcpy(tmp, path, len + 1);
-	for (i = 1; i <= len; i++) {
-		if (tmp[i] == '/' || tmp[i] == '\0') {
-			char c = tmp[i];
-
-			tmp[i] = '\0';
-			if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-				return pg_error_set(PG_EIO, "'%s': %s", tmp, strerror(errno));
-			tmp[i] = c;
-		}
-	}
-	return 0;
-}
 
 int pg_repo_open_cache(pg_repo **out, const char *home)
 {
@@ -47,7 +27,7 @@ int pg_repo_open_cache(pg_repo **out, const char *home)
 		err = pg_error_oom();
 		goto done;
 	}
-	if ((err = pg_buf_printf(&path, "%s/repos", home)) < 0 || (err = mkdirs(path.ptr)) < 0)
+	if ((err = pg_buf_printf(&path, "%s/repos", home)) < 0 || (err = pg_mkdir_p(path.ptr)) < 0)
 		goto done;
 	if ((err = pg_buf_puts(&path, "/cache.git")) < 0)
 		goto done;
@@ -166,27 +146,34 @@ done:
 	return err;
 }
 
+/* The object a ref points at, following symbolic refs; where names the repository. */
+static int lookup_target(pg_oid *out, git_repository *git, const char *name, const char *full,
+			 const char *where)
+{
+	git_reference *ref = NULL, *resolved = NULL;
+	int gerr = git_reference_lookup(&ref, git, name), err = 0;
+
+	if (gerr == 0)
+		gerr = git_reference_resolve(&resolved, ref);
+	if (gerr < 0)
+		err = gerr == GIT_ENOTFOUND ?
+			pg_error_set(PG_ENOTFOUND, "'%s' not found in '%s'", full, where) :
+			pg_git_fail(gerr, "'%s' in '%s'", full, where);
+	else
+		pg_oid_from_git(out, git_reference_target(resolved));
+	git_reference_free(resolved);
+	git_reference_free(ref);
+	return err;
+}
+
 static int resolve_local(pg_oid *out, pg_repo *r, const char *location, const char *full)
 {
 	git_repository *src = NULL;
-	git_reference *ref = NULL, *resolved = NULL;
-	int gerr, err;
+	int err;
 
 	if ((err = attach_local(r, &src, location)) < 0)
 		return err;
-	gerr = git_reference_lookup(&ref, src, full);
-	if (gerr == 0)
-		gerr = git_reference_resolve(&resolved, ref);
-	if (gerr < 0) {
-		err = gerr == GIT_ENOTFOUND ?
-			pg_error_set(PG_ENOTFOUND, "'%s' not found in '%s'", full, location) :
-			pg_git_fail(gerr, "'%s' in '%s'", full, location);
-		goto done;
-	}
-	pg_oid_from_git(out, git_reference_target(resolved));
-done:
-	git_reference_free(resolved);
-	git_reference_free(ref);
+	err = lookup_target(out, src, full, full, location);
 	git_repository_free(src);
 	return err;
 }
@@ -195,7 +182,6 @@ static int resolve_remote(pg_oid *out, pg_repo *r, const char *url, const char *
 {
 	git_remote *remote = NULL;
 	git_fetch_options opts;
-	git_reference *ref = NULL, *resolved = NULL;
 	pg_buf spec = PG_BUF_INIT, local = PG_BUF_INIT;
 	char *specs[1];
 	git_strarray arr = { specs, 1 };
@@ -215,19 +201,8 @@ static int resolve_remote(pg_oid *out, pg_repo *r, const char *url, const char *
 		err = pg_git_fail(gerr, "fetch '%s' from '%s'", full, url);
 		goto done;
 	}
-	gerr = git_reference_lookup(&ref, r->git, local.ptr);
-	if (gerr == 0)
-		gerr = git_reference_resolve(&resolved, ref);
-	if (gerr < 0) {
-		err = gerr == GIT_ENOTFOUND ?
-			pg_error_set(PG_ENOTFOUND, "'%s' not found in '%s'", full, url) :
-			pg_git_fail(gerr, "'%s' in '%s'", full, url);
-		goto done;
-	}
-	pg_oid_from_git(out, git_reference_target(resolved));
+	err = lookup_target(out, r->git, local.ptr, full, url);
 done:
-	git_reference_free(resolved);
-	git_reference_free(ref);
 	git_remote_free(remote);
 	pg_buf_release(&spec);
 	pg_buf_release(&local);
