@@ -112,6 +112,8 @@ int pg_verify(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy
 {
 	pg_pull p;
 	pg_oid target;
+	char *abs = NULL;
+	const char *location = spec->repo;
 	const char *up = spec->upstream ? spec->upstream : policy->upstream_url;
 	const char *branch = spec->upstream ? spec->upstream_branch : policy->upstream_branch;
 	size_t i;
@@ -120,28 +122,31 @@ int pg_verify(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy
 
 	*out = NULL;
 	memset(&p, 0, sizeof(p));
+	/* a local repository is known by its absolute path, however it was given */
+	if (!strstr(spec->repo, "://") && (abs = realpath(spec->repo, NULL)))
+		location = abs;
 	p.policy = policy;
 	p.home = home;
-	p.repo_location = spec->repo;
+	p.repo_location = location;
 	p.request = spec->request;
 	if (!up)
 		return pg_error_set(PG_EINVALID, "no upstream: give --upstream or a policy "
 				    "that names one");
 	if ((err = pg_report_new(&p.report)) < 0)
 		return err;
-	if (!(p.report->repo = pg_strdup(spec->repo)) || !(p.report->upstream = pg_strdup(up))) {
+	if (!(p.report->repo = pg_strdup(location)) || !(p.report->upstream = pg_strdup(up))) {
 		err = PG_ENOMEM;
 		goto done;
 	}
 	/* the allow-list is also the guard against fetching from anywhere (SSRF) */
-	if (!pg_policy_repository_allowed(policy, spec->repo)) {
+	if (!pg_policy_repository_allowed(policy, location)) {
 		err = pg_error_set(PG_EINVALID, "repository '%s' is not in the policy's list of "
 				   "repositories", spec->repo);
 		goto done;
 	}
 	if ((err = pg_repo_open_cache(&p.repo, home)) < 0)
 		goto done;
-	if ((err = pg_repo_resolve(&target, &p.report->tag, p.repo, spec->repo, PG_REF_TAG,
+	if ((err = pg_repo_resolve(&target, &p.report->tag, p.repo, location, PG_REF_TAG,
 				   spec->tag)) < 0)
 		goto done;
 	p.report->tag_object = target;
@@ -181,6 +186,7 @@ done:
 	pg_pull_release(&p);
 	pg_tagobj_free(p.tag);
 	pg_repo_free(p.repo);
+	free(abs);
 	if (err < 0) {
 		pg_report_free(p.report);
 		return err;
