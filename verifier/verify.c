@@ -121,6 +121,9 @@ int pg_verify(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy
 	int err;
 
 	*out = NULL;
+	if (!up)
+		return pg_error_set(PG_EINVALID, "no upstream: give --upstream or a policy "
+				    "that names one");
 	memset(&p, 0, sizeof(p));
 	/* a local repository is known by its absolute path, however it was given */
 	if (!strstr(spec->repo, "://") && (abs = realpath(spec->repo, NULL)))
@@ -129,11 +132,10 @@ int pg_verify(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy
 	p.home = home;
 	p.repo_location = location;
 	p.request = spec->request;
-	if (!up)
-		return pg_error_set(PG_EINVALID, "no upstream: give --upstream or a policy "
-				    "that names one");
-	if ((err = pg_report_new(&p.report)) < 0)
+	if ((err = pg_report_new(&p.report)) < 0) {
+		free(abs);
 		return err;
+	}
 	if (!(p.report->repo = pg_strdup(location)) || !(p.report->upstream = pg_strdup(up))) {
 		err = PG_ENOMEM;
 		goto done;
