@@ -9,7 +9,8 @@
 # and the overflow suite), boots and parses; the baseline is kunit.py with a
 # kunitconfig of KUNIT and OVERFLOW_KUNIT_TEST.  Prints seconds and the ratio.
 set -eu
-. "$(dirname "$0")/../scripts/kernel/lib.sh"
+PG_TOP=$(cd "$(dirname "$0")/.." && pwd)
+. "$PG_TOP/scripts/kernel/lib.sh"
 [ $# -eq 1 ] || pg_die "usage: bench/kernel-boot.sh PULLGATE_BINARY"
 pullgate=$1
 [ -d "$PG_LINUX/.git" ] || pg_die "no tree; run make check-kernel first"

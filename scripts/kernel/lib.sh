@@ -10,7 +10,8 @@
 #   build/qemu/               init, initramfs, boot logs
 #   ccache/                   CCACHE_DIR
 
-PG_TOP=$(cd "$(dirname "$0")/../.." && pwd)
+# Callers outside scripts/kernel/ set PG_TOP first.
+PG_TOP=${PG_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 PULLGATE_HOME=${PULLGATE_HOME:-"$HOME/.cache/pullgate"}
 PG_TARBALL=${PG_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 PG_LINUX="$PULLGATE_HOME/linux"
