@@ -22,12 +22,16 @@ mkdir -p "$PULLGATE_HOME"
 exec 9>"$PULLGATE_HOME/.kernel.lock"
 flock 9
 
+# Run a step and print its time; returns the step's status (also when the
+# caller tests it, where set -e is off).
 step() {
 	name=$1
 	shift
 	s=$(pg_now)
-	"$@"
+	src=0
+	"$@" || src=$?
 	echo "check-kernel: $name: $(($(pg_now) - s)) s"
+	return $src
 }
 
 t0=$(pg_now)

@@ -10,12 +10,13 @@
 #   build/qemu/               init, initramfs, boot logs
 #   ccache/                   CCACHE_DIR
 
-PG_TOP=$(cd "$(dirname "$0")/../.." && pwd)
+# Callers outside scripts/kernel/ set PG_TOP first.
+PG_TOP=${PG_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 PULLGATE_HOME=${PULLGATE_HOME:-"$HOME/.cache/pullgate"}
 PG_TARBALL=${PG_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 PG_LINUX="$PULLGATE_HOME/linux"
 PG_BUILD="$PULLGATE_HOME/build"
-PG_PATCHES="$PG_TOP/patches/linux-6.12"
+PG_PATCHES=${PG_PATCHES:-"$PG_TOP/patches/linux-6.12"}
 PG_REF_BASE=refs/heads/debian-6.12
 PG_REF_PRE=refs/heads/pre-fixes
 PG_REF_SERIES=refs/heads/series

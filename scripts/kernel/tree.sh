@@ -32,7 +32,10 @@ mkdir -p "$tmp"
 t0=$(pg_now)
 pg_log "unpacking $PG_TARBALL"
 tar -xJf "$PG_TARBALL" -C "$tmp" --strip-components=1
-version=$(make -s -C "$tmp" kernelversion 2>/dev/null || echo unknown)
+# Read from the Makefile: "make kernelversion" under a parent make prints
+# directory lines into the output, and the message must be reproducible.
+version=$(awk -F' *= *' '$1 == "VERSION" { v = $2 } $1 == "PATCHLEVEL" { p = $2 }
+	$1 == "SUBLEVEL" { s = $2 } END { printf "%s.%s.%s", v, p, s }' "$tmp/Makefile")
 sum=$(sha256sum "$PG_TARBALL" | cut -d' ' -f1)
 
 pg_log "committing linux $version as $PG_REF_BASE"
