@@ -23,6 +23,8 @@ typedef struct gate {
 	pg_tree *tree;
 	pg_buf key, tree_path, work, logs, build_dir;
 	pg_oid base;          /* the integration head the merge was made on */
+	pg_buf home_env;      /* PULLGATE_HOME=..., for the scripts */
+	const char *env[3];   /* what the build and boot scripts get on top */
 	bool have_worktree;
 	bool keep_refs;       /* the merge waits for approval, or was approved */
 	int lock_fd;
@@ -229,6 +231,7 @@ static int run_build(gate *g, pg_build_result *r, const char *log)
 	argv[4] = NULL;
 	memset(&bo, 0, sizeof(bo));
 	bo.argv = argv;
+	bo.env = g->env;
 	bo.log = log;
 	bo.timeout_s = g->o->build_timeout_s ? g->o->build_timeout_s : 3600;
 	bo.progress = g->o->progress;
@@ -390,6 +393,7 @@ static int stage_boot(gate *g, pg_stage *st)
 	argv[4] = NULL;
 	memset(&bo, 0, sizeof(bo));
 	bo.argv = argv;
+	bo.env = g->env;
 	bo.console_log = console.ptr;
 	bo.log = log.ptr;
 	bo.timeout_s = t + 120; /* boot.sh packs the initramfs, then gives QEMU t */
@@ -523,8 +527,13 @@ static int prepare(gate *g)
 	const pg_gate_opts *o = g->o;
 	int err;
 
-	if ((err = pg_gate_pull_key(&g->key, g->report->tag)) < 0)
+	if ((err = pg_gate_pull_key(&g->key, g->report->tag)) < 0 ||
+	    (err = pg_buf_printf(&g->home_env, "PULLGATE_HOME=%s", o->home)) < 0)
 		return err;
+	/* the scripts share our state directory and stream make's output to us */
+	g->env[0] = g->home_env.ptr;
+	g->env[1] = "PG_BUILD_STREAM=1";
+	g->env[2] = NULL;
 	if (o->tree)
 		err = pg_buf_puts(&g->tree_path, o->tree);
 	else
@@ -586,6 +595,7 @@ int pg_gate_run(pg_report **out, const pg_pull_spec *spec, const pg_policy *poli
 	pg_buf_init(&g.work, 0);
 	pg_buf_init(&g.logs, 0);
 	pg_buf_init(&g.build_dir, 0);
+	pg_buf_init(&g.home_env, 0);
 
 	progress(&g, "verify", "verifying %s", spec->tag);
 	if ((err = pg_verify(&g.report, spec, policy, o->home)) < 0)
@@ -646,6 +656,7 @@ done:
 	pg_buf_release(&g.work);
 	pg_buf_release(&g.logs);
 	pg_buf_release(&g.build_dir);
+	pg_buf_release(&g.home_env);
 	if (err < 0) {
 		pg_report_free(g.report);
 		return pg_error_set(err, "%s", msg);

@@ -8,6 +8,9 @@
 #                    with KCONFIG_ALLCONFIG over allnoconfig and then verified
 #   TARGET...        make targets (default: Image)
 #
+# With PG_BUILD_STREAM=1 in the environment make's output goes to stdout
+# instead of LOG (the caller logs it), and kbuild's step lines are kept.
+#
 # Output of every step is appended to LOG; on failure the end of it is
 # shown.  The config is regenerated only when the fragment or the tree's
 # Kconfig inputs change (a stamp in BUILD_DIR), so a rerun is incremental.
@@ -50,8 +53,14 @@ else
 	stamp_tool=$(aarch64-linux-gnu-gcc --version | head -n1)
 fi
 
+# PG_BUILD_STREAM=1 (the merge bot): make's output, with kbuild's "  CC ..."
+# lines, goes to stdout for the caller to follow and to log itself.
 kmake() {
-	make -s -C "$src" O="$out" -j"$PG_JOBS" "$@" >>"$log" 2>&1
+	if [ -n "${PG_BUILD_STREAM:-}" ]; then
+		make -C "$src" O="$out" -j"$PG_JOBS" "$@" 2>&1
+	else
+		make -s -C "$src" O="$out" -j"$PG_JOBS" "$@" >>"$log" 2>&1
+	fi
 }
 
 fail() {
