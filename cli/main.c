@@ -16,6 +16,8 @@ static const struct pg_cmd commands[] = {
 	  "verify, merge, build, boot and approve a pull" },
 	{ "version", cmd_version, "version", "print the version" },
 	{ "ktap", cmd_ktap, "ktap [--json] LOGFILE", "judge a kernel boot log (KTAP, splats)" },
+	{ "serve", cmd_serve, "serve [--config FILE] [--port N] | serve --hash-password",
+	  "run the webhook service, job store and dashboard" },
 };
 
 static const struct pg_cmd *find_cmd(const char *name)

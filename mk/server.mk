@@ -1,0 +1,29 @@
+# server.mk - pullgate serve: the embedded dashboard assets, the browser test and its setup.
+#
+#   make check-browser   the dashboard in headless Chromium (tests/browser/, playwright-core)
+#
+# The HTTP tests are ordinary integration tests (tests/integration/7x-*.t).
+
+# The fragments are read before the Makefile's own `all` rule, so a bare
+# `make` would otherwise run the first fragment's first target (check-kernel).
+.DEFAULT_GOAL := all
+
+ASSETS := $(sort $(wildcard server/assets/*))
+
+$(O)/gen/assets.c: $(ASSETS) scripts/gen-assets.sh
+	@mkdir -p $(@D)
+	./scripts/gen-assets.sh $@ $(ASSETS)
+
+$(O)/gen/assets.o: $(O)/gen/assets.c server/assets.h
+	$(CC) $(CFLAGS_ALL) -c -o $@ $<
+
+GEN_OBJ += $(O)/gen/assets.o
+
+.PHONY: check-browser
+check-browser: $(O)/pullgate
+	rm -rf $(O)/fixtures-browser
+	fixtures/incident.sh $(O)/fixtures-browser/incident >/dev/null
+	PULLGATE=$(CURDIR)/$(O)/pullgate PULLGATE_FIXTURES=$(CURDIR)/$(O)/fixtures-browser \
+		node tests/browser/dashboard.test.mjs
+
+CHECKS += check-browser

@@ -1,0 +1,98 @@
+// app.js - the dashboard's behaviour: log in and out, decisions with the CSRF token, live progress.
+// Everything from the server is put in the page with textContent, never as HTML.
+'use strict';
+
+(function () {
+	const body = document.body;
+	const meta = document.querySelector('meta[name="csrf-token"]');
+	const csrf = meta ? meta.getAttribute('content') : null;
+	const FINAL = ['approved', 'passed', 'rejected', 'cancelled', 'error', 'waiting'];
+
+	async function post(url, data) {
+		const headers = { 'Content-Type': 'application/json' };
+		if (csrf)
+			headers['X-CSRF-Token'] = csrf;
+		const res = await fetch(url, {
+			method: 'POST', headers, credentials: 'same-origin',
+			body: JSON.stringify(data || {}),
+		});
+		let json = null;
+		try { json = await res.json(); } catch (e) { json = null; }
+		return { ok: res.ok, status: res.status, json };
+	}
+
+	const logout = document.getElementById('logout');
+	if (logout)
+		logout.addEventListener('click', async () => {
+			await post('/api/logout');
+			location.reload();
+		});
+
+	const login = document.getElementById('login');
+	if (login)
+		login.addEventListener('submit', async (ev) => {
+			ev.preventDefault();
+			const out = document.getElementById('login-result');
+			const r = await post('/api/login', {
+				user: document.getElementById('user-name').value,
+				password: document.getElementById('password').value,
+			});
+			if (r.ok) {
+				const back = document.referrer && new URL(document.referrer).origin === location.origin &&
+					!document.referrer.endsWith('/login') ? document.referrer : '/';
+				location.assign(back);
+			} else {
+				out.textContent = (r.json && r.json.error) || ('log in failed: ' + r.status);
+			}
+		});
+
+	const pull = body.dataset.pull;
+	document.querySelectorAll('button[data-action]').forEach((b) => {
+		b.addEventListener('click', async () => {
+			const out = document.getElementById('action-result');
+			b.disabled = true;
+			out.textContent = b.dataset.action + '...';
+			const r = await post('/api/pulls/' + encodeURIComponent(pull) + '/' + b.dataset.action);
+			if (r.ok) {
+				location.reload();
+			} else {
+				b.disabled = false;
+				out.textContent = (r.json && r.json.error) || ('failed: ' + r.status);
+			}
+		});
+	});
+
+	if (pull && body.dataset.final === 'no' && window.EventSource) {
+		const list = document.getElementById('progress');
+		const badge = document.querySelector('h1 .state');
+		const src = new EventSource('/api/pulls/' + encodeURIComponent(pull) + '/events');
+		const add = (cls, text) => {
+			const li = document.createElement('li');
+			li.className = cls;
+			li.textContent = text;
+			list.appendChild(li);
+			while (list.children.length > 200)
+				list.removeChild(list.firstChild);
+		};
+		src.addEventListener('progress', (e) => {
+			const d = JSON.parse(e.data);
+			add('progress', (d.stage ? '[' + d.stage + '] ' : '') + d.text);
+		});
+		src.addEventListener('state', (e) => {
+			const d = JSON.parse(e.data);
+			add('state', 'state: ' + d.text);
+			if (badge) {
+				badge.textContent = d.text;
+				badge.className = 'state state-' + d.text.replace(/[^a-z]/g, '');
+			}
+			if (FINAL.includes(d.text)) {
+				src.close();
+				setTimeout(() => location.reload(), 300);
+			}
+		});
+		src.addEventListener('end', () => {
+			src.close();
+			setTimeout(() => location.reload(), 300);
+		});
+	}
+})();

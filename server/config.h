@@ -1,0 +1,71 @@
+/* config.h - the service's YAML configuration: listen address, policy, state, hook secrets, accounts. */
+#ifndef PG_SERVER_CONFIG_H
+#define PG_SERVER_CONFIG_H
+
+#include "common/buf.h"
+
+/*
+ * The schema is documented in docs/server.md.  Every key is optional: an
+ * absent file or key keeps the embedded default (127.0.0.1:8080, the
+ * built-in policy, the state in $PULLGATE_HOME, merge+build+boot+approve,
+ * hook secrets generated on first start, no accounts).
+ */
+#define PG_CONFIG_MAX_SIZE ((size_t)256 << 10)
+#define PG_CONFIG_MAX_ACCOUNTS 64
+#define PG_CONFIG_MAX_REPOS 1024
+
+/* A maintainer who may log in; hash as pg_auth_password_hash() writes it. */
+typedef struct pg_account {
+	char *name;
+	char *hash;
+} pg_account;
+
+/* A push record's repository name and where pullgate fetches it from. */
+typedef struct pg_repo_map {
+	char *name;
+	char *location;
+} pg_repo_map;
+
+typedef struct pg_config {
+	char *source;            /* the file, or "(built-in)" */
+	char *address;           /* "127.0.0.1" */
+	unsigned port;           /* 8080; 0 picks a free port */
+	char *policy;            /* a policy file, or NULL for the built-in one */
+	char *state;             /* where pullgate.db lives; NULL: $PULLGATE_HOME */
+	char *push_secret;       /* NULL: generated in the state dir on first start */
+	char *mail_secret;
+	size_t max_body;         /* bytes a hook body may have */
+	char *repo_base;         /* push records: base + repo name, when not in repos */
+	pg_repo_map *repos;
+	size_t nrepos;
+	pg_account *accounts;
+	size_t naccounts;
+	unsigned stages;         /* pg_gate_stage flags run after verify */
+	char *tree;              /* the maintainer's tree; NULL: $PULLGATE_HOME/linux */
+	char *branch;            /* NULL: master */
+	char *merge_name, *merge_email;
+	unsigned verify_workers; /* verifications that run at once */
+	unsigned session_hours;
+	bool cookie_secure;      /* add Secure to the session cookie (behind TLS) */
+} pg_config;
+
+/* The embedded defaults. *out is the caller's (pg_config_free). */
+int pg_config_new_default(pg_config **out);
+
+/*
+ * Read a configuration file on top of the defaults.  Relative paths in it
+ * are taken from the file's directory.  Errors: PG_ENOTFOUND, PG_EIO,
+ * PG_ETOOBIG, PG_EINVALID ("FILE:LINE:COLUMN: what was expected").
+ */
+int pg_config_load(pg_config **out, const char *path);
+
+/* As pg_config_load, from text; name is used in messages and for relative paths. */
+int pg_config_parse(pg_config **out, const char *text, size_t len, const char *name);
+
+/* Zeroes the secrets before freeing them. NULL-safe. */
+void pg_config_free(pg_config *c);
+
+/* The location a push record's repository name maps to (appended to out); PG_ENOTFOUND when none. */
+int pg_config_repo_location(pg_buf *out, const pg_config *c, const char *name);
+
+#endif

@@ -1,0 +1,579 @@
+/* dashboard.c - the maintainer's HTML pages, rendered on the server with every stored string escaped. */
+#include "server/assets.h"
+#include "server/web.h"
+#include "common/error.h"
+#include "common/sanitize.h"
+#include "pipeline/ktap.h"
+
+#include <jansson.h>
+#include <time.h>
+
+#define QUEUE_PAGE 50
+#define MERGE_MSG_MAX ((size_t)64 << 10)
+#define CONSOLE_MAX ((size_t)16 << 20)
+
+/* Append s escaped for HTML (after making it valid UTF-8); NULL appends nothing. */
+static void esc(pg_buf *out, const char *s)
+{
+	pg_buf clean = PG_BUF_INIT;
+
+	if (!s)
+		return;
+	if (pg_sanitize_utf8(&clean, s, strlen(s)) == 0)
+		pg_html_escape(out, clean.ptr, clean.len);
+	pg_buf_release(&clean);
+}
+
+static void short_id(pg_buf *out, const char *hex)
+{
+	if (hex)
+		pg_buf_printf(out, "<code title=\"%.40s\">%.12s</code>",
+			      strspn(hex, "0123456789abcdef") >= 40 ? hex : "",
+			      strspn(hex, "0123456789abcdef") >= 12 ? hex : "");
+}
+
+static const char *tag_name(const char *tag)
+{
+	return tag && !strncmp(tag, "refs/tags/", 10) ? tag + 10 : tag;
+}
+
+static void when(pg_buf *out, int64_t t)
+{
+	char s[32];
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	gmtime_r(&tt, &tm);
+	strftime(s, sizeof(s), "%Y-%m-%d %H:%M:%S UTC", &tm);
+	pg_buf_puts(out, s);
+}
+
+/* The page head, the header bar with the maintainer's session, and <main>. */
+static void page_start(pg_buf *out, pg_req *rq, const char *title, const char *body_attrs)
+{
+	pg_buf user = PG_BUF_INIT, csrf = PG_BUF_INIT;
+	bool in = pg_req_session(rq, &user, &csrf) == 0;
+
+	pg_error_clear();
+	pg_buf_puts(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+		    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>");
+	esc(out, title);
+	pg_buf_puts(out, " - pullgate</title>\n<link rel=\"stylesheet\" href=\"/static/style.css\">\n"
+		    "<script src=\"/static/app.js\" defer></script>\n");
+	if (in) {
+		pg_buf_puts(out, "<meta name=\"csrf-token\" content=\"");
+		esc(out, csrf.ptr);
+		pg_buf_puts(out, "\">\n");
+	}
+	pg_buf_printf(out, "</head>\n<body %s>\n<header><a class=\"brand\" href=\"/\">pullgate</a>"
+		      "<nav><a href=\"/\">queue</a> <a href=\"/metrics\">metrics</a> ",
+		      body_attrs ? body_attrs : "");
+	if (in) {
+		pg_buf_puts(out, "<span class=\"user\" id=\"user\">");
+		esc(out, user.ptr);
+		pg_buf_puts(out, "</span> <button type=\"button\" id=\"logout\">log out</button>");
+	} else
+		pg_buf_puts(out, "<a id=\"login-link\" href=\"/login\">maintainer log in</a>");
+	pg_buf_puts(out, "</nav></header>\n<main>\n");
+	pg_buf_release(&user);
+	pg_buf_release_secret(&csrf);
+}
+
+static int page_end(pg_buf *out, pg_resp *rs)
+{
+	pg_buf_puts(out, "</main>\n<footer>pullgate " PG_VERSION "</footer>\n</body></html>\n");
+	rs->status = 200;
+	rs->type = "text/html; charset=utf-8";
+	return 0;
+}
+
+static void state_badge(pg_buf *out, const char *state)
+{
+	pg_buf_puts(out, "<span class=\"state state-");
+	esc(out, state);
+	pg_buf_puts(out, "\" data-state=\"");
+	esc(out, state);
+	pg_buf_puts(out, "\">");
+	esc(out, state);
+	pg_buf_puts(out, "</span>");
+}
+
+/* --- the queue ------------------------------------------------------------------ */
+
+int pg_page_queue(pg_req *rq, pg_resp *rs)
+{
+	static const char *const filters[] = {
+		"queued", "verifying", "verified", "building", "booting", "waiting", "approved",
+		"rejected", "error",
+	};
+	pg_job_list l;
+	pg_buf *out = &rs->body;
+	const char *state = pg_req_arg(rq, "state"), *off = pg_req_arg(rq, "offset");
+	size_t offset = off ? strtoull(off, NULL, 10) : 0, i;
+	int err;
+
+	if (state && !pg_store_state_valid(state))
+		return pg_resp_error(rs, 400, "unknown state");
+	if ((err = pg_store_list(rq->srv->store, &l, state, offset, QUEUE_PAGE)) < 0)
+		return err;
+	page_start(out, rq, "queue", "data-page=\"queue\"");
+	pg_buf_printf(out, "<h1>Pulls</h1>\n<p class=\"filters\">%s all</a>",
+		      state ? "<a href=\"/\">" : "<a class=\"current\" href=\"/\">");
+	for (i = 0; i < PG_ARRAY_SIZE(filters); i++)
+		pg_buf_printf(out, " <a %shref=\"/?state=%s\">%s</a>",
+			      state && !strcmp(state, filters[i]) ? "class=\"current\" " : "",
+			      filters[i], filters[i]);
+	pg_buf_puts(out, "</p>\n");
+	if (!l.n)
+		pg_buf_puts(out, "<p class=\"empty\">No pulls yet. Hooks post them to "
+			    "<code>/hooks/push</code> and <code>/hooks/pull-request</code>.</p>\n");
+	else
+		pg_buf_puts(out, "<table class=\"queue\" id=\"queue\"><thead><tr><th>#</th><th>state</th>"
+			    "<th>tag</th><th>repository</th><th>commits</th><th>findings</th>"
+			    "<th>updated</th><th>last word</th></tr></thead><tbody>\n");
+	for (i = 0; i < l.n; i++) {
+		const pg_job *j = l.items[i];
+
+		pg_buf_printf(out, "<tr data-id=\"%lld\"><td><a href=\"/pulls/%lld\">%lld</a></td><td>",
+			      (long long)j->id, (long long)j->id, (long long)j->id);
+		state_badge(out, j->state);
+		pg_buf_printf(out, "</td><td class=\"tag\"><a href=\"/pulls/%lld\">", (long long)j->id);
+		esc(out, tag_name(j->tag));
+		pg_buf_puts(out, "</a></td><td class=\"repo\">");
+		esc(out, j->repo_name ? j->repo_name : j->repo);
+		pg_buf_printf(out, "</td><td>%d</td><td>%d errors, %d warnings</td><td>", j->commits,
+			      j->errors, j->warnings);
+		when(out, j->updated);
+		pg_buf_puts(out, "</td><td class=\"message\">");
+		esc(out, j->message);
+		pg_buf_puts(out, "</td></tr>\n");
+	}
+	if (l.n)
+		pg_buf_puts(out, "</tbody></table>\n");
+	if (offset + l.n < l.total)
+		pg_buf_printf(out, "<p><a href=\"/?offset=%zu%s%s\">older</a></p>\n", offset + l.n,
+			      state ? "&amp;state=" : "", state ? state : "");
+	pg_job_list_release(&l);
+	return page_end(out, rs);
+}
+
+/* --- a pull ------------------------------------------------------------------------ */
+
+static const char *jstr(const json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+/* One rewritten commit: the fields that differ, the pull's copy beside upstream's original. */
+static void rewritten(pg_buf *out, const json_t *f)
+{
+	const json_t *details = json_object_get(f, "details"), *d;
+	const char *subject = jstr(f, "subject");
+	size_t i;
+	bool merge = subject && !strncmp(subject, "Merge ", 6);
+
+	pg_buf_printf(out, "<article class=\"rewritten%s\">\n<h4>", merge ? " rewritten-merge" : "");
+	esc(out, subject);
+	pg_buf_puts(out, "</h4>\n<table class=\"diff\"><thead><tr><th>field</th><th>pull copy ");
+	short_id(out, jstr(f, "commit"));
+	pg_buf_puts(out, "</th><th>upstream original ");
+	short_id(out, jstr(f, "upstream"));
+	pg_buf_puts(out, "</th></tr></thead><tbody>\n");
+	json_array_foreach(details, i, d) {
+		pg_buf_puts(out, "<tr><th>");
+		esc(out, jstr(d, "field"));
+		pg_buf_puts(out, "</th><td class=\"pull\"><pre>");
+		esc(out, jstr(d, "pull"));
+		pg_buf_puts(out, "</pre></td><td class=\"upstream\"><pre>");
+		esc(out, jstr(d, "upstream"));
+		pg_buf_puts(out, "</pre></td></tr>\n");
+	}
+	pg_buf_puts(out, "</tbody></table></article>\n");
+}
+
+static void other_finding(pg_buf *out, const json_t *f)
+{
+	const json_t *details = json_object_get(f, "details"), *d;
+	size_t i;
+
+	pg_buf_puts(out, "<li class=\"finding sev-");
+	esc(out, jstr(f, "severity"));
+	pg_buf_puts(out, "\"><span class=\"sev\">");
+	esc(out, jstr(f, "severity"));
+	pg_buf_puts(out, "</span> <span class=\"check\">");
+	esc(out, jstr(f, "check"));
+	pg_buf_puts(out, "</span> ");
+	short_id(out, jstr(f, "commit"));
+	if (jstr(f, "subject")) {
+		pg_buf_puts(out, " <span class=\"subject\">");
+		esc(out, jstr(f, "subject"));
+		pg_buf_puts(out, "</span>");
+	}
+	pg_buf_puts(out, "<div class=\"message\">");
+	esc(out, jstr(f, "message"));
+	pg_buf_puts(out, "</div>");
+	if (json_array_size(details)) {
+		pg_buf_puts(out, "<table class=\"details\"><tbody>");
+		json_array_foreach(details, i, d) {
+			pg_buf_puts(out, "<tr><th>");
+			esc(out, jstr(d, "field"));
+			pg_buf_puts(out, "</th><td><pre>");
+			esc(out, jstr(d, "pull"));
+			pg_buf_puts(out, "</pre></td><td><pre>");
+			esc(out, jstr(d, "upstream"));
+			pg_buf_puts(out, "</pre></td></tr>");
+		}
+		pg_buf_puts(out, "</tbody></table>");
+	}
+	pg_buf_puts(out, "</li>\n");
+}
+
+static void findings(pg_buf *out, const json_t *report)
+{
+	const json_t *list = json_object_get(report, "findings"), *f;
+	size_t i, nrw = 0, nmerges = 0, nother = 0;
+
+	json_array_foreach(list, i, f) {
+		const char *s = jstr(f, "subject");
+
+		if (jstr(f, "check") && !strcmp(jstr(f, "check"), "rewritten-upstream")) {
+			nrw++;
+			nmerges += s && !strncmp(s, "Merge ", 6);
+		} else
+			nother++;
+	}
+	pg_buf_printf(out, "<section id=\"findings\"><h2>Findings</h2>\n");
+	if (!nrw && !nother)
+		pg_buf_puts(out, "<p class=\"clean\">No findings.</p>\n");
+	if (nrw) {
+		pg_buf_printf(out, "<section id=\"rewritten\"><h3>%zu rewritten upstream commit%s, "
+			      "%zu of them merge%s</h3>\n<p>These commits carry an upstream commit's "
+			      "author, date and message under a new id: the pull re-created them.</p>\n",
+			      nrw, nrw == 1 ? "" : "s", nmerges, nmerges == 1 ? "" : "s");
+		if (nmerges) {
+			pg_buf_puts(out, "<h4>Rewritten maintainer merges</h4>\n<ul id=\"rewritten-merges\">");
+			json_array_foreach(list, i, f) {
+				const char *s = jstr(f, "subject");
+
+				if (strcmp(jstr(f, "check") ? jstr(f, "check") : "", "rewritten-upstream") ||
+				    !s || strncmp(s, "Merge ", 6))
+					continue;
+				pg_buf_puts(out, "<li>");
+				short_id(out, jstr(f, "commit"));
+				pg_buf_puts(out, " copies ");
+				short_id(out, jstr(f, "upstream"));
+				pg_buf_puts(out, " <span class=\"subject\">");
+				esc(out, s);
+				pg_buf_puts(out, "</span></li>\n");
+			}
+			pg_buf_puts(out, "</ul>\n");
+		}
+		json_array_foreach(list, i, f)
+			if (jstr(f, "check") && !strcmp(jstr(f, "check"), "rewritten-upstream"))
+				rewritten(out, f);
+		pg_buf_puts(out, "</section>\n");
+	}
+	if (nother) {
+		pg_buf_puts(out, "<h3>Other findings</h3>\n<ul class=\"findings\">\n");
+		json_array_foreach(list, i, f)
+			if (!jstr(f, "check") || strcmp(jstr(f, "check"), "rewritten-upstream"))
+				other_finding(out, f);
+		pg_buf_puts(out, "</ul>\n");
+	}
+	pg_buf_puts(out, "</section>\n");
+}
+
+static void signatures(pg_buf *out, const json_t *report)
+{
+	const json_t *list = json_object_get(report, "signatures"), *s;
+	size_t i;
+
+	if (!json_array_size(list))
+		return;
+	pg_buf_puts(out, "<section id=\"signatures\"><h2>Signatures</h2><table><thead><tr><th>kind</th>"
+		    "<th>tag</th><th>tagger</th><th>status</th><th>key</th></tr></thead><tbody>\n");
+	json_array_foreach(list, i, s) {
+		pg_buf_puts(out, "<tr><td>");
+		esc(out, jstr(s, "kind"));
+		pg_buf_puts(out, "</td><td>");
+		esc(out, jstr(s, "tag"));
+		pg_buf_puts(out, "</td><td>");
+		esc(out, jstr(s, "tagger"));
+		pg_buf_puts(out, "</td><td class=\"sig-");
+		esc(out, jstr(s, "status"));
+		pg_buf_puts(out, "\">");
+		esc(out, jstr(s, "status"));
+		pg_buf_puts(out, "</td><td><code>");
+		esc(out, jstr(s, "fingerprint"));
+		pg_buf_puts(out, "</code></td></tr>\n");
+	}
+	pg_buf_puts(out, "</tbody></table></section>\n");
+}
+
+static const pg_job_stage *stage_of(const pg_job *j, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < j->nstages; i++)
+		if (!strcmp(j->stages[i].name, name))
+			return &j->stages[i];
+	return NULL;
+}
+
+/* A log file the gate wrote, only from under home/logs; capped. */
+static int read_log(pg_buf *out, const pg_server *s, const char *path, size_t max)
+{
+	pg_buf prefix = PG_BUF_INIT;
+	int err;
+
+	pg_buf_init(out, max);
+	if ((err = pg_buf_printf(&prefix, "%s/logs/", s->home)) == 0 &&
+	    (!path || strncmp(path, prefix.ptr, prefix.len) || strstr(path, "/../")))
+		err = pg_error_set(PG_ENOTFOUND, "no log");
+	if (err == 0)
+		err = pg_buf_read_file(out, path);
+	pg_buf_release(&prefix);
+	if (err < 0)
+		pg_error_clear();
+	return err;
+}
+
+static void stages(pg_buf *out, const pg_job *j)
+{
+	size_t i;
+
+	pg_buf_puts(out, "<section id=\"stages\"><h2>Stages</h2>\n");
+	if (!j->nstages) {
+		pg_buf_puts(out, "<p>No stage has run yet.</p></section>\n");
+		return;
+	}
+	pg_buf_puts(out, "<table><thead><tr><th>stage</th><th>status</th><th>seconds</th>"
+		    "<th>summary</th><th>log</th></tr></thead><tbody>\n");
+	for (i = 0; i < j->nstages; i++) {
+		const pg_job_stage *s = &j->stages[i];
+
+		pg_buf_puts(out, "<tr class=\"stage stage-");
+		esc(out, s->status);
+		pg_buf_puts(out, "\"><th>");
+		esc(out, s->name);
+		pg_buf_puts(out, "</th><td>");
+		esc(out, s->status);
+		pg_buf_printf(out, "</td><td>%.1f</td><td>", s->seconds);
+		esc(out, s->summary);
+		pg_buf_puts(out, "</td><td>");
+		if (s->log) {
+			pg_buf_printf(out, "<a href=\"/api/pulls/%lld/log?stage=", (long long)j->id);
+			esc(out, s->name);
+			pg_buf_puts(out, "\">log</a>");
+		}
+		pg_buf_puts(out, "</td></tr>\n");
+	}
+	pg_buf_puts(out, "</tbody></table></section>\n");
+}
+
+static void merge_preview(pg_buf *out, const pg_server *srv, const pg_job *j, const json_t *report)
+{
+	const pg_job_stage *m = stage_of(j, "merge");
+	pg_buf msg = PG_BUF_INIT;
+
+	if (!j->merge_commit && !m)
+		return;
+	pg_buf_puts(out, "<section id=\"merge\"><h2>Merge preview</h2>\n<dl>");
+	if (j->merge_commit) {
+		pg_buf_puts(out, "<dt>merge commit</dt><dd>");
+		short_id(out, j->merge_commit);
+		pg_buf_puts(out, "</dd><dt>parents</dt><dd>");
+		short_id(out, j->merge_base);
+		pg_buf_puts(out, " (the integration branch when it was tested) and ");
+		short_id(out, jstr(report, "tag_commit"));
+		pg_buf_puts(out, " (the tag's commit)</dd>");
+	}
+	if (m) {
+		pg_buf_puts(out, "<dt>merge stage</dt><dd>");
+		esc(out, m->status);
+		pg_buf_puts(out, ": ");
+		esc(out, m->summary);
+		pg_buf_puts(out, "</dd>");
+	}
+	pg_buf_puts(out, "</dl>\n");
+	if (m && read_log(&msg, srv, m->log, MERGE_MSG_MAX) == 0) {
+		pg_buf_puts(out, "<pre class=\"merge-message\">");
+		esc(out, msg.ptr);
+		pg_buf_puts(out, "</pre>\n");
+	}
+	pg_buf_puts(out, "</section>\n");
+	pg_buf_release(&msg);
+}
+
+static void kunit(pg_buf *out, const pg_server *srv, const pg_job *j)
+{
+	const pg_job_stage *b = stage_of(j, "boot");
+	pg_boot_result *r = NULL;
+	pg_buf log = PG_BUF_INIT;
+	size_t i;
+
+	if (!b)
+		return;
+	pg_buf_puts(out, "<section id=\"kunit\"><h2>KUnit results</h2>\n");
+	if (read_log(&log, srv, b->log, CONSOLE_MAX) < 0 || pg_ktap_parse(&r, log.ptr, log.len) < 0) {
+		pg_error_clear();
+		pg_buf_puts(out, "<p>No console log.</p></section>\n");
+		pg_buf_release(&log);
+		return;
+	}
+	pg_buf_printf(out, "<p class=\"kunit-summary\">%zu passed, %zu failed, %zu skipped, "
+		      "%zu crashed, %zu splats</p>\n", r->passed, r->failed, r->skipped, r->crashed,
+		      r->nsplats);
+	pg_buf_puts(out, "<table id=\"kunit-table\"><thead><tr><th>test</th><th>result</th>"
+		    "<th>reason</th></tr></thead><tbody>\n");
+	for (i = 0; i < r->ntests; i++) {
+		const pg_ktap_test *t = &r->tests[i];
+
+		if (t->has_subtests)
+			continue;
+		pg_buf_printf(out, "<tr class=\"ktap-%s\"><td>", pg_ktap_status_name(t->status));
+		esc(out, t->path);
+		pg_buf_printf(out, "</td><td>%s</td><td>", pg_ktap_status_name(t->status));
+		esc(out, t->reason);
+		pg_buf_puts(out, "</td></tr>\n");
+	}
+	pg_buf_puts(out, "</tbody></table>\n");
+	for (i = 0; i < r->nsplats; i++) {
+		pg_buf_printf(out, "<pre class=\"splat\">%s: ", pg_splat_kind_name(r->splats[i].kind));
+		esc(out, r->splats[i].text);
+		pg_buf_puts(out, "</pre>\n");
+	}
+	pg_buf_puts(out, "</section>\n");
+	pg_boot_result_free(r);
+	pg_buf_release(&log);
+}
+
+static void actions(pg_buf *out, pg_req *rq, const pg_job *j)
+{
+	pg_buf user = PG_BUF_INIT;
+	bool in = pg_req_session(rq, &user, NULL) == 0;
+	bool waiting = !strcmp(j->state, "waiting");
+	bool can_reject = waiting || !strcmp(j->state, "verified") || !strcmp(j->state, "passed");
+	bool can_cancel = !pg_state_final(j->state);
+
+	pg_error_clear();
+	pg_buf_puts(out, "<section id=\"actions\">");
+	if (!in && (waiting || can_cancel))
+		pg_buf_puts(out, "<p><a href=\"/login\">Log in</a> to decide on this pull.</p>");
+	if (in && waiting)
+		pg_buf_puts(out, "<button type=\"button\" class=\"approve\" id=\"approve\" "
+			    "data-action=\"approve\">Approve and merge</button> ");
+	if (in && can_reject)
+		pg_buf_puts(out, "<button type=\"button\" class=\"reject\" id=\"reject\" "
+			    "data-action=\"reject\">Reject</button> ");
+	if (in && can_cancel)
+		pg_buf_puts(out, "<button type=\"button\" class=\"cancel\" id=\"cancel\" "
+			    "data-action=\"cancel\">Cancel</button> ");
+	pg_buf_puts(out, "<p id=\"action-result\" role=\"status\"></p></section>\n");
+	pg_buf_release(&user);
+}
+
+int pg_page_pull(pg_req *rq, pg_resp *rs)
+{
+	pg_job *j = NULL;
+	json_t *report = NULL;
+	pg_buf *out = &rs->body, title = PG_BUF_INIT, attrs = PG_BUF_INIT;
+	size_t i;
+	int err;
+
+	err = pg_store_get(rq->srv->store, &j, rq->id);
+	if (err == PG_ENOTFOUND)
+		return pg_resp_error(rs, 404, "pull %lld does not exist", (long long)rq->id);
+	if (err < 0)
+		return err;
+	if (j->report)
+		report = json_loads(j->report, 0, NULL);
+	pg_buf_printf(&title, "#%lld %s", (long long)j->id, tag_name(j->tag));
+	pg_buf_printf(&attrs, "data-page=\"pull\" data-pull=\"%lld\" data-final=\"%s\"",
+		      (long long)j->id, pg_state_final(j->state) ? "yes" : "no");
+	page_start(out, rq, title.ptr, attrs.ptr);
+	pg_buf_printf(out, "<h1>#%lld <span class=\"tag\">", (long long)j->id);
+	esc(out, tag_name(j->tag));
+	pg_buf_puts(out, "</span> ");
+	state_badge(out, j->state);
+	pg_buf_puts(out, "</h1>\n<p class=\"lede\" id=\"message\">");
+	esc(out, j->message);
+	pg_buf_puts(out, "</p>\n<dl class=\"facts\"><dt>repository</dt><dd>");
+	esc(out, j->repo_name ? j->repo_name : j->repo);
+	if (j->repo_name && strcmp(j->repo_name, j->repo)) {
+		pg_buf_puts(out, " (fetched from ");
+		esc(out, j->repo);
+		pg_buf_puts(out, ")");
+	}
+	pg_buf_puts(out, "</dd><dt>came in by</dt><dd>");
+	esc(out, !strcmp(j->kind, "mail") ? "pull-request mail" : "push record");
+	if (j->sender) {
+		pg_buf_puts(out, " from ");
+		esc(out, j->sender);
+	}
+	pg_buf_puts(out, "</dd><dt>verdict</dt><dd id=\"verdict\">");
+	esc(out, j->verdict ? j->verdict : "not yet");
+	pg_buf_printf(out, " (%d errors, %d warnings)</dd><dt>commits</dt><dd>%d (%d merges)</dd>"
+		      "<dt>tag object</dt><dd>", j->errors, j->warnings, j->commits, j->merges);
+	short_id(out, j->tag_object);
+	pg_buf_printf(out, "</dd><dt>report</dt><dd><a href=\"/api/pulls/%lld\">JSON</a></dd></dl>\n",
+		      (long long)j->id);
+	actions(out, rq, j);
+	pg_buf_puts(out, "<section id=\"live\"><h2>Live progress</h2><ol id=\"progress\"></ol></section>\n");
+	stages(out, j);
+	if (report)
+		findings(out, report);
+	merge_preview(out, rq->srv, j, report);
+	kunit(out, rq->srv, j);
+	if (report)
+		signatures(out, report);
+	if (j->ndecisions) {
+		pg_buf_puts(out, "<section id=\"decisions\"><h2>Decisions</h2><ul>");
+		for (i = 0; i < j->ndecisions; i++) {
+			pg_buf_puts(out, "<li>");
+			when(out, j->decisions[i].at);
+			pg_buf_puts(out, ": <span class=\"who\">");
+			esc(out, j->decisions[i].user);
+			pg_buf_puts(out, "</span> ");
+			esc(out, j->decisions[i].action);
+			if (j->decisions[i].note) {
+				pg_buf_puts(out, " &mdash; ");
+				esc(out, j->decisions[i].note);
+			}
+			pg_buf_puts(out, "</li>");
+		}
+		pg_buf_puts(out, "</ul></section>\n");
+	}
+	json_decref(report);
+	pg_job_free(j);
+	pg_buf_release(&title);
+	pg_buf_release(&attrs);
+	return page_end(out, rs);
+}
+
+int pg_page_login(pg_req *rq, pg_resp *rs)
+{
+	pg_buf *out = &rs->body;
+
+	page_start(out, rq, "log in", "data-page=\"login\"");
+	pg_buf_puts(out, "<h1>Maintainer log in</h1>\n<form id=\"login\" class=\"login\">"
+		    "<label>user <input name=\"user\" id=\"user-name\" autocomplete=\"username\" "
+		    "required></label> <label>password <input name=\"password\" id=\"password\" "
+		    "type=\"password\" autocomplete=\"current-password\" required></label> "
+		    "<button type=\"submit\" id=\"login-button\">log in</button></form>\n"
+		    "<p id=\"login-result\" role=\"status\"></p>\n");
+	return page_end(out, rs);
+}
+
+int pg_page_asset(pg_req *rq, pg_resp *rs)
+{
+	size_t i;
+
+	for (i = 0; i < pg_nassets; i++) {
+		if (strcmp(pg_assets[i].name, rq->rest))
+			continue;
+		return pg_resp_text(rs, 200, pg_assets[i].type, (const char *)pg_assets[i].data,
+				    pg_assets[i].size);
+	}
+	return pg_resp_error(rs, 404, "no such file");
+}

@@ -1,0 +1,182 @@
+/* events.c - per-job rings of progress events under one mutex and condition variable. */
+#include "server/events.h"
+#include "common/error.h"
+#include "common/sanitize.h"
+
+#include <jansson.h>
+#include <pthread.h>
+#include <time.h>
+
+typedef struct event {
+	uint64_t seq;
+	char kind[16];
+	char stage[16];
+	char text[PG_EVENTS_LINE_MAX];
+	int64_t time;
+} event;
+
+typedef struct ring {
+	int64_t job;        /* 0: unused */
+	uint64_t next;      /* sequence number of the next event (first is 1) */
+	uint64_t used;      /* when this ring last took an event, for eviction */
+	event ev[PG_EVENTS_PER_JOB];
+} ring;
+
+struct pg_events {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool closed;
+	uint64_t clock;
+	ring rings[PG_EVENTS_JOBS];
+};
+
+int pg_events_new(pg_events **out)
+{
+	pg_events *ev = calloc(1, sizeof(*ev));
+	pthread_condattr_t attr;
+
+	*out = NULL;
+	if (!ev)
+		return pg_error_oom();
+	pthread_mutex_init(&ev->lock, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&ev->cond, &attr);
+	pthread_condattr_destroy(&attr);
+	*out = ev;
+	return 0;
+}
+
+void pg_events_free(pg_events *ev)
+{
+	if (!ev)
+		return;
+	pthread_cond_destroy(&ev->cond);
+	pthread_mutex_destroy(&ev->lock);
+	free(ev);
+}
+
+static ring *find(pg_events *ev, int64_t job, bool create)
+{
+	ring *victim = &ev->rings[0];
+	size_t i;
+
+	for (i = 0; i < PG_EVENTS_JOBS; i++) {
+		if (ev->rings[i].job == job)
+			return &ev->rings[i];
+		if (ev->rings[i].used < victim->used)
+			victim = &ev->rings[i];
+	}
+	if (!create)
+		return NULL;
+	memset(victim, 0, sizeof(*victim));
+	victim->job = job;
+	victim->next = 1;
+	return victim;
+}
+
+void pg_events_post(pg_events *ev, int64_t job, const char *kind, const char *stage,
+		    const char *text)
+{
+	ring *r;
+	event *e;
+
+	pthread_mutex_lock(&ev->lock);
+	r = find(ev, job, true);
+	e = &r->ev[r->next % PG_EVENTS_PER_JOB];
+	e->seq = r->next++;
+	r->used = ++ev->clock;
+	snprintf(e->kind, sizeof(e->kind), "%s", kind);
+	snprintf(e->stage, sizeof(e->stage), "%s", stage ? stage : "");
+	snprintf(e->text, sizeof(e->text), "%s", text ? text : "");
+	e->time = (int64_t)time(NULL);
+	pthread_cond_broadcast(&ev->cond);
+	pthread_mutex_unlock(&ev->lock);
+}
+
+static int format(pg_buf *out, const event *e)
+{
+	pg_buf text = PG_BUF_INIT;
+	json_t *o = NULL;
+	char *s = NULL;
+	int err;
+
+	/* a line cut at the cap may end inside a UTF-8 sequence: make it valid */
+	if ((err = pg_sanitize_utf8(&text, e->text, strlen(e->text))) < 0)
+		goto done;
+	o = json_pack("{s:s, s:s, s:s%, s:I}", "kind", e->kind, "stage", e->stage, "text",
+		      text.ptr, text.len, "time", (json_int_t)e->time);
+	if (!o || !(s = json_dumps(o, JSON_COMPACT))) {
+		err = pg_error_oom();
+		goto done;
+	}
+	err = pg_buf_printf(out, "id: %llu\nevent: %s\ndata: %s\n\n", (unsigned long long)e->seq,
+			    e->kind, s);
+done:
+	free(s);
+	json_decref(o);
+	pg_buf_release(&text);
+	return err;
+}
+
+static int append_after(pg_events *ev, pg_buf *out, int64_t job, uint64_t *seq)
+{
+	ring *r = find(ev, job, false);
+	uint64_t first;
+	int n = 0;
+
+	if (!r)
+		return 0;
+	first = r->next > PG_EVENTS_PER_JOB ? r->next - PG_EVENTS_PER_JOB : 1;
+	if (*seq + 1 < first)
+		*seq = first - 1; /* fell behind: skip what was overwritten */
+	while (*seq + 1 < r->next) {
+		const event *e = &r->ev[(*seq + 1) % PG_EVENTS_PER_JOB];
+
+		if (format(out, e) < 0)
+			break;
+		(*seq)++;
+		n++;
+	}
+	return n;
+}
+
+int pg_events_read(pg_events *ev, pg_buf *out, int64_t job, uint64_t *seq, unsigned timeout_ms)
+{
+	struct timespec until;
+	int n = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += timeout_ms / 1000;
+	until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&ev->lock);
+	while (!ev->closed && (n = append_after(ev, out, job, seq)) == 0)
+		if (pthread_cond_timedwait(&ev->cond, &ev->lock, &until) != 0)
+			break;
+	if (ev->closed)
+		n = 0;
+	pthread_mutex_unlock(&ev->lock);
+	return n;
+}
+
+void pg_events_close(pg_events *ev)
+{
+	pthread_mutex_lock(&ev->lock);
+	ev->closed = true;
+	pthread_cond_broadcast(&ev->cond);
+	pthread_mutex_unlock(&ev->lock);
+}
+
+bool pg_events_closed(pg_events *ev)
+{
+	bool c;
+
+	pthread_mutex_lock(&ev->lock);
+	c = ev->closed;
+	pthread_mutex_unlock(&ev->lock);
+	return c;
+}

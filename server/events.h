@@ -1,0 +1,39 @@
+/* events.h - live progress per job: a bounded ring of lines that SSE readers wait on. */
+#ifndef PG_SERVER_EVENTS_H
+#define PG_SERVER_EVENTS_H
+
+#include "common/buf.h"
+
+/*
+ * The worker posts one event per progress line and per state change; the
+ * events stream of a job (server-sent events) reads them by sequence
+ * number.  Only the last PG_EVENTS_PER_JOB events of the last
+ * PG_EVENTS_JOBS jobs are kept: a reader that falls behind skips ahead.
+ * The progress text comes from builds and boots: it is data to escape.
+ */
+#define PG_EVENTS_PER_JOB 256
+#define PG_EVENTS_JOBS 32
+#define PG_EVENTS_LINE_MAX 512
+
+typedef struct pg_events pg_events;
+
+int pg_events_new(pg_events **out);
+void pg_events_free(pg_events *ev);
+
+/* kind: "progress" or "state"; stage may be NULL. Lines are cut at PG_EVENTS_LINE_MAX. */
+void pg_events_post(pg_events *ev, int64_t job, const char *kind, const char *stage,
+		    const char *text);
+
+/*
+ * Append, as server-sent events ("id: N\nevent: KIND\ndata: JSON\n\n"),
+ * the job's events after sequence *seq, waiting up to timeout_ms for one to
+ * come; *seq moves past them.  Returns how many were appended (0 on timeout
+ * or after pg_events_close).
+ */
+int pg_events_read(pg_events *ev, pg_buf *out, int64_t job, uint64_t *seq, unsigned timeout_ms);
+
+/* Wake every reader and make them return at once from now on. */
+void pg_events_close(pg_events *ev);
+bool pg_events_closed(pg_events *ev);
+
+#endif

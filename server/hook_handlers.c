@@ -1,0 +1,219 @@
+/* hook_handlers.c - POST /hooks/push and /hooks/pull-request: authenticate, parse, queue, answer 202. */
+#include "server/hooks.h"
+#include "server/web.h"
+#include "common/error.h"
+#include "verifier/mail.h"
+
+/* The media type without parameters, compared case-insensitively against a list. */
+static bool type_is(const char *header, const char *const *types, size_t n)
+{
+	size_t len, i;
+
+	if (!header)
+		return false;
+	len = strcspn(header, "; \t");
+	for (i = 0; i < n; i++)
+		if (strlen(types[i]) == len && !strncasecmp(header, types[i], len))
+			return true;
+	return false;
+}
+
+/*
+ * What both hooks check before looking at the body: its type, the delivery
+ * id and the signature.  0 to go on; 1 when rs holds the refusal.
+ */
+static int authenticate(pg_req *rq, pg_resp *rs, bool mail, const char *secret,
+			const char *const *types, size_t ntypes, const char *want)
+{
+	pg_server *s = rq->srv;
+	const char *delivery = pg_req_header(rq, "X-Pullgate-Delivery");
+
+	if (!type_is(pg_req_header(rq, "Content-Type"), types, ntypes)) {
+		pg_server_count_reject(s, mail, PG_REJECT_CONTENT_TYPE);
+		pg_resp_error(rs, 415, "Content-Type must be %s", want);
+		return 1;
+	}
+	if (!pg_hook_delivery_valid(delivery)) {
+		pg_server_count_reject(s, mail, PG_REJECT_DELIVERY);
+		pg_resp_error(rs, 400, "X-Pullgate-Delivery must be 1 to 128 characters of "
+			      "[A-Za-z0-9._:-]");
+		return 1;
+	}
+	if (pg_auth_hook_verify(secret, pg_req_header(rq, "X-Pullgate-Signature"), rq->body.ptr,
+				rq->body.len) < 0) {
+		pg_server_count_reject(s, mail, PG_REJECT_SIGNATURE);
+		pg_resp_error(rs, 401, "X-Pullgate-Signature: %s", pg_error_last());
+		return 1;
+	}
+	return 0;
+}
+
+/* Record the delivery and answer: 202 with the new jobs, 200 for a redelivery, 409 for a clash. */
+static int queue(pg_req *rq, pg_resp *rs, bool mail, const pg_job_spec *jobs, size_t njobs,
+		 const char *note)
+{
+	pg_server *s = rq->srv;
+	pg_buf ids = PG_BUF_INIT, digest = PG_BUF_INIT, out = PG_BUF_INIT;
+	const char *delivery = pg_req_header(rq, "X-Pullgate-Delivery");
+	const int64_t *id;
+	size_t i, n;
+	int err;
+
+	/* the body's own digest, so that a redelivery is known by what it carries */
+	if ((err = pg_auth_hmac_hex(&digest, "pullgate-delivery", rq->body.ptr, rq->body.len)) < 0)
+		goto done;
+	err = pg_store_add_delivery(s->store, &ids, delivery, mail ? "pull-request" : "push",
+				    digest.ptr, jobs, njobs);
+	if (err == PG_ECONFLICT) {
+		pg_server_count_reject(s, mail, PG_REJECT_CONFLICT);
+		err = pg_resp_error(rs, 409, "%s", pg_error_last());
+		goto done;
+	}
+	if (err < 0 && err != PG_EEXISTS)
+		goto done;
+	id = (const int64_t *)(const void *)ids.ptr;
+	n = ids.len / sizeof(int64_t);
+	pg_buf_printf(&out, "{\"delivery\": \"%s\", \"duplicate\": %s, \"jobs\": [", delivery,
+		      err == PG_EEXISTS ? "true" : "false");
+	for (i = 0; i < n; i++)
+		pg_buf_printf(&out, "%s%lld", i ? ", " : "", (long long)id[i]);
+	pg_buf_puts(&out, "], \"urls\": [");
+	for (i = 0; i < n; i++)
+		pg_buf_printf(&out, "%s\"/api/pulls/%lld\"", i ? ", " : "", (long long)id[i]);
+	pg_buf_printf(&out, "], \"message\": \"%s\"}\n",
+		      err == PG_EEXISTS ? "this delivery was received before: no new job" : note);
+	if (err != PG_EEXISTS) {
+		pthread_mutex_lock(&s->metrics_lock);
+		s->hooks_accepted[mail]++;
+		pthread_mutex_unlock(&s->metrics_lock);
+		for (i = 0; i < n; i++)
+			pg_server_log(s, "pull %lld: queued from %s delivery %s", (long long)id[i],
+				      mail ? "pull-request" : "push", delivery);
+		pg_worker_wake(s->worker);
+	}
+	err = pg_resp_text(rs, err == PG_EEXISTS ? 200 : n ? 202 : 200, "application/json",
+			   out.ptr, out.len);
+done:
+	pg_buf_release(&ids);
+	pg_buf_release(&digest);
+	pg_buf_release(&out);
+	return err;
+}
+
+int pg_hook_push(pg_req *rq, pg_resp *rs)
+{
+	static const char *const types[] = {
+		"application/json", "application/yaml", "application/x-yaml", "text/yaml",
+		"text/x-yaml",
+	};
+	pg_server *s = rq->srv;
+	pg_push_record *rec = NULL;
+	pg_job_spec *jobs = NULL;
+	pg_buf location = PG_BUF_INIT;
+	char (*hex)[PG_OID_HEXSZ + 1] = NULL;
+	size_t i, n = 0;
+	int err;
+
+	if (authenticate(rq, rs, false, s->push_secret, types, PG_ARRAY_SIZE(types),
+			 "application/json or application/yaml"))
+		return 0;
+	if ((err = pg_push_parse(&rec, rq->body.ptr, rq->body.len)) < 0) {
+		if (err == PG_ENOMEM)
+			return err;
+		pg_server_count_reject(s, false, PG_REJECT_MALFORMED);
+		return pg_resp_error(rs, err == PG_ETOOBIG ? 413 : 400, "malformed push record: %s",
+				     pg_error_last());
+	}
+	if ((err = pg_config_repo_location(&location, s->config, rec->repo)) < 0) {
+		pg_server_count_reject(s, false, PG_REJECT_REPOSITORY);
+		err = pg_resp_error(rs, 422, "%s", pg_error_last());
+		goto done;
+	}
+	if (!pg_policy_repository_allowed(s->policy, location.ptr)) {
+		pg_server_count_reject(s, false, PG_REJECT_REPOSITORY);
+		err = pg_resp_error(rs, 422, "repository '%s' is not in the policy's allow-list",
+				    rec->repo);
+		goto done;
+	}
+	if (!(jobs = calloc(rec->nchanges, sizeof(*jobs))) ||
+	    !(hex = calloc(rec->nchanges, sizeof(*hex)))) {
+		err = pg_error_oom();
+		goto done;
+	}
+	for (i = 0; i < rec->nchanges; i++) {
+		const pg_push_change *c = &rec->changes[i];
+
+		/* branch pushes and deleted tags are acknowledged, not verified */
+		if (!c->is_tag || pg_oid_is_zero(&c->new_id))
+			continue;
+		pg_oid_tohex(hex[n], &c->new_id);
+		jobs[n].kind = "push";
+		jobs[n].repo = location.ptr;
+		jobs[n].repo_name = rec->repo;
+		jobs[n].tag = c->ref;
+		jobs[n].expect = hex[n];
+		jobs[n].sender = rec->user;
+		n++;
+	}
+	err = queue(rq, rs, false, jobs, n, n ? "queued: see the urls" :
+		    "no new signed tag in this push: nothing to verify");
+done:
+	free(jobs);
+	free(hex);
+	pg_buf_release(&location);
+	pg_push_record_free(rec);
+	return err;
+}
+
+int pg_hook_pull_request(pg_req *rq, pg_resp *rs)
+{
+	static const char *const types[] = { "message/rfc822", "text/plain", "application/mbox" };
+	pg_server *s = rq->srv;
+	pg_pull_request *pr = NULL;
+	pg_buf tag = PG_BUF_INIT, location = PG_BUF_INIT;
+	pg_job_spec job;
+	int err;
+
+	if (authenticate(rq, rs, true, s->mail_secret, types, PG_ARRAY_SIZE(types),
+			 "message/rfc822, text/plain or application/mbox"))
+		return 0;
+	if ((err = pg_mail_parse(&pr, rq->body.ptr, rq->body.len)) < 0) {
+		if (err == PG_ENOMEM)
+			return err;
+		pg_server_count_reject(s, true, PG_REJECT_MALFORMED);
+		return pg_resp_error(rs, err == PG_ETOOBIG ? 413 : err == PG_EUNSUPPORTED ? 415 : 400,
+				     "malformed pull-request mail: %s", pg_error_last());
+	}
+	if (!pr->url || pg_hook_mail_tag(&tag, pr->ref) < 0) {
+		pg_server_count_reject(s, true, PG_REJECT_MALFORMED);
+		err = pg_resp_error(rs, 422, "the mail does not name a signed tag to pull: %s",
+				    pr->url ? pg_error_last() : "no repository URL");
+		goto done;
+	}
+	/* a URL the configuration maps is fetched from there; any other as it is */
+	if (pg_config_repo_location(&location, s->config, pr->url) < 0) {
+		pg_error_clear();
+		pg_buf_clear(&location);
+		if ((err = pg_buf_puts(&location, pr->url)) < 0)
+			goto done;
+	}
+	if (!pg_policy_repository_allowed(s->policy, location.ptr)) {
+		pg_server_count_reject(s, true, PG_REJECT_REPOSITORY);
+		err = pg_resp_error(rs, 422, "repository '%s' is not in the policy's allow-list",
+				    pr->url);
+		goto done;
+	}
+	memset(&job, 0, sizeof(job));
+	job.kind = "mail";
+	job.repo = location.ptr;
+	job.repo_name = pr->url;
+	job.tag = tag.ptr;
+	job.mail = rq->body.ptr;
+	job.mail_len = rq->body.len;
+	err = queue(rq, rs, true, &job, 1, "queued: see the urls");
+done:
+	pg_pull_request_free(pr);
+	pg_buf_release(&tag);
+	pg_buf_release(&location);
+	return err;
+}

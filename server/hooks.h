@@ -1,0 +1,62 @@
+/* hooks.h - what the webhooks accept: push records (YAML or JSON) and pull-request mails. */
+#ifndef PG_SERVER_HOOKS_H
+#define PG_SERVER_HOOKS_H
+
+#include "common/buf.h"
+#include "verifier/object.h"
+
+/*
+ * A push record in the shape of kernel.org's gitolite transparency log:
+ *
+ *   { "repo": "pub/scm/linux/kernel/git/kees/linux", "user": "kees",
+ *     "changes": [ { "ref": "refs/tags/NAME", "old": "000…", "new": "<id>" } ] }
+ *
+ * JSON is read as YAML's flow style by the same capped YAML reader as
+ * policies.  Every field is attacker-controlled until the signature and the
+ * policy say otherwise; the parser only checks shape and caps.
+ */
+#define PG_PUSH_MAX_CHANGES 64
+#define PG_PUSH_MAX_NAME 256
+
+typedef struct pg_push_change {
+	char *ref;       /* refs/tags/... or refs/heads/... (git's ref-name rules) */
+	pg_oid old_id;
+	pg_oid new_id;   /* all zeros: the ref was deleted */
+	bool is_tag;
+} pg_push_change;
+
+typedef struct pg_push_record {
+	char *repo;      /* a plain path: no "..", no scheme, no leading '/' */
+	char *user;      /* may be NULL */
+	pg_push_change *changes;
+	size_t nchanges;
+} pg_push_record;
+
+/*
+ * Parse a push record.  Errors: PG_EINVALID with a message saying what is
+ * wrong and where ("line L, column C: ..."), PG_ETOOBIG past
+ * PG_PUSH_MAX_CHANGES.  *out is the caller's (pg_push_record_free).
+ */
+int pg_push_parse(pg_push_record **out, const char *text, size_t len);
+void pg_push_record_free(pg_push_record *r);
+
+/*
+ * The signed tags a push creates or moves, in order: the short tag names
+ * of the changes that are tags with a non-zero new id.
+ */
+size_t pg_push_tag_count(const pg_push_record *r);
+
+/*
+ * A delivery id as the X-Pullgate-Delivery header gives it: 1 to 128
+ * characters from [A-Za-z0-9._:-].
+ */
+bool pg_hook_delivery_valid(const char *id);
+
+/*
+ * The tag a request-pull mail names: "tags/X", "refs/tags/X" or "X"
+ * become "refs/tags/X" (appended to out).  PG_EINVALID when the mail names
+ * no ref or a ref that is not a valid tag name.
+ */
+int pg_hook_mail_tag(pg_buf *out, const char *ref);
+
+#endif

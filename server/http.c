@@ -1,0 +1,494 @@
+/* http.c - libmicrohttpd glue: routing, capped bodies, security headers, streamed responses. */
+#include "server/web.h"
+#include "common/error.h"
+#include "common/sanitize.h"
+
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <time.h>
+
+#define SMALL_BODY 4096
+
+typedef int (*handler_fn)(pg_req *rq, pg_resp *rs);
+
+/* Routes: '#' is a pull id, a trailing '*' matches the rest of the path. */
+static const struct route {
+	const char *method;
+	const char *pattern;
+	handler_fn fn;
+	int body;            /* 0: none, 1: small JSON, 2: a hook (config's max-body) */
+} routes[] = {
+	{ "GET", "/", pg_page_queue, 0 },
+	{ "GET", "/pulls/#", pg_page_pull, 0 },
+	{ "GET", "/login", pg_page_login, 0 },
+	{ "GET", "/static/*", pg_page_asset, 0 },
+	{ "GET", "/healthz", pg_page_healthz, 0 },
+	{ "GET", "/metrics", pg_page_metrics, 0 },
+	{ "POST", "/hooks/push", pg_hook_push, 2 },
+	{ "POST", "/hooks/pull-request", pg_hook_pull_request, 2 },
+	{ "GET", "/api/pulls", pg_api_list, 0 },
+	{ "GET", "/api/pulls/#", pg_api_pull, 0 },
+	{ "GET", "/api/pulls/#/log", pg_api_log, 0 },
+	{ "GET", "/api/pulls/#/events", pg_api_events, 0 },
+	{ "POST", "/api/pulls/#/approve", pg_api_approve, 1 },
+	{ "POST", "/api/pulls/#/reject", pg_api_reject, 1 },
+	{ "POST", "/api/pulls/#/cancel", pg_api_cancel, 1 },
+	{ "POST", "/api/login", pg_api_login, 1 },
+	{ "POST", "/api/logout", pg_api_logout, 1 },
+	{ "GET", "/api/session", pg_api_session, 0 },
+};
+
+/* Per-request state kept by MHD between calls of the access handler. */
+typedef struct conn_state {
+	pg_req rq;
+	const struct route *route;
+	char *path;
+	char allow[64];
+} conn_state;
+
+static bool match(const char *pattern, const char *path, int64_t *id, const char **rest)
+{
+	while (*pattern) {
+		if (*pattern == '*') {
+			*rest = path;
+			return *path != '\0';
+		}
+		if (*pattern == '#') {
+			char *end;
+			long long v;
+
+			if (*path < '1' || *path > '9' || strspn(path, "0123456789") > 15)
+				return false;
+			v = strtoll(path, &end, 10);
+			*id = v;
+			path = end;
+			pattern++;
+			continue;
+		}
+		if (*pattern++ != *path++)
+			return false;
+	}
+	return *path == '\0';
+}
+
+/* The route for method and path; NULL with allow filled when only the method is wrong. */
+static const struct route *find_route(conn_state *cs, const char *method, const char *path)
+{
+	size_t i;
+	int64_t id = 0;
+	const char *rest = NULL;
+
+	cs->allow[0] = '\0';
+	for (i = 0; i < PG_ARRAY_SIZE(routes); i++) {
+		if (!match(routes[i].pattern, path, &id, &rest))
+			continue;
+		if (!strcmp(routes[i].method, method)) {
+			cs->rq.id = id;
+			cs->rq.rest = rest;
+			return &routes[i];
+		}
+		if (!strstr(cs->allow, routes[i].method)) {
+			size_t n = strlen(cs->allow);
+
+			snprintf(cs->allow + n, sizeof(cs->allow) - n, "%s%s", n ? ", " : "",
+				 routes[i].method);
+		}
+	}
+	return NULL;
+}
+
+const char *pg_req_header(const pg_req *rq, const char *name)
+{
+	return MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, name);
+}
+
+const char *pg_req_arg(const pg_req *rq, const char *name)
+{
+	return MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+const char *pg_req_cookie(const pg_req *rq, const char *name)
+{
+	return MHD_lookup_connection_value(rq->conn, MHD_COOKIE_KIND, name);
+}
+
+int pg_req_session(const pg_req *rq, pg_buf *user, pg_buf *csrf)
+{
+	const char *id = pg_req_cookie(rq, "pg_session");
+
+	if (!id)
+		return pg_error_set(PG_ENOTFOUND, "no session");
+	return pg_sessions_find(rq->srv->sessions, user, csrf, id, time(NULL));
+}
+
+int pg_req_require_maintainer(const pg_req *rq, pg_resp *rs, pg_buf *user)
+{
+	pg_buf csrf = PG_BUF_INIT, expect = PG_BUF_INIT;
+	const char *token = pg_req_header(rq, "X-CSRF-Token");
+	const char *origin = pg_req_header(rq, "Origin");
+	const char *host = pg_req_header(rq, "Host");
+	int rc = 1;
+
+	if (pg_req_session(rq, user, &csrf) < 0) {
+		pg_resp_error(rs, 401, "log in as a maintainer first");
+		goto done;
+	}
+	if (!token || !pg_auth_equal(token, csrf.ptr)) {
+		pg_resp_error(rs, 403, "the X-CSRF-Token header is missing or wrong");
+		goto done;
+	}
+	if (origin && (!host || pg_buf_printf(&expect, "http://%s", host) < 0 ||
+		       (strcmp(origin, expect.ptr) &&
+			(strncmp(origin, "https://", 8) || strcmp(origin + 8, host))))) {
+		pg_resp_error(rs, 403, "cross-origin request refused");
+		goto done;
+	}
+	rc = 0;
+done:
+	pg_buf_release_secret(&csrf);
+	pg_buf_release(&expect);
+	return rc;
+}
+
+int pg_resp_header(pg_resp *rs, const char *name, const char *value)
+{
+	if (rs->nheaders == PG_RESP_MAX_HEADERS)
+		return pg_error_set(PG_ETOOBIG, "too many response headers");
+	if (!(rs->headers[rs->nheaders][0] = pg_strdup(name)) ||
+	    !(rs->headers[rs->nheaders][1] = pg_strdup(value))) {
+		free(rs->headers[rs->nheaders][0]);
+		rs->headers[rs->nheaders][0] = NULL;
+		return PG_ENOMEM;
+	}
+	rs->nheaders++;
+	return 0;
+}
+
+int pg_resp_text(pg_resp *rs, unsigned status, const char *type, const char *text, size_t len)
+{
+	rs->status = status;
+	rs->type = type;
+	pg_buf_clear(&rs->body);
+	return pg_buf_put(&rs->body, text, len);
+}
+
+static void json_escape(pg_buf *out, const char *s)
+{
+	/* messages are ours, but may quote request data: escape everything JSON needs */
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			pg_buf_printf(out, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			pg_buf_printf(out, "\\u%04x", c);
+		else
+			pg_buf_putc(out, (char)c);
+	}
+}
+
+int pg_resp_error(pg_resp *rs, unsigned status, const char *fmt, ...)
+{
+	pg_buf msg = PG_BUF_INIT, clean = PG_BUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	pg_buf_vprintf(&msg, fmt, ap);
+	va_end(ap);
+	pg_sanitize_utf8(&clean, msg.ptr, msg.len);
+	rs->status = status;
+	rs->type = "application/json";
+	pg_buf_clear(&rs->body);
+	pg_buf_puts(&rs->body, "{\"error\": \"");
+	json_escape(&rs->body, clean.ptr);
+	pg_buf_printf(&rs->body, "\", \"status\": %u}\n", status);
+	pg_buf_release(&msg);
+	pg_buf_release(&clean);
+	return 0;
+}
+
+void pg_server_count_reject(pg_server *s, bool mail, enum pg_hook_reject why)
+{
+	pthread_mutex_lock(&s->metrics_lock);
+	s->hook_rejects[mail][why]++;
+	pthread_mutex_unlock(&s->metrics_lock);
+}
+
+void pg_server_log(pg_server *s, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	if (!s->log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	s->log(s->log_ctx, line);
+}
+
+static void resp_release(pg_resp *rs)
+{
+	size_t i;
+
+	pg_buf_release(&rs->body);
+	for (i = 0; i < rs->nheaders; i++) {
+		free(rs->headers[i][0]);
+		free(rs->headers[i][1]);
+	}
+	if (rs->stream_free && rs->stream_ctx)
+		rs->stream_free(rs->stream_ctx);
+}
+
+static ssize_t stream_reader(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	pg_resp *rs = cls;
+	ssize_t n = rs->stream(rs->stream_ctx, pos, buf, max);
+
+	return n == PG_STREAM_END ? MHD_CONTENT_READER_END_OF_STREAM : n;
+}
+
+static void stream_done(void *cls)
+{
+	pg_resp *rs = cls;
+
+	resp_release(rs);
+	free(rs);
+}
+
+static enum MHD_Result respond(struct MHD_Connection *conn, pg_resp *rs, const char *path)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+	pg_resp *owned = NULL;
+	size_t i;
+	bool api = strncmp(path, "/static/", 8) != 0;
+
+	if (rs->stream) {
+		/* the response outlives this call: move it to the heap for the reader */
+		if (!(owned = malloc(sizeof(*owned))))
+			return MHD_NO;
+		*owned = *rs;
+		memset(rs, 0, sizeof(*rs));
+		pg_buf_init(&rs->body, 0);
+		r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, stream_reader, owned,
+						      stream_done);
+		if (!r) {
+			stream_done(owned);
+			return MHD_NO;
+		}
+		rs = owned;
+	} else {
+		r = MHD_create_response_from_buffer(rs->body.len, rs->body.ptr, MHD_RESPMEM_MUST_COPY);
+		if (!r)
+			return MHD_NO;
+	}
+	MHD_add_response_header(r, "Content-Type", rs->type ? rs->type : "application/json");
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(r, "Content-Security-Policy",
+				"default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; "
+				"base-uri 'none'; form-action 'self'");
+	MHD_add_response_header(r, "X-Frame-Options", "DENY");
+	MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
+	MHD_add_response_header(r, "Cache-Control", api ? "no-store" : "max-age=300");
+	for (i = 0; i < rs->nheaders; i++)
+		MHD_add_response_header(r, rs->headers[i][0], rs->headers[i][1]);
+	ret = MHD_queue_response(conn, rs->status ? rs->status : 200, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static size_t body_cap(const pg_server *s, const struct route *rt)
+{
+	return rt->body == 2 ? s->config->max_body : rt->body == 1 ? SMALL_BODY : 0;
+}
+
+static enum MHD_Result refuse(struct MHD_Connection *conn, conn_state *cs, unsigned status,
+			      const char *fmt, ...) PG_PRINTF(4, 5);
+static enum MHD_Result refuse(struct MHD_Connection *conn, conn_state *cs, unsigned status,
+			      const char *fmt, ...)
+{
+	pg_resp rs;
+	pg_buf msg = PG_BUF_INIT;
+	enum MHD_Result ret;
+	va_list ap;
+
+	memset(&rs, 0, sizeof(rs));
+	pg_buf_init(&rs.body, 0);
+	va_start(ap, fmt);
+	pg_buf_vprintf(&msg, fmt, ap);
+	va_end(ap);
+	pg_resp_error(&rs, status, "%s", msg.ptr);
+	if (status == 405)
+		pg_resp_header(&rs, "Allow", cs->allow);
+	ret = respond(conn, &rs, cs->path ? cs->path : "");
+	resp_release(&rs);
+	pg_buf_release(&msg);
+	return ret;
+}
+
+static enum MHD_Result dispatch(struct MHD_Connection *conn, conn_state *cs)
+{
+	pg_server *s = cs->rq.srv;
+	pg_resp rs;
+	enum MHD_Result ret;
+	int err;
+
+	if (cs->rq.too_big) {
+		if (cs->route->body == 2)
+			pg_server_count_reject(s, cs->rq.hook_mail, PG_REJECT_SIZE);
+		return refuse(conn, cs, 413, "the body is larger than %zu bytes",
+			      body_cap(s, cs->route));
+	}
+	memset(&rs, 0, sizeof(rs));
+	pg_buf_init(&rs.body, 0);
+	rs.status = 200;
+	pg_error_clear();
+	if ((err = cs->route->fn(&cs->rq, &rs)) < 0) {
+		pg_server_log(s, "%s %s: %s", cs->rq.method, cs->path, pg_error_last());
+		pg_resp_error(&rs, err == PG_ENOMEM ? 503 : 500, "%s", pg_error_last());
+	}
+	if (rs.status >= 500) {
+		pthread_mutex_lock(&s->metrics_lock);
+		s->http_errors++;
+		pthread_mutex_unlock(&s->metrics_lock);
+	}
+	ret = respond(conn, &rs, cs->path);
+	resp_release(&rs);
+	return ret;
+}
+
+static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, const char *url,
+				      const char *method, const char *version,
+				      const char *upload, size_t *upload_size, void **con_cls)
+{
+	pg_server *s = cls;
+	conn_state *cs = *con_cls;
+
+	(void)version;
+	if (!cs) {
+		const char *len;
+
+		if (!(cs = calloc(1, sizeof(*cs))))
+			return MHD_NO;
+		*con_cls = cs;
+		cs->rq.srv = s;
+		cs->rq.conn = conn;
+		cs->rq.method = method;
+		pg_buf_init(&cs->rq.body, 1);
+		if (!(cs->path = pg_strdup(url)))
+			return MHD_NO;
+		cs->rq.path = cs->path;
+		pthread_mutex_lock(&s->metrics_lock);
+		s->http_requests++;
+		pthread_mutex_unlock(&s->metrics_lock);
+		if (!(cs->route = find_route(cs, method, url))) {
+			if (cs->allow[0])
+				return refuse(conn, cs, 405, "%s is not allowed here", method);
+			return refuse(conn, cs, 404, "no such path");
+		}
+		cs->rq.hook_mail = cs->route->fn == pg_hook_pull_request;
+		pg_buf_init(&cs->rq.body, body_cap(s, cs->route) ? body_cap(s, cs->route) : 1);
+		/* refuse a declared oversize body before reading any of it */
+		len = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
+		if (len && strtoull(len, NULL, 10) > body_cap(s, cs->route) &&
+		    (cs->route->body || strtoull(len, NULL, 10) > 0)) {
+			cs->rq.too_big = true;
+			return dispatch(conn, cs);
+		}
+		return MHD_YES;
+	}
+	if (*upload_size) {
+		if (!cs->rq.too_big && (!cs->route->body ||
+					pg_buf_put(&cs->rq.body, upload, *upload_size) < 0)) {
+			cs->rq.too_big = true;
+			pg_buf_release(&cs->rq.body);
+		}
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	return dispatch(conn, cs);
+}
+
+static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+		      enum MHD_RequestTerminationCode toe)
+{
+	conn_state *cs = *con_cls;
+
+	(void)cls;
+	(void)conn;
+	(void)toe;
+	if (!cs)
+		return;
+	pg_buf_release(&cs->rq.body);
+	free(cs->path);
+	free(cs);
+	*con_cls = NULL;
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	pg_server *s = cls;
+	char line[512];
+	size_t n;
+
+	vsnprintf(line, sizeof(line), fmt, ap);
+	n = strlen(line);
+	while (n && line[n - 1] == '\n')
+		line[--n] = '\0';
+	if (s->log)
+		s->log(s->log_ctx, line);
+}
+
+int pg_http_start(pg_server *s)
+{
+	struct sockaddr_in a4;
+	struct sockaddr_in6 a6;
+	const struct sockaddr *addr;
+	const union MHD_DaemonInfo *info;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
+			 MHD_USE_ERROR_LOG;
+	bool v6 = strchr(s->config->address, ':') != NULL;
+	struct MHD_Daemon *d;
+
+	memset(&a4, 0, sizeof(a4));
+	memset(&a6, 0, sizeof(a6));
+	if (v6) {
+		a6.sin6_family = AF_INET6;
+		a6.sin6_port = htons((uint16_t)s->config->port);
+		if (inet_pton(AF_INET6, s->config->address, &a6.sin6_addr) != 1)
+			return pg_error_set(PG_EINVALID, "'%s' is not an IP address", s->config->address);
+		addr = (const struct sockaddr *)&a6;
+		flags |= MHD_USE_IPv6;
+	} else {
+		a4.sin_family = AF_INET;
+		a4.sin_port = htons((uint16_t)s->config->port);
+		if (inet_pton(AF_INET, s->config->address, &a4.sin_addr) != 1)
+			return pg_error_set(PG_EINVALID, "'%s' is not an IP address", s->config->address);
+		addr = (const struct sockaddr *)&a4;
+	}
+	d = MHD_start_daemon(flags, (uint16_t)s->config->port, NULL, NULL, access_handler, s,
+			     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s,
+			     MHD_OPTION_SOCK_ADDR, addr,
+			     MHD_OPTION_NOTIFY_COMPLETED, completed, s,
+			     MHD_OPTION_CONNECTION_LIMIT, (unsigned)128,
+			     MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)64,
+			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
+			     MHD_OPTION_END);
+	if (!d)
+		return pg_error_set(PG_EIO, "cannot listen on %s port %u (in use, or not an "
+				    "address of this machine)", s->config->address, s->config->port);
+	info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+	snprintf(s->url, sizeof(s->url), v6 ? "http://[%s]:%u/" : "http://%s:%u/",
+		 s->config->address, info ? (unsigned)info->port : s->config->port);
+	s->mhd = d;
+	return 0;
+}
+
+void pg_http_stop(pg_server *s)
+{
+	if (s->mhd)
+		MHD_stop_daemon(s->mhd);
+	s->mhd = NULL;
+}

@@ -1,0 +1,168 @@
+/* store.h - the job store: pulls, stages, findings, deliveries and decisions in SQLite (WAL). */
+#ifndef PG_SERVER_STORE_H
+#define PG_SERVER_STORE_H
+
+#include "common/buf.h"
+#include "verifier/report.h"
+
+/*
+ * One module owns sqlite3.  The database is in WAL mode with a busy
+ * timeout; every change is one transaction, so a SIGKILL leaves either the
+ * old or the new state, never half of one.  The schema is versioned in
+ * the meta table.  Calls are serialized by a mutex: any thread may use
+ * one pg_store.
+ *
+ * Job states:
+ *   queued     waiting for a verify worker
+ *   verifying  being verified
+ *   verified   verified and accepted; waiting for the kernel stages (or,
+ *              when none are configured, done)
+ *   merging, building, booting
+ *   waiting    every stage passed: waits for the maintainer's approval
+ *   approved   the integration branch moved (by the maintainer or the policy)
+ *   passed     every configured stage passed, and approval is not one of them
+ *   rejected   a finding of severity error, or the maintainer said no
+ *   cancelled  cancelled on request
+ *   error      pullgate could not decide (message says why)
+ * At startup the states of running jobs (verifying, merging, building,
+ * booting) go back to queued: their work is done again, which the gate
+ * allows.
+ */
+#define PG_STORE_SCHEMA_VERSION 1
+
+typedef struct pg_store pg_store;
+
+/* Open (creating if needed) the database at path. Errors: PG_EIO, PG_EINVALID (newer schema). */
+int pg_store_open(pg_store **out, const char *path);
+void pg_store_free(pg_store *s);
+
+/* Whether state is a known job state / one a worker is running. */
+bool pg_store_state_valid(const char *state);
+bool pg_store_state_running(const char *state);
+
+/* A job to create, as a hook saw it.  Strings are copied. */
+typedef struct pg_job_spec {
+	const char *kind;        /* "push" or "mail" */
+	const char *repo;        /* the location pullgate fetches */
+	const char *repo_name;   /* as the record or mail named it */
+	const char *tag;         /* refs/tags/... */
+	const char *expect;      /* the push record's new id (hex), or NULL */
+	const char *sender;      /* the pushing user or the mail's From, or NULL */
+	const char *mail;        /* the raw mail, or NULL */
+	size_t mail_len;
+} pg_job_spec;
+
+typedef struct pg_job_stage {
+	char *name;
+	char *status;
+	double seconds;
+	char *log;
+	char *summary;
+} pg_job_stage;
+
+typedef struct pg_job_decision {
+	char *user;
+	char *action;   /* "approve", "reject", "cancel" */
+	int64_t at;
+	char *note;
+} pg_job_decision;
+
+typedef struct pg_job {
+	int64_t id;
+	char *delivery;
+	char *kind;
+	char *repo;
+	char *repo_name;
+	char *tag;
+	char *expect;
+	char *sender;
+	char *mail;
+	size_t mail_len;
+	char *state;
+	char *verdict;       /* "accept", "reject" or NULL before a report */
+	int errors, warnings, commits, merges;
+	char *message;       /* one line: an error, or what happened last */
+	char *report;        /* the JSON report as pg_report_format_json wrote it, or NULL */
+	char *tag_object;
+	int64_t tag_time;
+	int tag_offset;
+	char *merge_base;
+	char *merge_commit;
+	int attempts;
+	int64_t created, updated;
+	pg_job_stage *stages;       /* filled by pg_store_get only */
+	size_t nstages;
+	pg_job_decision *decisions; /* filled by pg_store_get only */
+	size_t ndecisions;
+} pg_job;
+
+void pg_job_free(pg_job *j);
+
+/*
+ * Record a delivery and create its jobs in one transaction.  ids receives
+ * the job ids (appended as int64_t values; may be none).  When the
+ * delivery id is known already and digest matches, nothing is created, the
+ * earlier jobs' ids are given and PG_EEXISTS is returned; with another
+ * digest, PG_ECONFLICT.
+ */
+int pg_store_add_delivery(pg_store *s, pg_buf *ids, const char *delivery, const char *hook,
+			  const char *digest, const pg_job_spec *jobs, size_t njobs);
+
+/*
+ * Take the oldest job in state from and move it to to (one transaction):
+ * *out is the job (without stages and decisions), or NULL when there is
+ * none.
+ */
+int pg_store_claim(pg_store *s, pg_job **out, const char *from, const char *to);
+
+/* A job with its stages and decisions; PG_ENOTFOUND for an unknown id. */
+int pg_store_get(pg_store *s, pg_job **out, int64_t id);
+
+/*
+ * Move a job to state, with a one-line message (may be NULL), only when it
+ * is in one of the states of expect ("a,b,c"; NULL: any).  PG_ECONFLICT
+ * when it is not (nothing changes), PG_ENOTFOUND for an unknown id.
+ */
+int pg_store_set_state(pg_store *s, int64_t id, const char *state, const char *expect,
+		       const char *message);
+
+/*
+ * Store a report for a job and move it to state: the JSON, the verdict and
+ * counts, the tag and merge ids, the stages and the findings (replacing
+ * those of an earlier run).
+ */
+int pg_store_save_report(pg_store *s, int64_t id, const char *state, const pg_report *r,
+			 const char *message);
+
+/*
+ * Record a maintainer's decision and move the job from one of the states
+ * in expect to state, in one transaction (PG_ECONFLICT as above).
+ */
+int pg_store_decide(pg_store *s, int64_t id, const char *user, const char *action,
+		    const char *expect, const char *state, const char *note);
+
+/* Jobs, newest first; state NULL for all.  *total counts all that match. */
+typedef struct pg_job_list {
+	pg_job **items;
+	size_t n;
+	size_t total;
+} pg_job_list;
+
+int pg_store_list(pg_store *s, pg_job_list *out, const char *state, size_t offset, size_t limit);
+void pg_job_list_release(pg_job_list *l);
+
+/* Put running jobs back in the queue (at startup); *n is how many. */
+int pg_store_requeue(pg_store *s, size_t *n);
+
+/* How many jobs are in each state: calls fn for each state that has any. */
+typedef void (*pg_store_count_fn)(void *ctx, const char *state, int64_t n);
+int pg_store_count_states(pg_store *s, pg_store_count_fn fn, void *ctx);
+
+/* Per stage name: how many ran and their total seconds. */
+typedef void (*pg_store_stage_fn)(void *ctx, const char *stage, int64_t n, double seconds);
+int pg_store_stage_totals(pg_store *s, pg_store_stage_fn fn, void *ctx);
+
+/* Whether the database answers (for /healthz). */
+int pg_store_ping(pg_store *s);
+
+#endif

@@ -1,0 +1,134 @@
+/* web.h - what the request handlers share: the server state, requests, responses (private to server/). */
+#ifndef PG_SERVER_WEB_H
+#define PG_SERVER_WEB_H
+
+#include "common/buf.h"
+#include "policies/policy.h"
+#include "server/auth.h"
+#include "server/config.h"
+#include "server/events.h"
+#include "server/server.h"
+#include "server/store.h"
+#include "server/worker.h"
+
+#include <pthread.h>
+
+/* Why a hook was refused, for /metrics. */
+enum pg_hook_reject {
+	PG_REJECT_SIGNATURE,
+	PG_REJECT_DELIVERY,
+	PG_REJECT_SIZE,
+	PG_REJECT_CONTENT_TYPE,
+	PG_REJECT_MALFORMED,
+	PG_REJECT_REPOSITORY,
+	PG_REJECT_CONFLICT,
+	PG_REJECT__COUNT
+};
+
+struct pg_server {
+	const pg_config *config;
+	pg_policy *policy;
+	pg_store *store;
+	pg_events *events;
+	pg_worker *worker;
+	pg_sessions *sessions;
+	char *home, *datadir, *state;
+	char *push_secret, *mail_secret;
+	void *mhd;                      /* struct MHD_Daemon, owned by http.c */
+	char url[160];
+	size_t requeued;
+	pg_log_fn log;
+	void *log_ctx;
+	volatile bool stopping;
+	pthread_mutex_t metrics_lock;
+	uint64_t hook_rejects[2][PG_REJECT__COUNT]; /* [push, pull-request][reason] */
+	uint64_t hooks_accepted[2];
+	uint64_t http_requests;
+	uint64_t http_errors;           /* 5xx */
+};
+
+typedef struct pg_req {
+	pg_server *srv;
+	void *conn;                     /* struct MHD_Connection */
+	const char *method;
+	const char *path;
+	int64_t id;                     /* the /pulls/ID of the path, when the route has one */
+	const char *rest;               /* what a trailing '*' of the route matched */
+	pg_buf body;                    /* capped when the route was found */
+	bool too_big;
+	bool hook_mail;                 /* for metrics: which hook */
+} pg_req;
+
+/* Called for each chunk of a streamed response: like MHD's content reader. */
+typedef ssize_t (*pg_stream_fn)(void *ctx, uint64_t pos, char *buf, size_t max);
+
+#define PG_RESP_MAX_HEADERS 8
+
+typedef struct pg_resp {
+	unsigned status;
+	const char *type;               /* Content-Type; static string */
+	pg_buf body;
+	char *headers[PG_RESP_MAX_HEADERS][2];
+	size_t nheaders;
+	pg_stream_fn stream;            /* when set, the body is streamed */
+	void *stream_ctx;
+	void (*stream_free)(void *ctx);
+} pg_resp;
+
+/* End of a stream (as MHD_CONTENT_READER_END_OF_STREAM). */
+#define PG_STREAM_END ((ssize_t)-1)
+
+/* Request accessors (http.c); the strings are borrowed from the request. */
+const char *pg_req_header(const pg_req *rq, const char *name);
+const char *pg_req_arg(const pg_req *rq, const char *name);
+const char *pg_req_cookie(const pg_req *rq, const char *name);
+
+/* The logged-in maintainer (appended to user; csrf too when not NULL): 0, or PG_ENOTFOUND. */
+int pg_req_session(const pg_req *rq, pg_buf *user, pg_buf *csrf);
+
+/*
+ * A mutating API call: a session (else 401) and its CSRF token in
+ * X-CSRF-Token (else 403), and a same-origin Origin header when there is
+ * one.  0 when allowed (user filled); 1 when rs holds the refusal.
+ */
+int pg_req_require_maintainer(const pg_req *rq, pg_resp *rs, pg_buf *user);
+
+/* Responses. */
+int pg_resp_header(pg_resp *rs, const char *name, const char *value);
+/* A JSON error {"error": msg, "status": N}; returns 0 (the response is made). */
+int pg_resp_error(pg_resp *rs, unsigned status, const char *fmt, ...) PG_PRINTF(3, 4);
+/* The body is text of that type. */
+int pg_resp_text(pg_resp *rs, unsigned status, const char *type, const char *text, size_t len);
+
+/* Count a refused hook for /metrics. */
+void pg_server_count_reject(pg_server *s, bool mail, enum pg_hook_reject why);
+void pg_server_log(pg_server *s, const char *fmt, ...) PG_PRINTF(2, 3);
+
+/* The handlers (each returns 0 with rs filled, or a negative code for a 500). */
+int pg_hook_push(pg_req *rq, pg_resp *rs);          /* hook_handlers.c */
+int pg_hook_pull_request(pg_req *rq, pg_resp *rs);
+int pg_api_list(pg_req *rq, pg_resp *rs);           /* api.c */
+int pg_api_pull(pg_req *rq, pg_resp *rs);
+int pg_api_log(pg_req *rq, pg_resp *rs);
+int pg_api_events(pg_req *rq, pg_resp *rs);
+int pg_api_approve(pg_req *rq, pg_resp *rs);
+int pg_api_reject(pg_req *rq, pg_resp *rs);
+int pg_api_cancel(pg_req *rq, pg_resp *rs);
+int pg_api_login(pg_req *rq, pg_resp *rs);
+int pg_api_logout(pg_req *rq, pg_resp *rs);
+int pg_api_session(pg_req *rq, pg_resp *rs);
+int pg_page_queue(pg_req *rq, pg_resp *rs);         /* dashboard.c */
+int pg_page_pull(pg_req *rq, pg_resp *rs);
+int pg_page_login(pg_req *rq, pg_resp *rs);
+int pg_page_asset(pg_req *rq, pg_resp *rs);
+int pg_page_metrics(pg_req *rq, pg_resp *rs);       /* metrics.c */
+int pg_page_healthz(pg_req *rq, pg_resp *rs);
+
+/* Start listening (fills s->url) / stop, waiting for the connection threads (http.c). */
+int pg_http_start(pg_server *s);
+void pg_http_stop(pg_server *s);
+
+/* Which states are final: nothing more will happen without a person. */
+bool pg_state_final(const char *state);
+
+#endif

@@ -1,0 +1,61 @@
+/* worker.h - the job runner: concurrent verification, one kernel job at a time, cancellable. */
+#ifndef PG_SERVER_WORKER_H
+#define PG_SERVER_WORKER_H
+
+#include "policies/policy.h"
+#include "server/events.h"
+#include "server/store.h"
+
+/* A line for the service's log; the text may quote pull data (sanitize to print). */
+typedef void (*pg_log_fn)(void *ctx, const char *line);
+
+typedef struct pg_worker_opts {
+	pg_store *store;            /* borrowed; outlives the worker */
+	pg_events *events;          /* borrowed */
+	const pg_policy *policy;    /* borrowed */
+	const char *home;           /* $PULLGATE_HOME */
+	const char *datadir;        /* where scripts/kernel/ lives */
+	const char *tree;           /* NULL: home/linux */
+	const char *branch;         /* NULL: master */
+	const char *merge_name, *merge_email;
+	unsigned stages;            /* pg_gate_stage flags after verify; 0: verify only */
+	unsigned verify_workers;    /* at least 1 */
+	pg_log_fn log;              /* may be NULL */
+	void *log_ctx;
+} pg_worker_opts;
+
+typedef struct pg_worker pg_worker;
+
+/*
+ * Start verify_workers verification threads (queued -> verifying ->
+ * rejected | verified) and, when stages is not 0, one kernel thread
+ * (verified -> merging -> building -> booting -> waiting | approved |
+ * passed | rejected).  The kernel thread runs pg_gate_run, which verifies
+ * again on the fetched tag, so a tag that moved after verification is
+ * caught.  A push record's expected id must match the tag object that was
+ * verified, else the job ends in error.
+ */
+int pg_worker_start(pg_worker **out, const pg_worker_opts *opts);
+
+/* A new job was queued. */
+void pg_worker_wake(pg_worker *w);
+
+/*
+ * Cancel a job: a queued or verified one at once; a running one is
+ * stopped (its build or boot child is killed) and ends cancelled.
+ * PG_ECONFLICT when the job has finished already.
+ */
+int pg_worker_cancel(pg_worker *w, int64_t id, const char *user);
+
+/*
+ * The maintainer approves a job that waits: the integration branch moves
+ * to the tested merge (compare-and-swap), the decision is recorded.  On
+ * PG_ECONFLICT (the job does not wait, or the branch moved since the
+ * test; then the job is queued again to be tested anew) nothing moves.
+ */
+int pg_worker_approve(pg_worker *w, int64_t id, const char *user);
+
+/* Stop: running jobs are interrupted and left queued for the next start. */
+void pg_worker_stop(pg_worker *w);
+
+#endif
