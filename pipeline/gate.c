@@ -146,10 +146,16 @@ static int stage_merge(gate *g, pg_stage *st)
 	g->report->merge_commit = m.commit;
 	{
 		char hex[PG_OID_HEXSZ + 1];
+		pg_buf msg = PG_BUF_INIT;
 
+		/* the merge's message is the stage's log: the dashboard's merge preview */
 		pg_oid_tohex(hex, &m.commit);
-		err = pg_stage_set(st, PG_STAGE_PASSED, NULL, "merge %.12s on refs/heads/pullgate/%s",
-				   hex, g->key.ptr);
+		if ((err = pg_buf_printf(&msg, "%s/merge.txt", g->logs.ptr)) == 0)
+			err = pg_write_file_atomic(msg.ptr, m.message.ptr, m.message.len);
+		if (err == 0)
+			err = pg_stage_set(st, PG_STAGE_PASSED, msg.ptr,
+					   "merge %.12s on refs/heads/pullgate/%s", hex, g->key.ptr);
+		pg_buf_release(&msg);
 	}
 done:
 	pg_merge_result_release(&m);

@@ -85,7 +85,7 @@ static void progress(void *ctx, const char *stage, const char *line)
 	run *r = ctx;
 	static const struct {
 		const char *stage, *state;
-	} map[] = { { "merge", "merging" }, { "build", "building" }, { "boot", "booting" } };
+	} map[] = { { "build", "building" }, { "boot", "booting" } };
 	size_t i;
 
 	if (!strcmp(line, "starting"))
@@ -213,8 +213,8 @@ static void verify_job(pg_worker *w, pg_job *j, slot *s)
 			 pg_report_count(r, PG_SEV_ERROR) == 1 ? "" : "s");
 		save(w, j->id, "rejected", r, msg);
 	} else
-		save(w, j->id, "verified", r, w->o.stages ? "verified: waiting for the kernel stages" :
-		     "verified");
+		save(w, j->id, "verified", r, w->o.stages ? "waiting for the kernel stages" :
+		     "accepted by verify");
 	pg_report_free(r);
 }
 

@@ -1,0 +1,117 @@
+#!/bin/sh
+# 71-serve-pipeline.t - hooks to verdicts: take one rejected, take two merged, built, booted and approved.
+set -eu
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/fixtures.sh"
+. "$(dirname "$0")/../lib/serve.sh"
+plan 40
+serve_setup
+serve_start
+T1=hardening-v6.16-rc1-fix1
+T2=hardening-v6.16-rc1-fix1-take2
+BASE=$(git --git-dir="$TREE" rev-parse master)
+
+# --- take one, by push record ---------------------------------------------------------
+push_record "$SCRATCH/take1.json" "$T1"
+hook push "$SCRATCH/take1.json" take1-push
+is "$code" 202 "take one's push record is accepted for verification"
+ID1=$(printf '%s' "$out" | jq -r '.jobs[0]')
+is "$(wait_state "$ID1" rejected error approved waiting)" rejected "take one is rejected"
+get "$URL/api/pulls/$ID1"
+is "$(printf '%s' "$out" | jq -r '"\(.verdict) \(.commits) \(.merges)"')" "reject 39 7" \
+	"the API gives the verdict and the 39 commits, 7 merges"
+is "$(printf '%s' "$out" | jq '[.report.findings[] | select(.check == "rewritten-upstream")] | length')" 35 \
+	"the stored report names the 35 rewritten upstream commits"
+is "$(printf '%s' "$out" | jq -r '[.stages[] | "\(.name):\(.status)"] | join(" ")')" "verify:failed" \
+	"nothing is merged, built or booted"
+get "$URL/pulls/$ID1"
+is "$code" 200 "take one's dashboard page"
+is "$(printf '%s' "$out" | grep -c '<article class="rewritten rewritten-merge">')" 7 \
+	"shows the seven rewritten maintainer merges side by side with their originals"
+like "$out" "<h3>35 rewritten upstream commits, 7 of them merges</h3>" "and counts them"
+like "$out" '<th>mergetag</th><td class="pull"><pre>\(none\)</pre></td><td class="upstream"><pre>tag &#39;' \
+	"each diff shows the mergetag the copy lost"
+
+# --- take two, by pull-request mail -----------------------------------------------------
+mkdir -p "$SCRATCH/mail"
+"$TOP/fixtures/mail.sh" "$FX" "$SCRATCH/mail" >/dev/null
+sed "s|$FX/kees.git|$KREPO|g" "$SCRATCH/mail/take2.mail" >"$SCRATCH/take2.mail"
+hook pull-request "$SCRATCH/take2.mail" take2-mail
+is "$code" 202 "take two's pull-request mail is accepted"
+ID2=$(printf '%s' "$out" | jq -r '.jobs[0]')
+is "$(wait_state "$ID2" waiting rejected error approved passed)" waiting \
+	"take two passes verify, merge, build and boot, then waits for the maintainer"
+get "$URL/api/pulls/$ID2"
+is "$(printf '%s' "$out" | jq -r '[.stages[] | "\(.name):\(.status)"] | join(" ")')" \
+	"verify:passed merge:passed build:passed boot:passed approve:waiting" "every stage is recorded"
+is "$(printf '%s' "$out" | jq -r '"\(.kind) \(.tag) \(.errors)"')" "mail refs/tags/$T2 0" \
+	"the job came from the mail, for the tag it names, with no errors"
+MERGE=$(printf '%s' "$out" | jq -r .merge_commit)
+is "$(git --git-dir="$TREE" rev-parse master)" "$BASE" "the integration branch has not moved yet"
+get "$URL/pulls/$ID2"
+like "$out" '<pre class="merge-message">Merge tag &#39;hardening-v6.16-rc1-fix1-take2&#39; of ' \
+	"the page previews the merge commit's message"
+like "$out" '<tr class="ktap-pass"><td>pullgate.randstruct_reorders</td><td>pass</td>' \
+	"and lists the KUnit results"
+get "$URL/api/pulls/$ID2/log?stage=build"
+like "$out" 'CC +lib/a.o' "the build log's tail is served"
+get "$URL/api/pulls/$ID2/log?stage=boot"
+like "$out" 'ok 2 randstruct_reorders' "and the boot console"
+get "$URL/api/pulls/$ID2/log?stage=nosuch"
+is "$code" 404 "a stage without a log is 404"
+events=$(curl -s -N -m 10 "$URL/api/pulls/$ID2/events" || true)
+like "$events" '^event: hello$' "the event stream says hello"
+like "$events" '"stage":"build","text":"building the merge"' "replays the build progress"
+like "$events" '^event: end$' "and ends, since the pull waits for a person"
+
+# --- the maintainer approves ----------------------------------------------------------------
+curl -s -c "$SCRATCH/jar" -o "$SCRATCH/login.json" -X POST -H 'Content-Type: application/json' \
+	-d "{\"user\":\"maintainer\",\"password\":\"$SERVE_PASSWORD\"}" "$URL/api/login"
+CSRF=$(jq -r .csrf "$SCRATCH/login.json")
+is "$(jq -r .user "$SCRATCH/login.json")" maintainer "the maintainer logs in"
+get -b "$SCRATCH/jar" "$URL/pulls/$ID2"
+like "$out" '<button type="button" class="approve" id="approve" data-action="approve">' \
+	"the logged-in page offers approval"
+like "$out" "<meta name=\"csrf-token\" content=\"$CSRF\">" "with the session's CSRF token"
+code=$(curl -s -b "$SCRATCH/jar" -o "$SCRATCH/.r" -w '%{http_code}' -X POST \
+	-H "X-CSRF-Token: $CSRF" -H "Origin: $URL" "$URL/api/pulls/$ID2/approve")
+is "$code" 200 "approval with the session and its token succeeds"
+is "$(jq -r .state "$SCRATCH/.r")" approved "the pull is approved"
+is "$(git --git-dir="$TREE" rev-parse master)" "$MERGE" "the integration branch moved to the tested merge"
+is "$(git --git-dir="$TREE" cat-file -p master | sed -n 's/^mergetag object //p')" \
+	"$(git --git-dir="$KREPO" rev-parse "$T2^{commit}")" "which carries the tag in a mergetag header"
+get "$URL/api/pulls/$ID2"
+is "$(printf '%s' "$out" | jq -r '.decisions[-1] | "\(.user) \(.action)"')" "maintainer approve" \
+	"the store records who approved"
+code=$(curl -s -b "$SCRATCH/jar" -o "$SCRATCH/.r" -w '%{http_code}' -X POST \
+	-H "X-CSRF-Token: $CSRF" "$URL/api/pulls/$ID2/approve")
+is "$code" 409 "approving it twice is a conflict"
+code=$(curl -s -b "$SCRATCH/jar" -o "$SCRATCH/.r" -w '%{http_code}' -X POST \
+	-H "X-CSRF-Token: $CSRF" "$URL/api/pulls/$ID1/reject")
+is "$code" 409 "a rejected pull cannot be rejected again"
+
+# --- hostile text is escaped ------------------------------------------------------------------
+xss_tag xss-1
+push_record "$SCRATCH/xss.json" xss-1
+hook push "$SCRATCH/xss.json" xss-push
+IDX=$(printf '%s' "$out" | jq -r '.jobs[0]')
+wait_state "$IDX" rejected waiting approved passed error >/dev/null
+get "$URL/pulls/$IDX"
+like "$out" '&lt;script&gt;alert\(1\)&lt;/script&gt;&lt;img src=x onerror=&quot;alert\(2\)&quot;&gt;' \
+	"a commit subject carrying markup is shown escaped"
+unlike "$out" '<script>alert|<img src=x' "and never as markup"
+get "$URL/api/pulls/$IDX"
+like "$(printf '%s' "$out" | jq -r '.report.findings[].subject')" '^<script>alert\(1\)' \
+	"the JSON API carries it as data"
+
+# --- the queue, filters and metrics --------------------------------------------------------------
+get "$URL/api/pulls?state=rejected"
+is "$(printf '%s' "$out" | jq -r '[.pulls[].id] | sort | join(",")')" \
+	"$(printf '%s\n' "$ID1" "$IDX" | sort -n | paste -sd, -)" "the API filters by state"
+get "$URL/api/pulls?limit=1&offset=1"
+is "$(printf '%s' "$out" | jq -r '"\(.total) \(.pulls | length) \(.pulls[0].id)"')" "3 1 $ID2" \
+	"and pages, newest first"
+metrics=$(curl -s "$URL/metrics")
+like "$metrics" '^pullgate_jobs\{state="approved"\} 1$' "/metrics counts jobs by state"
+like "$metrics" '^pullgate_stage_duration_seconds_count\{stage="build"\} 1$' "and stage durations"
+like "$metrics" '^pullgate_hook_deliveries_total\{hook="pull-request"\} 1$' "and deliveries"

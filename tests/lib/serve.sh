@@ -1,0 +1,158 @@
+# serve.sh - run `pullgate serve` for a test on an ephemeral loopback port (sourced after fixtures.sh).
+#
+# serve_setup writes a configuration for the incident fixtures: the policy of
+# fixtures/policy.sh, Kees's kernel.org repository name mapped to the
+# fixture's kees.git, a bare clone of upstream.git as the maintainer's tree,
+# the stand-in build and boot scripts of tests/fakes, and one maintainer
+# account (user "maintainer", password $SERVE_PASSWORD).  serve_start runs
+# the server in the background (stopped in the EXIT trap) and sets $URL.
+
+SERVE_PASSWORD=correct-horse-battery
+PUSH_SECRET=push-secret-0123456789abcdef
+MAIL_SECRET=mail-secret-0123456789abcdef
+KEES_NAME=pub/scm/linux/kernel/git/kees/linux
+
+# serve_setup [EXTRA-YAML]: $CONFIG, the tree at $TREE, the sender's repository
+# at $KREPO (a mirror of the fixture's kees.git that tests may add tags to)
+# and the policy at $SCRATCH/policy.yaml (the fixture's, for $KREPO).
+serve_setup() {
+	fixture_incident
+	"$TOP/fixtures/policy.sh" "$FX"
+	TREE="$SCRATCH/tree.git"
+	KREPO="$SCRATCH/kees.git"
+	[ -d "$TREE" ] || git clone -q --bare "$FX/upstream.git" "$TREE"
+	[ -d "$KREPO" ] || git clone -q --mirror "$FX/kees.git" "$KREPO"
+	sed -e "s|$FX/kees.git|$KREPO|g" -e "s|file: keyring.asc|file: $FX/keyring.asc|" \
+		"$FX/policy.yaml" >"$SCRATCH/policy.yaml"
+	hash=$(printf '%s\n' "$SERVE_PASSWORD" | "$PULLGATE" serve --hash-password)
+	CONFIG="$SCRATCH/serve.yaml"
+	cat >"$CONFIG" <<EOC
+listen:
+  address: 127.0.0.1
+  port: 0
+state: $SCRATCH/state
+policy: $SCRATCH/policy.yaml
+hooks:
+  push:
+    secret: $PUSH_SECRET
+  pull-request:
+    secret: $MAIL_SECRET
+  max-body: 262144
+repositories:
+  map:
+    $KEES_NAME: $KREPO
+pipeline:
+  tree: $TREE
+  verify-workers: 2
+accounts:
+  - name: maintainer
+    password-hash: '$hash'
+${1:-}
+EOC
+}
+
+# serve_start: start the server; $URL, $SERVE_PID; its stderr in $SCRATCH/serve.err
+serve_start() {
+	: >"$SCRATCH/serve.out"
+	PULLGATE_DATADIR="$TOP/tests/fakes" "$PULLGATE" serve --config "$CONFIG" \
+		>"$SCRATCH/serve.out" 2>>"$SCRATCH/serve.err" &
+	SERVE_PID=$!
+	TAP_CLEANUP="${TAP_CLEANUP:-} serve_kill"
+	i=0
+	URL=
+	while [ $i -lt 100 ]; do
+		URL=$(sed -n 's/^pullgate: listening on //p' "$SCRATCH/serve.out")
+		[ -n "$URL" ] && break
+		kill -0 "$SERVE_PID" 2>/dev/null || break
+		sleep 0.1
+		i=$((i + 1))
+	done
+	URL=${URL%/}
+	[ -n "$URL" ] || { cat "$SCRATCH/serve.err" >&2; return 1; }
+}
+
+serve_kill() {
+	[ -n "${SERVE_PID:-}" ] || return 0
+	kill -TERM "$SERVE_PID" 2>/dev/null || true
+	wait "$SERVE_PID" 2>/dev/null || true
+	SERVE_PID=
+}
+
+# sign SECRET FILE: the X-Pullgate-Signature value for FILE's bytes
+sign() {
+	perl -MDigest::SHA=hmac_sha256_hex -e 'local $/; binmode STDIN; print "sha256=", hmac_sha256_hex(<STDIN>, $ARGV[0])' \
+		"$1" <"$2"
+}
+
+# hook PATH FILE DELIVERY [CONTENT-TYPE [SECRET]]: POST a signed body; sets $code and $out
+hook() {
+	case $1 in
+	push) ctype=${4:-application/json} secret=${5:-$PUSH_SECRET} ;;
+	*) ctype=${4:-message/rfc822} secret=${5:-$MAIL_SECRET} ;;
+	esac
+	code=$(curl -s -o "$SCRATCH/.hook" -w '%{http_code}' -X POST \
+		-H "Content-Type: $ctype" -H "X-Pullgate-Delivery: $3" \
+		-H "X-Pullgate-Signature: $(sign "$secret" "$2")" \
+		--data-binary "@$2" "$URL/hooks/$1")
+	out=$(cat "$SCRATCH/.hook")
+}
+
+# push_record FILE TAG: a push record for one of kees.git's tags
+push_record() {
+	new=$(git --git-dir="$KREPO" rev-parse "refs/tags/$2")
+	cat >"$1" <<EOR
+{ "repo": "$KEES_NAME", "user": "kees",
+  "changes": [ { "ref": "refs/tags/$2", "old": "0000000000000000000000000000000000000000",
+                 "new": "$new" } ] }
+EOR
+}
+
+# get PATH: $code and $out of a GET
+get() {
+	code=$(curl -s -o "$SCRATCH/.get" -w '%{http_code}' "$@")
+	out=$(cat "$SCRATCH/.get")
+}
+
+# wait_state ID STATE...: until the pull is in one of STATEs (30 s at most); prints the state
+wait_state() {
+	id=$1
+	shift
+	i=0
+	while [ $i -lt 300 ]; do
+		s=$(curl -s "$URL/api/pulls/$id" | jq -r .state)
+		for want in "$@"; do
+			[ "$s" = "$want" ] && { echo "$s"; return 0; }
+		done
+		sleep 0.1
+		i=$((i + 1))
+	done
+	echo "$s"
+	return 1
+}
+
+# xss_tag NAME: a tag signed by Kees in $KREPO: take two plus one commit whose
+# subject is an HTML/JS payload and which has no Signed-off-by (a finding
+# quotes it).  Prints the payload.
+XSS='<script>alert(1)</script><img src=x onerror="alert(2)">'
+xss_tag() {
+	w="$SCRATCH/xss-work"
+	rm -rf "$w" "$SCRATCH/gnupg-xss"
+	cp -r "$FX/gnupg" "$SCRATCH/gnupg-xss"
+	git clone -q --no-checkout "$KREPO" "$w"
+	(
+		cd "$w"
+		export GNUPGHOME="$SCRATCH/gnupg-xss" GIT_AUTHOR_NAME="Kees Cook" \
+			GIT_AUTHOR_EMAIL=kees@kernel.org GIT_COMMITTER_NAME="Kees Cook" \
+			GIT_COMMITTER_EMAIL=kees@kernel.org
+		git checkout -q -b xss "refs/tags/hardening-v6.16-rc1-fix1-take2^{commit}"
+		echo xss >xss.txt
+		git add xss.txt
+		git commit -q -m "$XSS"
+		git -c tag.gpgSign=true tag -s -u "$FPR_KEES" -m "$1
+
+- $XSS" "$1"
+		git push -q origin "refs/tags/$1"
+		gpgconf --kill gpg-agent 2>/dev/null || true
+	)
+	rm -rf "$SCRATCH/gnupg-xss"
+}
