@@ -4,7 +4,7 @@ set -eu
 
 # Build and runtime libraries, the test tools, and the kernel toolchain.
 PKGS="
-make gcc pkg-config git gnupg perl jq
+make gcc pkg-config git gnupg perl jq curl sqlite3
 libgit2-dev libgpgme-dev libyaml-dev libmicrohttpd-dev libsqlite3-dev
 libjansson-dev libssl-dev libcmocka-dev
 git-filter-repo

@@ -538,8 +538,10 @@ int pg_config_parse(pg_config **out, const char *text, size_t len, const char *n
 	}
 	err = pg_yaml_parse(&root, &where, text, len);
 	if (err == PG_EINVALID) {
-		err = pg_error_set(PG_EINVALID, "%s:%u:%u: %s", name, where.line, where.column,
-				   pg_error_last());
+		char msg[512];
+
+		snprintf(msg, sizeof(msg), "%s", pg_error_last());
+		err = pg_error_set(PG_EINVALID, "%s:%u:%u: %s", name, where.line, where.column, msg);
 		goto done;
 	}
 	if (err < 0 || (err = walk(&r, root)) < 0)

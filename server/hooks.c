@@ -2,7 +2,6 @@
 #include "server/hooks.h"
 #include "common/error.h"
 #include "policies/yaml_tree.h"
-#include "verifier/repo.h"
 
 static int bad(const pg_yaml_node *at, const char *fmt, ...) PG_PRINTF(2, 3);
 static int bad(const pg_yaml_node *at, const char *fmt, ...)
@@ -62,6 +61,30 @@ static bool plain_repo_name(const char *s)
 	return true;
 }
 
+/*
+ * A ref name as git check-ref-format accepts it, more strictly: only
+ * [A-Za-z0-9._/+-], no "..", no empty component, none starting with '.' or
+ * ending with ".lock", and not ending with '/' or '.'.
+ */
+static bool ref_ok(const char *s)
+{
+	const char *c = s;
+	size_t n = strlen(s);
+
+	if (!n || n > PG_PUSH_MAX_NAME || strstr(s, "..") || strstr(s, "//") || s[0] == '/' ||
+	    s[n - 1] == '/' || s[n - 1] == '.')
+		return false;
+	if (strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/+-") != n)
+		return false;
+	for (; c; c = strchr(c, '/') ? strchr(c, '/') + 1 : NULL) {
+		size_t len = strcspn(c, "/");
+
+		if (c[0] == '.' || (len >= 5 && !strncmp(c + len - 5, ".lock", 5)))
+			return false;
+	}
+	return true;
+}
+
 static int read_change(pg_push_change *c, const pg_yaml_node *n)
 {
 	const pg_yaml_node *ref, *old_id, *new_id;
@@ -74,7 +97,7 @@ static int read_change(pg_push_change *c, const pg_yaml_node *n)
 	new_id = field(n, "new", true, &err);
 	if (err)
 		return err;
-	if (strncmp(ref->value, "refs/", 5) || !pg_repo_refname_valid(ref->value))
+	if (strncmp(ref->value, "refs/", 5) || !ref_ok(ref->value))
 		return bad(ref, "'ref' wants a full ref name (refs/tags/... or refs/heads/...)");
 	if (pg_oid_fromhex(&c->old_id, old_id->value, old_id->len) < 0 || old_id->len != 40)
 		return bad(old_id, "'old' wants 40 hex digits");
@@ -97,9 +120,13 @@ int pg_push_parse(pg_push_record **out, const char *text, size_t len)
 
 	*out = NULL;
 	err = pg_yaml_parse(&root, &where, text, len);
-	if (err == PG_EINVALID)
+	if (err == PG_EINVALID) {
+		char msg[512];
+
+		snprintf(msg, sizeof(msg), "%s", pg_error_last());
 		return pg_error_set(PG_EINVALID, "line %u, column %u: %s", where.line, where.column,
-				    pg_error_last());
+				    msg);
+	}
 	if (err < 0)
 		return err;
 	if (!root || root->type != PG_YAML_MAP) {
@@ -178,7 +205,7 @@ int pg_hook_mail_tag(pg_buf *out, const char *ref)
 		return pg_error_set(PG_EINVALID, "the mail asks to pull '%s', which is not a tag", ref);
 	if ((err = pg_buf_printf(out, "refs/tags/%s", ref)) < 0)
 		return err;
-	if (!pg_repo_refname_valid(out->ptr + start)) {
+	if (!ref_ok(out->ptr + start)) {
 		pg_buf_truncate(out, start);
 		return pg_error_set(PG_EINVALID, "the mail names an invalid tag");
 	}

@@ -432,6 +432,8 @@ int pg_store_claim(pg_store *s, pg_job **out, const char *from, const char *to)
 	if ((err = update_state(s, j->id, to, NULL, !strcmp(from, "queued"))) < 0 ||
 	    (err = exec(s, "COMMIT")) < 0)
 		goto rollback;
+	if (!strcmp(from, "queued"))
+		j->attempts++;
 	free(j->state);
 	if (!(j->state = pg_strdup(to))) {
 		err = PG_ENOMEM;

@@ -1,0 +1,214 @@
+/* test_server_hooks.c - unit tests for push records, delivery ids, mail refs and the serve configuration. */
+#include "tests/unit/unit.h"
+
+#include "common/error.h"
+#include "pipeline/gate.h"
+#include "server/config.h"
+#include "server/hooks.h"
+
+#define ZERO "0000000000000000000000000000000000000000"
+#define ONE "1111111111111111111111111111111111111111"
+
+static pg_push_record *parse_ok(const char *text)
+{
+	pg_push_record *r = NULL;
+
+	assert_int_equal(pg_push_parse(&r, text, strlen(text)), 0);
+	assert_non_null(r);
+	return r;
+}
+
+static void parse_bad(const char *text, int code, const char *msg)
+{
+	pg_push_record *r = NULL;
+
+	assert_int_equal(pg_push_parse(&r, text, strlen(text)), code);
+	assert_null(r);
+	if (msg && !strstr(pg_error_last(), msg))
+		fail_msg("'%s' does not say '%s'", pg_error_last(), msg);
+}
+
+static void test_push_json_and_yaml(void **state)
+{
+	pg_push_record *r;
+
+	(void)state;
+	r = parse_ok("{ \"repo\": \"pub/scm/linux/kernel/git/kees/linux\", \"user\": \"kees\",\n"
+		     "  \"changes\": [ { \"ref\": \"refs/tags/hardening-v6.16-rc1-fix1\", \"old\": \""
+		     ZERO "\", \"new\": \"" ONE "\" },\n"
+		     "  { \"ref\": \"refs/heads/for-next/hardening\", \"old\": \"" ONE "\", \"new\": \""
+		     ONE "\" } ] }");
+	assert_string_equal(r->repo, "pub/scm/linux/kernel/git/kees/linux");
+	assert_string_equal(r->user, "kees");
+	assert_int_equal(r->nchanges, 2);
+	assert_true(r->changes[0].is_tag);
+	assert_false(r->changes[1].is_tag);
+	assert_true(pg_oid_is_zero(&r->changes[0].old_id));
+	assert_int_equal(pg_push_tag_count(r), 1);
+	pg_push_record_free(r);
+
+	r = parse_ok("repo: pub/scm/linux/kernel/git/kees/linux\n"
+		     "changes:\n  - ref: refs/tags/a\n    old: " ZERO "\n    new: " ZERO "\n");
+	assert_null(r->user);
+	/* a deleted tag makes no job */
+	assert_int_equal(pg_push_tag_count(r), 0);
+	pg_push_record_free(r);
+}
+
+static void test_push_refusals(void **state)
+{
+	(void)state;
+	parse_bad("", PG_EINVALID, "mapping");
+	parse_bad("[1, 2]", PG_EINVALID, "mapping");
+	parse_bad("{ \"repo\": ", PG_EINVALID, "line ");
+	parse_bad("{ \"changes\": [] }", PG_EINVALID, "no 'repo'");
+	parse_bad("{ \"repo\": \"x\" }", PG_EINVALID, "'changes'");
+	parse_bad("{ \"repo\": \"x\", \"changes\": [] }", PG_EINVALID, "at least one");
+	parse_bad("{ \"repo\": [1], \"changes\": [] }", PG_EINVALID, "'repo' wants");
+	parse_bad("{ \"repo\": \"../etc\", \"changes\": [ 1 ] }", PG_EINVALID, "plain repository");
+	parse_bad("{ \"repo\": \"/abs\", \"changes\": [ 1 ] }", PG_EINVALID, "plain repository");
+	parse_bad("{ \"repo\": \"a b\", \"changes\": [ 1 ] }", PG_EINVALID, "plain repository");
+	parse_bad("{ \"repo\": \"x\", \"changes\": [ 1 ] }", PG_EINVALID, "mapping of ref");
+	parse_bad("{ \"repo\": \"x\", \"changes\": [ { \"ref\": \"tags/a\", \"old\": \"" ZERO
+		  "\", \"new\": \"" ONE "\" } ] }", PG_EINVALID, "full ref name");
+	parse_bad("{ \"repo\": \"x\", \"changes\": [ { \"ref\": \"refs/tags/a..b\", \"old\": \"" ZERO
+		  "\", \"new\": \"" ONE "\" } ] }", PG_EINVALID, "full ref name");
+	parse_bad("{ \"repo\": \"x\", \"changes\": [ { \"ref\": \"refs/tags/a\", \"old\": \"0\","
+		  " \"new\": \"" ONE "\" } ] }", PG_EINVALID, "'old' wants 40 hex");
+	parse_bad("{ \"repo\": \"x\", \"changes\": [ { \"ref\": \"refs/tags/a\", \"old\": \"" ZERO
+		  "\", \"new\": \"" ZERO "zz\" } ] }", PG_EINVALID, "'new' wants 40 hex");
+	/* aliases are refused by the YAML reader: no billion laughs */
+	parse_bad("a: &x [1]\nb: *x\n", PG_EINVALID, NULL);
+}
+
+static void test_push_change_cap(void **state)
+{
+	pg_buf b = PG_BUF_INIT;
+	size_t i;
+
+	(void)state;
+	pg_buf_puts(&b, "{ \"repo\": \"x\", \"changes\": [");
+	for (i = 0; i <= PG_PUSH_MAX_CHANGES; i++)
+		pg_buf_printf(&b, "%s{ \"ref\": \"refs/tags/t%zu\", \"old\": \"" ZERO "\", \"new\": \""
+			      ONE "\" }", i ? ", " : "", i);
+	pg_buf_puts(&b, "] }");
+	parse_bad(b.ptr, PG_ETOOBIG, "at most");
+	pg_buf_release(&b);
+}
+
+static void test_delivery_and_mail_tag(void **state)
+{
+	pg_buf b = PG_BUF_INIT;
+
+	(void)state;
+	assert_true(pg_hook_delivery_valid("72d3162e-cc78-11e3-81ab-4c9367dc0958"));
+	assert_true(pg_hook_delivery_valid("a"));
+	assert_false(pg_hook_delivery_valid(""));
+	assert_false(pg_hook_delivery_valid(NULL));
+	assert_false(pg_hook_delivery_valid("a b"));
+	assert_false(pg_hook_delivery_valid("a/b"));
+	assert_int_equal(pg_hook_mail_tag(&b, "tags/hardening-v6.16-rc1-fix1"), 0);
+	assert_string_equal(b.ptr, "refs/tags/hardening-v6.16-rc1-fix1");
+	pg_buf_clear(&b);
+	assert_int_equal(pg_hook_mail_tag(&b, "refs/tags/x"), 0);
+	assert_string_equal(b.ptr, "refs/tags/x");
+	pg_buf_clear(&b);
+	assert_int_equal(pg_hook_mail_tag(&b, "x"), 0);
+	assert_string_equal(b.ptr, "refs/tags/x");
+	pg_buf_clear(&b);
+	assert_int_equal(pg_hook_mail_tag(&b, "refs/heads/master"), PG_EINVALID);
+	assert_int_equal(pg_hook_mail_tag(&b, NULL), PG_EINVALID);
+	assert_int_equal(pg_hook_mail_tag(&b, "a..b"), PG_EINVALID);
+	assert_int_equal(b.len, 0);
+	pg_buf_release(&b);
+}
+
+static void test_config(void **state)
+{
+	static const char text[] =
+		"listen: {address: 127.0.0.1, port: 0}\n"
+		"policy: policy.yaml\n"
+		"state: /var/lib/pullgate\n"
+		"hooks:\n  push: {secret: 0123456789abcdef}\n  max-body: 65536\n"
+		"repositories:\n  base: https://git.kernel.org/\n"
+		"  map: {pub/scm/linux/kernel/git/kees/linux: /srv/kees.git}\n"
+		"pipeline: {stages: [merge, build], verify-workers: 3, branch: next}\n"
+		"accounts:\n  - {name: linus, password-hash: 'pbkdf2-sha256$1000$00$00'}\n"
+		"session: {hours: 2, secure-cookie: true}\n";
+	pg_config *c = NULL;
+	pg_buf loc = PG_BUF_INIT;
+
+	(void)state;
+	assert_int_equal(pg_config_parse(&c, text, strlen(text), "/etc/pullgate/serve.yaml"), 0);
+	assert_int_equal(c->port, 0);
+	assert_string_equal(c->address, "127.0.0.1");
+	assert_string_equal(c->policy, "/etc/pullgate/policy.yaml");
+	assert_string_equal(c->state, "/var/lib/pullgate");
+	assert_string_equal(c->push_secret, "0123456789abcdef");
+	assert_null(c->mail_secret);
+	assert_int_equal(c->max_body, 65536);
+	assert_int_equal(c->stages, PG_GATE_MERGE | PG_GATE_BUILD);
+	assert_int_equal(c->verify_workers, 3);
+	assert_string_equal(c->branch, "next");
+	assert_int_equal(c->naccounts, 1);
+	assert_string_equal(c->accounts[0].name, "linus");
+	assert_int_equal(c->session_hours, 2);
+	assert_true(c->cookie_secure);
+	assert_int_equal(pg_config_repo_location(&loc, c, "pub/scm/linux/kernel/git/kees/linux"), 0);
+	assert_string_equal(loc.ptr, "/srv/kees.git");
+	pg_buf_clear(&loc);
+	assert_int_equal(pg_config_repo_location(&loc, c, "pub/scm/linux/kernel/git/tiwai/sound"), 0);
+	assert_string_equal(loc.ptr, "https://git.kernel.org/pub/scm/linux/kernel/git/tiwai/sound");
+	pg_buf_clear(&loc);
+	assert_int_equal(pg_config_repo_location(&loc, c, "../../etc"), PG_EINVALID);
+	pg_config_free(c);
+	pg_buf_release(&loc);
+
+	/* the embedded defaults */
+	assert_int_equal(pg_config_new_default(&c), 0);
+	assert_int_equal(c->port, 8080);
+	assert_string_equal(c->address, "127.0.0.1");
+	assert_int_equal(c->stages, PG_GATE_ALL);
+	assert_null(c->policy);
+	assert_int_equal(pg_config_repo_location(&loc, c, "x"), PG_ENOTFOUND);
+	pg_config_free(c);
+	pg_buf_release(&loc);
+}
+
+static void config_bad(const char *text, const char *msg)
+{
+	pg_config *c = NULL;
+
+	assert_int_equal(pg_config_parse(&c, text, strlen(text), "s.yaml"), PG_EINVALID);
+	assert_null(c);
+	if (!strstr(pg_error_last(), msg))
+		fail_msg("'%s' does not say '%s'", pg_error_last(), msg);
+}
+
+static void test_config_refusals(void **state)
+{
+	(void)state;
+	config_bad("listen: {port: 70000}\n", "s.yaml:1:16: 'port' wants a number from 0 to 65535");
+	config_bad("lisen: {}\n", "s.yaml:1:1: unknown key 'lisen'");
+	config_bad("hooks: {push: {secret: short}}\n", "at least 16 characters");
+	config_bad("pipeline: {stages: [merge, deploy]}\n", "'stages' wants merge, build, boot");
+	config_bad("accounts: [{name: x}]\n", "both 'name' and 'password-hash'");
+	config_bad("accounts: [{name: x, password-hash: plain}]\n", "--hash-password");
+	config_bad("policy: a\npolicy: b\n", "s.yaml:2:1: 'policy' is given twice");
+	config_bad("[1]\n", "wants a mapping");
+	config_bad("listen: {port: 1\n", "s.yaml:");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_push_json_and_yaml),
+		cmocka_unit_test(test_push_refusals),
+		cmocka_unit_test(test_push_change_cap),
+		cmocka_unit_test(test_delivery_and_mail_tag),
+		cmocka_unit_test(test_config),
+		cmocka_unit_test(test_config_refusals),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

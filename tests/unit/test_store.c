@@ -1,0 +1,246 @@
+/* test_store.c - unit tests for the SQLite job store: deliveries, claims, reports, decisions, requeue. */
+#include "tests/unit/unit.h"
+
+#include "common/error.h"
+#include "common/fs.h"
+#include "server/store.h"
+
+#include <unistd.h>
+
+static char dir[] = "/tmp/pullgate-test-store.XXXXXX";
+static char path[128];
+
+static int setup(void **state)
+{
+	(void)state;
+	if (!mkdtemp(dir))
+		return -1;
+	snprintf(path, sizeof(path), "%s/pullgate.db", dir);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return pg_remove_tree(dir);
+}
+
+static pg_job_spec job(const char *tag)
+{
+	pg_job_spec j;
+
+	memset(&j, 0, sizeof(j));
+	j.kind = "push";
+	j.repo = "/srv/kees.git";
+	j.repo_name = "pub/scm/linux/kernel/git/kees/linux";
+	j.tag = tag;
+	j.expect = "0123456789012345678901234567890123456789";
+	j.sender = "kees";
+	return j;
+}
+
+static int64_t id_at(const pg_buf *ids, size_t i)
+{
+	int64_t v;
+
+	memcpy(&v, ids->ptr + i * sizeof(v), sizeof(v));
+	return v;
+}
+
+static void test_deliveries_are_idempotent(void **state)
+{
+	pg_store *s = NULL;
+	pg_buf ids = PG_BUF_INIT;
+	pg_job_spec jobs[2] = { job("refs/tags/a"), job("refs/tags/b") };
+	int64_t first;
+
+	(void)state;
+	unlink(path);
+	assert_int_equal(pg_store_open(&s, path), 0);
+	assert_int_equal(pg_store_add_delivery(s, &ids, "d1", "push", "digest-1", jobs, 2), 0);
+	assert_int_equal(ids.len, 2 * sizeof(int64_t));
+	first = id_at(&ids, 0);
+	assert_int_equal(id_at(&ids, 1), first + 1);
+
+	/* the same delivery again: the same jobs, no new ones */
+	pg_buf_clear(&ids);
+	assert_int_equal(pg_store_add_delivery(s, &ids, "d1", "push", "digest-1", jobs, 2), PG_EEXISTS);
+	assert_int_equal(ids.len, 2 * sizeof(int64_t));
+	assert_int_equal(id_at(&ids, 0), first);
+	/* the same id with another body */
+	pg_buf_clear(&ids);
+	assert_int_equal(pg_store_add_delivery(s, &ids, "d1", "push", "digest-2", jobs, 1), PG_ECONFLICT);
+	/* a delivery with no job is remembered too */
+	assert_int_equal(pg_store_add_delivery(s, &ids, "d2", "push", "x", NULL, 0), 0);
+	assert_int_equal(pg_store_add_delivery(s, &ids, "d2", "push", "x", NULL, 0), PG_EEXISTS);
+	pg_store_free(s);
+	pg_buf_release(&ids);
+}
+
+static void test_claim_and_report(void **state)
+{
+	pg_store *s = NULL;
+	pg_buf ids = PG_BUF_INIT;
+	pg_job_spec jobs[2] = { job("refs/tags/a"), job("refs/tags/b") };
+	pg_job *j = NULL;
+	pg_report *r = NULL;
+	pg_stage *st = NULL;
+	pg_job_list l;
+
+	(void)state;
+	unlink(path);
+	assert_int_equal(pg_store_open(&s, path), 0);
+	assert_int_equal(pg_store_add_delivery(s, &ids, "d1", "push", "x", jobs, 2), 0);
+
+	/* the oldest queued job first, and each only once */
+	assert_int_equal(pg_store_claim(s, &j, "queued", "verifying"), 0);
+	assert_non_null(j);
+	assert_string_equal(j->tag, "refs/tags/a");
+	assert_string_equal(j->state, "verifying");
+	assert_int_equal(j->attempts, 1);
+	pg_job_free(j);
+	assert_int_equal(pg_store_claim(s, &j, "queued", "verifying"), 0);
+	assert_string_equal(j->tag, "refs/tags/b");
+	pg_job_free(j);
+	assert_int_equal(pg_store_claim(s, &j, "queued", "verifying"), 0);
+	assert_null(j);
+
+	/* a report: verdict, counts, stages and findings */
+	assert_int_equal(pg_report_new(&r), 0);
+	r->tag = strdup("refs/tags/a");
+	r->ncommits = 39;
+	r->nmerges = 7;
+	r->tag_time = 1748700000;
+	r->has_merge = true;
+	memset(r->merge_commit.id, 0xab, sizeof(r->merge_commit.id));
+	assert_int_equal(pg_report_add(NULL, r, PG_CHECK_RANGE_SIZE, PG_SEV_ERROR, NULL,
+				       "the pull has 39 commits"), 0);
+	assert_int_equal(pg_report_add_stage(&st, r, "verify"), 0);
+	assert_int_equal(pg_stage_set(st, PG_STAGE_FAILED, NULL, "1 error"), 0);
+	assert_int_equal(pg_store_save_report(s, id_at(&ids, 0), "rejected", r, "rejected by verify"), 0);
+	assert_int_equal(pg_store_get(s, &j, id_at(&ids, 0)), 0);
+	assert_string_equal(j->state, "rejected");
+	assert_string_equal(j->verdict, "reject");
+	assert_int_equal(j->errors, 1);
+	assert_int_equal(j->commits, 39);
+	assert_int_equal(j->merges, 7);
+	assert_int_equal(j->tag_time, 1748700000);
+	assert_string_equal(j->merge_commit, "abababababababababababababababababababab");
+	assert_int_equal(j->nstages, 1);
+	assert_string_equal(j->stages[0].name, "verify");
+	assert_string_equal(j->stages[0].status, "failed");
+	assert_non_null(strstr(j->report, "\"range-size\""));
+	pg_job_free(j);
+	/* saving again replaces the rows, it does not add to them */
+	assert_int_equal(pg_store_save_report(s, id_at(&ids, 0), "rejected", r, NULL), 0);
+	assert_int_equal(pg_store_get(s, &j, id_at(&ids, 0)), 0);
+	assert_int_equal(j->nstages, 1);
+	pg_job_free(j);
+
+	assert_int_equal(pg_store_get(s, &j, 9999), PG_ENOTFOUND);
+	assert_int_equal(pg_store_save_report(s, 9999, "rejected", r, NULL), PG_ENOTFOUND);
+
+	/* listing: newest first, filtered, paged */
+	assert_int_equal(pg_store_list(s, &l, NULL, 0, 10), 0);
+	assert_int_equal(l.n, 2);
+	assert_int_equal(l.total, 2);
+	assert_string_equal(l.items[0]->tag, "refs/tags/b");
+	pg_job_list_release(&l);
+	assert_int_equal(pg_store_list(s, &l, "rejected", 0, 10), 0);
+	assert_int_equal(l.n, 1);
+	assert_string_equal(l.items[0]->tag, "refs/tags/a");
+	pg_job_list_release(&l);
+	assert_int_equal(pg_store_list(s, &l, NULL, 1, 1), 0);
+	assert_int_equal(l.n, 1);
+	assert_int_equal(l.total, 2);
+	assert_string_equal(l.items[0]->tag, "refs/tags/a");
+	pg_job_list_release(&l);
+	pg_report_free(r);
+	pg_store_free(s);
+	pg_buf_release(&ids);
+}
+
+static void test_decisions_and_states(void **state)
+{
+	pg_store *s = NULL;
+	pg_buf ids = PG_BUF_INIT;
+	pg_job_spec one = job("refs/tags/a");
+	pg_job *j = NULL;
+	int64_t id;
+
+	(void)state;
+	unlink(path);
+	assert_int_equal(pg_store_open(&s, path), 0);
+	assert_int_equal(pg_store_add_delivery(s, &ids, "d1", "push", "x", &one, 1), 0);
+	id = id_at(&ids, 0);
+	/* a decision only from the states it expects */
+	assert_int_equal(pg_store_decide(s, id, "linus", "approve", "waiting", "approved", NULL),
+			 PG_ECONFLICT);
+	assert_int_equal(pg_store_set_state(s, id, "waiting", "queued,verified", "tested"), 0);
+	assert_int_equal(pg_store_set_state(s, id, "waiting", "queued", NULL), PG_ECONFLICT);
+	assert_int_equal(pg_store_decide(s, id, "linus", "approve", "waiting", "approved", "ok"), 0);
+	assert_int_equal(pg_store_get(s, &j, id), 0);
+	assert_string_equal(j->state, "approved");
+	assert_int_equal(j->ndecisions, 1);
+	assert_string_equal(j->decisions[0].user, "linus");
+	assert_string_equal(j->decisions[0].action, "approve");
+	assert_true(j->decisions[0].at > 0);
+	pg_job_free(j);
+	assert_int_equal(pg_store_set_state(s, 4242, "queued", NULL, NULL), PG_ENOTFOUND);
+	assert_true(pg_store_state_valid("waiting"));
+	assert_false(pg_store_state_valid("bogus"));
+	assert_false(pg_store_state_valid(NULL));
+	assert_true(pg_store_state_running("building"));
+	assert_false(pg_store_state_running("waiting"));
+	pg_store_free(s);
+	pg_buf_release(&ids);
+}
+
+static void count(void *ctx, const char *st, int64_t n)
+{
+	if (!strcmp(st, "queued"))
+		*(int64_t *)ctx += n * 100;
+	else if (!strcmp(st, "approved"))
+		*(int64_t *)ctx += n;
+}
+
+static void test_requeue_after_a_crash(void **state)
+{
+	pg_store *s = NULL, *again = NULL;
+	pg_buf ids = PG_BUF_INIT;
+	pg_job_spec jobs[3] = { job("refs/tags/a"), job("refs/tags/b"), job("refs/tags/c") };
+	pg_job *j = NULL;
+	size_t n;
+	int64_t counts = 0;
+
+	(void)state;
+	unlink(path);
+	assert_int_equal(pg_store_open(&s, path), 0);
+	assert_int_equal(pg_store_add_delivery(s, &ids, "d1", "push", "x", jobs, 3), 0);
+	assert_int_equal(pg_store_claim(s, &j, "queued", "verifying"), 0);
+	pg_job_free(j);
+	assert_int_equal(pg_store_set_state(s, id_at(&ids, 1), "building", NULL, NULL), 0);
+	assert_int_equal(pg_store_set_state(s, id_at(&ids, 2), "approved", NULL, NULL), 0);
+	/* as after a crash: another connection, the first never closed, sees every commit */
+	assert_int_equal(pg_store_open(&again, path), 0);
+	assert_int_equal(pg_store_requeue(again, &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(pg_store_count_states(again, count, &counts), 0);
+	assert_int_equal(counts, 201);
+	assert_int_equal(pg_store_ping(again), 0);
+	pg_store_free(again);
+	pg_store_free(s);
+	pg_buf_release(&ids);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_deliveries_are_idempotent),
+		cmocka_unit_test(test_claim_and_report),
+		cmocka_unit_test(test_decisions_and_states),
+		cmocka_unit_test(test_requeue_after_a_crash),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
