@@ -1,0 +1,45 @@
+#!/bin/sh
+# serve-fixture.sh - start pullgate serve for the browser test with take one, take two and an XSS pull in it.
+#
+#   PULLGATE=... [PULLGATE_FIXTURES=...] tests/browser/serve-fixture.sh
+#
+# Prints KEY=VALUE lines (URL, ID1, ID2, IDX, PASSWORD), then READY, and
+# keeps the server running until it gets SIGTERM; then it stops the server
+# and removes its scratch directory.
+set -eu
+: "${PULLGATE:?set PULLGATE to the pullgate binary}"
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/pullgate-browser.XXXXXX")
+export PULLGATE_HOME="$SCRATCH/home"
+. "$TOP/tests/lib/fixtures.sh"
+. "$TOP/tests/lib/serve.sh"
+cleanup() {
+	serve_kill
+	rm -rf "$SCRATCH"
+}
+trap 'cleanup; exit 0' TERM INT
+trap cleanup EXIT
+
+serve_setup >/dev/null
+serve_start
+push_record "$SCRATCH/take1.json" hardening-v6.16-rc1-fix1
+hook push "$SCRATCH/take1.json" browser-take1
+ID1=$(printf '%s' "$out" | jq -r '.jobs[0]')
+push_record "$SCRATCH/take2.json" hardening-v6.16-rc1-fix1-take2
+hook push "$SCRATCH/take2.json" browser-take2
+ID2=$(printf '%s' "$out" | jq -r '.jobs[0]')
+xss_tag xss-browser >/dev/null
+push_record "$SCRATCH/xss.json" xss-browser
+hook push "$SCRATCH/xss.json" browser-xss
+IDX=$(printf '%s' "$out" | jq -r '.jobs[0]')
+wait_state "$ID1" rejected error >/dev/null
+wait_state "$ID2" waiting error rejected >/dev/null
+wait_state "$IDX" rejected waiting error >/dev/null
+echo "URL=$URL"
+echo "ID1=$ID1"
+echo "ID2=$ID2"
+echo "IDX=$IDX"
+echo "PASSWORD=$SERVE_PASSWORD"
+echo READY
+# wait for the server; a signal to this script stops it
+while kill -0 "$SERVE_PID" 2>/dev/null; do sleep 0.2; done
