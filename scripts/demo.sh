@@ -1,32 +1,210 @@
 #!/bin/sh
-# demo.sh - the main job on embedded defaults: replay the incident through pullgate verify.
+# demo.sh - make demo: start pullgate serve, replay the incident through its hooks, show the verdicts.
+#
+#   scripts/demo.sh PULLGATE
+#
+# The service runs with its embedded defaults: the SQLite store, the
+# generated hook secret and the logs in $PULLGATE_HOME (default
+# ~/.cache/pullgate), port 8080 (another free port when 8080 is taken).
+# A small configuration adds what the incident needs: the fixture's policy
+# (its keyring and signers), where Kees's repository is, and a maintainer
+# account (user "maintainer", password "pullgate-demo").
+#
+# The kernel stages:
+#   - when $PULLGATE_HOME/linux has the seed tree (make check-kernel builds
+#     it), the incident is replayed on the real linux-source-6.12 tree
+#     (fixtures/kernel-incident.sh) and take two is merged, built for arm64
+#     and booted in QEMU with KUnit;
+#   - otherwise the demo says so, and replays the incident on the small
+#     fixture trees, where merge, build and boot run with the stand-in
+#     scripts of tests/fakes (the build and the boot are simulated).
+# PULLGATE_DEMO_KERNEL=real|fake forces one or the other.
+#
+# Take one is rejected at verify.  Take two passes every stage and waits
+# for the maintainer; the demo then approves it as the maintainer through
+# the API (PULLGATE_DEMO_APPROVE=no leaves that to you, on the dashboard).
+#
+# The server stays up while stdin is a terminal (Ctrl-C stops it), so the
+# dashboard can be looked at; otherwise (scripts, CI) or with
+# PULLGATE_DEMO_STAY=no it is stopped after the verdicts.
 set -eu
 PULLGATE=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 : "${PULLGATE_HOME:=$HOME/.cache/pullgate}"
 export PULLGATE_HOME
-DEMO="$PULLGATE_HOME/demo"
+mkdir -p "$PULLGATE_HOME"
+RUN="$PULLGATE_HOME/demo-run"
+rm -rf "$RUN"
+mkdir -p "$RUN"
+PASSWORD=pullgate-demo
+KEES_NAME=pub/scm/linux/kernel/git/kees/linux
+T1=hardening-v6.16-rc1-fix1
+T2=hardening-v6.16-rc1-fix1-take2
 
-echo "== building the incident fixtures in $DEMO"
-"$TOP/fixtures/incident.sh" "$DEMO" >/dev/null
-export GNUPGHOME="$DEMO/gnupg"
-# the maintainer's keyring, and the one key trusted to sign Kees's pulls
-. "$DEMO/keys.env"
+say() { printf '%s\n' "$*"; }
 
+kernel=${PULLGATE_DEMO_KERNEL:-}
+if [ -z "$kernel" ]; then
+	if git -C "$PULLGATE_HOME/linux" rev-parse -q --verify refs/heads/pre-fixes >/dev/null 2>&1; then
+		kernel=real
+	else
+		kernel=fake
+	fi
+fi
+
+if [ "$kernel" = real ]; then
+	FX="$PULLGATE_HOME/incident-kernel"
+	say "== replaying the incident on the kernel tree $PULLGATE_HOME/linux (fixtures/kernel-incident.sh)"
+	"$TOP/fixtures/kernel-incident.sh" "$FX" >/dev/null
+	TREE_YAML=""
+	DATADIR="$TOP"
+	WAIT_S=${PULLGATE_DEMO_TIMEOUT:-7200}
+else
+	FX="$PULLGATE_HOME/demo"
+	say "== NOTE: the kernel tree is not ready: $PULLGATE_HOME/linux has no seed tree"
+	say "   (make check-kernel prepares it: linux-source-6.12, the seed series, an arm64 build)."
+	say "   This demo runs on the small fixture trees instead: merge is real (libgit2, with a"
+	say "   mergetag), build and boot are the stand-in scripts of tests/fakes."
+	say "== building the incident fixtures in $FX"
+	"$TOP/fixtures/incident.sh" "$FX" >/dev/null
+	"$TOP/fixtures/policy.sh" "$FX"
+	rm -rf "$FX/tree.git"
+	git clone -q --bare "$FX/upstream.git" "$FX/tree.git"
+	TREE_YAML="pipeline:
+  tree: $FX/tree.git"
+	DATADIR="$TOP/tests/fakes"
+	WAIT_S=${PULLGATE_DEMO_TIMEOUT:-120}
+fi
+
+HASH=$(printf '%s\n' "$PASSWORD" | "$PULLGATE" serve --hash-password)
+CONFIG="$RUN/serve.yaml"
+cat >"$CONFIG" <<EOF
+# the demo's additions to the embedded defaults (docs/server.md)
+listen:
+  address: 127.0.0.1
+  port: ${PULLGATE_DEMO_PORT:-8080}
+policy: $FX/policy.yaml
+repositories:
+  map:
+    $KEES_NAME: $FX/kees.git
+accounts:
+  - name: maintainer
+    password-hash: '$HASH'
+$TREE_YAML
+EOF
+
+SERVE_PID=
+stop() {
+	[ -n "$SERVE_PID" ] || return 0
+	kill -TERM "$SERVE_PID" 2>/dev/null || true
+	wait "$SERVE_PID" 2>/dev/null || true
+	SERVE_PID=
+}
+trap stop EXIT
+trap 'stop; exit 130' INT TERM
+
+start() {
+	: >"$RUN/serve.out"
+	PULLGATE_DATADIR="$DATADIR" "$PULLGATE" serve --config "$CONFIG" "$@" \
+		>"$RUN/serve.out" 2>>"$RUN/serve.log" &
+	SERVE_PID=$!
+	i=0
+	while [ $i -lt 100 ]; do
+		URL=$(sed -n 's/^pullgate: listening on //p' "$RUN/serve.out")
+		[ -n "$URL" ] && return 0
+		kill -0 "$SERVE_PID" 2>/dev/null || break
+		sleep 0.1
+		i=$((i + 1))
+	done
+	wait "$SERVE_PID" 2>/dev/null || true
+	SERVE_PID=
+	return 1
+}
+say "== starting pullgate serve (log: $RUN/serve.log)"
+if ! start; then
+	say "   port ${PULLGATE_DEMO_PORT:-8080} is taken: using a free one"
+	start --port 0 || { cat "$RUN/serve.log" >&2; exit 1; }
+fi
+URL=${URL%/}
+SECRET=$(cat "$PULLGATE_HOME/hook-secret")
+
+# hook FILE DELIVERY: POST a push record signed with the hook secret; prints the job id
+hook() {
+	sig=$(perl -MDigest::SHA=hmac_sha256_hex -e 'local $/; binmode STDIN; print hmac_sha256_hex(<STDIN>, $ARGV[0])' \
+		"$SECRET" <"$1")
+	curl -s -f -X POST -H 'Content-Type: application/json' -H "X-Pullgate-Delivery: $2" \
+		-H "X-Pullgate-Signature: sha256=$sig" --data-binary "@$1" "$URL/hooks/push" | jq -r '.jobs[0]'
+}
+record() {
+	new=$(git --git-dir="$FX/kees.git" rev-parse "refs/tags/$2")
+	printf '{ "repo": "%s", "user": "kees", "changes": [ { "ref": "refs/tags/%s", "old": "%s", "new": "%s" } ] }\n' \
+		"$KEES_NAME" "$2" 0000000000000000000000000000000000000000 "$new" >"$1"
+}
+# wait_for ID STATE...: until the pull is in one of the states; prints state changes
+wait_for() {
+	id=$1
+	shift
+	last= t=0
+	while [ "$t" -lt $((WAIT_S * 2)) ]; do
+		s=$(curl -s "$URL/api/pulls/$id" | jq -r .state)
+		if [ "$s" != "$last" ]; then
+			say "   pull $id: $s"
+			last=$s
+		fi
+		for want in "$@"; do
+			[ "$s" = "$want" ] && return 0
+		done
+		sleep 0.5
+		t=$((t + 1))
+	done
+	say "demo: pull $id is still $s after $WAIT_S s" >&2
+	return 1
+}
+
+STAMP=$(date +%s)
+record "$RUN/take1.json" "$T1"
+record "$RUN/take2.json" "$T2"
+say
+say "== take one: $T1, as b4 trailers -u rewrote it (push hook)"
+ID1=$(hook "$RUN/take1.json" "demo-$STAMP-take1")
+wait_for "$ID1" rejected error approved waiting passed
+say
+say "== take two: $T2 (push hook)"
+ID2=$(hook "$RUN/take2.json" "demo-$STAMP-take2")
+wait_for "$ID2" waiting approved rejected error passed
+
+if [ "$(curl -s "$URL/api/pulls/$ID2" | jq -r .state)" = waiting ] &&
+	[ "${PULLGATE_DEMO_APPROVE:-yes}" != no ]; then
+	say "   the maintainer approves it (POST /api/pulls/$ID2/approve with a session and its CSRF token)"
+	curl -s -c "$RUN/cookies" -o "$RUN/login.json" -X POST -H 'Content-Type: application/json' \
+		-d "{\"user\": \"maintainer\", \"password\": \"$PASSWORD\"}" "$URL/api/login"
+	curl -s -b "$RUN/cookies" -o /dev/null -X POST -H "X-CSRF-Token: $(jq -r .csrf "$RUN/login.json")" \
+		"$URL/api/pulls/$ID2/approve"
+	wait_for "$ID2" approved error
+fi
+
+verdict() {
+	curl -s "$URL/api/pulls/$1" | jq -r '"\(.state): \(.message)\n   stages: \([.stages[] | "\(.name) \(.status)"] | join(", "))"'
+}
+say
+say "== verdicts"
+say "take one (pull $ID1): $(verdict "$ID1")"
+say "take two (pull $ID2): $(verdict "$ID2")"
+say
+say "dashboard: $URL/"
+say "   take one: $URL/pulls/$ID1   take two: $URL/pulls/$ID2"
+say "   maintainer log in: user maintainer, password $PASSWORD"
+s1=$(curl -s "$URL/api/pulls/$ID1" | jq -r .state)
+s2=$(curl -s "$URL/api/pulls/$ID2" | jq -r .state)
 status=0
-echo
-echo "== take one: hardening-v6.16-rc1-fix1, as b4 trailers -u rewrote it"
-"$PULLGATE" verify --keyring "$DEMO/keyring.asc" --trust "$FPR_KEES" \
-	--upstream "$DEMO/upstream.git:master" "$DEMO/kees.git" \
-	hardening-v6.16-rc1-fix1 || status=$?
-[ "$status" -eq 1 ] || { echo "demo: take one should be rejected (exit 1), got $status" >&2; exit 1; }
-
-echo
-echo "== take two: hardening-v6.16-rc1-fix1-take2"
-status=0
-"$PULLGATE" verify --keyring "$DEMO/keyring.asc" --trust "$FPR_KEES" \
-	--upstream "$DEMO/upstream.git:master" "$DEMO/kees.git" \
-	hardening-v6.16-rc1-fix1-take2 || status=$?
-[ "$status" -eq 0 ] || { echo "demo: take two should be accepted (exit 0), got $status" >&2; exit 1; }
-echo
-echo "demo: take one rejected, take two accepted"
+[ "$s1" = rejected ] || { say "demo: take one should be rejected, it is $s1" >&2; status=1; }
+case $s2 in
+approved | waiting) ;;
+*) say "demo: take two should pass every stage, it is $s2" >&2; status=1 ;;
+esac
+if [ "$status" -eq 0 ] && [ -t 0 ] && [ "${PULLGATE_DEMO_STAY:-yes}" != no ]; then
+	say
+	say "the server keeps running for the dashboard: press Ctrl-C to stop it"
+	wait "$SERVE_PID" || true
+fi
+exit "$status"

@@ -728,6 +728,28 @@ unlock:
 	return err;
 }
 
+int pg_store_set_stage(pg_store *s, int64_t id, const char *stage, const char *status,
+		       const char *summary)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, err;
+
+	pthread_mutex_lock(&s->lock);
+	if ((err = prepare(s, &st, "UPDATE stages SET status = ?, summary = ? WHERE pull = ? AND name = ?")) == 0) {
+		bind_text(st, 1, status);
+		bind_text(st, 2, summary);
+		sqlite3_bind_int64(st, 3, id);
+		bind_text(st, 4, stage);
+		if ((rc = sqlite3_step(st)) != SQLITE_DONE)
+			err = fail(s, rc, "stages");
+		else if (sqlite3_changes(s->db) == 0)
+			err = pg_error_set(PG_ENOTFOUND, "pull %lld has no %s stage", (long long)id, stage);
+	}
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&s->lock);
+	return err;
+}
+
 void pg_job_list_release(pg_job_list *l)
 {
 	size_t i;

@@ -141,6 +141,10 @@ int pg_store_save_report(pg_store *s, int64_t id, const char *state, const pg_re
 int pg_store_decide(pg_store *s, int64_t id, const char *user, const char *action,
 		    const char *expect, const char *state, const char *note);
 
+/* Set a recorded stage's status and summary (the approval, once the maintainer decided). */
+int pg_store_set_stage(pg_store *s, int64_t id, const char *stage, const char *status,
+		       const char *summary);
+
 /* Jobs, newest first; state NULL for all.  *total counts all that match. */
 typedef struct pg_job_list {
 	pg_job **items;

@@ -447,6 +447,8 @@ int pg_worker_approve(pg_worker *w, int64_t id, const char *user)
 				 w->o.branch ? w->o.branch : "master", j->merge_commit)) < 0 ||
 	    (err = pg_store_decide(w->o.store, id, user, "approve", "waiting", "approved", note.ptr)) < 0)
 		goto done;
+	if (pg_store_set_stage(w->o.store, id, "approve", "passed", note.ptr) < 0)
+		logf_(w, "pull %lld: %s", (long long)id, pg_error_last());
 	pg_events_post(w->o.events, id, "state", NULL, "approved");
 	logf_(w, "pull %lld: %s", (long long)id, note.ptr);
 done:

@@ -4,7 +4,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
-plan 40
+plan 41
 serve_setup
 serve_start
 T1=hardening-v6.16-rc1-fix1
@@ -83,6 +83,8 @@ is "$(git --git-dir="$TREE" cat-file -p master | sed -n 's/^mergetag object //p'
 get "$URL/api/pulls/$ID2"
 is "$(printf '%s' "$out" | jq -r '.decisions[-1] | "\(.user) \(.action)"')" "maintainer approve" \
 	"the store records who approved"
+is "$(printf '%s' "$out" | jq -r '.stages[-1] | "\(.name) \(.status)"')" "approve passed" \
+	"and the approve stage passed"
 code=$(curl -s -b "$SCRATCH/jar" -o "$SCRATCH/.r" -w '%{http_code}' -X POST \
 	-H "X-CSRF-Token: $CSRF" "$URL/api/pulls/$ID2/approve")
 is "$code" 409 "approving it twice is a conflict"
