@@ -531,49 +531,58 @@ int pg_tree_remove_worktree(pg_tree *t, const char *name, const char *path)
 	return pg_remove_tree(path);
 }
 
-int pg_tree_add_worktree(pg_tree *t, const char *name, const char *path)
-{
-	git_worktree *wt = NULL;
-	git_reference *ref = NULL;
-	git_worktree_add_options opts;
-	pg_buf full = PG_BUF_INIT;
-	int gerr, err;
-
-	if ((err = pg_tree_remove_worktree(t, name, path)) < 0 ||
-	    (err = pg_buf_printf(&full, "refs/heads/pullgate/%s", name)) < 0)
-		goto done;
-	if ((gerr = git_reference_lookup(&ref, t->git, full.ptr)) < 0) {
-		err = pg_git_fail(gerr, "'%s'", full.ptr);
-		goto done;
-	}
-	git_worktree_add_options_init(&opts, GIT_WORKTREE_ADD_OPTIONS_VERSION);
-	opts.ref = ref;
-	opts.checkout_options.checkout_strategy = GIT_CHECKOUT_FORCE;
-	if ((gerr = git_worktree_add(&wt, t->git, name, path, &opts)) < 0)
-		err = pg_git_fail(gerr, "worktree '%s' at '%s'", name, path);
-done:
-	git_worktree_free(wt);
-	git_reference_free(ref);
-	pg_buf_release(&full);
-	return err;
-}
+/* The worktree pullgate builds in; git names it after its directory. */
+#define BUILD_WORKTREE "build"
 
 int pg_tree_worktree_checkout(pg_tree *t, const char *name, const char *path,
 			      const pg_oid *commit)
 {
 	git_repository *wt = NULL;
+	git_worktree *handle = NULL;
+	git_reference *ref = NULL;
+	git_worktree_add_options add;
 	git_checkout_options co;
-	int gerr, err;
+	pg_buf full = PG_BUF_INIT;
+	int gerr = 0, err, registered;
 
-	if ((err = pg_tree_set_pull_branch(t, name, commit)) < 0)
-		return err;
-	if ((gerr = git_repository_open(&wt, path)) < 0)
-		return pg_git_fail(gerr, "worktree '%s'", path);
+	if ((err = pg_tree_set_pull_branch(t, name, commit)) < 0 ||
+	    (err = pg_buf_printf(&full, "refs/heads/pullgate/%s", name)) < 0 ||
+	    (registered = worktree_registered(t, BUILD_WORKTREE)) < 0) {
+		err = err < 0 ? err : registered;
+		goto done;
+	}
+	/* a registered worktree whose directory went away is pruned and made again */
+	if (registered && git_repository_open(&wt, path) < 0) {
+		if ((err = pg_tree_remove_worktree(t, BUILD_WORKTREE, path)) < 0)
+			goto done;
+		registered = 0;
+	}
+	if (!registered) {
+		if ((err = pg_remove_tree(path)) < 0)
+			goto done;
+		if ((gerr = git_reference_lookup(&ref, t->git, full.ptr)) < 0)
+			goto fail;
+		git_worktree_add_options_init(&add, GIT_WORKTREE_ADD_OPTIONS_VERSION);
+		add.ref = ref;
+		add.checkout_options.checkout_strategy = GIT_CHECKOUT_FORCE;
+		if ((gerr = git_worktree_add(&handle, t->git, BUILD_WORKTREE, path, &add)) < 0)
+			goto fail;
+		goto done; /* checked out as it was made */
+	}
+	/* the worktree is on the pull's own branch, at commit */
 	git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
 	co.checkout_strategy = GIT_CHECKOUT_FORCE | GIT_CHECKOUT_REMOVE_UNTRACKED;
-	if ((gerr = git_checkout_head(wt, &co)) < 0)
-		err = pg_git_fail(gerr, "checkout in '%s'", path);
+	if ((gerr = git_repository_set_head(wt, full.ptr)) < 0 ||
+	    (gerr = git_checkout_head(wt, &co)) < 0)
+		goto fail;
+	goto done;
+fail:
+	err = pg_git_fail(gerr, "worktree '%s' at '%s'", BUILD_WORKTREE, path);
+done:
+	git_worktree_free(handle);
+	git_reference_free(ref);
 	git_repository_free(wt);
+	pg_buf_release(&full);
 	return err;
 }
 
