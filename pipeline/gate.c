@@ -25,7 +25,6 @@ typedef struct gate {
 	pg_oid base;          /* the integration head the merge was made on */
 	pg_buf home_env;      /* PULLGATE_HOME=..., for the scripts */
 	const char *env[3];   /* what the build and boot scripts get on top */
-	bool have_worktree;
 	bool keep_refs;       /* the merge waits for approval, or was approved */
 	int lock_fd;
 } gate;
@@ -311,7 +310,6 @@ static int stage_build(gate *g, pg_stage *st)
 	    (err = pg_buf_printf(&baseline, "%s/warnings-%s", g->build_dir.ptr, hex)) < 0 ||
 	    (err = pg_write_file_atomic(log.ptr, "", 0)) < 0)
 		goto done;
-	/* the worktree exists already: it was checked out for the merge commit */
 	if (access(baseline.ptr, R_OK) != 0) {
 		/* no warnings recorded for this base: build it first, in the same tree */
 		progress(g, "build", "building the base %.12s for its warnings", hex);
@@ -323,12 +321,12 @@ static int stage_build(gate *g, pg_stage *st)
 					   pg_tree_branch(g->tree), log.ptr);
 			goto done;
 		}
-		if ((err = write_warnings(baseline.ptr, &base)) < 0 ||
-		    (err = pg_tree_worktree_checkout(g->tree, g->key.ptr, g->work.ptr,
-						     &g->report->merge_commit)) < 0)
+		if ((err = write_warnings(baseline.ptr, &base)) < 0)
 			goto done;
 	}
-	if ((err = read_lines_into(&known, &lines, &nlines, baseline.ptr)) < 0)
+	if ((err = read_lines_into(&known, &lines, &nlines, baseline.ptr)) < 0 ||
+	    (err = pg_tree_worktree_checkout(g->tree, g->key.ptr, g->work.ptr,
+					     &g->report->merge_commit)) < 0)
 		goto done;
 	progress(g, "build", "building the merge");
 	if ((err = run_build(g, &merged, log.ptr)) < 0)
@@ -545,7 +543,7 @@ static int prepare(gate *g)
 	else
 		err = pg_buf_printf(&g->tree_path, "%s/linux", o->home);
 	if (err == 0)
-		err = pg_buf_printf(&g->work, "%s/work/%s", o->home, g->key.ptr);
+		err = pg_buf_printf(&g->work, "%s/work/build", o->home);
 	if (err == 0)
 		err = pg_buf_printf(&g->logs, "%s/logs/%s", o->home, g->key.ptr);
 	if (err == 0)
@@ -574,8 +572,6 @@ static void cleanup(gate *g)
 {
 	if (!g->tree)
 		return;
-	if (g->have_worktree && pg_tree_remove_worktree(g->tree, g->key.ptr, g->work.ptr) < 0)
-		pg_error_clear(); /* leftovers are removed by the next run */
 	if (!g->keep_refs && pg_tree_drop_pull_refs(g->tree, g->key.ptr, g->report->tag) < 0)
 		pg_error_clear();
 }
@@ -635,12 +631,7 @@ int pg_gate_run(pg_report **out, const pg_pull_spec *spec, const pg_policy *poli
 		if ((err = pg_report_add_stage(&st, g.report, stages[i].name)) < 0)
 			break;
 		progress(&g, stages[i].name, "starting");
-		if (stages[i].flag == PG_GATE_BUILD) {
-			err = pg_tree_add_worktree(g.tree, g.key.ptr, g.work.ptr);
-			g.have_worktree = true;
-		}
-		if (err == 0)
-			err = stages[i].run(&g, st);
+		err = stages[i].run(&g, st);
 		st->elapsed_ms = now_ms() - ts;
 		if (err < 0) {
 			pg_stage_set(st, PG_STAGE_ERROR, NULL, "%s", pg_error_last());

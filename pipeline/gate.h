@@ -38,8 +38,9 @@ typedef struct pg_gate_opts {
  * pg_stage per stage run.  Only the approve stage moves the integration
  * branch, with a compare-and-swap against the head the merge was made on.
  * Whatever happens, the tree's working tree and integration branch are
- * left as they were unless the pull was approved; the pull's worktree is
- * removed, and its refs too unless the merge is kept for approval.
+ * left as they were unless the pull was approved, and the pull's refs are
+ * removed unless its merge is kept for approval.  The build worktree,
+ * home/work/build, is pullgate's own and stays, on the last pull's branch.
  * Negative: could not decide (the report, if any, is freed).
  */
 int pg_gate_run(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy,

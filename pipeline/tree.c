@@ -82,6 +82,158 @@ int pg_tree_head(pg_oid *out, pg_tree *t)
 	return 0;
 }
 
+static bool is_local_dir(const char *location)
+{
+	struct stat st;
+
+	return !strstr(location, "://") && stat(location, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/*
+ * Copy the objects reachable from id that the tree lacks, from a local
+ * repository: depth first, stopping at every object the tree already has
+ * (whatever an object it has reaches, it has too).  libgit2's local fetch
+ * packs much more than that for a kernel-sized tree.
+ */
+typedef struct oid_stack {
+	git_oid *v;
+	size_t n, alloc;
+} oid_stack;
+
+static int push(oid_stack *s, const git_oid *id)
+{
+	if (s->n == s->alloc) {
+		size_t na = s->alloc ? s->alloc * 2 : 256;
+		git_oid *grown = realloc(s->v, na * sizeof(*grown));
+
+		if (!grown)
+			return pg_error_oom();
+		s->v = grown;
+		s->alloc = na;
+	}
+	git_oid_cpy(&s->v[s->n++], id);
+	return 0;
+}
+
+/* The ids a tag or commit names: "object X", "tree X", "parent X" headers. */
+static int push_header_ids(oid_stack *s, const char *data, size_t len)
+{
+	const char *p = data, *end = data + len;
+	int err = 0;
+
+	while (err == 0 && p < end && *p != '\n') {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		git_oid ref;
+
+		if ((l == 47 && !memcmp(p, "object ", 7) && !git_oid_fromstrn(&ref, p + 7, 40)) ||
+		    (l == 45 && !memcmp(p, "tree ", 5) && !git_oid_fromstrn(&ref, p + 5, 40)) ||
+		    (l == 47 && !memcmp(p, "parent ", 7) && !git_oid_fromstrn(&ref, p + 7, 40)))
+			err = push(s, &ref);
+		p = nl ? nl + 1 : end;
+	}
+	return err;
+}
+
+/* The ids a tree's entries name ("<mode> <name>\0<20 bytes>"), gitlinks aside. */
+static int push_tree_ids(oid_stack *s, const char *data, size_t len)
+{
+	const char *p = data, *end = data + len;
+	int err = 0;
+
+	while (err == 0 && p < end) {
+		const char *nul = memchr(p, '\0', (size_t)(end - p));
+		git_oid ref;
+
+		if (!nul || end - nul < 21)
+			break;
+		/* a gitlink (160000) names a commit of another repository */
+		if (strncmp(p, "160000", 6)) {
+			git_oid_fromraw(&ref, (const unsigned char *)nul + 1);
+			err = push(s, &ref);
+		}
+		p = nul + 21;
+	}
+	return err;
+}
+
+/*
+ * Copy the objects reachable from start that the tree lacks, from a local
+ * repository: depth first, stopping at every object the tree already has
+ * (whatever an object it has reaches, it has too).  libgit2's local fetch
+ * packs far more than that for a kernel-sized tree (minutes, not seconds).
+ */
+static int import_missing(git_odb *dst, git_odb *src, const git_oid *start)
+{
+	oid_stack s = { NULL, 0, 0 };
+	int gerr = 0, err = push(&s, start);
+
+	while (s.n && err == 0) {
+		git_oid id = s.v[--s.n], written;
+		git_odb_object *obj = NULL;
+		const char *data;
+		size_t len;
+
+		if (git_odb_exists(dst, &id))
+			continue;
+		if ((gerr = git_odb_read(&obj, src, &id)) < 0 ||
+		    (gerr = git_odb_write(&written, dst, git_odb_object_data(obj),
+					  git_odb_object_size(obj), git_odb_object_type(obj))) < 0) {
+			git_odb_object_free(obj);
+			err = pg_git_fail(gerr, "copying objects");
+			break;
+		}
+		data = git_odb_object_data(obj);
+		len = git_odb_object_size(obj);
+		switch (git_odb_object_type(obj)) {
+		case GIT_OBJECT_TAG:
+		case GIT_OBJECT_COMMIT:
+			err = push_header_ids(&s, data, len);
+			break;
+		case GIT_OBJECT_TREE:
+			err = push_tree_ids(&s, data, len);
+			break;
+		default:
+			break;
+		}
+		git_odb_object_free(obj);
+	}
+	free(s.v);
+	return err;
+}
+
+/* For a local repository: resolve the tag there and copy what is missing. */
+static int import_local_tag(pg_tree *t, const char *location, const char *name,
+			    const char *local_ref, git_oid *got)
+{
+	git_repository *src = NULL;
+	git_odb *src_odb = NULL, *dst_odb = NULL;
+	git_reference *ref = NULL;
+	pg_buf full = PG_BUF_INIT;
+	int gerr, err;
+
+	if ((err = pg_buf_printf(&full, "refs/tags/%s", name)) < 0)
+		return err;
+	if ((gerr = git_repository_open_ext(&src, location, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL)) < 0 ||
+	    (gerr = git_reference_name_to_id(got, src, full.ptr)) < 0 ||
+	    (gerr = git_repository_odb(&src_odb, src)) < 0 ||
+	    (gerr = git_repository_odb(&dst_odb, t->git)) < 0) {
+		err = pg_git_fail(gerr, "tag '%s' in '%s'", name, location);
+		goto done;
+	}
+	if ((err = import_missing(dst_odb, src_odb, got)) < 0)
+		goto done;
+	if ((gerr = git_reference_create(&ref, t->git, local_ref, got, 1, "pullgate: fetch")) < 0)
+		err = pg_git_fail(gerr, "'%s'", local_ref);
+done:
+	git_reference_free(ref);
+	git_odb_free(dst_odb);
+	git_odb_free(src_odb);
+	git_repository_free(src);
+	pg_buf_release(&full);
+	return err;
+}
+
 int pg_tree_fetch_tag(pg_tree *t, const char *location, const char *tag, const pg_oid *verified)
 {
 	git_remote *remote = NULL;
@@ -97,14 +249,19 @@ int pg_tree_fetch_tag(pg_tree *t, const char *location, const char *tag, const p
 	    (err = pg_buf_printf(&spec, "+refs/tags/%s:%s", name, local.ptr)) < 0)
 		goto done;
 	specs[0] = spec.ptr;
-	git_fetch_options_init(&opts, GIT_FETCH_OPTIONS_VERSION);
-	opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
-	opts.update_fetchhead = 0;
-	if ((gerr = git_remote_create_anonymous(&remote, t->git, location)) < 0 ||
-	    (gerr = git_remote_fetch(remote, &arr, &opts, NULL)) < 0 ||
-	    (gerr = git_reference_name_to_id(&got, t->git, local.ptr)) < 0) {
-		err = pg_git_fail(gerr, "fetch tag '%s' from '%s'", name, location);
-		goto done;
+	if (is_local_dir(location)) {
+		if ((err = import_local_tag(t, location, name, local.ptr, &got)) < 0)
+			goto done;
+	} else {
+		git_fetch_options_init(&opts, GIT_FETCH_OPTIONS_VERSION);
+		opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
+		opts.update_fetchhead = 0;
+		if ((gerr = git_remote_create_anonymous(&remote, t->git, location)) < 0 ||
+		    (gerr = git_remote_fetch(remote, &arr, &opts, NULL)) < 0 ||
+		    (gerr = git_reference_name_to_id(&got, t->git, local.ptr)) < 0) {
+			err = pg_git_fail(gerr, "fetch tag '%s' from '%s'", name, location);
+			goto done;
+		}
 	}
 	if (memcmp(got.id, verified->id, PG_OID_RAWSZ)) {
 		char a[PG_OID_HEXSZ + 1], b[PG_OID_HEXSZ + 1];
@@ -374,49 +531,58 @@ int pg_tree_remove_worktree(pg_tree *t, const char *name, const char *path)
 	return pg_remove_tree(path);
 }
 
-int pg_tree_add_worktree(pg_tree *t, const char *name, const char *path)
-{
-	git_worktree *wt = NULL;
-	git_reference *ref = NULL;
-	git_worktree_add_options opts;
-	pg_buf full = PG_BUF_INIT;
-	int gerr, err;
-
-	if ((err = pg_tree_remove_worktree(t, name, path)) < 0 ||
-	    (err = pg_buf_printf(&full, "refs/heads/pullgate/%s", name)) < 0)
-		goto done;
-	if ((gerr = git_reference_lookup(&ref, t->git, full.ptr)) < 0) {
-		err = pg_git_fail(gerr, "'%s'", full.ptr);
-		goto done;
-	}
-	git_worktree_add_options_init(&opts, GIT_WORKTREE_ADD_OPTIONS_VERSION);
-	opts.ref = ref;
-	opts.checkout_options.checkout_strategy = GIT_CHECKOUT_FORCE;
-	if ((gerr = git_worktree_add(&wt, t->git, name, path, &opts)) < 0)
-		err = pg_git_fail(gerr, "worktree '%s' at '%s'", name, path);
-done:
-	git_worktree_free(wt);
-	git_reference_free(ref);
-	pg_buf_release(&full);
-	return err;
-}
+/* The worktree pullgate builds in; git names it after its directory. */
+#define BUILD_WORKTREE "build"
 
 int pg_tree_worktree_checkout(pg_tree *t, const char *name, const char *path,
 			      const pg_oid *commit)
 {
 	git_repository *wt = NULL;
+	git_worktree *handle = NULL;
+	git_reference *ref = NULL;
+	git_worktree_add_options add;
 	git_checkout_options co;
-	int gerr, err;
+	pg_buf full = PG_BUF_INIT;
+	int gerr = 0, err, registered;
 
-	if ((err = pg_tree_set_pull_branch(t, name, commit)) < 0)
-		return err;
-	if ((gerr = git_repository_open(&wt, path)) < 0)
-		return pg_git_fail(gerr, "worktree '%s'", path);
+	if ((err = pg_tree_set_pull_branch(t, name, commit)) < 0 ||
+	    (err = pg_buf_printf(&full, "refs/heads/pullgate/%s", name)) < 0 ||
+	    (registered = worktree_registered(t, BUILD_WORKTREE)) < 0) {
+		err = err < 0 ? err : registered;
+		goto done;
+	}
+	/* a registered worktree whose directory went away is pruned and made again */
+	if (registered && git_repository_open(&wt, path) < 0) {
+		if ((err = pg_tree_remove_worktree(t, BUILD_WORKTREE, path)) < 0)
+			goto done;
+		registered = 0;
+	}
+	if (!registered) {
+		if ((err = pg_remove_tree(path)) < 0)
+			goto done;
+		if ((gerr = git_reference_lookup(&ref, t->git, full.ptr)) < 0)
+			goto fail;
+		git_worktree_add_options_init(&add, GIT_WORKTREE_ADD_OPTIONS_VERSION);
+		add.ref = ref;
+		add.checkout_options.checkout_strategy = GIT_CHECKOUT_FORCE;
+		if ((gerr = git_worktree_add(&handle, t->git, BUILD_WORKTREE, path, &add)) < 0)
+			goto fail;
+		goto done; /* checked out as it was made */
+	}
+	/* the worktree is on the pull's own branch, at commit */
 	git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
 	co.checkout_strategy = GIT_CHECKOUT_FORCE | GIT_CHECKOUT_REMOVE_UNTRACKED;
-	if ((gerr = git_checkout_head(wt, &co)) < 0)
-		err = pg_git_fail(gerr, "checkout in '%s'", path);
+	if ((gerr = git_repository_set_head(wt, full.ptr)) < 0 ||
+	    (gerr = git_checkout_head(wt, &co)) < 0)
+		goto fail;
+	goto done;
+fail:
+	err = pg_git_fail(gerr, "worktree '%s' at '%s'", BUILD_WORKTREE, path);
+done:
+	git_worktree_free(handle);
+	git_reference_free(ref);
 	git_repository_free(wt);
+	pg_buf_release(&full);
 	return err;
 }
 

@@ -68,19 +68,16 @@ int pg_tree_merge(pg_merge_result *out, pg_tree *t, const pg_oid *base, const pg
 int pg_tree_set_pull_branch(pg_tree *t, const char *name, const pg_oid *commit);
 
 /*
- * Check out refs/heads/pullgate/<name> in a worktree of its own at path
- * (a leftover worktree of that name, from a killed run, is removed
- * first).  pg_tree_remove_worktree() undoes it, files included.
- */
-int pg_tree_add_worktree(pg_tree *t, const char *name, const char *path);
-int pg_tree_remove_worktree(pg_tree *t, const char *name, const char *path);
-
-/*
- * Point refs/heads/pullgate/<name> at commit and force the worktree at
- * path (made by pg_tree_add_worktree) to check it out.
+ * Point refs/heads/pullgate/<name> at commit and check it out in the
+ * worktree at path, making the worktree if it does not exist.  One
+ * worktree serves every pull in turn, on the pull's own branch: kbuild
+ * and ccache key their work on the source tree's path, so a new path per
+ * pull would cost a full kernel rebuild each time.  pg_tree_remove_worktree()
+ * removes a worktree, files included.
  */
 int pg_tree_worktree_checkout(pg_tree *t, const char *name, const char *path,
 			      const pg_oid *commit);
+int pg_tree_remove_worktree(pg_tree *t, const char *name, const char *path);
 
 /* Delete refs/heads/pullgate/<name> and refs/pullgate/tags/<tag>, if present. */
 int pg_tree_drop_pull_refs(pg_tree *t, const char *name, const char *tag);

@@ -69,10 +69,12 @@ fail() {
 	exit 1
 }
 
-# The config depends on the fragment, the toolchain and the tree (the
-# series may change Kconfig files).
-stamp=$(printf '%s\n%s\n%s\n%s\n' "$(sha256sum "$fragment")" "$stamp_tool" "$llvm" \
-	"$(git -C "$src" rev-parse 'HEAD^{tree}' 2>/dev/null || echo nogit)" | sha256sum | cut -d' ' -f1)
+# The config depends on the fragment, the toolchain and the tree's Kconfig
+# files (a series or a pull may change them).  Only those: re-running
+# allnoconfig for a change elsewhere would make every object look stale.
+kconfigs=$(cd "$src" && find . -name 'Kconfig*' -type f | LC_ALL=C sort | xargs sha256sum | sha256sum)
+stamp=$(printf '%s\n%s\n%s\n%s\n' "$(sha256sum <"$fragment")" "$stamp_tool" "$llvm" "$kconfigs" |
+	sha256sum | cut -d' ' -f1)
 
 t0=$(pg_now)
 if [ -f "$out/.config" ] && [ "$(cat "$out/.pullgate-config" 2>/dev/null)" = "$stamp" ]; then

@@ -39,7 +39,23 @@ step tree "$PG_TOP/scripts/kernel/tree.sh"
 step series "$PG_TOP/scripts/kernel/series.sh" apply
 echo "check-kernel: per-seed report (patches/linux-6.12/seeds):"
 "$PG_TOP/scripts/kernel/series.sh" report
-step build "$PG_TOP/scripts/kernel/build.sh" "$PG_LINUX" "$out" "$out/build.log" Image
+# The build runs in $PULLGATE_HOME/work/build, the worktree the merge bot
+# builds pulls in too: kbuild and ccache key objects on the source path, so
+# one path for both keeps the objects and the cache shared.
+build_worktree() {
+	wt="$PULLGATE_HOME/work/build"
+	if pg_git worktree list --porcelain | grep -qx "worktree $wt" && [ -d "$wt/.git" ] ||
+	   [ -f "$wt/.git" ]; then
+		git -C "$wt" checkout -q -f -B pullgate/build "$PG_REF_SERIES"
+	else
+		rm -rf "$wt"
+		pg_git worktree prune
+		mkdir -p "$(dirname "$wt")"
+		pg_git worktree add -q -f -B pullgate/build "$wt" "$PG_REF_SERIES"
+	fi
+}
+step worktree build_worktree
+step build "$PG_TOP/scripts/kernel/build.sh" "$PULLGATE_HOME/work/build" "$out" "$out/build.log" Image
 step boot "$PG_TOP/scripts/kernel/boot.sh" "$out" "$bootlog" "$timeout" || {
 	rc=$?
 	"$pullgate" ktap "$bootlog" || true

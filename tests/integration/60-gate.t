@@ -3,7 +3,7 @@
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
-plan 47
+plan 48
 fixture_incident
 export PULLGATE_DATADIR="$TOP/tests/fakes"
 TREE="$SCRATCH/tree.git"
@@ -16,11 +16,16 @@ gate() {
 	run "$PULLGATE" gate --keyring "$KEYRING" --trust "$FPR_KEES" --upstream "$UP" \
 		--tree "$TREE" "$@" "$KEES" "$T2"
 }
-# state: the tree's refs, its registered worktrees and the work directory
+# pulls' worktrees: every worktree but the tree itself and pullgate's build worktree
+pull_worktrees() {
+	git --git-dir="$TREE" worktree list --porcelain | grep '^worktree ' |
+		grep -v -e "^worktree $TREE\$" -e "^worktree $PULLGATE_HOME/work/build\$" | wc -l | tr -d ' '
+}
+# state: the tree's refs, the pulls' worktrees and what else is in the work directory
 state() {
 	git --git-dir="$TREE" for-each-ref --format='%(objectname) %(refname)'
-	git --git-dir="$TREE" worktree list --porcelain | grep -c '^worktree' || true
-	ls "$PULLGATE_HOME/work" 2>/dev/null || true
+	pull_worktrees
+	ls "$PULLGATE_HOME/work" 2>/dev/null | grep -vx build || true
 }
 reset_tree() {
 	git --git-dir="$TREE" update-ref refs/heads/master "$BASE"
@@ -73,8 +78,9 @@ MERGE=$(printf '%s' "$out" | jq -r .merge_commit)
 is "$(git --git-dir="$TREE" rev-parse master)" "$BASE" "the integration branch has not moved"
 is "$(git --git-dir="$TREE" rev-parse "refs/heads/pullgate/$KEY")" "$MERGE" \
 	"the tested merge waits on its own branch"
-is "$(git --git-dir="$TREE" worktree list --porcelain | grep -c '^worktree')" 1 \
-	"its worktree is gone"
+is "$(pull_worktrees)" 0 "it leaves no worktree of its own behind"
+is "$(git -C "$PULLGATE_HOME/work/build" rev-parse HEAD)" "$MERGE" \
+	"the build worktree holds the tested merge, on the pull's branch"
 reset_tree
 
 # --- approval, with a new warning -------------------------------------------------------
@@ -150,5 +156,4 @@ pkill -KILL -f "tests/fakes/scripts/kernel/build.sh" 2>/dev/null || true
 unset FAKE_BUILD
 gate --json --approve
 is "$rc" 0 "after a SIGKILL mid-build the next run goes through"
-is "$(git --git-dir="$TREE" worktree list --porcelain | grep -c '^worktree')" 1 \
-	"leaving no stale worktree behind"
+is "$(pull_worktrees)" 0 "leaving no stale worktree behind"
