@@ -38,7 +38,10 @@ get "$URL/api/pulls/$ID"
 is "$(printf '%s' "$out" | jq -r '.decisions[-1] | "\(.user) \(.action)"')" "maintainer cancel" \
 	"the cancellation is recorded with who did it"
 is "$(git --git-dir="$TREE" rev-parse master)" "$BASE" "nothing moved"
-is "$(git --git-dir="$TREE" worktree list --porcelain | grep -c '^worktree')" 1 "no worktree is left"
+# every worktree but the tree itself and the gate's one persistent build worktree
+is "$(git --git-dir="$TREE" worktree list --porcelain | grep '^worktree ' |
+	grep -v -e "^worktree $TREE\$" -e "^worktree $PULLGATE_HOME/work/build\$" | wc -l | tr -d ' ')" 0 \
+	"no worktree of the pull's is left"
 
 # --- SIGKILL in the middle of a build, then a restart ------------------------------------------
 hook push "$SCRATCH/take2.json" run-2
