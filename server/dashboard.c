@@ -378,7 +378,7 @@ static void merge_preview(pg_buf *out, const pg_server *srv, const pg_job *j, co
 
 	if (!j->merge_commit && !m)
 		return;
-	pg_buf_puts(out, "<section id=\"merge\"><h2>Merge preview</h2>\n<dl>");
+	pg_buf_puts(out, "<section id=\"merge\"><h2>Merge preview</h2>\n<dl class=\"facts\">");
 	if (j->merge_commit) {
 		pg_buf_puts(out, "<dt>merge commit</dt><dd>");
 		short_id(out, j->merge_commit);

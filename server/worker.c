@@ -1,6 +1,7 @@
 /* worker.c - verify threads and the one kernel thread, driving pg_gate_run and the store. */
 #include "server/worker.h"
 #include "common/error.h"
+#include "common/git.h"
 #include "pipeline/gate.h"
 #include "verifier/mail.h"
 
@@ -32,6 +33,7 @@ struct pg_worker {
 	bool stopping;
 	pthread_t threads[MAX_THREADS];
 	size_t nthreads;
+	bool git_ready;         /* pg_git_init() succeeded: shut down after the threads */
 	slot slots[MAX_THREADS];
 	thread_arg args[2];     /* what the verify threads and the kernel thread run with */
 };
@@ -324,6 +326,16 @@ int pg_worker_start(pg_worker **out, const pg_worker_opts *opts)
 	*out = NULL;
 	if (!w)
 		return pg_error_oom();
+	/*
+	 * libgit2 keeps per-thread state that it frees when a thread ends only
+	 * while it is initialised: keep it so for as long as the threads run,
+	 * not just for each verification.
+	 */
+	if ((err = pg_git_init()) < 0) {
+		free(w);
+		return err;
+	}
+	w->git_ready = true;
 	w->o = *opts;
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_mutex_init(&w->approve_lock, NULL);
@@ -478,5 +490,7 @@ void pg_worker_stop(pg_worker *w)
 	pthread_cond_destroy(&w->wake);
 	pthread_mutex_destroy(&w->lock);
 	pthread_mutex_destroy(&w->approve_lock);
+	if (w->git_ready)
+		git_libgit2_shutdown();
 	free(w);
 }

@@ -4,7 +4,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
-plan 46
+plan 47
 serve_setup
 serve_start
 T2=hardening-v6.16-rc1-fix1-take2
@@ -144,3 +144,5 @@ get "$URL/healthz"
 is "$code" 200 "after all that the server is healthy"
 rejects=$(curl -s "$URL/metrics" | awk '/^pullgate_hook_rejections_total\{hook="push",reason="signature"\}/ { print $2 }')
 is "$rejects" 4 "/metrics counts the push rejections by reason"
+serve_stop
+is "$SERVE_RC" 0 "the server stops cleanly on SIGTERM"

@@ -4,7 +4,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
-plan 41
+plan 42
 serve_setup
 serve_start
 T1=hardening-v6.16-rc1-fix1
@@ -117,3 +117,5 @@ metrics=$(curl -s "$URL/metrics")
 like "$metrics" '^pullgate_jobs\{state="approved"\} 1$' "/metrics counts jobs by state"
 like "$metrics" '^pullgate_stage_duration_seconds_count\{stage="build"\} 1$' "and stage durations"
 like "$metrics" '^pullgate_hook_deliveries_total\{hook="pull-request"\} 1$' "and deliveries"
+serve_stop
+is "$SERVE_RC" 0 "the server stops cleanly on SIGTERM"

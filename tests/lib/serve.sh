@@ -78,6 +78,17 @@ serve_kill() {
 	SERVE_PID=
 }
 
+# serve_stop: SIGTERM, and $SERVE_RC is the server's exit status (non-zero
+# under the sanitizers when it leaked or misbehaved)
+serve_stop() {
+	kill -TERM "$SERVE_PID"
+	set +e
+	wait "$SERVE_PID"
+	SERVE_RC=$?
+	set -e
+	SERVE_PID=
+}
+
 # sign SECRET FILE: the X-Pullgate-Signature value for FILE's bytes
 sign() {
 	perl -MDigest::SHA=hmac_sha256_hex -e 'local $/; binmode STDIN; print "sha256=", hmac_sha256_hex(<STDIN>, $ARGV[0])' \
@@ -137,7 +148,14 @@ XSS='<script>alert(1)</script><img src=x onerror="alert(2)">'
 xss_tag() {
 	w="$SCRATCH/xss-work"
 	rm -rf "$w" "$SCRATCH/gnupg-xss"
-	cp -r "$FX/gnupg" "$SCRATCH/gnupg-xss"
+	# a private copy of the keys, without the agent sockets another test may have made
+	mkdir -m 700 "$SCRATCH/gnupg-xss"
+	for f in "$FX/gnupg"/*; do
+		case ${f##*/} in
+		S.*) ;;
+		*) cp -r "$f" "$SCRATCH/gnupg-xss/" ;;
+		esac
+	done
 	git clone -q --no-checkout "$KREPO" "$w"
 	(
 		cd "$w"
