@@ -4,7 +4,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
-plan 47
+plan 48
 serve_setup
 serve_start
 T2=hardening-v6.16-rc1-fix1-take2
@@ -59,6 +59,12 @@ head -c 300000 /dev/zero | tr '\0' 'x' >"$SCRATCH/huge.json"
 hook push "$SCRATCH/huge.json" huge-1
 is "$code" 413 "a body over max-body is refused (413)"
 like "$(err_of)" "larger than 262144 bytes" "naming the cap"
+# no Content-Length: the cap holds while the body streams in
+code=$(curl -s -o "$SCRATCH/.r" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+	-H 'Transfer-Encoding: chunked' -H 'X-Pullgate-Delivery: huge-2' \
+	-H "X-Pullgate-Signature: $(sign "$PUSH_SECRET" "$SCRATCH/huge.json")" \
+	--data-binary "@$SCRATCH/huge.json" "$URL/hooks/push")
+is "$code" 413 "a chunked body over max-body is refused too"
 hook push "$B" ctype-1 text/html
 is "$code" 415 "a push that is not JSON or YAML is refused (415)"
 hook pull-request "$B" ctype-2 application/json
