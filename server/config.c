@@ -563,7 +563,7 @@ int pg_config_load(pg_config **out, const char *path)
 	*out = NULL;
 	pg_buf_init(&text, PG_CONFIG_MAX_SIZE);
 	if ((err = pg_buf_read_file(&text, path)) < 0)
-		err = pg_error_wrap(err, "configuration '%s'", path);
+		err = pg_error_wrap(err, "configuration");
 	else
 		err = pg_config_parse(out, text.ptr, text.len, path);
 	pg_buf_release_secret(&text);

@@ -5,7 +5,8 @@
 // kept in tests/artifacts/.  Prints one TAP line per assertion and a final
 // "N passed, N failed" line; exits non-zero when anything failed.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { createHmac } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,7 +45,7 @@ function startServer() {
 			while ((nl = buf.indexOf('\n')) >= 0) {
 				const line = buf.slice(0, nl);
 				buf = buf.slice(nl + 1);
-				const m = line.match(/^([A-Z0-9]+)=(.*)$/);
+				const m = line.match(/^([A-Z0-9_]+)=(.*)$/);
 				if (m)
 					info[m[1]] = m[2];
 				if (line === 'READY') {
@@ -126,6 +127,26 @@ try {
 		'the session cookie is out of reach of scripts (HttpOnly)');
 	const cookie = (await context.cookies()).find((c) => c.name === 'pg_session');
 	ok(cookie && cookie.httpOnly && cookie.sameSite === 'Strict', 'and SameSite=Strict', cookie);
+
+	// --- live progress: a pull pushed now is watched while it builds ---------------------------
+	const body = readFileSync(srv.LIVE);
+	const sig = 'sha256=' + createHmac('sha256', srv.PUSH_SECRET).update(body).digest('hex');
+	const res = await fetch(url + '/hooks/push', {
+		method: 'POST', body,
+		headers: { 'Content-Type': 'application/json', 'X-Pullgate-Delivery': 'browser-live',
+			'X-Pullgate-Signature': sig },
+	});
+	const live = (await res.json()).jobs[0];
+	ok(res.status === 202, 'a push signed in the test is accepted', res.status);
+	await page.goto(`${url}/pulls/${live}`);
+	ok(await page.evaluate(() => document.body.dataset.final) === 'no', 'its page opens while it runs');
+	await page.waitForSelector('#progress li:has-text("[build]")', { timeout: 20000 });
+	const seen = await page.locator('#progress li').allTextContents();
+	ok(seen.some((t) => /^\[build\] /.test(t)) && seen.some((t) => t === 'state: building'),
+		'server-sent events show the build as it runs', seen);
+	await page.waitForSelector('h1 .state[data-state="waiting"]', { timeout: 30000 });
+	ok(await page.evaluate(() => document.body.dataset.final) === 'yes',
+		'the page reloads by itself when the pull is done');
 
 	await page.goto(`${url}/pulls/${srv.ID2}`);
 	ok(await page.locator('#kunit-table tr.ktap-pass').count() === 2, 'take two shows its KUnit results');

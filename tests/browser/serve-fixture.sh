@@ -3,7 +3,11 @@
 #
 #   PULLGATE=... [PULLGATE_FIXTURES=...] tests/browser/serve-fixture.sh
 #
-# Prints KEY=VALUE lines (URL, ID1, ID2, IDX, PASSWORD), then READY, and
+# The build is the stand-in of tests/fakes slowed down by tests/browser/fakes
+# (BROWSER_BUILD_DELAY seconds, default 2), so that a pull the browser test
+# pushes itself (LIVE, a push record, signed with PUSH_SECRET) is seen
+# running.  Prints KEY=VALUE lines (URL, ID1, ID2, IDX, PASSWORD, LIVE,
+# PUSH_SECRET), then READY, and
 # keeps the server running until it gets SIGTERM; then it stops the server
 # and removes its scratch directory.
 set -eu
@@ -20,6 +24,7 @@ cleanup() {
 trap 'cleanup; exit 0' TERM INT
 trap cleanup EXIT
 
+SERVE_DATADIR="$TOP/tests/browser/fakes"
 serve_setup >/dev/null
 serve_start
 push_record "$SCRATCH/take1.json" hardening-v6.16-rc1-fix1
@@ -40,6 +45,9 @@ echo "ID1=$ID1"
 echo "ID2=$ID2"
 echo "IDX=$IDX"
 echo "PASSWORD=$SERVE_PASSWORD"
+cp "$SCRATCH/take2.json" "$SCRATCH/live.json"
+echo "LIVE=$SCRATCH/live.json"
+echo "PUSH_SECRET=$PUSH_SECRET"
 echo READY
 # wait for the server; a signal to this script stops it
 while kill -0 "$SERVE_PID" 2>/dev/null; do sleep 0.2; done

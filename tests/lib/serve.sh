@@ -54,7 +54,7 @@ EOC
 # serve_start: start the server; $URL, $SERVE_PID; its stderr in $SCRATCH/serve.err
 serve_start() {
 	: >"$SCRATCH/serve.out"
-	PULLGATE_DATADIR="$TOP/tests/fakes" "$PULLGATE" serve --config "$CONFIG" \
+	PULLGATE_DATADIR="${SERVE_DATADIR:-$TOP/tests/fakes}" "$PULLGATE" serve --config "$CONFIG" \
 		>"$SCRATCH/serve.out" 2>>"$SCRATCH/serve.err" &
 	SERVE_PID=$!
 	TAP_CLEANUP="${TAP_CLEANUP:-} serve_kill"
