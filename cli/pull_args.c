@@ -112,6 +112,10 @@ int cli_pull_option(cli_pull_args *a, int c, const char *arg)
 		return 0;
 	case CLI_OPT_POLICY:
 		return 0; /* loaded by cli_pull_init */
+	case CLI_OPT_REPOSITORY:
+		/* widens the policy's allow-list, as --trust widens its signers */
+		return pg_policy_list_add(&p->repositories, &p->nrepositories, arg) < 0 ?
+			cli_fail(NULL) : 0;
 	default:
 		return -1;
 	}

@@ -18,6 +18,7 @@ enum cli_pull_opt {
 	CLI_OPT_TRUST,
 	CLI_OPT_PULL_REQUEST,
 	CLI_OPT_POLICY,
+	CLI_OPT_REPOSITORY,
 	CLI_OPT__NEXT, /* a command's own options start here */
 };
 
@@ -30,11 +31,13 @@ enum cli_pull_opt {
 	{ "keyring", required_argument, NULL, CLI_OPT_KEYRING }, \
 	{ "trust", required_argument, NULL, CLI_OPT_TRUST }, \
 	{ "pull-request", required_argument, NULL, CLI_OPT_PULL_REQUEST }, \
-	{ "policy", required_argument, NULL, CLI_OPT_POLICY }
+	{ "policy", required_argument, NULL, CLI_OPT_POLICY }, \
+	{ "allow-repository", required_argument, NULL, CLI_OPT_REPOSITORY }
 
 #define CLI_PULL_USAGE \
 	"[--policy FILE] [--upstream REPO[:BRANCH]] [--protect EMAIL]... [--allow-committer EMAIL]... " \
 	"[--max-commits N] [--keyring FILE] [--trust FPR[:TAGGLOB]]... " \
+	"[--allow-repository GLOB]... " \
 	"[--pull-request MAIL] [--json] REPO TAG"
 
 typedef struct cli_pull_args {

@@ -128,8 +128,8 @@ static int on_line(void *vctx, const char *line, size_t len)
 			char msg[96];
 
 			if (c->o->objects_hint)
-				snprintf(msg, sizeof(msg), "%zu objects (a full build has %zu)",
-					 c->r->objects, c->o->objects_hint);
+				snprintf(msg, sizeof(msg), "%zu / %zu objects", c->r->objects,
+					 c->o->objects_hint);
 			else
 				snprintf(msg, sizeof(msg), "%zu objects", c->r->objects);
 			c->o->progress(c->o->ctx, "build", msg);

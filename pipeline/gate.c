@@ -216,9 +216,26 @@ static int write_warnings(const char *path, const pg_build_result *r)
 	return err;
 }
 
+/*
+ * How many objects a full build of this build dir compiles: the most any
+ * build here compiled.  It is the "total" of the progress line.
+ */
+static size_t read_objects_hint(const char *path)
+{
+	pg_buf b = PG_BUF_INIT;
+	size_t n = 0;
+
+	if (pg_buf_read_file(&b, path) == 0)
+		n = (size_t)strtoul(b.ptr, NULL, 10);
+	else
+		pg_error_clear();
+	pg_buf_release(&b);
+	return n;
+}
+
 static int run_build(gate *g, pg_build_result *r, const char *log)
 {
-	pg_buf script = PG_BUF_INIT, stamp = PG_BUF_INIT;
+	pg_buf script = PG_BUF_INIT, stamp = PG_BUF_INIT, hint = PG_BUF_INIT;
 	pg_build_opts bo;
 	const char *argv[6];
 	int err;
@@ -227,7 +244,8 @@ static int run_build(gate *g, pg_build_result *r, const char *log)
 	    (err = pg_buf_printf(&stamp, "%s/.pullgate-building", g->build_dir.ptr)) < 0 ||
 	    (err = pg_mkdir_p(g->build_dir.ptr)) < 0 ||
 	    (err = drop_interrupted_objects(g->build_dir.ptr, stamp.ptr)) < 0 ||
-	    (err = pg_write_file_atomic(stamp.ptr, "", 0)) < 0)
+	    (err = pg_write_file_atomic(stamp.ptr, "", 0)) < 0 ||
+	    (err = pg_buf_printf(&hint, "%s/.pullgate-objects", g->build_dir.ptr)) < 0)
 		goto done;
 	argv[0] = script.ptr;
 	argv[1] = g->work.ptr;
@@ -239,6 +257,7 @@ static int run_build(gate *g, pg_build_result *r, const char *log)
 	bo.env = g->env;
 	bo.log = log;
 	bo.timeout_s = g->o->build_timeout_s ? g->o->build_timeout_s : 3600;
+	bo.objects_hint = read_objects_hint(hint.ptr);
 	bo.progress = g->o->progress;
 	bo.ctx = g->o->ctx;
 	bo.cancel = g->o->cancel;
@@ -251,9 +270,16 @@ static int run_build(gate *g, pg_build_result *r, const char *log)
 	}
 	if (r->ok)
 		unlink(stamp.ptr); /* a complete build: nothing to distrust next time */
+	if (r->ok && r->objects > bo.objects_hint) {
+		char n[32];
+
+		snprintf(n, sizeof(n), "%zu\n", r->objects);
+		err = pg_write_file_atomic(hint.ptr, n, strlen(n));
+	}
 done:
 	pg_buf_release(&script);
 	pg_buf_release(&stamp);
+	pg_buf_release(&hint);
 	return err;
 }
 

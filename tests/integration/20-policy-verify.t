@@ -3,7 +3,7 @@
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
-plan 34
+plan 35
 fixture_incident
 "$TOP/fixtures/policy.sh" "$FX"
 POLICY="$FX/policy.yaml"
@@ -56,6 +56,10 @@ run "$PULLGATE" verify --json --policy "$TOP/policies/kernel-toplevel.yaml" --up
 is "$rc" 3 "the shipped kernel-toplevel policy fetches only from kernel.org trees"
 is "$err" "error: repository '$KEES' is not in the policy's list of repositories" \
 	"and says why it will not fetch from a path"
+run "$PULLGATE" verify --policy "$TOP/policies/kernel-toplevel.yaml" --upstream "$UP" \
+	--keyring "$KEYRING" --trust "$FPR_KEES" --allow-repository "$KEES" "$KEES" \
+	hardening-v6.16-rc1-fix1-take2
+is "$rc" 0 "with the fixture repository allowed and Kees's key trusted it accepts take two"
 
 # --- checks: a severity per check ---------------------------------------------------
 off=$(policy off 'checks: {range-size: off}')
