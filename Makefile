@@ -36,6 +36,9 @@ LIB_OBJ := $(LIB_SRC:%.c=$(O)/obj/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(O)/obj/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(O)/tests/%)
 
+# The fragments come before the rules below, so `all` is named the default.
+.DEFAULT_GOAL := all
+
 # Fragments add kernel, server and browser targets and append to CHECKS;
 # GEN_OBJ takes the objects of generated sources (embedded assets).
 CHECKS :=

@@ -4,10 +4,6 @@
 #
 # The HTTP tests are ordinary integration tests (tests/integration/7x-*.t).
 
-# The fragments are read before the Makefile's own `all` rule, so a bare
-# `make` would otherwise run the first fragment's first target (check-kernel).
-.DEFAULT_GOAL := all
-
 ASSETS := $(sort $(wildcard server/assets/*))
 
 $(O)/gen/assets.c: $(ASSETS) scripts/gen-assets.sh

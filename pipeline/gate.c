@@ -571,7 +571,8 @@ static int prepare(gate *g)
 	if (err == 0)
 		err = pg_buf_printf(&g->work, "%s/work/build", o->home);
 	if (err == 0)
-		err = pg_buf_printf(&g->logs, "%s/logs/%s", o->home, g->key.ptr);
+		err = pg_buf_printf(&g->logs, "%s/logs/%s", o->home,
+				    o->run_name ? o->run_name : g->key.ptr);
 	if (err == 0)
 		err = pg_buf_printf(&g->build_dir, "%s/build/arm64-gcc", o->home);
 	if (err == 0)
@@ -728,7 +729,7 @@ int pg_gate_approve(pg_report *r, const pg_gate_opts *o, const char *repo, pg_bu
 	else
 		err = pg_buf_printf(&path, "%s/linux", o->home);
 	if (err == 0 && (err = pg_gate_pull_key(&key, r->tag)) == 0)
-		err = pg_buf_printf(&logs, "%s/logs/%s", o->home, key.ptr);
+		err = pg_buf_printf(&logs, "%s/logs/%s", o->home, o->run_name ? o->run_name : key.ptr);
 	if (err == 0 && (err = pg_mkdir_p(logs.ptr)) == 0 &&
 	    (err = pg_tree_open(&tree, path.ptr, o->branch ? o->branch : "master")) == 0 &&
 	    (err = pg_tree_advance(tree, &r->merge_base, &r->merge_commit,

@@ -19,6 +19,8 @@ typedef struct pg_gate_opts {
 	const char *tree;            /* the maintainer's tree; NULL: home/linux */
 	const char *branch;          /* integration branch; NULL: "master" */
 	const char *datadir;         /* where scripts/kernel/ lives */
+	const char *run_name;        /* this run's logs go to home/logs/<run_name>;
+					NULL: the pull's key (a rerun replaces them) */
 	unsigned stages;             /* which of the stages after verify run */
 	bool approve;                /* move the branch once every stage passed */
 	const char *merge_name;      /* identity of the merge commit */

@@ -217,21 +217,19 @@ int pg_api_pull(pg_req *rq, pg_resp *rs)
  */
 static int log_path(pg_buf *out, pg_server *s, const pg_job *j, const char *stage)
 {
-	pg_buf key = PG_BUF_INIT, prefix = PG_BUF_INIT;
+	pg_buf prefix = PG_BUF_INIT;
 	size_t i;
 	int err = 0;
 
 	for (i = 0; i < j->nstages; i++)
 		if (!strcmp(j->stages[i].name, stage) && j->stages[i].log)
 			err = pg_buf_puts(out, j->stages[i].log);
-	if (err == 0 && out->len == 0 && (!strcmp(stage, "build") || !strcmp(stage, "boot"))) {
-		if ((err = pg_gate_pull_key(&key, j->tag)) == 0)
-			err = pg_buf_printf(out, "%s/logs/%s/%s.log", s->home, key.ptr, stage);
-	}
+	/* while it runs: the worker names each job's log directory job-<id> */
+	if (err == 0 && out->len == 0 && (!strcmp(stage, "build") || !strcmp(stage, "boot")))
+		err = pg_buf_printf(out, "%s/logs/job-%lld/%s.log", s->home, (long long)j->id, stage);
 	if (err == 0 && (err = pg_buf_printf(&prefix, "%s/logs/", s->home)) == 0 &&
 	    (out->len == 0 || strncmp(out->ptr, prefix.ptr, prefix.len) || strstr(out->ptr, "/../")))
 		err = pg_error_set(PG_ENOTFOUND, "no %s log", stage);
-	pg_buf_release(&key);
 	pg_buf_release(&prefix);
 	return err;
 }

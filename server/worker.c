@@ -164,6 +164,7 @@ static int run_gate(pg_worker *w, pg_report **out, const pg_job *j, slot *s, uns
 	pg_pull_spec spec;
 	pg_gate_opts go;
 	run ctx = { w, j->id, s };
+	char run_name[32];
 	int err;
 
 	*out = NULL;
@@ -185,6 +186,8 @@ static int run_gate(pg_worker *w, pg_report **out, const pg_job *j, slot *s, uns
 	go.merge_email = w->o.merge_email;
 	go.build_timeout_s = w->o.policy->build_timeout_minutes * 60u;
 	go.boot_timeout_s = w->o.policy->boot_timeout_seconds;
+	snprintf(run_name, sizeof(run_name), "job-%lld", (long long)j->id);
+	go.run_name = run_name; /* two jobs for one tag keep their own logs */
 	go.progress = progress;
 	go.ctx = &ctx;
 	go.cancel = &s->cancel;
@@ -414,6 +417,7 @@ int pg_worker_approve(pg_worker *w, int64_t id, const char *user)
 	pg_report *r = NULL;
 	pg_buf notice = PG_BUF_INIT, note = PG_BUF_INIT;
 	pg_gate_opts go;
+	char run_name[32];
 	int err;
 
 	pthread_mutex_lock(&w->approve_lock);
@@ -442,6 +446,8 @@ int pg_worker_approve(pg_worker *w, int64_t id, const char *user)
 	go.tree = w->o.tree;
 	go.branch = w->o.branch;
 	go.datadir = w->o.datadir;
+	snprintf(run_name, sizeof(run_name), "job-%lld", (long long)j->id);
+	go.run_name = run_name;
 	err = pg_gate_approve(r, &go, j->repo, &notice);
 	if (err == PG_ECONFLICT) {
 		char msg[1024];
