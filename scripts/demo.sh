@@ -10,14 +10,14 @@
 # (its keyring and signers), where Kees's repository is, and a maintainer
 # account (user "maintainer", password "pullgate-demo").
 #
-# The kernel stages:
-#   - when $PULLGATE_HOME/linux has the seed tree (make check-kernel builds
-#     it), the incident is replayed on the real linux-source-6.12 tree
-#     (fixtures/kernel-incident.sh) and take two is merged, built for arm64
-#     and booted in QEMU with KUnit;
-#   - otherwise the demo says so, and replays the incident on the small
-#     fixture trees, where merge, build and boot run with the stand-in
-#     scripts of tests/fakes (the build and the boot are simulated).
+# The kernel stages: the demo prepares $PULLGATE_HOME/linux (Debian's
+# linux-source-6.12 with the seed series; the first time takes about a
+# minute) and replays the incident on that real tree
+# (fixtures/kernel-incident.sh): take two is merged, built for arm64 (the
+# first build is cold: several minutes on two cores) and booted in QEMU with
+# KUnit.  Only when the tree cannot be prepared does it say so and replay
+# the incident on the small fixture trees, where build and boot are the
+# stand-in scripts of tests/fakes (simulated).
 # PULLGATE_DEMO_KERNEL=real|fake forces one or the other.
 #
 # Take one is rejected at verify.  Take two passes every stage and waits
@@ -45,9 +45,14 @@ say() { printf '%s\n' "$*"; }
 
 kernel=${PULLGATE_DEMO_KERNEL:-}
 if [ -z "$kernel" ]; then
-	if git -C "$PULLGATE_HOME/linux" rev-parse -q --verify refs/heads/pre-fixes >/dev/null 2>&1; then
+	# the kernel tree: unpacked and given the seed series once (about a
+	# minute), kept in $PULLGATE_HOME after that
+	say "== preparing the kernel tree in $PULLGATE_HOME/linux (scripts/kernel/tree.sh, series.sh apply)"
+	if "$TOP/scripts/kernel/tree.sh" >"$RUN/tree.log" 2>&1 &&
+	   "$TOP/scripts/kernel/series.sh" apply >>"$RUN/tree.log" 2>&1; then
 		kernel=real
 	else
+		say "   could not: see $RUN/tree.log"
 		kernel=fake
 	fi
 fi
@@ -61,8 +66,7 @@ if [ "$kernel" = real ]; then
 	WAIT_S=${PULLGATE_DEMO_TIMEOUT:-7200}
 else
 	FX="$PULLGATE_HOME/demo"
-	say "== NOTE: the kernel tree is not ready: $PULLGATE_HOME/linux has no seed tree"
-	say "   (make check-kernel prepares it: linux-source-6.12, the seed series, an arm64 build)."
+	say "== NOTE: the kernel tree is not ready (see $RUN/tree.log)."
 	say "   This demo runs on the small fixture trees instead: merge is real (libgit2, with a"
 	say "   mergetag), build and boot are the stand-in scripts of tests/fakes."
 	say "== building the incident fixtures in $FX"
