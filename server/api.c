@@ -1,7 +1,7 @@
 /* api.c - the JSON API: pulls, logs, live events, decisions and the maintainer's session. */
 #include "server/web.h"
 #include "common/error.h"
-#include "common/sanitize.h"
+#include "common/json.h"
 #include "pipeline/gate.h"
 
 #include <fcntl.h>
@@ -15,27 +15,6 @@
 #define LOG_TAIL_MAX ((size_t)1 << 20)
 #define EVENT_WAIT_MS 10000
 
-/* A JSON string from stored text (repository bytes): valid UTF-8 first. */
-static json_t *str(const char *s)
-{
-	pg_buf b = PG_BUF_INIT;
-	json_t *j;
-
-	if (!s)
-		return json_null();
-	if (pg_sanitize_utf8(&b, s, strlen(s)) < 0)
-		return NULL;
-	j = json_stringn(b.ptr, b.len);
-	pg_buf_release(&b);
-	return j;
-}
-
-static void set(json_t *o, const char *key, json_t *v, bool *ok)
-{
-	if (!v || json_object_set_new(o, key, v) < 0)
-		*ok = false;
-}
-
 static json_t *job_summary(const pg_job *j, bool *ok)
 {
 	json_t *o = json_object();
@@ -46,27 +25,27 @@ static json_t *job_summary(const pg_job *j, bool *ok)
 		return NULL;
 	}
 	snprintf(url, sizeof(url), "/api/pulls/%lld", (long long)j->id);
-	set(o, "id", json_integer(j->id), ok);
-	set(o, "url", json_string(url), ok);
-	set(o, "state", str(j->state), ok);
-	set(o, "kind", str(j->kind), ok);
-	set(o, "repo", str(j->repo), ok);
-	set(o, "repo_name", str(j->repo_name), ok);
-	set(o, "tag", str(j->tag), ok);
-	set(o, "sender", str(j->sender), ok);
-	set(o, "delivery", str(j->delivery), ok);
-	set(o, "verdict", str(j->verdict), ok);
-	set(o, "errors", json_integer(j->errors), ok);
-	set(o, "warnings", json_integer(j->warnings), ok);
-	set(o, "commits", json_integer(j->commits), ok);
-	set(o, "merges", json_integer(j->merges), ok);
-	set(o, "message", str(j->message), ok);
-	set(o, "tag_object", str(j->tag_object), ok);
-	set(o, "merge_base", str(j->merge_base), ok);
-	set(o, "merge_commit", str(j->merge_commit), ok);
-	set(o, "attempts", json_integer(j->attempts), ok);
-	set(o, "created", json_integer(j->created), ok);
-	set(o, "updated", json_integer(j->updated), ok);
+	pg_json_set(o, "id", json_integer(j->id), ok);
+	pg_json_set(o, "url", json_string(url), ok);
+	pg_json_set(o, "state", pg_json_str(j->state), ok);
+	pg_json_set(o, "kind", pg_json_str(j->kind), ok);
+	pg_json_set(o, "repo", pg_json_str(j->repo), ok);
+	pg_json_set(o, "repo_name", pg_json_str(j->repo_name), ok);
+	pg_json_set(o, "tag", pg_json_str(j->tag), ok);
+	pg_json_set(o, "sender", pg_json_str(j->sender), ok);
+	pg_json_set(o, "delivery", pg_json_str(j->delivery), ok);
+	pg_json_set(o, "verdict", pg_json_str(j->verdict), ok);
+	pg_json_set(o, "errors", json_integer(j->errors), ok);
+	pg_json_set(o, "warnings", json_integer(j->warnings), ok);
+	pg_json_set(o, "commits", json_integer(j->commits), ok);
+	pg_json_set(o, "merges", json_integer(j->merges), ok);
+	pg_json_set(o, "message", pg_json_str(j->message), ok);
+	pg_json_set(o, "tag_object", pg_json_str(j->tag_object), ok);
+	pg_json_set(o, "merge_base", pg_json_str(j->merge_base), ok);
+	pg_json_set(o, "merge_commit", pg_json_str(j->merge_commit), ok);
+	pg_json_set(o, "attempts", json_integer(j->attempts), ok);
+	pg_json_set(o, "created", json_integer(j->created), ok);
+	pg_json_set(o, "updated", json_integer(j->updated), ok);
 	return o;
 }
 
@@ -123,11 +102,11 @@ int pg_api_list(pg_req *rq, pg_resp *rs)
 		if (json_array_append_new(items, job_summary(l.items[i], &ok)) < 0)
 			ok = false;
 	if (ok) {
-		set(root, "total", json_integer((json_int_t)l.total), &ok);
-		set(root, "offset", json_integer((json_int_t)offset), &ok);
-		set(root, "limit", json_integer((json_int_t)limit), &ok);
-		set(root, "state", state ? json_string(state) : json_null(), &ok);
-		set(root, "pulls", items, &ok);
+		pg_json_set(root, "total", json_integer((json_int_t)l.total), &ok);
+		pg_json_set(root, "offset", json_integer((json_int_t)offset), &ok);
+		pg_json_set(root, "limit", json_integer((json_int_t)limit), &ok);
+		pg_json_set(root, "state", state ? json_string(state) : json_null(), &ok);
+		pg_json_set(root, "pulls", items, &ok);
 		items = NULL;
 	}
 	err = ok ? send_json(rs, 200, root) : pg_error_oom();
@@ -169,11 +148,11 @@ int pg_api_pull(pg_req *rq, pg_resp *rs)
 			ok = false;
 			break;
 		}
-		set(s, "name", str(j->stages[i].name), &ok);
-		set(s, "status", str(j->stages[i].status), &ok);
-		set(s, "seconds", json_real(j->stages[i].seconds), &ok);
-		set(s, "has_log", json_boolean(j->stages[i].log != NULL), &ok);
-		set(s, "summary", str(j->stages[i].summary), &ok);
+		pg_json_set(s, "name", pg_json_str(j->stages[i].name), &ok);
+		pg_json_set(s, "status", pg_json_str(j->stages[i].status), &ok);
+		pg_json_set(s, "seconds", json_real(j->stages[i].seconds), &ok);
+		pg_json_set(s, "has_log", json_boolean(j->stages[i].log != NULL), &ok);
+		pg_json_set(s, "summary", pg_json_str(j->stages[i].summary), &ok);
 		if (json_array_append_new(stages, s) < 0)
 			ok = false;
 	}
@@ -184,19 +163,19 @@ int pg_api_pull(pg_req *rq, pg_resp *rs)
 			ok = false;
 			break;
 		}
-		set(d, "user", str(j->decisions[i].user), &ok);
-		set(d, "action", str(j->decisions[i].action), &ok);
-		set(d, "at", json_integer(j->decisions[i].at), &ok);
-		set(d, "note", str(j->decisions[i].note), &ok);
+		pg_json_set(d, "user", pg_json_str(j->decisions[i].user), &ok);
+		pg_json_set(d, "action", pg_json_str(j->decisions[i].action), &ok);
+		pg_json_set(d, "at", json_integer(j->decisions[i].at), &ok);
+		pg_json_set(d, "note", pg_json_str(j->decisions[i].note), &ok);
 		if (json_array_append_new(decisions, d) < 0)
 			ok = false;
 	}
 	if (ok && j->report && !(report = json_loads(j->report, 0, NULL)))
 		ok = false;
 	if (ok) {
-		set(o, "stages", stages, &ok);
-		set(o, "decisions", decisions, &ok);
-		set(o, "report", report ? report : json_null(), &ok);
+		pg_json_set(o, "stages", stages, &ok);
+		pg_json_set(o, "decisions", decisions, &ok);
+		pg_json_set(o, "report", report ? report : json_null(), &ok);
 		stages = decisions = report = NULL;
 	}
 	err = ok ? send_json(rs, 200, o) : pg_error_set(PG_ENOMEM, "pull %lld: cannot render it",
@@ -449,7 +428,7 @@ static int decided(pg_req *rq, pg_resp *rs, const char *what)
 		return err;
 	o = job_summary(j, &ok);
 	if (o && ok)
-		set(o, "done", json_string(what), &ok);
+		pg_json_set(o, "done", json_string(what), &ok);
 	err = o && ok ? send_json(rs, 200, o) : pg_error_oom();
 	json_decref(o);
 	pg_job_free(j);
@@ -575,8 +554,8 @@ int pg_api_login(pg_req *rq, pg_resp *rs)
 	out = json_object();
 	ok = out != NULL;
 	if (ok) {
-		set(out, "user", str(acc->name), &ok);
-		set(out, "csrf", json_string(csrf.ptr), &ok);
+		pg_json_set(out, "user", pg_json_str(acc->name), &ok);
+		pg_json_set(out, "csrf", json_string(csrf.ptr), &ok);
 	}
 	err = ok ? send_json(rs, 200, out) : pg_error_oom();
 	pg_server_log(s, "maintainer %s logged in", acc->name);
@@ -610,11 +589,11 @@ int pg_api_session(pg_req *rq, pg_resp *rs)
 	int err;
 
 	if (ok && pg_req_session(rq, &user, &csrf) == 0) {
-		set(o, "user", str(user.ptr), &ok);
-		set(o, "csrf", json_string(csrf.ptr), &ok);
+		pg_json_set(o, "user", pg_json_str(user.ptr), &ok);
+		pg_json_set(o, "csrf", json_string(csrf.ptr), &ok);
 	} else if (ok) {
 		pg_error_clear();
-		set(o, "user", json_null(), &ok);
+		pg_json_set(o, "user", json_null(), &ok);
 	}
 	err = ok ? send_json(rs, 200, o) : pg_error_oom();
 	json_decref(o);

@@ -1,24 +1,9 @@
 /* report_json.c - the report as JSON (docs/report-schema.md), built with jansson. */
 #include "verifier/report.h"
 #include "common/error.h"
-#include "common/sanitize.h"
+#include "common/json.h"
 
 #include <jansson.h>
-
-/* A JSON string from repository bytes: made valid UTF-8 first. */
-static json_t *str(const char *s)
-{
-	pg_buf b = PG_BUF_INIT;
-	json_t *j;
-
-	if (!s)
-		return json_null();
-	if (pg_sanitize_utf8(&b, s, strlen(s)) < 0)
-		return NULL;
-	j = json_stringn(b.ptr, b.len);
-	pg_buf_release(&b);
-	return j;
-}
 
 static json_t *oid(const pg_oid *id)
 {
@@ -26,13 +11,6 @@ static json_t *oid(const pg_oid *id)
 
 	pg_oid_tohex(hex, id);
 	return json_string(hex);
-}
-
-/* json_object_set_new that remembers a failure (NULL value or OOM). */
-static void set(json_t *obj, const char *key, json_t *value, bool *ok)
-{
-	if (!value || json_object_set_new(obj, key, value) < 0)
-		*ok = false;
 }
 
 static json_t *finding_json(const pg_finding *f)
@@ -46,12 +24,12 @@ static json_t *finding_json(const pg_finding *f)
 		json_decref(details);
 		return NULL;
 	}
-	set(o, "check", json_string(pg_check_name(f->check)), &ok);
-	set(o, "severity", json_string(pg_severity_name(f->severity)), &ok);
-	set(o, "commit", f->has_commit ? oid(&f->commit) : json_null(), &ok);
-	set(o, "subject", str(f->subject), &ok);
-	set(o, "upstream", f->has_upstream ? oid(&f->upstream) : json_null(), &ok);
-	set(o, "message", str(f->message), &ok);
+	pg_json_set(o, "check", json_string(pg_check_name(f->check)), &ok);
+	pg_json_set(o, "severity", json_string(pg_severity_name(f->severity)), &ok);
+	pg_json_set(o, "commit", f->has_commit ? oid(&f->commit) : json_null(), &ok);
+	pg_json_set(o, "subject", pg_json_str(f->subject), &ok);
+	pg_json_set(o, "upstream", f->has_upstream ? oid(&f->upstream) : json_null(), &ok);
+	pg_json_set(o, "message", pg_json_str(f->message), &ok);
 	for (i = 0; i < f->ndetails && ok; i++) {
 		json_t *d = json_object();
 
@@ -59,13 +37,13 @@ static json_t *finding_json(const pg_finding *f)
 			ok = false;
 			break;
 		}
-		set(d, "field", str(f->details[i].field), &ok);
-		set(d, "pull", str(f->details[i].pull), &ok);
-		set(d, "upstream", str(f->details[i].upstream), &ok);
+		pg_json_set(d, "field", pg_json_str(f->details[i].field), &ok);
+		pg_json_set(d, "pull", pg_json_str(f->details[i].pull), &ok);
+		pg_json_set(d, "upstream", pg_json_str(f->details[i].upstream), &ok);
 		if (json_array_append_new(details, d) < 0)
 			ok = false;
 	}
-	set(o, "details", details, &ok);
+	pg_json_set(o, "details", details, &ok);
 	if (!ok) {
 		json_decref(o);
 		return NULL;
@@ -84,16 +62,16 @@ static json_t *signature_json(const pg_signature_info *s)
 		json_decref(emails);
 		return NULL;
 	}
-	set(o, "kind", json_string(s->mergetag ? "mergetag" : "tag"), &ok);
-	set(o, "commit", s->has_commit ? oid(&s->commit) : json_null(), &ok);
-	set(o, "tag", str(s->tag), &ok);
-	set(o, "tagger", str(s->tagger), &ok);
-	set(o, "status", str(s->status), &ok);
-	set(o, "fingerprint", str(s->fingerprint), &ok);
+	pg_json_set(o, "kind", json_string(s->mergetag ? "mergetag" : "tag"), &ok);
+	pg_json_set(o, "commit", s->has_commit ? oid(&s->commit) : json_null(), &ok);
+	pg_json_set(o, "tag", pg_json_str(s->tag), &ok);
+	pg_json_set(o, "tagger", pg_json_str(s->tagger), &ok);
+	pg_json_set(o, "status", pg_json_str(s->status), &ok);
+	pg_json_set(o, "fingerprint", pg_json_str(s->fingerprint), &ok);
 	for (i = 0; i < s->nemails && ok; i++)
-		if (json_array_append_new(emails, str(s->emails[i])) < 0)
+		if (json_array_append_new(emails, pg_json_str(s->emails[i])) < 0)
 			ok = false;
-	set(o, "uids", emails, &ok);
+	pg_json_set(o, "uids", emails, &ok);
 	if (!ok) {
 		json_decref(o);
 		return NULL;
@@ -114,11 +92,11 @@ static json_t *stages_json(const pg_report *r)
 			ok = false;
 			break;
 		}
-		set(s, "name", str(r->stages[i].name), &ok);
-		set(s, "status", json_string(pg_stage_status_name(r->stages[i].status)), &ok);
-		set(s, "seconds", json_real((double)r->stages[i].elapsed_ms / 1000), &ok);
-		set(s, "log", str(r->stages[i].log), &ok);
-		set(s, "summary", str(r->stages[i].summary), &ok);
+		pg_json_set(s, "name", pg_json_str(r->stages[i].name), &ok);
+		pg_json_set(s, "status", json_string(pg_stage_status_name(r->stages[i].status)), &ok);
+		pg_json_set(s, "seconds", json_real((double)r->stages[i].elapsed_ms / 1000), &ok);
+		pg_json_set(s, "log", pg_json_str(r->stages[i].log), &ok);
+		pg_json_set(s, "summary", pg_json_str(r->stages[i].summary), &ok);
 		if (json_array_append_new(a, s) < 0)
 			ok = false;
 	}
@@ -142,42 +120,42 @@ int pg_report_format_json(pg_buf *out, const pg_report *r)
 		json_decref(sigs);
 		goto done;
 	}
-	set(root, "schema", json_integer(PG_REPORT_SCHEMA_VERSION), &ok);
-	set(root, "tool", json_string("pullgate " PG_VERSION), &ok);
-	set(root, "verdict", json_string(pg_report_verdict(r) == PG_VERDICT_ACCEPT ?
+	pg_json_set(root, "schema", json_integer(PG_REPORT_SCHEMA_VERSION), &ok);
+	pg_json_set(root, "tool", json_string("pullgate " PG_VERSION), &ok);
+	pg_json_set(root, "verdict", json_string(pg_report_verdict(r) == PG_VERDICT_ACCEPT ?
 					 "accept" : "reject"), &ok);
-	set(root, "errors", json_integer((json_int_t)pg_report_count(r, PG_SEV_ERROR)), &ok);
-	set(root, "warnings", json_integer((json_int_t)pg_report_count(r, PG_SEV_WARNING)), &ok);
-	set(root, "repo", str(r->repo), &ok);
-	set(root, "tag", str(r->tag), &ok);
-	set(root, "tag_object", oid(&r->tag_object), &ok);
-	set(root, "tag_commit", oid(&r->tag_commit), &ok);
-	set(root, "upstream", str(r->upstream), &ok);
-	set(root, "upstream_ref", str(r->upstream_ref), &ok);
-	set(root, "upstream_tip", oid(&r->upstream_tip), &ok);
-	set(root, "commits", json_integer((json_int_t)r->ncommits), &ok);
-	set(root, "merges", json_integer((json_int_t)r->nmerges), &ok);
-	set(root, "upstream_examined", json_integer((json_int_t)r->upstream_examined), &ok);
+	pg_json_set(root, "errors", json_integer((json_int_t)pg_report_count(r, PG_SEV_ERROR)), &ok);
+	pg_json_set(root, "warnings", json_integer((json_int_t)pg_report_count(r, PG_SEV_WARNING)), &ok);
+	pg_json_set(root, "repo", pg_json_str(r->repo), &ok);
+	pg_json_set(root, "tag", pg_json_str(r->tag), &ok);
+	pg_json_set(root, "tag_object", oid(&r->tag_object), &ok);
+	pg_json_set(root, "tag_commit", oid(&r->tag_commit), &ok);
+	pg_json_set(root, "upstream", pg_json_str(r->upstream), &ok);
+	pg_json_set(root, "upstream_ref", pg_json_str(r->upstream_ref), &ok);
+	pg_json_set(root, "upstream_tip", oid(&r->upstream_tip), &ok);
+	pg_json_set(root, "commits", json_integer((json_int_t)r->ncommits), &ok);
+	pg_json_set(root, "merges", json_integer((json_int_t)r->nmerges), &ok);
+	pg_json_set(root, "upstream_examined", json_integer((json_int_t)r->upstream_examined), &ok);
 	for (i = 0; i < r->nsignatures && ok; i++) {
 		json_t *s = signature_json(&r->signatures[i]);
 
 		if (!s || json_array_append_new(sigs, s) < 0)
 			ok = false;
 	}
-	set(root, "signatures", sigs, &ok);
+	pg_json_set(root, "signatures", sigs, &ok);
 	for (i = 0; i < r->nfindings && ok; i++) {
 		json_t *f = finding_json(&r->findings[i]);
 
 		if (!f || json_array_append_new(findings, f) < 0)
 			ok = false;
 	}
-	set(root, "findings", findings, &ok);
+	pg_json_set(root, "findings", findings, &ok);
 	if (ok && r->nstages)
-		set(root, "stages", stages_json(r), &ok);
+		pg_json_set(root, "stages", stages_json(r), &ok);
 	if (ok && r->nstages) {
-		set(root, "merge_base", r->has_merge ? oid(&r->merge_base) : json_null(), &ok);
-		set(root, "merge_commit", r->has_merge ? oid(&r->merge_commit) : json_null(), &ok);
-		set(root, "approved", json_boolean(r->approved), &ok);
+		pg_json_set(root, "merge_base", r->has_merge ? oid(&r->merge_base) : json_null(), &ok);
+		pg_json_set(root, "merge_commit", r->has_merge ? oid(&r->merge_commit) : json_null(), &ok);
+		pg_json_set(root, "approved", json_boolean(r->approved), &ok);
 	}
 	if (ok && (text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER)))
 		err = pg_buf_puts(out, text);
