@@ -325,15 +325,25 @@ static int stage_build(gate *g, pg_stage *st)
 	pg_build_result base, merged;
 	pg_buf log = PG_BUF_INIT, baseline = PG_BUF_INIT, k = PG_BUF_INIT;
 	pg_map known = PG_MAP_INIT;
-	char **lines = NULL, hex[PG_OID_HEXSZ + 1];
+	char **lines = NULL, hex[PG_OID_HEXSZ + 1], tree_hex[PG_OID_HEXSZ + 1];
+	pg_oid base_tree;
 	size_t nlines = 0, i, fresh = 0, errors = 0;
 	int err;
 
 	pg_build_result_init(&base);
 	pg_build_result_init(&merged);
+	/*
+	 * The base's warnings are a function of its tree (the config is the
+	 * build dir's), so they are kept per tree: a base re-created with the
+	 * same content (a rebuilt fixture, a re-signed upstream merge) is not
+	 * built again, and the worktree is not moved away from the merge.
+	 */
+	if ((err = pg_tree_commit_tree(&base_tree, g->tree, &g->base)) < 0)
+		goto done;
+	pg_oid_tohex(tree_hex, &base_tree);
 	pg_oid_tohex(hex, &g->base);
 	if ((err = pg_buf_printf(&log, "%s/build.log", g->logs.ptr)) < 0 ||
-	    (err = pg_buf_printf(&baseline, "%s/warnings-%s", g->build_dir.ptr, hex)) < 0 ||
+	    (err = pg_buf_printf(&baseline, "%s/warnings-tree-%s", g->build_dir.ptr, tree_hex)) < 0 ||
 	    (err = pg_write_file_atomic(log.ptr, "", 0)) < 0)
 		goto done;
 	if (access(baseline.ptr, R_OK) != 0) {

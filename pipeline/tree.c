@@ -82,6 +82,22 @@ int pg_tree_head(pg_oid *out, pg_tree *t)
 	return 0;
 }
 
+int pg_tree_commit_tree(pg_oid *out, pg_tree *t, const pg_oid *commit)
+{
+	git_commit *c = NULL;
+	char hex[PG_OID_HEXSZ + 1];
+	int gerr = git_commit_lookup(&c, t->git, pg_git_oid(commit));
+
+	pg_oid_tohex(hex, commit);
+	if (gerr == GIT_ENOTFOUND)
+		return pg_error_set(PG_ENOTFOUND, "commit %.12s is not in '%s'", hex, t->path);
+	if (gerr < 0)
+		return pg_git_fail(gerr, "commit %.12s", hex);
+	pg_oid_from_git(out, git_commit_tree_id(c));
+	git_commit_free(c);
+	return 0;
+}
+
 static bool is_local_dir(const char *location)
 {
 	struct stat st;

@@ -25,6 +25,9 @@ const char *pg_tree_branch(const pg_tree *t);
 /* The integration branch's commit; PG_ENOTFOUND when the branch does not exist. */
 int pg_tree_head(pg_oid *out, pg_tree *t);
 
+/* The tree of commit; PG_ENOTFOUND when the commit is not in the repository. */
+int pg_tree_commit_tree(pg_oid *out, pg_tree *t, const pg_oid *commit);
+
 /*
  * Fetch refs/tags/<tag> from location (a path or URL) into
  * refs/pullgate/tags/<tag>, and fail with PG_ECONFLICT unless it is still

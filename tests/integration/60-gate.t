@@ -3,7 +3,7 @@
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
-plan 48
+plan 50
 fixture_incident
 export PULLGATE_DATADIR="$TOP/tests/fakes"
 TREE="$SCRATCH/tree.git"
@@ -121,6 +121,16 @@ gate --json --approve
 is "$rc" 0 "rerunning the approved pull is safe"
 is "$(stage merge)" "skipped" "the merge finds it already merged"
 is "$(git --git-dir="$TREE" rev-parse master)" "$MERGE" "and nothing moves"
+reset_tree
+
+# --- a base made again with the same tree is not built again for its warnings ---------
+SAME=$(git --git-dir="$TREE" commit-tree -p "$BASE" -m "the same tree, a new commit" "$BASE^{tree}")
+git --git-dir="$TREE" update-ref refs/heads/master "$SAME"
+: >"$PULLGATE_HOME/build/arm64-gcc/builds"
+gate --json --no-approve
+is "$rc" 0 "a pull on a new base commit with a known tree passes"
+is "$(cat "$PULLGATE_HOME/build/arm64-gcc/builds")" "merged" \
+	"the base's warnings are known by its tree: only the merge is built"
 reset_tree
 
 # --- the branch moves while the pull is tested: the compare-and-swap refuses ---------

@@ -3,7 +3,8 @@
 #
 # FAKE_BUILD picks what it does with the merged tree (the one whose
 # include/linux/overflow.h carries take two's "fix"); the base tree always
-# builds with one old warning:
+# builds with one old warning.  Each build appends "base" or "merged" to
+# BUILD/builds.  FAKE_BUILD:
 #   ok      compile three objects
 #   warn    and print a new warning
 #   error   fail with a compiler error
@@ -17,7 +18,11 @@ echo "  CC      lib/a.o"
 echo "  CC      lib/b.o"
 echo "  AS      arch/arm64/kernel/entry.o"
 echo "lib/old.c:1:1: warning: an old warning [-Wold]"
-grep -q fix "$src/include/linux/overflow.h" 2>/dev/null || exit 0
+if ! grep -q fix "$src/include/linux/overflow.h" 2>/dev/null; then
+	echo base >>"$out/builds"
+	exit 0
+fi
+echo merged >>"$out/builds"
 : >"$out/merged-built-once"
 case ${FAKE_BUILD:-ok} in
 ok) ;;
