@@ -60,7 +60,12 @@ fi
 if [ "$kernel" = real ]; then
 	FX="$PULLGATE_HOME/incident-kernel"
 	say "== replaying the incident on the kernel tree $PULLGATE_HOME/linux (fixtures/kernel-incident.sh)"
-	"$TOP/fixtures/kernel-incident.sh" "$FX" >/dev/null
+	"$TOP/fixtures/kernel-incident.sh" "$FX" >"$RUN/fixture.log" 2>&1 ||
+		{ tail -n 20 "$RUN/fixture.log" >&2; exit 1; }
+	# the fixture's policy approves automatically (make check needs that);
+	# the demo leaves the last word to the maintainer
+	sed 's/^approval: auto$/approval: manual/' "$FX/policy.yaml" >"$FX/demo-policy.yaml"
+	POLICY="$FX/demo-policy.yaml"
 	TREE_YAML=""
 	DATADIR="$TOP"
 	WAIT_S=${PULLGATE_DEMO_TIMEOUT:-7200}
@@ -72,6 +77,7 @@ else
 	say "== building the incident fixtures in $FX"
 	"$TOP/fixtures/incident.sh" "$FX" >/dev/null
 	"$TOP/fixtures/policy.sh" "$FX"
+	POLICY="$FX/policy.yaml"
 	rm -rf "$FX/tree.git"
 	git clone -q --bare "$FX/upstream.git" "$FX/tree.git"
 	TREE_YAML="pipeline:
@@ -87,7 +93,7 @@ cat >"$CONFIG" <<EOF
 listen:
   address: 127.0.0.1
   port: ${PULLGATE_DEMO_PORT:-8080}
-policy: $FX/policy.yaml
+policy: $POLICY
 repositories:
   map:
     $KEES_NAME: $FX/kees.git
