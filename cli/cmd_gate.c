@@ -48,32 +48,22 @@ static void show_progress(void *ctx, const char *stage, const char *line)
 	pg_buf_release(&b);
 }
 
-/* "merge,build,boot,approve" -> flags; -1 on an unknown name */
+/* "merge,build,boot,approve" -> flags; -1 on an unknown name or a gap */
 static int parse_stages(const char *s)
 {
-	static const struct {
-		const char *name;
-		int flag;
-	} names[] = {
-		{ "merge", PG_GATE_MERGE }, { "build", PG_GATE_BUILD },
-		{ "boot", PG_GATE_BOOT }, { "approve", PG_GATE_APPROVE },
-	};
-	int flags = 0;
+	unsigned flags = 0, flag;
 
 	while (*s) {
-		size_t n = strcspn(s, ","), i;
+		size_t n = strcspn(s, ",");
 
-		for (i = 0; i < PG_ARRAY_SIZE(names); i++)
-			if (strlen(names[i].name) == n && !strncmp(names[i].name, s, n))
-				break;
-		if (i == PG_ARRAY_SIZE(names))
+		if (!(flag = pg_gate_stage_flag(s, n)))
 			return -1;
-		flags |= names[i].flag;
+		flags |= flag;
 		s += n;
 		if (*s == ',')
 			s++;
 	}
-	return flags;
+	return pg_gate_stages_valid(flags) ? (int)flags : -1;
 }
 
 int cmd_gate(int argc, char **argv)
@@ -105,8 +95,8 @@ int cmd_gate(int argc, char **argv)
 			break;
 		case OPT_STAGES:
 			if ((err = parse_stages(optarg)) < 0) {
-				rc = cli_usage("gate", "--stages wants a list of merge, build, boot, "
-					       "approve, not '%s'", optarg);
+				rc = cli_usage("gate", "--stages wants merge, build, boot, approve in "
+					       "order from merge without a gap, not '%s'", optarg);
 				goto done;
 			}
 			go.stages = (unsigned)err;

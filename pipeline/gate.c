@@ -562,6 +562,22 @@ static const struct {
 	{ "approve", PG_GATE_APPROVE, stage_approve },
 };
 
+unsigned pg_gate_stage_flag(const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < PG_ARRAY_SIZE(stages); i++)
+		if (strlen(stages[i].name) == len && !memcmp(stages[i].name, name, len))
+			return stages[i].flag;
+	return 0;
+}
+
+bool pg_gate_stages_valid(unsigned stages_)
+{
+	/* 0, 1, 3, 7 or 15: the lowest bits, with no gap */
+	return stages_ <= PG_GATE_ALL && (stages_ & (stages_ + 1)) == 0;
+}
+
 static int prepare(gate *g)
 {
 	const pg_gate_opts *o = g->o;
@@ -624,6 +640,9 @@ int pg_gate_run(pg_report **out, const pg_pull_spec *spec, const pg_policy *poli
 	int err;
 
 	*out = NULL;
+	if (!pg_gate_stages_valid(o->stages))
+		return pg_error_set(PG_EINVALID, "the stages must run in order from merge, without a gap "
+				    "(merge, build, boot, approve): nothing is booted unbuilt or approved untested");
 	memset(&g, 0, sizeof(g));
 	g.spec = spec;
 	g.policy = policy;

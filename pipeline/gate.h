@@ -48,6 +48,16 @@ typedef struct pg_gate_opts {
 int pg_gate_run(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy,
 		const pg_gate_opts *opts);
 
+/* The flag of the stage named name[0..len) (merge, build, boot, approve); 0 when unknown. */
+unsigned pg_gate_stage_flag(const char *name, size_t len);
+
+/*
+ * Whether a set of stages can run: the stages after verify, in order and
+ * without a gap (none; merge; merge and build; ...; all four), so that
+ * nothing is booted unbuilt and nothing is approved untested.
+ */
+bool pg_gate_stages_valid(unsigned stages);
+
 /*
  * The maintainer approves a pull that waits (its report's approve stage is
  * "waiting"): move the integration branch from r->merge_base to

@@ -351,28 +351,21 @@ static int read_repositories(reader *r, const pg_yaml_node *v)
 
 static int read_stages(reader *r, const pg_yaml_node *v)
 {
-	static const struct {
-		const char *name;
-		unsigned flag;
-	} names[] = {
-		{ "merge", PG_GATE_MERGE }, { "build", PG_GATE_BUILD },
-		{ "boot", PG_GATE_BOOT }, { "approve", PG_GATE_APPROVE },
-	};
-	unsigned flags = 0;
-	size_t i, j;
+	unsigned flags = 0, flag;
+	size_t i;
 
 	if (v->type != PG_YAML_LIST)
 		return bad(r, v, "'stages' wants a list of merge, build, boot, approve");
 	for (i = 0; i < v->n; i++) {
 		const pg_yaml_node *s = v->items[i];
 
-		for (j = 0; j < PG_ARRAY_SIZE(names); j++)
-			if (s->type == PG_YAML_SCALAR && !strcmp(s->value, names[j].name))
-				break;
-		if (j == PG_ARRAY_SIZE(names))
+		if (s->type != PG_YAML_SCALAR || !(flag = pg_gate_stage_flag(s->value, strlen(s->value))))
 			return bad(r, s, "'stages' wants merge, build, boot or approve");
-		flags |= names[j].flag;
+		flags |= flag;
 	}
+	if (!pg_gate_stages_valid(flags))
+		return bad(r, v, "'stages' must run in order from merge without a gap "
+			   "(nothing is booted unbuilt or approved untested)");
 	r->c->stages = flags;
 	return 0;
 }

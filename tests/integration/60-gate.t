@@ -3,7 +3,7 @@
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
-plan 50
+plan 53
 fixture_incident
 export PULLGATE_DATADIR="$TOP/tests/fakes"
 TREE="$SCRATCH/tree.git"
@@ -43,6 +43,12 @@ is "$rc" 1 "take one is rejected by the gate"
 is "$(printf '%s' "$out" | jq -r '[.stages[] | "\(.name):\(.status)"] | join(" ")')" "verify:failed" \
 	"at the verify stage: nothing is merged, built or booted"
 is "$(state)" "$CLEAN" "the tree is untouched"
+
+# --- stages run in order from merge: nothing is approved untested -------------------
+gate --stages merge,approve --approve
+is "$rc" 2 "approving without build and boot is a usage error"
+like "$err" "in order from merge without a gap" "saying why"
+is "$(state)" "$CLEAN" "and nothing is merged"
 
 # --- a build error ---------------------------------------------------------------
 FAKE_BUILD=error gate --json --approve

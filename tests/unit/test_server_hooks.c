@@ -192,6 +192,8 @@ static void test_config_refusals(void **state)
 	config_bad("lisen: {}\n", "s.yaml:1:1: unknown key 'lisen'");
 	config_bad("hooks: {push: {secret: short}}\n", "at least 16 characters");
 	config_bad("pipeline: {stages: [merge, deploy]}\n", "'stages' wants merge, build, boot");
+	config_bad("pipeline: {stages: [merge, approve]}\n", "s.yaml:1:20: 'stages' must run in order");
+	config_bad("pipeline: {stages: [boot]}\n", "approved untested");
 	config_bad("accounts: [{name: x}]\n", "both 'name' and 'password-hash'");
 	config_bad("accounts: [{name: x, password-hash: plain}]\n", "--hash-password");
 	config_bad("policy: a\npolicy: b\n", "s.yaml:2:1: 'policy' is given twice");
