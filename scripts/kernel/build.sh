@@ -72,7 +72,7 @@ fail() {
 # The config depends on the fragment, the toolchain and the tree's Kconfig
 # files (a series or a pull may change them).  Only those: re-running
 # allnoconfig for a change elsewhere would make every object look stale.
-kconfigs=$(cd "$src" && find . -name 'Kconfig*' -type f | LC_ALL=C sort | xargs sha256sum | sha256sum)
+kconfigs=$(cd "$src" && find . -name 'Kconfig*' -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum)
 stamp=$(printf '%s\n%s\n%s\n%s\n' "$(sha256sum <"$fragment")" "$stamp_tool" "$llvm" "$kconfigs" |
 	sha256sum | cut -d' ' -f1)
 

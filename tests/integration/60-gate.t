@@ -168,7 +168,8 @@ i=0
 while [ ! -e "$PULLGATE_HOME/build/arm64-gcc/merged-built-once" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
 kill -KILL "$pid"
 set +e; wait "$pid" 2>/dev/null; set -e
-pkill -KILL -f "tests/fakes/scripts/kernel/build.sh" 2>/dev/null || true
+# the orphaned stand-in build, and only it (other tests may run the same script)
+kill -KILL "$(cat "$PULLGATE_HOME/build/arm64-gcc/build.pid")" 2>/dev/null || true
 unset FAKE_BUILD
 gate --json --approve
 is "$rc" 0 "after a SIGKILL mid-build the next run goes through"

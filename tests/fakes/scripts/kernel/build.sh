@@ -9,7 +9,7 @@
 #   warn    and print a new warning
 #   error   fail with a compiler error
 #   silent  fail with no diagnostic
-#   sleep   hang (to be killed or timed out)
+#   sleep   hang (to be killed or timed out), its pid in BUILD/build.pid
 #   move    move the integration branch of FAKE_TREE to FAKE_MOVE_TO meanwhile
 set -eu
 src=$1 out=$2
@@ -23,13 +23,17 @@ if ! grep -q fix "$src/include/linux/overflow.h" 2>/dev/null; then
 	exit 0
 fi
 echo merged >>"$out/builds"
+# the pid of a hanging build is known before anyone waits on merged-built-once
+if [ "${FAKE_BUILD:-ok}" = sleep ]; then
+	echo $$ >"$out/build.pid"
+fi
 : >"$out/merged-built-once"
 case ${FAKE_BUILD:-ok} in
 ok) ;;
 warn) echo "include/linux/overflow.h:2:5: warning: a new warning [-Wnew]" ;;
 error) echo "lib/overflow.c:3:7: error: 'boom' undeclared"; exit 2 ;;
 silent) echo "make: *** [Makefile:1] Error 1"; exit 2 ;;
-sleep) sleep 60 ;;
+sleep) exec sleep 60 ;;
 move) git --git-dir="$FAKE_TREE" update-ref refs/heads/master "$FAKE_MOVE_TO" ;;
 esac
 exit 0
