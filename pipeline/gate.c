@@ -7,6 +7,7 @@
 #include "common/map.h"
 
 #include <fcntl.h>
+#include <openssl/evp.h>
 #include <ftw.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -57,16 +58,30 @@ int pg_gate_pull_key(pg_buf *out, const char *tag)
 	size_t start = out->len;
 	int err = 0;
 
+	bool exact = *p != '\0';
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned mdlen = 0;
+
 	for (; *p && err == 0 && out->len - start < 80; p++) {
 		char c = *p;
 		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 			  (c >= '0' && c <= '9') || c == '-' || c == '_' ||
 			  (c == '.' && out->len > start);
+		exact = exact && ok;
 		err = pg_buf_putc(out, ok ? c : '-');
 	}
-	if (err == 0 && out->len == start)
-		err = pg_buf_puts(out, "pull");
-	return err;
+	if (err < 0 || (exact && !*p))
+		return err;
+	/*
+	 * The name was changed (a character replaced, cut at 80, or empty):
+	 * tell it apart from the names it could now be confused with by 16
+	 * hex digits of the SHA-256 of the whole tag name.
+	 */
+	if (!EVP_Digest(tag, strlen(tag), md, &mdlen, EVP_sha256(), NULL) || mdlen < 8)
+		return pg_error_set(PG_ERROR, "SHA-256 of a tag name failed");
+	return pg_buf_printf(out, "%spull-%02x%02x%02x%02x%02x%02x%02x%02x",
+			     out->len > start ? "-" : "", md[0], md[1], md[2], md[3], md[4], md[5],
+			     md[6], md[7]);
 }
 
 /* One kernel job at a time per $PULLGATE_HOME; the lock dies with the process. */
