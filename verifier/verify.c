@@ -4,6 +4,8 @@
 #include "verifier/pull.h"
 #include "common/error.h"
 
+#include <sys/stat.h>
+
 typedef int (*check_fn)(pg_pull *p);
 
 /* rewritten-upstream runs before the checks that may use what it matched */
@@ -23,11 +25,22 @@ static const check_fn checks[] = {
 int pg_split_location(char **repo, char **branch, const char *arg)
 {
 	const char *colon = strrchr(arg, ':');
+	bool split = false;
 
 	*repo = NULL;
 	*branch = NULL;
-	if (colon && colon[1] && !strchr(colon + 1, '/') && memchr(arg, '/', (size_t)(colon - arg)) &&
-	    strncmp(colon, "://", 3)) {
+	if (colon && colon[1] && strncmp(colon, "://", 3)) {
+		split = !strchr(colon + 1, '/') && memchr(arg, '/', (size_t)(colon - arg));
+		if (!split && (*repo = pg_strndup(arg, (size_t)(colon - arg)))) {
+			struct stat st;
+
+			/* a local directory, even without a '/': "up.git:for-next/core" */
+			split = stat(*repo, &st) == 0 && S_ISDIR(st.st_mode);
+			free(*repo);
+			*repo = NULL;
+		}
+	}
+	if (split) {
 		*repo = pg_strndup(arg, (size_t)(colon - arg));
 		*branch = pg_strdup(colon + 1);
 		if (!*repo || !*branch) {

@@ -26,10 +26,11 @@ int pg_verify(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy
 	      const char *home);
 
 /*
- * Split "REPO[:BRANCH]": the branch is what follows the last ':' when that
- * has no '/' and what precedes it is a path or URL (contains a '/'), so
- * that "host:repo" scp-style locations stay whole.  *branch is NULL when
- * absent.  Both outputs are the caller's to free().
+ * Split "REPO[:BRANCH]": the branch is what follows the last ':' when what
+ * precedes it is an existing local directory, or when the branch has no '/'
+ * and what precedes it is a path or URL (contains a '/'), so that
+ * "host:repo" scp-style locations stay whole.  *branch is NULL when absent.
+ * Both outputs are the caller's to free().
  */
 int pg_split_location(char **repo, char **branch, const char *arg);
 

@@ -3,7 +3,7 @@
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
-plan 23
+plan 25
 fixture_incident
 
 one_line() { is "$(printf '%s\n' "$err" | wc -l | tr -d ' ')" 1 "$1: one line on stderr"; }
@@ -25,6 +25,11 @@ like "$err" "^error: 'bad\.\.name' is not a valid tag name$" "says so"
 run "$PULLGATE" verify --upstream "$FX/upstream.git:no-such-branch" "$KEES" hardening-v6.16-rc1-fix1-take2
 is "$rc" 3 "an unknown upstream branch: exit 3"
 like "$err" "^error: 'refs/heads/no-such-branch' not found in '$FX/upstream.git'$" "names the branch"
+run sh -c 'cd "$1" && exec "$2" verify --upstream upstream.git:no-such-branch "$3" "$4"' - \
+	"$FX" "$PULLGATE" "$KEES" hardening-v6.16-rc1-fix1-take2
+is "$rc" 3 "a relative upstream path with a branch: exit 3 for the unknown branch"
+like "$err" "^error: 'refs/heads/no-such-branch' not found in '.*upstream.git'$" \
+	"the branch is split off a relative path too"
 
 run "$PULLGATE" verify "$KEES" hardening-v6.16-rc1-fix1-take2
 is "$rc" 2 "no upstream at all is a usage error"
