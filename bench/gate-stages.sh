@@ -29,7 +29,7 @@ if [ "$mode" = cold ]; then
 	export CCACHE_DISABLE=1
 	rm -rf "$PG_BUILD/arm64-gcc"
 fi
-GNUPGHOME="$FX/gnupg" "$pullgate" gate --json --policy "$FX/policy.yaml" "$FX/kees.git" \
+GNUPGHOME="$FX/gnupg" "$pullgate" gate --json --branch incident --policy "$FX/policy.yaml" "$FX/kees.git" \
 	hardening-v6.16-rc1-fix1-take2 >"$bench/gate.json" 2>"$bench/gate.err" ||
 	{ tail -n 20 "$bench/gate.err" >&2; pg_die "the gate did not approve take two"; }
 

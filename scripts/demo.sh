@@ -66,7 +66,9 @@ if [ "$kernel" = real ]; then
 	# the demo leaves the last word to the maintainer
 	sed 's/^approval: auto$/approval: manual/' "$FX/policy.yaml" >"$FX/demo-policy.yaml"
 	POLICY="$FX/demo-policy.yaml"
-	TREE_YAML=""
+	# the replay's own integration branch (fixtures/kernel-incident.sh)
+	TREE_YAML="pipeline:
+  branch: incident"
 	DATADIR="$TOP"
 	WAIT_S=${PULLGATE_DEMO_TIMEOUT:-7200}
 else

@@ -18,13 +18,15 @@ T2=hardening-v6.16-rc1-fix1-take2
 home=$PULLGATE_HOME
 . "$TOP/tests/lib/tap.sh"
 PULLGATE_HOME=$home
-plan 22
+plan 23
 
+# a master branch of the maintainer's own is never touched by the replay
+master_before=$(git -C "$LINUX" rev-parse -q --verify refs/heads/master || echo none)
 "$TOP/fixtures/kernel-incident.sh" "$FX" >"$SCRATCH/fixture.log" 2>&1 ||
 	{ cat "$SCRATCH/fixture.log" >&2; exit 1; }
 export GNUPGHOME="$FX/gnupg"
 BASE=$(cat "$FX/expect/base")
-is "$(git -C "$LINUX" rev-parse master)" "$BASE" "the integration branch starts at upstream's tip"
+is "$(git -C "$LINUX" rev-parse incident)" "$BASE" "the integration branch starts at upstream's tip"
 
 # --- take one ---------------------------------------------------------------------
 run "$PULLGATE" verify --json --policy "$FX/policy.yaml" "$FX/kees.git" "$T1"
@@ -37,17 +39,17 @@ is "$(printf '%s' "$out" | jq -r '[.findings[] | select(.check == "rewritten-ups
 	and .pull == "(none)"))] | length')" 3 "the three rewritten maintainer merges lost their mergetags"
 
 rm -rf "$PULLGATE_HOME/logs/$T1"
-run "$PULLGATE" gate --json --policy "$FX/policy.yaml" "$FX/kees.git" "$T1"
+run "$PULLGATE" gate --json --branch incident --policy "$FX/policy.yaml" "$FX/kees.git" "$T1"
 is "$rc" 1 "the gate rejects take one"
 is "$(printf '%s' "$out" | jq -r '[.stages[] | "\(.name):\(.status)"] | join(" ")')" "verify:failed" \
 	"at verify: nothing is merged, built or booted"
 ok "$([ ! -e "$PULLGATE_HOME/logs/$T1/build.log" ]; echo $?)" "no build was started for it"
-is "$(git -C "$LINUX" rev-parse master)" "$BASE" "the integration branch has not moved"
+is "$(git -C "$LINUX" rev-parse incident)" "$BASE" "the integration branch has not moved"
 is "$(git -C "$LINUX" for-each-ref refs/heads/pullgate/$T1 refs/pullgate/tags/$T1)" "" \
 	"and no ref of take one was left in the tree"
 
 # --- take two ---------------------------------------------------------------------
-run "$PULLGATE" gate --json --policy "$FX/policy.yaml" "$FX/kees.git" "$T2"
+run "$PULLGATE" gate --json --branch incident --policy "$FX/policy.yaml" "$FX/kees.git" "$T2"
 printf '%s\n' "$err" | grep -v '^\[build\] [0-9]* objects' | sed 's/^/# /'
 is "$rc" 0 "the gate approves take two"
 is "$(printf '%s' "$out" | jq -r '[.stages[] | "\(.name):\(.status)"] | join(" ")')" \
@@ -62,17 +64,17 @@ echo "# KTAP summary of $bootlog:"
 "$PULLGATE" ktap "$bootlog" | tail -n 4 | sed 's/^/#   /'
 printf '%s' "$out" | jq -r '.stages[] | "# stage \(.name): \(.seconds) s"'
 
-MERGE=$(git -C "$LINUX" rev-parse master)
-is "$MERGE" "$(printf '%s' "$out" | jq -r .merge_commit)" "master moved to the tested merge"
-is "$(git -C "$LINUX" rev-list --count --merges "$BASE..master")" 1 "exactly one new merge commit"
-is "$(git -C "$LINUX" rev-list --count --no-merges "$BASE..master")" 4 "bringing the four commits"
-is "$(git -C "$LINUX" rev-parse master^1) $(git -C "$LINUX" rev-parse master^2)" \
+MERGE=$(git -C "$LINUX" rev-parse incident)
+is "$MERGE" "$(printf '%s' "$out" | jq -r .merge_commit)" "the integration branch moved to the tested merge"
+is "$(git -C "$LINUX" rev-list --count --merges "$BASE..incident")" 1 "exactly one new merge commit"
+is "$(git -C "$LINUX" rev-list --count --no-merges "$BASE..incident")" 4 "bringing the four commits"
+is "$(git -C "$LINUX" rev-parse incident^1) $(git -C "$LINUX" rev-parse incident^2)" \
 	"$BASE $(cat "$FX/expect/take2")" "its parents are the old head and take two's commit"
-like "$(git -C "$LINUX" cat-file -p master)" "^mergetag object $(cat "$FX/expect/take2")$" \
+like "$(git -C "$LINUX" cat-file -p incident)" "^mergetag object $(cat "$FX/expect/take2")$" \
 	"it carries the tag in a mergetag header"
-like "$(git -C "$LINUX" log -1 --show-signature master 2>&1)" "^merged tag '$T2'$" \
+like "$(git -C "$LINUX" log -1 --show-signature incident 2>&1)" "^merged tag '$T2'$" \
 	"git log --show-signature shows the merged tag"
-like "$(git -C "$LINUX" log -1 --show-signature master 2>&1)" 'Good signature from "Kees Cook <kees@kernel.org>"' \
+like "$(git -C "$LINUX" log -1 --show-signature incident 2>&1)" 'Good signature from "Kees Cook <kees@kernel.org>"' \
 	"with a good signature"
 
 # The tree must be the base plus the series, computed without git's merge:
@@ -85,6 +87,8 @@ git -C "$LINUX" apply --cached -C1 "$P/upstream/5c78e793f787.patch"
 git -C "$LINUX" apply --cached "$P/upstream/f39f18f3c353.patch"
 want=$(git -C "$LINUX" write-tree)
 unset GIT_INDEX_FILE
-is "$(git -C "$LINUX" rev-parse "master^{tree}")" "$want" "its tree is the base plus the series"
-like "$(cat "$PULLGATE_HOME/logs/$T2/notice.txt")" "^has been merged into $LINUX:master:$" \
+is "$(git -C "$LINUX" rev-parse "incident^{tree}")" "$want" "its tree is the base plus the series"
+like "$(cat "$PULLGATE_HOME/logs/$T2/notice.txt")" "^has been merged into $LINUX:incident:$" \
 	"a pr-tracker-bot style notice is written"
+is "$(git -C "$LINUX" rev-parse -q --verify refs/heads/master || echo none)" "$master_before" \
+	"the replay left the tree's master branch as it was"
