@@ -3,7 +3,7 @@
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
-plan 53
+plan 58
 fixture_incident
 export PULLGATE_DATADIR="$TOP/tests/fakes"
 TREE="$SCRATCH/tree.git"
@@ -49,6 +49,26 @@ gate --stages merge,approve --approve
 is "$rc" 2 "approving without build and boot is a usage error"
 like "$err" "in order from merge without a gap" "saying why"
 is "$(state)" "$CLEAN" "and nothing is merged"
+
+# --- a conflict with the integration branch ---------------------------------------
+# the tree's master changes the file take two changes, differently
+export GIT_INDEX_FILE="$SCRATCH/conflict.index"
+git --git-dir="$TREE" read-tree "$BASE"
+blob=$(printf 'the maintainer changed this line\n' | git --git-dir="$TREE" hash-object -w --stdin)
+git --git-dir="$TREE" update-index --cacheinfo "100644,$blob,include/linux/overflow.h"
+CONFLICTING=$(git --git-dir="$TREE" commit-tree -p "$BASE" -m "overflow: the maintainer's change" \
+	"$(git --git-dir="$TREE" write-tree)")
+unset GIT_INDEX_FILE
+git --git-dir="$TREE" update-ref refs/heads/master "$CONFLICTING"
+BEFORE_CONFLICT=$(state)
+gate --json --approve
+is "$rc" 1 "a merge conflict rejects the pull"
+is "$(stage merge)" "failed" "at the merge stage"
+is "$(messages merge-conflict)" "merging into refs/heads/master conflicts in 1 path" "with a merge-conflict finding"
+is "$(printf '%s' "$out" | jq -r '.findings[] | select(.check == "merge-conflict") | .details[] | "\(.field) \(.pull)"')" \
+	"conflict include/linux/overflow.h" "naming the conflicted path"
+is "$(state)" "$BEFORE_CONFLICT" "and nothing is written: master is still the maintainer's commit"
+reset_tree
 
 # --- a build error ---------------------------------------------------------------
 FAKE_BUILD=error gate --json --approve
