@@ -131,7 +131,7 @@ static int stage_merge(gate *g, pg_stage *st)
 	memset(&mo, 0, sizeof(mo));
 	mo.tag_name = strncmp(g->report->tag, "refs/tags/", 10) ? g->report->tag :
 		      g->report->tag + 10;
-	mo.url = g->spec->repo;
+	mo.url = g->spec->name ? g->spec->name : g->spec->repo;
 	mo.name = g->o->merge_name ? g->o->merge_name : "pullgate";
 	mo.email = g->o->merge_email ? g->o->merge_email : "pullgate@localhost";
 	if ((err = pg_tree_merge(&m, g->tree, &g->base, &g->report->tag_object, &mo)) < 0)
@@ -554,8 +554,9 @@ static int stage_approve(gate *g, pg_stage *st)
 				   "pullgate: approved")) < 0)
 		return err;
 	g->report->approved = true;
-	if ((err = write_notice(&notice, g->logs.ptr, g->spec->repo, g->report->tag,
-				g->tree_path.ptr, pg_tree_branch(g->tree), g->report)) == 0)
+	if ((err = write_notice(&notice, g->logs.ptr, g->spec->name ? g->spec->name : g->spec->repo,
+				g->report->tag, g->tree_path.ptr, pg_tree_branch(g->tree),
+				g->report)) == 0)
 		err = pg_stage_set(st, PG_STAGE_PASSED, notice.ptr, "%s moved to %.12s",
 				   pg_tree_branch(g->tree), hex);
 	pg_buf_release(&notice);

@@ -4,6 +4,8 @@
 #include "common/error.h"
 #include "verifier/mail.h"
 
+#include <strings.h>
+
 /* The media type without parameters, compared case-insensitively against a list. */
 static bool type_is(const char *header, const char *const *types, size_t n)
 {
@@ -172,6 +174,7 @@ int pg_hook_pull_request(pg_req *rq, pg_resp *rs)
 	pg_pull_request *pr = NULL;
 	pg_buf tag = PG_BUF_INIT, location = PG_BUF_INIT;
 	pg_job_spec job;
+	bool mapped;
 	int err;
 
 	if (authenticate(rq, rs, true, s->mail_secret, types, PG_ARRAY_SIZE(types),
@@ -190,14 +193,29 @@ int pg_hook_pull_request(pg_req *rq, pg_resp *rs)
 				    pr->url ? pg_error_last() : "no repository URL");
 		goto done;
 	}
-	/* a URL the configuration maps is fetched from there; any other as it is */
-	if (pg_config_repo_location(&location, s->config, pr->url) < 0) {
+	/*
+	 * A URL the configuration maps is fetched from there.  Any other is
+	 * text from whoever wrote the mail: it is fetched as it is only when it
+	 * is a network URL and the policy has an allow-list that names it, never
+	 * a local path or file:// (SSRF, local repositories).
+	 */
+	mapped = pg_config_repo_location(&location, s->config, pr->url) == 0;
+	if (!mapped) {
 		pg_error_clear();
 		pg_buf_clear(&location);
+		if (!strstr(pr->url, "://") || !strncasecmp(pr->url, "file:", 5) ||
+		    !s->policy->nrepositories) {
+			pg_server_count_reject(s, true, PG_REJECT_REPOSITORY);
+			err = pg_resp_error(rs, 422, "repository '%s' is not mapped in the configuration, "
+					    "and only a network URL on the policy's allow-list is fetched "
+					    "as a mail gives it", pr->url);
+			goto done;
+		}
 		if ((err = pg_buf_puts(&location, pr->url)) < 0)
 			goto done;
 	}
-	if (!pg_policy_repository_allowed(s->policy, location.ptr)) {
+	if (!pg_policy_repository_allowed(s->policy, location.ptr) &&
+	    !(mapped && pg_policy_repository_allowed(s->policy, pr->url))) {
 		pg_server_count_reject(s, true, PG_REJECT_REPOSITORY);
 		err = pg_resp_error(rs, 422, "repository '%s' is not in the policy's allow-list",
 				    pr->url);

@@ -170,6 +170,9 @@ static int run_gate(pg_worker *w, pg_report **out, const pg_job *j, slot *s, uns
 	*out = NULL;
 	memset(&spec, 0, sizeof(spec));
 	spec.repo = j->repo;
+	/* a mail's URL fetched from the mirror the configuration maps it to */
+	if (j->mail && j->repo_name && strcmp(j->repo_name, j->repo))
+		spec.name = j->repo_name;
 	spec.tag = j->tag;
 	if (j->mail && (err = pg_mail_parse(&pr, j->mail, j->mail_len)) < 0)
 		return pg_error_wrap(err, "the pull-request mail");
@@ -448,7 +451,8 @@ int pg_worker_approve(pg_worker *w, int64_t id, const char *user)
 	go.datadir = w->o.datadir;
 	snprintf(run_name, sizeof(run_name), "job-%lld", (long long)j->id);
 	go.run_name = run_name;
-	err = pg_gate_approve(r, &go, j->repo, &notice);
+	/* the notice names the repository as the sender announced it */
+	err = pg_gate_approve(r, &go, j->mail && j->repo_name ? j->repo_name : j->repo, &notice);
 	if (err == PG_ECONFLICT) {
 		char msg[1024];
 

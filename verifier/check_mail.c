@@ -160,7 +160,8 @@ static int check_url(mail_ctx *m)
 	pg_pull *p = m->p;
 	enum pg_severity sev = pg_pull_severity(p, PG_CHECK_PR_URL);
 	pg_buf a = PG_BUF_INIT, b = PG_BUF_INIT;
-	const char *verified = p->report->repo ? p->report->repo : p->repo_location;
+	/* the URL announced for the repository verified (a mirror's is the one it stands for) */
+	const char *verified = p->repo_name ? p->repo_name : p->repo_location;
 	const char *ref = m->rq->ref ? m->rq->ref : "(none)";
 	pg_finding *f = NULL;
 	int err;

@@ -234,8 +234,10 @@ static bool in_list(char *const *list, size_t n, const char *email)
 /* NULL when signer allows this pull, else why not. */
 static const char *refusal(const pg_signer *signer, const pg_pull *p, const subject *s)
 {
-	if (signer->nrepositories && !glob_any(signer->repositories, signer->nrepositories,
-					       p->repo_location))
+	/* the announced URL or the mirror it is fetched from */
+	if (signer->nrepositories &&
+	    !glob_any(signer->repositories, signer->nrepositories, p->repo_location) &&
+	    !(p->repo_name && glob_any(signer->repositories, signer->nrepositories, p->repo_name)))
 		return "the repository matches none of its repository patterns";
 	if (signer->ntags && !glob_any(signer->tags, signer->ntags, s->name))
 		return "the tag matches none of its tag patterns";

@@ -21,6 +21,8 @@ typedef struct pg_pull {
 	const pg_policy *policy;
 	pg_report *report;
 	const char *repo_location;
+	const char *repo_name; /* the announced URL (spec->name), else repo_location;
+				  NULL: repo_location */
 	const char *home;      /* $PULLGATE_HOME: private GNUPGHOMEs go in home/tmp */
 
 	pg_tagobj *tag;        /* NULL for a lightweight tag */

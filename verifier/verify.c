@@ -144,6 +144,7 @@ int pg_verify(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy
 	p.policy = policy;
 	p.home = home;
 	p.repo_location = location;
+	p.repo_name = spec->name ? spec->name : location;
 	p.request = spec->request;
 	if ((err = pg_report_new(&p.report)) < 0) {
 		free(abs);
@@ -154,7 +155,8 @@ int pg_verify(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy
 		goto done;
 	}
 	/* the allow-list is also the guard against fetching from anywhere (SSRF) */
-	if (!pg_policy_repository_allowed(policy, location)) {
+	if (!pg_policy_repository_allowed(policy, location) &&
+	    !(spec->name && pg_policy_repository_allowed(policy, spec->name))) {
 		err = pg_error_set(PG_EINVALID, "repository '%s' is not in the policy's list of "
 				   "repositories", spec->repo);
 		goto done;

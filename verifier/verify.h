@@ -9,6 +9,8 @@ typedef struct pg_pull_request pg_pull_request; /* verifier/mail.h */
 
 typedef struct pg_pull_spec {
 	const char *repo;            /* path or URL of the sender's repository */
+	const char *name;            /* the URL the sender announced, when repo is a mirror
+					the maintainer configured for it; NULL: repo */
 	const char *tag;             /* "name" or "refs/tags/name" */
 	const char *upstream;        /* path or URL; NULL: the policy's */
 	const char *upstream_branch; /* NULL: the policy's, else upstream's HEAD */

@@ -4,7 +4,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
-plan 48
+plan 54
 serve_setup
 serve_start
 T2=hardening-v6.16-rc1-fix1-take2
@@ -108,6 +108,22 @@ like "$(err_of)" "^malformed pull-request mail" "saying so"
 head -c 4096 /dev/urandom >"$SCRATCH/garbage.mail"
 hook pull-request "$SCRATCH/garbage.mail" mail-2
 like "$code" '^4[0-9][0-9]$' "binary garbage as a mail is a 4xx"
+
+# --- a mail's URL is fetched only when mapped, or a network URL the allow-list names ---
+mkdir -p "$SCRATCH/mail"
+"$TOP/fixtures/mail.sh" "$FX" "$SCRATCH/mail" >/dev/null
+hook pull-request "$SCRATCH/mail/take2.mail" mail-local
+is "$code" 422 "a mail naming a local path that is not mapped is refused (422)"
+like "$(err_of)" "^repository '$FX/kees.git' is not mapped in the configuration" "saying why"
+hook pull-request "$SCRATCH/mail/variants.mail" mail-file
+is "$code" 422 "and so is a file:// URL"
+sed "s|$FX/kees.git|https://internal.example/secret.git|g" "$SCRATCH/mail/take2.mail" >"$SCRATCH/internal.mail"
+hook pull-request "$SCRATCH/internal.mail" mail-internal
+is "$code" 422 "a network URL off the policy's allow-list is refused"
+like "$(err_of)" "https://internal.example/secret.git" "naming it"
+get "$URL/metrics"
+like "$out" '^pullgate_hook_rejections_total\{hook="pull-request",reason="repository"\} 3$' \
+	"each refusal is counted"
 
 # --- paths and methods ------------------------------------------------------------------
 get "$URL/no/such/path"

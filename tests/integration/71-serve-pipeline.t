@@ -35,7 +35,8 @@ like "$out" '<th>mergetag</th><td class="pull"><pre>\(none\)</pre></td><td class
 # --- take two, by pull-request mail -----------------------------------------------------
 mkdir -p "$SCRATCH/mail"
 "$TOP/fixtures/mail.sh" "$FX" "$SCRATCH/mail" >/dev/null
-sed "s|$FX/kees.git|$KREPO|g" "$SCRATCH/mail/take2.mail" >"$SCRATCH/take2.mail"
+# the mail names Kees's kernel.org URL, which the configuration maps to the mirror
+sed "s|$FX/kees.git|$KEES_GIT_URL|g" "$SCRATCH/mail/take2.mail" >"$SCRATCH/take2.mail"
 hook pull-request "$SCRATCH/take2.mail" take2-mail
 is "$code" 202 "take two's pull-request mail is accepted"
 ID2=$(printf '%s' "$out" | jq -r '.jobs[0]')
@@ -49,8 +50,8 @@ is "$(printf '%s' "$out" | jq -r '"\(.kind) \(.tag) \(.errors)"')" "mail refs/ta
 MERGE=$(printf '%s' "$out" | jq -r .merge_commit)
 is "$(git --git-dir="$TREE" rev-parse master)" "$BASE" "the integration branch has not moved yet"
 get "$URL/pulls/$ID2"
-like "$out" '<pre class="merge-message">Merge tag &#39;hardening-v6.16-rc1-fix1-take2&#39; of ' \
-	"the page previews the merge commit's message"
+like "$out" "<pre class=\"merge-message\">Merge tag &#39;hardening-v6.16-rc1-fix1-take2&#39; of $KEES_GIT_URL\$" \
+	"the page previews the merge commit's message, naming the URL the mail gave (not the mirror)"
 like "$out" '<tr class="ktap-pass"><td>pullgate.randstruct_reorders</td><td>pass</td>' \
 	"and lists the KUnit results"
 get "$URL/api/pulls/$ID2/log?stage=build"

@@ -1,8 +1,8 @@
 # serve.sh - run `pullgate serve` for a test on an ephemeral loopback port (sourced after fixtures.sh).
 #
 # serve_setup writes a configuration for the incident fixtures: the policy of
-# fixtures/policy.sh, Kees's kernel.org repository name mapped to the
-# fixture's kees.git, a bare clone of upstream.git as the maintainer's tree,
+# fixtures/policy.sh, Kees's kernel.org repository name and URL mapped to
+# a mirror of the fixture's kees.git, a bare clone of upstream.git as the maintainer's tree,
 # the stand-in build and boot scripts of tests/fakes, and one maintainer
 # account (user "maintainer", password $SERVE_PASSWORD).  serve_start runs
 # the server in the background (stopped in the EXIT trap) and sets $URL.
@@ -11,6 +11,7 @@ SERVE_PASSWORD=correct-horse-battery
 PUSH_SECRET=push-secret-0123456789abcdef
 MAIL_SECRET=mail-secret-0123456789abcdef
 KEES_NAME=pub/scm/linux/kernel/git/kees/linux
+KEES_GIT_URL=git://git.kernel.org/pub/scm/linux/kernel/git/kees/linux.git
 
 # serve_setup [EXTRA-YAML]: $CONFIG, the tree at $TREE, the sender's repository
 # at $KREPO (a mirror of the fixture's kees.git that tests may add tags to)
@@ -41,6 +42,7 @@ hooks:
 repositories:
   map:
     $KEES_NAME: $KREPO
+    '$KEES_GIT_URL': $KREPO
 pipeline:
   tree: $TREE
   verify-workers: 2

@@ -235,6 +235,16 @@ static void test_signer_patterns(void **state)
 	assert_string_equal(detail(&fx->report->findings[0], "trusted for repositories"),
 			    "git://git.example.org/other/*");
 
+	/* fetched from a mirror: the URL it stands for (repo_name) matches too */
+	fx->pull.repo_location = "/srv/mirrors/other.git";
+	fx->pull.repo_name = "git://git.example.org/other/linux.git";
+	check(fx);
+	assert_int_equal(fx->report->nfindings, 0);
+	fx->pull.repo_name = NULL;
+	check(fx);
+	assert_int_equal(fx->report->nfindings, 1);
+	fx->pull.repo_location = "git://git.example.org/gina/linux.git";
+
 	assert_int_equal(pg_policy_list_add(&s->repositories, &s->nrepositories,
 					    "git://git.example.org/gina/*"), 0);
 	assert_int_equal(pg_policy_list_add(&s->tags, &s->ntags, "v2*"), 0);
