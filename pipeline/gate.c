@@ -578,6 +578,23 @@ static const struct {
 	{ "approve", PG_GATE_APPROVE, stage_approve },
 };
 
+/*
+ * Record the verdict: the report as JSON (docs/report-schema.md), replaced
+ * atomically, in the pull's log directory beside the stage logs.
+ */
+static int write_report(const char *logs, const pg_report *r)
+{
+	pg_buf path = PG_BUF_INIT, json = PG_BUF_INIT;
+	int err;
+
+	if ((err = pg_buf_printf(&path, "%s/report.json", logs)) == 0 &&
+	    (err = pg_report_format_json(&json, r)) == 0)
+		err = pg_write_file_atomic(path.ptr, json.ptr, json.len);
+	pg_buf_release(&path);
+	pg_buf_release(&json);
+	return err;
+}
+
 unsigned pg_gate_stage_flag(const char *name, size_t len)
 {
 	size_t i;
@@ -715,6 +732,14 @@ int pg_gate_run(pg_report **out, const pg_pull_spec *spec, const pg_policy *poli
 			break; /* failed, skipped (already merged) or waiting */
 	}
 done:
+	/* the verdict is recorded, also for a pull that stopped at verify */
+	if (err == 0 && !g.logs.len &&
+	    (err = pg_gate_pull_key(&g.key, g.report->tag)) == 0 &&
+	    (err = pg_buf_printf(&g.logs, "%s/logs/%s", o->home,
+				 o->run_name ? o->run_name : g.key.ptr)) == 0)
+		err = pg_mkdir_p(g.logs.ptr);
+	if (err == 0)
+		err = write_report(g.logs.ptr, g.report);
 	/* cleanup may meet errors of its own: keep the message of the one that stopped us */
 	snprintf(msg, sizeof(msg), "%s", err < 0 ? pg_error_last() : "");
 	cleanup(&g);

@@ -3,7 +3,7 @@
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
-plan 58
+plan 60
 fixture_incident
 export PULLGATE_DATADIR="$TOP/tests/fakes"
 TREE="$SCRATCH/tree.git"
@@ -43,6 +43,8 @@ is "$rc" 1 "take one is rejected by the gate"
 is "$(printf '%s' "$out" | jq -r '[.stages[] | "\(.name):\(.status)"] | join(" ")')" "verify:failed" \
 	"at the verify stage: nothing is merged, built or booted"
 is "$(state)" "$CLEAN" "the tree is untouched"
+is "$(jq -r '"\(.verdict) \([.stages[].name] | join(","))"' "$PULLGATE_HOME/logs/hardening-v6.16-rc1-fix1/report.json")" \
+	"reject verify" "the verdict is recorded in the pull's log directory"
 
 # --- stages run in order from merge: nothing is approved untested -------------------
 gate --stages merge,approve --approve
@@ -137,6 +139,8 @@ like "$(git --git-dir="$TREE" log -1 --format=%B master)" "^Pull hardening fixes
 	"the message names what was pulled from whom"
 like "$(git --git-dir="$TREE" log -1 --format=%B master)" "^  randstruct: gcc-plugin: Fix attribute addition$" \
 	"and lists the merged commits"
+is "$(jq -r '"\(.verdict) \(.stages[-1].name):\(.stages[-1].status)"' "$PULLGATE_HOME/logs/$KEY/report.json")" \
+	"accept approve:passed" "the recorded verdict says it was approved"
 notice=$(cat "$PULLGATE_HOME/logs/$KEY/notice.txt")
 like "$notice" "^The pull request you sent on Sun, 01 Jun 2025 09:00:00 -0700:$" "a notice dated by the tag"
 like "$notice" "^has been merged into $TREE:master:$" "naming the tree"
