@@ -33,7 +33,12 @@ error    signoff                 $(short no-signoff.none)  lib: a change with no
     no Signed-off-by from its author and committer
     author: Sam Sub <sam@example.org>
     committer: Sam Sub <sam@example.org>
-    signed-off-by: (none)" "a missing author sign-off and a missing sign-off are reported exactly"
+    signed-off-by: (none)
+error    signoff                 $(short no-signoff.committer)  lib: a change its committer did not sign off
+    no Signed-off-by from its committer
+    committer: Sam Sub <sam@example.org>
+    signed-off-by: Frank Contributor <frank@example.org>" \
+	"missing author, both and committer sign-offs are reported exactly"
 is "$rc" 1 "a missing sign-off rejects the pull"
 
 verify bad-fixes
