@@ -63,21 +63,6 @@ static int send_json(pg_resp *rs, unsigned status, json_t *o)
 	return err;
 }
 
-static int parse_count(size_t *out, const char *s, size_t max)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!s)
-		return 0;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || *s == '-' || v > max)
-		return -1;
-	*out = (size_t)v;
-	return 0;
-}
-
 int pg_api_list(pg_req *rq, pg_resp *rs)
 {
 	pg_job_list l;
@@ -89,9 +74,9 @@ int pg_api_list(pg_req *rq, pg_resp *rs)
 
 	if (state && !pg_store_state_valid(state))
 		return pg_resp_error(rs, 400, "unknown state '%.40s'", state);
-	if (parse_count(&limit, pg_req_arg(rq, "limit"), LIST_MAX) < 0 || limit == 0)
+	if (pg_req_count(&limit, pg_req_arg(rq, "limit"), LIST_MAX) < 0 || limit == 0)
 		return pg_resp_error(rs, 400, "limit wants a number from 1 to %d", LIST_MAX);
-	if (parse_count(&offset, pg_req_arg(rq, "offset"), (size_t)1 << 40) < 0)
+	if (pg_req_count(&offset, pg_req_arg(rq, "offset"), (size_t)1 << 40) < 0)
 		return pg_resp_error(rs, 400, "offset wants a number");
 	if ((err = pg_store_list(rq->srv->store, &l, state, offset, limit)) < 0)
 		return err;
@@ -278,7 +263,7 @@ int pg_api_log(pg_req *rq, pg_resp *rs)
 
 	if (!stage || strspn(stage, "abcdefghijklmnopqrstuvwxyz") != strlen(stage) || !*stage)
 		return pg_resp_error(rs, 400, "stage wants a stage name (merge, build, boot)");
-	if (parse_count(&tail, pg_req_arg(rq, "bytes"), LOG_TAIL_MAX) < 0)
+	if (pg_req_count(&tail, pg_req_arg(rq, "bytes"), LOG_TAIL_MAX) < 0)
 		return pg_resp_error(rs, 400, "bytes wants a number up to %zu", LOG_TAIL_MAX);
 	if ((err = get_job(rq, rs, &j)) != 0)
 		return err < 0 ? err : 0;

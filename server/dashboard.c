@@ -103,17 +103,19 @@ static void state_badge(pg_buf *out, const char *state)
 int pg_page_queue(pg_req *rq, pg_resp *rs)
 {
 	static const char *const filters[] = {
-		"queued", "verifying", "verified", "building", "booting", "waiting", "approved",
-		"rejected", "error",
+		"queued", "verifying", "verified", "merging", "building", "booting", "waiting",
+		"approved", "passed", "rejected", "cancelled", "error",
 	};
 	pg_job_list l;
 	pg_buf *out = &rs->body;
-	const char *state = pg_req_arg(rq, "state"), *off = pg_req_arg(rq, "offset");
-	size_t offset = off ? strtoull(off, NULL, 10) : 0, i;
+	const char *state = pg_req_arg(rq, "state");
+	size_t offset = 0, i;
 	int err;
 
 	if (state && !pg_store_state_valid(state))
 		return pg_resp_error(rs, 400, "unknown state");
+	if (pg_req_count(&offset, pg_req_arg(rq, "offset"), (size_t)1 << 40) < 0)
+		return pg_resp_error(rs, 400, "offset wants a count");
 	if ((err = pg_store_list(rq->srv->store, &l, state, offset, QUEUE_PAGE)) < 0)
 		return err;
 	page_start(out, rq, "queue", "data-page=\"queue\"");

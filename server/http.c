@@ -4,8 +4,10 @@
 #include "common/sanitize.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <stdlib.h>
 #include <time.h>
 
 #define SMALL_BODY 4096
@@ -106,6 +108,21 @@ const char *pg_req_header(const pg_req *rq, const char *name)
 const char *pg_req_arg(const pg_req *rq, const char *name)
 {
 	return MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+int pg_req_count(size_t *out, const char *s, size_t max)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s)
+		return 0;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || *s == '+' || v > max)
+		return -1;
+	*out = (size_t)v;
+	return 0;
 }
 
 const char *pg_req_cookie(const pg_req *rq, const char *name)

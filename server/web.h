@@ -81,6 +81,9 @@ typedef struct pg_resp {
 /* Request accessors (http.c); the strings are borrowed from the request. */
 const char *pg_req_header(const pg_req *rq, const char *name);
 const char *pg_req_arg(const pg_req *rq, const char *name);
+
+/* A decimal count from a query argument: 0 leaves *out (absent); -1 when malformed or over max. */
+int pg_req_count(size_t *out, const char *s, size_t max);
 const char *pg_req_cookie(const pg_req *rq, const char *name);
 
 /* The logged-in maintainer (appended to user; csrf too when not NULL): 0, or PG_ENOTFOUND. */

@@ -4,7 +4,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
-plan 54
+plan 59
 serve_setup
 serve_start
 T2=hardening-v6.16-rc1-fix1-take2
@@ -137,6 +137,14 @@ get "$URL/api/pulls/999999"
 is "$code" 404 "an unknown pull is 404"
 get "$URL/api/pulls?state=bogus"
 is "$code" 400 "an unknown state filter is 400"
+is "$(printf '%s' "$out" | jq -r '"\(.status) \(.error | length > 0)"')" "400 true" "with a JSON error"
+get "$URL/?offset=-1"
+is "$code" 400 "the dashboard refuses a negative offset"
+get "$URL/api/pulls?offset=12abc"
+is "$code" 400 "and the API a malformed one"
+code=$(curl -s -o "$SCRATCH/.m" -w '%{http_code}' -X DELETE "$URL/api/pulls")
+is "$code" 405 "a wrong method on the API is 405"
+is "$(jq -r .status "$SCRATCH/.m")" 405 "with a JSON error"
 get "$URL/api/pulls?limit=100000"
 is "$code" 400 "a limit past the maximum is 400"
 

@@ -4,7 +4,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
-plan 42
+plan 49
 serve_setup
 serve_start
 T1=hardening-v6.16-rc1-fix1
@@ -118,5 +118,27 @@ metrics=$(curl -s "$URL/metrics")
 like "$metrics" '^pullgate_jobs\{state="approved"\} 1$' "/metrics counts jobs by state"
 like "$metrics" '^pullgate_stage_duration_seconds_count\{stage="build"\} 1$' "and stage durations"
 like "$metrics" '^pullgate_hook_deliveries_total\{hook="pull-request"\} 1$' "and deliveries"
+
+# --- a log followed after the pull is done is sent whole, and the stream ends -------------
+follow=$(curl -s -N -m 10 "$URL/api/pulls/$ID2/log?stage=build&follow=1"; echo "curl:$?")
+like "$follow" 'CC +lib/a.o' "a followed log streams the build log"
+like "$follow" '^curl:0$' "and ends by itself when the pull is done"
+
+# --- the maintainer rejects a pull that waits -----------------------------------------------
+git --git-dir="$TREE" update-ref refs/heads/master "$BASE"
+push_record "$SCRATCH/again.json" "$T2"
+hook push "$SCRATCH/again.json" take2-again
+IDA=$(printf '%s' "$out" | jq -r '.jobs[0]')
+is "$(wait_state "$IDA" waiting rejected error approved passed)" waiting \
+	"take two pushed again on the old base waits for the maintainer"
+code=$(curl -s -b "$SCRATCH/jar" -o "$SCRATCH/.r" -w '%{http_code}' -X POST \
+	-H "X-CSRF-Token: $CSRF" -H "Origin: $URL" "$URL/api/pulls/$IDA/reject")
+is "$code" 200 "the maintainer rejects it"
+is "$(jq -r .state "$SCRATCH/.r")" rejected "the pull is rejected"
+is "$(git --git-dir="$TREE" rev-parse master)" "$BASE" "and the integration branch does not move"
+get "$URL/api/pulls/$IDA"
+is "$(printf '%s' "$out" | jq -r '.decisions[-1] | "\(.user) \(.action)"')" "maintainer reject" \
+	"the store records who rejected it"
+
 serve_stop
 is "$SERVE_RC" 0 "the server stops cleanly on SIGTERM"
