@@ -127,9 +127,10 @@ static int on_line(void *vctx, const char *line, size_t len)
 		if (c->o->progress && (c->r->objects % 25 == 0)) {
 			char msg[96];
 
+			/* an incremental build compiles fewer: the hint is a full build's */
 			if (c->o->objects_hint)
-				snprintf(msg, sizeof(msg), "%zu / %zu objects", c->r->objects,
-					 c->o->objects_hint);
+				snprintf(msg, sizeof(msg), "%zu objects (a full build: %zu)",
+					 c->r->objects, c->o->objects_hint);
 			else
 				snprintf(msg, sizeof(msg), "%zu objects", c->r->objects);
 			c->o->progress(c->o->ctx, "build", msg);
