@@ -7,8 +7,8 @@
 #include "common/map.h"
 
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <ftw.h>
+#include <openssl/evp.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -56,11 +56,10 @@ int pg_gate_pull_key(pg_buf *out, const char *tag)
 {
 	const char *p = strncmp(tag, "refs/tags/", 10) ? tag : tag + 10;
 	size_t start = out->len;
-	int err = 0;
-
 	bool exact = *p != '\0';
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned mdlen = 0;
+	int err = 0;
 
 	for (; *p && err == 0 && out->len - start < 80; p++) {
 		char c = *p;
@@ -605,10 +604,10 @@ unsigned pg_gate_stage_flag(const char *name, size_t len)
 	return 0;
 }
 
-bool pg_gate_stages_valid(unsigned stages_)
+bool pg_gate_stages_valid(unsigned set)
 {
 	/* 0, 1, 3, 7 or 15: the lowest bits, with no gap */
-	return stages_ <= PG_GATE_ALL && (stages_ & (stages_ + 1)) == 0;
+	return set <= PG_GATE_ALL && (set & (set + 1)) == 0;
 }
 
 static int prepare(gate *g)
