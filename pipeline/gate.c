@@ -339,32 +339,43 @@ static int stage_build(gate *g, pg_stage *st)
 	pg_build_result base, merged;
 	pg_buf log = PG_BUF_INIT, baseline = PG_BUF_INIT, k = PG_BUF_INIT;
 	pg_map known = PG_MAP_INIT;
-	char **lines = NULL, hex[PG_OID_HEXSZ + 1], tree_hex[PG_OID_HEXSZ + 1];
-	pg_oid base_tree;
-	size_t nlines = 0, i, fresh = 0, errors = 0;
+	char **lines = NULL, hex[PG_OID_HEXSZ + 1], base_hex[PG_OID_HEXSZ + 1];
+	char merge_hex[PG_OID_HEXSZ + 1];
+	pg_oid base_tree, merge_tree;
+	size_t nlines = 0, i, fresh = 0, errors = 0, touched;
 	int err;
 
 	pg_build_result_init(&base);
 	pg_build_result_init(&merged);
 	/*
-	 * The base's warnings are a function of its tree (the config is the
-	 * build dir's), so they are kept per tree: a base re-created with the
-	 * same content (a rebuilt fixture, a re-signed upstream merge) is not
-	 * built again, and the worktree is not moved away from the merge.
+	 * A warning is new when the base does not print it.  The base build is
+	 * incremental, so it prints the warnings of what it compiles: the files
+	 * the merge changes are touched first, so that it compiles what the
+	 * merge build will.  The baseline is therefore a function of the base's
+	 * and the merge's trees (the config is the build dir's) and is kept per
+	 * pair: a pull re-created with the same content (a rebuilt fixture, a
+	 * re-signed tag) is not built twice, and the worktree stays on the merge.
 	 */
-	if ((err = pg_tree_commit_tree(&base_tree, g->tree, &g->base)) < 0)
+	if ((err = pg_tree_commit_tree(&base_tree, g->tree, &g->base)) < 0 ||
+	    (err = pg_tree_commit_tree(&merge_tree, g->tree, &g->report->merge_commit)) < 0)
 		goto done;
-	pg_oid_tohex(tree_hex, &base_tree);
+	pg_oid_tohex(base_hex, &base_tree);
+	pg_oid_tohex(merge_hex, &merge_tree);
 	pg_oid_tohex(hex, &g->base);
 	if ((err = pg_buf_printf(&log, "%s/build.log", g->logs.ptr)) < 0 ||
-	    (err = pg_buf_printf(&baseline, "%s/warnings-tree-%s", g->build_dir.ptr, tree_hex)) < 0 ||
+	    (err = pg_buf_printf(&baseline, "%s/warnings-%s-%s", g->build_dir.ptr, base_hex,
+				 merge_hex)) < 0 ||
 	    (err = pg_write_file_atomic(log.ptr, "", 0)) < 0)
 		goto done;
 	if (access(baseline.ptr, R_OK) != 0) {
 		/* no warnings recorded for this base: build it first, in the same tree */
-		progress(g, "build", "building the base %.12s for its warnings", hex);
 		if ((err = pg_tree_worktree_checkout(g->tree, g->key.ptr, g->work.ptr, &g->base)) < 0 ||
-		    (err = run_build(g, &base, log.ptr)) < 0)
+		    (err = pg_tree_touch_changed(g->tree, g->work.ptr, &base_tree, &merge_tree,
+						 &touched)) < 0)
+			goto done;
+		progress(g, "build", "building the base %.12s for its warnings, with the %zu file%s "
+			 "the pull changes touched", hex, touched, touched == 1 ? "" : "s");
+		if ((err = run_build(g, &base, log.ptr)) < 0)
 			goto done;
 		if (!base.ok) {
 			err = pg_error_set(PG_EIO, "the base %.12s of %s does not build (%s)", hex,

@@ -4,6 +4,9 @@
 #include "common/fs.h"
 #include "common/git.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -96,6 +99,58 @@ int pg_tree_commit_tree(pg_oid *out, pg_tree *t, const pg_oid *commit)
 	pg_oid_from_git(out, git_commit_tree_id(c));
 	git_commit_free(c);
 	return 0;
+}
+
+/* A path git could hand us that must not be followed out of the worktree. */
+static bool unsafe_path(const char *p)
+{
+	const char *c;
+
+	if (p[0] == '/')
+		return true;
+	for (c = p; (c = strstr(c, "..")); c += 2)
+		if ((c == p || c[-1] == '/') && (c[2] == '/' || c[2] == '\0'))
+			return true;
+	return false;
+}
+
+int pg_tree_touch_changed(pg_tree *t, const char *path, const pg_oid *tree_a,
+			  const pg_oid *tree_b, size_t *touched)
+{
+	git_tree *a = NULL, *b = NULL;
+	git_diff *diff = NULL;
+	pg_buf full = PG_BUF_INIT;
+	size_t i, n;
+	int gerr, err = 0;
+
+	*touched = 0;
+	if ((gerr = git_tree_lookup(&a, t->git, pg_git_oid(tree_a))) < 0 ||
+	    (gerr = git_tree_lookup(&b, t->git, pg_git_oid(tree_b))) < 0 ||
+	    (gerr = git_diff_tree_to_tree(&diff, t->git, a, b, NULL)) < 0) {
+		err = pg_git_fail(gerr, "comparing the base and the merge");
+		goto done;
+	}
+	n = git_diff_num_deltas(diff);
+	for (i = 0; i < n && err == 0; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+
+		/* what a has and b changes or removes: the files its build compiled */
+		if (d->status == GIT_DELTA_ADDED || unsafe_path(d->old_file.path))
+			continue;
+		pg_buf_clear(&full);
+		if ((err = pg_buf_printf(&full, "%s/%s", path, d->old_file.path)) < 0)
+			break;
+		if (utimensat(AT_FDCWD, full.ptr, NULL, AT_SYMLINK_NOFOLLOW) == 0)
+			(*touched)++;
+		else if (errno != ENOENT && errno != ENOTDIR)
+			err = pg_error_set(PG_EIO, "touching '%s': %s", full.ptr, strerror(errno));
+	}
+done:
+	git_diff_free(diff);
+	git_tree_free(a);
+	git_tree_free(b);
+	pg_buf_release(&full);
+	return err;
 }
 
 static bool is_local_dir(const char *location)

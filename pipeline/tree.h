@@ -29,6 +29,15 @@ int pg_tree_head(pg_oid *out, pg_tree *t);
 int pg_tree_commit_tree(pg_oid *out, pg_tree *t, const pg_oid *commit);
 
 /*
+ * Set the modification time of every file of tree_a that tree_b changes or
+ * removes to now, in the working tree at path (a checkout of tree_a), so
+ * that an incremental build of it compiles what a build of tree_b will.
+ * Paths that would leave the working tree are skipped.  *touched: how many.
+ */
+int pg_tree_touch_changed(pg_tree *t, const char *path, const pg_oid *tree_a,
+			  const pg_oid *tree_b, size_t *touched);
+
+/*
  * Fetch refs/tags/<tag> from location (a path or URL) into
  * refs/pullgate/tags/<tag>, and fail with PG_ECONFLICT unless it is still
  * the tag object that was verified (the tag moved since).

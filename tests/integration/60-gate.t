@@ -3,7 +3,7 @@
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
-plan 60
+plan 63
 fixture_incident
 export PULLGATE_DATADIR="$TOP/tests/fakes"
 TREE="$SCRATCH/tree.git"
@@ -161,6 +161,19 @@ gate --json --no-approve
 is "$rc" 0 "a pull on a new base commit with a known tree passes"
 is "$(cat "$PULLGATE_HOME/build/arm64-gcc/builds")" "merged" \
 	"the base's warnings are known by its tree: only the merge is built"
+reset_tree
+
+# --- the base build compiles what the pull changes: an old warning there is not new ----
+# the build worktree already holds the base, built: checking it out rewrites nothing
+git -C "$PULLGATE_HOME/work/build" checkout -q -f --detach "$BASE"
+rm -f "$PULLGATE_HOME"/build/arm64-gcc/warnings-*
+touch "$PULLGATE_HOME/build/arm64-gcc/.fake-stamp"
+FAKE_STALE=1 gate --json --no-approve
+is "$rc" 0 "a pull whose changed file has an old warning passes"
+is "$(grep -c 'Wstale' "$PULLGATE_HOME/logs/$KEY/build.log")" 2 \
+	"both the base and the merge build compiled the changed file"
+is "$(messages new-warning)" "" "so its old warning is not reported as new"
+rm -f "$PULLGATE_HOME/build/arm64-gcc/.fake-stamp"
 reset_tree
 
 # --- the branch moves while the pull is tested: the compare-and-swap refuses ---------
