@@ -42,3 +42,10 @@ int pg_remove_tree(const char *path)
 		return pg_error_set(PG_EIO, "cannot remove '%s': %s", path, strerror(errno));
 	return 0;
 }
+
+bool pg_is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}

@@ -1,4 +1,4 @@
-/* fs.h - directories: make a path, remove a tree. */
+/* fs.h - directories: make a path, remove a tree, tell one. */
 #ifndef PG_FS_H
 #define PG_FS_H
 
@@ -9,5 +9,8 @@ int pg_mkdir_p(const char *path);
 
 /* rm -r: remove a directory tree, never following symlinks; absent is fine. */
 int pg_remove_tree(const char *path);
+
+/* Is path an existing directory (symlinks followed)? */
+bool pg_is_dir(const char *path);
 
 #endif

@@ -155,9 +155,7 @@ done:
 
 static bool is_local_dir(const char *location)
 {
-	struct stat st;
-
-	return !strstr(location, "://") && stat(location, &st) == 0 && S_ISDIR(st.st_mode);
+	return !strstr(location, "://") && pg_is_dir(location);
 }
 
 /*

@@ -5,7 +5,6 @@
 #include "common/git.h"
 #include "common/map.h"
 
-#include <sys/stat.h>
 
 struct pg_repo {
 	git_repository *git;
@@ -67,15 +66,13 @@ void pg_repo_free(pg_repo *r)
 static bool is_local(const char *location)
 {
 	const char *colon = strchr(location, ':'), *slash = strchr(location, '/');
-	struct stat st;
-
 	if (!strncmp(location, "file://", 7))
 		return true;
 	if (strstr(location, "://"))
 		return false;
 	/* scp-like "[user@]host:path" is remote unless a directory of that name exists */
 	if (colon && (!slash || colon < slash))
-		return stat(location, &st) == 0 && S_ISDIR(st.st_mode);
+		return pg_is_dir(location);
 	return true;
 }
 

@@ -3,8 +3,7 @@
 #include "verifier/mail.h"
 #include "verifier/pull.h"
 #include "common/error.h"
-
-#include <sys/stat.h>
+#include "common/fs.h"
 
 typedef int (*check_fn)(pg_pull *p);
 
@@ -25,31 +24,23 @@ static const check_fn checks[] = {
 int pg_split_location(char **repo, char **branch, const char *arg)
 {
 	const char *colon = strrchr(arg, ':');
-	bool split = false;
+	char *prefix = NULL;
 
 	*repo = NULL;
 	*branch = NULL;
 	if (colon && colon[1] && strncmp(colon, "://", 3)) {
-		split = !strchr(colon + 1, '/') && memchr(arg, '/', (size_t)(colon - arg));
-		if (!split && (*repo = pg_strndup(arg, (size_t)(colon - arg)))) {
-			struct stat st;
-
-			/* a local directory, even without a '/': "up.git:for-next/core" */
-			split = stat(*repo, &st) == 0 && S_ISDIR(st.st_mode);
-			free(*repo);
-			*repo = NULL;
-		}
-	}
-	if (split) {
-		*repo = pg_strndup(arg, (size_t)(colon - arg));
-		*branch = pg_strdup(colon + 1);
-		if (!*repo || !*branch) {
-			free(*repo);
-			free(*branch);
-			*repo = *branch = NULL;
+		if (!(prefix = pg_strndup(arg, (size_t)(colon - arg))))
 			return PG_ENOMEM;
+		/* a path or URL with a plain branch, or a local directory: "up.git:for-next/core" */
+		if ((!strchr(colon + 1, '/') && strchr(prefix, '/')) || pg_is_dir(prefix)) {
+			if (!(*branch = pg_strdup(colon + 1))) {
+				free(prefix);
+				return PG_ENOMEM;
+			}
+			*repo = prefix;
+			return 0;
 		}
-		return 0;
+		free(prefix);
 	}
 	*repo = pg_strdup(arg);
 	return *repo ? 0 : PG_ENOMEM;
