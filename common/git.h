@@ -2,7 +2,7 @@
 #ifndef PG_GIT_H
 #define PG_GIT_H
 
-#include "verifier/object.h"
+#include "common/oid.h"
 
 #include <git2.h>
 

@@ -3,7 +3,7 @@
 #define PG_POLICY_H
 
 #include "common/buf.h"
-#include "verifier/checks.h"
+#include "common/checks.h"
 
 /* A key the maintainer trusts, and for what. */
 typedef struct pg_signer {

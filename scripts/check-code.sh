@@ -26,4 +26,35 @@ for f in $(find cli $lib_dirs tests/unit -name '*.[ch]' 2>/dev/null); do
 		fail=1
 	}
 done
+# Layers point down: a file includes headers of its own layer or of those
+# below it, never above.  The order, lowest first (docs/architecture.md):
+layers="common repo policies verifier pipeline server cli"
+rank() {
+	i=0
+	for l in $layers; do
+		[ "$l" = "$1" ] && { echo $i; return; }
+		i=$((i + 1))
+	done
+	echo -1
+}
+for dir in $layers; do
+	[ -d "$dir" ] || continue
+	own=$(rank "$dir")
+	for f in $(find "$dir" -name '*.[ch]'); do
+		grep -nE '^#[[:space:]]*include[[:space:]]+"[a-z]+/' "$f" |
+		while IFS= read -r line; do
+			inc=$(printf '%s\n' "$line" | sed -E 's/^[0-9]+:#[[:space:]]*include[[:space:]]+"([a-z]+)\/.*/\1/')
+			r=$(rank "$inc")
+			if [ "$r" -gt "$own" ] || [ "$r" -lt 0 ]; then
+				echo "$f:${line%%:*}: $dir/ may not include $inc/ (layers: $layers)"
+			fi
+		done
+	done
+done >"${TMPDIR:-/tmp}/pg-layers.$$"
+if [ -s "${TMPDIR:-/tmp}/pg-layers.$$" ]; then
+	cat "${TMPDIR:-/tmp}/pg-layers.$$" >&2
+	echo "check-code: a layer includes a header of a layer above it (lines above)" >&2
+	fail=1
+fi
+rm -f "${TMPDIR:-/tmp}/pg-layers.$$"
 exit $fail

@@ -3,6 +3,7 @@
 #define PG_OBJECT_H
 
 #include "common/buf.h"
+#include "common/oid.h"
 
 /*
  * pullgate parses commit and tag objects itself, from the bytes libgit2
@@ -11,23 +12,6 @@
  * that unit tests can build without a repository.  Parsing is lenient: a
  * hostile object gives odd field values, never a crash.
  */
-
-#define PG_OID_RAWSZ 20
-#define PG_OID_HEXSZ 40
-
-typedef struct pg_oid {
-	unsigned char id[PG_OID_RAWSZ];
-} pg_oid;
-
-/* Parse 40 hex digits; returns 0 or PG_EINVALID. */
-int pg_oid_fromhex(pg_oid *out, const char *hex, size_t len);
-/* Write 40 hex digits and a NUL into out (41 bytes). */
-void pg_oid_tohex(char out[PG_OID_HEXSZ + 1], const pg_oid *oid);
-static inline int pg_oid_cmp(const pg_oid *a, const pg_oid *b)
-{
-	return memcmp(a->id, b->id, PG_OID_RAWSZ);
-}
-bool pg_oid_is_zero(const pg_oid *oid);
 
 /* An author, committer or tagger line: "Name <email> 1234567890 +0200". */
 typedef struct pg_ident {

@@ -3,7 +3,7 @@
 #define PG_REPORT_H
 
 #include "common/buf.h"
-#include "verifier/checks.h"
+#include "common/checks.h"
 #include "verifier/object.h"
 
 /*

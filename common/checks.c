@@ -1,5 +1,5 @@
 /* checks.c - names and default severities of the checks. */
-#include "verifier/checks.h"
+#include "common/checks.h"
 #include "common/error.h"
 
 static const struct {
