@@ -4,6 +4,9 @@
 
 #include "common/compat.h"
 
+#include <getopt.h>
+#include <signal.h>
+
 /* Exit statuses, shared by every subcommand. */
 enum pg_exit {
 	PG_EXIT_ACCEPT = 0,  /* the pull is good / the command succeeded */
@@ -34,6 +37,29 @@ int cli_usage(const char *cmd, const char *fmt, ...) PG_PRINTF(2, 3);
 
 /* Print sanitized text to a stream (control characters and escapes removed). */
 void cli_puts_safe(FILE *f, const char *s);
+
+/* cli_parse_options returns this when the command should go on. */
+#define CLI_CONTINUE (-1)
+
+/*
+ * A command's handler for one of its options (c is the option's value in
+ * the table, arg its argument or NULL): 0 when it was handled, -1 when c is
+ * not one of the command's options, or an exit status to stop with (after
+ * printing).
+ */
+typedef int (*cli_option_fn)(void *ctx, int c, const char *arg);
+
+/*
+ * The one getopt_long loop: fn sees every option of the table.  --help (-h)
+ * prints the usage.  An unknown option, or one missing its value, is named
+ * in a usage error.  Returns CLI_CONTINUE with *first_arg at the first
+ * operand, or the exit status to stop with.
+ */
+int cli_parse_options(int *first_arg, const char *cmd, int argc, char **argv,
+		      const struct option *options, cli_option_fn fn, void *ctx);
+
+/* SIGINT and SIGTERM set the flag returned (never cleared). */
+volatile sig_atomic_t *cli_catch_stop_signals(void);
 
 /* The directory for caches and state: $PULLGATE_HOME or ~/.cache/pullgate. */
 const char *cli_home(void);

@@ -6,8 +6,6 @@
 #include "common/sanitize.h"
 #include "pipeline/gate.h"
 
-#include <signal.h>
-#include <unistd.h>
 
 enum {
 	OPT_TREE = CLI_OPT__NEXT,
@@ -29,14 +27,6 @@ static const struct option options[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
-
-static volatile sig_atomic_t cancelled;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	cancelled = 1;
-}
 
 static void show_progress(void *ctx, const char *stage, const char *line)
 {
@@ -66,80 +56,68 @@ static int parse_stages(const char *s)
 	return pg_gate_stages_valid(flags) ? (int)flags : -1;
 }
 
+struct gate_args {
+	pg_gate_opts *go;
+	int approve; /* -1: as the policy says */
+};
+
+static int gate_option(void *ctx, int c, const char *arg)
+{
+	struct gate_args *g = ctx;
+	char *end;
+	unsigned long v;
+	int flags;
+
+	switch (c) {
+	case OPT_TREE:
+		g->go->tree = arg;
+		return 0;
+	case OPT_BRANCH:
+		g->go->branch = arg;
+		return 0;
+	case OPT_STAGES:
+		if ((flags = parse_stages(arg)) < 0)
+			return cli_usage("gate", "--stages wants merge, build, boot, approve in "
+					 "order from merge without a gap, not '%s'", arg);
+		g->go->stages = (unsigned)flags;
+		return 0;
+	case OPT_APPROVE:
+	case OPT_NO_APPROVE:
+		g->approve = c == OPT_APPROVE;
+		return 0;
+	case OPT_BOOT_TIMEOUT:
+		v = strtoul(arg, &end, 10);
+		if (*end || end == arg || v == 0 || v > 86400)
+			return cli_usage("gate", "--boot-timeout wants seconds, not '%s'", arg);
+		g->go->boot_timeout_s = (unsigned)v;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
 int cmd_gate(int argc, char **argv)
 {
 	cli_pull_args a;
 	pg_report *report = NULL;
 	pg_gate_opts go;
-	struct sigaction sa;
-	int c, rc, err, approve = -1;
+	struct gate_args g = { &go, -1 };
+	int rc, err;
 
-	if ((rc = cli_pull_init(&a, "gate", argc, argv, options)) != 0)
-		return rc;
 	memset(&go, 0, sizeof(go));
 	go.version = PG_GATE_OPTS_VERSION;
 	go.stages = PG_GATE_ALL;
 	go.home = cli_home();
 	go.datadir = cli_datadir();
 	go.progress = show_progress;
-	go.cancel = &cancelled;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-		switch (c) {
-		case OPT_TREE:
-			go.tree = optarg;
-			break;
-		case OPT_BRANCH:
-			go.branch = optarg;
-			break;
-		case OPT_STAGES:
-			if ((err = parse_stages(optarg)) < 0) {
-				rc = cli_usage("gate", "--stages wants merge, build, boot, approve in "
-					       "order from merge without a gap, not '%s'", optarg);
-				goto done;
-			}
-			go.stages = (unsigned)err;
-			break;
-		case OPT_APPROVE:
-		case OPT_NO_APPROVE:
-			approve = c == OPT_APPROVE;
-			break;
-		case OPT_BOOT_TIMEOUT: {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
-
-			if (*end || end == optarg || v == 0 || v > 86400) {
-				rc = cli_usage("gate", "--boot-timeout wants seconds, not '%s'", optarg);
-				goto done;
-			}
-			go.boot_timeout_s = (unsigned)v;
-			break;
-		}
-		case 'h':
-			cli_usage("gate", NULL);
-			rc = 0;
-			goto done;
-		default:
-			if ((rc = cli_pull_option(&a, c, optarg)) > 0)
-				goto done;
-			if (rc < 0) {
-				rc = cli_usage("gate", "unknown option '%s'", argv[optind - 1]);
-				goto done;
-			}
-		}
-	}
-	if ((rc = cli_pull_finish(&a, argc, argv, optind)) != 0)
+	if ((rc = cli_pull_parse(&a, "gate", argc, argv, options, gate_option, &g)) !=
+	    CLI_CONTINUE)
 		goto done;
-	go.approve = approve >= 0 ? approve : a.policy->auto_approve;
+	go.approve = g.approve >= 0 ? g.approve : a.policy->auto_approve;
 	if (!go.boot_timeout_s)
 		go.boot_timeout_s = a.policy->boot_timeout_seconds;
 	go.build_timeout_s = a.policy->build_timeout_minutes * 60u;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	go.cancel = cli_catch_stop_signals();
 
 	if ((err = pg_gate_run(&report, &a.spec, a.policy, &go)) < 0)
 		rc = cli_pull_failed(&a, err);

@@ -7,28 +7,38 @@
 /* Boot logs are a few MiB at most; anything far larger is not one. */
 #define KTAP_LOG_MAX ((size_t)64 << 20)
 
+static const struct option options[] = {
+	{ "json", no_argument, NULL, 'j' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int ktap_option(void *ctx, int c, const char *arg)
+{
+	(void)arg;
+	if (c != 'j')
+		return -1;
+	*(bool *)ctx = true;
+	return 0;
+}
+
 int cmd_ktap(int argc, char **argv)
 {
 	pg_buf log = PG_BUF_INIT, report = PG_BUF_INIT;
 	pg_boot_result *res = NULL;
-	const char *path = NULL;
+	const char *path;
 	bool json = false;
-	int i, rc = PG_EXIT_UNDECIDED, err;
+	int rc, err, first = 0;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = true;
-		else if (!strcmp(argv[i], "--") && i + 1 < argc && !path)
-			path = argv[++i];
-		else if (argv[i][0] == '-' && argv[i][1])
-			return cli_usage("ktap", "unknown option '%s'", argv[i]);
-		else if (!path)
-			path = argv[i];
-		else
-			return cli_usage("ktap", "one LOGFILE only");
-	}
-	if (!path)
+	if ((rc = cli_parse_options(&first, "ktap", argc, argv, options, ktap_option, &json)) !=
+	    CLI_CONTINUE)
+		return rc;
+	if (first == argc)
 		return cli_usage("ktap", "LOGFILE is required");
+	if (argc - first > 1)
+		return cli_usage("ktap", "one LOGFILE only");
+	path = argv[first];
+	rc = PG_EXIT_UNDECIDED;
 
 	pg_buf_init(&log, KTAP_LOG_MAX);
 	if (!strcmp(path, "-"))

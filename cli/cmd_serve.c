@@ -6,8 +6,6 @@
 #include "server/auth.h"
 #include "server/server.h"
 
-#include <getopt.h>
-#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,14 +18,6 @@ static const struct option options[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
-
-static volatile sig_atomic_t stop_requested;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
 
 /* The service's log: one sanitized, time-stamped line on stderr. */
 static void log_line(void *ctx, const char *line)
@@ -75,53 +65,57 @@ done:
 	return rc;
 }
 
+struct serve_args {
+	const char *file;
+	long port;
+	bool hash;
+};
+
+static int serve_option(void *ctx, int c, const char *arg)
+{
+	struct serve_args *sa = ctx;
+	char *end;
+
+	switch (c) {
+	case OPT_CONFIG:
+		sa->file = arg;
+		return 0;
+	case OPT_PORT:
+		sa->port = strtol(arg, &end, 10);
+		if (*end || end == arg || sa->port < 0 || sa->port > 65535)
+			return cli_usage("serve", "--port wants a number from 0 to 65535, not '%s'",
+					 arg);
+		return 0;
+	case OPT_HASH:
+		sa->hash = true;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
 int cmd_serve(int argc, char **argv)
 {
 	pg_config *config = NULL;
 	pg_server *srv = NULL;
 	pg_server_opts so;
-	struct sigaction sa;
-	const char *file = NULL;
-	long port = -1;
-	int c, rc = 0;
+	struct serve_args sa = { NULL, -1, false };
+	volatile sig_atomic_t *stop;
+	int rc, first = 0;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-		switch (c) {
-		case OPT_CONFIG:
-			file = optarg;
-			break;
-		case OPT_PORT: {
-			char *end;
-
-			port = strtol(optarg, &end, 10);
-			if (*end || end == optarg || port < 0 || port > 65535)
-				return cli_usage("serve", "--port wants a number from 0 to 65535, not '%s'",
-						 optarg);
-			break;
-		}
-		case OPT_HASH:
-			return hash_password();
-		case 'h':
-			cli_usage("serve", NULL);
-			return 0;
-		default:
-			return cli_usage("serve", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind != argc)
+	if ((rc = cli_parse_options(&first, "serve", argc, argv, options, serve_option, &sa)) !=
+	    CLI_CONTINUE)
+		return rc;
+	if (sa.hash)
+		return hash_password();
+	if (first != argc)
 		return cli_usage("serve", "serve takes no arguments");
-	if ((file ? pg_config_load(&config, file) : pg_config_new_default(&config)) < 0)
+	if ((sa.file ? pg_config_load(&config, sa.file) : pg_config_new_default(&config)) < 0)
 		return cli_fail(NULL);
-	if (port >= 0)
-		config->port = (unsigned)port;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	if (sa.port >= 0)
+		config->port = (unsigned)sa.port;
+	rc = 0;
+	stop = cli_catch_stop_signals();
 
 	memset(&so, 0, sizeof(so));
 	so.config = config;
@@ -138,7 +132,7 @@ int cmd_serve(int argc, char **argv)
 	printf("pullgate: listening on %s\n", pg_server_url(srv));
 	fflush(stdout);
 	log_line(NULL, "serving; stop with SIGTERM or SIGINT");
-	while (!stop_requested) {
+	while (!*stop) {
 		struct timespec ts = { 0, 100000000L };
 
 		nanosleep(&ts, NULL);

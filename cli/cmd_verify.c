@@ -13,26 +13,9 @@ int cmd_verify(int argc, char **argv)
 {
 	cli_pull_args a;
 	pg_report *report = NULL;
-	int c, rc, err;
+	int rc, err;
 
-	if ((rc = cli_pull_init(&a, "verify", argc, argv, options)) != 0)
-		return rc;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-		if (c == 'h') {
-			cli_usage("verify", NULL);
-			rc = 0;
-			goto done;
-		}
-		if ((rc = cli_pull_option(&a, c, optarg)) > 0)
-			goto done;
-		if (rc < 0) {
-			rc = cli_usage("verify", "unknown option '%s'", argv[optind - 1]);
-			goto done;
-		}
-	}
-	if ((rc = cli_pull_finish(&a, argc, argv, optind)) != 0)
+	if ((rc = cli_pull_parse(&a, "verify", argc, argv, options, NULL, NULL)) != CLI_CONTINUE)
 		goto done;
 	if ((err = pg_verify(&report, &a.spec, a.policy, cli_home())) < 0)
 		rc = cli_pull_failed(&a, err);

@@ -8,21 +8,29 @@
 
 #include <ctype.h>
 
-int cli_pull_init(cli_pull_args *a, const char *cmd, int argc, char **argv,
-		  const struct option *options)
+/* Load the --policy file among argv, else the built-in policy: 0, or an exit status. */
+static int load_policy(cli_pull_args *a, int argc, char **argv, const struct option *options)
 {
 	const char *file = NULL;
+	char **copy;
 	int c;
 
-	memset(a, 0, sizeof(*a));
-	a->cmd = cmd;
-	/* --policy first, so that the other flags apply on top of it wherever they are */
-	optind = 1;
+	/*
+	 * --policy first, so that the other flags apply on top of it wherever
+	 * they are.  getopt_long permutes the vector it scans; the scan that
+	 * counts runs on argv as given, so this one runs on a copy.
+	 */
+	if (!(copy = calloc((size_t)argc + 1, sizeof(*copy)))) {
+		pg_error_oom();
+		return cli_fail(NULL);
+	}
+	memcpy(copy, argv, (size_t)argc * sizeof(*copy));
+	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1)
+	while ((c = getopt_long(argc, copy, ":h", options, NULL)) != -1)
 		if (c == CLI_OPT_POLICY)
 			file = optarg;
-	optind = 1; /* the command scans again, from the start */
+	free(copy);
 	if ((file ? pg_policy_load(&a->policy, file) : pg_policy_new_default(&a->policy)) < 0)
 		return cli_fail(NULL);
 	return 0;
@@ -74,7 +82,7 @@ static int add_trust(pg_policy *policy, const char *arg)
 	return colon ? pg_policy_list_add(&s->tags, &s->ntags, colon + 1) : 0;
 }
 
-int cli_pull_option(cli_pull_args *a, int c, const char *arg)
+static int pull_option(cli_pull_args *a, int c, const char *arg)
 {
 	pg_policy *p = a->policy;
 	int err;
@@ -139,20 +147,51 @@ static int read_request(pg_pull_request **out, const char *path)
 	return rc;
 }
 
-int cli_pull_finish(cli_pull_args *a, int argc, char **argv, int optind_)
+/* After the options: REPO and TAG, then the mail.  0, or an exit status. */
+static int finish(cli_pull_args *a, int argc, char **argv, int first)
 {
 	int rc;
 
-	if (argc - optind_ != 2)
+	if (argc - first != 2)
 		return cli_usage(a->cmd, "%s wants a repository and a tag", a->cmd);
-	a->spec.repo = argv[optind_];
-	a->spec.tag = argv[optind_ + 1];
+	a->spec.repo = argv[first];
+	a->spec.tag = argv[first + 1];
 	a->spec.upstream = a->up_repo;
 	a->spec.upstream_branch = a->up_branch;
 	if (a->mail && (rc = read_request(&a->request, a->mail)) != 0)
 		return rc;
 	a->spec.request = a->request;
 	return 0;
+}
+
+struct dispatch {
+	cli_pull_args *a;
+	cli_option_fn fn;
+	void *ctx;
+};
+
+static int dispatch_option(void *ctx, int c, const char *arg)
+{
+	struct dispatch *d = ctx;
+	int rc = pull_option(d->a, c, arg);
+
+	return rc < 0 && d->fn ? d->fn(d->ctx, c, arg) : rc;
+}
+
+int cli_pull_parse(cli_pull_args *a, const char *cmd, int argc, char **argv,
+		   const struct option *options, cli_option_fn fn, void *ctx)
+{
+	struct dispatch d = { a, fn, ctx };
+	int rc, first = 0;
+
+	memset(a, 0, sizeof(*a));
+	a->cmd = cmd;
+	if ((rc = load_policy(a, argc, argv, options)) != 0)
+		return rc;
+	if ((rc = cli_parse_options(&first, cmd, argc, argv, options, dispatch_option, &d)) !=
+	    CLI_CONTINUE)
+		return rc;
+	return (rc = finish(a, argc, argv, first)) != 0 ? rc : CLI_CONTINUE;
 }
 
 int cli_pull_print(const cli_pull_args *a, const pg_report *report)

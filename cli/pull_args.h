@@ -2,11 +2,10 @@
 #ifndef PG_PULL_ARGS_H
 #define PG_PULL_ARGS_H
 
+#include "cli/cli.h"
 #include "policies/policy.h"
 #include "verifier/report.h"
 #include "verifier/verify.h"
-
-#include <getopt.h>
 
 enum cli_pull_opt {
 	CLI_OPT_UPSTREAM = 1000,
@@ -51,23 +50,16 @@ typedef struct cli_pull_args {
 } cli_pull_args;
 
 /*
- * Load the --policy file among argv (options is the command's table),
- * else the built-in policy: 0, or an exit status after printing ("error:
- * FILE:LINE:COL: ..." for a bad policy).  optind is left at 1 for the
- * command's own scan.
+ * Parse a pull command's argv: the --policy file (else the built-in
+ * policy, with "error: FILE:LINE:COL: ..." printed for a bad one), the
+ * shared options on top of it, the command's own options through fn (may
+ * be NULL), then REPO and TAG and the mail.  Returns CLI_CONTINUE, or the
+ * exit status to stop with (after printing; 0 for --help).  Release with
+ * cli_pull_release whatever it returns.
  */
-int cli_pull_init(cli_pull_args *a, const char *cmd, int argc, char **argv,
-		  const struct option *options);
+int cli_pull_parse(cli_pull_args *a, const char *cmd, int argc, char **argv,
+		   const struct option *options, cli_option_fn fn, void *ctx);
 void cli_pull_release(cli_pull_args *a);
-
-/*
- * Handle one of the shared options: 0 when it was handled, -1 when c is
- * not one of them, or the exit status to stop with (after printing).
- */
-int cli_pull_option(cli_pull_args *a, int c, const char *arg);
-
-/* After the options: REPO and TAG, then the mail.  0, or an exit status. */
-int cli_pull_finish(cli_pull_args *a, int argc, char **argv, int optind_);
 
 /* Print the report as text or JSON; the exit status for its verdict. */
 int cli_pull_print(const cli_pull_args *a, const pg_report *report);

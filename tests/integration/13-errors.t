@@ -3,7 +3,7 @@
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
-plan 25
+plan 31
 fixture_incident
 
 one_line() { is "$(printf '%s\n' "$err" | wc -l | tr -d ' ')" 1 "$1: one line on stderr"; }
@@ -42,6 +42,16 @@ like "$err" "^usage: pullgate verify " "prints the usage"
 run "$PULLGATE" verify --frobnicate --upstream "$UP" "$KEES" x
 is "$rc" 2 "an unknown option: exit 2"
 like "$err" "^error: unknown option '--frobnicate'$" "names the option"
+for cmd in verify gate serve; do
+	run "$PULLGATE" $cmd -xyz
+	like "$err" "^error: unknown option '-x'$" "$cmd names a wrong short option, not the command"
+done
+run "$PULLGATE" verify "$KEES" x --upstream
+like "$err" "^error: option '--upstream' wants a value$" "an option without its value says so"
+run "$PULLGATE" serve --port
+like "$err" "^error: option '--port' wants a value$" "in every command"
+run "$PULLGATE" gate --tree
+is "$rc" 2 "a missing value is a usage error"
 
 run "$PULLGATE" verify --max-commits ten --upstream "$UP" "$KEES" x
 is "$rc" 2 "a bad number: exit 2"
