@@ -1,5 +1,6 @@
 /* check_foreign.c - foreign-committer: commits committed by someone other than the sender. */
 #include "verifier/pull.h"
+#include "common/array.h"
 #include "common/error.h"
 
 /*
@@ -10,48 +11,45 @@
  */
 typedef struct vouch_list {
 	const char **emails;
-	size_t n;
+	size_t n, alloc;
 } vouch_list;
 
 typedef struct vouching {
 	pg_tagobj **tags;
-	size_t ntags;
+	size_t ntags, tags_alloc;
 	vouch_list *vouch;  /* parallel to the pull's commits */
 	pg_map position;    /* commit id -> index + 1 */
 } vouching;
 
 static int vouch_add(vouch_list *v, const char *email)
 {
-	const char **grown;
 	size_t i;
+	int err;
 
 	for (i = 0; i < v->n; i++)
 		if (!strcasecmp(v->emails[i], email))
 			return 0;
-	grown = realloc((void *)v->emails, (v->n + 1) * sizeof(*grown));
-	if (!grown)
-		return pg_error_oom();
-	grown[v->n++] = email;
-	v->emails = grown;
+	if ((err = PG_ARRAY_GROW(v->emails, v->n + 1, v->alloc)) < 0)
+		return err;
+	v->emails[v->n++] = email;
 	return 0;
 }
 
 /* Mark every pull commit reachable from start as vouched for by email. */
 static int mark_reachable(vouching *vc, const pg_pull *p, const pg_oid *start, const char *email)
 {
-	size_t *stack = NULL, n = 0, alloc = 0;
+	/* each commit is pushed at most once, so the stack never outgrows the pull */
+	size_t *stack = calloc(p->ncommits + 1, sizeof(*stack)), n = 0;
 	bool *done = calloc(p->ncommits + 1, sizeof(*done));
 	uintptr_t pos = (uintptr_t)pg_map_get(&vc->position, start->id, PG_OID_RAWSZ);
 	int err = 0;
 
-	if (!done)
+	if (!done || !stack) {
+		free(stack);
+		free(done);
 		return pg_error_oom();
+	}
 	if (pos) {
-		if (!(stack = malloc(64 * sizeof(*stack)))) {
-			free(done);
-			return pg_error_oom();
-		}
-		alloc = 64;
 		stack[n++] = pos - 1;
 		done[pos - 1] = true;
 	}
@@ -66,16 +64,6 @@ static int mark_reachable(vouching *vc, const pg_pull *p, const pg_oid *start, c
 
 			if (!pp || done[pp - 1])
 				continue;
-			if (n == alloc) {
-				size_t *grown = realloc(stack, alloc * 2 * sizeof(*grown));
-
-				if (!grown) {
-					err = pg_error_oom();
-					break;
-				}
-				stack = grown;
-				alloc *= 2;
-			}
 			done[pp - 1] = true;
 			stack[n++] = pp - 1;
 		}
@@ -102,7 +90,7 @@ static int collect_vouching(vouching *vc, const pg_pull *p)
 		if (m->nparents < 2)
 			continue;
 		for (j = 0; j < m->nheaders && err == 0; j++) {
-			pg_tagobj *t = NULL, **grown;
+			pg_tagobj *t = NULL;
 
 			if (strcmp(m->headers[j].name, "mergetag"))
 				continue;
@@ -110,11 +98,10 @@ static int collect_vouching(vouching *vc, const pg_pull *p)
 				pg_error_clear();
 				continue;
 			}
-			if (!(grown = realloc(vc->tags, (vc->ntags + 1) * sizeof(*grown)))) {
+			if ((err = PG_ARRAY_GROW(vc->tags, vc->ntags + 1, vc->tags_alloc)) < 0) {
 				pg_tagobj_free(t);
-				return pg_error_oom();
+				return err;
 			}
-			vc->tags = grown;
 			vc->tags[vc->ntags++] = t;
 			if (!t->has_tagger)
 				continue;

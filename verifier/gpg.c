@@ -1,5 +1,6 @@
 /* gpg.c - verify detached OpenPGP signatures with gpgme over a keyring or a GNUPGHOME. */
 #include "verifier/gpg.h"
+#include "common/array.h"
 #include "common/buf.h"
 #include "common/error.h"
 
@@ -210,14 +211,13 @@ done:
 
 static int add_email(pg_gpg_result *r, const char *email)
 {
-	char **grown;
+	int err;
 
 	if (!email || !*email || pg_gpg_result_has_email(r, email))
 		return 0;
-	if (!(grown = realloc(r->emails, (r->nemails + 1) * sizeof(*grown))))
-		return pg_error_oom();
-	r->emails = grown;
-	if (!(grown[r->nemails] = pg_strdup(email)))
+	if ((err = PG_ARRAY_GROW(r->emails, r->nemails + 1, r->emails_alloc)) < 0)
+		return err;
+	if (!(r->emails[r->nemails] = pg_strdup(email)))
 		return PG_ENOMEM;
 	r->nemails++;
 	return 0;

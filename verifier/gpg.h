@@ -41,7 +41,7 @@ typedef struct pg_gpg_result {
 	char *signer;
 	/* the e-mail addresses of the key's user ids, revoked ones left out */
 	char **emails;
-	size_t nemails;
+	size_t nemails, emails_alloc;
 	int64_t created;     /* when the signature says it was made; 0: unknown */
 	char *detail;        /* what gpg said, for PG_GPG_ERROR; else NULL */
 } pg_gpg_result;

@@ -1,6 +1,7 @@
 /* mail_body.c - parse the text git request-pull prints: base, URL and ref, head, message, shortlog, diffstat. */
 #include "verifier/mail.h"
 #include "verifier/mail_lines.h"
+#include "common/array.h"
 #include "common/error.h"
 
 #define MAX_URL 4096
@@ -101,20 +102,6 @@ static bool group_header(const char *l, size_t n, size_t *an, size_t *count)
 	return true;
 }
 
-/* arr with room for one more element; NULL (and *alloc unchanged) when out of memory. */
-static void *reserve(void *arr, size_t *alloc, size_t n, size_t size)
-{
-	size_t na;
-
-	if (n < *alloc)
-		return arr;
-	na = *alloc ? *alloc * 2 : 16;
-	if (!(arr = realloc(arr, na * size)))
-		return NULL;
-	*alloc = na;
-	return arr;
-}
-
 static int add_commit(pg_pull_request *pr, size_t *alloc, const char *author, size_t an,
 		      const char *l, size_t n)
 {
@@ -125,9 +112,8 @@ static int add_commit(pg_pull_request *pr, size_t *alloc, const char *author, si
 	if (pr->nshortlog >= PG_MAIL_MAX_ENTRIES)
 		return pg_error_set(PG_ETOOBIG, "the shortlog exceeds %d commits",
 				    PG_MAIL_MAX_ENTRIES);
-	if (!(e = reserve(pr->shortlog, alloc, pr->nshortlog, sizeof(*e))))
-		return pg_error_oom();
-	pr->shortlog = e;
+	if ((err = PG_ARRAY_GROW(pr->shortlog, pr->nshortlog + 1, *alloc)) < 0)
+		return err;
 	if ((err = pg_mail_squeeze(&s, l, n)) < 0) {
 		pg_buf_release(&s);
 		return err;
@@ -260,9 +246,8 @@ static int add_file(pg_pull_request *pr, size_t *alloc, const char *l, size_t n)
 
 	if (pr->nfiles >= PG_MAIL_MAX_ENTRIES)
 		return pg_error_set(PG_ETOOBIG, "the diffstat exceeds %d files", PG_MAIL_MAX_ENTRIES);
-	if (!(f = reserve(pr->files, alloc, pr->nfiles, sizeof(*f))))
-		return pg_error_oom();
-	pr->files = f;
+	if ((err = PG_ARRAY_GROW(pr->files, pr->nfiles + 1, *alloc)) < 0)
+		return err;
 	if (n > 3 && !memcmp(l, "...", 3)) {
 		elided = true;
 		l += 3;

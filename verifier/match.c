@@ -1,6 +1,7 @@
 /* match.c - identity hashing and the delta between a copy and its original. */
 #include "verifier/match.h"
 #include "verifier/trailers.h"
+#include "common/array.h"
 #include "common/error.h"
 
 static uint64_t mix(uint64_t h, const void *data, size_t len)
@@ -44,28 +45,19 @@ static bool same_ident(const pg_ident *a, const pg_ident *b)
 	return !strcmp(a->name, b->name) && !strcmp(a->email, b->email);
 }
 
-static int push_trailer(const pg_trailer ***list, size_t *n, const pg_trailer *t)
-{
-	const pg_trailer **grown = realloc((void *)*list, (*n + 1) * sizeof(*grown));
-
-	if (!grown)
-		return pg_error_oom();
-	grown[(*n)++] = t;
-	*list = grown;
-	return 0;
-}
-
 /* Trailers of `from` that have no unmatched equal in `in` (a multiset difference). */
 static int trailer_difference(const pg_trailer ***out, size_t *nout,
 			      const pg_commit *from, const pg_commit *in)
 {
 	bool *used = calloc(in->ntrailers + 1, sizeof(*used));
 	size_t i, j;
-	int err = 0;
 
-	if (!used)
+	/* at most every trailer of `from`: one allocation, no growth */
+	if (!used || !(*out = calloc(from->ntrailers + 1, sizeof(**out)))) {
+		free(used);
 		return pg_error_oom();
-	for (i = 0; i < from->ntrailers && err == 0; i++) {
+	}
+	for (i = 0; i < from->ntrailers; i++) {
 		for (j = 0; j < in->ntrailers; j++) {
 			if (!used[j] && pg_trailer_equal(&from->trailers[i], &in->trailers[j])) {
 				used[j] = true;
@@ -73,25 +65,25 @@ static int trailer_difference(const pg_trailer ***out, size_t *nout,
 			}
 		}
 		if (j == in->ntrailers)
-			err = push_trailer(out, nout, &from->trailers[i]);
+			(*out)[(*nout)++] = &from->trailers[i];
 	}
 	free(used);
-	return err;
+	return 0;
 }
 
 static int push_change(pg_commit_delta *d, enum pg_header_change_kind kind, const char *name,
 		       const pg_header *pull, const pg_header *upstream)
 {
-	pg_header_change *grown = realloc(d->headers, (d->nheaders + 1) * sizeof(*grown));
+	pg_header_change *h;
+	int err;
 
-	if (!grown)
-		return pg_error_oom();
-	d->headers = grown;
-	grown[d->nheaders].kind = kind;
-	grown[d->nheaders].name = name;
-	grown[d->nheaders].pull = pull;
-	grown[d->nheaders].upstream = upstream;
-	d->nheaders++;
+	if ((err = PG_ARRAY_GROW(d->headers, d->nheaders + 1, d->headers_alloc)) < 0)
+		return err;
+	h = &d->headers[d->nheaders++];
+	h->kind = kind;
+	h->name = name;
+	h->pull = pull;
+	h->upstream = upstream;
 	return 0;
 }
 

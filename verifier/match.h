@@ -40,7 +40,7 @@ typedef struct pg_commit_delta {
 	const pg_trailer **trailers_removed; /* borrowed from the upstream commit */
 	size_t ntrailers_removed;
 	pg_header_change *headers;
-	size_t nheaders;
+	size_t nheaders, headers_alloc;
 } pg_commit_delta;
 
 /* Fill *out (pointers borrowed from the two commits); release with _release. */

@@ -1,5 +1,6 @@
 /* report.c - building reports: findings, details, verdict. */
 #include "verifier/report.h"
+#include "common/array.h"
 #include "common/error.h"
 
 int pg_report_new(pg_report **out)
@@ -63,7 +64,7 @@ void pg_report_free(pg_report *r)
 int pg_report_add(pg_finding **out, pg_report *r, enum pg_check_id check,
 		  enum pg_severity sev, const pg_commit *commit, const char *fmt, ...)
 {
-	pg_finding *grown, *f;
+	pg_finding *f;
 	pg_buf msg = PG_BUF_INIT;
 	va_list ap;
 	int err;
@@ -77,13 +78,11 @@ int pg_report_add(pg_finding **out, pg_report *r, enum pg_check_id check,
 	va_end(ap);
 	if (err < 0)
 		return err;
-	grown = realloc(r->findings, (r->nfindings + 1) * sizeof(*grown));
-	if (!grown) {
+	if ((err = PG_ARRAY_GROW(r->findings, r->nfindings + 1, r->findings_alloc)) < 0) {
 		pg_buf_release(&msg);
-		return pg_error_oom();
+		return err;
 	}
-	r->findings = grown;
-	f = &grown[r->nfindings];
+	f = &r->findings[r->nfindings];
 	memset(f, 0, sizeof(*f));
 	f->check = check;
 	f->severity = sev;
@@ -108,15 +107,14 @@ int pg_report_add(pg_finding **out, pg_report *r, enum pg_check_id check,
 int pg_finding_detail(pg_finding *f, const char *field, const char *pull,
 		      const char *upstream)
 {
-	pg_detail *grown, *d;
+	pg_detail *d;
+	int err;
 
 	if (!f)
 		return 0;
-	grown = realloc(f->details, (f->ndetails + 1) * sizeof(*grown));
-	if (!grown)
-		return pg_error_oom();
-	f->details = grown;
-	d = &grown[f->ndetails];
+	if ((err = PG_ARRAY_GROW(f->details, f->ndetails + 1, f->details_alloc)) < 0)
+		return err;
+	d = &f->details[f->ndetails];
 	d->field = pg_strdup(field);
 	d->pull = pull ? pg_strdup(pull) : NULL;
 	d->upstream = upstream ? pg_strdup(upstream) : NULL;
@@ -159,7 +157,7 @@ static char *dup_or_null(const char *s, bool *ok)
 
 int pg_report_add_signature(pg_report *r, const pg_signature_info *info)
 {
-	pg_signature_info *grown, s;
+	pg_signature_info s;
 	bool ok = true;
 	size_t i;
 
@@ -175,9 +173,8 @@ int pg_report_add_signature(pg_report *r, const pg_signature_info *info)
 		ok = false;
 	for (i = 0; ok && i < info->nemails; i++, s.nemails++)
 		s.emails[i] = dup_or_null(info->emails[i], &ok);
-	if (ok && (grown = realloc(r->signatures, (r->nsignatures + 1) * sizeof(*grown)))) {
-		r->signatures = grown;
-		grown[r->nsignatures++] = s;
+	if (ok && PG_ARRAY_GROW(r->signatures, r->nsignatures + 1, r->signatures_alloc) == 0) {
+		r->signatures[r->nsignatures++] = s;
 		return 0;
 	}
 	signature_release(&s);
@@ -223,16 +220,15 @@ const char *pg_stage_status_name(enum pg_stage_status s)
 
 int pg_report_add_stage(pg_stage **out, pg_report *r, const char *name)
 {
-	pg_stage *grown = realloc(r->stages, (r->nstages + 1) * sizeof(*grown));
+	int err;
 
 	*out = NULL;
-	if (!grown)
-		return pg_error_oom();
-	r->stages = grown;
-	memset(&grown[r->nstages], 0, sizeof(*grown));
-	if (!(grown[r->nstages].name = pg_strdup(name)))
+	if ((err = PG_ARRAY_GROW(r->stages, r->nstages + 1, r->stages_alloc)) < 0)
+		return err;
+	memset(&r->stages[r->nstages], 0, sizeof(*r->stages));
+	if (!(r->stages[r->nstages].name = pg_strdup(name)))
 		return PG_ENOMEM;
-	*out = &grown[r->nstages++];
+	*out = &r->stages[r->nstages++];
 	return 0;
 }
 

@@ -28,7 +28,7 @@ typedef struct pg_finding {
 	pg_oid upstream;    /* the upstream original, for rewritten-upstream */
 	char *message;      /* one line saying what is wrong */
 	pg_detail *details;
-	size_t ndetails;
+	size_t ndetails, details_alloc;
 } pg_finding;
 
 /*
@@ -88,11 +88,11 @@ typedef struct pg_report {
 	size_t nmerges;
 	size_t upstream_examined; /* upstream commits the analysis looked at */
 	pg_finding *findings;
-	size_t nfindings;
+	size_t nfindings, findings_alloc;
 	pg_signature_info *signatures;
-	size_t nsignatures;
+	size_t nsignatures, signatures_alloc;
 	pg_stage *stages;    /* empty for a plain verify */
-	size_t nstages;
+	size_t nstages, stages_alloc;
 	bool has_merge;
 	pg_oid merge_base;   /* the integration head the merge was made on */
 	pg_oid merge_commit; /* the tested merge, once the merge stage made it */
