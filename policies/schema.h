@@ -3,7 +3,7 @@
 #define PG_POLICY_SCHEMA_H
 
 #include "policies/policy.h"
-#include "policies/yaml_tree.h"
+#include "common/yaml_tree.h"
 
 /* Problems in document order; past PG_POLICY_MAX_PROBLEMS one last entry says so. */
 typedef struct pg_policy_problems {

@@ -2,8 +2,8 @@
 #include "server/config.h"
 #include "common/error.h"
 #include "common/sanitize.h"
+#include "common/yaml_tree.h"
 #include "pipeline/gate.h"
-#include "policies/yaml_tree.h"
 
 #include <limits.h>
 

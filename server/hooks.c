@@ -1,7 +1,7 @@
 /* hooks.c - push records read through the capped YAML tree; delivery ids and mail refs checked. */
 #include "server/hooks.h"
 #include "common/error.h"
-#include "policies/yaml_tree.h"
+#include "common/yaml_tree.h"
 
 static int bad(const pg_yaml_node *at, const char *fmt, ...) PG_PRINTF(2, 3);
 static int bad(const pg_yaml_node *at, const char *fmt, ...)

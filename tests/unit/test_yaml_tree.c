@@ -2,7 +2,7 @@
 #include "tests/unit/unit.h"
 
 #include "common/error.h"
-#include "policies/yaml_tree.h"
+#include "common/yaml_tree.h"
 
 static pg_yaml_node *parse(const char *text)
 {

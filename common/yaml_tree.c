@@ -1,5 +1,6 @@
-/* yaml_tree.c - libyaml events to a capped tree, refusing what a policy never needs. */
-#include "policies/yaml_tree.h"
+/* yaml_tree.c - libyaml events to a capped tree, refusing what no pullgate input needs. */
+#include "common/yaml_tree.h"
+#include "common/array.h"
 #include "common/buf.h"
 #include "common/error.h"
 #include "common/sanitize.h"
@@ -122,22 +123,25 @@ void pg_yaml_free(pg_yaml_node *node)
 	free(node);
 }
 
-static int grow(pg_yaml_node *node)
+/*
+ * items and keys share one allocation count: items grows first, then keys
+ * to the same size, and alloc moves only when both have, so that
+ * pg_yaml_free never reads past either.
+ */
+static int grow(pg_yaml_node *node, size_t want)
 {
-	size_t want = node->alloc ? node->alloc * 2 : 4;
-	pg_yaml_node **items, **keys;
+	size_t old = node->alloc, items_alloc = old, keys_alloc = old;
+	int err;
 
-	if (!(items = realloc(node->items, want * sizeof(*items))))
-		return pg_error_oom();
-	node->items = items;
-	memset(items + node->alloc, 0, (want - node->alloc) * sizeof(*items));
+	if ((err = PG_ARRAY_GROW(node->items, want, items_alloc)) < 0)
+		return err;
+	memset(node->items + old, 0, (items_alloc - old) * sizeof(*node->items));
 	if (node->type == PG_YAML_MAP) {
-		if (!(keys = realloc(node->keys, want * sizeof(*keys))))
-			return pg_error_oom();
-		node->keys = keys;
-		memset(keys + node->alloc, 0, (want - node->alloc) * sizeof(*keys));
+		if ((err = PG_ARRAY_GROW(node->keys, items_alloc, keys_alloc)) < 0)
+			return err;
+		memset(node->keys + old, 0, (keys_alloc - old) * sizeof(*node->keys));
 	}
-	node->alloc = want;
+	node->alloc = items_alloc;
 	return 0;
 }
 
@@ -146,7 +150,7 @@ static int add_child(pg_yaml_node *parent, pg_yaml_node *child)
 {
 	int err;
 
-	if (parent->n + 1 >= parent->alloc && (err = grow(parent)) < 0)
+	if ((err = grow(parent, parent->n + 2)) < 0)
 		return err;
 	if (parent->type == PG_YAML_LIST) {
 		parent->items[parent->n++] = child;
