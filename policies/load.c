@@ -2,37 +2,15 @@
 #include "policies/schema.h"
 #include "common/error.h"
 
-int pg_policy_problems_add(pg_policy_problems *pr, pg_yaml_mark at, const char *msg)
-{
-	pg_policy_problem *grown;
-
-	if (pr->full)
-		return 0;
-	if (pr->n == PG_POLICY_MAX_PROBLEMS) {
-		pr->full = true;
-		msg = "too many problems; the rest are not shown";
-	}
-	if (!(grown = realloc(pr->items, (pr->n + 1) * sizeof(*grown))))
-		return pg_error_oom();
-	pr->items = grown;
-	grown[pr->n].line = at.line;
-	grown[pr->n].column = at.column;
-	if (!(grown[pr->n].message = pg_strdup(msg)))
-		return PG_ENOMEM;
-	pr->n++;
-	return 0;
-}
-
 /*
- * Examine text; problems go to *pr.  *out is set only when there are none.
- * A negative return means pullgate itself failed (memory).
+ * Examine text; problems go to *pr (as many as it keeps).  *out is set
+ * only when there are none.  A negative return means pullgate itself
+ * failed (memory).
  */
-static int examine(pg_policy **out, pg_policy_problems *pr, const char *text, size_t len,
+static int examine(pg_policy **out, pg_yaml_problems *pr, const char *text, size_t len,
 		   const char *name, const char *basedir)
 {
 	pg_policy *p = NULL;
-	pg_yaml_node *root = NULL;
-	pg_yaml_mark where;
 	int err;
 
 	*out = NULL;
@@ -43,23 +21,8 @@ static int examine(pg_policy **out, pg_policy_problems *pr, const char *text, si
 		err = PG_ENOMEM;
 		goto done;
 	}
-	err = pg_yaml_parse(&root, &where, text, len);
-	if (err == PG_EINVALID) {
-		err = pg_policy_problems_add(pr, where, pg_error_last());
-		goto done;
-	}
-	if (err < 0)
-		goto done;
-	if (!root) {
-		pg_yaml_mark start = { 1, 1 };
-
-		err = pg_policy_problems_add(pr, start,
-					     "the policy is empty: expected a mapping of settings");
-		goto done;
-	}
-	err = pg_policy_schema_walk(p, pr, root, basedir);
+	err = pg_policy_schema_read(pr, p, text, len, basedir);
 done:
-	pg_yaml_free(root);
 	if (err == 0 && pr->n == 0) {
 		*out = p;
 		p = NULL;
@@ -70,31 +33,14 @@ done:
 
 void pg_policy_problems_free(pg_policy_problem *list, size_t n)
 {
-	size_t i;
+	pg_yaml_problems pr = { list, n, n, 0, false };
 
-	for (i = 0; i < n; i++)
-		free(list[i].message);
-	free(list);
+	pg_yaml_problems_release(&pr);
 }
 
 int pg_policy_problem_format(pg_buf *out, const char *name, const pg_policy_problem *pr)
 {
-	if (pr->line)
-		return pg_buf_printf(out, "%s:%u:%u: %s", name, pr->line, pr->column, pr->message);
-	return pg_buf_printf(out, "%s: %s", name, pr->message);
-}
-
-/* Turn the first problem into the thread's error (PG_EINVALID). */
-static int first_problem(const pg_policy_problems *pr, const char *name)
-{
-	pg_buf msg = PG_BUF_INIT;
-	int err;
-
-	if ((err = pg_policy_problem_format(&msg, name, &pr->items[0])) < 0)
-		return err;
-	err = pg_error_set(PG_EINVALID, "%s", msg.ptr);
-	pg_buf_release(&msg);
-	return err;
+	return pg_yaml_problem_format(out, name, pr);
 }
 
 static const char *too_big_msg(void)
@@ -117,7 +63,7 @@ static int dir_of(char **out, const char *path)
 
 int pg_policy_parse(pg_policy **out, const char *text, size_t len, const char *name)
 {
-	pg_policy_problems pr = { NULL, 0, false };
+	pg_yaml_problems pr = PG_YAML_PROBLEMS_INIT(1);
 	char *dir = NULL;
 	int err;
 
@@ -127,8 +73,8 @@ int pg_policy_parse(pg_policy **out, const char *text, size_t len, const char *n
 	if ((err = dir_of(&dir, name)) < 0)
 		return err;
 	if ((err = examine(out, &pr, text, len, name, dir)) == 0 && pr.n)
-		err = first_problem(&pr, name);
-	pg_policy_problems_free(pr.items, pr.n);
+		err = pg_yaml_problems_error(&pr, name);
+	pg_yaml_problems_release(&pr);
 	free(dir);
 	return err;
 }
@@ -160,7 +106,7 @@ static int read_policy(pg_buf *text, char **basedir, const char *path)
 
 int pg_policy_load(pg_policy **out, const char *path)
 {
-	pg_policy_problems pr = { NULL, 0, false };
+	pg_yaml_problems pr = PG_YAML_PROBLEMS_INIT(1);
 	pg_buf text = PG_BUF_INIT;
 	char *basedir = NULL;
 	int err;
@@ -169,9 +115,9 @@ int pg_policy_load(pg_policy **out, const char *path)
 	if ((err = read_policy(&text, &basedir, path)) < 0)
 		goto done;
 	if ((err = examine(out, &pr, text.ptr, text.len, path, basedir)) == 0 && pr.n)
-		err = first_problem(&pr, path);
+		err = pg_yaml_problems_error(&pr, path);
 done:
-	pg_policy_problems_free(pr.items, pr.n);
+	pg_yaml_problems_release(&pr);
 	pg_buf_release(&text);
 	free(basedir);
 	return err;
@@ -179,7 +125,7 @@ done:
 
 int pg_policy_check(pg_policy_problem **out, size_t *n, const char *path)
 {
-	pg_policy_problems pr = { NULL, 0, false };
+	pg_yaml_problems pr = PG_YAML_PROBLEMS_INIT(PG_POLICY_MAX_PROBLEMS);
 	pg_policy *p = NULL;
 	pg_buf text = PG_BUF_INIT;
 	char *basedir = NULL;
@@ -190,7 +136,7 @@ int pg_policy_check(pg_policy_problem **out, size_t *n, const char *path)
 	if ((err = read_policy(&text, &basedir, path)) == PG_ETOOBIG) {
 		pg_yaml_mark whole = { 0, 0 };
 
-		err = pg_policy_problems_add(&pr, whole, too_big_msg());
+		err = pg_yaml_problems_add(&pr, whole, too_big_msg());
 	} else if (err == 0) {
 		err = examine(&p, &pr, text.ptr, text.len, path, basedir);
 	}
@@ -198,7 +144,7 @@ int pg_policy_check(pg_policy_problem **out, size_t *n, const char *path)
 	pg_buf_release(&text);
 	free(basedir);
 	if (err < 0) {
-		pg_policy_problems_free(pr.items, pr.n);
+		pg_yaml_problems_release(&pr);
 		return err;
 	}
 	*out = pr.items;

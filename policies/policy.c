@@ -1,5 +1,6 @@
 /* policy.c - policy defaults, lists and lookups. */
 #include "policies/policy.h"
+#include "common/array.h"
 #include "common/buf.h"
 #include "common/error.h"
 
@@ -65,12 +66,13 @@ void pg_policy_free(pg_policy *p)
 
 int pg_policy_list_add(char ***list, size_t *n, const char *s)
 {
-	char **grown = realloc(*list, (*n + 1) * sizeof(*grown));
+	/* the lists keep no allocation count beside them: their count stands for it */
+	size_t alloc = *n;
+	int err;
 
-	if (!grown)
-		return pg_error_oom();
-	*list = grown;
-	if (!(grown[*n] = pg_strdup(s)))
+	if ((err = PG_ARRAY_GROW(*list, *n + 1, alloc)) < 0)
+		return err;
+	if (!((*list)[*n] = pg_strdup(s)))
 		return PG_ENOMEM;
 	(*n)++;
 	return 0;

@@ -4,6 +4,7 @@
 
 #include "common/buf.h"
 #include "common/checks.h"
+#include "common/yaml_schema.h"
 
 /* A key the maintainer trusts, and for what. */
 typedef struct pg_signer {
@@ -56,12 +57,11 @@ typedef struct pg_policy {
 /* pg_policy_check stops collecting after this many problems. */
 #define PG_POLICY_MAX_PROBLEMS 100
 
-/* One thing wrong with a policy file. */
-typedef struct pg_policy_problem {
-	unsigned line;   /* 1-based; 0 when it concerns the whole file (its size) */
-	unsigned column; /* 1-based, in characters */
-	char *message;   /* what was expected; one line, printable, no place */
-} pg_policy_problem;
+/*
+ * One thing wrong with a policy file: line (0 when it concerns the whole
+ * file, its size), column, and a message saying what was expected.
+ */
+typedef pg_yaml_problem pg_policy_problem;
 
 /*
  * The built-in defaults (what `make demo` and an absent --policy use);

@@ -408,7 +408,7 @@ static void test_fingerprints(void **state)
 		    "t.yaml:4:18: 'signers[1].fingerprint' repeats the fingerprint given at 2:18: "
 		    "one entry per key");
 	parse_fails("signers:\n  - identities: [a@b.c]\n",
-		    "t.yaml:2:5: 'signers[0]' needs a 'fingerprint': the key's 40 hex digits");
+		    "t.yaml:2:5: 'signers[0]' has no 'fingerprint': expected the key's 40 hex digits");
 	parse_fails("signers:\n  - fingerprint: E85052128AE3ACF4DCE4073EC1AF8DCF493176BD\n"
 		    "    identities: [kees]\n",
 		    "t.yaml:3:18: 'signers[0].identities[0]' wants an e-mail address, not 'kees': "
@@ -417,7 +417,7 @@ static void test_fingerprints(void **state)
 		    "    tags: hardening-*\n",
 		    "t.yaml:3:11: 'signers[0].tags' wants a list of globs, not 'hardening-*'");
 	parse_fails("signers:\n  - {}\n",
-		    "t.yaml:2:5: 'signers[0]' needs a 'fingerprint': the key's 40 hex digits");
+		    "t.yaml:2:5: 'signers[0]' has no 'fingerprint': expected the key's 40 hex digits");
 }
 
 static void test_strings(void **state)
