@@ -227,13 +227,13 @@ done:
 	pg_buf_release(&hint);
 }
 
-/* A key must be a name: a non-empty scalar. */
+/* A key must be a name: a scalar, not null, not empty. */
 static bool key_ok(pg_yaml_reader *r, const pg_yaml_node *k, const char *path)
 {
 	pg_buf found = PG_BUF_INIT;
 	int err;
 
-	if (k->type == PG_YAML_SCALAR && !pg_yaml_is_null(k))
+	if (k->type == PG_YAML_SCALAR && !pg_yaml_is_null(k) && k->len)
 		return true;
 	if ((err = describe(&found, k, false)) < 0)
 		pg_yaml_fail(r, err);
