@@ -1,22 +1,7 @@
-/* hooks.c - push records read through the capped YAML tree; delivery ids and mail refs checked. */
+/* hooks.c - push records as field tables over the YAML walker; delivery ids and mail refs checked. */
 #include "server/hooks.h"
 #include "common/error.h"
-#include "common/yaml_tree.h"
-
-static int bad(const pg_yaml_node *at, const char *fmt, ...) PG_PRINTF(2, 3);
-static int bad(const pg_yaml_node *at, const char *fmt, ...)
-{
-	char msg[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (!at)
-		return pg_error_set(PG_EINVALID, "%s", msg);
-	return pg_error_set(PG_EINVALID, "line %u, column %u: %s", at->mark.line, at->mark.column,
-			    msg);
-}
+#include "common/yaml_schema.h"
 
 void pg_push_record_free(pg_push_record *r)
 {
@@ -32,33 +17,18 @@ void pg_push_record_free(pg_push_record *r)
 	free(r);
 }
 
-static const pg_yaml_node *field(const pg_yaml_node *map, const char *key, bool required,
-				 int *err)
-{
-	const pg_yaml_node *v = pg_yaml_map_get(map, key);
-
-	if (*err)
-		return NULL;
-	if (!v && required)
-		*err = bad(map, "the record has no '%s'", key);
-	else if (v && (v->type != PG_YAML_SCALAR || pg_yaml_is_null(v) || !v->len))
-		*err = bad(v, "'%s' wants a non-empty string", key);
-	else if (v && v->len > PG_PUSH_MAX_NAME)
-		*err = bad(v, "'%s' is longer than %d bytes", key, PG_PUSH_MAX_NAME);
-	return *err ? NULL : v;
-}
-
-static bool plain_repo_name(const char *s)
+/* A repository name that cannot point outside the base it is joined to. */
+static const char *why_repo(const char *s)
 {
 	const char *p;
 
 	if (s[0] == '/' || strstr(s, "..") || strstr(s, "//"))
-		return false;
+		return "no '..', no '//' and no '/' at the start";
 	for (p = s; *p; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 		      (*p >= '0' && *p <= '9') || strchr("/._-+~", *p)))
-			return false;
-	return true;
+			return "letters, digits and '/._-+~' only";
+	return NULL;
 }
 
 /*
@@ -85,91 +55,106 @@ static bool ref_ok(const char *s)
 	return true;
 }
 
-static int read_change(pg_push_change *c, const pg_yaml_node *n)
+static const char *why_ref(const char *s)
 {
-	const pg_yaml_node *ref, *old_id, *new_id;
-	int err = 0;
-
-	if (n->type != PG_YAML_MAP)
-		return bad(n, "each change wants a mapping of ref, old and new");
-	ref = field(n, "ref", true, &err);
-	old_id = field(n, "old", true, &err);
-	new_id = field(n, "new", true, &err);
-	if (err)
-		return err;
-	if (strncmp(ref->value, "refs/", 5) || !ref_ok(ref->value))
-		return bad(ref, "'ref' wants a full ref name (refs/tags/... or refs/heads/...)");
-	if (pg_oid_fromhex(&c->old_id, old_id->value, old_id->len) < 0 || old_id->len != 40)
-		return bad(old_id, "'old' wants 40 hex digits");
-	if (pg_oid_fromhex(&c->new_id, new_id->value, new_id->len) < 0 || new_id->len != 40)
-		return bad(new_id, "'new' wants 40 hex digits");
-	c->is_tag = !strncmp(ref->value, "refs/tags/", 10) && ref->value[10];
-	if (!(c->ref = pg_strdup(ref->value)))
-		return PG_ENOMEM;
-	return 0;
+	return strncmp(s, "refs/", 5) || !ref_ok(s) ?
+		"refs/tags/... or refs/heads/..., as git check-ref-format allows" : NULL;
 }
+
+static void read_oid(pg_yaml_reader *r, void *base, const pg_yaml_node *v, const char *path,
+		     const pg_yaml_field *f)
+{
+	const char *s = pg_yaml_string(r, v, path, f);
+
+	if (s && (v->len != PG_OID_HEXSZ || pg_oid_fromhex((pg_oid *)((char *)base + f->offset),
+							   s, v->len) < 0))
+		pg_yaml_wrong(r, v, path, f->wants);
+}
+
+static void check_change(pg_yaml_reader *r, void *base, const pg_yaml_node *map,
+			 const char *path)
+{
+	pg_push_change *c = base;
+
+	(void)r;
+	(void)map;
+	(void)path;
+	c->is_tag = c->ref && !strncmp(c->ref, "refs/tags/", 10) && c->ref[10];
+}
+
+static const pg_yaml_field change_fields[] = {
+	{ .key = "ref", .kind = PG_FIELD_STRING, .offset = offsetof(pg_push_change, ref),
+	  .required = true, .max = PG_PUSH_MAX_NAME, .why = why_ref, .wants = "a full ref name" },
+	{ .key = "old", .kind = PG_FIELD_CUSTOM, .offset = offsetof(pg_push_change, old_id),
+	  .required = true, .read = read_oid, .wants = "40 hex digits" },
+	{ .key = "new", .kind = PG_FIELD_CUSTOM, .offset = offsetof(pg_push_change, new_id),
+	  .required = true, .read = read_oid, .wants = "40 hex digits" },
+};
+
+static const pg_yaml_table change = PG_YAML_TABLE(change_fields, check_change);
+
+/*
+ * At least one change; past PG_PUSH_MAX_CHANGES the record is too big
+ * (PG_ETOOBIG, a 413), not malformed.
+ */
+static void read_changes(pg_yaml_reader *r, void *base, const pg_yaml_node *v, const char *path,
+			 const pg_yaml_field *f)
+{
+	static const pg_yaml_field changes = {
+		.kind = PG_FIELD_MAPS, .offset = offsetof(pg_push_record, changes),
+		.count = offsetof(pg_push_record, nchanges), .size = sizeof(pg_push_change),
+		.sub = &change, .wants = "a mapping of ref, old and new",
+	};
+
+	if (v->type != PG_YAML_LIST || !v->n)
+		pg_yaml_wrong(r, v, path, f->list_wants);
+	else if (v->n > PG_PUSH_MAX_CHANGES)
+		pg_yaml_fail(r, pg_error_set(PG_ETOOBIG, "line %u, column %u: '%s' has %zu "
+					     "entries: a push record has at most %d changes",
+					     v->mark.line, v->mark.column, path, v->n,
+					     PG_PUSH_MAX_CHANGES));
+	else
+		pg_yaml_read_value(r, base, v, path, &changes);
+}
+
+static const pg_yaml_field record_fields[] = {
+	{ .key = "repo", .kind = PG_FIELD_STRING, .offset = offsetof(pg_push_record, repo),
+	  .required = true, .max = PG_PUSH_MAX_NAME, .why = why_repo,
+	  .wants = "a plain repository path" },
+	{ .key = "user", .kind = PG_FIELD_STRING, .offset = offsetof(pg_push_record, user),
+	  .max = PG_PUSH_MAX_NAME, .wants = "a user name" },
+	{ .key = "changes", .kind = PG_FIELD_CUSTOM, .required = true, .read = read_changes,
+	  .list_wants = "a list of at least one change" },
+};
+
+static const pg_yaml_table record = PG_YAML_TABLE(record_fields, NULL);
+
+static const pg_yaml_doc record_doc = {
+	.what = "the push record",
+	.wants = "a mapping of repo, user and changes",
+	.root = &record,
+};
 
 int pg_push_parse(pg_push_record **out, const char *text, size_t len)
 {
+	pg_yaml_problems pr = PG_YAML_PROBLEMS_INIT(1);
 	pg_push_record *r = NULL;
-	pg_yaml_node *root = NULL;
-	const pg_yaml_node *repo, *user, *changes;
-	pg_yaml_mark where;
-	size_t i;
 	int err;
 
 	*out = NULL;
-	err = pg_yaml_parse(&root, &where, text, len);
-	if (err == PG_EINVALID) {
-		char msg[512];
-
-		snprintf(msg, sizeof(msg), "%s", pg_error_last());
-		return pg_error_set(PG_EINVALID, "line %u, column %u: %s", where.line, where.column,
-				    msg);
-	}
-	if (err < 0)
-		return err;
-	if (!root || root->type != PG_YAML_MAP) {
-		err = bad(root, "a push record is a mapping with repo, user and changes");
+	if (!(r = calloc(1, sizeof(*r))))
+		return pg_error_oom();
+	if ((err = pg_yaml_read(&pr, r, &record_doc, text, len, NULL, NULL)) < 0)
 		goto done;
-	}
-	err = 0;
-	repo = field(root, "repo", true, &err);
-	user = field(root, "user", false, &err);
-	if (err)
+	if (pr.n) {
+		err = pg_yaml_problems_error(&pr, NULL);
 		goto done;
-	if (!plain_repo_name(repo->value)) {
-		err = bad(repo, "'repo' wants a plain repository path");
-		goto done;
-	}
-	changes = pg_yaml_map_get(root, "changes");
-	if (!changes || changes->type != PG_YAML_LIST || changes->n == 0) {
-		err = bad(changes ? changes : root, "'changes' wants a list of at least one change");
-		goto done;
-	}
-	if (changes->n > PG_PUSH_MAX_CHANGES) {
-		err = pg_error_set(PG_ETOOBIG, "a push record has at most %d changes",
-				   PG_PUSH_MAX_CHANGES);
-		goto done;
-	}
-	if (!(r = calloc(1, sizeof(*r))) || !(r->changes = calloc(changes->n, sizeof(*r->changes)))) {
-		err = pg_error_oom();
-		goto done;
-	}
-	if (!(r->repo = pg_strdup(repo->value)) || (user && !(r->user = pg_strdup(user->value)))) {
-		err = PG_ENOMEM;
-		goto done;
-	}
-	for (i = 0; i < changes->n; i++) {
-		if ((err = read_change(&r->changes[i], changes->items[i])) < 0)
-			goto done;
-		r->nchanges++;
 	}
 	*out = r;
 	r = NULL;
 done:
+	pg_yaml_problems_release(&pr);
 	pg_push_record_free(r);
-	pg_yaml_free(root);
 	return err;
 }
 

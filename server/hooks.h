@@ -11,9 +11,12 @@
  *   { "repo": "pub/scm/linux/kernel/git/kees/linux", "user": "kees",
  *     "changes": [ { "ref": "refs/tags/NAME", "old": "000…", "new": "<id>" } ] }
  *
- * JSON is read as YAML's flow style by the same capped YAML reader as
- * policies.  Every field is attacker-controlled until the signature and the
- * policy say otherwise; the parser only checks shape and caps.
+ * JSON is read as YAML's flow style by the same capped YAML reader and
+ * typed walker as policies, so both forms get the same places in messages
+ * and the same strictness: an unknown key, a repeated key (the first value
+ * does not win), a wrong type or a missing key is refused.  Every field is
+ * attacker-controlled until the signature and the policy say otherwise;
+ * the parser only checks shape and caps.
  */
 #define PG_PUSH_MAX_CHANGES 64
 #define PG_PUSH_MAX_NAME 256
@@ -33,9 +36,10 @@ typedef struct pg_push_record {
 } pg_push_record;
 
 /*
- * Parse a push record.  Errors: PG_EINVALID with a message saying what is
- * wrong and where ("line L, column C: ..."), PG_ETOOBIG past
- * PG_PUSH_MAX_CHANGES.  *out is the caller's (pg_push_record_free).
+ * Parse a push record.  Errors: PG_EINVALID with a one-line message saying
+ * where and what was expected ("line L, column C: ..."; a body has no file
+ * name), PG_ETOOBIG past PG_PUSH_MAX_CHANGES.  *out is the caller's
+ * (pg_push_record_free).
  */
 int pg_push_parse(pg_push_record **out, const char *text, size_t len);
 void pg_push_record_free(pg_push_record *r);

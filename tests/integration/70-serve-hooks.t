@@ -4,7 +4,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
-plan 59
+plan 63
 serve_setup
 serve_start
 T2=hardening-v6.16-rc1-fix1-take2
@@ -81,6 +81,25 @@ is "$code" 400 "malformed YAML is refused (400)"
 printf 'a: &x [1]\nb: *x\n' >"$SCRATCH/alias.yaml"
 hook push "$SCRATCH/alias.yaml" yaml-2 application/yaml
 is "$code" 400 "YAML aliases are refused"
+# a repeated key is refused, not "the first wins", in JSON and YAML alike
+sed 's/"user": "kees"/"user": "kees", "user": "mallory"/' "$B" >"$SCRATCH/dupkey.json"
+hook push "$SCRATCH/dupkey.json" dupkey-1
+is "$code" 400 "a push record with a repeated key is refused (400)"
+like "$(err_of)" "^malformed push record: line 1, column [0-9]+: duplicate key 'user' at the top level \(first at 1:[0-9]+\)$" \
+	"the message names the key and both places"
+is "$(err_of | wc -l | tr -d ' ')" 1 "on one line"
+cat >"$SCRATCH/dupkey.yaml" <<EOR
+repo: $KEES_NAME
+changes:
+  - ref: refs/tags/$T2
+    old: 0000000000000000000000000000000000000000
+    new: 1111111111111111111111111111111111111111
+    ref: refs/tags/other
+EOR
+hook push "$SCRATCH/dupkey.yaml" dupkey-2 application/yaml
+is "$(printf '%s %s' "$code" "$(err_of)")" \
+	"400 malformed push record: line 6, column 5: duplicate key 'ref' in 'changes[0]' (first at 3:5)" \
+	"a repeated key inside a YAML change too"
 cat >"$SCRATCH/badref.json" <<EOR
 { "repo": "$KEES_NAME", "changes": [ { "ref": "refs/tags/a..b", "old": "0", "new": "1" } ] }
 EOR

@@ -74,11 +74,30 @@ static void test_push_refusals(void **state)
 	parse_bad("{ \"repo\": \"x\", \"changes\": [ { \"ref\": \"refs/tags/a..b\", \"old\": \"" ZERO
 		  "\", \"new\": \"" ONE "\" } ] }", PG_EINVALID, "full ref name");
 	parse_bad("{ \"repo\": \"x\", \"changes\": [ { \"ref\": \"refs/tags/a\", \"old\": \"0\","
-		  " \"new\": \"" ONE "\" } ] }", PG_EINVALID, "'old' wants 40 hex");
+		  " \"new\": \"" ONE "\" } ] }", PG_EINVALID, "'changes[0].old' wants 40 hex");
 	parse_bad("{ \"repo\": \"x\", \"changes\": [ { \"ref\": \"refs/tags/a\", \"old\": \"" ZERO
-		  "\", \"new\": \"" ZERO "zz\" } ] }", PG_EINVALID, "'new' wants 40 hex");
+		  "\", \"new\": \"" ZERO "zz\" } ] }", PG_EINVALID, "'changes[0].new' wants 40 hex");
 	/* aliases are refused by the YAML reader: no billion laughs */
 	parse_bad("a: &x [1]\nb: *x\n", PG_EINVALID, NULL);
+}
+
+/* The first of two values no longer wins: a repeated key is refused, in JSON and YAML alike. */
+static void test_push_duplicate_keys(void **state)
+{
+	(void)state;
+	parse_bad("{ \"repo\": \"x\", \"repo\": \"../../etc\", \"changes\": [ { \"ref\": "
+		  "\"refs/tags/a\", \"old\": \"" ZERO "\", \"new\": \"" ONE "\" } ] }",
+		  PG_EINVALID, "line 1, column 16: duplicate key 'repo' at the top level (first at 1:3)");
+	parse_bad("repo: x\nchanges:\n  - ref: refs/tags/a\n    old: " ZERO "\n    new: " ONE
+		  "\n    new: " ZERO "\n", PG_EINVALID,
+		  "line 6, column 5: duplicate key 'new' in 'changes[0]' (first at 5:5)");
+	parse_bad("{\"repo\":\"x\",\"changes\":[{\"ref\":\"refs/tags/a\",\"old\":\"" ZERO "\",\"new\":\""
+		  ONE "\"}],\"changes\":[]}", PG_EINVALID,
+		  "line 1, column 145: duplicate key 'changes' at the top level (first at 1:13)");
+	/* and so is a key the record does not have */
+	parse_bad("{ \"repo\": \"x\", \"usr\": \"kees\", \"changes\": [ { \"ref\": \"refs/tags/a\", "
+		  "\"old\": \"" ZERO "\", \"new\": \"" ONE "\" } ] }", PG_EINVALID,
+		  "line 1, column 16: unknown key 'usr' at the top level (did you mean 'user'?)");
 }
 
 static void test_push_change_cap(void **state)
@@ -206,6 +225,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_push_json_and_yaml),
 		cmocka_unit_test(test_push_refusals),
+		cmocka_unit_test(test_push_duplicate_keys),
 		cmocka_unit_test(test_push_change_cap),
 		cmocka_unit_test(test_delivery_and_mail_tag),
 		cmocka_unit_test(test_config),
