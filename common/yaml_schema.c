@@ -662,6 +662,11 @@ static void read_table(pg_yaml_reader *r, void *base, const pg_yaml_node *map, c
 	const char *names[PG_YAML_MAX_FIELDS];
 	size_t i, j;
 
+	if (t->n > PG_YAML_MAX_FIELDS) {
+		pg_yaml_fail(r, pg_error_set(PG_ERROR, "a table of %zu fields: at most %d",
+					     t->n, PG_YAML_MAX_FIELDS));
+		return;
+	}
 	if (map->type != PG_YAML_MAP) {
 		wrong(r, map, path, wants ? wants : "a mapping", false);
 		return;
@@ -728,4 +733,16 @@ int pg_yaml_read(pg_yaml_problems *pr, void *base, const pg_yaml_doc *doc, const
 	pg_buf_release(&found);
 	pg_yaml_free(root);
 	return r.err;
+}
+
+int pg_yaml_load(void *base, const pg_yaml_doc *doc, const char *text, size_t len,
+		 const char *name, const char *basedir, void *ctx)
+{
+	pg_yaml_problems pr = PG_YAML_PROBLEMS_INIT(1);
+	int err;
+
+	if ((err = pg_yaml_read(&pr, base, doc, text, len, basedir, ctx)) == 0 && pr.n)
+		err = pg_yaml_problems_error(&pr, name);
+	pg_yaml_problems_release(&pr);
+	return err;
 }

@@ -129,6 +129,10 @@ struct pg_yaml_table {
 };
 
 #define PG_YAML_TABLE(fields, check) { (fields), PG_ARRAY_SIZE(fields), (check) }
+/* A table in place, for .sub and .root (a file-scope compound literal is static). */
+#define PG_YAML_SUB(fields, check) (&(const pg_yaml_table)PG_YAML_TABLE(fields, check))
+/* The row of a mapping read by its own fields into the same struct. */
+#define PG_YAML_SECTION(fields, check) .kind = PG_FIELD_MAP, .sub = PG_YAML_SUB(fields, check)
 
 /* What a whole document is. */
 typedef struct pg_yaml_doc {
@@ -149,15 +153,24 @@ struct pg_yaml_reader {
 
 /*
  * Parse text[0..len) with pg_yaml_parse and read it into base, which holds
- * the defaults on entry (list members must be empty).  Every problem, from
- * a syntax error to a wrong value, goes to *pr.  Returns 0 whether or not
+ * the defaults on entry (lists are appended to).  Every problem, from a
+ * syntax error to a wrong value, goes to *pr.  Returns 0 whether or not
  * there were problems; negative only when pullgate itself fails (PG_ENOMEM)
- * or a callback gave up for a reason outside the text (a file it could
- * not read), with the thread's error set.  With problems, base may be half
- * filled: free it, do not use it.
+ * or a callback refused with its own code (a push record with too many
+ * changes: PG_ETOOBIG), with the thread's error set.  With problems, base
+ * may be half filled: free it, do not use it.
  */
 int pg_yaml_read(pg_yaml_problems *pr, void *base, const pg_yaml_doc *doc, const char *text,
 		 size_t len, const char *basedir, void *ctx);
+
+/*
+ * pg_yaml_read in first-problem mode, for a loader: 0 when text was read
+ * without a problem; else PG_EINVALID with the first problem as the
+ * thread's error (as pg_yaml_problem_format writes it with name), or what
+ * pg_yaml_read failed with.
+ */
+int pg_yaml_load(void *base, const pg_yaml_doc *doc, const char *text, size_t len,
+		 const char *name, const char *basedir, void *ctx);
 
 /* --- for callbacks ---------------------------------------------------------- */
 

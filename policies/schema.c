@@ -198,7 +198,6 @@ static void check_committers(pg_yaml_reader *r, void *base, const pg_yaml_node *
 	.list_wants = "a list of e-mail addresses"
 #define GLOBS .kind = PG_FIELD_STRINGS, .why = why_glob, .wants = "a glob", \
 	.list_wants = "a list of globs"
-#define SECTION(t) .kind = PG_FIELD_MAP, .sub = &(t)
 
 static const pg_yaml_field upstream_fields[] = {
 	{ .key = "url", .kind = PG_FIELD_STRING, MEMBER(pg_policy, upstream_url),
@@ -251,35 +250,26 @@ static const pg_yaml_field pipeline_fields[] = {
 	  MEMBER(pg_policy, boot_timeout_seconds), .max = 86400 },
 };
 
-static const pg_yaml_table upstream = PG_YAML_TABLE(upstream_fields, NULL);
-static const pg_yaml_table keyring = PG_YAML_TABLE(keyring_fields, check_keyring);
-static const pg_yaml_table signer = PG_YAML_TABLE(signer_fields, NULL);
-static const pg_yaml_table committers = PG_YAML_TABLE(committers_fields, check_committers);
-static const pg_yaml_table limits = PG_YAML_TABLE(limits_fields, NULL);
-static const pg_yaml_table hygiene = PG_YAML_TABLE(hygiene_fields, NULL);
-static const pg_yaml_table pipeline = PG_YAML_TABLE(pipeline_fields, NULL);
-
 static const pg_yaml_field root_fields[] = {
-	{ .key = "upstream", SECTION(upstream) },
-	{ .key = "keyring", SECTION(keyring) },
+	{ .key = "upstream", PG_YAML_SECTION(upstream_fields, NULL) },
+	{ .key = "keyring", PG_YAML_SECTION(keyring_fields, check_keyring) },
 	{ .key = "signers", .kind = PG_FIELD_MAPS, LIST_OF(pg_policy, signers, nsigners),
-	  .size = sizeof(pg_signer), .sub = &signer, .list_wants = "a list of signers" },
+	  .size = sizeof(pg_signer), .sub = PG_YAML_SUB(signer_fields, NULL),
+	  .list_wants = "a list of signers" },
 	{ .key = "repositories", GLOBS, LIST_OF(pg_policy, repositories, nrepositories) },
-	{ .key = "committers", SECTION(committers) },
-	{ .key = "limits", SECTION(limits) },
-	{ .key = "hygiene", SECTION(hygiene) },
+	{ .key = "committers", PG_YAML_SECTION(committers_fields, check_committers) },
+	{ .key = "limits", PG_YAML_SECTION(limits_fields, NULL) },
+	{ .key = "hygiene", PG_YAML_SECTION(hygiene_fields, NULL) },
 	{ .key = "checks", .kind = PG_FIELD_NAMES, .entry = read_severity,
 	  .list_wants = "a mapping of check names to error, warning or off" },
 	{ .key = "approval", .kind = PG_FIELD_CUSTOM, .read = read_approval },
-	{ .key = "pipeline", SECTION(pipeline) },
+	{ .key = "pipeline", PG_YAML_SECTION(pipeline_fields, NULL) },
 };
-
-static const pg_yaml_table root = PG_YAML_TABLE(root_fields, NULL);
 
 static const pg_yaml_doc policy_doc = {
 	.what = "the policy",
 	.wants = "a mapping of settings",
-	.root = &root,
+	.root = PG_YAML_SUB(root_fields, NULL),
 };
 
 int pg_policy_schema_read(pg_yaml_problems *pr, pg_policy *p, const char *text, size_t len,

@@ -201,12 +201,11 @@ static const pg_yaml_field secret_fields[] = {
 	{ .key = "secret-file", .kind = PG_FIELD_CUSTOM, .read = read_secret_file },
 };
 
-static const pg_yaml_table secret = PG_YAML_TABLE(secret_fields, check_secret);
-
 static const pg_yaml_field hooks_fields[] = {
-	{ .key = "push", .kind = PG_FIELD_MAP, MEMBER(pg_config, push_secret), .sub = &secret },
+	{ .key = "push", .kind = PG_FIELD_MAP, MEMBER(pg_config, push_secret),
+	  .sub = PG_YAML_SUB(secret_fields, check_secret) },
 	{ .key = "pull-request", .kind = PG_FIELD_MAP, MEMBER(pg_config, mail_secret),
-	  .sub = &secret },
+	  .sub = PG_YAML_SUB(secret_fields, check_secret) },
 	{ .key = "max-body", .kind = PG_FIELD_SIZE, MEMBER(pg_config, max_body), .min = 1024,
 	  .max = (size_t)64 << 20 },
 };
@@ -246,38 +245,29 @@ static const pg_yaml_field session_fields[] = {
 	{ .key = "secure-cookie", .kind = PG_FIELD_BOOL, MEMBER(pg_config, cookie_secure) },
 };
 
-static const pg_yaml_table listen = PG_YAML_TABLE(listen_fields, NULL);
-static const pg_yaml_table hooks = PG_YAML_TABLE(hooks_fields, NULL);
-static const pg_yaml_table repositories = PG_YAML_TABLE(repositories_fields, NULL);
-static const pg_yaml_table pipeline = PG_YAML_TABLE(pipeline_fields, NULL);
-static const pg_yaml_table account = PG_YAML_TABLE(account_fields, check_account);
-static const pg_yaml_table session = PG_YAML_TABLE(session_fields, NULL);
-
 static const pg_yaml_field root_fields[] = {
-	{ .key = "listen", .kind = PG_FIELD_MAP, .sub = &listen },
+	{ .key = "listen", PG_YAML_SECTION(listen_fields, NULL) },
 	{ .key = "policy", .kind = PG_FIELD_PATH, MEMBER(pg_config, policy), .wants = "a path" },
 	{ .key = "state", .kind = PG_FIELD_PATH, MEMBER(pg_config, state), .wants = "a path" },
-	{ .key = "hooks", .kind = PG_FIELD_MAP, .sub = &hooks },
-	{ .key = "repositories", .kind = PG_FIELD_MAP, .sub = &repositories },
-	{ .key = "pipeline", .kind = PG_FIELD_MAP, .sub = &pipeline },
+	{ .key = "hooks", PG_YAML_SECTION(hooks_fields, NULL) },
+	{ .key = "repositories", PG_YAML_SECTION(repositories_fields, NULL) },
+	{ .key = "pipeline", PG_YAML_SECTION(pipeline_fields, NULL) },
 	{ .key = "accounts", .kind = PG_FIELD_MAPS, MEMBER(pg_config, accounts),
 	  .count = offsetof(pg_config, naccounts), .size = sizeof(pg_account),
-	  .max = PG_CONFIG_MAX_ACCOUNTS, .sub = &account, .list_wants = "a list of accounts" },
-	{ .key = "session", .kind = PG_FIELD_MAP, .sub = &session },
+	  .max = PG_CONFIG_MAX_ACCOUNTS, .sub = PG_YAML_SUB(account_fields, check_account),
+	  .list_wants = "a list of accounts" },
+	{ .key = "session", PG_YAML_SECTION(session_fields, NULL) },
 };
-
-static const pg_yaml_table root = PG_YAML_TABLE(root_fields, NULL);
 
 static const pg_yaml_doc config_doc = {
 	.what = "the configuration",
 	.wants = "a mapping of settings",
-	.root = &root,
+	.root = PG_YAML_SUB(root_fields, NULL),
 	.may_be_empty = true,
 };
 
 int pg_config_parse(pg_config **out, const char *text, size_t len, const char *name)
 {
-	pg_yaml_problems pr = PG_YAML_PROBLEMS_INIT(1);
 	pg_config *c = NULL;
 	char *dir = NULL, *slash;
 	int err;
@@ -294,16 +284,11 @@ int pg_config_parse(pg_config **out, const char *text, size_t len, const char *n
 	}
 	if ((slash = strrchr(dir, '/')))
 		*(slash == dir ? slash + 1 : slash) = '\0';
-	if ((err = pg_yaml_read(&pr, c, &config_doc, text, len, slash ? dir : NULL, c)) < 0)
+	if ((err = pg_yaml_load(c, &config_doc, text, len, name, slash ? dir : NULL, c)) < 0)
 		goto done;
-	if (pr.n) {
-		err = pg_yaml_problems_error(&pr, name);
-		goto done;
-	}
 	*out = c;
 	c = NULL;
 done:
-	pg_yaml_problems_release(&pr);
 	pg_config_free(c);
 	free(dir);
 	return err;

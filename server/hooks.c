@@ -137,25 +137,19 @@ static const pg_yaml_doc record_doc = {
 
 int pg_push_parse(pg_push_record **out, const char *text, size_t len)
 {
-	pg_yaml_problems pr = PG_YAML_PROBLEMS_INIT(1);
 	pg_push_record *r = NULL;
 	int err;
 
 	*out = NULL;
 	if (!(r = calloc(1, sizeof(*r))))
 		return pg_error_oom();
-	if ((err = pg_yaml_read(&pr, r, &record_doc, text, len, NULL, NULL)) < 0)
-		goto done;
-	if (pr.n) {
-		err = pg_yaml_problems_error(&pr, NULL);
-		goto done;
+	/* a request body has no file name: its problems say "line L, column C" */
+	if ((err = pg_yaml_load(r, &record_doc, text, len, NULL, NULL, NULL)) < 0) {
+		pg_push_record_free(r);
+		return err;
 	}
 	*out = r;
-	r = NULL;
-done:
-	pg_yaml_problems_release(&pr);
-	pg_push_record_free(r);
-	return err;
+	return 0;
 }
 
 size_t pg_push_tag_count(const pg_push_record *r)

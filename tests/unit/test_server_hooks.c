@@ -207,15 +207,20 @@ static void config_bad(const char *text, const char *msg)
 static void test_config_refusals(void **state)
 {
 	(void)state;
-	config_bad("listen: {port: 70000}\n", "s.yaml:1:16: 'listen.port' wants at most 65535, not 70000");
+	config_bad("listen: {port: 70000}\n",
+		   "s.yaml:1:16: 'listen.port' wants at most 65535, not 70000");
 	config_bad("lisen: {}\n", "s.yaml:1:1: unknown key 'lisen'");
 	config_bad("hooks: {push: {secret: short}}\n", "at least 16 characters");
-	config_bad("pipeline: {stages: [merge, deploy]}\n", "s.yaml:1:28: 'pipeline.stages[1]' wants merge, build, boot or approve, not 'deploy'");
-	config_bad("pipeline: {stages: [merge, approve]}\n", "s.yaml:1:20: 'pipeline.stages' must run in order");
+	config_bad("pipeline: {stages: [merge, deploy]}\n",
+		   "s.yaml:1:28: 'pipeline.stages[1]' wants merge, build, boot or approve, not 'deploy'");
+	config_bad("pipeline: {stages: [merge, approve]}\n",
+		   "s.yaml:1:20: 'pipeline.stages' must run in order");
 	config_bad("pipeline: {stages: [boot]}\n", "approved untested");
-	config_bad("accounts: [{name: x}]\n", "s.yaml:1:12: 'accounts[0]' has no 'password-hash': expected a password hash");
+	config_bad("accounts: [{name: x}]\n",
+		   "s.yaml:1:12: 'accounts[0]' has no 'password-hash': expected a password hash");
 	config_bad("accounts: [{name: x, password-hash: plain}]\n", "--hash-password");
-	config_bad("policy: a\npolicy: b\n", "s.yaml:2:1: duplicate key 'policy' at the top level (first at 1:1)");
+	config_bad("policy: a\npolicy: b\n",
+		   "s.yaml:2:1: duplicate key 'policy' at the top level (first at 1:1)");
 	config_bad("[1]\n", "wants a mapping");
 	config_bad("listen: {port: 1\n", "s.yaml:");
 }
