@@ -127,13 +127,13 @@ int pg_yaml_quote(pg_buf *out, const char *s)
 	return pg_buf_puts(out, cut < len ? "...'" : "'");
 }
 
-/* "a mapping", "a list", "nothing" or the quoted scalar (a secret is not quoted). */
+/* "a mapping", "a list" (or empty ones), "nothing" or the quoted scalar (a secret is not quoted). */
 static int describe(pg_buf *out, const pg_yaml_node *n, bool secret)
 {
 	if (n->type == PG_YAML_MAP)
-		return pg_buf_puts(out, "a mapping");
+		return pg_buf_puts(out, n->n ? "a mapping" : "an empty mapping");
 	if (n->type == PG_YAML_LIST)
-		return pg_buf_puts(out, "a list");
+		return pg_buf_puts(out, n->n ? "a list" : "an empty list");
 	if (pg_yaml_is_null(n))
 		return pg_buf_puts(out, "nothing");
 	if (secret)

@@ -71,6 +71,7 @@ static void read_oid(pg_yaml_reader *r, void *base, const pg_yaml_node *v, const
 		pg_yaml_wrong(r, v, path, f->wants);
 }
 
+/* After a change's fields: whether it is a tag's. */
 static void check_change(pg_yaml_reader *r, void *base, const pg_yaml_node *map,
 			 const char *path)
 {
@@ -91,7 +92,11 @@ static const pg_yaml_field change_fields[] = {
 	  .required = true, .read = read_oid, .wants = "40 hex digits" },
 };
 
-static const pg_yaml_table change = PG_YAML_TABLE(change_fields, check_change);
+static const pg_yaml_field changes_list = {
+	.kind = PG_FIELD_MAPS, .offset = offsetof(pg_push_record, changes),
+	.count = offsetof(pg_push_record, nchanges), .size = sizeof(pg_push_change),
+	.sub = PG_YAML_SUB(change_fields, check_change), .wants = "a mapping of ref, old and new",
+};
 
 /*
  * At least one change; past PG_PUSH_MAX_CHANGES the record is too big
@@ -100,12 +105,6 @@ static const pg_yaml_table change = PG_YAML_TABLE(change_fields, check_change);
 static void read_changes(pg_yaml_reader *r, void *base, const pg_yaml_node *v, const char *path,
 			 const pg_yaml_field *f)
 {
-	static const pg_yaml_field changes = {
-		.kind = PG_FIELD_MAPS, .offset = offsetof(pg_push_record, changes),
-		.count = offsetof(pg_push_record, nchanges), .size = sizeof(pg_push_change),
-		.sub = &change, .wants = "a mapping of ref, old and new",
-	};
-
 	if (v->type != PG_YAML_LIST || !v->n)
 		pg_yaml_wrong(r, v, path, f->list_wants);
 	else if (v->n > PG_PUSH_MAX_CHANGES)
@@ -114,7 +113,7 @@ static void read_changes(pg_yaml_reader *r, void *base, const pg_yaml_node *v, c
 					     v->mark.line, v->mark.column, path, v->n,
 					     PG_PUSH_MAX_CHANGES));
 	else
-		pg_yaml_read_value(r, base, v, path, &changes);
+		pg_yaml_read_value(r, base, v, path, &changes_list);
 }
 
 static const pg_yaml_field record_fields[] = {
@@ -127,12 +126,10 @@ static const pg_yaml_field record_fields[] = {
 	  .list_wants = "a list of at least one change" },
 };
 
-static const pg_yaml_table record = PG_YAML_TABLE(record_fields, NULL);
-
 static const pg_yaml_doc record_doc = {
 	.what = "the push record",
 	.wants = "a mapping of repo, user and changes",
-	.root = &record,
+	.root = PG_YAML_SUB(record_fields, NULL),
 };
 
 int pg_push_parse(pg_push_record **out, const char *text, size_t len)

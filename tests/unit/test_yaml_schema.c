@@ -225,8 +225,8 @@ static void test_messages(void **state)
 	expect("custom: yes\nbig: 18446744073709551616\n",
 	       "t.yaml:2:6: 'big' wants at most 18446744073709551615, not 18446744073709551616");
 	expect("custom: yes\ntags: a\n", "t.yaml:2:7: 'tags' wants a list of tags, not 'a'");
-	expect("custom: yes\ntags: [a, {}]\n", "t.yaml:2:11: 'tags[1]' wants a tag, not a mapping");
-	expect("custom: yes\nitems: {}\n", "t.yaml:2:8: 'items' wants a list of items, not a mapping");
+	expect("custom: yes\ntags: [a, {}]\n", "t.yaml:2:11: 'tags[1]' wants a tag, not an empty mapping");
+	expect("custom: yes\nitems: {}\n", "t.yaml:2:8: 'items' wants a list of items, not an empty mapping");
 	expect("custom: yes\nitems: [1]\n", "t.yaml:2:9: 'items[0]' wants a mapping, not '1'");
 	expect("custom: yes\nitems: [{weight: 1}]\n",
 	       "t.yaml:2:9: 'items[0]' has no 'name': expected a name");
