@@ -1,4 +1,4 @@
-/* ktap.c - KTAP/KUnit console log parser: nested results, crashes, boot time; splats through splat.c. */
+/* ktap.c - KTAP/KUnit console log parser: nested results, crashes, boot time (splats: splat.c). */
 #include "pipeline/ktap.h"
 #include "common/array.h"
 #include "common/error.h"
@@ -605,10 +605,8 @@ void pg_boot_result_free(pg_boot_result *r)
 		free(r->tests[i].path);
 		free(r->tests[i].reason);
 	}
-	for (i = 0; i < r->nsplats; i++)
-		free(r->splats[i].text);
 	free(r->tests);
-	free(r->splats);
+	pg_splat_free_all(r->splats, r->nsplats);
 	free(r);
 }
 

@@ -1,4 +1,4 @@
-/* splat.c - find kernel splats (Oops, WARN, BUG, panic, ...) in console lines and keep their first lines. */
+/* splat.c - kernel splats (Oops, WARN, BUG, panic, ...) found in console lines, with their first lines. */
 #include "pipeline/splat.h"
 #include "common/array.h"
 #include "common/error.h"
@@ -61,13 +61,18 @@ void pg_splat_scan_init(pg_splat_scan *s)
 	s->open = -1;
 }
 
-void pg_splat_scan_release(pg_splat_scan *s)
+void pg_splat_free_all(pg_splat *splats, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < s->nsplats; i++)
-		free(s->splats[i].text);
-	free(s->splats);
+	for (i = 0; i < n; i++)
+		free(splats[i].text);
+	free(splats);
+}
+
+void pg_splat_scan_release(pg_splat_scan *s)
+{
+	pg_splat_free_all(s->splats, s->nsplats);
 	pg_splat_scan_init(s);
 }
 

@@ -26,6 +26,9 @@ typedef struct pg_splat {
 
 const char *pg_splat_kind_name(enum pg_splat_kind k);     /* "oops", ... */
 
+/* Free splats[0..n) (their texts) and the array. */
+void pg_splat_free_all(pg_splat *splats, size_t n);
+
 /*
  * A scan reads a console line by line and keeps its splats: a splat starts
  * at a line that names its kind and takes the lines after it, up to
