@@ -129,10 +129,11 @@ static void jw_seconds(jw *w, const char *key, double v)
 
 static int jw_finish(jw *w, pg_buf *out)
 {
+	size_t flags = JSON_INDENT(2) | JSON_PRESERVE_ORDER;
 	char *text = NULL;
 	int err = 0;
 
-	if (!w->ok || !w->depth || !(text = json_dumps(w->open[0], JSON_INDENT(2) | JSON_PRESERVE_ORDER)))
+	if (!w->ok || !w->depth || !(text = json_dumps(w->open[0], flags)))
 		err = pg_error_oom();
 	else if ((err = pg_buf_puts(out, text)) == 0)
 		err = pg_buf_putc(out, '\n');
