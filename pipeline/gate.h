@@ -2,8 +2,13 @@
 #ifndef PG_GATE_H
 #define PG_GATE_H
 
-#include "pipeline/build.h"
+#include "common/buf.h"
 #include "verifier/verify.h"
+
+#include <signal.h>
+
+/* What a stage is doing, one line at a time: "fetching ...", "120 objects ...". */
+typedef void (*pg_progress_fn)(void *ctx, const char *stage, const char *line);
 
 enum pg_gate_stage {
 	PG_GATE_MERGE = 1 << 0,

@@ -1,9 +1,9 @@
-/* ktap.c - KTAP/KUnit console log parser: nested results, crashes, splats, boot time. */
+/* ktap.c - KTAP/KUnit console log parser: nested results, crashes, boot time (splats: splat.c). */
 #include "pipeline/ktap.h"
+#include "common/array.h"
 #include "common/error.h"
 #include "common/sanitize.h"
 
-#include <jansson.h>
 #include <limits.h>
 
 #define NAME_MAX_LEN 256
@@ -26,29 +26,19 @@ struct parser {
 	size_t lineno;
 	double ts;          /* timestamp of the current line, or -1 */
 	double last_ts, marker_ts, poweroff_ts;
-	long splat;         /* index of the splat still collecting lines, or -1 */
-	int splat_lines;
+	pg_splat_scan splats;
 };
 
 /* ---- small helpers ----------------------------------------------------- */
 
 static bool starts(const char *s, size_t n, const char *prefix)
 {
-	size_t k = strlen(prefix);
-
-	return n >= k && !memcmp(s, prefix, k);
+	return n >= strlen(prefix) && !memcmp(s, prefix, strlen(prefix));
 }
 
 static bool contains(const char *s, size_t n, const char *needle)
 {
-	size_t k = strlen(needle), i;
-
-	if (k > n)
-		return false;
-	for (i = 0; i + k <= n; i++)
-		if (s[i] == needle[0] && !memcmp(s + i, needle, k))
-			return true;
-	return false;
+	return memmem(s, n, needle, strlen(needle)) != NULL;
 }
 
 /* A copy of s[0..n) as valid UTF-8, cut at max bytes; NULL on OOM. */
@@ -176,15 +166,8 @@ static long add_test(struct parser *ps, const char *name, size_t nlen, long pare
 		r->truncated = true;
 		return -1;
 	}
-	if (r->ntests == ps->alloc_tests) {
-		size_t n = ps->alloc_tests ? ps->alloc_tests * 2 : 64;
-		pg_ktap_test *p = realloc(r->tests, n * sizeof(*p));
-
-		if (!p)
-			return pg_error_oom();
-		r->tests = p;
-		ps->alloc_tests = n;
-	}
+	if (PG_ARRAY_GROW(r->tests, r->ntests + 1, ps->alloc_tests) < 0)
+		return PG_ENOMEM;
 	t = &r->tests[r->ntests];
 	memset(t, 0, sizeof(*t));
 	t->name = clean_dup(name, nlen, NAME_MAX_LEN);
@@ -447,105 +430,13 @@ static int result_line(struct parser *ps, int level, bool ok, const char *s, siz
 	return 0;
 }
 
-/* ---- splats ------------------------------------------------------------ */
-
-static int splat_kind(const char *s, size_t n)
-{
-	if (starts(s, n, "Kernel panic - not syncing"))
-		return PG_SPLAT_PANIC;
-	if (starts(s, n, "WARNING: CPU:") || starts(s, n, "WARNING: at "))
-		return PG_SPLAT_WARN;
-	if (starts(s, n, "kernel BUG at ") || starts(s, n, "BUG: ") ||
-	    contains(s, n, "BUG: soft lockup") || contains(s, n, "BUG: workqueue lockup"))
-		return PG_SPLAT_BUG;
-	if (starts(s, n, "Unable to handle kernel ") || starts(s, n, "Internal error: ") ||
-	    starts(s, n, "Oops: ") || starts(s, n, "Oops - ") ||
-	    starts(s, n, "general protection fault"))
-		return PG_SPLAT_OOPS;
-	if (starts(s, n, "UBSAN: "))
-		return PG_SPLAT_UBSAN;
-	if (starts(s, n, "INFO: task ") && contains(s, n, "blocked for more than"))
-		return PG_SPLAT_HUNG;
-	if (contains(s, n, "rcu: INFO: ") && contains(s, n, "stall"))
-		return PG_SPLAT_STALL;
-	if (starts(s, n, "rcu: INFO: ") || (starts(s, n, "INFO: ") && contains(s, n, "stall")))
-		return PG_SPLAT_STALL;
-	return -1;
-}
-
-static int splat_append(struct parser *ps, const char *s, size_t n)
-{
-	pg_splat *sp = &ps->r->splats[ps->splat];
-	pg_buf b = PG_BUF_INIT;
-	int err;
-
-	if ((err = pg_buf_puts(&b, sp->text)) < 0 || (err = pg_buf_putc(&b, '\n')) < 0 ||
-	    (err = pg_sanitize_utf8(&b, s, n > NAME_MAX_LEN ? NAME_MAX_LEN : n)) < 0) {
-		pg_buf_release(&b);
-		return err;
-	}
-	free(sp->text);
-	sp->text = pg_buf_detach(&b);
-	return sp->text ? 0 : PG_ENOMEM;
-}
-
-static int splat_line(struct parser *ps, const char *s, size_t n)
-{
-	pg_boot_result *r = ps->r;
-	int kind;
-	pg_splat *p;
-
-	trim(&s, &n);
-	kind = splat_kind(s, n);
-	if (kind < 0) {
-		if (ps->splat < 0)
-			return 0;
-		if (starts(s, n, "---[ end ")) {
-			ps->splat = -1;
-			return 0;
-		}
-		if (ps->splat_lines >= PG_KTAP_SPLAT_LINES || !n) {
-			ps->splat = -1;
-			return 0;
-		}
-		ps->splat_lines++;
-		return splat_append(ps, s, n);
-	}
-	/* arm64 prints "Unable to handle ..." then "Internal error: Oops": one splat */
-	if (kind == PG_SPLAT_OOPS && ps->splat >= 0 &&
-	    r->splats[ps->splat].kind == PG_SPLAT_OOPS && starts(s, n, "Internal error: ")) {
-		if (ps->splat_lines >= PG_KTAP_SPLAT_LINES)
-			return 0;
-		ps->splat_lines++;
-		return splat_append(ps, s, n);
-	}
-	if (r->nsplats >= PG_KTAP_MAX_SPLATS) {
-		r->truncated = true;
-		ps->splat = -1;
-		return 0;
-	}
-	p = realloc(r->splats, (r->nsplats + 1) * sizeof(*p));
-	if (!p)
-		return pg_error_oom();
-	r->splats = p;
-	p = &r->splats[r->nsplats];
-	p->kind = (enum pg_splat_kind)kind;
-	p->time = ps->ts;
-	p->line = ps->lineno;
-	if (!(p->text = clean_dup(s, n, NAME_MAX_LEN)))
-		return PG_ENOMEM;
-	ps->splat = (long)r->nsplats++;
-	ps->splat_lines = 1;
-	return 0;
-}
-
 /* ---- lines ------------------------------------------------------------- */
 
 static int parse_line(struct parser *ps, const char *s, size_t n)
 {
-	size_t indent = 0, k;
+	size_t indent = 0, k, len;
 	int level, err;
-	const char *t;
+	const char *t, *line;
 	unsigned long num;
 
 	if (n > PG_KTAP_MAX_LINE) {
@@ -568,7 +459,10 @@ static int parse_line(struct parser *ps, const char *s, size_t n)
 		if (ps->ts >= 0 && ps->poweroff_ts < 0)
 			ps->poweroff_ts = ps->ts;
 	}
-	if ((err = splat_line(ps, s, n)) < 0)
+	line = s;
+	len = n;
+	trim(&line, &len);
+	if ((err = pg_splat_scan_line(&ps->splats, line, len, ps->ts, ps->lineno)) < 0)
 		return err;
 
 	for (k = 0; k < n && (s[k] == ' ' || s[k] == '\t'); k++)
@@ -664,7 +558,7 @@ int pg_ktap_parse(pg_boot_result **out, const char *log, size_t len)
 	ps.frames[0].node = -1;
 	ps.frames[0].plan = -1;
 	ps.last_ts = ps.marker_ts = ps.poweroff_ts = -1;
-	ps.splat = -1;
+	pg_splat_scan_init(&ps.splats);
 
 	while (log && p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -686,11 +580,16 @@ int pg_ktap_parse(pg_boot_result **out, const char *log, size_t len)
 		goto done;
 	ps.r->boot_time = ps.marker_ts >= 0 ? ps.marker_ts :
 			  ps.poweroff_ts >= 0 ? ps.poweroff_ts : ps.last_ts;
+	ps.r->splats = ps.splats.splats;
+	ps.r->nsplats = ps.splats.nsplats;
+	ps.r->truncated |= ps.splats.truncated;
+	pg_splat_scan_init(&ps.splats);
 	*out = ps.r;
 	ps.r = NULL;
 done:
 	if (err < 0)
 		err = pg_error_oom();
+	pg_splat_scan_release(&ps.splats);
 	pg_boot_result_free(ps.r);
 	return err;
 }
@@ -706,10 +605,8 @@ void pg_boot_result_free(pg_boot_result *r)
 		free(r->tests[i].path);
 		free(r->tests[i].reason);
 	}
-	for (i = 0; i < r->nsplats; i++)
-		free(r->splats[i].text);
 	free(r->tests);
-	free(r->splats);
+	pg_splat_free_all(r->splats, r->nsplats);
 	free(r);
 }
 
@@ -727,157 +624,4 @@ const char *pg_ktap_status_name(enum pg_ktap_status s)
 	case PG_KTAP_CRASHED: return "crashed";
 	}
 	return "unknown";
-}
-
-const char *pg_splat_kind_name(enum pg_splat_kind k)
-{
-	switch (k) {
-	case PG_SPLAT_OOPS: return "oops";
-	case PG_SPLAT_WARN: return "warn";
-	case PG_SPLAT_BUG: return "bug";
-	case PG_SPLAT_PANIC: return "panic";
-	case PG_SPLAT_UBSAN: return "ubsan";
-	case PG_SPLAT_HUNG: return "hung";
-	case PG_SPLAT_STALL: return "stall";
-	}
-	return "unknown";
-}
-
-/* ---- rendering --------------------------------------------------------- */
-
-int pg_ktap_render_text(pg_buf *out, const pg_boot_result *r)
-{
-	static const char *const label[] = { "ok", "FAIL", "skip", "CRASHED" };
-	size_t i;
-	int err = 0;
-
-	for (i = 0; i < r->ntests && err == 0; i++) {
-		const pg_ktap_test *t = &r->tests[i];
-
-		if (t->has_subtests && t->status != PG_KTAP_CRASHED)
-			continue;
-		err = pg_buf_printf(out, "%-8s %s%s%s\n", label[t->status], t->path,
-				    t->reason ? "  # " : "", t->reason ? t->reason : "");
-	}
-	for (i = 0; i < r->nsplats && err == 0; i++) {
-		const pg_splat *s = &r->splats[i];
-		size_t first = strcspn(s->text, "\n");
-
-		if (s->time >= 0)
-			err = pg_buf_printf(out, "splat    %s at %.6f s (line %zu): %.*s\n",
-					    pg_splat_kind_name(s->kind), s->time, s->line,
-					    (int)first, s->text);
-		else
-			err = pg_buf_printf(out, "splat    %s (line %zu): %.*s\n",
-					    pg_splat_kind_name(s->kind), s->line,
-					    (int)first, s->text);
-	}
-	if (err == 0) {
-		if (r->boot_time >= 0)
-			err = pg_buf_printf(out, "boot: %.3f s", r->boot_time);
-		else
-			err = pg_buf_puts(out, "boot: time unknown");
-	}
-	if (err == 0)
-		err = pg_buf_printf(out, ", marker %s, %s%s\n",
-				    r->saw_marker ? "seen" : "missing",
-				    r->powered_off ? "powered off" : "no power-off",
-				    r->truncated ? ", truncated" : "");
-	if (err == 0)
-		err = pg_buf_printf(out, "crashed: %zu, splats: %zu\n", r->crashed, r->nsplats);
-	if (err == 0)
-		err = pg_buf_printf(out, "ktap: %zu passed, %zu failed, %zu skipped\n",
-				    r->passed, r->failed, r->skipped);
-	return err;
-}
-
-static int set_new(json_t *obj, const char *key, json_t *v)
-{
-	if (!v || json_object_set_new(obj, key, v) < 0)
-		return pg_error_oom();
-	return 0;
-}
-
-static json_t *str_or_null(const char *s)
-{
-	return s ? json_string(s) : json_null();
-}
-
-int pg_ktap_render_json(pg_buf *out, const pg_boot_result *r)
-{
-	json_t *root = json_object(), *tests = json_array(), *splats = json_array();
-	char *text = NULL;
-	size_t i;
-	int err = 0;
-
-	if (!root || !tests || !splats) {
-		json_decref(tests);
-		json_decref(splats);
-		err = pg_error_oom();
-		goto done;
-	}
-	for (i = 0; i < r->ntests && err == 0; i++) {
-		const pg_ktap_test *t = &r->tests[i];
-		json_t *o = json_object();
-
-		if (!o || json_array_append_new(tests, o) < 0) {
-			err = pg_error_oom();
-			break;
-		}
-		if ((err = set_new(o, "path", json_string(t->path))) < 0 ||
-		    (err = set_new(o, "name", json_string(t->name))) < 0 ||
-		    (err = set_new(o, "depth", json_integer(t->depth))) < 0 ||
-		    (err = set_new(o, "status", json_string(pg_ktap_status_name(t->status)))) < 0 ||
-		    (err = set_new(o, "has_subtests", json_boolean(t->has_subtests))) < 0 ||
-		    (err = set_new(o, "reason", str_or_null(t->reason))) < 0 ||
-		    (err = set_new(o, "line", json_integer((json_int_t)t->line))) < 0)
-			break;
-	}
-	for (i = 0; i < r->nsplats && err == 0; i++) {
-		const pg_splat *s = &r->splats[i];
-		json_t *o = json_object();
-
-		if (!o || json_array_append_new(splats, o) < 0) {
-			err = pg_error_oom();
-			break;
-		}
-		if ((err = set_new(o, "kind", json_string(pg_splat_kind_name(s->kind)))) < 0 ||
-		    (err = set_new(o, "time", s->time >= 0 ? json_real(s->time) : json_null())) < 0 ||
-		    (err = set_new(o, "line", json_integer((json_int_t)s->line))) < 0 ||
-		    (err = set_new(o, "text", json_string(s->text))) < 0)
-			break;
-	}
-	if (err == 0 &&
-	    ((err = set_new(root, "ok", json_boolean(pg_boot_result_ok(r)))) < 0 ||
-	     (err = set_new(root, "passed", json_integer((json_int_t)r->passed))) < 0 ||
-	     (err = set_new(root, "failed", json_integer((json_int_t)r->failed))) < 0 ||
-	     (err = set_new(root, "skipped", json_integer((json_int_t)r->skipped))) < 0 ||
-	     (err = set_new(root, "crashed", json_integer((json_int_t)r->crashed))) < 0 ||
-	     (err = set_new(root, "boot_time",
-			    r->boot_time >= 0 ? json_real(r->boot_time) : json_null())) < 0 ||
-	     (err = set_new(root, "marker", json_boolean(r->saw_marker))) < 0 ||
-	     (err = set_new(root, "powered_off", json_boolean(r->powered_off))) < 0 ||
-	     (err = set_new(root, "truncated", json_boolean(r->truncated))) < 0)) {
-		/* fall through to done */
-	}
-	if (err == 0) {
-		err = set_new(root, "tests", tests);
-		tests = NULL;
-	}
-	if (err == 0) {
-		err = set_new(root, "splats", splats);
-		splats = NULL;
-	}
-	if (err == 0) {
-		if (!(text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER)))
-			err = pg_error_oom();
-		else if ((err = pg_buf_puts(out, text)) == 0)
-			err = pg_buf_putc(out, '\n');
-	}
-done:
-	free(text);
-	json_decref(tests);
-	json_decref(splats);
-	json_decref(root);
-	return err;
 }

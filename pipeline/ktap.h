@@ -3,6 +3,7 @@
 #define PG_KTAP_H
 
 #include "common/buf.h"
+#include "pipeline/splat.h"
 
 /*
  * The log is a serial console capture of a kernel boot: KTAP v1 (and TAP
@@ -18,15 +19,13 @@
  *
  * The parser never fails on malformed input: it skips what it does not
  * understand.  Everything it keeps is valid UTF-8 without NULs, and the
- * counts of tests, splats, depth and line lengths are capped (see below);
- * past a cap it sets truncated.
+ * counts of tests, splats (pipeline/splat.h), depth and line lengths are
+ * capped (see below); past a cap it sets truncated.
  */
 
 #define PG_KTAP_MARKER "pullgate-init: done"  /* printed by qemu-images/init.c */
 #define PG_KTAP_MAX_TESTS 20000
-#define PG_KTAP_MAX_SPLATS 64
 #define PG_KTAP_MAX_DEPTH 16
-#define PG_KTAP_SPLAT_LINES 8       /* lines kept of each splat */
 #define PG_KTAP_MAX_LINE 4096       /* longer lines are cut for parsing */
 
 enum pg_ktap_status {
@@ -34,16 +33,6 @@ enum pg_ktap_status {
 	PG_KTAP_FAIL,
 	PG_KTAP_SKIP,
 	PG_KTAP_CRASHED
-};
-
-enum pg_splat_kind {
-	PG_SPLAT_OOPS,   /* Oops, "Unable to handle kernel ...", GPF */
-	PG_SPLAT_WARN,   /* WARNING: CPU: ... */
-	PG_SPLAT_BUG,    /* kernel BUG at, BUG: ... (KASAN, lockups, sleeping in atomic) */
-	PG_SPLAT_PANIC,  /* Kernel panic - not syncing */
-	PG_SPLAT_UBSAN,  /* UBSAN: ... */
-	PG_SPLAT_HUNG,   /* INFO: task ... blocked for more than */
-	PG_SPLAT_STALL   /* RCU stall */
 };
 
 typedef struct pg_ktap_test {
@@ -57,17 +46,10 @@ typedef struct pg_ktap_test {
 	size_t line;      /* 1-based line of its result, or of where it started */
 } pg_ktap_test;
 
-typedef struct pg_splat {
-	enum pg_splat_kind kind;
-	char *text;       /* its first PG_KTAP_SPLAT_LINES lines, prefixes removed */
-	double time;      /* console timestamp in seconds, or -1 */
-	size_t line;
-} pg_splat;
-
 typedef struct pg_boot_result {
 	pg_ktap_test *tests;  /* in the order their results (or starts) appear */
 	size_t ntests;
-	pg_splat *splats;
+	pg_splat *splats;     /* in console order; see pipeline/splat.h */
 	size_t nsplats;
 	size_t passed, failed, skipped, crashed;
 	double boot_time;     /* seconds at the marker (else the power-off
@@ -94,7 +76,6 @@ void pg_boot_result_free(pg_boot_result *r);
 bool pg_boot_result_ok(const pg_boot_result *r);
 
 const char *pg_ktap_status_name(enum pg_ktap_status s);   /* "pass", ... */
-const char *pg_splat_kind_name(enum pg_splat_kind k);     /* "oops", ... */
 
 /*
  * Append a human-readable report: one line per leaf test, one per splat,

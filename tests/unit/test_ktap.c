@@ -374,7 +374,7 @@ static void test_caps(void **state)
 	(void)state;
 	for (i = 1; i <= total; i++)
 		assert_int_equal(pg_buf_printf(&log, "ok %zu t%zu\n", i, i), 0);
-	for (i = 0; i < PG_KTAP_MAX_SPLATS + 5; i++)
+	for (i = 0; i < PG_SPLAT_MAX + 5; i++)
 		assert_int_equal(pg_buf_puts(&log, "WARNING: CPU: 0 PID: 1 at x.c:1 f\n"), 0);
 	/* a very long line and a very deep one */
 	for (i = 0; i < 3 * PG_KTAP_MAX_LINE; i++)
@@ -387,7 +387,7 @@ static void test_caps(void **state)
 	assert_int_equal(pg_ktap_parse(&r, log.ptr, log.len), 0);
 	assert_int_equal(r->ntests, PG_KTAP_MAX_TESTS);
 	assert_int_equal(r->passed, total);
-	assert_int_equal(r->nsplats, PG_KTAP_MAX_SPLATS);
+	assert_int_equal(r->nsplats, PG_SPLAT_MAX);
 	assert_true(r->truncated);
 	pg_boot_result_free(r);
 	pg_buf_release(&log);

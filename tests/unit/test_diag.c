@@ -1,7 +1,7 @@
-/* test_build.c - unit tests for reading compiler diagnostics out of a kernel build log. */
+/* test_diag.c - unit tests for reading compiler diagnostics out of a kernel build log. */
 #include "tests/unit/unit.h"
 
-#include "pipeline/build.h"
+#include "pipeline/diag.h"
 
 static int parse(pg_diag *d, const char *line)
 {

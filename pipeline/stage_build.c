@@ -1,0 +1,353 @@
+/* stage_build.c - the build stage: the merge built, its warnings compared with the base's (kept per tree). */
+#include "pipeline/stage.h"
+#include "pipeline/diag.h"
+#include "common/array.h"
+#include "common/error.h"
+#include "common/fs.h"
+#include "common/map.h"
+#include "common/spawn.h"
+
+#include <ftw.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_BUILD_FINDINGS 20
+#define MAX_DIAGS 1000      /* diagnostics kept of one build */
+#define TAIL_MAX 8192       /* the end of the output, quoted when there is no diagnostic */
+
+/* One run of build.sh: how it ended and what it printed. */
+typedef struct build {
+	pg_run *run;
+	size_t objects_hint;    /* objects in a full build, for progress; 0: unknown */
+	pg_spawn_result proc;   /* how it ended, and the end of its output */
+	bool ok;
+	size_t objects;         /* compile steps seen ("  CC  foo.o" lines) */
+	pg_diag *diags;         /* at most MAX_DIAGS */
+	size_t ndiags, alloc;
+} build;
+
+static void build_init(build *b, pg_run *g)
+{
+	memset(b, 0, sizeof(*b));
+	b->run = g;
+	pg_spawn_result_init(&b->proc);
+}
+
+static void build_release(build *b)
+{
+	while (b->ndiags)
+		pg_diag_release(&b->diags[--b->ndiags]);
+	free(b->diags);
+	pg_spawn_result_release(&b->proc);
+	build_init(b, b->run);
+}
+
+/* Kbuild's quiet lines: two spaces, an upper-case verb, spaces, a path. */
+static bool is_step(const char *line, size_t len, const char *verb)
+{
+	size_t n = strlen(verb);
+
+	return len > n + 3 && line[0] == ' ' && line[1] == ' ' && !memcmp(line + 2, verb, n) &&
+	       line[2 + n] == ' ';
+}
+
+static int on_line(void *ctx, const char *line, size_t len)
+{
+	build *b = ctx;
+	pg_diag d;
+	int rc;
+
+	if (is_step(line, len, "CC") || is_step(line, len, "AS")) {
+		b->objects++;
+		/* an incremental build compiles fewer: the hint is a full build's */
+		if (b->objects % 25 == 0 && b->objects_hint)
+			pg_run_progress(b->run, "build", "%zu objects (a full build: %zu)", b->objects,
+					b->objects_hint);
+		else if (b->objects % 25 == 0)
+			pg_run_progress(b->run, "build", "%zu objects", b->objects);
+		return 0;
+	}
+	if ((rc = pg_diag_parse(&d, line, len)) <= 0)
+		return rc;
+	if (b->ndiags == MAX_DIAGS) {
+		pg_diag_release(&d);
+		return 0;
+	}
+	if ((rc = PG_ARRAY_GROW(b->diags, b->ndiags + 1, b->alloc)) < 0) {
+		pg_diag_release(&d);
+		return rc;
+	}
+	b->diags[b->ndiags++] = d;
+	return 0;
+}
+
+/* Unlink object files under build_dir as new as the stamp (nftw has no context). */
+static _Thread_local time_t stamp_mtime;
+
+static int drop_newer(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)ftw;
+	size_t n = strlen(path);
+
+	if (flag == FTW_F && st->st_mtime >= stamp_mtime && n > 2 && !strcmp(path + n - 2, ".o"))
+		unlink(path);
+	return 0;
+}
+
+/* Objects written by a build that was killed may be truncated: drop them. */
+static int drop_interrupted_objects(const char *build_dir, const char *stamp)
+{
+	struct stat st;
+
+	if (stat(stamp, &st) < 0)
+		return 0; /* the last build finished */
+	stamp_mtime = st.st_mtime;
+	if (nftw(build_dir, drop_newer, 32, FTW_PHYS) < 0)
+		return pg_error_set(PG_EIO, "'%s': %s", build_dir, strerror(errno));
+	return 0;
+}
+
+/*
+ * How many objects a full build of this build dir compiles: the most any
+ * build here compiled.  It is the "total" of the progress line.
+ */
+static size_t read_objects_hint(const char *path)
+{
+	pg_buf b = PG_BUF_INIT;
+	size_t n = 0;
+
+	if (pg_buf_read_file(&b, path) == 0)
+		n = (size_t)strtoul(b.ptr, NULL, 10);
+	else
+		pg_error_clear();
+	pg_buf_release(&b);
+	return n;
+}
+
+/* Build what the worktree holds into the build dir, appending to log. */
+static int run_build(build *b, const char *log)
+{
+	pg_run *g = b->run;
+	pg_spawn_opts so = PG_SPAWN_OPTS_INIT;
+	pg_buf script = PG_BUF_INIT, stamp = PG_BUF_INIT, hint = PG_BUF_INIT;
+	const char *argv[5];
+	int err;
+
+	if ((err = pg_buf_printf(&script, "%s/scripts/kernel/build.sh", g->o->datadir)) < 0 ||
+	    (err = pg_buf_printf(&stamp, "%s/.pullgate-building", g->build_dir.ptr)) < 0 ||
+	    (err = pg_mkdir_p(g->build_dir.ptr)) < 0 ||
+	    (err = drop_interrupted_objects(g->build_dir.ptr, stamp.ptr)) < 0 ||
+	    (err = pg_write_file_atomic(stamp.ptr, "", 0)) < 0 ||
+	    (err = pg_buf_printf(&hint, "%s/.pullgate-objects", g->build_dir.ptr)) < 0)
+		goto done;
+	argv[0] = script.ptr;
+	argv[1] = g->worktree.ptr;
+	argv[2] = g->build_dir.ptr;
+	argv[3] = log;
+	argv[4] = NULL;
+	b->objects_hint = read_objects_hint(hint.ptr);
+	so.env = g->env;
+	so.log_path = log;
+	so.tail_max = TAIL_MAX;
+	so.timeout_ms = (g->o->build_timeout_s ? g->o->build_timeout_s : 3600) * 1000u;
+	so.on_line = on_line;
+	so.ctx = b;
+	so.cancel = g->o->cancel;
+	err = pg_spawn_run(&b->proc, argv, &so);
+	b->ok = err == 0 && pg_spawn_succeeded(&b->proc);
+	if (err < 0)
+		goto done;
+	if (b->proc.cancelled) {
+		/* a cancelled build says nothing about the pull: no verdict */
+		err = pg_error_set(PG_ECANCELLED, "the build was cancelled");
+		goto done;
+	}
+	if (b->ok)
+		unlink(stamp.ptr); /* a complete build: nothing to distrust next time */
+	if (b->ok && b->objects > b->objects_hint) {
+		char n[32];
+
+		snprintf(n, sizeof(n), "%zu\n", b->objects);
+		err = pg_write_file_atomic(hint.ptr, n, strlen(n));
+	}
+done:
+	pg_buf_release(&script);
+	pg_buf_release(&stamp);
+	pg_buf_release(&hint);
+	return err;
+}
+
+/* The base's warnings, one key (pg_diag_key) a line. */
+static int write_warnings(const char *path, const build *b)
+{
+	pg_buf out = PG_BUF_INIT;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < b->ndiags && err == 0; i++)
+		if (!b->diags[i].error && (err = pg_diag_key(&out, &b->diags[i])) == 0)
+			err = pg_buf_putc(&out, '\n');
+	if (err == 0)
+		err = pg_write_file_atomic(path, out.ptr, out.len);
+	pg_buf_release(&out);
+	return err;
+}
+
+/* Read the keys write_warnings wrote into a set; the set borrows from buf. */
+static int read_warnings(pg_map *known, pg_buf *buf, const char *path)
+{
+	char *p, *nl;
+	int err;
+
+	if ((err = pg_buf_read_file(buf, path)) < 0)
+		return err;
+	for (p = buf->ptr; err == 0 && (nl = strchr(p, '\n')); p = nl + 1) {
+		*nl = '\0';
+		err = pg_map_sets(known, p, p);
+	}
+	return err;
+}
+
+static int failure_findings(pg_run *g, const build *b)
+{
+	enum pg_severity sev = g->policy->severity[PG_CHECK_BUILD_ERROR];
+	pg_finding *f = NULL;
+	size_t i, n = 0;
+	int err = 0;
+
+	for (i = 0; i < b->ndiags && err == 0; i++) {
+		if (!b->diags[i].error)
+			continue;
+		if (++n > MAX_BUILD_FINDINGS)
+			continue;
+		err = pg_report_add(&f, g->report, PG_CHECK_BUILD_ERROR, sev, NULL, "%s:%u: %s",
+				    b->diags[i].file, b->diags[i].line, b->diags[i].message);
+	}
+	if (err == 0 && n > MAX_BUILD_FINDINGS)
+		err = pg_report_add(NULL, g->report, PG_CHECK_BUILD_ERROR, sev, NULL,
+				    "and %zu more errors (see the build log)", n - MAX_BUILD_FINDINGS);
+	if (err == 0 && n == 0) {
+		const char *tail = b->proc.tail.ptr, *last = tail;
+		size_t k = 0;
+
+		/* no diagnostic: quote the end of the output */
+		for (i = b->proc.tail.len; i > 0 && k < 6; i--)
+			if (tail[i - 1] == '\n' && ++k)
+				last = tail + i;
+		err = pg_report_add(&f, g->report, PG_CHECK_BUILD_ERROR, sev, NULL, "%s",
+				    b->proc.timed_out ? "the build did not finish in time" :
+				    "the build failed without a compiler diagnostic");
+		if (err == 0 && *last)
+			err = pg_finding_detail(f, "output", last, NULL);
+	}
+	return err;
+}
+
+/* A warning of the merge build that the base did not print is new. */
+static int new_warnings(pg_run *g, const build *b, const pg_map *known, size_t *fresh)
+{
+	pg_buf k = PG_BUF_INIT;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < b->ndiags && err == 0; i++) {
+		if (b->diags[i].error)
+			continue;
+		pg_buf_clear(&k);
+		if ((err = pg_diag_key(&k, &b->diags[i])) < 0 || pg_map_gets(known, k.ptr))
+			continue;
+		if (++*fresh > MAX_BUILD_FINDINGS)
+			continue;
+		err = pg_report_add(NULL, g->report, PG_CHECK_NEW_WARNING,
+				    g->policy->severity[PG_CHECK_NEW_WARNING], NULL, "%s:%u: %s",
+				    b->diags[i].file, b->diags[i].line, b->diags[i].message);
+	}
+	pg_buf_release(&k);
+	return err;
+}
+
+/*
+ * A warning is new when the base does not print it.  The base build is
+ * incremental, so it prints the warnings of what it compiles: the files
+ * the merge changes are touched first, so that it compiles what the
+ * merge build will.  The baseline is therefore a function of the base's
+ * and the merge's trees (the config is the build dir's) and is kept per
+ * pair: a pull re-created with the same content (a rebuilt fixture, a
+ * re-signed tag) is not built twice, and the worktree stays on the merge.
+ */
+static int baseline(pg_run *g, pg_buf *path, const char *log)
+{
+	pg_oid base_tree, merge_tree;
+	char base_hex[PG_OID_HEXSZ + 1], merge_hex[PG_OID_HEXSZ + 1], hex[PG_OID_HEXSZ + 1];
+	build base;
+	size_t touched;
+	int err;
+
+	build_init(&base, g);
+	if ((err = pg_tree_commit_tree(&base_tree, g->tree, &g->base)) < 0 ||
+	    (err = pg_tree_commit_tree(&merge_tree, g->tree, &g->report->merge_commit)) < 0)
+		goto done;
+	pg_oid_tohex(base_hex, &base_tree);
+	pg_oid_tohex(merge_hex, &merge_tree);
+	pg_oid_tohex(hex, &g->base);
+	if ((err = pg_buf_printf(path, "%s/warnings-%s-%s", g->build_dir.ptr, base_hex,
+				 merge_hex)) < 0 || access(path->ptr, R_OK) == 0)
+		goto done;
+	/* no warnings recorded for this base: build it first, in the same tree */
+	if ((err = pg_tree_worktree_checkout(g->tree, g->key.ptr, g->worktree.ptr, &g->base)) < 0 ||
+	    (err = pg_tree_touch_changed(g->tree, g->worktree.ptr, &base_tree, &merge_tree,
+					 &touched)) < 0)
+		goto done;
+	pg_run_progress(g, "build", "building the base %.12s for its warnings, with the %zu file%s "
+			"the pull changes touched", hex, touched, touched == 1 ? "" : "s");
+	if ((err = run_build(&base, log)) < 0)
+		goto done;
+	if (!base.ok) {
+		err = pg_error_set(PG_EIO, "the base %.12s of %s does not build (%s)", hex,
+				   pg_tree_branch(g->tree), log);
+		goto done;
+	}
+	err = write_warnings(path->ptr, &base);
+done:
+	build_release(&base);
+	return err;
+}
+
+int pg_stage_build(pg_run *g, pg_stage *st)
+{
+	pg_buf log = PG_BUF_INIT, path = PG_BUF_INIT, lines = PG_BUF_INIT;
+	pg_map known = PG_MAP_INIT;
+	build merged;
+	size_t fresh = 0;
+	int err;
+
+	build_init(&merged, g);
+	if ((err = pg_buf_printf(&log, "%s/build.log", g->logs.ptr)) < 0 ||
+	    (err = pg_write_file_atomic(log.ptr, "", 0)) < 0 ||
+	    (err = baseline(g, &path, log.ptr)) < 0 ||
+	    (err = read_warnings(&known, &lines, path.ptr)) < 0 ||
+	    (err = pg_tree_worktree_checkout(g->tree, g->key.ptr, g->worktree.ptr,
+					     &g->report->merge_commit)) < 0)
+		goto done;
+	pg_run_progress(g, "build", "building the merge");
+	if ((err = run_build(&merged, log.ptr)) < 0)
+		goto done;
+	if (!merged.ok) {
+		if ((err = failure_findings(g, &merged)) == 0)
+			err = pg_stage_set(st, PG_STAGE_FAILED, log.ptr, "%s",
+					   merged.proc.timed_out ? "timed out" : "failed");
+		goto done;
+	}
+	if ((err = new_warnings(g, &merged, &known, &fresh)) == 0)
+		err = pg_stage_set(st, pg_report_verdict(g->report) == PG_VERDICT_ACCEPT ?
+				   PG_STAGE_PASSED : PG_STAGE_FAILED, log.ptr,
+				   "%zu objects compiled, %zu new warning%s", merged.objects, fresh,
+				   fresh == 1 ? "" : "s");
+done:
+	pg_map_release(&known);
+	pg_buf_release(&lines);
+	build_release(&merged);
+	pg_buf_release(&log);
+	pg_buf_release(&path);
+	return err;
+}

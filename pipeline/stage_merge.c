@@ -1,0 +1,83 @@
+/* stage_merge.c - the merge stage: the signed tag merged onto the integration head, on the pull's branch. */
+#include "pipeline/stage.h"
+#include "common/error.h"
+
+/* The merge's message is the stage's log: the dashboard's merge preview. */
+static int passed(pg_run *g, pg_stage *st, const pg_merge_result *m)
+{
+	char hex[PG_OID_HEXSZ + 1];
+	pg_buf path = PG_BUF_INIT;
+	int err;
+
+	pg_oid_tohex(hex, &m->commit);
+	if ((err = pg_buf_printf(&path, "%s/merge.txt", g->logs.ptr)) == 0)
+		err = pg_write_file_atomic(path.ptr, m->message.ptr, m->message.len);
+	if (err == 0)
+		err = pg_stage_set(st, PG_STAGE_PASSED, path.ptr,
+				   "merge %.12s on refs/heads/pullgate/%s", hex, g->key.ptr);
+	pg_buf_release(&path);
+	return err;
+}
+
+static int conflicted(pg_run *g, pg_stage *st, const pg_merge_result *m)
+{
+	pg_finding *f = NULL;
+	size_t i;
+	int err;
+
+	err = pg_report_add(&f, g->report, PG_CHECK_MERGE_CONFLICT,
+			    g->policy->severity[PG_CHECK_MERGE_CONFLICT], NULL,
+			    "merging into %s conflicts in %zu path%s", pg_tree_branch(g->tree),
+			    m->nconflicts, m->nconflicts == 1 ? "" : "s");
+	for (i = 0; i < m->nconflicts && err == 0; i++)
+		err = pg_finding_detail(f, "conflict", m->conflicts[i], NULL);
+	if (err == 0)
+		err = pg_stage_set(st, PG_STAGE_FAILED, NULL, "%zu conflicted path%s",
+				   m->nconflicts, m->nconflicts == 1 ? "" : "s");
+	return err;
+}
+
+int pg_stage_merge(pg_run *g, pg_stage *st)
+{
+	pg_report *r = g->report;
+	pg_merge_result m;
+	pg_merge_opts mo;
+	int err;
+
+	pg_merge_result_init(&m);
+	if (!pg_oid_cmp(&r->tag_object, &r->tag_commit)) {
+		err = pg_error_set(PG_EINVALID, "'%s' is a lightweight tag: only a signed tag "
+				   "can be merged with its mergetag", r->tag);
+		goto done;
+	}
+	if ((err = pg_tree_head(&g->base, g->tree)) < 0)
+		goto done;
+	pg_run_progress(g, "merge", "fetching %s into %s", r->tag, g->tree_path.ptr);
+	if ((err = pg_tree_fetch_tag(g->tree, g->spec->repo, r->tag, &r->tag_object)) < 0)
+		goto done;
+	memset(&mo, 0, sizeof(mo));
+	mo.tag_name = strncmp(r->tag, "refs/tags/", 10) ? r->tag : r->tag + 10;
+	mo.url = g->spec->name ? g->spec->name : g->spec->repo;
+	mo.name = g->o->merge_name ? g->o->merge_name : "pullgate";
+	mo.email = g->o->merge_email ? g->o->merge_email : "pullgate@localhost";
+	if ((err = pg_tree_merge(&m, g->tree, &g->base, &r->tag_object, &mo)) < 0)
+		goto done;
+	if (m.up_to_date) {
+		err = pg_stage_set(st, PG_STAGE_SKIPPED, NULL, "%s is already in %s", r->tag,
+				   pg_tree_branch(g->tree));
+		goto done;
+	}
+	if (m.conflicted) {
+		err = conflicted(g, st, &m);
+		goto done;
+	}
+	if ((err = pg_tree_set_pull_branch(g->tree, g->key.ptr, &m.commit)) < 0)
+		goto done;
+	r->has_merge = true;
+	r->merge_base = g->base;
+	r->merge_commit = m.commit;
+	err = passed(g, st, &m);
+done:
+	pg_merge_result_release(&m);
+	return err;
+}
