@@ -3,7 +3,7 @@
 #define PG_TREE_H
 
 #include "common/buf.h"
-#include "verifier/object.h"
+#include "repo/object.h"
 
 /*
  * A pg_tree is a git repository (the external kernel tree in production,

@@ -3,7 +3,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 fail=0
-lib_dirs="common verifier policies pipeline server"
+lib_dirs="common repo verifier policies pipeline server"
 
 # Library code never prints or exits; only cli/ does.
 if grep -nE '\b(printf|fprintf|puts|fputs|perror|exit|abort)\s*\(' \

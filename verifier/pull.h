@@ -4,7 +4,7 @@
 
 #include "common/map.h"
 #include "policies/policy.h"
-#include "verifier/object.h"
+#include "repo/object.h"
 #include "verifier/report.h"
 #include "verifier/repo.h"
 

@@ -2,7 +2,7 @@
 #ifndef PG_REPO_H
 #define PG_REPO_H
 
-#include "verifier/object.h"
+#include "repo/object.h"
 
 /*
  * A pg_repo is the object cache under $PULLGATE_HOME/repos/cache.git, a

@@ -1,6 +1,6 @@
 /* object.c - lenient parsers for commit, tag and identity text. */
-#include "verifier/object.h"
-#include "verifier/trailers.h"
+#include "repo/object.h"
+#include "repo/trailers.h"
 #include "common/error.h"
 
 #include <time.h>

@@ -1,5 +1,5 @@
 /* trailers.c - trailer block detection in the manner of git interpret-trailers. */
-#include "verifier/trailers.h"
+#include "repo/trailers.h"
 #include "common/error.h"
 
 #define CHERRY_PREFIX "(cherry picked from commit "
