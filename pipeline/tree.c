@@ -2,7 +2,7 @@
 #include "pipeline/tree.h"
 #include "common/error.h"
 #include "common/fs.h"
-#include "common/git.h"
+#include "repo/internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,7 +23,7 @@ int pg_tree_open(pg_tree **out, const char *path, const char *branch)
 	int valid = 0, gerr, err;
 
 	*out = NULL;
-	if ((err = pg_git_init()) < 0)
+	if ((err = pg_repo_lib_init()) < 0)
 		return err;
 	if (!(t = calloc(1, sizeof(*t)))) {
 		err = pg_error_oom();

@@ -5,8 +5,8 @@
 #include "common/map.h"
 #include "policies/policy.h"
 #include "repo/object.h"
+#include "repo/repo.h"
 #include "verifier/report.h"
-#include "verifier/repo.h"
 
 typedef struct pg_upstream pg_upstream;
 typedef struct pg_pull_request pg_pull_request; /* verifier/mail.h */
