@@ -51,8 +51,11 @@ void pg_repo_strings_free(char **strings, size_t n)
 	free(strings);
 }
 
-/* The paths of diff, both sides of every delta, sorted and unique. */
-static int collect_paths(char ***paths, size_t *n, git_diff *diff)
+/*
+ * The paths of diff, sorted and unique: both sides of every delta, or with
+ * old_only the old side of every delta but an addition.
+ */
+static int collect_paths(char ***paths, size_t *n, git_diff *diff, bool old_only)
 {
 	size_t i, count = 0, ndeltas = git_diff_num_deltas(diff), uniq;
 	char **list;
@@ -61,9 +64,11 @@ static int collect_paths(char ***paths, size_t *n, git_diff *diff)
 		return pg_error_oom();
 	for (i = 0; i < ndeltas; i++) {
 		const git_diff_delta *d = git_diff_get_delta(diff, i);
-		const char *names[2] = { d->old_file.path, d->new_file.path };
+		const char *names[2] = { d->old_file.path, old_only ? NULL : d->new_file.path };
 		size_t k;
 
+		if (old_only && d->status == GIT_DELTA_ADDED)
+			continue;
 		for (k = 0; k < 2; k++) {
 			if (!names[k] || (k == 1 && names[0] && !strcmp(names[0], names[1])))
 				continue;
@@ -100,7 +105,28 @@ int pg_repo_diff_paths(char ***paths, size_t *n, pg_repo *r, const pg_oid *from,
 	    (gerr = git_diff_tree_to_tree(&diff, r->git, old_tree, new_tree, NULL)) < 0)
 		err = pg_git_fail(gerr, "diff");
 	else
-		err = collect_paths(paths, n, diff);
+		err = collect_paths(paths, n, diff, false);
+	git_diff_free(diff);
+	git_tree_free(new_tree);
+	git_tree_free(old_tree);
+	return err;
+}
+
+int pg_repo_diff_tree_changed(char ***paths, size_t *n, pg_repo *r, const pg_oid *a,
+			      const pg_oid *b)
+{
+	git_tree *old_tree = NULL, *new_tree = NULL;
+	git_diff *diff = NULL;
+	int gerr, err;
+
+	*paths = NULL;
+	*n = 0;
+	if ((gerr = git_tree_lookup(&old_tree, r->git, pg_git_oid(a))) < 0 ||
+	    (gerr = git_tree_lookup(&new_tree, r->git, pg_git_oid(b))) < 0 ||
+	    (gerr = git_diff_tree_to_tree(&diff, r->git, old_tree, new_tree, NULL)) < 0)
+		err = pg_git_fail(gerr, "diff");
+	else
+		err = collect_paths(paths, n, diff, true);
 	git_diff_free(diff);
 	git_tree_free(new_tree);
 	git_tree_free(old_tree);

@@ -8,9 +8,8 @@
 #include <git2.h>
 
 /*
- * Only the .c files of repo/ include this header, so libgit2 types never
- * appear in another header.  pipeline/tree.c still does too, until the
- * maintainer's tree moves onto the layer's API.
+ * Only the .c files of repo/ include this header (check-code.sh refuses git2.h
+ * anywhere else), so libgit2 types never appear in another header.
  */
 
 struct pg_repo {

@@ -1,4 +1,4 @@
-/* open.c - open the object cache, and bring another repository's objects into it: fetch or attach. */
+/* open.c - open a repository, and bring another's objects into it: fetch, attach or copy. */
 #include "repo/internal.h"
 #include "common/array.h"
 #include "common/error.h"
@@ -83,6 +83,25 @@ done:
 	return err;
 }
 
+int pg_repo_open(pg_repo **out, const char *path)
+{
+	pg_repo *r = NULL;
+	int err, gerr;
+
+	if ((err = repo_new(&r, path)) < 0)
+		return err;
+	gerr = git_repository_open_ext(&r->git, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL);
+	if (gerr < 0) {
+		err = gerr == GIT_ENOTFOUND ?
+			pg_error_set(PG_ENOTFOUND, "'%s' is not a git repository", path) :
+			pg_git_fail(gerr, "repository '%s'", path);
+		pg_repo_free(r);
+		return err;
+	}
+	*out = r;
+	return 0;
+}
+
 void pg_repo_free(pg_repo *r)
 {
 	if (!r)
@@ -95,7 +114,7 @@ void pg_repo_free(pg_repo *r)
 	pg_repo_lib_shutdown();
 }
 
-static bool is_local(const char *location)
+bool pg_repo_is_local(const char *location)
 {
 	const char *colon = strchr(location, ':'), *slash = strchr(location, '/');
 
@@ -139,7 +158,121 @@ done:
 	return err;
 }
 
-static int fetch_local(pg_oid *out, pg_repo *r, const char *location, const char *ref)
+/* The ids still to visit while copying objects. */
+typedef struct oid_stack {
+	git_oid *v;
+	size_t n, alloc;
+} oid_stack;
+
+static int push(oid_stack *s, const git_oid *id)
+{
+	int err;
+
+	if ((err = PG_ARRAY_GROW(s->v, s->n + 1, s->alloc)) < 0)
+		return err;
+	git_oid_cpy(&s->v[s->n++], id);
+	return 0;
+}
+
+/* The ids a tag or commit names: "object X", "tree X", "parent X" headers. */
+static int push_header_ids(oid_stack *s, const char *data, size_t len)
+{
+	const char *p = data, *end = data + len;
+	int err = 0;
+
+	while (err == 0 && p < end && *p != '\n') {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		git_oid ref;
+
+		if ((l == 47 && !memcmp(p, "object ", 7) && !git_oid_fromstrn(&ref, p + 7, 40)) ||
+		    (l == 45 && !memcmp(p, "tree ", 5) && !git_oid_fromstrn(&ref, p + 5, 40)) ||
+		    (l == 47 && !memcmp(p, "parent ", 7) && !git_oid_fromstrn(&ref, p + 7, 40)))
+			err = push(s, &ref);
+		p = nl ? nl + 1 : end;
+	}
+	return err;
+}
+
+/* The ids a tree's entries name ("<mode> <name>\0<20 bytes>"), gitlinks aside. */
+static int push_tree_ids(oid_stack *s, const char *data, size_t len)
+{
+	const char *p = data, *end = data + len;
+	int err = 0;
+
+	while (err == 0 && p < end) {
+		const char *nul = memchr(p, '\0', (size_t)(end - p));
+		git_oid ref;
+
+		if (!nul || end - nul < 21)
+			break;
+		/* a gitlink (160000) names a commit of another repository */
+		if (strncmp(p, "160000", 6)) {
+			git_oid_fromraw(&ref, (const unsigned char *)nul + 1);
+			err = push(s, &ref);
+		}
+		p = nul + 21;
+	}
+	return err;
+}
+
+/*
+ * Copy the objects reachable from start that r lacks, from src: depth
+ * first, stopping at every object r already has (whatever an object it
+ * has reaches, it has too).  libgit2's local fetch packs far more than
+ * that for a kernel-sized tree (minutes, not seconds).
+ */
+static int copy_missing(pg_repo *r, git_repository *src, const pg_oid *start)
+{
+	git_odb *dst_odb = NULL, *src_odb = NULL;
+	oid_stack s = { NULL, 0, 0 };
+	int gerr, err;
+
+	if ((gerr = git_repository_odb(&src_odb, src)) < 0 ||
+	    (gerr = git_repository_odb(&dst_odb, r->git)) < 0) {
+		err = pg_git_fail(gerr, "copying objects");
+		goto done;
+	}
+	err = push(&s, pg_git_oid(start));
+	while (s.n && err == 0) {
+		git_oid id = s.v[--s.n], written;
+		git_odb_object *obj = NULL;
+		const char *data;
+		size_t len;
+
+		if (git_odb_exists(dst_odb, &id))
+			continue;
+		if ((gerr = git_odb_read(&obj, src_odb, &id)) < 0 ||
+		    (gerr = git_odb_write(&written, dst_odb, git_odb_object_data(obj),
+					  git_odb_object_size(obj), git_odb_object_type(obj))) < 0) {
+			git_odb_object_free(obj);
+			err = pg_git_fail(gerr, "copying objects");
+			break;
+		}
+		data = git_odb_object_data(obj);
+		len = git_odb_object_size(obj);
+		switch (git_odb_object_type(obj)) {
+		case GIT_OBJECT_TAG:
+		case GIT_OBJECT_COMMIT:
+			err = push_header_ids(&s, data, len);
+			break;
+		case GIT_OBJECT_TREE:
+			err = push_tree_ids(&s, data, len);
+			break;
+		default:
+			break;
+		}
+		git_odb_object_free(obj);
+	}
+done:
+	free(s.v);
+	git_odb_free(dst_odb);
+	git_odb_free(src_odb);
+	return err;
+}
+
+static int fetch_local(pg_oid *out, pg_repo *r, const char *location, const char *ref,
+		       const pg_fetch_opts *opts)
 {
 	const char *path = strncmp(location, "file://", 7) ? location : location + 7;
 	git_repository *src = NULL;
@@ -148,13 +281,18 @@ static int fetch_local(pg_oid *out, pg_repo *r, const char *location, const char
 	gerr = git_repository_open_ext(&src, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL);
 	if (gerr < 0)
 		return pg_git_fail(gerr, "repository '%s'", location);
-	if ((err = attach(r, src, location)) == 0)
-		err = pg_git_ref_target(out, src, ref, ref, location);
+	if ((opts->local == PG_LOCAL_ATTACH && (err = attach(r, src, location)) < 0) ||
+	    (err = pg_git_ref_target(out, src, ref, ref, location)) < 0)
+		goto done;
+	if (opts->local == PG_LOCAL_COPY && (err = copy_missing(r, src, out)) == 0 && opts->into)
+		err = pg_repo_ref_set(r, opts->into, out, "pullgate: fetch");
+done:
 	git_repository_free(src);
 	return err;
 }
 
-static int fetch_url(pg_oid *out, pg_repo *r, const char *url, const char *ref)
+static int fetch_url(pg_oid *out, pg_repo *r, const char *url, const char *ref,
+		     const char *into)
 {
 	git_remote *remote = NULL;
 	git_fetch_options opts;
@@ -163,9 +301,12 @@ static int fetch_url(pg_oid *out, pg_repo *r, const char *url, const char *ref)
 	git_strarray arr = { specs, 1 };
 	int gerr, err;
 
-	if ((err = pg_buf_printf(&local, "refs/pullgate/%016llx/%s",
-				 (unsigned long long)pg_hash_bytes(url, strlen(url)), ref)) < 0 ||
-	    (err = pg_buf_printf(&spec, "+%s:%s", ref, local.ptr)) < 0)
+	if (into)
+		err = pg_buf_puts(&local, into);
+	else
+		err = pg_buf_printf(&local, "refs/pullgate/%016llx/%s",
+				    (unsigned long long)pg_hash_bytes(url, strlen(url)), ref);
+	if (err < 0 || (err = pg_buf_printf(&spec, "+%s:%s", ref, local.ptr)) < 0)
 		goto done;
 	specs[0] = spec.ptr;
 	git_fetch_options_init(&opts, GIT_FETCH_OPTIONS_VERSION);
@@ -183,6 +324,18 @@ done:
 	pg_buf_release(&spec);
 	pg_buf_release(&local);
 	return err;
+}
+
+int pg_repo_fetch(pg_oid *out, pg_repo *r, const char *location, const char *ref,
+		  const pg_fetch_opts *opts)
+{
+	static const pg_fetch_opts defaults = PG_FETCH_OPTS_INIT;
+
+	if (!opts)
+		opts = &defaults;
+	if (pg_repo_is_local(location))
+		return fetch_local(out, r, location, ref, opts);
+	return fetch_url(out, r, location, ref, opts->into);
 }
 
 static int full_ref_name(pg_buf *out, enum pg_ref_kind kind, const char *name)
@@ -207,13 +360,8 @@ int pg_repo_resolve(pg_oid *out, char **full_ref, pg_repo *r, const char *locati
 	pg_buf full = PG_BUF_INIT;
 	int err;
 
-	if ((err = full_ref_name(&full, kind, name)) < 0)
-		goto done;
-	if (is_local(location))
-		err = fetch_local(out, r, location, full.ptr);
-	else
-		err = fetch_url(out, r, location, full.ptr);
-	if (err < 0)
+	if ((err = full_ref_name(&full, kind, name)) < 0 ||
+	    (err = pg_repo_fetch(out, r, location, full.ptr, NULL)) < 0)
 		goto done;
 	if (full_ref && !(*full_ref = pg_buf_detach(&full)))
 		err = PG_ENOMEM;

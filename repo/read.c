@@ -106,6 +106,40 @@ int pg_repo_read_tag(pg_tagobj **out, pg_repo *r, const pg_oid *id)
 	return err;
 }
 
+int pg_repo_peel_commit(pg_oid *out, pg_repo *r, const pg_oid *id)
+{
+	git_object *obj = NULL, *peeled = NULL;
+	char hex[PG_OID_HEXSZ + 1];
+	int gerr;
+
+	if ((gerr = git_object_lookup(&obj, r->git, pg_git_oid(id), GIT_OBJECT_ANY)) == 0 &&
+	    (gerr = git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT)) == 0)
+		pg_oid_from_git(out, git_object_id(peeled));
+	git_object_free(peeled);
+	git_object_free(obj);
+	if (gerr < 0) {
+		pg_oid_tohex(hex, id);
+		return pg_git_fail(gerr, "peeling %.12s to a commit", hex);
+	}
+	return 0;
+}
+
+int pg_repo_commit_tree(pg_oid *out, pg_repo *r, const pg_oid *commit)
+{
+	git_commit *c = NULL;
+	char hex[PG_OID_HEXSZ + 1];
+	int gerr = git_commit_lookup(&c, r->git, pg_git_oid(commit));
+
+	pg_oid_tohex(hex, commit);
+	if (gerr == GIT_ENOTFOUND)
+		return pg_error_set(PG_ENOTFOUND, "commit %.12s is not in '%s'", hex, r->path);
+	if (gerr < 0)
+		return pg_git_fail(gerr, "commit %.12s", hex);
+	pg_oid_from_git(out, git_commit_tree_id(c));
+	git_commit_free(c);
+	return 0;
+}
+
 int pg_repo_resolve_prefix(pg_oid *out, pg_repo *r, const char *hex, size_t len)
 {
 	git_object *obj = NULL;

@@ -1,4 +1,4 @@
-/* walk.c - history: ranges, the date-ordered walk, ancestry and merge bases. */
+/* walk.c - history: ranges, the date-ordered walk, subjects, ancestry and merge bases. */
 #include "repo/internal.h"
 #include "common/array.h"
 #include "common/error.h"
@@ -115,6 +115,49 @@ int pg_repo_walk_range(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tip,
 	list = NULL;
 done:
 	free(list);
+	git_revwalk_free(walk);
+	return err;
+}
+
+int pg_repo_walk_subjects(char ***subjects, size_t *n, pg_repo *r, const pg_oid *tip,
+			  const pg_oid *hide)
+{
+	git_revwalk *walk = NULL;
+	git_oid id;
+	char **list = NULL;
+	size_t count = 0, alloc = 0;
+	int gerr, err;
+
+	*subjects = NULL;
+	*n = 0;
+	if ((err = start_walk(&walk, r, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME, tip, hide, 1)) < 0)
+		goto done;
+	while ((gerr = git_revwalk_next(&id, walk)) == 0) {
+		git_commit *c = NULL;
+		const char *summary;
+
+		if ((gerr = git_commit_lookup(&c, r->git, &id)) < 0)
+			break;
+		summary = git_commit_summary(c);
+		if (git_commit_parentcount(c) <= 1 &&
+		    ((err = PG_ARRAY_GROW(list, count + 1, alloc)) < 0 ||
+		     !(list[count++] = pg_strdup(summary ? summary : "")))) {
+			git_commit_free(c);
+			err = err < 0 ? err : PG_ENOMEM;
+			goto done;
+		}
+		git_commit_free(c);
+	}
+	if (gerr != GIT_ITEROVER) {
+		err = pg_git_fail(gerr, "walk");
+		goto done;
+	}
+	*subjects = list;
+	*n = count;
+	list = NULL;
+	count = 0;
+done:
+	pg_repo_strings_free(list, count);
 	git_revwalk_free(walk);
 	return err;
 }
