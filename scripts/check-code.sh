@@ -19,6 +19,13 @@ if grep -nE '"(git|gpg|gpg2|/bin/sh|sh)"|execl|execlp|system\s*\(|popen\s*\(' \
 	fail=1
 fi
 
+# Only the repository layer (repo/) talks to libgit2: its header stays there.
+if grep -nE '^#[[:space:]]*include[[:space:]]*[<"]git2(\.h|/)' \
+	$(find cli $lib_dirs -path repo -prune -o -name '*.[ch]' -print 2>/dev/null); then
+	echo "check-code: only repo/ may include git2.h (lines above)" >&2
+	fail=1
+fi
+
 # Every source file starts with a one-line purpose comment.
 for f in $(find cli $lib_dirs tests/unit -name '*.[ch]' 2>/dev/null); do
 	head -n1 "$f" | grep -qE '^/\* [^ ]+ - .+\*/$' || {
