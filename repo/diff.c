@@ -52,16 +52,27 @@ void pg_repo_strings_free(char **strings, size_t n)
 }
 
 /*
- * The paths of diff, sorted and unique: both sides of every delta, or with
- * old_only the old side of every delta but an addition.
+ * The paths of the diff from tree a to tree b (NULL: the empty tree),
+ * sorted and unique: both sides of every delta, or with old_only the old
+ * side of every delta but an addition.
  */
-static int collect_paths(char ***paths, size_t *n, git_diff *diff, bool old_only)
+static int diff_trees_paths(char ***paths, size_t *n, pg_repo *r, git_tree *a, git_tree *b,
+			    bool old_only)
 {
-	size_t i, count = 0, ndeltas = git_diff_num_deltas(diff), uniq;
-	char **list;
+	git_diff *diff = NULL;
+	size_t i, count = 0, ndeltas, uniq;
+	char **list = NULL;
+	int gerr, err = 0;
 
-	if (!(list = calloc(2 * ndeltas + 1, sizeof(*list))))
-		return pg_error_oom();
+	if ((gerr = git_diff_tree_to_tree(&diff, r->git, a, b, NULL)) < 0) {
+		err = pg_git_fail(gerr, "diff");
+		goto done;
+	}
+	ndeltas = git_diff_num_deltas(diff);
+	if (!(list = calloc(2 * ndeltas + 1, sizeof(*list)))) {
+		err = pg_error_oom();
+		goto done;
+	}
 	for (i = 0; i < ndeltas; i++) {
 		const git_diff_delta *d = git_diff_get_delta(diff, i);
 		const char *names[2] = { d->old_file.path, old_only ? NULL : d->new_file.path };
@@ -73,8 +84,8 @@ static int collect_paths(char ***paths, size_t *n, git_diff *diff, bool old_only
 			if (!names[k] || (k == 1 && names[0] && !strcmp(names[0], names[1])))
 				continue;
 			if (!(list[count] = pg_strdup(names[k]))) {
-				pg_repo_strings_free(list, count);
-				return PG_ENOMEM;
+				err = PG_ENOMEM;
+				goto done;
 			}
 			count++;
 		}
@@ -88,47 +99,45 @@ static int collect_paths(char ***paths, size_t *n, git_diff *diff, bool old_only
 	}
 	*paths = list;
 	*n = uniq;
-	return 0;
+	list = NULL;
+	count = 0;
+done:
+	pg_repo_strings_free(list, count);
+	git_diff_free(diff);
+	return err;
 }
 
 int pg_repo_diff_paths(char ***paths, size_t *n, pg_repo *r, const pg_oid *from,
 		       const pg_oid *to)
 {
-	git_tree *old_tree = NULL, *new_tree = NULL;
-	git_diff *diff = NULL;
+	git_tree *a = NULL, *b = NULL;
 	int gerr, err;
 
 	*paths = NULL;
 	*n = 0;
-	if ((gerr = commit_tree(&old_tree, r, from)) < 0 ||
-	    (gerr = commit_tree(&new_tree, r, to)) < 0 ||
-	    (gerr = git_diff_tree_to_tree(&diff, r->git, old_tree, new_tree, NULL)) < 0)
+	if ((gerr = commit_tree(&a, r, from)) < 0 || (gerr = commit_tree(&b, r, to)) < 0)
 		err = pg_git_fail(gerr, "diff");
 	else
-		err = collect_paths(paths, n, diff, false);
-	git_diff_free(diff);
-	git_tree_free(new_tree);
-	git_tree_free(old_tree);
+		err = diff_trees_paths(paths, n, r, a, b, false);
+	git_tree_free(b);
+	git_tree_free(a);
 	return err;
 }
 
 int pg_repo_diff_tree_changed(char ***paths, size_t *n, pg_repo *r, const pg_oid *a,
 			      const pg_oid *b)
 {
-	git_tree *old_tree = NULL, *new_tree = NULL;
-	git_diff *diff = NULL;
+	git_tree *ta = NULL, *tb = NULL;
 	int gerr, err;
 
 	*paths = NULL;
 	*n = 0;
-	if ((gerr = git_tree_lookup(&old_tree, r->git, pg_git_oid(a))) < 0 ||
-	    (gerr = git_tree_lookup(&new_tree, r->git, pg_git_oid(b))) < 0 ||
-	    (gerr = git_diff_tree_to_tree(&diff, r->git, old_tree, new_tree, NULL)) < 0)
+	if ((gerr = git_tree_lookup(&ta, r->git, pg_git_oid(a))) < 0 ||
+	    (gerr = git_tree_lookup(&tb, r->git, pg_git_oid(b))) < 0)
 		err = pg_git_fail(gerr, "diff");
 	else
-		err = collect_paths(paths, n, diff, true);
-	git_diff_free(diff);
-	git_tree_free(new_tree);
-	git_tree_free(old_tree);
+		err = diff_trees_paths(paths, n, r, ta, tb, true);
+	git_tree_free(tb);
+	git_tree_free(ta);
 	return err;
 }
