@@ -88,6 +88,7 @@ int pg_repo_open(pg_repo **out, const char *path)
 	pg_repo *r = NULL;
 	int err, gerr;
 
+	*out = NULL;
 	if ((err = repo_new(&r, path)) < 0)
 		return err;
 	gerr = git_repository_open_ext(&r->git, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL);
