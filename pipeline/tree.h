@@ -3,7 +3,7 @@
 #define PG_TREE_H
 
 #include "common/buf.h"
-#include "verifier/object.h"
+#include "repo/object.h"
 
 /*
  * A pg_tree is a git repository (the external kernel tree in production,
@@ -12,7 +12,8 @@
  * ref.  Everything else pullgate writes lives under refs/pullgate/ and
  * refs/heads/pullgate/, and in worktrees under the caller's work
  * directory, so a failed or killed run leaves the integration branch and
- * the main working tree untouched.  libgit2 handles stay in tree.c.
+ * the main working tree untouched.  The repository is reached only
+ * through the repo/ layer (repo/repo.h).
  */
 typedef struct pg_tree pg_tree;
 
@@ -102,9 +103,6 @@ int pg_tree_can_advance(pg_tree *t);
  * PG_ECONFLICT, moving nothing, when the branch is no longer at expected.
  */
 int pg_tree_advance(pg_tree *t, const pg_oid *expected, const pg_oid *next, const char *reason);
-
-/* 1 when ancestor is an ancestor of (or equal to) descendant, 0 when not. */
-int pg_tree_is_ancestor(pg_tree *t, const pg_oid *ancestor, const pg_oid *descendant);
 
 /*
  * The merge message: "Merge tag 'T' of URL", a "Pull ... from ...:"

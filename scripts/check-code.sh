@@ -3,7 +3,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 fail=0
-lib_dirs="common verifier policies pipeline server"
+lib_dirs="common repo verifier policies pipeline server"
 
 # Library code never prints or exits; only cli/ does.
 if grep -nE '\b(printf|fprintf|puts|fputs|perror|exit|abort)\s*\(' \
@@ -16,6 +16,13 @@ fi
 if grep -nE '"(git|gpg|gpg2|/bin/sh|sh)"|execl|execlp|system\s*\(|popen\s*\(' \
 	$(find cli $lib_dirs -name '*.c' 2>/dev/null); then
 	echo "check-code: product code must not run git, gpg or a shell (lines above)" >&2
+	fail=1
+fi
+
+# Only the repository layer (repo/) talks to libgit2: its header stays there.
+if grep -nE '^#[[:space:]]*include[[:space:]]*[<"]git2(\.h|/)' \
+	$(find cli $lib_dirs -path repo -prune -o -name '*.[ch]' -print 2>/dev/null); then
+	echo "check-code: only repo/ may include git2.h (lines above)" >&2
 	fail=1
 fi
 

@@ -3,7 +3,7 @@
 #define PG_SERVER_HOOKS_H
 
 #include "common/buf.h"
-#include "verifier/object.h"
+#include "repo/object.h"
 
 /*
  * A push record in the shape of kernel.org's gitolite transparency log:

@@ -1,7 +1,7 @@
 /* worker.c - verify threads and the one kernel thread, driving pg_gate_run and the store. */
 #include "server/worker.h"
 #include "common/error.h"
-#include "common/git.h"
+#include "repo/repo.h"
 #include "pipeline/gate.h"
 #include "verifier/mail.h"
 
@@ -337,7 +337,7 @@ int pg_worker_start(pg_worker **out, const pg_worker_opts *opts)
 	 * while it is initialised: keep it so for as long as the threads run,
 	 * not just for each verification.
 	 */
-	if ((err = pg_git_init()) < 0) {
+	if ((err = pg_repo_lib_init()) < 0) {
 		free(w);
 		return err;
 	}
@@ -501,6 +501,6 @@ void pg_worker_stop(pg_worker *w)
 	pthread_mutex_destroy(&w->lock);
 	pthread_mutex_destroy(&w->approve_lock);
 	if (w->git_ready)
-		git_libgit2_shutdown();
+		pg_repo_lib_shutdown();
 	free(w);
 }

@@ -426,7 +426,7 @@ done:
 	pg_map_release(&index);
 	free(matched);
 	free(extra);
-	pg_repo_paths_free(paths, npaths);
+	pg_repo_strings_free(paths, npaths);
 	return err;
 }
 

@@ -3,7 +3,7 @@
 #define PG_MAIL_H
 
 #include "common/buf.h"
-#include "verifier/object.h"
+#include "repo/object.h"
 
 /*
  * A pull-request mail is attacker-controlled.  Everything here is capped

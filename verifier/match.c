@@ -1,8 +1,8 @@
 /* match.c - identity hashing and the delta between a copy and its original. */
 #include "verifier/match.h"
-#include "verifier/trailers.h"
 #include "common/array.h"
 #include "common/error.h"
+#include "repo/trailers.h"
 
 static uint64_t mix(uint64_t h, const void *data, size_t len)
 {

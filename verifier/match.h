@@ -2,7 +2,7 @@
 #ifndef PG_MATCH_H
 #define PG_MATCH_H
 
-#include "verifier/object.h"
+#include "repo/object.h"
 
 /*
  * Two commits share an identity when they have the same author (name,

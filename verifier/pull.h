@@ -4,9 +4,9 @@
 
 #include "common/map.h"
 #include "policies/policy.h"
-#include "verifier/object.h"
+#include "repo/object.h"
+#include "repo/repo.h"
 #include "verifier/report.h"
-#include "verifier/repo.h"
 
 typedef struct pg_upstream pg_upstream;
 typedef struct pg_pull_request pg_pull_request; /* verifier/mail.h */

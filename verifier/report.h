@@ -4,7 +4,7 @@
 
 #include "common/buf.h"
 #include "common/checks.h"
-#include "verifier/object.h"
+#include "repo/object.h"
 
 /*
  * A detail is one field of a finding, with what the pull has and what

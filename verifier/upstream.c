@@ -1,6 +1,7 @@
 /* upstream.c - the upstream commits a pull commit could be a copy of, by identity. */
 #include "verifier/match.h"
 #include "verifier/pull.h"
+#include "common/array.h"
 #include "common/error.h"
 
 #define CHUNK 512
@@ -16,14 +17,14 @@ typedef struct cand {
 struct pg_upstream {
 	pg_repo *repo;
 	cand **chunks;      /* candidates never move, so maps may point into them */
-	size_t nchunks, n;
+	size_t nchunks, chunks_alloc, n;
 	pg_map by_id;       /* oid -> cand */
 	pg_map by_hash;     /* identity hash -> first cand */
 	pg_map chain;       /* ids on the first-parent line -> non-NULL */
 	pg_oid **chain_ids;
-	size_t nchain;
+	size_t nchain, chain_alloc;
 	char **emails;      /* committers of the first-parent line, lower case */
-	size_t nemails;
+	size_t nemails, emails_alloc;
 	size_t examined;
 	bool truncated;
 };
@@ -31,12 +32,8 @@ struct pg_upstream {
 static cand *cand_new(pg_upstream *u)
 {
 	if (u->n == u->nchunks * CHUNK) {
-		cand **grown = realloc(u->chunks, (u->nchunks + 1) * sizeof(*grown));
-
-		if (!grown)
-			return NULL;
-		u->chunks = grown;
-		if (!(grown[u->nchunks] = calloc(CHUNK, sizeof(cand))))
+		if (PG_ARRAY_GROW(u->chunks, u->nchunks + 1, u->chunks_alloc) < 0 ||
+		    !(u->chunks[u->nchunks] = calloc(CHUNK, sizeof(cand))))
 			return NULL;
 		u->nchunks++;
 	}
@@ -46,8 +43,9 @@ static cand *cand_new(pg_upstream *u)
 
 static int add_maintainer(pg_upstream *u, const char *email)
 {
-	char *lower, **grown;
+	char *lower;
 	size_t i;
+	int err;
 
 	for (i = 0; i < u->nemails; i++)
 		if (!strcasecmp(u->emails[i], email))
@@ -57,29 +55,28 @@ static int add_maintainer(pg_upstream *u, const char *email)
 	for (i = 0; lower[i]; i++)
 		if (lower[i] >= 'A' && lower[i] <= 'Z')
 			lower[i] = (char)(lower[i] - 'A' + 'a');
-	if (!(grown = realloc(u->emails, (u->nemails + 1) * sizeof(*grown)))) {
+	if ((err = PG_ARRAY_GROW(u->emails, u->nemails + 1, u->emails_alloc)) < 0) {
 		free(lower);
-		return pg_error_oom();
+		return err;
 	}
-	u->emails = grown;
 	u->emails[u->nemails++] = lower;
 	return 0;
 }
 
 static int chain_add(pg_upstream *u, const pg_oid *id)
 {
-	pg_oid *copy, **grown;
+	pg_oid *copy;
+	int err;
 
 	if (pg_map_get(&u->chain, id->id, PG_OID_RAWSZ))
 		return 0;
 	if (!(copy = malloc(sizeof(*copy))))
 		return pg_error_oom();
 	*copy = *id;
-	if (!(grown = realloc(u->chain_ids, (u->nchain + 1) * sizeof(*grown)))) {
+	if ((err = PG_ARRAY_GROW(u->chain_ids, u->nchain + 1, u->chain_alloc)) < 0) {
 		free(copy);
-		return pg_error_oom();
+		return err;
 	}
-	u->chain_ids = grown;
 	u->chain_ids[u->nchain++] = copy;
 	return pg_map_set(&u->chain, copy->id, PG_OID_RAWSZ, copy);
 }

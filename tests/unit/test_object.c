@@ -2,7 +2,7 @@
 #include "tests/unit/unit.h"
 
 #include "common/error.h"
-#include "verifier/object.h"
+#include "repo/object.h"
 
 static const char merge_text[] =
 	"tree 16f9d75b755ac2e271285acb0fc12f5d8bff4697\n"

@@ -1,7 +1,7 @@
 /* test_trailers.c - unit tests for finding the trailer block. */
 #include "tests/unit/unit.h"
 
-#include "verifier/trailers.h"
+#include "repo/trailers.h"
 
 typedef struct parsed {
 	pg_trailer *t;

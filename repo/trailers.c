@@ -1,5 +1,6 @@
 /* trailers.c - trailer block detection in the manner of git interpret-trailers. */
-#include "verifier/trailers.h"
+#include "repo/trailers.h"
+#include "common/array.h"
 #include "common/error.h"
 
 #define CHERRY_PREFIX "(cherry picked from commit "
@@ -76,20 +77,18 @@ bool pg_trailer_equal(const pg_trailer *a, const pg_trailer *b)
 	return !strcasecmp(a->key, b->key) && !strcmp(a->value, b->value);
 }
 
-static int add_trailer(pg_trailer **out, size_t *n, const line *lines, size_t first,
-		       size_t count)
+static int add_trailer(pg_trailer **out, size_t *n, size_t *alloc, const line *lines,
+		       size_t first, size_t count)
 {
-	pg_trailer *t, *grown;
+	pg_trailer *t;
 	pg_buf value = PG_BUF_INIT, whole = PG_BUF_INIT;
 	const line *l = &lines[first];
 	size_t tok, i;
 	int err = 0;
 
-	grown = realloc(*out, (*n + 1) * sizeof(**out));
-	if (!grown)
-		return pg_error_oom();
-	*out = grown;
-	t = &grown[*n];
+	if ((err = PG_ARRAY_GROW(*out, *n + 1, *alloc)) < 0)
+		return err;
+	t = &(*out)[*n];
 	memset(t, 0, sizeof(*t));
 
 	if (is_cherry(l->p, l->len)) {
@@ -139,7 +138,7 @@ int pg_trailers_parse(pg_trailer **out, size_t *n, size_t *body_len,
 		      const char *msg, size_t len)
 {
 	line *lines = NULL;
-	size_t nlines = 0, i, start, end, trailers = 0, others = 0;
+	size_t nlines = 0, lines_alloc = 0, out_alloc = 0, i, start, end, trailers = 0, others = 0;
 	bool strong = false;
 	const char *p = msg, *stop = msg + len;
 	int err = 0;
@@ -156,16 +155,11 @@ int pg_trailers_parse(pg_trailer **out, size_t *n, size_t *body_len,
 
 	while (p < stop) {
 		const char *nl = memchr(p, '\n', (size_t)(stop - p));
-		line *grown;
 
 		if (!nl)
 			nl = stop;
-		grown = realloc(lines, (nlines + 1) * sizeof(*lines));
-		if (!grown) {
-			err = pg_error_oom();
+		if ((err = PG_ARRAY_GROW(lines, nlines + 1, lines_alloc)) < 0)
 			goto done;
-		}
-		lines = grown;
 		lines[nlines].p = p;
 		lines[nlines].len = (size_t)(nl - p);
 		if (lines[nlines].len && p[lines[nlines].len - 1] == '\r')
@@ -213,7 +207,7 @@ int pg_trailers_parse(pg_trailer **out, size_t *n, size_t *body_len,
 		while (i + count < end && lines[i + count].len &&
 		       (lines[i + count].p[0] == ' ' || lines[i + count].p[0] == '\t'))
 			count++;
-		if ((err = add_trailer(out, n, lines, i, count)) < 0)
+		if ((err = add_trailer(out, n, &out_alloc, lines, i, count)) < 0)
 			goto done;
 		i += count - 1;
 	}

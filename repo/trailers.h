@@ -2,7 +2,7 @@
 #ifndef PG_TRAILERS_H
 #define PG_TRAILERS_H
 
-#include "verifier/object.h"
+#include "repo/object.h"
 
 /*
  * The trailer block is the last paragraph of the message, when that is not

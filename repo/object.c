@@ -1,7 +1,8 @@
 /* object.c - lenient parsers for commit, tag and identity text. */
-#include "verifier/object.h"
-#include "verifier/trailers.h"
+#include "repo/object.h"
+#include "common/array.h"
 #include "common/error.h"
+#include "repo/trailers.h"
 
 #include <time.h>
 
@@ -155,43 +156,42 @@ static bool name_is(const char *name, size_t nlen, const char *want)
 	return nlen == strlen(want) && !memcmp(name, want, nlen);
 }
 
+/* A commit being parsed, with the allocations of its growing arrays. */
+typedef struct commit_parse {
+	pg_commit *c;
+	size_t parents_alloc, headers_alloc;
+} commit_parse;
+
 static int commit_header(void *ctx, const char *name, size_t nlen,
 			 const char *value, size_t vlen)
 {
-	pg_commit *c = ctx;
+	commit_parse *cp = ctx;
+	pg_commit *c = cp->c;
+	pg_header *h;
 	int err;
 
-	if (name_is(name, nlen, "tree")) {
+	if (name_is(name, nlen, "tree"))
 		return pg_oid_fromhex(&c->tree, value, vlen);
-	} else if (name_is(name, nlen, "parent")) {
-		pg_oid *grown = realloc(c->parents, (c->nparents + 1) * sizeof(*grown));
-
-		if (!grown)
-			return pg_error_oom();
-		c->parents = grown;
-		if ((err = pg_oid_fromhex(&c->parents[c->nparents], value, vlen)) < 0)
+	if (name_is(name, nlen, "parent")) {
+		if ((err = PG_ARRAY_GROW(c->parents, c->nparents + 1, cp->parents_alloc)) < 0 ||
+		    (err = pg_oid_fromhex(&c->parents[c->nparents], value, vlen)) < 0)
 			return err;
 		c->nparents++;
 		return 0;
-	} else if (name_is(name, nlen, "author") && !c->author.name) {
-		return pg_ident_parse(&c->author, value, vlen);
-	} else if (name_is(name, nlen, "committer") && !c->committer.name) {
-		return pg_ident_parse(&c->committer, value, vlen);
-	} else {
-		pg_header *grown = realloc(c->headers, (c->nheaders + 1) * sizeof(*grown));
-		pg_header *h;
-
-		if (!grown)
-			return pg_error_oom();
-		c->headers = grown;
-		h = &c->headers[c->nheaders];
-		h->name = pg_strndup(name, nlen);
-		h->value = unfold(value, vlen, &h->value_len);
-		c->nheaders++;
-		if (!h->name || !h->value)
-			return PG_ENOMEM;
-		return 0;
 	}
+	if (name_is(name, nlen, "author") && !c->author.name)
+		return pg_ident_parse(&c->author, value, vlen);
+	if (name_is(name, nlen, "committer") && !c->committer.name)
+		return pg_ident_parse(&c->committer, value, vlen);
+	if ((err = PG_ARRAY_GROW(c->headers, c->nheaders + 1, cp->headers_alloc)) < 0)
+		return err;
+	h = &c->headers[c->nheaders];
+	h->name = pg_strndup(name, nlen);
+	h->value = unfold(value, vlen, &h->value_len);
+	c->nheaders++;
+	if (!h->name || !h->value)
+		return PG_ENOMEM;
+	return 0;
 }
 
 static char *first_line(const char *msg, size_t len)
@@ -209,6 +209,7 @@ static char *first_line(const char *msg, size_t len)
 int pg_commit_parse(pg_commit **out, const pg_oid *id, const char *data, size_t len)
 {
 	pg_commit *c = calloc(1, sizeof(*c));
+	commit_parse cp = { c, 0, 0 };
 	size_t off = 0;
 	int err;
 
@@ -217,7 +218,7 @@ int pg_commit_parse(pg_commit **out, const pg_oid *id, const char *data, size_t 
 		return pg_error_oom();
 	if (id)
 		c->id = *id;
-	if ((err = walk_headers(data, len, commit_header, c, &off)) < 0)
+	if ((err = walk_headers(data, len, commit_header, &cp, &off)) < 0)
 		goto fail;
 	if (!c->author.name && (err = pg_ident_parse(&c->author, "", 0)) < 0)
 		goto fail;

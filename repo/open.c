@@ -1,0 +1,372 @@
+/* open.c - open a repository, and bring another's objects into it: fetch, attach or copy. */
+#include "repo/internal.h"
+#include "common/array.h"
+#include "common/error.h"
+#include "common/fs.h"
+
+int pg_git_fail(int gerr, const char *fmt, ...)
+{
+	const git_error *e = git_error_last();
+	char what[512];
+	va_list ap;
+	int code;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	switch (gerr) {
+	case GIT_ENOTFOUND: code = PG_ENOTFOUND; break;
+	case GIT_EEXISTS: code = PG_EEXISTS; break;
+	case GIT_EINVALIDSPEC:
+	case GIT_EAMBIGUOUS: code = PG_EINVALID; break;
+	case GIT_ELOCKED:
+	case GIT_EMODIFIED:
+	case GIT_ECONFLICT: code = PG_ECONFLICT; break;
+	case GIT_EUSER: code = PG_ECANCELLED; break;
+	default: code = PG_ERROR; break;
+	}
+	return pg_error_set(code, "%s: %s", what, e && e->message ? e->message : "libgit2 error");
+}
+
+int pg_repo_lib_init(void)
+{
+	int gerr = git_libgit2_init();
+
+	return gerr < 0 ? pg_git_fail(gerr, "libgit2") : 0;
+}
+
+void pg_repo_lib_shutdown(void)
+{
+	git_libgit2_shutdown();
+}
+
+/* A handle with libgit2 initialised for it, not yet holding a repository. */
+static int repo_new(pg_repo **out, const char *path)
+{
+	pg_repo *r;
+	int err;
+
+	*out = NULL;
+	if ((err = pg_repo_lib_init()) < 0)
+		return err;
+	if (!(r = calloc(1, sizeof(*r))) || !(r->path = pg_strdup(path))) {
+		free(r);
+		pg_repo_lib_shutdown();
+		return pg_error_oom();
+	}
+	*out = r;
+	return 0;
+}
+
+int pg_repo_open_cache(pg_repo **out, const char *home)
+{
+	pg_repo *r = NULL;
+	pg_buf path = PG_BUF_INIT;
+	int err, gerr;
+
+	*out = NULL;
+	if ((err = pg_buf_printf(&path, "%s/repos", home)) < 0 || (err = pg_mkdir_p(path.ptr)) < 0 ||
+	    (err = pg_buf_puts(&path, "/cache.git")) < 0 || (err = repo_new(&r, path.ptr)) < 0)
+		goto done;
+	gerr = git_repository_open_bare(&r->git, path.ptr);
+	if (gerr == GIT_ENOTFOUND)
+		gerr = git_repository_init(&r->git, path.ptr, 1);
+	if (gerr < 0) {
+		err = pg_git_fail(gerr, "cache '%s'", path.ptr);
+		goto done;
+	}
+	*out = r;
+	r = NULL;
+done:
+	pg_repo_free(r);
+	pg_buf_release(&path);
+	return err;
+}
+
+int pg_repo_open(pg_repo **out, const char *path)
+{
+	pg_repo *r = NULL;
+	int err, gerr;
+
+	*out = NULL;
+	if ((err = repo_new(&r, path)) < 0)
+		return err;
+	gerr = git_repository_open_ext(&r->git, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL);
+	if (gerr < 0) {
+		err = gerr == GIT_ENOTFOUND ?
+			pg_error_set(PG_ENOTFOUND, "'%s' is not a git repository", path) :
+			pg_git_fail(gerr, "repository '%s'", path);
+		pg_repo_free(r);
+		return err;
+	}
+	*out = r;
+	return 0;
+}
+
+void pg_repo_free(pg_repo *r)
+{
+	if (!r)
+		return;
+	git_repository_free(r->git);
+	pg_repo_strings_free(r->attached_keys, r->nattached);
+	pg_map_release(&r->attached);
+	free(r->path);
+	free(r);
+	pg_repo_lib_shutdown();
+}
+
+bool pg_repo_is_local(const char *location)
+{
+	const char *colon = strchr(location, ':'), *slash = strchr(location, '/');
+
+	if (!strncmp(location, "file://", 7))
+		return true;
+	if (strstr(location, "://"))
+		return false;
+	/* scp-like "[user@]host:path" is remote unless a directory of that name exists */
+	if (colon && (!slash || colon < slash))
+		return pg_is_dir(location);
+	return true;
+}
+
+/* Add src's object store to r's as an alternate, once per store. */
+static int attach(pg_repo *r, git_repository *src, const char *location)
+{
+	git_odb *odb = NULL;
+	pg_buf objects = PG_BUF_INIT;
+	char *key = NULL;
+	int gerr, err;
+
+	if ((err = pg_buf_printf(&objects, "%sobjects", git_repository_commondir(src))) < 0 ||
+	    pg_map_gets(&r->attached, objects.ptr))
+		goto done;
+	if ((gerr = git_repository_odb(&odb, r->git)) < 0 ||
+	    (gerr = git_odb_add_disk_alternate(odb, objects.ptr)) < 0) {
+		err = pg_git_fail(gerr, "repository '%s'", location);
+		goto done;
+	}
+	if ((err = PG_ARRAY_GROW(r->attached_keys, r->nattached + 1, r->attached_alloc)) < 0)
+		goto done;
+	if (!(key = pg_buf_detach(&objects))) {
+		err = PG_ENOMEM;
+		goto done;
+	}
+	r->attached_keys[r->nattached++] = key;
+	err = pg_map_sets(&r->attached, key, key);
+done:
+	git_odb_free(odb);
+	pg_buf_release(&objects);
+	return err;
+}
+
+/* The ids still to visit while copying objects. */
+typedef struct oid_stack {
+	git_oid *v;
+	size_t n, alloc;
+} oid_stack;
+
+static int push(oid_stack *s, const git_oid *id)
+{
+	int err;
+
+	if ((err = PG_ARRAY_GROW(s->v, s->n + 1, s->alloc)) < 0)
+		return err;
+	git_oid_cpy(&s->v[s->n++], id);
+	return 0;
+}
+
+/* The ids a tag or commit names: "object X", "tree X", "parent X" headers. */
+static int push_header_ids(oid_stack *s, const char *data, size_t len)
+{
+	const char *p = data, *end = data + len;
+	int err = 0;
+
+	while (err == 0 && p < end && *p != '\n') {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		git_oid ref;
+
+		if ((l == 47 && !memcmp(p, "object ", 7) && !git_oid_fromstrn(&ref, p + 7, 40)) ||
+		    (l == 45 && !memcmp(p, "tree ", 5) && !git_oid_fromstrn(&ref, p + 5, 40)) ||
+		    (l == 47 && !memcmp(p, "parent ", 7) && !git_oid_fromstrn(&ref, p + 7, 40)))
+			err = push(s, &ref);
+		p = nl ? nl + 1 : end;
+	}
+	return err;
+}
+
+/* The ids a tree's entries name ("<mode> <name>\0<20 bytes>"), gitlinks aside. */
+static int push_tree_ids(oid_stack *s, const char *data, size_t len)
+{
+	const char *p = data, *end = data + len;
+	int err = 0;
+
+	while (err == 0 && p < end) {
+		const char *nul = memchr(p, '\0', (size_t)(end - p));
+		git_oid ref;
+
+		if (!nul || end - nul < 21)
+			break;
+		/* a gitlink (160000) names a commit of another repository */
+		if (strncmp(p, "160000", 6)) {
+			git_oid_fromraw(&ref, (const unsigned char *)nul + 1);
+			err = push(s, &ref);
+		}
+		p = nul + 21;
+	}
+	return err;
+}
+
+/*
+ * Copy the objects reachable from start that r lacks, from src: depth
+ * first, stopping at every object r already has (whatever an object it
+ * has reaches, it has too).  libgit2's local fetch packs far more than
+ * that for a kernel-sized tree (minutes, not seconds).
+ */
+static int copy_missing(pg_repo *r, git_repository *src, const pg_oid *start)
+{
+	git_odb *dst_odb = NULL, *src_odb = NULL;
+	oid_stack s = { NULL, 0, 0 };
+	int gerr, err;
+
+	if ((gerr = git_repository_odb(&src_odb, src)) < 0 ||
+	    (gerr = git_repository_odb(&dst_odb, r->git)) < 0) {
+		err = pg_git_fail(gerr, "copying objects");
+		goto done;
+	}
+	err = push(&s, pg_git_oid(start));
+	while (s.n && err == 0) {
+		git_oid id = s.v[--s.n], written;
+		git_odb_object *obj = NULL;
+		const char *data;
+		size_t len;
+
+		if (git_odb_exists(dst_odb, &id))
+			continue;
+		if ((gerr = git_odb_read(&obj, src_odb, &id)) < 0 ||
+		    (gerr = git_odb_write(&written, dst_odb, git_odb_object_data(obj),
+					  git_odb_object_size(obj), git_odb_object_type(obj))) < 0) {
+			git_odb_object_free(obj);
+			err = pg_git_fail(gerr, "copying objects");
+			break;
+		}
+		data = git_odb_object_data(obj);
+		len = git_odb_object_size(obj);
+		switch (git_odb_object_type(obj)) {
+		case GIT_OBJECT_TAG:
+		case GIT_OBJECT_COMMIT:
+			err = push_header_ids(&s, data, len);
+			break;
+		case GIT_OBJECT_TREE:
+			err = push_tree_ids(&s, data, len);
+			break;
+		default:
+			break;
+		}
+		git_odb_object_free(obj);
+	}
+done:
+	free(s.v);
+	git_odb_free(dst_odb);
+	git_odb_free(src_odb);
+	return err;
+}
+
+static int fetch_local(pg_oid *out, pg_repo *r, const char *location, const char *ref,
+		       const pg_fetch_opts *opts)
+{
+	const char *path = strncmp(location, "file://", 7) ? location : location + 7;
+	git_repository *src = NULL;
+	int gerr, err = 0;
+
+	gerr = git_repository_open_ext(&src, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL);
+	if (gerr < 0)
+		return pg_git_fail(gerr, "repository '%s'", location);
+	if ((opts->local == PG_LOCAL_ATTACH && (err = attach(r, src, location)) < 0) ||
+	    (err = pg_git_ref_target(out, src, ref, ref, location)) < 0)
+		goto done;
+	if (opts->local == PG_LOCAL_COPY && (err = copy_missing(r, src, out)) == 0 && opts->into)
+		err = pg_repo_ref_set(r, opts->into, out, "pullgate: fetch");
+done:
+	git_repository_free(src);
+	return err;
+}
+
+static int fetch_url(pg_oid *out, pg_repo *r, const char *url, const char *ref,
+		     const char *into)
+{
+	git_remote *remote = NULL;
+	git_fetch_options opts;
+	pg_buf spec = PG_BUF_INIT, local = PG_BUF_INIT;
+	char *specs[1];
+	git_strarray arr = { specs, 1 };
+	int gerr, err;
+
+	if (into)
+		err = pg_buf_puts(&local, into);
+	else
+		err = pg_buf_printf(&local, "refs/pullgate/%016llx/%s",
+				    (unsigned long long)pg_hash_bytes(url, strlen(url)), ref);
+	if (err < 0 || (err = pg_buf_printf(&spec, "+%s:%s", ref, local.ptr)) < 0)
+		goto done;
+	specs[0] = spec.ptr;
+	git_fetch_options_init(&opts, GIT_FETCH_OPTIONS_VERSION);
+	opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
+	opts.prune = GIT_FETCH_NO_PRUNE;
+	opts.update_fetchhead = 0;
+	if ((gerr = git_remote_create_anonymous(&remote, r->git, url)) < 0 ||
+	    (gerr = git_remote_fetch(remote, &arr, &opts, NULL)) < 0) {
+		err = pg_git_fail(gerr, "fetch '%s' from '%s'", ref, url);
+		goto done;
+	}
+	err = pg_git_ref_target(out, r->git, local.ptr, ref, url);
+done:
+	git_remote_free(remote);
+	pg_buf_release(&spec);
+	pg_buf_release(&local);
+	return err;
+}
+
+int pg_repo_fetch(pg_oid *out, pg_repo *r, const char *location, const char *ref,
+		  const pg_fetch_opts *opts)
+{
+	static const pg_fetch_opts defaults = PG_FETCH_OPTS_INIT;
+
+	if (!opts)
+		opts = &defaults;
+	if (pg_repo_is_local(location))
+		return fetch_local(out, r, location, ref, opts);
+	return fetch_url(out, r, location, ref, opts->into);
+}
+
+static int full_ref_name(pg_buf *out, enum pg_ref_kind kind, const char *name)
+{
+	if (kind == PG_REF_TAG)
+		pg_buf_printf(out, "%s%s", strncmp(name, "refs/tags/", 10) ? "refs/tags/" : "", name);
+	else if (!name)
+		pg_buf_puts(out, "HEAD");
+	else
+		pg_buf_printf(out, "%s%s", strncmp(name, "refs/heads/", 11) ? "refs/heads/" : "", name);
+	if (!out->len)
+		return pg_error_oom();
+	if (strcmp(out->ptr, "HEAD") && !pg_repo_refname_valid(out->ptr))
+		return pg_error_set(PG_EINVALID, "'%s' is not a valid %s name", name,
+				    kind == PG_REF_TAG ? "tag" : "branch");
+	return 0;
+}
+
+int pg_repo_resolve(pg_oid *out, char **full_ref, pg_repo *r, const char *location,
+		    enum pg_ref_kind kind, const char *name)
+{
+	pg_buf full = PG_BUF_INIT;
+	int err;
+
+	if ((err = full_ref_name(&full, kind, name)) < 0 ||
+	    (err = pg_repo_fetch(out, r, location, full.ptr, NULL)) < 0)
+		goto done;
+	if (full_ref && !(*full_ref = pg_buf_detach(&full)))
+		err = PG_ENOMEM;
+done:
+	pg_buf_release(&full);
+	return err;
+}

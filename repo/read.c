@@ -1,0 +1,164 @@
+/* read.c - objects by id: their type, raw bytes, parsed commits and tags, abbreviated ids. */
+#include "repo/internal.h"
+#include "common/error.h"
+
+static enum pg_object_type from_git_type(git_object_t t)
+{
+	switch (t) {
+	case GIT_OBJECT_COMMIT: return PG_OBJ_COMMIT;
+	case GIT_OBJECT_TREE: return PG_OBJ_TREE;
+	case GIT_OBJECT_BLOB: return PG_OBJ_BLOB;
+	case GIT_OBJECT_TAG: return PG_OBJ_TAG;
+	default: return PG_OBJ_NONE;
+	}
+}
+
+const char *pg_object_type_name(enum pg_object_type t)
+{
+	static const char *const names[] = { "none", "commit", "tree", "blob", "tag" };
+
+	return (unsigned)t < PG_ARRAY_SIZE(names) ? names[t] : "unknown";
+}
+
+int pg_repo_object_type(enum pg_object_type *out, pg_repo *r, const pg_oid *id)
+{
+	git_odb *odb = NULL;
+	git_object_t type;
+	size_t len;
+	int gerr;
+
+	if ((gerr = git_repository_odb(&odb, r->git)) == 0)
+		gerr = git_odb_read_header(&len, &type, odb, pg_git_oid(id));
+	git_odb_free(odb);
+	if (gerr < 0) {
+		char hex[PG_OID_HEXSZ + 1];
+
+		pg_oid_tohex(hex, id);
+		return pg_git_fail(gerr, "object %s", hex);
+	}
+	*out = from_git_type(type);
+	return 0;
+}
+
+int pg_repo_read_raw(pg_buf *out, enum pg_object_type *type, pg_repo *r, const pg_oid *id)
+{
+	git_odb *odb = NULL;
+	git_odb_object *obj = NULL;
+	char hex[PG_OID_HEXSZ + 1];
+	int gerr, err = 0;
+
+	if ((gerr = git_repository_odb(&odb, r->git)) == 0)
+		gerr = git_odb_read(&obj, odb, pg_git_oid(id));
+	if (gerr < 0) {
+		pg_oid_tohex(hex, id);
+		err = gerr == GIT_ENOTFOUND ?
+			pg_error_set(PG_ENOTFOUND, "object %s not found", hex) :
+			pg_git_fail(gerr, "object %s", hex);
+		goto done;
+	}
+	if (type)
+		*type = from_git_type(git_odb_object_type(obj));
+	if ((err = pg_buf_put(out, git_odb_object_data(obj), git_odb_object_size(obj))) < 0) {
+		pg_oid_tohex(hex, id);
+		err = pg_error_wrap(err, "object %s", hex);
+	}
+done:
+	git_odb_object_free(obj);
+	git_odb_free(odb);
+	return err;
+}
+
+static int read_typed(pg_buf *raw, pg_repo *r, const pg_oid *id, enum pg_object_type want)
+{
+	enum pg_object_type type = PG_OBJ_NONE;
+	char hex[PG_OID_HEXSZ + 1];
+	int err;
+
+	if ((err = pg_repo_read_raw(raw, &type, r, id)) < 0)
+		return err;
+	if (type != want) {
+		pg_oid_tohex(hex, id);
+		return pg_error_set(PG_EINVALID, "object %s is a %s, not a %s", hex,
+				    pg_object_type_name(type), pg_object_type_name(want));
+	}
+	return 0;
+}
+
+int pg_repo_read_commit(pg_commit **out, pg_repo *r, const pg_oid *id)
+{
+	pg_buf raw = PG_BUF_INIT;
+	int err;
+
+	if ((err = read_typed(&raw, r, id, PG_OBJ_COMMIT)) == 0)
+		err = pg_commit_parse(out, id, raw.ptr, raw.len);
+	pg_buf_release(&raw);
+	return err;
+}
+
+int pg_repo_read_tag(pg_tagobj **out, pg_repo *r, const pg_oid *id)
+{
+	pg_buf raw = PG_BUF_INIT;
+	int err;
+
+	if ((err = read_typed(&raw, r, id, PG_OBJ_TAG)) == 0)
+		err = pg_tagobj_parse(out, raw.ptr, raw.len);
+	pg_buf_release(&raw);
+	return err;
+}
+
+int pg_repo_peel_commit(pg_oid *out, pg_repo *r, const pg_oid *id)
+{
+	git_object *obj = NULL, *peeled = NULL;
+	char hex[PG_OID_HEXSZ + 1];
+	int gerr;
+
+	if ((gerr = git_object_lookup(&obj, r->git, pg_git_oid(id), GIT_OBJECT_ANY)) == 0 &&
+	    (gerr = git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT)) == 0)
+		pg_oid_from_git(out, git_object_id(peeled));
+	git_object_free(peeled);
+	git_object_free(obj);
+	if (gerr < 0) {
+		pg_oid_tohex(hex, id);
+		return pg_git_fail(gerr, "peeling %.12s to a commit", hex);
+	}
+	return 0;
+}
+
+int pg_repo_commit_tree(pg_oid *out, pg_repo *r, const pg_oid *commit)
+{
+	git_commit *c = NULL;
+	char hex[PG_OID_HEXSZ + 1];
+	int gerr = git_commit_lookup(&c, r->git, pg_git_oid(commit));
+
+	pg_oid_tohex(hex, commit);
+	if (gerr == GIT_ENOTFOUND)
+		return pg_error_set(PG_ENOTFOUND, "commit %.12s is not in '%s'", hex, r->path);
+	if (gerr < 0)
+		return pg_git_fail(gerr, "commit %.12s", hex);
+	pg_oid_from_git(out, git_commit_tree_id(c));
+	git_commit_free(c);
+	return 0;
+}
+
+int pg_repo_resolve_prefix(pg_oid *out, pg_repo *r, const char *hex, size_t len)
+{
+	git_object *obj = NULL;
+	git_oid prefix;
+	int gerr;
+
+	if (len < 4 || len > PG_OID_HEXSZ)
+		return pg_error_set(PG_EINVALID, "'%.*s' is not an abbreviated id",
+				    (int)(len > 64 ? 64 : len), hex);
+	if (git_oid_fromstrn(&prefix, hex, len) < 0)
+		return pg_error_set(PG_EINVALID, "'%.*s' is not hex", (int)len, hex);
+	gerr = git_object_lookup_prefix(&obj, r->git, &prefix, len, GIT_OBJECT_COMMIT);
+	if (gerr == GIT_ENOTFOUND)
+		return pg_error_set(PG_ENOTFOUND, "no commit %.*s", (int)len, hex);
+	if (gerr == GIT_EAMBIGUOUS)
+		return pg_error_set(PG_EINVALID, "%.*s is ambiguous", (int)len, hex);
+	if (gerr < 0)
+		return pg_git_fail(gerr, "commit %.*s", (int)len, hex);
+	pg_oid_from_git(out, git_object_id(obj));
+	git_object_free(obj);
+	return 0;
+}

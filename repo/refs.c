@@ -1,0 +1,83 @@
+/* refs.c - refs: valid names, what they point at, and the three ways pullgate moves them. */
+#include "repo/internal.h"
+#include "common/error.h"
+
+bool pg_repo_refname_valid(const char *full_ref)
+{
+	int valid = 0;
+
+	return git_reference_name_is_valid(&valid, full_ref) == 0 && valid;
+}
+
+int pg_git_ref_target(pg_oid *out, git_repository *git, const char *name, const char *shown,
+		      const char *where)
+{
+	git_reference *ref = NULL, *resolved = NULL;
+	int gerr = git_reference_lookup(&ref, git, name), err = 0;
+
+	if (gerr == 0)
+		gerr = git_reference_resolve(&resolved, ref);
+	if (gerr < 0)
+		err = gerr == GIT_ENOTFOUND ?
+			pg_error_set(PG_ENOTFOUND, "'%s' not found in '%s'", shown, where) :
+			pg_git_fail(gerr, "'%s' in '%s'", shown, where);
+	else
+		pg_oid_from_git(out, git_reference_target(resolved));
+	git_reference_free(resolved);
+	git_reference_free(ref);
+	return err;
+}
+
+int pg_repo_ref_target(pg_oid *out, pg_repo *r, const char *ref)
+{
+	return pg_git_ref_target(out, r->git, ref, ref, r->path);
+}
+
+int pg_repo_ref_set(pg_repo *r, const char *ref, const pg_oid *id, const char *log)
+{
+	git_reference *out = NULL;
+	int gerr = git_reference_create(&out, r->git, ref, pg_git_oid(id), 1, log);
+
+	git_reference_free(out);
+	return gerr < 0 ? pg_git_fail(gerr, "'%s'", ref) : 0;
+}
+
+int pg_repo_ref_cas(pg_repo *r, const char *ref, const pg_oid *expected, const pg_oid *next,
+		    const char *log)
+{
+	git_reference *out = NULL;
+	int gerr = git_reference_create_matching(&out, r->git, ref, pg_git_oid(next), 1,
+						 pg_git_oid(expected), log);
+
+	git_reference_free(out);
+	if (gerr == GIT_EMODIFIED || gerr == GIT_ELOCKED)
+		return pg_error_set(PG_ECONFLICT, "'%s' moved or is locked; nothing was changed",
+				    ref);
+	return gerr < 0 ? pg_git_fail(gerr, "'%s'", ref) : 0;
+}
+
+int pg_repo_ref_delete(pg_repo *r, const char *ref)
+{
+	git_reference *found = NULL;
+	int gerr = git_reference_lookup(&found, r->git, ref);
+
+	if (gerr == GIT_ENOTFOUND)
+		return 0;
+	if (gerr == 0)
+		gerr = git_reference_delete(found);
+	git_reference_free(found);
+	return gerr < 0 ? pg_git_fail(gerr, "'%s'", ref) : 0;
+}
+
+bool pg_repo_ref_checked_out(pg_repo *r, const char *ref)
+{
+	git_reference *head = NULL;
+	bool checked_out;
+
+	checked_out = !git_repository_is_bare(r->git) &&
+		      git_reference_lookup(&head, r->git, "HEAD") == 0 &&
+		      git_reference_type(head) == GIT_REFERENCE_SYMBOLIC &&
+		      !strcmp(git_reference_symbolic_target(head), ref);
+	git_reference_free(head);
+	return checked_out;
+}

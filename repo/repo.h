@@ -1,0 +1,282 @@
+/* repo.h - the repository layer: the one place pullgate talks to libgit2. */
+#ifndef PG_REPO_H
+#define PG_REPO_H
+
+#include "common/buf.h"
+#include "common/oid.h"
+#include "repo/object.h"
+
+/*
+ * A pg_repo is one git repository opened through libgit2: the verifier's
+ * object cache, the maintainer's tree or a worktree of it.  libgit2's
+ * handles, types and error codes never leave repo/ (only repo/ includes
+ * git2.h): every function here returns 0, or the non-negative value it
+ * documents, or a negative PG_E* code with the last error set
+ * (common/error.h).  What comes back through an out-parameter is the
+ * caller's to free as noted; a pointer returned directly is borrowed.  A
+ * pg_repo is used by one thread at a time.
+ *
+ * The layer is split by concern, as libgit2 splits its own code:
+ *	open.c      open a repository; fetch a URL, attach or copy a local one
+ *	refs.c      ref names, read, set, compare-and-swap, delete
+ *	read.c      objects by id or abbreviated id, commits and tags parsed
+ *	walk.c      history: ranges, date-ordered walks, merge bases
+ *	diff.c      patch ids and the paths a diff touches
+ *	merge.c     merge two commits' trees, write a commit
+ *	worktree.c  linked worktrees and checkouts
+ */
+typedef struct pg_repo pg_repo;
+
+/*
+ * Keep libgit2 initialised; counted, so each successful call pairs with one
+ * pg_repo_lib_shutdown().  Opening a repository does this itself.  libgit2
+ * frees its per-thread state when a thread ends only while it is
+ * initialised, so a process whose threads open repositories in turn holds
+ * it for as long as they run.
+ */
+int pg_repo_lib_init(void);
+void pg_repo_lib_shutdown(void);
+
+/*
+ * The object cache, $PULLGATE_HOME/repos/cache.git: a bare repository,
+ * made on first use, into which a pull and its upstream are made visible
+ * together (pg_repo_fetch).
+ */
+int pg_repo_open_cache(pg_repo **out, const char *home);
+
+/*
+ * The repository at path exactly, never a parent of it: a working tree, a
+ * bare repository or a linked worktree.  PG_ENOTFOUND when path is not a
+ * git repository.
+ */
+int pg_repo_open(pg_repo **out, const char *path);
+void pg_repo_free(pg_repo *r);
+
+/*
+ * Whether location names a local repository rather than a URL to fetch:
+ * a file:// URL or a path.  Any other "scheme://" is remote, and so is
+ * scp-like "[user@]host:path" unless a directory of that name exists.
+ * Every caller that must tell the two apart asks here.
+ */
+bool pg_repo_is_local(const char *location);
+
+/* How a local repository's objects become visible in r. */
+enum pg_local_mode {
+	PG_LOCAL_ATTACH, /* its object store becomes an alternate of r, in memory,
+			    for r's lifetime: nothing is copied */
+	PG_LOCAL_COPY,   /* the objects r lacks are copied into r, and stay */
+};
+
+typedef struct pg_fetch_opts {
+	enum pg_local_mode local;
+	/*
+	 * The ref of r to point at what was fetched.  NULL: for a URL,
+	 * refs/pullgate/<hash of the URL>/<ref>; for a local repository, none.
+	 * Never written for an attached local repository, whose objects r
+	 * does not keep.
+	 */
+	const char *into;
+} pg_fetch_opts;
+
+#define PG_FETCH_OPTS_INIT { PG_LOCAL_ATTACH, NULL }
+
+/*
+ * Make the objects reachable from the full ref name `ref` at location
+ * present in r and set *out to what the ref points at (a tag object for
+ * an annotated tag).  A URL is fetched with libgit2; a local repository
+ * (pg_repo_is_local) is read in place, then attached or copied as
+ * opts->local says (NULL opts: PG_FETCH_OPTS_INIT).  Copying walks from
+ * the ref and stops at every object r already has, so it costs what r
+ * lacks, not the size of the history.  PG_ENOTFOUND when the repository or
+ * the ref does not exist.
+ */
+int pg_repo_fetch(pg_oid *out, pg_repo *r, const char *location, const char *ref,
+		  const pg_fetch_opts *opts);
+
+enum pg_ref_kind {
+	PG_REF_TAG,    /* name is a tag: "v1" or "refs/tags/v1" */
+	PG_REF_BRANCH, /* name is a branch, or NULL for the remote's HEAD */
+};
+
+/*
+ * pg_repo_fetch of a tag or branch given by name, attaching a local
+ * repository.  *full_ref, if given, receives the full ref name (free()).
+ * PG_EINVALID when name is not a valid ref name.
+ */
+int pg_repo_resolve(pg_oid *out, char **full_ref, pg_repo *r, const char *location,
+		    enum pg_ref_kind kind, const char *name);
+
+/* refs.c */
+
+/* Whether full_ref ("refs/tags/v1") is a valid ref name. */
+bool pg_repo_refname_valid(const char *full_ref);
+
+/*
+ * The object ref points at, symbolic refs followed.  PG_ENOTFOUND when
+ * there is no such ref.
+ */
+int pg_repo_ref_target(pg_oid *out, pg_repo *r, const char *ref);
+
+/* Point ref at id, creating it or moving it from wherever it was; log goes in the reflog. */
+int pg_repo_ref_set(pg_repo *r, const char *ref, const pg_oid *id, const char *log);
+
+/*
+ * Move ref from expected to next atomically: PG_ECONFLICT, moving nothing,
+ * when ref no longer points at expected or another writer holds its lock.
+ */
+int pg_repo_ref_cas(pg_repo *r, const char *ref, const pg_oid *expected, const pg_oid *next,
+		    const char *log);
+
+/* Delete ref; 0 when it does not exist. */
+int pg_repo_ref_delete(pg_repo *r, const char *ref);
+
+/* Whether ref is the branch checked out in r's own working tree (never for a bare r). */
+bool pg_repo_ref_checked_out(pg_repo *r, const char *ref);
+
+/* read.c */
+
+enum pg_object_type {
+	PG_OBJ_NONE = 0,
+	PG_OBJ_COMMIT,
+	PG_OBJ_TREE,
+	PG_OBJ_BLOB,
+	PG_OBJ_TAG,
+};
+
+int pg_repo_object_type(enum pg_object_type *out, pg_repo *r, const pg_oid *id);
+const char *pg_object_type_name(enum pg_object_type t);
+
+/*
+ * Raw object bytes (without the "type len\0" prefix) appended to out,
+ * capped by out->max.  PG_ENOTFOUND when r has no such object.
+ */
+int pg_repo_read_raw(pg_buf *out, enum pg_object_type *type, pg_repo *r, const pg_oid *id);
+
+/* A commit or tag object, parsed (repo/object.h); PG_EINVALID when it is another type. */
+int pg_repo_read_commit(pg_commit **out, pg_repo *r, const pg_oid *id);
+int pg_repo_read_tag(pg_tagobj **out, pg_repo *r, const pg_oid *id);
+
+/* The commit a tag, or a chain of tags, ends at; a commit is its own. */
+int pg_repo_peel_commit(pg_oid *out, pg_repo *r, const pg_oid *id);
+
+/* The tree of commit; PG_ENOTFOUND when r does not have the commit. */
+int pg_repo_commit_tree(pg_oid *out, pg_repo *r, const pg_oid *commit);
+
+/*
+ * Resolve an abbreviated commit id (at least 4 hex digits).  PG_ENOTFOUND
+ * when nothing matches, PG_EINVALID when it is not hex or is ambiguous.
+ */
+int pg_repo_resolve_prefix(pg_oid *out, pg_repo *r, const char *hex, size_t len);
+
+/* walk.c */
+
+/*
+ * Commits reachable from tip and not from any of hide[0..nhide), oldest
+ * first in topological order.  Costs O(result + the hidden side down to
+ * the merge base), as git rev-list does.  *out is malloc()ed.  A commit
+ * libgit2 cannot parse is named in the error.
+ */
+int pg_repo_walk_range(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tip,
+		       const pg_oid *hide, size_t nhide);
+
+/*
+ * The subjects (git's summary: the first paragraph on one line) of the
+ * non-merge commits reachable from tip and not from hide, newest first as
+ * git fmt-merge-msg lists them.  Free with pg_repo_strings_free.
+ */
+int pg_repo_walk_subjects(char ***subjects, size_t *n, pg_repo *r, const pg_oid *tip,
+			  const pg_oid *hide);
+
+/*
+ * Visit commits reachable from tip in committer-date order, newest first,
+ * until every commit left to visit was committed before `since` (a few
+ * more are visited past the line, to tolerate clock skew), or until max
+ * commits were visited.  fn returning non-zero stops the walk and is
+ * returned.  Costs O(commits committed since `since`).
+ */
+typedef int (*pg_repo_visit_fn)(void *ctx, const pg_oid *id, int64_t time,
+				const pg_oid *first_parent);
+int pg_repo_walk_since(pg_repo *r, const pg_oid *tip, int64_t since, size_t max,
+		       pg_repo_visit_fn fn, void *ctx);
+
+/* 1 when ancestor is descendant or one of its ancestors, 0 when not. */
+int pg_repo_is_ancestor(pg_repo *r, const pg_oid *ancestor, const pg_oid *descendant);
+
+/* The best common ancestor of a and b; PG_ENOTFOUND when they share none. */
+int pg_repo_merge_base(pg_oid *out, pg_repo *r, const pg_oid *a, const pg_oid *b);
+
+/* diff.c */
+
+/* Patch id of a non-merge commit against its parent (git patch-id semantics). */
+int pg_repo_patch_id(pg_oid *out, pg_repo *r, const pg_commit *c);
+
+/*
+ * The paths a diff from commit `from` (NULL: the empty tree) to commit `to`
+ * touches, sorted and unique; both sides of a rename are listed, since no
+ * rename detection is done.  Free with pg_repo_strings_free.
+ */
+int pg_repo_diff_paths(char ***paths, size_t *n, pg_repo *r, const pg_oid *from,
+		       const pg_oid *to);
+
+/*
+ * The paths of tree a that tree b changes or removes (what b adds is not
+ * in a), sorted and unique.  Free with pg_repo_strings_free.
+ */
+int pg_repo_diff_tree_changed(char ***paths, size_t *n, pg_repo *r, const pg_oid *a,
+			      const pg_oid *b);
+
+/* Free an array of n malloc()ed strings, as the functions above return; NULL-safe. */
+void pg_repo_strings_free(char **strings, size_t n);
+
+/* merge.c */
+
+/*
+ * Merge commit theirs into commit ours as git merge does, in memory: no
+ * working tree or ref is touched.  When the trees merge cleanly the merged
+ * tree is written to r and *tree set, and *nconflicts is 0.  Otherwise
+ * nothing is written and *conflicts lists the *nconflicts conflicted
+ * paths (free with pg_repo_strings_free).
+ */
+int pg_repo_merge_trees(pg_oid *tree, char ***conflicts, size_t *nconflicts, pg_repo *r,
+			const pg_oid *ours, const pg_oid *theirs);
+
+typedef struct pg_new_commit {
+	const pg_oid *tree;
+	const pg_oid *parents;
+	size_t nparents;
+	const char *name;    /* author and committer */
+	const char *email;
+	int64_t time;        /* 0: now */
+	int offset;          /* minutes east of UTC */
+	const char *message;
+	const char *header;  /* one more header after the committer ("mergetag"), or NULL */
+	const char *header_value; /* its value; libgit2 adds the final newline */
+} pg_new_commit;
+
+/* Write the commit c describes to r; no ref moves. */
+int pg_repo_commit_write(pg_oid *out, pg_repo *r, const pg_new_commit *c);
+
+/* worktree.c */
+
+/* 1 when r has a linked worktree called name, 0 when not. */
+int pg_repo_worktree_exists(pg_repo *r, const char *name);
+
+/*
+ * Add a linked worktree called name at path, on the branch ref (which must
+ * exist), checked out.
+ */
+int pg_repo_worktree_add(pg_repo *r, const char *name, const char *path, const char *ref);
+
+/*
+ * Prune the linked worktree called name, its files included, even when it
+ * is locked; 0 when there is none.
+ */
+int pg_repo_worktree_prune(pg_repo *r, const char *name);
+
+/*
+ * Point r's HEAD at the branch ref and check it out, overwriting changed
+ * files and removing untracked ones.
+ */
+int pg_repo_checkout(pg_repo *r, const char *ref);
+
+#endif

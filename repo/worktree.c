@@ -1,0 +1,71 @@
+/* worktree.c - linked worktrees: find, add and prune them, and check a branch out. */
+#include "repo/internal.h"
+#include "common/error.h"
+
+int pg_repo_worktree_exists(pg_repo *r, const char *name)
+{
+	git_strarray names = { NULL, 0 };
+	size_t i;
+	int gerr = git_worktree_list(&names, r->git), found = 0;
+
+	if (gerr < 0)
+		return pg_git_fail(gerr, "worktrees");
+	for (i = 0; i < names.count; i++)
+		if (!strcmp(names.strings[i], name))
+			found = 1;
+	git_strarray_dispose(&names);
+	return found;
+}
+
+int pg_repo_worktree_add(pg_repo *r, const char *name, const char *path, const char *ref)
+{
+	git_reference *branch = NULL;
+	git_worktree *wt = NULL;
+	git_worktree_add_options add;
+	int gerr;
+
+	if ((gerr = git_reference_lookup(&branch, r->git, ref)) == 0) {
+		git_worktree_add_options_init(&add, GIT_WORKTREE_ADD_OPTIONS_VERSION);
+		add.ref = branch;
+		add.checkout_options.checkout_strategy = GIT_CHECKOUT_FORCE;
+		gerr = git_worktree_add(&wt, r->git, name, path, &add);
+	}
+	git_worktree_free(wt);
+	git_reference_free(branch);
+	return gerr < 0 ? pg_git_fail(gerr, "worktree '%s' at '%s'", name, path) : 0;
+}
+
+int pg_repo_worktree_prune(pg_repo *r, const char *name)
+{
+	git_worktree *wt = NULL;
+	git_worktree_prune_options popts;
+	int gerr;
+
+	/* libgit2's lookup of a missing worktree is not GIT_ENOTFOUND: list first */
+	if ((gerr = pg_repo_worktree_exists(r, name)) <= 0)
+		return gerr;
+	gerr = git_worktree_lookup(&wt, r->git, name);
+	if (gerr == GIT_ENOTFOUND)
+		return 0;
+	if (gerr == 0) {
+		git_worktree_prune_options_init(&popts, GIT_WORKTREE_PRUNE_OPTIONS_VERSION);
+		popts.flags = GIT_WORKTREE_PRUNE_VALID | GIT_WORKTREE_PRUNE_LOCKED |
+			      GIT_WORKTREE_PRUNE_WORKING_TREE;
+		gerr = git_worktree_prune(wt, &popts);
+		git_worktree_free(wt);
+	}
+	return gerr < 0 ? pg_git_fail(gerr, "worktree '%s'", name) : 0;
+}
+
+int pg_repo_checkout(pg_repo *r, const char *ref)
+{
+	git_checkout_options co;
+	int gerr;
+
+	git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
+	co.checkout_strategy = GIT_CHECKOUT_FORCE | GIT_CHECKOUT_REMOVE_UNTRACKED;
+	if ((gerr = git_repository_set_head(r->git, ref)) < 0 ||
+	    (gerr = git_checkout_head(r->git, &co)) < 0)
+		return pg_git_fail(gerr, "checkout '%s' in '%s'", ref, r->path);
+	return 0;
+}
