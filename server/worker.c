@@ -157,6 +157,28 @@ static bool tag_matches(const pg_job *j, const pg_report *r, char *msg, size_t c
 	return false;
 }
 
+/*
+ * The gate's options for a job, the one place they are filled: the
+ * service's tree, branch and merge identity, the policy's timeouts, and a
+ * log directory of the job's own (two jobs for one tag keep their own
+ * logs), named in run_name.
+ */
+static void gate_opts(pg_gate_opts *go, char *run_name, size_t cap, const pg_worker *w,
+		      int64_t id)
+{
+	*go = (pg_gate_opts)PG_GATE_OPTS_INIT;
+	go->home = w->o.home;
+	go->tree = w->o.tree;
+	go->branch = w->o.branch;
+	go->datadir = w->o.datadir;
+	go->merge_name = w->o.merge_name;
+	go->merge_email = w->o.merge_email;
+	go->build_timeout_s = w->o.policy->build_timeout_minutes * 60u;
+	go->boot_timeout_s = w->o.policy->boot_timeout_seconds;
+	snprintf(run_name, cap, "job-%lld", (long long)id);
+	go->run_name = run_name;
+}
+
 static int run_gate(pg_worker *w, pg_report **out, const pg_job *j, slot *s, unsigned stages,
 		    bool approve)
 {
@@ -177,20 +199,9 @@ static int run_gate(pg_worker *w, pg_report **out, const pg_job *j, slot *s, uns
 	if (j->mail && (err = pg_mail_parse(&pr, j->mail, j->mail_len)) < 0)
 		return pg_error_wrap(err, "the pull-request mail");
 	spec.request = pr;
-	memset(&go, 0, sizeof(go));
-	go.version = PG_GATE_OPTS_VERSION;
-	go.home = w->o.home;
-	go.tree = w->o.tree;
-	go.branch = w->o.branch;
-	go.datadir = w->o.datadir;
+	gate_opts(&go, run_name, sizeof(run_name), w, j->id);
 	go.stages = stages;
 	go.approve = approve;
-	go.merge_name = w->o.merge_name;
-	go.merge_email = w->o.merge_email;
-	go.build_timeout_s = w->o.policy->build_timeout_minutes * 60u;
-	go.boot_timeout_s = w->o.policy->boot_timeout_seconds;
-	snprintf(run_name, sizeof(run_name), "job-%lld", (long long)j->id);
-	go.run_name = run_name; /* two jobs for one tag keep their own logs */
 	go.progress = progress;
 	go.ctx = &ctx;
 	go.cancel = &s->cancel;
@@ -443,14 +454,7 @@ int pg_worker_approve(pg_worker *w, int64_t id, const char *user)
 	if ((err = oid_of(&r->merge_base, j->merge_base)) < 0 ||
 	    (err = oid_of(&r->merge_commit, j->merge_commit)) < 0)
 		goto done;
-	memset(&go, 0, sizeof(go));
-	go.version = PG_GATE_OPTS_VERSION;
-	go.home = w->o.home;
-	go.tree = w->o.tree;
-	go.branch = w->o.branch;
-	go.datadir = w->o.datadir;
-	snprintf(run_name, sizeof(run_name), "job-%lld", (long long)j->id);
-	go.run_name = run_name;
+	gate_opts(&go, run_name, sizeof(run_name), w, j->id);
 	/* the notice names the repository as the sender announced it */
 	err = pg_gate_approve(r, &go, j->mail && j->repo_name ? j->repo_name : j->repo, &notice);
 	if (err == PG_ECONFLICT) {
