@@ -67,12 +67,13 @@ int pg_api_list(pg_req *rq, pg_resp *rs)
 {
 	pg_job_list l;
 	const char *state = pg_req_arg(rq, "state");
+	enum pg_job_state st;
 	size_t limit = 50, offset = 0, i;
 	json_t *root = NULL, *items = NULL;
 	bool ok = true;
 	int err;
 
-	if (state && !pg_store_state_valid(state))
+	if (state && pg_job_state_from_name(&st, state) < 0)
 		return pg_resp_error(rs, 400, "unknown state '%.40s'", state);
 	if (pg_req_count(&limit, pg_req_arg(rq, "limit"), LIST_MAX) < 0 || limit == 0)
 		return pg_resp_error(rs, 400, "limit wants a number from 1 to %d", LIST_MAX);
@@ -219,11 +220,12 @@ static void follow_free(void *p)
 static bool job_final(pg_server *s, int64_t id)
 {
 	pg_job *j = NULL;
+	enum pg_job_state st;
 	bool fin = true;
 
 	/* verified is the end only when no kernel stage follows */
-	if (pg_store_get(s->store, &j, id) == 0)
-		fin = pg_state_final(j->state) || (!strcmp(j->state, "verified") && !s->config->stages);
+	if (pg_store_get(s->store, &j, id) == 0 && pg_job_state_from_name(&st, j->state) == 0)
+		fin = pg_job_state_is_final(st) || (st == PG_JOB_VERIFIED && !s->config->stages);
 	pg_job_free(j);
 	return fin;
 }
@@ -448,23 +450,16 @@ int pg_api_approve(pg_req *rq, pg_resp *rs)
 
 int pg_api_reject(pg_req *rq, pg_resp *rs)
 {
-	pg_buf user = PG_BUF_INIT, note = PG_BUF_INIT;
+	pg_buf user = PG_BUF_INIT;
 	int err = 0;
 
 	if (pg_req_require_maintainer(rq, rs, &user) == 0) {
-		pg_buf_printf(&note, "rejected by %s", user.ptr);
-		err = pg_store_decide(rq->srv->store, rq->id, user.ptr, "reject",
-				      "waiting,verified,passed", "rejected", note.ptr);
-		if (err < 0)
+		if ((err = pg_worker_reject(rq->srv->worker, rq->id, user.ptr)) < 0)
 			err = decision_failed(rs, err);
-		else {
-			pg_events_post(rq->srv->events, rq->id, "state", NULL, "rejected");
-			pg_server_log(rq->srv, "pull %lld: %s", (long long)rq->id, note.ptr);
+		else
 			err = decided(rq, rs, "rejected");
-		}
 	}
 	pg_buf_release(&user);
-	pg_buf_release(&note);
 	return err;
 }
 

@@ -102,17 +102,14 @@ static void state_badge(pg_buf *out, const char *state)
 
 int pg_page_queue(pg_req *rq, pg_resp *rs)
 {
-	static const char *const filters[] = {
-		"queued", "verifying", "verified", "merging", "building", "booting", "waiting",
-		"approved", "passed", "rejected", "cancelled", "error",
-	};
 	pg_job_list l;
 	pg_buf *out = &rs->body;
 	const char *state = pg_req_arg(rq, "state");
+	enum pg_job_state st;
 	size_t offset = 0, i;
 	int err;
 
-	if (state && !pg_store_state_valid(state))
+	if (state && pg_job_state_from_name(&st, state) < 0)
 		return pg_resp_error(rs, 400, "unknown state");
 	if (pg_req_count(&offset, pg_req_arg(rq, "offset"), (size_t)1 << 40) < 0)
 		return pg_resp_error(rs, 400, "offset wants a count");
@@ -121,10 +118,12 @@ int pg_page_queue(pg_req *rq, pg_resp *rs)
 	page_start(out, rq, "queue", "data-page=\"queue\"");
 	pg_buf_printf(out, "<h1>Pulls</h1>\n<p class=\"filters\">%s all</a>",
 		      state ? "<a href=\"/\">" : "<a class=\"current\" href=\"/\">");
-	for (i = 0; i < PG_ARRAY_SIZE(filters); i++)
+	for (st = 0; st < PG_JOB__COUNT; st++) {
+		const char *name = pg_job_state_name(st);
+
 		pg_buf_printf(out, " <a %shref=\"/?state=%s\">%s</a>",
-			      state && !strcmp(state, filters[i]) ? "class=\"current\" " : "",
-			      filters[i], filters[i]);
+			      state && !strcmp(state, name) ? "class=\"current\" " : "", name, name);
+	}
 	pg_buf_puts(out, "</p>\n");
 	if (!l.n)
 		pg_buf_puts(out, "<p class=\"empty\">No pulls yet. Hooks post them to "
@@ -454,11 +453,16 @@ static void actions(pg_buf *out, pg_req *rq, const pg_job *j)
 {
 	pg_buf user = PG_BUF_INIT;
 	bool in = pg_req_session(rq, &user, NULL) == 0;
-	bool waiting = !strcmp(j->state, "waiting");
-	bool can_reject = waiting || !strcmp(j->state, "verified") || !strcmp(j->state, "passed");
-	bool can_cancel = !pg_state_final(j->state);
+	enum pg_job_state st = PG_JOB__COUNT;
+	bool waiting, can_reject, can_cancel;
 
+	pg_job_state_from_name(&st, j->state);
 	pg_error_clear();
+	waiting = pg_job_can_move(st, PG_JOB_APPROVED, PG_JOB_BY_MAINTAINER);
+	can_reject = pg_job_can_move(st, PG_JOB_REJECTED, PG_JOB_BY_MAINTAINER);
+	/* what does not run is cancelled at once; what runs, stopped by its worker */
+	can_cancel = pg_job_can_move(st, PG_JOB_CANCELLED, PG_JOB_BY_MAINTAINER) ||
+		     pg_job_state_is_running(st);
 	pg_buf_puts(out, "<section id=\"actions\">");
 	if (!in && (waiting || can_cancel))
 		pg_buf_puts(out, "<p><a href=\"/login\">Log in</a> to decide on this pull.</p>");
@@ -480,6 +484,7 @@ int pg_page_pull(pg_req *rq, pg_resp *rs)
 	pg_job *j = NULL;
 	json_t *report = NULL;
 	pg_buf *out = &rs->body, title = PG_BUF_INIT, attrs = PG_BUF_INIT;
+	enum pg_job_state st = PG_JOB__COUNT;
 	size_t i;
 	int err;
 
@@ -490,9 +495,11 @@ int pg_page_pull(pg_req *rq, pg_resp *rs)
 		return err;
 	if (j->report)
 		report = json_loads(j->report, 0, NULL);
+	if (pg_job_state_from_name(&st, j->state) < 0)
+		pg_error_clear();
 	pg_buf_printf(&title, "#%lld %s", (long long)j->id, tag_name(j->tag));
 	pg_buf_printf(&attrs, "data-page=\"pull\" data-pull=\"%lld\" data-final=\"%s\"",
-		      (long long)j->id, pg_state_final(j->state) ? "yes" : "no");
+		      (long long)j->id, pg_job_state_is_final(st) ? "yes" : "no");
 	page_start(out, rq, title.ptr, attrs.ptr);
 	pg_buf_printf(out, "<h1>#%lld <span class=\"tag\">", (long long)j->id);
 	esc(out, tag_name(j->tag));

@@ -65,7 +65,7 @@ static int queue(pg_req *rq, pg_resp *rs, bool mail, const pg_job_spec *jobs, si
 	if ((err = pg_auth_hmac_hex(&digest, "pullgate-delivery", rq->body.ptr, rq->body.len)) < 0)
 		goto done;
 	err = pg_store_add_delivery(s->store, &ids, delivery, mail ? "pull-request" : "push",
-				    digest.ptr, jobs, njobs);
+				    digest.ptr, pg_job_state_name(PG_JOB_QUEUED), jobs, njobs);
 	if (err == PG_ECONFLICT) {
 		pg_server_count_reject(s, mail, PG_REJECT_CONFLICT);
 		err = pg_resp_error(rs, 409, "%s", pg_error_last());

@@ -7,13 +7,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-bool pg_state_final(const char *state)
-{
-	return !strcmp(state, "approved") || !strcmp(state, "passed") ||
-	       !strcmp(state, "rejected") || !strcmp(state, "cancelled") ||
-	       !strcmp(state, "error") || !strcmp(state, "waiting");
-}
-
 /* The generated hook secret: read it, or make one (0600) the first time. */
 static int generated_secret(char **out, const char *state)
 {
@@ -97,7 +90,7 @@ int pg_server_start(pg_server **out, const pg_server_opts *o)
 	}
 	if ((err = pg_buf_printf(&db, "%s/pullgate.db", s->state)) < 0 ||
 	    (err = pg_store_open(&s->store, db.ptr)) < 0 ||
-	    (err = pg_store_requeue(s->store, &s->requeued)) < 0 ||
+	    (err = pg_job_requeue(s->store, &s->requeued)) < 0 ||
 	    (err = pg_events_new(&s->events)) < 0 ||
 	    (err = pg_sessions_new(&s->sessions, o->config->session_hours * 3600u)) < 0)
 		goto fail;

@@ -11,11 +11,6 @@ struct pg_store {
 	pthread_mutex_t lock;
 };
 
-static const char *const states[] = {
-	"queued", "verifying", "verified", "merging", "building", "booting", "waiting",
-	"approved", "passed", "rejected", "cancelled", "error",
-};
-
 static const char schema[] =
 	"CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
 	"CREATE TABLE IF NOT EXISTS deliveries ("
@@ -49,22 +44,6 @@ static const char job_columns[] =
 	"id, delivery, kind, repo, repo_name, tag, expect, sender, mail, state, verdict, errors,"
 	" warnings, commits, merges, message, report, tag_object, tag_time, tag_offset,"
 	" merge_base, merge_commit, attempts, created, updated";
-
-bool pg_store_state_valid(const char *state)
-{
-	size_t i;
-
-	for (i = 0; state && i < PG_ARRAY_SIZE(states); i++)
-		if (!strcmp(states[i], state))
-			return true;
-	return false;
-}
-
-bool pg_store_state_running(const char *state)
-{
-	return !strcmp(state, "verifying") || !strcmp(state, "merging") ||
-	       !strcmp(state, "building") || !strcmp(state, "booting");
-}
 
 static int fail(pg_store *s, int rc, const char *what)
 {
@@ -284,7 +263,8 @@ static int ids_of_delivery(pg_store *s, pg_buf *ids, const char *delivery)
 }
 
 int pg_store_add_delivery(pg_store *s, pg_buf *ids, const char *delivery, const char *hook,
-			  const char *digest, const pg_job_spec *jobs, size_t njobs)
+			  const char *digest, const char *state, const pg_job_spec *jobs,
+			  size_t njobs)
 {
 	sqlite3_stmt *st = NULL;
 	size_t i;
@@ -331,7 +311,7 @@ int pg_store_add_delivery(pg_store *s, pg_buf *ids, const char *delivery, const 
 	st = NULL;
 	if ((err = prepare(s, &st, "INSERT INTO pulls (delivery, kind, repo, repo_name, tag, expect,"
 			   " sender, mail, state, created, updated)"
-			   " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?)")) < 0)
+			   " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) < 0)
 		goto rollback;
 	for (i = 0; i < njobs; i++) {
 		int64_t id;
@@ -348,8 +328,9 @@ int pg_store_add_delivery(pg_store *s, pg_buf *ids, const char *delivery, const 
 			sqlite3_bind_blob64(st, 8, jobs[i].mail, jobs[i].mail_len, SQLITE_TRANSIENT);
 		else
 			sqlite3_bind_null(st, 8);
-		sqlite3_bind_int64(st, 9, now());
+		bind_text(st, 9, state);
 		sqlite3_bind_int64(st, 10, now());
+		sqlite3_bind_int64(st, 11, now());
 		if ((rc = sqlite3_step(st)) != SQLITE_DONE) {
 			err = fail(s, rc, "pulls");
 			goto rollback;
@@ -397,56 +378,13 @@ done:
 	return err;
 }
 
-static int update_state(pg_store *s, int64_t id, const char *state, const char *message,
-			bool attempt)
+int pg_store_oldest(pg_store *s, pg_job **out, const char *state)
 {
-	sqlite3_stmt *st = NULL;
-	int rc, err;
-
-	if ((err = prepare(s, &st, attempt ?
-			   "UPDATE pulls SET state = ?, message = ?, updated = ?,"
-			   " attempts = attempts + 1 WHERE id = ?" :
-			   "UPDATE pulls SET state = ?, message = ?, updated = ? WHERE id = ?")) < 0)
-		return err;
-	bind_text(st, 1, state);
-	bind_text(st, 2, message);
-	sqlite3_bind_int64(st, 3, now());
-	sqlite3_bind_int64(st, 4, id);
-	if ((rc = sqlite3_step(st)) != SQLITE_DONE)
-		err = fail(s, rc, "pulls");
-	sqlite3_finalize(st);
-	return err;
-}
-
-int pg_store_claim(pg_store *s, pg_job **out, const char *from, const char *to)
-{
-	pg_job *j = NULL;
 	int err;
 
-	*out = NULL;
 	pthread_mutex_lock(&s->lock);
-	if ((err = exec(s, "BEGIN IMMEDIATE")) < 0)
-		goto unlock;
-	if ((err = select_job(s, &j, "state = ? ORDER BY id LIMIT 1", from, 0)) < 0 || !j)
-		goto rollback;
-	if ((err = update_state(s, j->id, to, NULL, !strcmp(from, "queued"))) < 0 ||
-	    (err = exec(s, "COMMIT")) < 0)
-		goto rollback;
-	if (!strcmp(from, "queued"))
-		j->attempts++;
-	free(j->state);
-	if (!(j->state = pg_strdup(to))) {
-		err = PG_ENOMEM;
-		goto unlock;
-	}
-	*out = j;
-	j = NULL;
-	goto unlock;
-rollback:
-	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-unlock:
+	err = select_job(s, out, "state = ? ORDER BY id LIMIT 1", state, 0);
 	pthread_mutex_unlock(&s->lock);
-	pg_job_free(j);
 	return err;
 }
 
@@ -522,56 +460,6 @@ int pg_store_get(pg_store *s, pg_job **out, int64_t id)
 	return 0;
 }
 
-/* Is the job's state one of "a,b,c"?  PG_ENOTFOUND / PG_ECONFLICT otherwise. */
-static int expect_state(pg_store *s, int64_t id, const char *expect)
-{
-	sqlite3_stmt *st = NULL;
-	const char *cur;
-	size_t n;
-	int rc, err;
-
-	if ((err = prepare(s, &st, "SELECT state FROM pulls WHERE id = ?")) < 0)
-		return err;
-	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_DONE)
-		err = pg_error_set(PG_ENOTFOUND, "pull %lld does not exist", (long long)id);
-	else if (rc != SQLITE_ROW)
-		err = fail(s, rc, "pulls");
-	else if (expect) {
-		cur = (const char *)sqlite3_column_text(st, 0);
-		n = strlen(cur);
-		err = PG_ECONFLICT;
-		for (const char *p = expect; *p; p += strcspn(p, ","), p += *p == ',') {
-			if (strcspn(p, ",") == n && !strncmp(p, cur, n)) {
-				err = 0;
-				break;
-			}
-		}
-		if (err)
-			err = pg_error_set(PG_ECONFLICT, "pull %lld is %s", (long long)id, cur);
-	}
-	sqlite3_finalize(st);
-	return err;
-}
-
-int pg_store_set_state(pg_store *s, int64_t id, const char *state, const char *expect,
-		       const char *message)
-{
-	int err;
-
-	pthread_mutex_lock(&s->lock);
-	if ((err = exec(s, "BEGIN IMMEDIATE")) < 0)
-		goto unlock;
-	if ((err = expect_state(s, id, expect)) < 0 ||
-	    (err = update_state(s, id, state, message, false)) < 0 ||
-	    (err = exec(s, "COMMIT")) < 0)
-		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-unlock:
-	pthread_mutex_unlock(&s->lock);
-	return err;
-}
-
 static int save_rows(pg_store *s, int64_t id, const pg_report *r)
 {
 	sqlite3_stmt *st = NULL;
@@ -637,94 +525,114 @@ static int save_rows(pg_store *s, int64_t id, const pg_report *r)
 	return err;
 }
 
-int pg_store_save_report(pg_store *s, int64_t id, const char *state, const pg_report *r,
-			 const char *message)
+/* The report's columns of a job; its stages and findings are save_rows'. */
+static int save_report(pg_store *s, int64_t id, const pg_report *r, const pg_buf *json)
 {
 	sqlite3_stmt *st = NULL;
-	pg_buf json = PG_BUF_INIT;
 	char obj[PG_OID_HEXSZ + 1], base[PG_OID_HEXSZ + 1], merge[PG_OID_HEXSZ + 1];
 	int rc, err;
 
-	if ((err = pg_report_format_json(&json, r)) < 0)
-		return err;
 	pg_oid_tohex(obj, &r->tag_object);
 	pg_oid_tohex(base, &r->merge_base);
 	pg_oid_tohex(merge, &r->merge_commit);
-	pthread_mutex_lock(&s->lock);
-	if ((err = exec(s, "BEGIN IMMEDIATE")) < 0)
-		goto unlock;
-	if ((err = prepare(s, &st, "UPDATE pulls SET state = ?, verdict = ?, errors = ?,"
-			   " warnings = ?, commits = ?, merges = ?, message = ?, report = ?,"
-			   " tag_object = ?, tag_time = ?, tag_offset = ?, merge_base = ?,"
-			   " merge_commit = ?, updated = ? WHERE id = ?")) < 0)
-		goto rollback;
-	bind_text(st, 1, state);
-	bind_text(st, 2, pg_report_verdict(r) == PG_VERDICT_ACCEPT ? "accept" : "reject");
-	sqlite3_bind_int64(st, 3, (int64_t)pg_report_count(r, PG_SEV_ERROR));
-	sqlite3_bind_int64(st, 4, (int64_t)pg_report_count(r, PG_SEV_WARNING));
-	sqlite3_bind_int64(st, 5, (int64_t)r->ncommits);
-	sqlite3_bind_int64(st, 6, (int64_t)r->nmerges);
-	bind_text(st, 7, message);
-	sqlite3_bind_text(st, 8, json.ptr, (int)json.len, SQLITE_TRANSIENT);
-	bind_text(st, 9, obj);
-	sqlite3_bind_int64(st, 10, r->tag_time);
-	sqlite3_bind_int(st, 11, r->tag_offset);
-	bind_text(st, 12, r->has_merge ? base : NULL);
-	bind_text(st, 13, r->has_merge ? merge : NULL);
-	sqlite3_bind_int64(st, 14, now());
-	sqlite3_bind_int64(st, 15, id);
+	if ((err = prepare(s, &st, "UPDATE pulls SET verdict = ?, errors = ?, warnings = ?,"
+			   " commits = ?, merges = ?, report = ?, tag_object = ?, tag_time = ?,"
+			   " tag_offset = ?, merge_base = ?, merge_commit = ? WHERE id = ?")) < 0)
+		return err;
+	bind_text(st, 1, pg_report_verdict(r) == PG_VERDICT_ACCEPT ? "accept" : "reject");
+	sqlite3_bind_int64(st, 2, (int64_t)pg_report_count(r, PG_SEV_ERROR));
+	sqlite3_bind_int64(st, 3, (int64_t)pg_report_count(r, PG_SEV_WARNING));
+	sqlite3_bind_int64(st, 4, (int64_t)r->ncommits);
+	sqlite3_bind_int64(st, 5, (int64_t)r->nmerges);
+	sqlite3_bind_text(st, 6, json->ptr, (int)json->len, SQLITE_TRANSIENT);
+	bind_text(st, 7, obj);
+	sqlite3_bind_int64(st, 8, r->tag_time);
+	sqlite3_bind_int(st, 9, r->tag_offset);
+	bind_text(st, 10, r->has_merge ? base : NULL);
+	bind_text(st, 11, r->has_merge ? merge : NULL);
+	sqlite3_bind_int64(st, 12, id);
 	rc = sqlite3_step(st);
+	err = rc == SQLITE_DONE ? 0 : fail(s, rc, "pulls");
 	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		err = fail(s, rc, "pulls");
-		goto rollback;
-	}
-	if (sqlite3_changes(s->db) == 0) {
-		err = pg_error_set(PG_ENOTFOUND, "pull %lld does not exist", (long long)id);
-		goto rollback;
-	}
-	if ((err = save_rows(s, id, r)) < 0 || (err = exec(s, "COMMIT")) < 0)
-		goto rollback;
-	goto unlock;
-rollback:
-	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-unlock:
-	pthread_mutex_unlock(&s->lock);
-	pg_buf_release(&json);
-	return err;
+	return err < 0 ? err : save_rows(s, id, r);
 }
 
-int pg_store_decide(pg_store *s, int64_t id, const char *user, const char *action,
-		    const char *expect, const char *state, const char *note)
+static int add_decision(pg_store *s, int64_t id, const char *user, const char *action,
+			const char *note)
 {
 	sqlite3_stmt *st = NULL;
 	int rc, err;
 
-	pthread_mutex_lock(&s->lock);
-	if ((err = exec(s, "BEGIN IMMEDIATE")) < 0)
-		goto unlock;
-	if ((err = expect_state(s, id, expect)) < 0 ||
-	    (err = update_state(s, id, state, note, false)) < 0 ||
-	    (err = prepare(s, &st, "INSERT INTO decisions (pull, user, action, at, note)"
+	if ((err = prepare(s, &st, "INSERT INTO decisions (pull, user, action, at, note)"
 			   " VALUES (?, ?, ?, ?, ?)")) < 0)
-		goto rollback;
+		return err;
 	sqlite3_bind_int64(st, 1, id);
 	bind_text(st, 2, user);
 	bind_text(st, 3, action);
 	sqlite3_bind_int64(st, 4, now());
 	bind_text(st, 5, note);
 	rc = sqlite3_step(st);
+	err = rc == SQLITE_DONE ? 0 : fail(s, rc, "decisions");
 	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		err = fail(s, rc, "decisions");
-		goto rollback;
+	return err;
+}
+
+/* The compare-and-swap: from to to only while the job is in from. */
+static int swap_state(pg_store *s, int64_t id, const char *from, const char *to,
+		      const pg_store_update *u)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, err;
+
+	if ((err = prepare(s, &st, "UPDATE pulls SET state = ?, message = ?, updated = ?,"
+			   " attempts = attempts + ? WHERE id = ? AND state = ?")) < 0)
+		return err;
+	bind_text(st, 1, to);
+	bind_text(st, 2, u->message);
+	sqlite3_bind_int64(st, 3, now());
+	sqlite3_bind_int(st, 4, u->new_run ? 1 : 0);
+	sqlite3_bind_int64(st, 5, id);
+	bind_text(st, 6, from);
+	rc = sqlite3_step(st);
+	err = rc == SQLITE_DONE ? 0 : fail(s, rc, "pulls");
+	sqlite3_finalize(st);
+	if (err < 0 || sqlite3_changes(s->db) == 1)
+		return err;
+	/* nothing changed: say why */
+	if ((err = prepare(s, &st, "SELECT state FROM pulls WHERE id = ?")) < 0)
+		return err;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		err = pg_error_set(PG_ECONFLICT, "pull %lld is %s, not %s", (long long)id,
+				   (const char *)sqlite3_column_text(st, 0), from);
+	else if (rc == SQLITE_DONE)
+		err = pg_error_set(PG_ENOTFOUND, "pull %lld does not exist", (long long)id);
+	else
+		err = fail(s, rc, "pulls");
+	sqlite3_finalize(st);
+	return err;
+}
+
+int pg_store_set_state(pg_store *s, int64_t id, const char *from, const char *to,
+		       const pg_store_update *u)
+{
+	pg_buf json = PG_BUF_INIT;
+	int err;
+
+	if (u->report && (err = pg_report_format_json(&json, u->report)) < 0)
+		return err;
+	pthread_mutex_lock(&s->lock);
+	if ((err = exec(s, "BEGIN IMMEDIATE")) == 0) {
+		if ((err = swap_state(s, id, from, to, u)) == 0 && u->report)
+			err = save_report(s, id, u->report, &json);
+		if (err == 0 && u->action)
+			err = add_decision(s, id, u->user, u->action, u->message);
+		if (err < 0 || (err = exec(s, "COMMIT")) < 0)
+			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	}
-	if ((err = exec(s, "COMMIT")) == 0)
-		goto unlock;
-rollback:
-	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-unlock:
 	pthread_mutex_unlock(&s->lock);
+	pg_buf_release(&json);
 	return err;
 }
 
@@ -805,20 +713,6 @@ unlock:
 	pg_buf_release(&sql);
 	if (err < 0)
 		pg_job_list_release(out);
-	return err;
-}
-
-int pg_store_requeue(pg_store *s, size_t *n)
-{
-	int err;
-
-	*n = 0;
-	pthread_mutex_lock(&s->lock);
-	err = exec(s, "UPDATE pulls SET state = 'queued', message = 'interrupted: run again'"
-		   " WHERE state IN ('verifying', 'merging', 'building', 'booting')");
-	if (err == 0)
-		*n = (size_t)sqlite3_changes(s->db);
-	pthread_mutex_unlock(&s->lock);
 	return err;
 }
 

@@ -7,6 +7,7 @@
 #include "server/auth.h"
 #include "server/config.h"
 #include "server/events.h"
+#include "server/job.h"
 #include "server/server.h"
 #include "server/store.h"
 #include "server/worker.h"
@@ -130,8 +131,5 @@ int pg_page_healthz(pg_req *rq, pg_resp *rs);
 /* Start listening (fills s->url) / stop, waiting for the connection threads (http.c). */
 int pg_http_start(pg_server *s);
 void pg_http_stop(pg_server *s);
-
-/* Which states are final: nothing more will happen without a person. */
-bool pg_state_final(const char *state);
 
 #endif
