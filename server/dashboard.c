@@ -2,10 +2,10 @@
 #include "server/assets.h"
 #include "server/web.h"
 #include "common/error.h"
+#include "common/json.h"
 #include "common/sanitize.h"
 #include "pipeline/ktap.h"
 
-#include <jansson.h>
 #include <time.h>
 
 #define QUEUE_PAGE 50
@@ -160,68 +160,63 @@ int pg_page_queue(pg_req *rq, pg_resp *rs)
 
 /* --- a pull ------------------------------------------------------------------------ */
 
-static const char *jstr(const json_t *o, const char *key)
-{
-	return json_string_value(json_object_get(o, key));
-}
-
 /* One rewritten commit: the fields that differ, the pull's copy beside upstream's original. */
-static void rewritten(pg_buf *out, const json_t *f)
+static void rewritten(pg_buf *out, const pg_json *f)
 {
-	const json_t *details = json_object_get(f, "details"), *d;
-	const char *subject = jstr(f, "subject");
+	const pg_json *details = pg_json_get(f, "details"), *d;
+	const char *subject = pg_json_get_str(f, "subject");
 	size_t i;
 	bool merge = subject && !strncmp(subject, "Merge ", 6);
 
 	pg_buf_printf(out, "<article class=\"rewritten%s\">\n<h4>", merge ? " rewritten-merge" : "");
 	esc(out, subject);
 	pg_buf_puts(out, "</h4>\n<table class=\"diff\"><thead><tr><th>field</th><th>pull copy ");
-	short_id(out, jstr(f, "commit"));
+	short_id(out, pg_json_get_str(f, "commit"));
 	pg_buf_puts(out, "</th><th>upstream original ");
-	short_id(out, jstr(f, "upstream"));
+	short_id(out, pg_json_get_str(f, "upstream"));
 	pg_buf_puts(out, "</th></tr></thead><tbody>\n");
-	json_array_foreach(details, i, d) {
+	for (i = 0; (d = pg_json_at(details, i)); i++) {
 		pg_buf_puts(out, "<tr><th>");
-		esc(out, jstr(d, "field"));
+		esc(out, pg_json_get_str(d, "field"));
 		pg_buf_puts(out, "</th><td class=\"pull\"><pre>");
-		esc(out, jstr(d, "pull"));
+		esc(out, pg_json_get_str(d, "pull"));
 		pg_buf_puts(out, "</pre></td><td class=\"upstream\"><pre>");
-		esc(out, jstr(d, "upstream"));
+		esc(out, pg_json_get_str(d, "upstream"));
 		pg_buf_puts(out, "</pre></td></tr>\n");
 	}
 	pg_buf_puts(out, "</tbody></table></article>\n");
 }
 
-static void other_finding(pg_buf *out, const json_t *f)
+static void other_finding(pg_buf *out, const pg_json *f)
 {
-	const json_t *details = json_object_get(f, "details"), *d;
+	const pg_json *details = pg_json_get(f, "details"), *d;
 	size_t i;
 
 	pg_buf_puts(out, "<li class=\"finding sev-");
-	esc(out, jstr(f, "severity"));
+	esc(out, pg_json_get_str(f, "severity"));
 	pg_buf_puts(out, "\"><span class=\"sev\">");
-	esc(out, jstr(f, "severity"));
+	esc(out, pg_json_get_str(f, "severity"));
 	pg_buf_puts(out, "</span> <span class=\"check\">");
-	esc(out, jstr(f, "check"));
+	esc(out, pg_json_get_str(f, "check"));
 	pg_buf_puts(out, "</span> ");
-	short_id(out, jstr(f, "commit"));
-	if (jstr(f, "subject")) {
+	short_id(out, pg_json_get_str(f, "commit"));
+	if (pg_json_get_str(f, "subject")) {
 		pg_buf_puts(out, " <span class=\"subject\">");
-		esc(out, jstr(f, "subject"));
+		esc(out, pg_json_get_str(f, "subject"));
 		pg_buf_puts(out, "</span>");
 	}
 	pg_buf_puts(out, "<div class=\"message\">");
-	esc(out, jstr(f, "message"));
+	esc(out, pg_json_get_str(f, "message"));
 	pg_buf_puts(out, "</div>");
-	if (json_array_size(details)) {
+	if (pg_json_len(details)) {
 		pg_buf_puts(out, "<table class=\"details\"><tbody>");
-		json_array_foreach(details, i, d) {
+		for (i = 0; (d = pg_json_at(details, i)); i++) {
 			pg_buf_puts(out, "<tr><th>");
-			esc(out, jstr(d, "field"));
+			esc(out, pg_json_get_str(d, "field"));
 			pg_buf_puts(out, "</th><td><pre>");
-			esc(out, jstr(d, "pull"));
+			esc(out, pg_json_get_str(d, "pull"));
 			pg_buf_puts(out, "</pre></td><td><pre>");
-			esc(out, jstr(d, "upstream"));
+			esc(out, pg_json_get_str(d, "upstream"));
 			pg_buf_puts(out, "</pre></td></tr>");
 		}
 		pg_buf_puts(out, "</tbody></table>");
@@ -229,15 +224,15 @@ static void other_finding(pg_buf *out, const json_t *f)
 	pg_buf_puts(out, "</li>\n");
 }
 
-static void findings(pg_buf *out, const json_t *report)
+static void findings(pg_buf *out, const pg_json *report)
 {
-	const json_t *list = json_object_get(report, "findings"), *f;
+	const pg_json *list = pg_json_get(report, "findings"), *f;
 	size_t i, nrw = 0, nmerges = 0, nother = 0;
 
-	json_array_foreach(list, i, f) {
-		const char *s = jstr(f, "subject");
+	for (i = 0; (f = pg_json_at(list, i)); i++) {
+		const char *s = pg_json_get_str(f, "subject");
 
-		if (jstr(f, "check") && !strcmp(jstr(f, "check"), "rewritten-upstream")) {
+		if (pg_json_get_str(f, "check") && !strcmp(pg_json_get_str(f, "check"), "rewritten-upstream")) {
 			nrw++;
 			nmerges += s && !strncmp(s, "Merge ", 6);
 		} else
@@ -253,59 +248,59 @@ static void findings(pg_buf *out, const json_t *report)
 			      nrw, nrw == 1 ? "" : "s", nmerges, nmerges == 1 ? "" : "s");
 		if (nmerges) {
 			pg_buf_puts(out, "<h4>Rewritten maintainer merges</h4>\n<ul id=\"rewritten-merges\">");
-			json_array_foreach(list, i, f) {
-				const char *s = jstr(f, "subject");
+			for (i = 0; (f = pg_json_at(list, i)); i++) {
+				const char *s = pg_json_get_str(f, "subject");
 
-				if (strcmp(jstr(f, "check") ? jstr(f, "check") : "", "rewritten-upstream") ||
+				if (strcmp(pg_json_get_str(f, "check") ? pg_json_get_str(f, "check") : "", "rewritten-upstream") ||
 				    !s || strncmp(s, "Merge ", 6))
 					continue;
 				pg_buf_puts(out, "<li>");
-				short_id(out, jstr(f, "commit"));
+				short_id(out, pg_json_get_str(f, "commit"));
 				pg_buf_puts(out, " copies ");
-				short_id(out, jstr(f, "upstream"));
+				short_id(out, pg_json_get_str(f, "upstream"));
 				pg_buf_puts(out, " <span class=\"subject\">");
 				esc(out, s);
 				pg_buf_puts(out, "</span></li>\n");
 			}
 			pg_buf_puts(out, "</ul>\n");
 		}
-		json_array_foreach(list, i, f)
-			if (jstr(f, "check") && !strcmp(jstr(f, "check"), "rewritten-upstream"))
+		for (i = 0; (f = pg_json_at(list, i)); i++)
+			if (pg_json_get_str(f, "check") && !strcmp(pg_json_get_str(f, "check"), "rewritten-upstream"))
 				rewritten(out, f);
 		pg_buf_puts(out, "</section>\n");
 	}
 	if (nother) {
 		pg_buf_puts(out, "<h3>Other findings</h3>\n<ul class=\"findings\">\n");
-		json_array_foreach(list, i, f)
-			if (!jstr(f, "check") || strcmp(jstr(f, "check"), "rewritten-upstream"))
+		for (i = 0; (f = pg_json_at(list, i)); i++)
+			if (!pg_json_get_str(f, "check") || strcmp(pg_json_get_str(f, "check"), "rewritten-upstream"))
 				other_finding(out, f);
 		pg_buf_puts(out, "</ul>\n");
 	}
 	pg_buf_puts(out, "</section>\n");
 }
 
-static void signatures(pg_buf *out, const json_t *report)
+static void signatures(pg_buf *out, const pg_json *report)
 {
-	const json_t *list = json_object_get(report, "signatures"), *s;
+	const pg_json *list = pg_json_get(report, "signatures"), *s;
 	size_t i;
 
-	if (!json_array_size(list))
+	if (!pg_json_len(list))
 		return;
 	pg_buf_puts(out, "<section id=\"signatures\"><h2>Signatures</h2><table><thead><tr><th>kind</th>"
 		    "<th>tag</th><th>tagger</th><th>status</th><th>key</th></tr></thead><tbody>\n");
-	json_array_foreach(list, i, s) {
+	for (i = 0; (s = pg_json_at(list, i)); i++) {
 		pg_buf_puts(out, "<tr><td>");
-		esc(out, jstr(s, "kind"));
+		esc(out, pg_json_get_str(s, "kind"));
 		pg_buf_puts(out, "</td><td>");
-		esc(out, jstr(s, "tag"));
+		esc(out, pg_json_get_str(s, "tag"));
 		pg_buf_puts(out, "</td><td>");
-		esc(out, jstr(s, "tagger"));
+		esc(out, pg_json_get_str(s, "tagger"));
 		pg_buf_puts(out, "</td><td class=\"sig-");
-		esc(out, jstr(s, "status"));
+		esc(out, pg_json_get_str(s, "status"));
 		pg_buf_puts(out, "\">");
-		esc(out, jstr(s, "status"));
+		esc(out, pg_json_get_str(s, "status"));
 		pg_buf_puts(out, "</td><td><code>");
-		esc(out, jstr(s, "fingerprint"));
+		esc(out, pg_json_get_str(s, "fingerprint"));
 		pg_buf_puts(out, "</code></td></tr>\n");
 	}
 	pg_buf_puts(out, "</tbody></table></section>\n");
@@ -372,7 +367,7 @@ static void stages(pg_buf *out, const pg_job *j)
 	pg_buf_puts(out, "</tbody></table></section>\n");
 }
 
-static void merge_preview(pg_buf *out, const pg_server *srv, const pg_job *j, const json_t *report)
+static void merge_preview(pg_buf *out, const pg_server *srv, const pg_job *j, const pg_json *report)
 {
 	const pg_job_stage *m = stage_of(j, "merge");
 	pg_buf msg = PG_BUF_INIT;
@@ -386,7 +381,7 @@ static void merge_preview(pg_buf *out, const pg_server *srv, const pg_job *j, co
 		pg_buf_puts(out, "</dd><dt>parents</dt><dd>");
 		short_id(out, j->merge_base);
 		pg_buf_puts(out, " (the integration branch when it was tested) and ");
-		short_id(out, jstr(report, "tag_commit"));
+		short_id(out, pg_json_get_str(report, "tag_commit"));
 		pg_buf_puts(out, " (the tag's commit)</dd>");
 	}
 	if (m) {
@@ -482,7 +477,7 @@ static void actions(pg_buf *out, pg_req *rq, const pg_job *j)
 int pg_page_pull(pg_req *rq, pg_resp *rs)
 {
 	pg_job *j = NULL;
-	json_t *report = NULL;
+	pg_json *report = NULL;
 	pg_buf *out = &rs->body, title = PG_BUF_INIT, attrs = PG_BUF_INIT;
 	enum pg_job_state st = PG_JOB__COUNT;
 	size_t i;
@@ -493,9 +488,9 @@ int pg_page_pull(pg_req *rq, pg_resp *rs)
 		return pg_resp_error(rs, 404, "pull %lld does not exist", (long long)rq->id);
 	if (err < 0)
 		return err;
-	if (j->report)
-		report = json_loads(j->report, 0, NULL);
-	if (pg_job_state_from_name(&st, j->state) < 0)
+	/* a report that does not parse is not shown; the rest of the page is */
+	if ((j->report && pg_json_parse(&report, j->report, strlen(j->report)) < 0) ||
+	    pg_job_state_from_name(&st, j->state) < 0)
 		pg_error_clear();
 	pg_buf_printf(&title, "#%lld %s", (long long)j->id, tag_name(j->tag));
 	pg_buf_printf(&attrs, "data-page=\"pull\" data-pull=\"%lld\" data-final=\"%s\"",
@@ -553,7 +548,7 @@ int pg_page_pull(pg_req *rq, pg_resp *rs)
 		}
 		pg_buf_puts(out, "</ul></section>\n");
 	}
-	json_decref(report);
+	pg_json_free(report);
 	pg_job_free(j);
 	pg_buf_release(&title);
 	pg_buf_release(&attrs);
