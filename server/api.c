@@ -153,7 +153,6 @@ done:
  */
 static int log_path(pg_buf *out, pg_server *s, const pg_job *j, const char *stage)
 {
-	pg_buf prefix = PG_BUF_INIT;
 	size_t i;
 	int err = 0;
 
@@ -163,10 +162,8 @@ static int log_path(pg_buf *out, pg_server *s, const pg_job *j, const char *stag
 	/* while it runs: the worker names each job's log directory job-<id> */
 	if (err == 0 && out->len == 0 && (!strcmp(stage, "build") || !strcmp(stage, "boot")))
 		err = pg_buf_printf(out, "%s/logs/job-%lld/%s.log", s->home, (long long)j->id, stage);
-	if (err == 0 && (err = pg_buf_printf(&prefix, "%s/logs/", s->home)) == 0 &&
-	    (out->len == 0 || strncmp(out->ptr, prefix.ptr, prefix.len) || strstr(out->ptr, "/../")))
+	if (err == 0 && (out->len == 0 || !pg_server_owns_log(s, out->ptr)))
 		err = pg_error_set(PG_ENOTFOUND, "no %s log", stage);
-	pg_buf_release(&prefix);
 	return err;
 }
 
@@ -375,6 +372,7 @@ int pg_api_events(pg_req *rq, pg_resp *rs)
 
 /* --- decisions -------------------------------------------------------------------- */
 
+/* What a decision answers: the job as it is now, and what was done. */
 static int decided(pg_req *rq, pg_resp *rs, const char *what)
 {
 	pg_job *j = NULL;
@@ -392,60 +390,47 @@ static int decided(pg_req *rq, pg_resp *rs, const char *what)
 	return err;
 }
 
-static int decision_failed(pg_resp *rs, int err)
+typedef int (*decide_fn)(pg_worker *w, int64_t id, const char *user);
+
+/*
+ * A maintainer's decision: with a session and its CSRF token, the worker
+ * decides; a pull it does not know is 404, one whose state does not allow
+ * the decision 409.
+ */
+static int decide(pg_req *rq, pg_resp *rs, decide_fn fn, enum pg_job_state done)
 {
-	if (err == PG_ENOTFOUND)
-		return pg_resp_error(rs, 404, "%s", pg_error_last());
-	if (err == PG_ECONFLICT || err == PG_EEXISTS)
-		return pg_resp_error(rs, 409, "%s", pg_error_last());
-	if (err == PG_EINVALID)
-		return pg_resp_error(rs, 422, "%s", pg_error_last());
+	pg_buf user = PG_BUF_INIT;
+	int err = 0;
+
+	if (pg_req_require_maintainer(rq, rs, &user) == 0) {
+		err = fn(rq->srv->worker, rq->id, user.ptr);
+		if (err == PG_ENOTFOUND)
+			err = pg_resp_error(rs, 404, "%s", pg_error_last());
+		else if (err == PG_ECONFLICT || err == PG_EEXISTS)
+			err = pg_resp_error(rs, 409, "%s", pg_error_last());
+		else if (err == PG_EINVALID)
+			err = pg_resp_error(rs, 422, "%s", pg_error_last());
+		else if (err == 0)
+			err = decided(rq, rs, pg_job_state_name(done));
+	}
+	pg_buf_release(&user);
 	return err;
 }
 
 int pg_api_approve(pg_req *rq, pg_resp *rs)
 {
-	pg_buf user = PG_BUF_INIT;
-	int err = 0;
-
-	if (pg_req_require_maintainer(rq, rs, &user) == 0) {
-		if ((err = pg_worker_approve(rq->srv->worker, rq->id, user.ptr)) < 0)
-			err = decision_failed(rs, err);
-		else
-			err = decided(rq, rs, "approved");
-	}
-	pg_buf_release(&user);
-	return err;
+	return decide(rq, rs, pg_worker_approve, PG_JOB_APPROVED);
 }
 
 int pg_api_reject(pg_req *rq, pg_resp *rs)
 {
-	pg_buf user = PG_BUF_INIT;
-	int err = 0;
-
-	if (pg_req_require_maintainer(rq, rs, &user) == 0) {
-		if ((err = pg_worker_reject(rq->srv->worker, rq->id, user.ptr)) < 0)
-			err = decision_failed(rs, err);
-		else
-			err = decided(rq, rs, "rejected");
-	}
-	pg_buf_release(&user);
-	return err;
+	return decide(rq, rs, pg_worker_reject, PG_JOB_REJECTED);
 }
 
+/* "done": "cancelled" also for a running pull, which its worker is stopping. */
 int pg_api_cancel(pg_req *rq, pg_resp *rs)
 {
-	pg_buf user = PG_BUF_INIT;
-	int err = 0;
-
-	if (pg_req_require_maintainer(rq, rs, &user) == 0) {
-		if ((err = pg_worker_cancel(rq->srv->worker, rq->id, user.ptr)) < 0)
-			err = decision_failed(rs, err);
-		else
-			err = decided(rq, rs, "cancelled");
-	}
-	pg_buf_release(&user);
-	return err;
+	return decide(rq, rs, pg_worker_cancel, PG_JOB_CANCELLED);
 }
 
 /* --- the maintainer's session -------------------------------------------------------- */

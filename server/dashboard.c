@@ -24,6 +24,33 @@ static void esc(pg_buf *out, const char *s)
 	pg_buf_release(&clean);
 }
 
+/*
+ * Append fmt with each %s replaced by its argument escaped for HTML (NULL:
+ * nothing); %% is a %, and no other conversion is known.  The attribute
+ * lets the compiler check that every argument is a string.
+ */
+static void html(pg_buf *out, const char *fmt, ...) PG_PRINTF(2, 3);
+static void html(pg_buf *out, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	while (*fmt) {
+		size_t n = strcspn(fmt, "%");
+
+		pg_buf_put(out, fmt, n);
+		fmt += n;
+		if (!*fmt)
+			break;
+		if (fmt[1] == 's')
+			esc(out, va_arg(ap, const char *));
+		else if (fmt[1])
+			pg_buf_putc(out, fmt[1]);
+		fmt += fmt[1] ? 2 : 1;
+	}
+	va_end(ap);
+}
+
 static void short_id(pg_buf *out, const char *hex)
 {
 	if (hex)
@@ -55,24 +82,19 @@ static void page_start(pg_buf *out, pg_req *rq, const char *title, const char *b
 	bool in = pg_req_session(rq, &user, &csrf) == 0;
 
 	pg_error_clear();
-	pg_buf_puts(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-		    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>");
-	esc(out, title);
-	pg_buf_puts(out, " - pullgate</title>\n<link rel=\"stylesheet\" href=\"/static/style.css\">\n"
-		    "<script src=\"/static/app.js\" defer></script>\n");
-	if (in) {
-		pg_buf_puts(out, "<meta name=\"csrf-token\" content=\"");
-		esc(out, csrf.ptr);
-		pg_buf_puts(out, "\">\n");
-	}
+	html(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+	     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+	     "<title>%s - pullgate</title>\n<link rel=\"stylesheet\" href=\"/static/style.css\">\n"
+	     "<script src=\"/static/app.js\" defer></script>\n", title);
+	if (in)
+		html(out, "<meta name=\"csrf-token\" content=\"%s\">\n", csrf.ptr);
 	pg_buf_printf(out, "</head>\n<body %s>\n<header><a class=\"brand\" href=\"/\">pullgate</a>"
 		      "<nav><a href=\"/\">queue</a> <a href=\"/metrics\">metrics</a> ",
 		      body_attrs ? body_attrs : "");
-	if (in) {
-		pg_buf_puts(out, "<span class=\"user\" id=\"user\">");
-		esc(out, user.ptr);
-		pg_buf_puts(out, "</span> <button type=\"button\" id=\"logout\">log out</button>");
-	} else
+	if (in)
+		html(out, "<span class=\"user\" id=\"user\">%s</span> "
+		     "<button type=\"button\" id=\"logout\">log out</button>", user.ptr);
+	else
 		pg_buf_puts(out, "<a id=\"login-link\" href=\"/login\">maintainer log in</a>");
 	pg_buf_puts(out, "</nav></header>\n<main>\n");
 	pg_buf_release(&user);
@@ -89,13 +111,7 @@ static int page_end(pg_buf *out, pg_resp *rs)
 
 static void state_badge(pg_buf *out, const char *state)
 {
-	pg_buf_puts(out, "<span class=\"state state-");
-	esc(out, state);
-	pg_buf_puts(out, "\" data-state=\"");
-	esc(out, state);
-	pg_buf_puts(out, "\">");
-	esc(out, state);
-	pg_buf_puts(out, "</span>");
+	html(out, "<span class=\"state state-%s\" data-state=\"%s\">%s</span>", state, state, state);
 }
 
 /* --- the queue ------------------------------------------------------------------ */
@@ -139,15 +155,12 @@ int pg_page_queue(pg_req *rq, pg_resp *rs)
 			      (long long)j->id, (long long)j->id, (long long)j->id);
 		state_badge(out, j->state);
 		pg_buf_printf(out, "</td><td class=\"tag\"><a href=\"/pulls/%lld\">", (long long)j->id);
-		esc(out, tag_name(j->tag));
-		pg_buf_puts(out, "</a></td><td class=\"repo\">");
-		esc(out, j->repo_name ? j->repo_name : j->repo);
+		html(out, "%s</a></td><td class=\"repo\">%s", tag_name(j->tag),
+		     j->repo_name ? j->repo_name : j->repo);
 		pg_buf_printf(out, "</td><td>%d</td><td>%d errors, %d warnings</td><td>", j->commits,
 			      j->errors, j->warnings);
 		when(out, j->updated);
-		pg_buf_puts(out, "</td><td class=\"message\">");
-		esc(out, j->message);
-		pg_buf_puts(out, "</td></tr>\n");
+		html(out, "</td><td class=\"message\">%s</td></tr>\n", j->message);
 	}
 	if (l.n)
 		pg_buf_puts(out, "</tbody></table>\n");
@@ -160,65 +173,47 @@ int pg_page_queue(pg_req *rq, pg_resp *rs)
 
 /* --- a pull ------------------------------------------------------------------------ */
 
+/* A finding's details, a row each: the field, the pull's copy, upstream's original. */
+static void details(pg_buf *out, const pg_json *list)
+{
+	const pg_json *d;
+	size_t i;
+
+	for (i = 0; (d = pg_json_at(list, i)); i++)
+		html(out, "<tr><th>%s</th><td class=\"pull\"><pre>%s</pre></td>"
+		     "<td class=\"upstream\"><pre>%s</pre></td></tr>\n", pg_json_get_str(d, "field"),
+		     pg_json_get_str(d, "pull"), pg_json_get_str(d, "upstream"));
+}
+
 /* One rewritten commit: the fields that differ, the pull's copy beside upstream's original. */
 static void rewritten(pg_buf *out, const pg_json *f)
 {
-	const pg_json *details = pg_json_get(f, "details"), *d;
 	const char *subject = pg_json_get_str(f, "subject");
-	size_t i;
 	bool merge = subject && !strncmp(subject, "Merge ", 6);
 
-	pg_buf_printf(out, "<article class=\"rewritten%s\">\n<h4>", merge ? " rewritten-merge" : "");
-	esc(out, subject);
-	pg_buf_puts(out, "</h4>\n<table class=\"diff\"><thead><tr><th>field</th><th>pull copy ");
+	pg_buf_printf(out, "<article class=\"rewritten%s\">\n", merge ? " rewritten-merge" : "");
+	html(out, "<h4>%s</h4>\n<table class=\"diff\"><thead><tr><th>field</th><th>pull copy ", subject);
 	short_id(out, pg_json_get_str(f, "commit"));
 	pg_buf_puts(out, "</th><th>upstream original ");
 	short_id(out, pg_json_get_str(f, "upstream"));
 	pg_buf_puts(out, "</th></tr></thead><tbody>\n");
-	for (i = 0; (d = pg_json_at(details, i)); i++) {
-		pg_buf_puts(out, "<tr><th>");
-		esc(out, pg_json_get_str(d, "field"));
-		pg_buf_puts(out, "</th><td class=\"pull\"><pre>");
-		esc(out, pg_json_get_str(d, "pull"));
-		pg_buf_puts(out, "</pre></td><td class=\"upstream\"><pre>");
-		esc(out, pg_json_get_str(d, "upstream"));
-		pg_buf_puts(out, "</pre></td></tr>\n");
-	}
+	details(out, pg_json_get(f, "details"));
 	pg_buf_puts(out, "</tbody></table></article>\n");
 }
 
 static void other_finding(pg_buf *out, const pg_json *f)
 {
-	const pg_json *details = pg_json_get(f, "details"), *d;
-	size_t i;
+	const char *severity = pg_json_get_str(f, "severity"), *subject = pg_json_get_str(f, "subject");
 
-	pg_buf_puts(out, "<li class=\"finding sev-");
-	esc(out, pg_json_get_str(f, "severity"));
-	pg_buf_puts(out, "\"><span class=\"sev\">");
-	esc(out, pg_json_get_str(f, "severity"));
-	pg_buf_puts(out, "</span> <span class=\"check\">");
-	esc(out, pg_json_get_str(f, "check"));
-	pg_buf_puts(out, "</span> ");
+	html(out, "<li class=\"finding sev-%s\"><span class=\"sev\">%s</span> "
+	     "<span class=\"check\">%s</span> ", severity, severity, pg_json_get_str(f, "check"));
 	short_id(out, pg_json_get_str(f, "commit"));
-	if (pg_json_get_str(f, "subject")) {
-		pg_buf_puts(out, " <span class=\"subject\">");
-		esc(out, pg_json_get_str(f, "subject"));
-		pg_buf_puts(out, "</span>");
-	}
-	pg_buf_puts(out, "<div class=\"message\">");
-	esc(out, pg_json_get_str(f, "message"));
-	pg_buf_puts(out, "</div>");
-	if (pg_json_len(details)) {
+	if (subject)
+		html(out, " <span class=\"subject\">%s</span>", subject);
+	html(out, "<div class=\"message\">%s</div>", pg_json_get_str(f, "message"));
+	if (pg_json_len(pg_json_get(f, "details"))) {
 		pg_buf_puts(out, "<table class=\"details\"><tbody>");
-		for (i = 0; (d = pg_json_at(details, i)); i++) {
-			pg_buf_puts(out, "<tr><th>");
-			esc(out, pg_json_get_str(d, "field"));
-			pg_buf_puts(out, "</th><td><pre>");
-			esc(out, pg_json_get_str(d, "pull"));
-			pg_buf_puts(out, "</pre></td><td><pre>");
-			esc(out, pg_json_get_str(d, "upstream"));
-			pg_buf_puts(out, "</pre></td></tr>");
-		}
+		details(out, pg_json_get(f, "details"));
 		pg_buf_puts(out, "</tbody></table>");
 	}
 	pg_buf_puts(out, "</li>\n");
@@ -258,9 +253,7 @@ static void findings(pg_buf *out, const pg_json *report)
 				short_id(out, pg_json_get_str(f, "commit"));
 				pg_buf_puts(out, " copies ");
 				short_id(out, pg_json_get_str(f, "upstream"));
-				pg_buf_puts(out, " <span class=\"subject\">");
-				esc(out, s);
-				pg_buf_puts(out, "</span></li>\n");
+				html(out, " <span class=\"subject\">%s</span></li>\n", s);
 			}
 			pg_buf_puts(out, "</ul>\n");
 		}
@@ -288,21 +281,12 @@ static void signatures(pg_buf *out, const pg_json *report)
 		return;
 	pg_buf_puts(out, "<section id=\"signatures\"><h2>Signatures</h2><table><thead><tr><th>kind</th>"
 		    "<th>tag</th><th>tagger</th><th>status</th><th>key</th></tr></thead><tbody>\n");
-	for (i = 0; (s = pg_json_at(list, i)); i++) {
-		pg_buf_puts(out, "<tr><td>");
-		esc(out, pg_json_get_str(s, "kind"));
-		pg_buf_puts(out, "</td><td>");
-		esc(out, pg_json_get_str(s, "tag"));
-		pg_buf_puts(out, "</td><td>");
-		esc(out, pg_json_get_str(s, "tagger"));
-		pg_buf_puts(out, "</td><td class=\"sig-");
-		esc(out, pg_json_get_str(s, "status"));
-		pg_buf_puts(out, "\">");
-		esc(out, pg_json_get_str(s, "status"));
-		pg_buf_puts(out, "</td><td><code>");
-		esc(out, pg_json_get_str(s, "fingerprint"));
-		pg_buf_puts(out, "</code></td></tr>\n");
-	}
+	for (i = 0; (s = pg_json_at(list, i)); i++)
+		html(out, "<tr><td>%s</td><td>%s</td><td>%s</td><td class=\"sig-%s\">%s</td>"
+		     "<td><code>%s</code></td></tr>\n", pg_json_get_str(s, "kind"),
+		     pg_json_get_str(s, "tag"), pg_json_get_str(s, "tagger"),
+		     pg_json_get_str(s, "status"), pg_json_get_str(s, "status"),
+		     pg_json_get_str(s, "fingerprint"));
 	pg_buf_puts(out, "</tbody></table></section>\n");
 }
 
@@ -316,19 +300,14 @@ static const pg_job_stage *stage_of(const pg_job *j, const char *name)
 	return NULL;
 }
 
-/* A log file the gate wrote, only from under home/logs; capped. */
+/* A log file the gate wrote, capped; an error when there is none (the message cleared). */
 static int read_log(pg_buf *out, const pg_server *s, const char *path, size_t max)
 {
-	pg_buf prefix = PG_BUF_INIT;
-	int err;
+	int err = PG_ENOTFOUND;
 
 	pg_buf_init(out, max);
-	if ((err = pg_buf_printf(&prefix, "%s/logs/", s->home)) == 0 &&
-	    (!path || strncmp(path, prefix.ptr, prefix.len) || strstr(path, "/../")))
-		err = pg_error_set(PG_ENOTFOUND, "no log");
-	if (err == 0)
+	if (pg_server_owns_log(s, path))
 		err = pg_buf_read_file(out, path);
-	pg_buf_release(&prefix);
 	if (err < 0)
 		pg_error_clear();
 	return err;
@@ -348,19 +327,13 @@ static void stages(pg_buf *out, const pg_job *j)
 	for (i = 0; i < j->nstages; i++) {
 		const pg_job_stage *s = &j->stages[i];
 
-		pg_buf_puts(out, "<tr class=\"stage stage-");
-		esc(out, s->status);
-		pg_buf_puts(out, "\"><th>");
-		esc(out, s->name);
-		pg_buf_puts(out, "</th><td>");
-		esc(out, s->status);
-		pg_buf_printf(out, "</td><td>%.1f</td><td>", s->seconds);
-		esc(out, s->summary);
-		pg_buf_puts(out, "</td><td>");
+		html(out, "<tr class=\"stage stage-%s\"><th>%s</th><td>%s</td>", s->status, s->name,
+		     s->status);
+		pg_buf_printf(out, "<td>%.1f</td>", s->seconds);
+		html(out, "<td>%s</td><td>", s->summary);
 		if (s->log) {
 			pg_buf_printf(out, "<a href=\"/api/pulls/%lld/log?stage=", (long long)j->id);
-			esc(out, s->name);
-			pg_buf_puts(out, "\">log</a>");
+			html(out, "%s\">log</a>", s->name);
 		}
 		pg_buf_puts(out, "</td></tr>\n");
 	}
@@ -384,19 +357,11 @@ static void merge_preview(pg_buf *out, const pg_server *srv, const pg_job *j, co
 		short_id(out, pg_json_get_str(report, "tag_commit"));
 		pg_buf_puts(out, " (the tag's commit)</dd>");
 	}
-	if (m) {
-		pg_buf_puts(out, "<dt>merge stage</dt><dd>");
-		esc(out, m->status);
-		pg_buf_puts(out, ": ");
-		esc(out, m->summary);
-		pg_buf_puts(out, "</dd>");
-	}
+	if (m)
+		html(out, "<dt>merge stage</dt><dd>%s: %s</dd>", m->status, m->summary);
 	pg_buf_puts(out, "</dl>\n");
-	if (m && read_log(&msg, srv, m->log, MERGE_MSG_MAX) == 0) {
-		pg_buf_puts(out, "<pre class=\"merge-message\">");
-		esc(out, msg.ptr);
-		pg_buf_puts(out, "</pre>\n");
-	}
+	if (m && read_log(&msg, srv, m->log, MERGE_MSG_MAX) == 0)
+		html(out, "<pre class=\"merge-message\">%s</pre>\n", msg.ptr);
 	pg_buf_puts(out, "</section>\n");
 	pg_buf_release(&msg);
 }
@@ -427,18 +392,13 @@ static void kunit(pg_buf *out, const pg_server *srv, const pg_job *j)
 
 		if (t->has_subtests)
 			continue;
-		pg_buf_printf(out, "<tr class=\"ktap-%s\"><td>", pg_ktap_status_name(t->status));
-		esc(out, t->path);
-		pg_buf_printf(out, "</td><td>%s</td><td>", pg_ktap_status_name(t->status));
-		esc(out, t->reason);
-		pg_buf_puts(out, "</td></tr>\n");
+		html(out, "<tr class=\"ktap-%s\"><td>%s</td><td>%s</td><td>%s</td></tr>\n",
+		     pg_ktap_status_name(t->status), t->path, pg_ktap_status_name(t->status), t->reason);
 	}
 	pg_buf_puts(out, "</tbody></table>\n");
-	for (i = 0; i < r->nsplats; i++) {
-		pg_buf_printf(out, "<pre class=\"splat\">%s: ", pg_splat_kind_name(r->splats[i].kind));
-		esc(out, r->splats[i].text);
-		pg_buf_puts(out, "</pre>\n");
-	}
+	for (i = 0; i < r->nsplats; i++)
+		html(out, "<pre class=\"splat\">%s: %s</pre>\n", pg_splat_kind_name(r->splats[i].kind),
+		     r->splats[i].text);
 	pg_buf_puts(out, "</section>\n");
 	pg_boot_result_free(r);
 	pg_buf_release(&log);
@@ -496,27 +456,18 @@ int pg_page_pull(pg_req *rq, pg_resp *rs)
 	pg_buf_printf(&attrs, "data-page=\"pull\" data-pull=\"%lld\" data-final=\"%s\"",
 		      (long long)j->id, pg_job_state_is_final(st) ? "yes" : "no");
 	page_start(out, rq, title.ptr, attrs.ptr);
-	pg_buf_printf(out, "<h1>#%lld <span class=\"tag\">", (long long)j->id);
-	esc(out, tag_name(j->tag));
-	pg_buf_puts(out, "</span> ");
+	pg_buf_printf(out, "<h1>#%lld ", (long long)j->id);
+	html(out, "<span class=\"tag\">%s</span> ", tag_name(j->tag));
 	state_badge(out, j->state);
-	pg_buf_puts(out, "</h1>\n<p class=\"lede\" id=\"message\">");
-	esc(out, j->message);
-	pg_buf_puts(out, "</p>\n<dl class=\"facts\"><dt>repository</dt><dd>");
-	esc(out, j->repo_name ? j->repo_name : j->repo);
-	if (j->repo_name && strcmp(j->repo_name, j->repo)) {
-		pg_buf_puts(out, " (fetched from ");
-		esc(out, j->repo);
-		pg_buf_puts(out, ")");
-	}
-	pg_buf_puts(out, "</dd><dt>came in by</dt><dd>");
-	esc(out, !strcmp(j->kind, "mail") ? "pull-request mail" : "push record");
-	if (j->sender) {
-		pg_buf_puts(out, " from ");
-		esc(out, j->sender);
-	}
-	pg_buf_puts(out, "</dd><dt>verdict</dt><dd id=\"verdict\">");
-	esc(out, j->verdict ? j->verdict : "not yet");
+	html(out, "</h1>\n<p class=\"lede\" id=\"message\">%s</p>\n<dl class=\"facts\">"
+	     "<dt>repository</dt><dd>%s", j->message, j->repo_name ? j->repo_name : j->repo);
+	if (j->repo_name && strcmp(j->repo_name, j->repo))
+		html(out, " (fetched from %s)", j->repo);
+	html(out, "</dd><dt>came in by</dt><dd>%s",
+	     !strcmp(j->kind, "mail") ? "pull-request mail" : "push record");
+	if (j->sender)
+		html(out, " from %s", j->sender);
+	html(out, "</dd><dt>verdict</dt><dd id=\"verdict\">%s", j->verdict ? j->verdict : "not yet");
 	pg_buf_printf(out, " (%d errors, %d warnings)</dd><dt>commits</dt><dd>%d (%d merges)</dd>"
 		      "<dt>tag object</dt><dd>", j->errors, j->warnings, j->commits, j->merges);
 	short_id(out, j->tag_object);
@@ -536,14 +487,10 @@ int pg_page_pull(pg_req *rq, pg_resp *rs)
 		for (i = 0; i < j->ndecisions; i++) {
 			pg_buf_puts(out, "<li>");
 			when(out, j->decisions[i].at);
-			pg_buf_puts(out, ": <span class=\"who\">");
-			esc(out, j->decisions[i].user);
-			pg_buf_puts(out, "</span> ");
-			esc(out, j->decisions[i].action);
-			if (j->decisions[i].note) {
-				pg_buf_puts(out, " &mdash; ");
-				esc(out, j->decisions[i].note);
-			}
+			html(out, ": <span class=\"who\">%s</span> %s", j->decisions[i].user,
+			     j->decisions[i].action);
+			if (j->decisions[i].note)
+				html(out, " &mdash; %s", j->decisions[i].note);
 			pg_buf_puts(out, "</li>");
 		}
 		pg_buf_puts(out, "</ul></section>\n");

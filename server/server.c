@@ -7,6 +7,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+bool pg_server_owns_log(const pg_server *s, const char *path)
+{
+	size_t n = strlen(s->home);
+
+	/* a stored path is data: nothing outside home/logs, no way up out of it */
+	return path && !strncmp(path, s->home, n) && !strncmp(path + n, "/logs/", 6) &&
+	       !strstr(path, "/../");
+}
+
 /* The generated hook secret: read it, or make one (0600) the first time. */
 static int generated_secret(char **out, const char *state)
 {

@@ -218,16 +218,6 @@ done:
 	pg_report_free(r);
 }
 
-static const pg_stage *find_stage(const pg_report *r, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < r->nstages; i++)
-		if (!strcmp(r->stages[i].name, name))
-			return &r->stages[i];
-	return NULL;
-}
-
 static void kernel_job(slot *s, const pg_job *j)
 {
 	pg_store_update u = PG_STORE_UPDATE_INIT;
@@ -243,7 +233,8 @@ static void kernel_job(slot *s, const pg_job *j)
 		return;
 	}
 	last = r->nstages ? &r->stages[r->nstages - 1] : NULL;
-	approve_stage = find_stage(r, "approve");
+	/* the stages run in order and stop at the first that does not pass: approve is last */
+	approve_stage = last && !strcmp(last->name, "approve") ? last : NULL;
 	u.report = r;
 	u.message = msg;
 	if (s->by_user && !r->approved) {
