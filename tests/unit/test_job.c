@@ -2,10 +2,7 @@
 #include "tests/unit/unit.h"
 
 #include "common/error.h"
-#include "common/fs.h"
 #include "server/job.h"
-
-#include <unistd.h>
 
 #define W PG_JOB_BY_WORKER
 #define M PG_JOB_BY_MAINTAINER
@@ -155,25 +152,7 @@ static void test_the_table(void **state)
 
 /* --- moves in a store ---------------------------------------------------------------- */
 
-static char dir[] = "/tmp/pullgate-test-job.XXXXXX";
-static char path[128];
-
-static int setup(void **state)
-{
-	(void)state;
-	if (!mkdtemp(dir))
-		return -1;
-	snprintf(path, sizeof(path), "%s/pullgate.db", dir);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	return pg_remove_tree(dir);
-}
-
-/* A fresh store with n queued jobs, ids 1..n. */
+/* A fresh store in memory with n queued jobs, ids 1..n. */
 static pg_store *store_with(size_t n)
 {
 	pg_job_spec jobs[3];
@@ -187,8 +166,7 @@ static pg_store *store_with(size_t n)
 		jobs[i].repo = "/srv/kees.git";
 		jobs[i].tag = "refs/tags/a";
 	}
-	unlink(path);
-	assert_int_equal(pg_store_open(&s, path), 0);
+	assert_int_equal(pg_store_open(&s, ":memory:"), 0);
 	assert_int_equal(pg_store_add_delivery(s, &ids, "d1", "push", "x",
 					       pg_job_state_name(PG_JOB_QUEUED), jobs, n), 0);
 	pg_buf_release(&ids);
@@ -281,5 +259,5 @@ int main(void)
 		cmocka_unit_test(test_claim_and_requeue),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, NULL, NULL);
 }
