@@ -1,14 +1,91 @@
-/* json.h - small helpers for building jansson values from repository text. */
+/* json.h - JSON documents written and read through opaque handles; jansson stays inside json.c. */
 #ifndef PG_JSON_H
 #define PG_JSON_H
 
-#include <jansson.h>
-#include <stdbool.h>
+#include "common/buf.h"
+
+/*
+ * jansson is wrapped here: its values are made, read and freed in json.c
+ * (and in the report writer, verifier/report_json.c, which builds on the
+ * two helpers at the end).  Strings written are made valid UTF-8 first:
+ * much of what pullgate writes is repository text.
+ */
+
+/* --- writing ----------------------------------------------------------------------- */
+
+/*
+ * A document being written: an object at the root and, inside it, objects
+ * and arrays opened and closed in order.  Members keep the order they were
+ * put in.  Inside an array, key is NULL.  A put never fails by itself: the
+ * writer remembers the first error (out of memory, text that does not
+ * parse, a key where none belongs, nesting too deep) and pg_json_write
+ * returns it, so a document is written without a check on every line.
+ */
+typedef struct pg_json_writer pg_json_writer;
+
+#define PG_JSON_MAX_DEPTH 16
+
+/* A writer with an empty object open at the root. */
+int pg_json_writer_new(pg_json_writer **out);
+void pg_json_writer_free(pg_json_writer *w);
+
+void pg_json_open_object(pg_json_writer *w, const char *key);
+void pg_json_open_array(pg_json_writer *w, const char *key);
+void pg_json_close(pg_json_writer *w);
+
+/* s as a string (valid UTF-8 made of any bytes); null for NULL. */
+void pg_json_put_str(pg_json_writer *w, const char *key, const char *s);
+void pg_json_put_int(pg_json_writer *w, const char *key, int64_t v);
+void pg_json_put_real(pg_json_writer *w, const char *key, double v);
+void pg_json_put_bool(pg_json_writer *w, const char *key, bool v);
+void pg_json_put_null(pg_json_writer *w, const char *key);
+
+/* JSON text (a stored report, say), parsed and put as a value; null for NULL. */
+void pg_json_put_text(pg_json_writer *w, const char *key, const char *text);
+
+enum pg_json_style {
+	PG_JSON_COMPACT,     /* one line, no spaces */
+	PG_JSON_INDENT,      /* two spaces a level */
+};
+
+/*
+ * Append the document (whatever is still open is closed) to out: 0, or
+ * the first error the writer met, whose message was set then.
+ */
+int pg_json_write(pg_buf *out, const pg_json_writer *w, enum pg_json_style style);
+
+/* --- reading ----------------------------------------------------------------------- */
+
+/* A parsed value.  What the getters return is borrowed from the parsed root. */
+typedef struct pg_json pg_json;
+
+/*
+ * Parse an object or an array (duplicate keys are refused); *out is the
+ * caller's (pg_json_free).  PG_EINVALID "line L column C: what", PG_ENOMEM.
+ */
+int pg_json_parse(pg_json **out, const char *text, size_t len);
+void pg_json_free(pg_json *v);
+
+/* The member key of an object; NULL when v is no object or has no such member. */
+const pg_json *pg_json_get(const pg_json *v, const char *key);
+
+/* The member key when it is a string; NULL otherwise. */
+const char *pg_json_get_str(const pg_json *v, const char *key);
+
+/* Element i of an array; NULL past its end or when v is no array. */
+const pg_json *pg_json_at(const pg_json *v, size_t i);
+
+/* How many elements an array has; 0 when v is no array. */
+size_t pg_json_len(const pg_json *v);
+
+/* --- for the report writer, which builds jansson values itself ---------------------- */
+
+struct json_t;
 
 /* A JSON string from repository bytes, made valid UTF-8 first; json null for NULL, NULL on OOM. */
-json_t *pg_json_str(const char *s);
+struct json_t *pg_json_str(const char *s);
 
 /* json_object_set_new that remembers a failure (a NULL value or OOM) in *ok. */
-void pg_json_set(json_t *obj, const char *key, json_t *value, bool *ok);
+void pg_json_set(struct json_t *obj, const char *key, struct json_t *value, bool *ok);
 
 #endif

@@ -39,6 +39,9 @@ typedef struct pg_gate_opts {
 
 #define PG_GATE_OPTS_VERSION 1
 
+/* Options with every field zero but the version: pg_gate_opts go = PG_GATE_OPTS_INIT; */
+#define PG_GATE_OPTS_INIT { .version = PG_GATE_OPTS_VERSION }
+
 /*
  * Run the pull through every selected stage.  On 0, *out is the report:
  * the verify findings, the findings of the stage that stopped it, and one

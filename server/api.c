@@ -2,10 +2,8 @@
 #include "server/web.h"
 #include "common/error.h"
 #include "common/json.h"
-#include "pipeline/gate.h"
 
 #include <fcntl.h>
-#include <jansson.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -15,64 +13,59 @@
 #define LOG_TAIL_MAX ((size_t)1 << 20)
 #define EVENT_WAIT_MS 10000
 
-static json_t *job_summary(const pg_job *j, bool *ok)
+/* The fields of a job that the list, the pull and a decision's answer share. */
+static void job_fields(pg_json_writer *w, const pg_job *j)
 {
-	json_t *o = json_object();
 	char url[64];
 
-	if (!o) {
-		*ok = false;
-		return NULL;
-	}
 	snprintf(url, sizeof(url), "/api/pulls/%lld", (long long)j->id);
-	pg_json_set(o, "id", json_integer(j->id), ok);
-	pg_json_set(o, "url", json_string(url), ok);
-	pg_json_set(o, "state", pg_json_str(j->state), ok);
-	pg_json_set(o, "kind", pg_json_str(j->kind), ok);
-	pg_json_set(o, "repo", pg_json_str(j->repo), ok);
-	pg_json_set(o, "repo_name", pg_json_str(j->repo_name), ok);
-	pg_json_set(o, "tag", pg_json_str(j->tag), ok);
-	pg_json_set(o, "sender", pg_json_str(j->sender), ok);
-	pg_json_set(o, "delivery", pg_json_str(j->delivery), ok);
-	pg_json_set(o, "verdict", pg_json_str(j->verdict), ok);
-	pg_json_set(o, "errors", json_integer(j->errors), ok);
-	pg_json_set(o, "warnings", json_integer(j->warnings), ok);
-	pg_json_set(o, "commits", json_integer(j->commits), ok);
-	pg_json_set(o, "merges", json_integer(j->merges), ok);
-	pg_json_set(o, "message", pg_json_str(j->message), ok);
-	pg_json_set(o, "tag_object", pg_json_str(j->tag_object), ok);
-	pg_json_set(o, "merge_base", pg_json_str(j->merge_base), ok);
-	pg_json_set(o, "merge_commit", pg_json_str(j->merge_commit), ok);
-	pg_json_set(o, "attempts", json_integer(j->attempts), ok);
-	pg_json_set(o, "created", json_integer(j->created), ok);
-	pg_json_set(o, "updated", json_integer(j->updated), ok);
-	return o;
+	pg_json_put_int(w, "id", j->id);
+	pg_json_put_str(w, "url", url);
+	pg_json_put_str(w, "state", j->state);
+	pg_json_put_str(w, "kind", j->kind);
+	pg_json_put_str(w, "repo", j->repo);
+	pg_json_put_str(w, "repo_name", j->repo_name);
+	pg_json_put_str(w, "tag", j->tag);
+	pg_json_put_str(w, "sender", j->sender);
+	pg_json_put_str(w, "delivery", j->delivery);
+	pg_json_put_str(w, "verdict", j->verdict);
+	pg_json_put_int(w, "errors", j->errors);
+	pg_json_put_int(w, "warnings", j->warnings);
+	pg_json_put_int(w, "commits", j->commits);
+	pg_json_put_int(w, "merges", j->merges);
+	pg_json_put_str(w, "message", j->message);
+	pg_json_put_str(w, "tag_object", j->tag_object);
+	pg_json_put_str(w, "merge_base", j->merge_base);
+	pg_json_put_str(w, "merge_commit", j->merge_commit);
+	pg_json_put_int(w, "attempts", j->attempts);
+	pg_json_put_int(w, "created", j->created);
+	pg_json_put_int(w, "updated", j->updated);
 }
 
-static int send_json(pg_resp *rs, unsigned status, json_t *o)
+/* Answer 200 with the document, indented, one newline after it. */
+static int send_json(pg_resp *rs, const pg_json_writer *w)
 {
-	char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	int err;
 
-	if (!text)
-		return pg_error_oom();
-	err = pg_resp_text(rs, status, "application/json", text, strlen(text));
-	if (err == 0)
-		err = pg_buf_putc(&rs->body, '\n');
-	free(text);
-	return err;
+	pg_buf_clear(&rs->body);
+	if ((err = pg_json_write(&rs->body, w, PG_JSON_INDENT)) < 0 ||
+	    (err = pg_buf_putc(&rs->body, '\n')) < 0)
+		return err;
+	rs->status = 200;
+	rs->type = "application/json";
+	return 0;
 }
 
 int pg_api_list(pg_req *rq, pg_resp *rs)
 {
 	pg_job_list l;
+	pg_json_writer *w = NULL;
 	const char *state = pg_req_arg(rq, "state");
+	enum pg_job_state st;
 	size_t limit = 50, offset = 0, i;
-	json_t *root = NULL, *items = NULL;
-	bool ok = true;
 	int err;
 
-	if (state && !pg_store_state_valid(state))
+	if (state && pg_job_state_from_name(&st, state) < 0)
 		return pg_resp_error(rs, 400, "unknown state '%.40s'", state);
 	if (pg_req_count(&limit, pg_req_arg(rq, "limit"), LIST_MAX) < 0 || limit == 0)
 		return pg_resp_error(rs, 400, "limit wants a number from 1 to %d", LIST_MAX);
@@ -80,23 +73,21 @@ int pg_api_list(pg_req *rq, pg_resp *rs)
 		return pg_resp_error(rs, 400, "offset wants a number");
 	if ((err = pg_store_list(rq->srv->store, &l, state, offset, limit)) < 0)
 		return err;
-	root = json_object();
-	items = json_array();
-	ok = root && items;
-	for (i = 0; i < l.n && ok; i++)
-		if (json_array_append_new(items, job_summary(l.items[i], &ok)) < 0)
-			ok = false;
-	if (ok) {
-		pg_json_set(root, "total", json_integer((json_int_t)l.total), &ok);
-		pg_json_set(root, "offset", json_integer((json_int_t)offset), &ok);
-		pg_json_set(root, "limit", json_integer((json_int_t)limit), &ok);
-		pg_json_set(root, "state", state ? json_string(state) : json_null(), &ok);
-		pg_json_set(root, "pulls", items, &ok);
-		items = NULL;
+	if ((err = pg_json_writer_new(&w)) == 0) {
+		pg_json_put_int(w, "total", (int64_t)l.total);
+		pg_json_put_int(w, "offset", (int64_t)offset);
+		pg_json_put_int(w, "limit", (int64_t)limit);
+		pg_json_put_str(w, "state", state);
+		pg_json_open_array(w, "pulls");
+		for (i = 0; i < l.n; i++) {
+			pg_json_open_object(w, NULL);
+			job_fields(w, l.items[i]);
+			pg_json_close(w);
+		}
+		pg_json_close(w);
+		err = send_json(rs, w);
 	}
-	err = ok ? send_json(rs, 200, root) : pg_error_oom();
-	json_decref(items);
-	json_decref(root);
+	pg_json_writer_free(w);
 	pg_job_list_release(&l);
 	return err;
 }
@@ -115,60 +106,41 @@ static int get_job(pg_req *rq, pg_resp *rs, pg_job **j)
 int pg_api_pull(pg_req *rq, pg_resp *rs)
 {
 	pg_job *j = NULL;
-	json_t *o = NULL, *stages = NULL, *decisions = NULL, *report = NULL;
-	bool ok = true;
+	pg_json_writer *w = NULL;
 	size_t i;
 	int err;
 
 	if ((err = get_job(rq, rs, &j)) != 0)
 		return err < 0 ? err : 0;
-	o = job_summary(j, &ok);
-	stages = json_array();
-	decisions = json_array();
-	ok = ok && o && stages && decisions;
-	for (i = 0; ok && i < j->nstages; i++) {
-		json_t *s = json_object();
-
-		if (!s) {
-			ok = false;
-			break;
-		}
-		pg_json_set(s, "name", pg_json_str(j->stages[i].name), &ok);
-		pg_json_set(s, "status", pg_json_str(j->stages[i].status), &ok);
-		pg_json_set(s, "seconds", json_real(j->stages[i].seconds), &ok);
-		pg_json_set(s, "has_log", json_boolean(j->stages[i].log != NULL), &ok);
-		pg_json_set(s, "summary", pg_json_str(j->stages[i].summary), &ok);
-		if (json_array_append_new(stages, s) < 0)
-			ok = false;
+	if ((err = pg_json_writer_new(&w)) < 0)
+		goto done;
+	job_fields(w, j);
+	pg_json_open_array(w, "stages");
+	for (i = 0; i < j->nstages; i++) {
+		pg_json_open_object(w, NULL);
+		pg_json_put_str(w, "name", j->stages[i].name);
+		pg_json_put_str(w, "status", j->stages[i].status);
+		pg_json_put_real(w, "seconds", j->stages[i].seconds);
+		pg_json_put_bool(w, "has_log", j->stages[i].log != NULL);
+		pg_json_put_str(w, "summary", j->stages[i].summary);
+		pg_json_close(w);
 	}
-	for (i = 0; ok && i < j->ndecisions; i++) {
-		json_t *d = json_object();
-
-		if (!d) {
-			ok = false;
-			break;
-		}
-		pg_json_set(d, "user", pg_json_str(j->decisions[i].user), &ok);
-		pg_json_set(d, "action", pg_json_str(j->decisions[i].action), &ok);
-		pg_json_set(d, "at", json_integer(j->decisions[i].at), &ok);
-		pg_json_set(d, "note", pg_json_str(j->decisions[i].note), &ok);
-		if (json_array_append_new(decisions, d) < 0)
-			ok = false;
+	pg_json_close(w);
+	pg_json_open_array(w, "decisions");
+	for (i = 0; i < j->ndecisions; i++) {
+		pg_json_open_object(w, NULL);
+		pg_json_put_str(w, "user", j->decisions[i].user);
+		pg_json_put_str(w, "action", j->decisions[i].action);
+		pg_json_put_int(w, "at", j->decisions[i].at);
+		pg_json_put_str(w, "note", j->decisions[i].note);
+		pg_json_close(w);
 	}
-	if (ok && j->report && !(report = json_loads(j->report, 0, NULL)))
-		ok = false;
-	if (ok) {
-		pg_json_set(o, "stages", stages, &ok);
-		pg_json_set(o, "decisions", decisions, &ok);
-		pg_json_set(o, "report", report ? report : json_null(), &ok);
-		stages = decisions = report = NULL;
-	}
-	err = ok ? send_json(rs, 200, o) : pg_error_set(PG_ENOMEM, "pull %lld: cannot render it",
-						       (long long)rq->id);
-	json_decref(o);
-	json_decref(stages);
-	json_decref(decisions);
-	json_decref(report);
+	pg_json_close(w);
+	pg_json_put_text(w, "report", j->report);
+	if ((err = send_json(rs, w)) < 0)
+		err = pg_error_wrap(err, "pull %lld: cannot render it", (long long)rq->id);
+done:
+	pg_json_writer_free(w);
 	pg_job_free(j);
 	return err;
 }
@@ -181,7 +153,6 @@ int pg_api_pull(pg_req *rq, pg_resp *rs)
  */
 static int log_path(pg_buf *out, pg_server *s, const pg_job *j, const char *stage)
 {
-	pg_buf prefix = PG_BUF_INIT;
 	size_t i;
 	int err = 0;
 
@@ -191,10 +162,8 @@ static int log_path(pg_buf *out, pg_server *s, const pg_job *j, const char *stag
 	/* while it runs: the worker names each job's log directory job-<id> */
 	if (err == 0 && out->len == 0 && (!strcmp(stage, "build") || !strcmp(stage, "boot")))
 		err = pg_buf_printf(out, "%s/logs/job-%lld/%s.log", s->home, (long long)j->id, stage);
-	if (err == 0 && (err = pg_buf_printf(&prefix, "%s/logs/", s->home)) == 0 &&
-	    (out->len == 0 || strncmp(out->ptr, prefix.ptr, prefix.len) || strstr(out->ptr, "/../")))
+	if (err == 0 && (out->len == 0 || !pg_server_owns_log(s, out->ptr)))
 		err = pg_error_set(PG_ENOTFOUND, "no %s log", stage);
-	pg_buf_release(&prefix);
 	return err;
 }
 
@@ -219,11 +188,12 @@ static void follow_free(void *p)
 static bool job_final(pg_server *s, int64_t id)
 {
 	pg_job *j = NULL;
+	enum pg_job_state st;
 	bool fin = true;
 
 	/* verified is the end only when no kernel stage follows */
-	if (pg_store_get(s->store, &j, id) == 0)
-		fin = pg_state_final(j->state) || (!strcmp(j->state, "verified") && !s->config->stages);
+	if (pg_store_get(s->store, &j, id) == 0 && pg_job_state_from_name(&st, j->state) == 0)
+		fin = pg_job_state_is_final(st) || (st == PG_JOB_VERIFIED && !s->config->stages);
 	pg_job_free(j);
 	return fin;
 }
@@ -402,85 +372,65 @@ int pg_api_events(pg_req *rq, pg_resp *rs)
 
 /* --- decisions -------------------------------------------------------------------- */
 
+/* What a decision answers: the job as it is now, and what was done. */
 static int decided(pg_req *rq, pg_resp *rs, const char *what)
 {
 	pg_job *j = NULL;
-	json_t *o;
-	bool ok = true;
+	pg_json_writer *w = NULL;
 	int err;
 
-	if ((err = pg_store_get(rq->srv->store, &j, rq->id)) < 0)
-		return err;
-	o = job_summary(j, &ok);
-	if (o && ok)
-		pg_json_set(o, "done", json_string(what), &ok);
-	err = o && ok ? send_json(rs, 200, o) : pg_error_oom();
-	json_decref(o);
+	if ((err = pg_store_get(rq->srv->store, &j, rq->id)) == 0 &&
+	    (err = pg_json_writer_new(&w)) == 0) {
+		job_fields(w, j);
+		pg_json_put_str(w, "done", what);
+		err = send_json(rs, w);
+	}
+	pg_json_writer_free(w);
 	pg_job_free(j);
 	return err;
 }
 
-static int decision_failed(pg_resp *rs, int err)
+typedef int (*decide_fn)(pg_worker *w, int64_t id, const char *user);
+
+/*
+ * A maintainer's decision: with a session and its CSRF token, the worker
+ * decides; a pull it does not know is 404, one whose state does not allow
+ * the decision 409.
+ */
+static int decide(pg_req *rq, pg_resp *rs, decide_fn fn, enum pg_job_state done)
 {
-	if (err == PG_ENOTFOUND)
-		return pg_resp_error(rs, 404, "%s", pg_error_last());
-	if (err == PG_ECONFLICT || err == PG_EEXISTS)
-		return pg_resp_error(rs, 409, "%s", pg_error_last());
-	if (err == PG_EINVALID)
-		return pg_resp_error(rs, 422, "%s", pg_error_last());
+	pg_buf user = PG_BUF_INIT;
+	int err = 0;
+
+	if (pg_req_require_maintainer(rq, rs, &user) == 0) {
+		err = fn(rq->srv->worker, rq->id, user.ptr);
+		if (err == PG_ENOTFOUND)
+			err = pg_resp_error(rs, 404, "%s", pg_error_last());
+		else if (err == PG_ECONFLICT || err == PG_EEXISTS)
+			err = pg_resp_error(rs, 409, "%s", pg_error_last());
+		else if (err == PG_EINVALID)
+			err = pg_resp_error(rs, 422, "%s", pg_error_last());
+		else if (err == 0)
+			err = decided(rq, rs, pg_job_state_name(done));
+	}
+	pg_buf_release(&user);
 	return err;
 }
 
 int pg_api_approve(pg_req *rq, pg_resp *rs)
 {
-	pg_buf user = PG_BUF_INIT;
-	int err = 0;
-
-	if (pg_req_require_maintainer(rq, rs, &user) == 0) {
-		if ((err = pg_worker_approve(rq->srv->worker, rq->id, user.ptr)) < 0)
-			err = decision_failed(rs, err);
-		else
-			err = decided(rq, rs, "approved");
-	}
-	pg_buf_release(&user);
-	return err;
+	return decide(rq, rs, pg_worker_approve, PG_JOB_APPROVED);
 }
 
 int pg_api_reject(pg_req *rq, pg_resp *rs)
 {
-	pg_buf user = PG_BUF_INIT, note = PG_BUF_INIT;
-	int err = 0;
-
-	if (pg_req_require_maintainer(rq, rs, &user) == 0) {
-		pg_buf_printf(&note, "rejected by %s", user.ptr);
-		err = pg_store_decide(rq->srv->store, rq->id, user.ptr, "reject",
-				      "waiting,verified,passed", "rejected", note.ptr);
-		if (err < 0)
-			err = decision_failed(rs, err);
-		else {
-			pg_events_post(rq->srv->events, rq->id, "state", NULL, "rejected");
-			pg_server_log(rq->srv, "pull %lld: %s", (long long)rq->id, note.ptr);
-			err = decided(rq, rs, "rejected");
-		}
-	}
-	pg_buf_release(&user);
-	pg_buf_release(&note);
-	return err;
+	return decide(rq, rs, pg_worker_reject, PG_JOB_REJECTED);
 }
 
+/* "done": "cancelled" also for a running pull, which its worker is stopping. */
 int pg_api_cancel(pg_req *rq, pg_resp *rs)
 {
-	pg_buf user = PG_BUF_INIT;
-	int err = 0;
-
-	if (pg_req_require_maintainer(rq, rs, &user) == 0) {
-		if ((err = pg_worker_cancel(rq->srv->worker, rq->id, user.ptr)) < 0)
-			err = decision_failed(rs, err);
-		else
-			err = decided(rq, rs, "cancelled");
-	}
-	pg_buf_release(&user);
-	return err;
+	return decide(rq, rs, pg_worker_cancel, PG_JOB_CANCELLED);
 }
 
 /* --- the maintainer's session -------------------------------------------------------- */
@@ -513,17 +463,17 @@ int pg_api_login(pg_req *rq, pg_resp *rs)
 	static const char dummy[] = "pbkdf2-sha256$200000$00000000000000000000000000000000$"
 		"0000000000000000000000000000000000000000000000000000000000000000";
 	pg_server *s = rq->srv;
-	json_t *in = NULL, *out = NULL;
-	const char *user = NULL, *password = NULL, *ctype = pg_req_header(rq, "Content-Type");
+	pg_json *in = NULL;
+	pg_json_writer *out = NULL;
+	const char *user, *password, *ctype = pg_req_header(rq, "Content-Type");
 	const pg_account *acc;
 	pg_buf id = PG_BUF_INIT, csrf = PG_BUF_INIT;
-	bool ok = true;
 	int err = 0;
 
 	if (!ctype || strncasecmp(ctype, "application/json", 16))
 		return pg_resp_error(rs, 415, "Content-Type must be application/json");
-	if (!(in = json_loadb(rq->body.ptr, rq->body.len, JSON_REJECT_DUPLICATES, NULL)) ||
-	    json_unpack(in, "{s:s, s:s}", "user", &user, "password", &password) < 0) {
+	if (pg_json_parse(&in, rq->body.ptr, rq->body.len) < 0 ||
+	    !(user = pg_json_get_str(in, "user")) || !(password = pg_json_get_str(in, "password"))) {
 		err = pg_resp_error(rs, 400, "the body must be {\"user\": ..., \"password\": ...}");
 		goto done;
 	}
@@ -534,19 +484,16 @@ int pg_api_login(pg_req *rq, pg_resp *rs)
 		goto done;
 	}
 	if ((err = pg_sessions_create(s->sessions, &id, &csrf, acc->name, time(NULL))) < 0 ||
-	    (err = cookie(rs, s, id.ptr, s->config->session_hours * 3600u)) < 0)
+	    (err = cookie(rs, s, id.ptr, s->config->session_hours * 3600u)) < 0 ||
+	    (err = pg_json_writer_new(&out)) < 0)
 		goto done;
-	out = json_object();
-	ok = out != NULL;
-	if (ok) {
-		pg_json_set(out, "user", pg_json_str(acc->name), &ok);
-		pg_json_set(out, "csrf", json_string(csrf.ptr), &ok);
-	}
-	err = ok ? send_json(rs, 200, out) : pg_error_oom();
+	pg_json_put_str(out, "user", acc->name);
+	pg_json_put_str(out, "csrf", csrf.ptr);
+	err = send_json(rs, out);
 	pg_server_log(s, "maintainer %s logged in", acc->name);
 done:
-	json_decref(in);
-	json_decref(out);
+	pg_json_free(in);
+	pg_json_writer_free(out);
 	pg_buf_release_secret(&id);
 	pg_buf_release_secret(&csrf);
 	return err;
@@ -569,19 +516,20 @@ int pg_api_logout(pg_req *rq, pg_resp *rs)
 int pg_api_session(pg_req *rq, pg_resp *rs)
 {
 	pg_buf user = PG_BUF_INIT, csrf = PG_BUF_INIT;
-	json_t *o = json_object();
-	bool ok = o != NULL;
+	pg_json_writer *w = NULL;
 	int err;
 
-	if (ok && pg_req_session(rq, &user, &csrf) == 0) {
-		pg_json_set(o, "user", pg_json_str(user.ptr), &ok);
-		pg_json_set(o, "csrf", json_string(csrf.ptr), &ok);
-	} else if (ok) {
-		pg_error_clear();
-		pg_json_set(o, "user", json_null(), &ok);
+	if ((err = pg_json_writer_new(&w)) == 0) {
+		if (pg_req_session(rq, &user, &csrf) == 0) {
+			pg_json_put_str(w, "user", user.ptr);
+			pg_json_put_str(w, "csrf", csrf.ptr);
+		} else {
+			pg_error_clear();
+			pg_json_put_null(w, "user");
+		}
+		err = send_json(rs, w);
 	}
-	err = ok ? send_json(rs, 200, o) : pg_error_oom();
-	json_decref(o);
+	pg_json_writer_free(w);
 	pg_buf_release(&user);
 	pg_buf_release_secret(&csrf);
 	return err;

@@ -2,10 +2,10 @@
 #include "server/assets.h"
 #include "server/web.h"
 #include "common/error.h"
+#include "common/json.h"
 #include "common/sanitize.h"
 #include "pipeline/ktap.h"
 
-#include <jansson.h>
 #include <time.h>
 
 #define QUEUE_PAGE 50
@@ -22,6 +22,33 @@ static void esc(pg_buf *out, const char *s)
 	if (pg_sanitize_utf8(&clean, s, strlen(s)) == 0)
 		pg_html_escape(out, clean.ptr, clean.len);
 	pg_buf_release(&clean);
+}
+
+/*
+ * Append fmt with each %s replaced by its argument escaped for HTML (NULL:
+ * nothing); %% is a %, and no other conversion is known.  The attribute
+ * lets the compiler check that every argument is a string.
+ */
+static void html(pg_buf *out, const char *fmt, ...) PG_PRINTF(2, 3);
+static void html(pg_buf *out, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	while (*fmt) {
+		size_t n = strcspn(fmt, "%");
+
+		pg_buf_put(out, fmt, n);
+		fmt += n;
+		if (!*fmt)
+			break;
+		if (fmt[1] == 's')
+			esc(out, va_arg(ap, const char *));
+		else if (fmt[1])
+			pg_buf_putc(out, fmt[1]);
+		fmt += fmt[1] ? 2 : 1;
+	}
+	va_end(ap);
 }
 
 static void short_id(pg_buf *out, const char *hex)
@@ -55,24 +82,19 @@ static void page_start(pg_buf *out, pg_req *rq, const char *title, const char *b
 	bool in = pg_req_session(rq, &user, &csrf) == 0;
 
 	pg_error_clear();
-	pg_buf_puts(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-		    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>");
-	esc(out, title);
-	pg_buf_puts(out, " - pullgate</title>\n<link rel=\"stylesheet\" href=\"/static/style.css\">\n"
-		    "<script src=\"/static/app.js\" defer></script>\n");
-	if (in) {
-		pg_buf_puts(out, "<meta name=\"csrf-token\" content=\"");
-		esc(out, csrf.ptr);
-		pg_buf_puts(out, "\">\n");
-	}
+	html(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+	     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+	     "<title>%s - pullgate</title>\n<link rel=\"stylesheet\" href=\"/static/style.css\">\n"
+	     "<script src=\"/static/app.js\" defer></script>\n", title);
+	if (in)
+		html(out, "<meta name=\"csrf-token\" content=\"%s\">\n", csrf.ptr);
 	pg_buf_printf(out, "</head>\n<body %s>\n<header><a class=\"brand\" href=\"/\">pullgate</a>"
 		      "<nav><a href=\"/\">queue</a> <a href=\"/metrics\">metrics</a> ",
 		      body_attrs ? body_attrs : "");
-	if (in) {
-		pg_buf_puts(out, "<span class=\"user\" id=\"user\">");
-		esc(out, user.ptr);
-		pg_buf_puts(out, "</span> <button type=\"button\" id=\"logout\">log out</button>");
-	} else
+	if (in)
+		html(out, "<span class=\"user\" id=\"user\">%s</span> "
+		     "<button type=\"button\" id=\"logout\">log out</button>", user.ptr);
+	else
 		pg_buf_puts(out, "<a id=\"login-link\" href=\"/login\">maintainer log in</a>");
 	pg_buf_puts(out, "</nav></header>\n<main>\n");
 	pg_buf_release(&user);
@@ -89,30 +111,21 @@ static int page_end(pg_buf *out, pg_resp *rs)
 
 static void state_badge(pg_buf *out, const char *state)
 {
-	pg_buf_puts(out, "<span class=\"state state-");
-	esc(out, state);
-	pg_buf_puts(out, "\" data-state=\"");
-	esc(out, state);
-	pg_buf_puts(out, "\">");
-	esc(out, state);
-	pg_buf_puts(out, "</span>");
+	html(out, "<span class=\"state state-%s\" data-state=\"%s\">%s</span>", state, state, state);
 }
 
 /* --- the queue ------------------------------------------------------------------ */
 
 int pg_page_queue(pg_req *rq, pg_resp *rs)
 {
-	static const char *const filters[] = {
-		"queued", "verifying", "verified", "merging", "building", "booting", "waiting",
-		"approved", "passed", "rejected", "cancelled", "error",
-	};
 	pg_job_list l;
 	pg_buf *out = &rs->body;
 	const char *state = pg_req_arg(rq, "state");
+	enum pg_job_state st;
 	size_t offset = 0, i;
 	int err;
 
-	if (state && !pg_store_state_valid(state))
+	if (state && pg_job_state_from_name(&st, state) < 0)
 		return pg_resp_error(rs, 400, "unknown state");
 	if (pg_req_count(&offset, pg_req_arg(rq, "offset"), (size_t)1 << 40) < 0)
 		return pg_resp_error(rs, 400, "offset wants a count");
@@ -121,10 +134,12 @@ int pg_page_queue(pg_req *rq, pg_resp *rs)
 	page_start(out, rq, "queue", "data-page=\"queue\"");
 	pg_buf_printf(out, "<h1>Pulls</h1>\n<p class=\"filters\">%s all</a>",
 		      state ? "<a href=\"/\">" : "<a class=\"current\" href=\"/\">");
-	for (i = 0; i < PG_ARRAY_SIZE(filters); i++)
+	for (st = 0; st < PG_JOB__COUNT; st++) {
+		const char *name = pg_job_state_name(st);
+
 		pg_buf_printf(out, " <a %shref=\"/?state=%s\">%s</a>",
-			      state && !strcmp(state, filters[i]) ? "class=\"current\" " : "",
-			      filters[i], filters[i]);
+			      state && !strcmp(state, name) ? "class=\"current\" " : "", name, name);
+	}
 	pg_buf_puts(out, "</p>\n");
 	if (!l.n)
 		pg_buf_puts(out, "<p class=\"empty\">No pulls yet. Hooks post them to "
@@ -140,15 +155,12 @@ int pg_page_queue(pg_req *rq, pg_resp *rs)
 			      (long long)j->id, (long long)j->id, (long long)j->id);
 		state_badge(out, j->state);
 		pg_buf_printf(out, "</td><td class=\"tag\"><a href=\"/pulls/%lld\">", (long long)j->id);
-		esc(out, tag_name(j->tag));
-		pg_buf_puts(out, "</a></td><td class=\"repo\">");
-		esc(out, j->repo_name ? j->repo_name : j->repo);
+		html(out, "%s</a></td><td class=\"repo\">%s", tag_name(j->tag),
+		     j->repo_name ? j->repo_name : j->repo);
 		pg_buf_printf(out, "</td><td>%d</td><td>%d errors, %d warnings</td><td>", j->commits,
 			      j->errors, j->warnings);
 		when(out, j->updated);
-		pg_buf_puts(out, "</td><td class=\"message\">");
-		esc(out, j->message);
-		pg_buf_puts(out, "</td></tr>\n");
+		html(out, "</td><td class=\"message\">%s</td></tr>\n", j->message);
 	}
 	if (l.n)
 		pg_buf_puts(out, "</tbody></table>\n");
@@ -161,84 +173,61 @@ int pg_page_queue(pg_req *rq, pg_resp *rs)
 
 /* --- a pull ------------------------------------------------------------------------ */
 
-static const char *jstr(const json_t *o, const char *key)
+/* A finding's details, a row each: the field, the pull's copy, upstream's original. */
+static void details(pg_buf *out, const pg_json *list)
 {
-	return json_string_value(json_object_get(o, key));
+	const pg_json *d;
+	size_t i;
+
+	for (i = 0; (d = pg_json_at(list, i)); i++)
+		html(out, "<tr><th>%s</th><td class=\"pull\"><pre>%s</pre></td>"
+		     "<td class=\"upstream\"><pre>%s</pre></td></tr>\n", pg_json_get_str(d, "field"),
+		     pg_json_get_str(d, "pull"), pg_json_get_str(d, "upstream"));
 }
 
 /* One rewritten commit: the fields that differ, the pull's copy beside upstream's original. */
-static void rewritten(pg_buf *out, const json_t *f)
+static void rewritten(pg_buf *out, const pg_json *f)
 {
-	const json_t *details = json_object_get(f, "details"), *d;
-	const char *subject = jstr(f, "subject");
-	size_t i;
+	const char *subject = pg_json_get_str(f, "subject");
 	bool merge = subject && !strncmp(subject, "Merge ", 6);
 
-	pg_buf_printf(out, "<article class=\"rewritten%s\">\n<h4>", merge ? " rewritten-merge" : "");
-	esc(out, subject);
-	pg_buf_puts(out, "</h4>\n<table class=\"diff\"><thead><tr><th>field</th><th>pull copy ");
-	short_id(out, jstr(f, "commit"));
+	pg_buf_printf(out, "<article class=\"rewritten%s\">\n", merge ? " rewritten-merge" : "");
+	html(out, "<h4>%s</h4>\n<table class=\"diff\"><thead><tr><th>field</th><th>pull copy ", subject);
+	short_id(out, pg_json_get_str(f, "commit"));
 	pg_buf_puts(out, "</th><th>upstream original ");
-	short_id(out, jstr(f, "upstream"));
+	short_id(out, pg_json_get_str(f, "upstream"));
 	pg_buf_puts(out, "</th></tr></thead><tbody>\n");
-	json_array_foreach(details, i, d) {
-		pg_buf_puts(out, "<tr><th>");
-		esc(out, jstr(d, "field"));
-		pg_buf_puts(out, "</th><td class=\"pull\"><pre>");
-		esc(out, jstr(d, "pull"));
-		pg_buf_puts(out, "</pre></td><td class=\"upstream\"><pre>");
-		esc(out, jstr(d, "upstream"));
-		pg_buf_puts(out, "</pre></td></tr>\n");
-	}
+	details(out, pg_json_get(f, "details"));
 	pg_buf_puts(out, "</tbody></table></article>\n");
 }
 
-static void other_finding(pg_buf *out, const json_t *f)
+static void other_finding(pg_buf *out, const pg_json *f)
 {
-	const json_t *details = json_object_get(f, "details"), *d;
-	size_t i;
+	const char *severity = pg_json_get_str(f, "severity"), *subject = pg_json_get_str(f, "subject");
 
-	pg_buf_puts(out, "<li class=\"finding sev-");
-	esc(out, jstr(f, "severity"));
-	pg_buf_puts(out, "\"><span class=\"sev\">");
-	esc(out, jstr(f, "severity"));
-	pg_buf_puts(out, "</span> <span class=\"check\">");
-	esc(out, jstr(f, "check"));
-	pg_buf_puts(out, "</span> ");
-	short_id(out, jstr(f, "commit"));
-	if (jstr(f, "subject")) {
-		pg_buf_puts(out, " <span class=\"subject\">");
-		esc(out, jstr(f, "subject"));
-		pg_buf_puts(out, "</span>");
-	}
-	pg_buf_puts(out, "<div class=\"message\">");
-	esc(out, jstr(f, "message"));
-	pg_buf_puts(out, "</div>");
-	if (json_array_size(details)) {
+	html(out, "<li class=\"finding sev-%s\"><span class=\"sev\">%s</span> "
+	     "<span class=\"check\">%s</span> ", severity, severity, pg_json_get_str(f, "check"));
+	short_id(out, pg_json_get_str(f, "commit"));
+	if (subject)
+		html(out, " <span class=\"subject\">%s</span>", subject);
+	html(out, "<div class=\"message\">%s</div>", pg_json_get_str(f, "message"));
+	if (pg_json_len(pg_json_get(f, "details"))) {
 		pg_buf_puts(out, "<table class=\"details\"><tbody>");
-		json_array_foreach(details, i, d) {
-			pg_buf_puts(out, "<tr><th>");
-			esc(out, jstr(d, "field"));
-			pg_buf_puts(out, "</th><td><pre>");
-			esc(out, jstr(d, "pull"));
-			pg_buf_puts(out, "</pre></td><td><pre>");
-			esc(out, jstr(d, "upstream"));
-			pg_buf_puts(out, "</pre></td></tr>");
-		}
+		details(out, pg_json_get(f, "details"));
 		pg_buf_puts(out, "</tbody></table>");
 	}
 	pg_buf_puts(out, "</li>\n");
 }
 
-static void findings(pg_buf *out, const json_t *report)
+static void findings(pg_buf *out, const pg_json *report)
 {
-	const json_t *list = json_object_get(report, "findings"), *f;
+	const pg_json *list = pg_json_get(report, "findings"), *f;
 	size_t i, nrw = 0, nmerges = 0, nother = 0;
 
-	json_array_foreach(list, i, f) {
-		const char *s = jstr(f, "subject");
+	for (i = 0; (f = pg_json_at(list, i)); i++) {
+		const char *s = pg_json_get_str(f, "subject");
 
-		if (jstr(f, "check") && !strcmp(jstr(f, "check"), "rewritten-upstream")) {
+		if (pg_json_get_str(f, "check") && !strcmp(pg_json_get_str(f, "check"), "rewritten-upstream")) {
 			nrw++;
 			nmerges += s && !strncmp(s, "Merge ", 6);
 		} else
@@ -254,61 +243,50 @@ static void findings(pg_buf *out, const json_t *report)
 			      nrw, nrw == 1 ? "" : "s", nmerges, nmerges == 1 ? "" : "s");
 		if (nmerges) {
 			pg_buf_puts(out, "<h4>Rewritten maintainer merges</h4>\n<ul id=\"rewritten-merges\">");
-			json_array_foreach(list, i, f) {
-				const char *s = jstr(f, "subject");
+			for (i = 0; (f = pg_json_at(list, i)); i++) {
+				const char *s = pg_json_get_str(f, "subject");
 
-				if (strcmp(jstr(f, "check") ? jstr(f, "check") : "", "rewritten-upstream") ||
+				if (strcmp(pg_json_get_str(f, "check") ? pg_json_get_str(f, "check") : "", "rewritten-upstream") ||
 				    !s || strncmp(s, "Merge ", 6))
 					continue;
 				pg_buf_puts(out, "<li>");
-				short_id(out, jstr(f, "commit"));
+				short_id(out, pg_json_get_str(f, "commit"));
 				pg_buf_puts(out, " copies ");
-				short_id(out, jstr(f, "upstream"));
-				pg_buf_puts(out, " <span class=\"subject\">");
-				esc(out, s);
-				pg_buf_puts(out, "</span></li>\n");
+				short_id(out, pg_json_get_str(f, "upstream"));
+				html(out, " <span class=\"subject\">%s</span></li>\n", s);
 			}
 			pg_buf_puts(out, "</ul>\n");
 		}
-		json_array_foreach(list, i, f)
-			if (jstr(f, "check") && !strcmp(jstr(f, "check"), "rewritten-upstream"))
+		for (i = 0; (f = pg_json_at(list, i)); i++)
+			if (pg_json_get_str(f, "check") && !strcmp(pg_json_get_str(f, "check"), "rewritten-upstream"))
 				rewritten(out, f);
 		pg_buf_puts(out, "</section>\n");
 	}
 	if (nother) {
 		pg_buf_puts(out, "<h3>Other findings</h3>\n<ul class=\"findings\">\n");
-		json_array_foreach(list, i, f)
-			if (!jstr(f, "check") || strcmp(jstr(f, "check"), "rewritten-upstream"))
+		for (i = 0; (f = pg_json_at(list, i)); i++)
+			if (!pg_json_get_str(f, "check") || strcmp(pg_json_get_str(f, "check"), "rewritten-upstream"))
 				other_finding(out, f);
 		pg_buf_puts(out, "</ul>\n");
 	}
 	pg_buf_puts(out, "</section>\n");
 }
 
-static void signatures(pg_buf *out, const json_t *report)
+static void signatures(pg_buf *out, const pg_json *report)
 {
-	const json_t *list = json_object_get(report, "signatures"), *s;
+	const pg_json *list = pg_json_get(report, "signatures"), *s;
 	size_t i;
 
-	if (!json_array_size(list))
+	if (!pg_json_len(list))
 		return;
 	pg_buf_puts(out, "<section id=\"signatures\"><h2>Signatures</h2><table><thead><tr><th>kind</th>"
 		    "<th>tag</th><th>tagger</th><th>status</th><th>key</th></tr></thead><tbody>\n");
-	json_array_foreach(list, i, s) {
-		pg_buf_puts(out, "<tr><td>");
-		esc(out, jstr(s, "kind"));
-		pg_buf_puts(out, "</td><td>");
-		esc(out, jstr(s, "tag"));
-		pg_buf_puts(out, "</td><td>");
-		esc(out, jstr(s, "tagger"));
-		pg_buf_puts(out, "</td><td class=\"sig-");
-		esc(out, jstr(s, "status"));
-		pg_buf_puts(out, "\">");
-		esc(out, jstr(s, "status"));
-		pg_buf_puts(out, "</td><td><code>");
-		esc(out, jstr(s, "fingerprint"));
-		pg_buf_puts(out, "</code></td></tr>\n");
-	}
+	for (i = 0; (s = pg_json_at(list, i)); i++)
+		html(out, "<tr><td>%s</td><td>%s</td><td>%s</td><td class=\"sig-%s\">%s</td>"
+		     "<td><code>%s</code></td></tr>\n", pg_json_get_str(s, "kind"),
+		     pg_json_get_str(s, "tag"), pg_json_get_str(s, "tagger"),
+		     pg_json_get_str(s, "status"), pg_json_get_str(s, "status"),
+		     pg_json_get_str(s, "fingerprint"));
 	pg_buf_puts(out, "</tbody></table></section>\n");
 }
 
@@ -322,19 +300,14 @@ static const pg_job_stage *stage_of(const pg_job *j, const char *name)
 	return NULL;
 }
 
-/* A log file the gate wrote, only from under home/logs; capped. */
+/* A log file the gate wrote, capped; an error when there is none (the message cleared). */
 static int read_log(pg_buf *out, const pg_server *s, const char *path, size_t max)
 {
-	pg_buf prefix = PG_BUF_INIT;
-	int err;
+	int err = PG_ENOTFOUND;
 
 	pg_buf_init(out, max);
-	if ((err = pg_buf_printf(&prefix, "%s/logs/", s->home)) == 0 &&
-	    (!path || strncmp(path, prefix.ptr, prefix.len) || strstr(path, "/../")))
-		err = pg_error_set(PG_ENOTFOUND, "no log");
-	if (err == 0)
+	if (pg_server_owns_log(s, path))
 		err = pg_buf_read_file(out, path);
-	pg_buf_release(&prefix);
 	if (err < 0)
 		pg_error_clear();
 	return err;
@@ -354,26 +327,20 @@ static void stages(pg_buf *out, const pg_job *j)
 	for (i = 0; i < j->nstages; i++) {
 		const pg_job_stage *s = &j->stages[i];
 
-		pg_buf_puts(out, "<tr class=\"stage stage-");
-		esc(out, s->status);
-		pg_buf_puts(out, "\"><th>");
-		esc(out, s->name);
-		pg_buf_puts(out, "</th><td>");
-		esc(out, s->status);
-		pg_buf_printf(out, "</td><td>%.1f</td><td>", s->seconds);
-		esc(out, s->summary);
-		pg_buf_puts(out, "</td><td>");
+		html(out, "<tr class=\"stage stage-%s\"><th>%s</th><td>%s</td>", s->status, s->name,
+		     s->status);
+		pg_buf_printf(out, "<td>%.1f</td>", s->seconds);
+		html(out, "<td>%s</td><td>", s->summary);
 		if (s->log) {
 			pg_buf_printf(out, "<a href=\"/api/pulls/%lld/log?stage=", (long long)j->id);
-			esc(out, s->name);
-			pg_buf_puts(out, "\">log</a>");
+			html(out, "%s\">log</a>", s->name);
 		}
 		pg_buf_puts(out, "</td></tr>\n");
 	}
 	pg_buf_puts(out, "</tbody></table></section>\n");
 }
 
-static void merge_preview(pg_buf *out, const pg_server *srv, const pg_job *j, const json_t *report)
+static void merge_preview(pg_buf *out, const pg_server *srv, const pg_job *j, const pg_json *report)
 {
 	const pg_job_stage *m = stage_of(j, "merge");
 	pg_buf msg = PG_BUF_INIT;
@@ -387,22 +354,14 @@ static void merge_preview(pg_buf *out, const pg_server *srv, const pg_job *j, co
 		pg_buf_puts(out, "</dd><dt>parents</dt><dd>");
 		short_id(out, j->merge_base);
 		pg_buf_puts(out, " (the integration branch when it was tested) and ");
-		short_id(out, jstr(report, "tag_commit"));
+		short_id(out, pg_json_get_str(report, "tag_commit"));
 		pg_buf_puts(out, " (the tag's commit)</dd>");
 	}
-	if (m) {
-		pg_buf_puts(out, "<dt>merge stage</dt><dd>");
-		esc(out, m->status);
-		pg_buf_puts(out, ": ");
-		esc(out, m->summary);
-		pg_buf_puts(out, "</dd>");
-	}
+	if (m)
+		html(out, "<dt>merge stage</dt><dd>%s: %s</dd>", m->status, m->summary);
 	pg_buf_puts(out, "</dl>\n");
-	if (m && read_log(&msg, srv, m->log, MERGE_MSG_MAX) == 0) {
-		pg_buf_puts(out, "<pre class=\"merge-message\">");
-		esc(out, msg.ptr);
-		pg_buf_puts(out, "</pre>\n");
-	}
+	if (m && read_log(&msg, srv, m->log, MERGE_MSG_MAX) == 0)
+		html(out, "<pre class=\"merge-message\">%s</pre>\n", msg.ptr);
 	pg_buf_puts(out, "</section>\n");
 	pg_buf_release(&msg);
 }
@@ -433,18 +392,13 @@ static void kunit(pg_buf *out, const pg_server *srv, const pg_job *j)
 
 		if (t->has_subtests)
 			continue;
-		pg_buf_printf(out, "<tr class=\"ktap-%s\"><td>", pg_ktap_status_name(t->status));
-		esc(out, t->path);
-		pg_buf_printf(out, "</td><td>%s</td><td>", pg_ktap_status_name(t->status));
-		esc(out, t->reason);
-		pg_buf_puts(out, "</td></tr>\n");
+		html(out, "<tr class=\"ktap-%s\"><td>%s</td><td>%s</td><td>%s</td></tr>\n",
+		     pg_ktap_status_name(t->status), t->path, pg_ktap_status_name(t->status), t->reason);
 	}
 	pg_buf_puts(out, "</tbody></table>\n");
-	for (i = 0; i < r->nsplats; i++) {
-		pg_buf_printf(out, "<pre class=\"splat\">%s: ", pg_splat_kind_name(r->splats[i].kind));
-		esc(out, r->splats[i].text);
-		pg_buf_puts(out, "</pre>\n");
-	}
+	for (i = 0; i < r->nsplats; i++)
+		html(out, "<pre class=\"splat\">%s: %s</pre>\n", pg_splat_kind_name(r->splats[i].kind),
+		     r->splats[i].text);
 	pg_buf_puts(out, "</section>\n");
 	pg_boot_result_free(r);
 	pg_buf_release(&log);
@@ -454,11 +408,16 @@ static void actions(pg_buf *out, pg_req *rq, const pg_job *j)
 {
 	pg_buf user = PG_BUF_INIT;
 	bool in = pg_req_session(rq, &user, NULL) == 0;
-	bool waiting = !strcmp(j->state, "waiting");
-	bool can_reject = waiting || !strcmp(j->state, "verified") || !strcmp(j->state, "passed");
-	bool can_cancel = !pg_state_final(j->state);
+	enum pg_job_state st = PG_JOB__COUNT;
+	bool waiting, can_reject, can_cancel;
 
+	pg_job_state_from_name(&st, j->state);
 	pg_error_clear();
+	waiting = pg_job_can_move(st, PG_JOB_APPROVED, PG_JOB_BY_MAINTAINER);
+	can_reject = pg_job_can_move(st, PG_JOB_REJECTED, PG_JOB_BY_MAINTAINER);
+	/* what does not run is cancelled at once; what runs, stopped by its worker */
+	can_cancel = pg_job_can_move(st, PG_JOB_CANCELLED, PG_JOB_BY_MAINTAINER) ||
+		     pg_job_state_is_running(st);
 	pg_buf_puts(out, "<section id=\"actions\">");
 	if (!in && (waiting || can_cancel))
 		pg_buf_puts(out, "<p><a href=\"/login\">Log in</a> to decide on this pull.</p>");
@@ -478,8 +437,9 @@ static void actions(pg_buf *out, pg_req *rq, const pg_job *j)
 int pg_page_pull(pg_req *rq, pg_resp *rs)
 {
 	pg_job *j = NULL;
-	json_t *report = NULL;
+	pg_json *report = NULL;
 	pg_buf *out = &rs->body, title = PG_BUF_INIT, attrs = PG_BUF_INIT;
+	enum pg_job_state st = PG_JOB__COUNT;
 	size_t i;
 	int err;
 
@@ -488,33 +448,26 @@ int pg_page_pull(pg_req *rq, pg_resp *rs)
 		return pg_resp_error(rs, 404, "pull %lld does not exist", (long long)rq->id);
 	if (err < 0)
 		return err;
-	if (j->report)
-		report = json_loads(j->report, 0, NULL);
+	/* a report that does not parse is not shown; the rest of the page is */
+	if ((j->report && pg_json_parse(&report, j->report, strlen(j->report)) < 0) ||
+	    pg_job_state_from_name(&st, j->state) < 0)
+		pg_error_clear();
 	pg_buf_printf(&title, "#%lld %s", (long long)j->id, tag_name(j->tag));
 	pg_buf_printf(&attrs, "data-page=\"pull\" data-pull=\"%lld\" data-final=\"%s\"",
-		      (long long)j->id, pg_state_final(j->state) ? "yes" : "no");
+		      (long long)j->id, pg_job_state_is_final(st) ? "yes" : "no");
 	page_start(out, rq, title.ptr, attrs.ptr);
-	pg_buf_printf(out, "<h1>#%lld <span class=\"tag\">", (long long)j->id);
-	esc(out, tag_name(j->tag));
-	pg_buf_puts(out, "</span> ");
+	pg_buf_printf(out, "<h1>#%lld ", (long long)j->id);
+	html(out, "<span class=\"tag\">%s</span> ", tag_name(j->tag));
 	state_badge(out, j->state);
-	pg_buf_puts(out, "</h1>\n<p class=\"lede\" id=\"message\">");
-	esc(out, j->message);
-	pg_buf_puts(out, "</p>\n<dl class=\"facts\"><dt>repository</dt><dd>");
-	esc(out, j->repo_name ? j->repo_name : j->repo);
-	if (j->repo_name && strcmp(j->repo_name, j->repo)) {
-		pg_buf_puts(out, " (fetched from ");
-		esc(out, j->repo);
-		pg_buf_puts(out, ")");
-	}
-	pg_buf_puts(out, "</dd><dt>came in by</dt><dd>");
-	esc(out, !strcmp(j->kind, "mail") ? "pull-request mail" : "push record");
-	if (j->sender) {
-		pg_buf_puts(out, " from ");
-		esc(out, j->sender);
-	}
-	pg_buf_puts(out, "</dd><dt>verdict</dt><dd id=\"verdict\">");
-	esc(out, j->verdict ? j->verdict : "not yet");
+	html(out, "</h1>\n<p class=\"lede\" id=\"message\">%s</p>\n<dl class=\"facts\">"
+	     "<dt>repository</dt><dd>%s", j->message, j->repo_name ? j->repo_name : j->repo);
+	if (j->repo_name && strcmp(j->repo_name, j->repo))
+		html(out, " (fetched from %s)", j->repo);
+	html(out, "</dd><dt>came in by</dt><dd>%s",
+	     !strcmp(j->kind, "mail") ? "pull-request mail" : "push record");
+	if (j->sender)
+		html(out, " from %s", j->sender);
+	html(out, "</dd><dt>verdict</dt><dd id=\"verdict\">%s", j->verdict ? j->verdict : "not yet");
 	pg_buf_printf(out, " (%d errors, %d warnings)</dd><dt>commits</dt><dd>%d (%d merges)</dd>"
 		      "<dt>tag object</dt><dd>", j->errors, j->warnings, j->commits, j->merges);
 	short_id(out, j->tag_object);
@@ -534,19 +487,15 @@ int pg_page_pull(pg_req *rq, pg_resp *rs)
 		for (i = 0; i < j->ndecisions; i++) {
 			pg_buf_puts(out, "<li>");
 			when(out, j->decisions[i].at);
-			pg_buf_puts(out, ": <span class=\"who\">");
-			esc(out, j->decisions[i].user);
-			pg_buf_puts(out, "</span> ");
-			esc(out, j->decisions[i].action);
-			if (j->decisions[i].note) {
-				pg_buf_puts(out, " &mdash; ");
-				esc(out, j->decisions[i].note);
-			}
+			html(out, ": <span class=\"who\">%s</span> %s", j->decisions[i].user,
+			     j->decisions[i].action);
+			if (j->decisions[i].note)
+				html(out, " &mdash; %s", j->decisions[i].note);
 			pg_buf_puts(out, "</li>");
 		}
 		pg_buf_puts(out, "</ul></section>\n");
 	}
-	json_decref(report);
+	pg_json_free(report);
 	pg_job_free(j);
 	pg_buf_release(&title);
 	pg_buf_release(&attrs);

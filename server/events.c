@@ -1,9 +1,8 @@
 /* events.c - per-job rings of progress events under one mutex and condition variable. */
 #include "server/events.h"
 #include "common/error.h"
-#include "common/sanitize.h"
+#include "common/json.h"
 
-#include <jansson.h>
 #include <pthread.h>
 #include <time.h>
 
@@ -96,26 +95,23 @@ void pg_events_post(pg_events *ev, int64_t job, const char *kind, const char *st
 
 static int format(pg_buf *out, const event *e)
 {
-	pg_buf text = PG_BUF_INIT;
-	json_t *o = NULL;
-	char *s = NULL;
+	pg_json_writer *w = NULL;
+	size_t len = out->len;
 	int err;
 
-	/* a line cut at the cap may end inside a UTF-8 sequence: make it valid */
-	if ((err = pg_sanitize_utf8(&text, e->text, strlen(e->text))) < 0)
-		goto done;
-	o = json_pack("{s:s, s:s, s:s%, s:I}", "kind", e->kind, "stage", e->stage, "text",
-		      text.ptr, text.len, "time", (json_int_t)e->time);
-	if (!o || !(s = json_dumps(o, JSON_COMPACT))) {
-		err = pg_error_oom();
-		goto done;
-	}
-	err = pg_buf_printf(out, "id: %llu\nevent: %s\ndata: %s\n\n", (unsigned long long)e->seq,
-			    e->kind, s);
-done:
-	free(s);
-	json_decref(o);
-	pg_buf_release(&text);
+	if ((err = pg_json_writer_new(&w)) < 0)
+		return err;
+	pg_json_put_str(w, "kind", e->kind);
+	pg_json_put_str(w, "stage", e->stage);
+	/* made valid UTF-8: a line cut at the cap may end inside a sequence */
+	pg_json_put_str(w, "text", e->text);
+	pg_json_put_int(w, "time", e->time);
+	if ((err = pg_buf_printf(out, "id: %llu\nevent: %s\ndata: ", (unsigned long long)e->seq,
+				 e->kind)) < 0 ||
+	    (err = pg_json_write(out, w, PG_JSON_COMPACT)) < 0 ||
+	    (err = pg_buf_puts(out, "\n\n")) < 0)
+		pg_buf_truncate(out, len);
+	pg_json_writer_free(w);
 	return err;
 }
 

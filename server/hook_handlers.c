@@ -20,41 +20,59 @@ static bool type_is(const char *header, const char *const *types, size_t n)
 	return false;
 }
 
+/* Refuse a delivery: counted, for /metrics, under why; rs holds the answer.  Returns 0. */
+static int refuse(pg_req *rq, pg_resp *rs, enum pg_hook_reject why, unsigned status,
+		  const char *fmt, ...) PG_PRINTF(5, 6);
+static int refuse(pg_req *rq, pg_resp *rs, enum pg_hook_reject why, unsigned status,
+		  const char *fmt, ...)
+{
+	pg_buf msg = PG_BUF_INIT;
+	va_list ap;
+
+	pg_server_count_reject(rq->srv, rq->hook_mail, why);
+	va_start(ap, fmt);
+	pg_buf_vprintf(&msg, fmt, ap);
+	va_end(ap);
+	pg_resp_error(rs, status, "%s", msg.ptr);
+	pg_buf_release(&msg);
+	return 0;
+}
+
+/* A body that does not parse: 413 when too big, 415 in a form not decoded, else 400. */
+static int malformed(pg_req *rq, pg_resp *rs, int err, const char *what)
+{
+	if (err == PG_ENOMEM)
+		return err;
+	return refuse(rq, rs, PG_REJECT_MALFORMED,
+		      err == PG_ETOOBIG ? 413 : err == PG_EUNSUPPORTED ? 415 : 400,
+		      "malformed %s: %s", what, pg_error_last());
+}
+
 /*
  * What both hooks check before looking at the body: its type, the delivery
  * id and the signature.  0 to go on; 1 when rs holds the refusal.
  */
-static int authenticate(pg_req *rq, pg_resp *rs, bool mail, const char *secret,
-			const char *const *types, size_t ntypes, const char *want)
+static int authenticate(pg_req *rq, pg_resp *rs, const char *secret, const char *const *types,
+			size_t ntypes, const char *want)
 {
-	pg_server *s = rq->srv;
-	const char *delivery = pg_req_header(rq, "X-Pullgate-Delivery");
-
-	if (!type_is(pg_req_header(rq, "Content-Type"), types, ntypes)) {
-		pg_server_count_reject(s, mail, PG_REJECT_CONTENT_TYPE);
-		pg_resp_error(rs, 415, "Content-Type must be %s", want);
-		return 1;
-	}
-	if (!pg_hook_delivery_valid(delivery)) {
-		pg_server_count_reject(s, mail, PG_REJECT_DELIVERY);
-		pg_resp_error(rs, 400, "X-Pullgate-Delivery must be 1 to 128 characters of "
-			      "[A-Za-z0-9._:-]");
-		return 1;
-	}
+	if (!type_is(pg_req_header(rq, "Content-Type"), types, ntypes))
+		return 1 + refuse(rq, rs, PG_REJECT_CONTENT_TYPE, 415, "Content-Type must be %s", want);
+	if (!pg_hook_delivery_valid(pg_req_header(rq, "X-Pullgate-Delivery")))
+		return 1 + refuse(rq, rs, PG_REJECT_DELIVERY, 400, "X-Pullgate-Delivery must be 1 "
+				  "to 128 characters of [A-Za-z0-9._:-]");
 	if (pg_auth_hook_verify(secret, pg_req_header(rq, "X-Pullgate-Signature"), rq->body.ptr,
-				rq->body.len) < 0) {
-		pg_server_count_reject(s, mail, PG_REJECT_SIGNATURE);
-		pg_resp_error(rs, 401, "X-Pullgate-Signature: %s", pg_error_last());
-		return 1;
-	}
+				rq->body.len) < 0)
+		return 1 + refuse(rq, rs, PG_REJECT_SIGNATURE, 401, "X-Pullgate-Signature: %s",
+				  pg_error_last());
 	return 0;
 }
 
 /* Record the delivery and answer: 202 with the new jobs, 200 for a redelivery, 409 for a clash. */
-static int queue(pg_req *rq, pg_resp *rs, bool mail, const pg_job_spec *jobs, size_t njobs,
+static int queue(pg_req *rq, pg_resp *rs, const pg_job_spec *jobs, size_t njobs,
 		 const char *note)
 {
 	pg_server *s = rq->srv;
+	bool mail = rq->hook_mail;
 	pg_buf ids = PG_BUF_INIT, digest = PG_BUF_INIT, out = PG_BUF_INIT;
 	const char *delivery = pg_req_header(rq, "X-Pullgate-Delivery");
 	const int64_t *id;
@@ -65,10 +83,9 @@ static int queue(pg_req *rq, pg_resp *rs, bool mail, const pg_job_spec *jobs, si
 	if ((err = pg_auth_hmac_hex(&digest, "pullgate-delivery", rq->body.ptr, rq->body.len)) < 0)
 		goto done;
 	err = pg_store_add_delivery(s->store, &ids, delivery, mail ? "pull-request" : "push",
-				    digest.ptr, jobs, njobs);
+				    digest.ptr, pg_job_state_name(PG_JOB_QUEUED), jobs, njobs);
 	if (err == PG_ECONFLICT) {
-		pg_server_count_reject(s, mail, PG_REJECT_CONFLICT);
-		err = pg_resp_error(rs, 409, "%s", pg_error_last());
+		err = refuse(rq, rs, PG_REJECT_CONFLICT, 409, "%s", pg_error_last());
 		goto done;
 	}
 	if (err < 0 && err != PG_EEXISTS)
@@ -116,25 +133,18 @@ int pg_hook_push(pg_req *rq, pg_resp *rs)
 	size_t i, n = 0;
 	int err;
 
-	if (authenticate(rq, rs, false, s->push_secret, types, PG_ARRAY_SIZE(types),
+	if (authenticate(rq, rs, s->push_secret, types, PG_ARRAY_SIZE(types),
 			 "application/json or application/yaml"))
 		return 0;
-	if ((err = pg_push_parse(&rec, rq->body.ptr, rq->body.len)) < 0) {
-		if (err == PG_ENOMEM)
-			return err;
-		pg_server_count_reject(s, false, PG_REJECT_MALFORMED);
-		return pg_resp_error(rs, err == PG_ETOOBIG ? 413 : 400, "malformed push record: %s",
-				     pg_error_last());
-	}
+	if ((err = pg_push_parse(&rec, rq->body.ptr, rq->body.len)) < 0)
+		return malformed(rq, rs, err, "push record");
 	if ((err = pg_config_repo_location(&location, s->config, rec->repo)) < 0) {
-		pg_server_count_reject(s, false, PG_REJECT_REPOSITORY);
-		err = pg_resp_error(rs, 422, "%s", pg_error_last());
+		err = refuse(rq, rs, PG_REJECT_REPOSITORY, 422, "%s", pg_error_last());
 		goto done;
 	}
 	if (!pg_policy_repository_allowed(s->policy, location.ptr)) {
-		pg_server_count_reject(s, false, PG_REJECT_REPOSITORY);
-		err = pg_resp_error(rs, 422, "repository '%s' is not in the policy's allow-list",
-				    rec->repo);
+		err = refuse(rq, rs, PG_REJECT_REPOSITORY, 422, "repository '%s' is not in the "
+			     "policy's allow-list", rec->repo);
 		goto done;
 	}
 	if (!(jobs = calloc(rec->nchanges, sizeof(*jobs))) ||
@@ -157,7 +167,7 @@ int pg_hook_push(pg_req *rq, pg_resp *rs)
 		jobs[n].sender = rec->user;
 		n++;
 	}
-	err = queue(rq, rs, false, jobs, n, n ? "queued: see the urls" :
+	err = queue(rq, rs, jobs, n, n ? "queued: see the urls" :
 		    "no new signed tag in this push: nothing to verify");
 done:
 	free(jobs);
@@ -177,20 +187,14 @@ int pg_hook_pull_request(pg_req *rq, pg_resp *rs)
 	bool mapped;
 	int err;
 
-	if (authenticate(rq, rs, true, s->mail_secret, types, PG_ARRAY_SIZE(types),
+	if (authenticate(rq, rs, s->mail_secret, types, PG_ARRAY_SIZE(types),
 			 "message/rfc822, text/plain or application/mbox"))
 		return 0;
-	if ((err = pg_mail_parse(&pr, rq->body.ptr, rq->body.len)) < 0) {
-		if (err == PG_ENOMEM)
-			return err;
-		pg_server_count_reject(s, true, PG_REJECT_MALFORMED);
-		return pg_resp_error(rs, err == PG_ETOOBIG ? 413 : err == PG_EUNSUPPORTED ? 415 : 400,
-				     "malformed pull-request mail: %s", pg_error_last());
-	}
+	if ((err = pg_mail_parse(&pr, rq->body.ptr, rq->body.len)) < 0)
+		return malformed(rq, rs, err, "pull-request mail");
 	if (!pr->url || pg_hook_mail_tag(&tag, pr->ref) < 0) {
-		pg_server_count_reject(s, true, PG_REJECT_MALFORMED);
-		err = pg_resp_error(rs, 422, "the mail does not name a signed tag to pull: %s",
-				    pr->url ? pg_error_last() : "no repository URL");
+		err = refuse(rq, rs, PG_REJECT_MALFORMED, 422, "the mail does not name a signed tag "
+			     "to pull: %s", pr->url ? pg_error_last() : "no repository URL");
 		goto done;
 	}
 	/*
@@ -205,10 +209,9 @@ int pg_hook_pull_request(pg_req *rq, pg_resp *rs)
 		pg_buf_clear(&location);
 		if (!strstr(pr->url, "://") || !strncasecmp(pr->url, "file:", 5) ||
 		    !s->policy->nrepositories) {
-			pg_server_count_reject(s, true, PG_REJECT_REPOSITORY);
-			err = pg_resp_error(rs, 422, "repository '%s' is not mapped in the configuration, "
-					    "and only a network URL on the policy's allow-list is fetched "
-					    "as a mail gives it", pr->url);
+			err = refuse(rq, rs, PG_REJECT_REPOSITORY, 422, "repository '%s' is not mapped "
+				     "in the configuration, and only a network URL on the policy's "
+				     "allow-list is fetched as a mail gives it", pr->url);
 			goto done;
 		}
 		if ((err = pg_buf_puts(&location, pr->url)) < 0)
@@ -216,9 +219,8 @@ int pg_hook_pull_request(pg_req *rq, pg_resp *rs)
 	}
 	if (!pg_policy_repository_allowed(s->policy, location.ptr) &&
 	    !(mapped && pg_policy_repository_allowed(s->policy, pr->url))) {
-		pg_server_count_reject(s, true, PG_REJECT_REPOSITORY);
-		err = pg_resp_error(rs, 422, "repository '%s' is not in the policy's allow-list",
-				    pr->url);
+		err = refuse(rq, rs, PG_REJECT_REPOSITORY, 422, "repository '%s' is not in the "
+			     "policy's allow-list", pr->url);
 		goto done;
 	}
 	memset(&job, 0, sizeof(job));
@@ -228,7 +230,7 @@ int pg_hook_pull_request(pg_req *rq, pg_resp *rs)
 	job.tag = tag.ptr;
 	job.mail = rq->body.ptr;
 	job.mail_len = rq->body.len;
-	err = queue(rq, rs, true, &job, 1, "queued: see the urls");
+	err = queue(rq, rs, &job, 1, "queued: see the urls");
 done:
 	pg_pull_request_free(pr);
 	pg_buf_release(&tag);

@@ -7,11 +7,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-bool pg_state_final(const char *state)
+bool pg_server_owns_log(const pg_server *s, const char *path)
 {
-	return !strcmp(state, "approved") || !strcmp(state, "passed") ||
-	       !strcmp(state, "rejected") || !strcmp(state, "cancelled") ||
-	       !strcmp(state, "error") || !strcmp(state, "waiting");
+	size_t n = strlen(s->home);
+
+	/* a stored path is data: nothing outside home/logs, no way up out of it */
+	return path && !strncmp(path, s->home, n) && !strncmp(path + n, "/logs/", 6) &&
+	       !strstr(path, "/../");
 }
 
 /* The generated hook secret: read it, or make one (0600) the first time. */
@@ -97,7 +99,7 @@ int pg_server_start(pg_server **out, const pg_server_opts *o)
 	}
 	if ((err = pg_buf_printf(&db, "%s/pullgate.db", s->state)) < 0 ||
 	    (err = pg_store_open(&s->store, db.ptr)) < 0 ||
-	    (err = pg_store_requeue(s->store, &s->requeued)) < 0 ||
+	    (err = pg_job_requeue(s->store, &s->requeued)) < 0 ||
 	    (err = pg_events_new(&s->events)) < 0 ||
 	    (err = pg_sessions_new(&s->sessions, o->config->session_hours * 3600u)) < 0)
 		goto fail;

@@ -10,23 +10,8 @@
  * timeout; every change is one transaction, so a SIGKILL leaves either the
  * old or the new state, never half of one.  The schema is versioned in
  * the meta table.  Calls are serialized by a mutex: any thread may use
- * one pg_store.
- *
- * Job states:
- *   queued     waiting for a verify worker
- *   verifying  being verified
- *   verified   verified and accepted; waiting for the kernel stages (or,
- *              when none are configured, done)
- *   merging, building, booting
- *   waiting    every stage passed: waits for the maintainer's approval
- *   approved   the integration branch moved (by the maintainer or the policy)
- *   passed     every configured stage passed, and approval is not one of them
- *   rejected   a finding of severity error, or the maintainer said no
- *   cancelled  cancelled on request
- *   error      pullgate could not decide (message says why)
- * At startup the states of running jobs (verifying, merging, building,
- * booting) go back to queued: their work is done again, which the gate
- * allows.
+ * one pg_store.  A pull's state is stored as its name; what the states
+ * mean and which moves between them are allowed is server/job.h's.
  */
 #define PG_STORE_SCHEMA_VERSION 1
 
@@ -35,10 +20,6 @@ typedef struct pg_store pg_store;
 /* Open (creating if needed) the database at path. Errors: PG_EIO, PG_EINVALID (newer schema). */
 int pg_store_open(pg_store **out, const char *path);
 void pg_store_free(pg_store *s);
-
-/* Whether state is a known job state / one a worker is running. */
-bool pg_store_state_valid(const char *state);
-bool pg_store_state_running(const char *state);
 
 /* A job to create, as a hook saw it.  Strings are copied. */
 typedef struct pg_job_spec {
@@ -99,47 +80,45 @@ typedef struct pg_job {
 void pg_job_free(pg_job *j);
 
 /*
- * Record a delivery and create its jobs in one transaction.  ids receives
- * the job ids (appended as int64_t values; may be none).  When the
- * delivery id is known already and digest matches, nothing is created, the
- * earlier jobs' ids are given and PG_EEXISTS is returned; with another
- * digest, PG_ECONFLICT.
+ * Record a delivery and create its jobs, in state (a state's name), in one
+ * transaction.  ids receives the job ids (appended as int64_t values; may
+ * be none).  When the delivery id is known already and digest matches,
+ * nothing is created, the earlier jobs' ids are given and PG_EEXISTS is
+ * returned; with another digest, PG_ECONFLICT.
  */
 int pg_store_add_delivery(pg_store *s, pg_buf *ids, const char *delivery, const char *hook,
-			  const char *digest, const pg_job_spec *jobs, size_t njobs);
-
-/*
- * Take the oldest job in state from and move it to to (one transaction):
- * *out is the job (without stages and decisions), or NULL when there is
- * none.
- */
-int pg_store_claim(pg_store *s, pg_job **out, const char *from, const char *to);
+			  const char *digest, const char *state, const pg_job_spec *jobs,
+			  size_t njobs);
 
 /* A job with its stages and decisions; PG_ENOTFOUND for an unknown id. */
 int pg_store_get(pg_store *s, pg_job **out, int64_t id);
 
-/*
- * Move a job to state, with a one-line message (may be NULL), only when it
- * is in one of the states of expect ("a,b,c"; NULL: any).  PG_ECONFLICT
- * when it is not (nothing changes), PG_ENOTFOUND for an unknown id.
- */
-int pg_store_set_state(pg_store *s, int64_t id, const char *state, const char *expect,
-		       const char *message);
+/* The oldest job in state (without stages and decisions), or *out NULL when there is none. */
+int pg_store_oldest(pg_store *s, pg_job **out, const char *state);
+
+/* What goes with a change of state; every field may be left empty. */
+typedef struct pg_store_update {
+	const char *message;       /* the job's one-line last word; NULL clears it */
+	const pg_report *report;   /* stored with it: the JSON, the verdict and counts, the
+				      tag and merge ids, the stages and the findings
+				      (replacing those of an earlier run) */
+	const char *user;          /* with action: a decision recorded with it, whose */
+	const char *action;        /* note is the message ("approve", "reject", "cancel") */
+	bool new_run;              /* a run starts: attempts + 1 */
+} pg_store_update;
+
+#define PG_STORE_UPDATE_INIT { .message = NULL }
 
 /*
- * Store a report for a job and move it to state: the JSON, the verdict and
- * counts, the tag and merge ids, the stages and the findings (replacing
- * those of an earlier run).
+ * Change a job's state from from to to (states' names), with what u
+ * carries, in one transaction, and only while the job is in from: a
+ * compare-and-swap on the stored state.  PG_ECONFLICT when it is not
+ * (nothing changes), PG_ENOTFOUND for an unknown id.  The store does not
+ * know which moves make sense: pg_job_move (server/job.h) does, and is
+ * the one caller.
  */
-int pg_store_save_report(pg_store *s, int64_t id, const char *state, const pg_report *r,
-			 const char *message);
-
-/*
- * Record a maintainer's decision and move the job from one of the states
- * in expect to state, in one transaction (PG_ECONFLICT as above).
- */
-int pg_store_decide(pg_store *s, int64_t id, const char *user, const char *action,
-		    const char *expect, const char *state, const char *note);
+int pg_store_set_state(pg_store *s, int64_t id, const char *from, const char *to,
+		       const pg_store_update *u);
 
 /* Set a recorded stage's status and summary (the approval, once the maintainer decided). */
 int pg_store_set_stage(pg_store *s, int64_t id, const char *stage, const char *status,
@@ -154,9 +133,6 @@ typedef struct pg_job_list {
 
 int pg_store_list(pg_store *s, pg_job_list *out, const char *state, size_t offset, size_t limit);
 void pg_job_list_release(pg_job_list *l);
-
-/* Put running jobs back in the queue (at startup); *n is how many. */
-int pg_store_requeue(pg_store *s, size_t *n);
 
 /* How many jobs are in each state: calls fn for each state that has any. */
 typedef void (*pg_store_count_fn)(void *ctx, const char *state, int64_t n);

@@ -7,6 +7,7 @@
 #include "server/auth.h"
 #include "server/config.h"
 #include "server/events.h"
+#include "server/job.h"
 #include "server/server.h"
 #include "server/store.h"
 #include "server/worker.h"
@@ -107,6 +108,9 @@ int pg_resp_text(pg_resp *rs, unsigned status, const char *type, const char *tex
 void pg_server_count_reject(pg_server *s, bool mail, enum pg_hook_reject why);
 void pg_server_log(pg_server *s, const char *fmt, ...) PG_PRINTF(2, 3);
 
+/* Whether path is a log the gate wrote (under home/logs), so that it may be served. */
+bool pg_server_owns_log(const pg_server *s, const char *path);
+
 /* The handlers (each returns 0 with rs filled, or a negative code for a 500). */
 int pg_hook_push(pg_req *rq, pg_resp *rs);          /* hook_handlers.c */
 int pg_hook_pull_request(pg_req *rq, pg_resp *rs);
@@ -130,8 +134,5 @@ int pg_page_healthz(pg_req *rq, pg_resp *rs);
 /* Start listening (fills s->url) / stop, waiting for the connection threads (http.c). */
 int pg_http_start(pg_server *s);
 void pg_http_stop(pg_server *s);
-
-/* Which states are final: nothing more will happen without a person. */
-bool pg_state_final(const char *state);
 
 #endif

@@ -1,8 +1,9 @@
-/* worker.c - verify threads and the one kernel thread, driving pg_gate_run and the store. */
+/* worker.c - verify threads and the one kernel thread, driving pg_gate_run; the maintainer's decisions. */
 #include "server/worker.h"
 #include "common/error.h"
 #include "repo/repo.h"
 #include "pipeline/gate.h"
+#include "server/job.h"
 #include "verifier/mail.h"
 
 #include <pthread.h>
@@ -12,14 +13,16 @@
 #define MAX_THREADS 17
 #define IDLE_POLL_MS 2000
 
-typedef struct thread_arg {
-	pg_worker *w;
-	bool kernel;
-} thread_arg;
-
-/* A job being run: the cancel flag its gate watches. */
+/*
+ * A worker thread and the job it runs.  While it runs one, the job's
+ * state is the thread's to move (no one else may move a running job), so
+ * state is where the job is; cancel is the flag its gate watches.
+ */
 typedef struct slot {
-	int64_t id;                      /* 0: free */
+	pg_worker *w;
+	bool kernel;                     /* merge, build and boot; else verify */
+	int64_t id;                      /* the job it runs; 0: none */
+	enum pg_job_state state;
 	volatile sig_atomic_t cancel;
 	bool by_user;
 	char user[128];
@@ -34,16 +37,8 @@ struct pg_worker {
 	pthread_t threads[MAX_THREADS];
 	size_t nthreads;
 	bool git_ready;         /* pg_git_init() succeeded: shut down after the threads */
-	slot slots[MAX_THREADS];
-	thread_arg args[2];     /* what the verify threads and the kernel thread run with */
+	slot slots[MAX_THREADS];        /* one per thread */
 };
-
-/* Context of one gate run, for its progress callback. */
-typedef struct run {
-	pg_worker *w;
-	int64_t id;
-	slot *slot;
-} run;
 
 static void logf_(pg_worker *w, const char *fmt, ...) PG_PRINTF(2, 3);
 static void logf_(pg_worker *w, const char *fmt, ...)
@@ -59,86 +54,66 @@ static void logf_(pg_worker *w, const char *fmt, ...)
 	w->o.log(w->o.log_ctx, line);
 }
 
-static void set_state(pg_worker *w, int64_t id, const char *state, const char *expect,
-		      const char *message)
+/* Move a job (pg_job_move), then tell the event streams and the log. */
+static int move(pg_worker *w, int64_t id, enum pg_job_state from, enum pg_job_state to,
+		enum pg_job_actor by, const pg_store_update *u)
 {
-	if (pg_store_set_state(w->o.store, id, state, expect, message) < 0) {
-		logf_(w, "pull %lld: cannot record state %s: %s", (long long)id, state,
-		      pg_error_last());
-		return;
-	}
+	const char *state = pg_job_state_name(to);
+	int err;
+
+	if ((err = pg_job_move(w->o.store, id, from, to, by, u)) < 0)
+		return err;
 	pg_events_post(w->o.events, id, "state", NULL, state);
+	logf_(w, "pull %lld: %s%s%s", (long long)id, state, u && u->message ? ": " : "",
+	      u && u->message ? u->message : "");
+	return 0;
 }
 
-static void save(pg_worker *w, int64_t id, const char *state, const pg_report *r,
-		 const char *message)
+/* The thread moves the job it runs; when the store refuses, the job stays where it is. */
+static void advance(slot *s, enum pg_job_state to, const pg_store_update *u)
 {
-	if (pg_store_save_report(w->o.store, id, state, r, message) < 0) {
-		logf_(w, "pull %lld: cannot store the report: %s", (long long)id, pg_error_last());
-		return;
-	}
-	pg_events_post(w->o.events, id, "state", NULL, state);
-	logf_(w, "pull %lld: %s%s%s", (long long)id, state, message ? ": " : "",
-	      message ? message : "");
+	if (move(s->w, s->id, s->state, to, PG_JOB_BY_WORKER, u) < 0)
+		logf_(s->w, "pull %lld: cannot record state %s: %s", (long long)s->id,
+		      pg_job_state_name(to), pg_error_last());
+	else
+		s->state = to;
 }
 
+/* The gate's progress: the build and the boot starting are states of their own. */
 static void progress(void *ctx, const char *stage, const char *line)
 {
-	run *r = ctx;
 	static const struct {
-		const char *stage, *state;
-	} map[] = { { "build", "building" }, { "boot", "booting" } };
+		const char *stage;
+		enum pg_job_state state;
+	} map[] = { { "build", PG_JOB_BUILDING }, { "boot", PG_JOB_BOOTING } };
+	slot *s = ctx;
 	size_t i;
 
 	if (!strcmp(line, "starting"))
 		for (i = 0; i < PG_ARRAY_SIZE(map); i++)
 			if (!strcmp(stage, map[i].stage))
-				set_state(r->w, r->id, map[i].state, NULL, NULL);
-	pg_events_post(r->w->o.events, r->id, "progress", stage, line);
-}
-
-static slot *take_slot(pg_worker *w, int64_t id)
-{
-	size_t i;
-	slot *s = NULL;
-
-	pthread_mutex_lock(&w->lock);
-	for (i = 0; i < MAX_THREADS && !s; i++)
-		if (!w->slots[i].id)
-			s = &w->slots[i];
-	if (s) {
-		memset(s, 0, sizeof(*s));
-		s->id = id;
-		s->cancel = w->stopping;
-	}
-	pthread_mutex_unlock(&w->lock);
-	return s;
-}
-
-static void drop_slot(pg_worker *w, slot *s)
-{
-	pthread_mutex_lock(&w->lock);
-	s->id = 0;
-	pthread_mutex_unlock(&w->lock);
+				advance(s, map[i].state, NULL);
+	pg_events_post(s->w->o.events, s->id, "progress", stage, line);
 }
 
 /* The gate failed: cancelled by a user, interrupted by shutdown, or undecided. */
-static void ended_in_error(pg_worker *w, const pg_job *j, slot *s, int err)
+static void ended_in_error(slot *s, int err)
 {
+	pg_store_update u = PG_STORE_UPDATE_INIT;
 	char msg[1024];
 
 	snprintf(msg, sizeof(msg), "%s", pg_error_last());
 	if (s->by_user) {
-		if (pg_store_decide(w->o.store, j->id, s->user, "cancel", NULL, "cancelled",
-				    "cancelled while running") < 0)
-			logf_(w, "pull %lld: %s", (long long)j->id, pg_error_last());
-		pg_events_post(w->o.events, j->id, "state", NULL, "cancelled");
-		logf_(w, "pull %lld: cancelled", (long long)j->id);
+		u.message = "cancelled while running";
+		u.user = s->user;
+		u.action = "cancel";
+		advance(s, PG_JOB_CANCELLED, &u);
 	} else if (s->cancel || err == PG_ECANCELLED) {
-		set_state(w, j->id, "queued", NULL, "interrupted by a shutdown: run again");
+		u.message = "interrupted by a shutdown: run again";
+		advance(s, PG_JOB_QUEUED, &u);
 	} else {
-		set_state(w, j->id, "error", NULL, msg);
-		logf_(w, "pull %lld: error: %s", (long long)j->id, msg);
+		u.message = msg;
+		advance(s, PG_JOB_ERROR, &u);
 	}
 }
 
@@ -157,13 +132,33 @@ static bool tag_matches(const pg_job *j, const pg_report *r, char *msg, size_t c
 	return false;
 }
 
-static int run_gate(pg_worker *w, pg_report **out, const pg_job *j, slot *s, unsigned stages,
-		    bool approve)
+/*
+ * The gate's options for a job, the one place they are filled: the
+ * service's tree, branch and merge identity, the policy's timeouts, and a
+ * log directory of the job's own (two jobs for one tag keep their own
+ * logs), named in run_name.
+ */
+static void gate_opts(pg_gate_opts *go, char *run_name, size_t cap, const pg_worker *w,
+		      int64_t id)
+{
+	*go = (pg_gate_opts)PG_GATE_OPTS_INIT;
+	go->home = w->o.home;
+	go->tree = w->o.tree;
+	go->branch = w->o.branch;
+	go->datadir = w->o.datadir;
+	go->merge_name = w->o.merge_name;
+	go->merge_email = w->o.merge_email;
+	go->build_timeout_s = w->o.policy->build_timeout_minutes * 60u;
+	go->boot_timeout_s = w->o.policy->boot_timeout_seconds;
+	snprintf(run_name, cap, "job-%lld", (long long)id);
+	go->run_name = run_name;
+}
+
+static int run_gate(slot *s, pg_report **out, const pg_job *j, unsigned stages, bool approve)
 {
 	pg_pull_request *pr = NULL;
 	pg_pull_spec spec;
 	pg_gate_opts go;
-	run ctx = { w, j->id, s };
 	char run_name[32];
 	int err;
 
@@ -177,146 +172,152 @@ static int run_gate(pg_worker *w, pg_report **out, const pg_job *j, slot *s, uns
 	if (j->mail && (err = pg_mail_parse(&pr, j->mail, j->mail_len)) < 0)
 		return pg_error_wrap(err, "the pull-request mail");
 	spec.request = pr;
-	memset(&go, 0, sizeof(go));
-	go.version = PG_GATE_OPTS_VERSION;
-	go.home = w->o.home;
-	go.tree = w->o.tree;
-	go.branch = w->o.branch;
-	go.datadir = w->o.datadir;
+	gate_opts(&go, run_name, sizeof(run_name), s->w, j->id);
 	go.stages = stages;
 	go.approve = approve;
-	go.merge_name = w->o.merge_name;
-	go.merge_email = w->o.merge_email;
-	go.build_timeout_s = w->o.policy->build_timeout_minutes * 60u;
-	go.boot_timeout_s = w->o.policy->boot_timeout_seconds;
-	snprintf(run_name, sizeof(run_name), "job-%lld", (long long)j->id);
-	go.run_name = run_name; /* two jobs for one tag keep their own logs */
 	go.progress = progress;
-	go.ctx = &ctx;
+	go.ctx = s;
 	go.cancel = &s->cancel;
-	err = pg_gate_run(out, &spec, w->o.policy, &go);
+	err = pg_gate_run(out, &spec, s->w->o.policy, &go);
 	pg_pull_request_free(pr);
 	return err;
 }
 
-static void verify_job(pg_worker *w, pg_job *j, slot *s)
+static void verify_job(slot *s, const pg_job *j)
 {
+	pg_store_update u = PG_STORE_UPDATE_INIT;
 	pg_report *r = NULL;
+	enum pg_job_state to;
 	char msg[512];
 	int err;
 
-	logf_(w, "pull %lld: verifying %s from %s", (long long)j->id, j->tag, j->repo);
-	pg_events_post(w->o.events, j->id, "state", NULL, "verifying");
-	if ((err = run_gate(w, &r, j, s, 0, false)) < 0) {
-		ended_in_error(w, j, s, err);
+	logf_(s->w, "pull %lld: verifying %s from %s", (long long)j->id, j->tag, j->repo);
+	if ((err = run_gate(s, &r, j, 0, false)) < 0) {
+		ended_in_error(s, err);
 		return;
 	}
-	if (s->by_user) /* verification does not watch the flag: it finished first */
-		ended_in_error(w, j, s, PG_ECANCELLED);
-	else if (!tag_matches(j, r, msg, sizeof(msg)))
-		save(w, j->id, "error", r, msg);
+	u.report = r;
+	u.message = msg;
+	if (s->by_user) { /* verification does not watch the flag: it finished first */
+		ended_in_error(s, PG_ECANCELLED);
+		goto done;
+	}
+	if (!tag_matches(j, r, msg, sizeof(msg)))
+		to = PG_JOB_ERROR;
 	else if (pg_report_verdict(r) != PG_VERDICT_ACCEPT) {
 		snprintf(msg, sizeof(msg), "rejected by verify: %zu error%s",
 			 pg_report_count(r, PG_SEV_ERROR),
 			 pg_report_count(r, PG_SEV_ERROR) == 1 ? "" : "s");
-		save(w, j->id, "rejected", r, msg);
-	} else
-		save(w, j->id, "verified", r, w->o.stages ? "waiting for the kernel stages" :
-		     "accepted by verify");
+		to = PG_JOB_REJECTED;
+	} else {
+		u.message = s->w->o.stages ? "waiting for the kernel stages" : "accepted by verify";
+		to = PG_JOB_VERIFIED;
+	}
+	advance(s, to, &u);
+done:
 	pg_report_free(r);
 }
 
-static const pg_stage *find_stage(const pg_report *r, const char *name)
+static void kernel_job(slot *s, const pg_job *j)
 {
-	size_t i;
-
-	for (i = 0; i < r->nstages; i++)
-		if (!strcmp(r->stages[i].name, name))
-			return &r->stages[i];
-	return NULL;
-}
-
-static void kernel_job(pg_worker *w, pg_job *j, slot *s)
-{
+	pg_store_update u = PG_STORE_UPDATE_INIT;
 	pg_report *r = NULL;
 	const pg_stage *last, *approve_stage;
+	enum pg_job_state to;
 	char msg[512];
 	int err;
 
-	logf_(w, "pull %lld: merge, build and boot of %s", (long long)j->id, j->tag);
-	pg_events_post(w->o.events, j->id, "state", NULL, "merging");
-	if ((err = run_gate(w, &r, j, s, w->o.stages, w->o.policy->auto_approve)) < 0) {
-		ended_in_error(w, j, s, err);
+	logf_(s->w, "pull %lld: merge, build and boot of %s", (long long)j->id, j->tag);
+	if ((err = run_gate(s, &r, j, s->w->o.stages, s->w->o.policy->auto_approve)) < 0) {
+		ended_in_error(s, err);
 		return;
 	}
 	last = r->nstages ? &r->stages[r->nstages - 1] : NULL;
-	approve_stage = find_stage(r, "approve");
-	if (s->by_user && !r->approved)
-		ended_in_error(w, j, s, PG_ECANCELLED);
-	else if (!tag_matches(j, r, msg, sizeof(msg)))
-		save(w, j->id, "error", r, msg);
+	/* the stages run in order and stop at the first that does not pass: approve is last */
+	approve_stage = last && !strcmp(last->name, "approve") ? last : NULL;
+	u.report = r;
+	u.message = msg;
+	if (s->by_user && !r->approved) {
+		ended_in_error(s, PG_ECANCELLED);
+		goto done;
+	}
+	if (!tag_matches(j, r, msg, sizeof(msg)))
+		to = PG_JOB_ERROR;
 	else if (pg_report_verdict(r) != PG_VERDICT_ACCEPT || (last && last->status == PG_STAGE_FAILED)) {
 		snprintf(msg, sizeof(msg), "rejected at the %s stage: %s", last ? last->name : "verify",
 			 last && last->summary ? last->summary : "see the findings");
-		save(w, j->id, "rejected", r, msg);
-	} else if (approve_stage && approve_stage->status == PG_STAGE_WAITING)
-		save(w, j->id, "waiting", r, "every stage passed: waiting for the maintainer");
-	else if (approve_stage && approve_stage->status == PG_STAGE_PASSED && r->approved) {
-		save(w, j->id, "approved", r, approve_stage->summary);
-		if (pg_store_decide(w->o.store, j->id, "pullgate", "approve", "approved", "approved",
-				    "approved by the policy (approval: auto)") < 0)
-			logf_(w, "pull %lld: %s", (long long)j->id, pg_error_last());
-	} else if (last && last->status == PG_STAGE_SKIPPED)
-		save(w, j->id, "passed", r, last->summary);
-	else
-		save(w, j->id, "passed", r, "every configured stage passed");
+		to = PG_JOB_REJECTED;
+	} else if (approve_stage && approve_stage->status == PG_STAGE_WAITING) {
+		u.message = "every stage passed: waiting for the maintainer";
+		to = PG_JOB_WAITING;
+	} else if (approve_stage && approve_stage->status == PG_STAGE_PASSED && r->approved) {
+		u.message = "approved by the policy (approval: auto)";
+		u.user = "pullgate";
+		u.action = "approve";
+		to = PG_JOB_APPROVED;
+	} else {
+		u.message = last && last->status == PG_STAGE_SKIPPED ? last->summary :
+			    "every configured stage passed";
+		to = PG_JOB_PASSED;
+	}
+	advance(s, to, &u);
+done:
 	pg_report_free(r);
+}
+
+/* Wait for a wake-up or the next poll, unless the worker stops. */
+static void idle(pg_worker *w)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += IDLE_POLL_MS / 1000;
+	pthread_mutex_lock(&w->lock);
+	if (!w->stopping)
+		pthread_cond_timedwait(&w->wake, &w->lock, &until);
+	pthread_mutex_unlock(&w->lock);
 }
 
 static void *loop(void *p)
 {
-	const thread_arg *a = p;
-	pg_worker *w = a->w;
+	slot *s = p;
+	pg_worker *w = s->w;
+	enum pg_job_state from = s->kernel ? PG_JOB_VERIFIED : PG_JOB_QUEUED;
+	enum pg_job_state to = s->kernel ? PG_JOB_MERGING : PG_JOB_VERIFYING;
 
 	for (;;) {
 		pg_job *j = NULL;
-		slot *s;
-		int err;
+		bool stopping;
 
 		pthread_mutex_lock(&w->lock);
-		if (w->stopping) {
-			pthread_mutex_unlock(&w->lock);
-			break;
-		}
+		stopping = w->stopping;
 		pthread_mutex_unlock(&w->lock);
-		err = a->kernel ? pg_store_claim(w->o.store, &j, "verified", "merging") :
-			pg_store_claim(w->o.store, &j, "queued", "verifying");
-		if (err < 0)
+		if (stopping)
+			break;
+		if (pg_job_claim(w->o.store, &j, from, to) < 0)
 			logf_(w, "store: %s", pg_error_last());
 		if (!j) {
-			struct timespec until;
-
-			clock_gettime(CLOCK_MONOTONIC, &until);
-			until.tv_sec += IDLE_POLL_MS / 1000;
-			pthread_mutex_lock(&w->lock);
-			if (!w->stopping)
-				pthread_cond_timedwait(&w->wake, &w->lock, &until);
-			pthread_mutex_unlock(&w->lock);
+			idle(w);
 			continue;
 		}
-		if (!(s = take_slot(w, j->id))) {
-			set_state(w, j->id, a->kernel ? "verified" : "queued", NULL, NULL);
-			pg_job_free(j);
-			continue;
-		}
-		if (a->kernel)
-			kernel_job(w, j, s);
+		pthread_mutex_lock(&w->lock);
+		s->id = j->id;
+		s->state = to;
+		s->cancel = w->stopping;
+		s->by_user = false;
+		s->user[0] = '\0';
+		pthread_mutex_unlock(&w->lock);
+		pg_events_post(w->o.events, j->id, "state", NULL, pg_job_state_name(to));
+		if (s->kernel)
+			kernel_job(s, j);
 		else
-			verify_job(w, j, s);
-		drop_slot(w, s);
+			verify_job(s, j);
+		pthread_mutex_lock(&w->lock);
+		s->id = 0;
+		pthread_mutex_unlock(&w->lock);
 		pg_job_free(j);
 		pg_error_clear();
-		if (!a->kernel)
+		if (!s->kernel)
 			pg_worker_wake(w); /* the kernel thread may have work now */
 	}
 	return NULL;
@@ -349,15 +350,15 @@ int pg_worker_start(pg_worker **out, const pg_worker_opts *opts)
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&w->wake, &attr);
 	pthread_condattr_destroy(&attr);
-	w->args[0].w = w;
-	w->args[0].kernel = false;
-	w->args[1].w = w;
-	w->args[1].kernel = true;
 	n = opts->verify_workers ? opts->verify_workers : 1;
 	if (n > MAX_THREADS - 1)
 		n = MAX_THREADS - 1;
 	for (i = 0; i < n + (opts->stages ? 1 : 0) && err == 0; i++) {
-		if (pthread_create(&w->threads[w->nthreads], NULL, loop, &w->args[i < n ? 0 : 1]) != 0)
+		slot *s = &w->slots[w->nthreads];
+
+		s->w = w;
+		s->kernel = i == n;
+		if (pthread_create(&w->threads[w->nthreads], NULL, loop, s) != 0)
 			err = pg_error_set(PG_EIO, "cannot start a worker thread");
 		else
 			w->nthreads++;
@@ -377,21 +378,35 @@ void pg_worker_wake(pg_worker *w)
 	pthread_mutex_unlock(&w->lock);
 }
 
+/* Where job id is now. */
+static int current(pg_worker *w, int64_t id, enum pg_job_state *state)
+{
+	pg_job *j = NULL;
+	int err;
+
+	if ((err = pg_store_get(w->o.store, &j, id)) == 0)
+		err = pg_job_state_from_name(state, j->state);
+	pg_job_free(j);
+	return err;
+}
+
 int pg_worker_cancel(pg_worker *w, int64_t id, const char *user)
 {
+	pg_store_update u = PG_STORE_UPDATE_INIT;
+	enum pg_job_state state;
 	size_t i;
 	bool running = false;
 	int err;
 
-	/* not running yet: cancelled where it waits */
-	err = pg_store_decide(w->o.store, id, user, "cancel", "queued,verified", "cancelled",
-			      "cancelled before it ran");
-	if (err == 0) {
-		pg_events_post(w->o.events, id, "state", NULL, "cancelled");
-		return 0;
-	}
-	if (err != PG_ECONFLICT)
+	/* not running: cancelled where it waits */
+	u.message = "cancelled before it ran";
+	u.user = user;
+	u.action = "cancel";
+	if ((err = current(w, id, &state)) < 0 ||
+	    (err = move(w, id, state, PG_JOB_CANCELLED, PG_JOB_BY_MAINTAINER, &u)) != PG_ECONFLICT)
 		return err;
+	/* running: stopped, and its thread records the cancellation */
+	pg_error_clear();
 	pthread_mutex_lock(&w->lock);
 	for (i = 0; i < MAX_THREADS; i++)
 		if (w->slots[i].id == id) {
@@ -407,6 +422,24 @@ int pg_worker_cancel(pg_worker *w, int64_t id, const char *user)
 	return 0;
 }
 
+int pg_worker_reject(pg_worker *w, int64_t id, const char *user)
+{
+	pg_store_update u = PG_STORE_UPDATE_INIT;
+	pg_buf note = PG_BUF_INIT;
+	enum pg_job_state state;
+	int err;
+
+	if ((err = current(w, id, &state)) == 0 &&
+	    (err = pg_buf_printf(&note, "rejected by %s", user)) == 0) {
+		u.message = note.ptr;
+		u.user = user;
+		u.action = "reject";
+		err = move(w, id, state, PG_JOB_REJECTED, PG_JOB_BY_MAINTAINER, &u);
+	}
+	pg_buf_release(&note);
+	return err;
+}
+
 static int oid_of(pg_oid *out, const char *hex)
 {
 	if (!hex)
@@ -416,9 +449,11 @@ static int oid_of(pg_oid *out, const char *hex)
 
 int pg_worker_approve(pg_worker *w, int64_t id, const char *user)
 {
+	pg_store_update u = PG_STORE_UPDATE_INIT;
 	pg_job *j = NULL;
 	pg_report *r = NULL;
 	pg_buf notice = PG_BUF_INIT, note = PG_BUF_INIT;
+	enum pg_job_state state = PG_JOB__COUNT;
 	pg_gate_opts go;
 	char run_name[32];
 	int err;
@@ -426,7 +461,8 @@ int pg_worker_approve(pg_worker *w, int64_t id, const char *user)
 	pthread_mutex_lock(&w->approve_lock);
 	if ((err = pg_store_get(w->o.store, &j, id)) < 0)
 		goto done;
-	if (strcmp(j->state, "waiting")) {
+	pg_job_state_from_name(&state, j->state);
+	if (!pg_job_can_move(state, PG_JOB_APPROVED, PG_JOB_BY_MAINTAINER)) {
 		err = pg_error_set(PG_ECONFLICT, "pull %lld is %s, not waiting for approval",
 				   (long long)id, j->state);
 		goto done;
@@ -443,22 +479,16 @@ int pg_worker_approve(pg_worker *w, int64_t id, const char *user)
 	if ((err = oid_of(&r->merge_base, j->merge_base)) < 0 ||
 	    (err = oid_of(&r->merge_commit, j->merge_commit)) < 0)
 		goto done;
-	memset(&go, 0, sizeof(go));
-	go.version = PG_GATE_OPTS_VERSION;
-	go.home = w->o.home;
-	go.tree = w->o.tree;
-	go.branch = w->o.branch;
-	go.datadir = w->o.datadir;
-	snprintf(run_name, sizeof(run_name), "job-%lld", (long long)j->id);
-	go.run_name = run_name;
+	gate_opts(&go, run_name, sizeof(run_name), w, j->id);
 	/* the notice names the repository as the sender announced it */
 	err = pg_gate_approve(r, &go, j->mail && j->repo_name ? j->repo_name : j->repo, &notice);
 	if (err == PG_ECONFLICT) {
 		char msg[1024];
 
 		snprintf(msg, sizeof(msg), "%s", pg_error_last());
-		set_state(w, id, "queued", "waiting", "the integration branch moved since the test: "
-			  "testing again");
+		u.message = "the integration branch moved since the test: testing again";
+		if (move(w, id, state, PG_JOB_QUEUED, PG_JOB_BY_MAINTAINER, &u) < 0)
+			logf_(w, "pull %lld: %s", (long long)id, pg_error_last());
 		pg_worker_wake(w);
 		err = pg_error_set(PG_ECONFLICT, "%s; the pull is queued to be tested again", msg);
 		goto done;
@@ -466,13 +496,16 @@ int pg_worker_approve(pg_worker *w, int64_t id, const char *user)
 	if (err < 0)
 		goto done;
 	if ((err = pg_buf_printf(&note, "approved by %s: %s moved to %.12s", user,
-				 w->o.branch ? w->o.branch : "master", j->merge_commit)) < 0 ||
-	    (err = pg_store_decide(w->o.store, id, user, "approve", "waiting", "approved", note.ptr)) < 0)
+				 w->o.branch ? w->o.branch : "master", j->merge_commit)) < 0)
 		goto done;
-	if (pg_store_set_stage(w->o.store, id, "approve", "passed", note.ptr) < 0)
+	u.message = note.ptr;
+	u.user = user;
+	u.action = "approve";
+	if ((err = move(w, id, state, PG_JOB_APPROVED, PG_JOB_BY_MAINTAINER, &u)) < 0)
+		goto done;
+	if (pg_store_set_stage(w->o.store, id, "approve", pg_stage_status_name(PG_STAGE_PASSED),
+			       note.ptr) < 0)
 		logf_(w, "pull %lld: %s", (long long)id, pg_error_last());
-	pg_events_post(w->o.events, id, "state", NULL, "approved");
-	logf_(w, "pull %lld: %s", (long long)id, note.ptr);
 done:
 	pthread_mutex_unlock(&w->approve_lock);
 	pg_report_free(r);

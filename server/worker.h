@@ -30,10 +30,11 @@ typedef struct pg_worker pg_worker;
  * Start verify_workers verification threads (queued -> verifying ->
  * rejected | verified) and, when stages is not 0, one kernel thread
  * (verified -> merging -> building -> booting -> waiting | approved |
- * passed | rejected).  The kernel thread runs pg_gate_run, which verifies
- * again on the fetched tag, so a tag that moved after verification is
- * caught.  A push record's expected id must match the tag object that was
- * verified, else the job ends in error.
+ * passed | rejected); server/job.h has every move.  The kernel thread runs
+ * pg_gate_run, which verifies again on the fetched tag, so a tag that
+ * moved after verification is caught.  A push record's expected id must
+ * match the tag object that was verified, else the job ends in error.
+ * Every change of state is posted to the events and logged.
  */
 int pg_worker_start(pg_worker **out, const pg_worker_opts *opts);
 
@@ -54,6 +55,12 @@ int pg_worker_cancel(pg_worker *w, int64_t id, const char *user);
  * test; then the job is queued again to be tested anew) nothing moves.
  */
 int pg_worker_approve(pg_worker *w, int64_t id, const char *user);
+
+/*
+ * The maintainer rejects a job that waits, or was verified or passed; the
+ * decision is recorded.  PG_ECONFLICT when it is in another state.
+ */
+int pg_worker_reject(pg_worker *w, int64_t id, const char *user);
 
 /* Stop: running jobs are interrupted and left queued for the next start. */
 void pg_worker_stop(pg_worker *w);

@@ -3,6 +3,7 @@
 
 #include "common/error.h"
 #include "common/fs.h"
+#include "server/job.h"
 #include "server/store.h"
 
 #include <unistd.h>
@@ -39,6 +40,22 @@ static pg_job_spec job(const char *tag)
 	return j;
 }
 
+/* Add a delivery of new, queued jobs. */
+static int add(pg_store *s, pg_buf *ids, const char *delivery, const char *digest,
+	       const pg_job_spec *jobs, size_t njobs)
+{
+	return pg_store_add_delivery(s, ids, delivery, "push", digest, "queued", jobs, njobs);
+}
+
+/* Move a job with only a message, as the store sees it (the table is job.c's). */
+static int set(pg_store *s, int64_t id, const char *from, const char *to, const char *message)
+{
+	pg_store_update u = PG_STORE_UPDATE_INIT;
+
+	u.message = message;
+	return pg_store_set_state(s, id, from, to, &u);
+}
+
 static int64_t id_at(const pg_buf *ids, size_t i)
 {
 	int64_t v;
@@ -57,22 +74,22 @@ static void test_deliveries_are_idempotent(void **state)
 	(void)state;
 	unlink(path);
 	assert_int_equal(pg_store_open(&s, path), 0);
-	assert_int_equal(pg_store_add_delivery(s, &ids, "d1", "push", "digest-1", jobs, 2), 0);
+	assert_int_equal(add(s, &ids, "d1", "digest-1", jobs, 2), 0);
 	assert_int_equal(ids.len, 2 * sizeof(int64_t));
 	first = id_at(&ids, 0);
 	assert_int_equal(id_at(&ids, 1), first + 1);
 
 	/* the same delivery again: the same jobs, no new ones */
 	pg_buf_clear(&ids);
-	assert_int_equal(pg_store_add_delivery(s, &ids, "d1", "push", "digest-1", jobs, 2), PG_EEXISTS);
+	assert_int_equal(add(s, &ids, "d1", "digest-1", jobs, 2), PG_EEXISTS);
 	assert_int_equal(ids.len, 2 * sizeof(int64_t));
 	assert_int_equal(id_at(&ids, 0), first);
 	/* the same id with another body */
 	pg_buf_clear(&ids);
-	assert_int_equal(pg_store_add_delivery(s, &ids, "d1", "push", "digest-2", jobs, 1), PG_ECONFLICT);
+	assert_int_equal(add(s, &ids, "d1", "digest-2", jobs, 1), PG_ECONFLICT);
 	/* a delivery with no job is remembered too */
-	assert_int_equal(pg_store_add_delivery(s, &ids, "d2", "push", "x", NULL, 0), 0);
-	assert_int_equal(pg_store_add_delivery(s, &ids, "d2", "push", "x", NULL, 0), PG_EEXISTS);
+	assert_int_equal(add(s, &ids, "d2", "x", NULL, 0), 0);
+	assert_int_equal(add(s, &ids, "d2", "x", NULL, 0), PG_EEXISTS);
 	pg_store_free(s);
 	pg_buf_release(&ids);
 }
@@ -85,24 +102,30 @@ static void test_claim_and_report(void **state)
 	pg_job *j = NULL;
 	pg_report *r = NULL;
 	pg_stage *st = NULL;
+	pg_store_update u = PG_STORE_UPDATE_INIT;
 	pg_job_list l;
 
 	(void)state;
 	unlink(path);
 	assert_int_equal(pg_store_open(&s, path), 0);
-	assert_int_equal(pg_store_add_delivery(s, &ids, "d1", "push", "x", jobs, 2), 0);
+	assert_int_equal(add(s, &ids, "d1", "x", jobs, 2), 0);
 
-	/* the oldest queued job first, and each only once */
-	assert_int_equal(pg_store_claim(s, &j, "queued", "verifying"), 0);
+	/* the oldest queued job first; a new run counts an attempt */
+	assert_int_equal(pg_store_oldest(s, &j, "queued"), 0);
 	assert_non_null(j);
 	assert_string_equal(j->tag, "refs/tags/a");
+	u.new_run = true;
+	assert_int_equal(pg_store_set_state(s, j->id, "queued", "verifying", &u), 0);
+	pg_job_free(j);
+	assert_int_equal(pg_store_get(s, &j, id_at(&ids, 0)), 0);
 	assert_string_equal(j->state, "verifying");
 	assert_int_equal(j->attempts, 1);
 	pg_job_free(j);
-	assert_int_equal(pg_store_claim(s, &j, "queued", "verifying"), 0);
+	assert_int_equal(pg_store_oldest(s, &j, "queued"), 0);
 	assert_string_equal(j->tag, "refs/tags/b");
+	assert_int_equal(set(s, j->id, "queued", "verifying", NULL), 0);
 	pg_job_free(j);
-	assert_int_equal(pg_store_claim(s, &j, "queued", "verifying"), 0);
+	assert_int_equal(pg_store_oldest(s, &j, "queued"), 0);
 	assert_null(j);
 
 	/* a report: verdict, counts, stages and findings */
@@ -117,7 +140,10 @@ static void test_claim_and_report(void **state)
 				       "the pull has 39 commits"), 0);
 	assert_int_equal(pg_report_add_stage(&st, r, "verify"), 0);
 	assert_int_equal(pg_stage_set(st, PG_STAGE_FAILED, NULL, "1 error"), 0);
-	assert_int_equal(pg_store_save_report(s, id_at(&ids, 0), "rejected", r, "rejected by verify"), 0);
+	u = (pg_store_update)PG_STORE_UPDATE_INIT;
+	u.report = r;
+	u.message = "rejected by verify";
+	assert_int_equal(pg_store_set_state(s, id_at(&ids, 0), "verifying", "rejected", &u), 0);
 	assert_int_equal(pg_store_get(s, &j, id_at(&ids, 0)), 0);
 	assert_string_equal(j->state, "rejected");
 	assert_string_equal(j->verdict, "reject");
@@ -132,13 +158,13 @@ static void test_claim_and_report(void **state)
 	assert_non_null(strstr(j->report, "\"range-size\""));
 	pg_job_free(j);
 	/* saving again replaces the rows, it does not add to them */
-	assert_int_equal(pg_store_save_report(s, id_at(&ids, 0), "rejected", r, NULL), 0);
+	assert_int_equal(pg_store_set_state(s, id_at(&ids, 0), "rejected", "rejected", &u), 0);
 	assert_int_equal(pg_store_get(s, &j, id_at(&ids, 0)), 0);
 	assert_int_equal(j->nstages, 1);
 	pg_job_free(j);
 
 	assert_int_equal(pg_store_get(s, &j, 9999), PG_ENOTFOUND);
-	assert_int_equal(pg_store_save_report(s, 9999, "rejected", r, NULL), PG_ENOTFOUND);
+	assert_int_equal(pg_store_set_state(s, 9999, "verifying", "rejected", &u), PG_ENOTFOUND);
 
 	/* listing: newest first, filtered, paged */
 	assert_int_equal(pg_store_list(s, &l, NULL, 0, 10), 0);
@@ -165,33 +191,39 @@ static void test_decisions_and_states(void **state)
 	pg_store *s = NULL;
 	pg_buf ids = PG_BUF_INIT;
 	pg_job_spec one = job("refs/tags/a");
+	pg_store_update u = PG_STORE_UPDATE_INIT;
 	pg_job *j = NULL;
 	int64_t id;
 
 	(void)state;
 	unlink(path);
 	assert_int_equal(pg_store_open(&s, path), 0);
-	assert_int_equal(pg_store_add_delivery(s, &ids, "d1", "push", "x", &one, 1), 0);
+	assert_int_equal(add(s, &ids, "d1", "x", &one, 1), 0);
 	id = id_at(&ids, 0);
-	/* a decision only from the states it expects */
-	assert_int_equal(pg_store_decide(s, id, "linus", "approve", "waiting", "approved", NULL),
-			 PG_ECONFLICT);
-	assert_int_equal(pg_store_set_state(s, id, "waiting", "queued,verified", "tested"), 0);
-	assert_int_equal(pg_store_set_state(s, id, "waiting", "queued", NULL), PG_ECONFLICT);
-	assert_int_equal(pg_store_decide(s, id, "linus", "approve", "waiting", "approved", "ok"), 0);
+	/* a change only from the state it expects (compare-and-swap), a decision with it */
+	u.user = "linus";
+	u.action = "approve";
+	assert_int_equal(pg_store_set_state(s, id, "waiting", "approved", &u), PG_ECONFLICT);
+	assert_non_null(strstr(pg_error_last(), "is queued, not waiting"));
+	assert_int_equal(set(s, id, "queued", "waiting", "tested"), 0);
+	assert_int_equal(set(s, id, "queued", "waiting", NULL), PG_ECONFLICT);
+	u.message = "ok";
+	assert_int_equal(pg_store_set_state(s, id, "waiting", "approved", &u), 0);
 	assert_int_equal(pg_store_get(s, &j, id), 0);
 	assert_string_equal(j->state, "approved");
+	assert_string_equal(j->message, "ok");
 	assert_int_equal(j->ndecisions, 1);
 	assert_string_equal(j->decisions[0].user, "linus");
 	assert_string_equal(j->decisions[0].action, "approve");
 	assert_true(j->decisions[0].at > 0);
+	assert_string_equal(j->decisions[0].note, "ok");
 	pg_job_free(j);
-	assert_int_equal(pg_store_set_state(s, 4242, "queued", NULL, NULL), PG_ENOTFOUND);
-	assert_true(pg_store_state_valid("waiting"));
-	assert_false(pg_store_state_valid("bogus"));
-	assert_false(pg_store_state_valid(NULL));
-	assert_true(pg_store_state_running("building"));
-	assert_false(pg_store_state_running("waiting"));
+	/* a failed change leaves nothing behind: no decision without its move */
+	assert_int_equal(pg_store_set_state(s, id, "waiting", "approved", &u), PG_ECONFLICT);
+	assert_int_equal(pg_store_get(s, &j, id), 0);
+	assert_int_equal(j->ndecisions, 1);
+	pg_job_free(j);
+	assert_int_equal(set(s, 4242, "queued", "verifying", NULL), PG_ENOTFOUND);
 	pg_store_free(s);
 	pg_buf_release(&ids);
 }
@@ -216,14 +248,14 @@ static void test_requeue_after_a_crash(void **state)
 	(void)state;
 	unlink(path);
 	assert_int_equal(pg_store_open(&s, path), 0);
-	assert_int_equal(pg_store_add_delivery(s, &ids, "d1", "push", "x", jobs, 3), 0);
-	assert_int_equal(pg_store_claim(s, &j, "queued", "verifying"), 0);
+	assert_int_equal(add(s, &ids, "d1", "x", jobs, 3), 0);
+	assert_int_equal(pg_job_claim(s, &j, PG_JOB_QUEUED, PG_JOB_VERIFYING), 0);
 	pg_job_free(j);
-	assert_int_equal(pg_store_set_state(s, id_at(&ids, 1), "building", NULL, NULL), 0);
-	assert_int_equal(pg_store_set_state(s, id_at(&ids, 2), "approved", NULL, NULL), 0);
+	assert_int_equal(set(s, id_at(&ids, 1), "queued", "building", NULL), 0);
+	assert_int_equal(set(s, id_at(&ids, 2), "queued", "approved", NULL), 0);
 	/* as after a crash: another connection, the first never closed, sees every commit */
 	assert_int_equal(pg_store_open(&again, path), 0);
-	assert_int_equal(pg_store_requeue(again, &n), 0);
+	assert_int_equal(pg_job_requeue(again, &n), 0);
 	assert_int_equal(n, 2);
 	assert_int_equal(pg_store_count_states(again, count, &counts), 0);
 	assert_int_equal(counts, 201);

@@ -1,0 +1,201 @@
+/* job.c - the job state machine: the states' names and kinds, and the one table of allowed moves. */
+#include "server/job.h"
+#include "common/error.h"
+
+enum { FINAL = 1, RUNNING = 2 };
+
+static const struct {
+	const char *name;
+	unsigned kind;
+} states[PG_JOB__COUNT] = {
+	[PG_JOB_QUEUED] = { "queued", 0 },
+	[PG_JOB_VERIFYING] = { "verifying", RUNNING },
+	[PG_JOB_VERIFIED] = { "verified", 0 },
+	[PG_JOB_MERGING] = { "merging", RUNNING },
+	[PG_JOB_BUILDING] = { "building", RUNNING },
+	[PG_JOB_BOOTING] = { "booting", RUNNING },
+	[PG_JOB_WAITING] = { "waiting", FINAL },
+	[PG_JOB_APPROVED] = { "approved", FINAL },
+	[PG_JOB_PASSED] = { "passed", FINAL },
+	[PG_JOB_REJECTED] = { "rejected", FINAL },
+	[PG_JOB_CANCELLED] = { "cancelled", FINAL },
+	[PG_JOB_ERROR] = { "error", FINAL },
+};
+
+#define W PG_JOB_BY_WORKER
+#define M PG_JOB_BY_MAINTAINER
+#define S PG_JOB_BY_START
+
+/*
+ * moves[from][to]: who may move a pull from one state to another; 0, no
+ * one.  The worker claims a pull, says when the build and the boot start,
+ * records the verdict (or that it could not decide), gives a run that a
+ * shutdown cut short back to the queue, and ends a run that the
+ * maintainer cancelled.  The maintainer cancels what does not run, and
+ * decides on what waits, or was verified or passed; an approval that
+ * finds the integration branch moved since the test queues the pull to be
+ * tested again.  The start requeues the runs the last stop cut short.
+ * Which stage ends a run follows from the stages running in order, from
+ * merge, without a gap: only the boot comes before the approval.
+ */
+static const unsigned char moves[PG_JOB__COUNT][PG_JOB__COUNT] = {
+	[PG_JOB_QUEUED] = {
+		[PG_JOB_VERIFYING] = W,
+		[PG_JOB_CANCELLED] = M,
+	},
+	[PG_JOB_VERIFYING] = {
+		[PG_JOB_VERIFIED] = W, [PG_JOB_REJECTED] = W, [PG_JOB_ERROR] = W,
+		[PG_JOB_CANCELLED] = W,
+		[PG_JOB_QUEUED] = W | S,
+	},
+	[PG_JOB_VERIFIED] = {
+		[PG_JOB_MERGING] = W,
+		[PG_JOB_REJECTED] = M, [PG_JOB_CANCELLED] = M,
+	},
+	[PG_JOB_MERGING] = {
+		[PG_JOB_BUILDING] = W,
+		[PG_JOB_PASSED] = W, [PG_JOB_REJECTED] = W, [PG_JOB_ERROR] = W,
+		[PG_JOB_CANCELLED] = W,
+		[PG_JOB_QUEUED] = W | S,
+	},
+	[PG_JOB_BUILDING] = {
+		[PG_JOB_BOOTING] = W,
+		[PG_JOB_PASSED] = W, [PG_JOB_REJECTED] = W, [PG_JOB_ERROR] = W,
+		[PG_JOB_CANCELLED] = W,
+		[PG_JOB_QUEUED] = W | S,
+	},
+	[PG_JOB_BOOTING] = {
+		[PG_JOB_WAITING] = W, [PG_JOB_APPROVED] = W,
+		[PG_JOB_PASSED] = W, [PG_JOB_REJECTED] = W, [PG_JOB_ERROR] = W,
+		[PG_JOB_CANCELLED] = W,
+		[PG_JOB_QUEUED] = W | S,
+	},
+	[PG_JOB_WAITING] = {
+		[PG_JOB_APPROVED] = M, [PG_JOB_REJECTED] = M,
+		[PG_JOB_QUEUED] = M,
+	},
+	[PG_JOB_PASSED] = {
+		[PG_JOB_REJECTED] = M,
+	},
+	/* approved, rejected, cancelled and error are the end */
+};
+
+static bool valid(enum pg_job_state state)
+{
+	return (unsigned)state < PG_JOB__COUNT;
+}
+
+const char *pg_job_state_name(enum pg_job_state state)
+{
+	return valid(state) ? states[state].name : "unknown";
+}
+
+int pg_job_state_from_name(enum pg_job_state *out, const char *name)
+{
+	unsigned i;
+
+	for (i = 0; name && i < PG_JOB__COUNT; i++)
+		if (!strcmp(states[i].name, name)) {
+			*out = (enum pg_job_state)i;
+			return 0;
+		}
+	return pg_error_set(PG_EINVALID, "unknown state '%.40s'", name ? name : "");
+}
+
+bool pg_job_state_is_final(enum pg_job_state state)
+{
+	return valid(state) && (states[state].kind & FINAL);
+}
+
+bool pg_job_state_is_running(enum pg_job_state state)
+{
+	return valid(state) && (states[state].kind & RUNNING);
+}
+
+bool pg_job_can_move(enum pg_job_state from, enum pg_job_state to, enum pg_job_actor by)
+{
+	return valid(from) && valid(to) && (moves[from][to] & by) != 0;
+}
+
+static const char *actor_name(enum pg_job_actor by)
+{
+	return by == PG_JOB_BY_WORKER ? "the worker" : by == PG_JOB_BY_MAINTAINER ?
+	       "a maintainer" : by == PG_JOB_BY_START ? "the start" : "nobody";
+}
+
+int pg_job_move(pg_store *s, int64_t id, enum pg_job_state from, enum pg_job_state to,
+		enum pg_job_actor by, const pg_store_update *u)
+{
+	pg_store_update x = PG_STORE_UPDATE_INIT;
+
+	if (!pg_job_can_move(from, to, by))
+		return pg_error_set(PG_ECONFLICT, "pull %lld is %s: %s cannot make it %s",
+				    (long long)id, pg_job_state_name(from), actor_name(by),
+				    pg_job_state_name(to));
+	if (u)
+		x = *u;
+	x.new_run = to == PG_JOB_VERIFYING;
+	return pg_store_set_state(s, id, states[from].name, states[to].name, &x);
+}
+
+int pg_job_claim(pg_store *s, pg_job **out, enum pg_job_state from, enum pg_job_state to)
+{
+	pg_job *j = NULL;
+	int err;
+
+	*out = NULL;
+	if (!pg_job_can_move(from, to, PG_JOB_BY_WORKER))
+		return pg_error_set(PG_ECONFLICT, "the worker cannot take a pull from %s to %s",
+				    pg_job_state_name(from), pg_job_state_name(to));
+	for (;;) {
+		if ((err = pg_store_oldest(s, &j, states[from].name)) < 0 || !j)
+			return err;
+		err = pg_job_move(s, j->id, from, to, PG_JOB_BY_WORKER, NULL);
+		if (err != PG_ECONFLICT)
+			break;
+		/* another worker took it between the look and the move: look again */
+		pg_error_clear();
+		pg_job_free(j);
+		j = NULL;
+	}
+	if (err == 0) {
+		free(j->state);
+		if (!(j->state = pg_strdup(states[to].name)))
+			err = PG_ENOMEM;
+		j->attempts += to == PG_JOB_VERIFYING;
+	}
+	if (err < 0) {
+		pg_job_free(j);
+		return err;
+	}
+	*out = j;
+	return 0;
+}
+
+int pg_job_requeue(pg_store *s, size_t *n)
+{
+	pg_store_update u = PG_STORE_UPDATE_INIT;
+	pg_job *j = NULL;
+	unsigned st;
+	int err = 0;
+
+	*n = 0;
+	u.message = "interrupted: run again";
+	for (st = 0; st < PG_JOB__COUNT && err == 0; st++) {
+		if (!pg_job_state_is_running((enum pg_job_state)st))
+			continue;
+		while (err == 0 && (err = pg_store_oldest(s, &j, states[st].name)) == 0 && j) {
+			err = pg_job_move(s, j->id, (enum pg_job_state)st, PG_JOB_QUEUED,
+					  PG_JOB_BY_START, &u);
+			pg_job_free(j);
+			j = NULL;
+			if (err == PG_ECONFLICT) {
+				/* it moved on by itself since the look: nothing to requeue */
+				pg_error_clear();
+				err = 0;
+			} else if (err == 0)
+				(*n)++;
+		}
+	}
+	return err;
+}

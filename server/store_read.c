@@ -1,0 +1,322 @@
+/* store_read.c - jobs as the store gives them back: one, the oldest in a state, a page, counts. */
+#include "server/store_sql.h"
+#include "common/array.h"
+
+static const char job_columns[] =
+	"id, delivery, kind, repo, repo_name, tag, expect, sender, mail, state, verdict, errors,"
+	" warnings, commits, merges, message, report, tag_object, tag_time, tag_offset,"
+	" merge_base, merge_commit, attempts, created, updated";
+
+static char *col_dup(sqlite3_stmt *st, int i, bool *ok)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+	char *s;
+
+	if (!t)
+		return NULL;
+	if (!(s = pg_strndup((const char *)t, (size_t)sqlite3_column_bytes(st, i))))
+		*ok = false;
+	return s;
+}
+
+void pg_job_free(pg_job *j)
+{
+	size_t i;
+
+	if (!j)
+		return;
+	free(j->delivery);
+	free(j->kind);
+	free(j->repo);
+	free(j->repo_name);
+	free(j->tag);
+	free(j->expect);
+	free(j->sender);
+	free(j->mail);
+	free(j->state);
+	free(j->verdict);
+	free(j->message);
+	free(j->report);
+	free(j->tag_object);
+	free(j->merge_base);
+	free(j->merge_commit);
+	for (i = 0; i < j->nstages; i++) {
+		free(j->stages[i].name);
+		free(j->stages[i].status);
+		free(j->stages[i].log);
+		free(j->stages[i].summary);
+	}
+	free(j->stages);
+	for (i = 0; i < j->ndecisions; i++) {
+		free(j->decisions[i].user);
+		free(j->decisions[i].action);
+		free(j->decisions[i].note);
+	}
+	free(j->decisions);
+	free(j);
+}
+
+/* A job from a row selected with job_columns. */
+static int read_job(pg_job **out, sqlite3_stmt *st, bool with_blobs)
+{
+	pg_job *j = calloc(1, sizeof(*j));
+	bool ok = j != NULL;
+
+	*out = NULL;
+	if (!ok)
+		return pg_error_oom();
+	j->id = sqlite3_column_int64(st, 0);
+	j->delivery = col_dup(st, 1, &ok);
+	j->kind = col_dup(st, 2, &ok);
+	j->repo = col_dup(st, 3, &ok);
+	j->repo_name = col_dup(st, 4, &ok);
+	j->tag = col_dup(st, 5, &ok);
+	j->expect = col_dup(st, 6, &ok);
+	j->sender = col_dup(st, 7, &ok);
+	if (with_blobs && sqlite3_column_type(st, 8) != SQLITE_NULL) {
+		const void *b = sqlite3_column_blob(st, 8);
+
+		j->mail_len = (size_t)sqlite3_column_bytes(st, 8);
+		if (!(j->mail = malloc(j->mail_len + 1)))
+			ok = false;
+		else {
+			if (j->mail_len)
+				memcpy(j->mail, b, j->mail_len);
+			j->mail[j->mail_len] = '\0';
+		}
+	}
+	j->state = col_dup(st, 9, &ok);
+	j->verdict = col_dup(st, 10, &ok);
+	j->errors = sqlite3_column_int(st, 11);
+	j->warnings = sqlite3_column_int(st, 12);
+	j->commits = sqlite3_column_int(st, 13);
+	j->merges = sqlite3_column_int(st, 14);
+	j->message = col_dup(st, 15, &ok);
+	if (with_blobs)
+		j->report = col_dup(st, 16, &ok);
+	j->tag_object = col_dup(st, 17, &ok);
+	j->tag_time = sqlite3_column_int64(st, 18);
+	j->tag_offset = sqlite3_column_int(st, 19);
+	j->merge_base = col_dup(st, 20, &ok);
+	j->merge_commit = col_dup(st, 21, &ok);
+	j->attempts = sqlite3_column_int(st, 22);
+	j->created = sqlite3_column_int64(st, 23);
+	j->updated = sqlite3_column_int64(st, 24);
+	if (!ok) {
+		pg_job_free(j);
+		return pg_error_oom();
+	}
+	*out = j;
+	return 0;
+}
+
+static int select_job(pg_store *s, pg_job **out, const char *where, const char *arg, int64_t id)
+{
+	sqlite3_stmt *st = NULL;
+	pg_buf sql = PG_BUF_INIT;
+	int rc, err;
+
+	*out = NULL;
+	if ((err = pg_buf_printf(&sql, "SELECT %s FROM pulls WHERE %s", job_columns, where)) < 0 ||
+	    (err = prepare(s, &st, sql.ptr)) < 0)
+		goto done;
+	if (arg)
+		bind_text(st, 1, arg);
+	else
+		sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		err = read_job(out, st, true);
+	else if (rc != SQLITE_DONE)
+		err = fail(s, rc, "pulls");
+done:
+	sqlite3_finalize(st);
+	pg_buf_release(&sql);
+	return err;
+}
+
+int pg_store_oldest(pg_store *s, pg_job **out, const char *state)
+{
+	int err;
+
+	pthread_mutex_lock(&s->lock);
+	err = select_job(s, out, "state = ? ORDER BY id LIMIT 1", state, 0);
+	pthread_mutex_unlock(&s->lock);
+	return err;
+}
+
+/* A job's stages or decisions being read, with the array's allocation. */
+typedef struct filling {
+	pg_job *j;
+	size_t alloc;
+} filling;
+
+static int stage_row(sqlite3_stmt *st, void *ctx)
+{
+	filling *f = ctx;
+	pg_job_stage *x;
+	bool ok = true;
+	int err;
+
+	if ((err = PG_ARRAY_GROW(f->j->stages, f->j->nstages + 1, f->alloc)) < 0)
+		return err;
+	x = memset(&f->j->stages[f->j->nstages++], 0, sizeof(*x));
+	x->name = col_dup(st, 0, &ok);
+	x->status = col_dup(st, 1, &ok);
+	x->seconds = sqlite3_column_double(st, 2);
+	x->log = col_dup(st, 3, &ok);
+	x->summary = col_dup(st, 4, &ok);
+	return ok ? 0 : pg_error_oom();
+}
+
+static int decision_row(sqlite3_stmt *st, void *ctx)
+{
+	filling *f = ctx;
+	pg_job_decision *x;
+	bool ok = true;
+	int err;
+
+	if ((err = PG_ARRAY_GROW(f->j->decisions, f->j->ndecisions + 1, f->alloc)) < 0)
+		return err;
+	x = memset(&f->j->decisions[f->j->ndecisions++], 0, sizeof(*x));
+	x->user = col_dup(st, 0, &ok);
+	x->action = col_dup(st, 1, &ok);
+	x->at = sqlite3_column_int64(st, 2);
+	x->note = col_dup(st, 3, &ok);
+	return ok ? 0 : pg_error_oom();
+}
+
+/* The rows of sql (which takes the job's id) through row, which fills the job. */
+static int read_rows(pg_store *s, pg_job *j, const char *sql, int (*row)(sqlite3_stmt *, void *))
+{
+	sqlite3_stmt *st = NULL;
+	filling f = { j, 0 };
+	int err;
+
+	if ((err = prepare(s, &st, sql)) < 0)
+		return err;
+	sqlite3_bind_int64(st, 1, j->id);
+	return each_row(s, st, "pulls", row, &f);
+}
+
+int pg_store_get(pg_store *s, pg_job **out, int64_t id)
+{
+	pg_job *j = NULL;
+	int err;
+
+	*out = NULL;
+	pthread_mutex_lock(&s->lock);
+	if ((err = select_job(s, &j, "id = ?", NULL, id)) == 0 && !j)
+		err = pg_error_set(PG_ENOTFOUND, "pull %lld does not exist", (long long)id);
+	if (err == 0 &&
+	    (err = read_rows(s, j, "SELECT name, status, seconds, log, summary FROM stages"
+			     " WHERE pull = ? ORDER BY seq", stage_row)) == 0)
+		err = read_rows(s, j, "SELECT user, action, at, note FROM decisions"
+				" WHERE pull = ? ORDER BY id", decision_row);
+	pthread_mutex_unlock(&s->lock);
+	if (err < 0) {
+		pg_job_free(j);
+		return err;
+	}
+	*out = j;
+	return 0;
+}
+
+void pg_job_list_release(pg_job_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		pg_job_free(l->items[i]);
+	free(l->items);
+	memset(l, 0, sizeof(*l));
+}
+
+/* A page of jobs being read, with the array's allocation. */
+typedef struct page {
+	pg_job_list *l;
+	size_t alloc;
+} page;
+
+static int list_row(sqlite3_stmt *st, void *ctx)
+{
+	page *p = ctx;
+	int err;
+
+	if ((err = PG_ARRAY_GROW(p->l->items, p->l->n + 1, p->alloc)) < 0 ||
+	    (err = read_job(&p->l->items[p->l->n], st, false)) < 0)
+		return err;
+	p->l->n++;
+	return 0;
+}
+
+int pg_store_list(pg_store *s, pg_job_list *out, const char *state, size_t offset, size_t limit)
+{
+	sqlite3_stmt *st = NULL;
+	pg_buf sql = PG_BUF_INIT;
+	page p = { out, 0 };
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	pthread_mutex_lock(&s->lock);
+	if ((err = prepare(s, &st, state ? "SELECT count(*) FROM pulls WHERE state = ?" :
+			   "SELECT count(*) FROM pulls")) < 0)
+		goto unlock;
+	if (state)
+		bind_text(st, 1, state);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		out->total = (size_t)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if ((err = pg_buf_printf(&sql, "SELECT %s FROM pulls %s ORDER BY id DESC LIMIT ? OFFSET ?",
+				 job_columns, state ? "WHERE state = ?" : "")) < 0 ||
+	    (err = prepare(s, &st, sql.ptr)) < 0)
+		goto unlock;
+	if (state)
+		bind_text(st, 1, state);
+	sqlite3_bind_int64(st, state ? 2 : 1, (int64_t)limit);
+	sqlite3_bind_int64(st, state ? 3 : 2, (int64_t)offset);
+	err = each_row(s, st, "pulls", list_row, &p);
+unlock:
+	pthread_mutex_unlock(&s->lock);
+	pg_buf_release(&sql);
+	if (err < 0)
+		pg_job_list_release(out);
+	return err;
+}
+
+int pg_store_count_states(pg_store *s, pg_store_count_fn fn, void *ctx)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, err;
+
+	pthread_mutex_lock(&s->lock);
+	if ((err = prepare(s, &st, "SELECT state, count(*) FROM pulls GROUP BY state ORDER BY state")) == 0) {
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+			fn(ctx, (const char *)sqlite3_column_text(st, 0), sqlite3_column_int64(st, 1));
+		if (rc != SQLITE_DONE)
+			err = fail(s, rc, "pulls");
+	}
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&s->lock);
+	return err;
+}
+
+int pg_store_stage_totals(pg_store *s, pg_store_stage_fn fn, void *ctx)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, err;
+
+	pthread_mutex_lock(&s->lock);
+	if ((err = prepare(s, &st, "SELECT name, count(*), total(seconds) FROM stages"
+			   " GROUP BY name ORDER BY name")) == 0) {
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+			fn(ctx, (const char *)sqlite3_column_text(st, 0), sqlite3_column_int64(st, 1),
+			   sqlite3_column_double(st, 2));
+		if (rc != SQLITE_DONE)
+			err = fail(s, rc, "stages");
+	}
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&s->lock);
+	return err;
+}
+
