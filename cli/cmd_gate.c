@@ -100,12 +100,10 @@ int cmd_gate(int argc, char **argv)
 {
 	cli_pull_args a;
 	pg_report *report = NULL;
-	pg_gate_opts go;
+	pg_gate_opts go = PG_GATE_OPTS_INIT;
 	struct gate_args g = { &go, -1 };
 	int rc, err;
 
-	memset(&go, 0, sizeof(go));
-	go.version = PG_GATE_OPTS_VERSION;
 	go.stages = PG_GATE_ALL;
 	go.home = cli_home();
 	go.datadir = cli_datadir();

@@ -1,6 +1,7 @@
 /* pull_args.c - parsing and applying the options that verify and gate share. */
 #include "cli/cli.h"
 #include "cli/pull_args.h"
+#include "common/array.h"
 #include "common/buf.h"
 #include "common/error.h"
 #include "common/sanitize.h"
@@ -63,16 +64,16 @@ static int add_trust(pg_policy *policy, const char *arg)
 {
 	const char *colon = strchr(arg, ':');
 	size_t len = colon ? (size_t)(colon - arg) : strlen(arg), i;
-	pg_signer *grown, *s;
+	size_t alloc = policy->nsigners; /* the policy keeps no allocation count */
+	pg_signer *s;
+	int err;
 
 	if (len != 40 || strspn(arg, "0123456789abcdefABCDEF") < 40 || (colon && !colon[1]))
 		return pg_error_set(PG_EINVALID, "--trust wants FINGERPRINT[:TAGGLOB] with 40 "
 				    "hex digits, not '%s'", arg);
-	grown = realloc(policy->signers, (policy->nsigners + 1) * sizeof(*grown));
-	if (!grown)
-		return pg_error_oom();
-	policy->signers = grown;
-	s = &grown[policy->nsigners];
+	if ((err = PG_ARRAY_GROW(policy->signers, policy->nsigners + 1, alloc)) < 0)
+		return err;
+	s = &policy->signers[policy->nsigners];
 	memset(s, 0, sizeof(*s));
 	if (!(s->fingerprint = pg_strndup(arg, len)))
 		return PG_ENOMEM;

@@ -41,6 +41,16 @@ void pg_buf_release_secret(pg_buf *buf)
 	pg_buf_release(buf);
 }
 
+void pg_free_secret(char *s)
+{
+	if (!s)
+		return;
+	/* volatile so that the zeroing is not optimised away before free() */
+	for (volatile char *p = s; *p; p++)
+		*p = '\0';
+	free(s);
+}
+
 char *pg_buf_detach(pg_buf *buf)
 {
 	char *s = buf->alloc ? buf->ptr : calloc(1, 1);

@@ -30,6 +30,9 @@ void pg_buf_release(pg_buf *buf);
 /* As pg_buf_release, but zero the contents first (secrets). */
 void pg_buf_release_secret(pg_buf *buf);
 
+/* Zero a NUL-terminated secret, then free it; NULL is allowed. */
+void pg_free_secret(char *s);
+
 /* Hand the string to the caller (free() it); the buffer is left empty. */
 char *pg_buf_detach(pg_buf *buf);
 

@@ -1,4 +1,4 @@
-/* json.c - the JSON writer and reader over jansson, and the helpers the report writer shares. */
+/* json.c - the JSON writer and reader over jansson. */
 #include "common/json.h"
 #include "common/error.h"
 #include "common/sanitize.h"
@@ -12,7 +12,7 @@ struct pg_json_writer {
 	int err;                          /* the first error; later puts do nothing */
 };
 
-json_t *pg_json_str(const char *s)
+static json_t *str(const char *s)
 {
 	pg_buf b = PG_BUF_INIT;
 	json_t *j;
@@ -24,12 +24,6 @@ json_t *pg_json_str(const char *s)
 	j = json_stringn(b.ptr, b.len);
 	pg_buf_release(&b);
 	return j;
-}
-
-void pg_json_set(json_t *obj, const char *key, json_t *value, bool *ok)
-{
-	if (!value || json_object_set_new(obj, key, value) < 0)
-		*ok = false;
 }
 
 int pg_json_writer_new(pg_json_writer **out)
@@ -113,7 +107,7 @@ void pg_json_close(pg_json_writer *w)
 
 void pg_json_put_str(pg_json_writer *w, const char *key, const char *s)
 {
-	put(w, key, pg_json_str(s));
+	put(w, key, str(s));
 }
 
 void pg_json_put_int(pg_json_writer *w, const char *key, int64_t v)
@@ -134,6 +128,18 @@ void pg_json_put_bool(pg_json_writer *w, const char *key, bool v)
 void pg_json_put_null(pg_json_writer *w, const char *key)
 {
 	put(w, key, json_null());
+}
+
+void pg_json_put_oid(pg_json_writer *w, const char *key, const pg_oid *id)
+{
+	char hex[PG_OID_HEXSZ + 1];
+
+	if (!id) {
+		put(w, key, json_null());
+		return;
+	}
+	pg_oid_tohex(hex, id);
+	put(w, key, json_string(hex));
 }
 
 void pg_json_put_text(pg_json_writer *w, const char *key, const char *text)

@@ -3,11 +3,11 @@
 #define PG_JSON_H
 
 #include "common/buf.h"
+#include "common/oid.h"
 
 /*
  * jansson is wrapped here: its values are made, read and freed in json.c
- * (and in the report writer, verifier/report_json.c, which builds on the
- * two helpers at the end).  Strings written are made valid UTF-8 first:
+ * and nowhere else.  Strings written are made valid UTF-8 first:
  * much of what pullgate writes is repository text.
  */
 
@@ -39,6 +39,8 @@ void pg_json_put_int(pg_json_writer *w, const char *key, int64_t v);
 void pg_json_put_real(pg_json_writer *w, const char *key, double v);
 void pg_json_put_bool(pg_json_writer *w, const char *key, bool v);
 void pg_json_put_null(pg_json_writer *w, const char *key);
+/* 40 hex digits; null for NULL. */
+void pg_json_put_oid(pg_json_writer *w, const char *key, const pg_oid *id);
 
 /* JSON text (a stored report, say), parsed and put as a value; null for NULL. */
 void pg_json_put_text(pg_json_writer *w, const char *key, const char *text);
@@ -77,15 +79,5 @@ const pg_json *pg_json_at(const pg_json *v, size_t i);
 
 /* How many elements an array has; 0 when v is no array. */
 size_t pg_json_len(const pg_json *v);
-
-/* --- for the report writer, which builds jansson values itself ---------------------- */
-
-struct json_t;
-
-/* A JSON string from repository bytes, made valid UTF-8 first; json null for NULL, NULL on OOM. */
-struct json_t *pg_json_str(const char *s);
-
-/* json_object_set_new that remembers a failure (a NULL value or OOM) in *ok. */
-void pg_json_set(struct json_t *obj, const char *key, struct json_t *value, bool *ok);
 
 #endif

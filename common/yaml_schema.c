@@ -433,12 +433,10 @@ static bool want_bool(pg_yaml_reader *r, const pg_yaml_node *v, const char *path
 
 static void free_string(char *s, bool secret)
 {
-	if (s && secret) {
-		/* volatile so that the zeroing is not optimised away before free() */
-		for (volatile char *p = s; *p; p++)
-			*p = '\0';
-	}
-	free(s);
+	if (secret)
+		pg_free_secret(s);
+	else
+		free(s);
 }
 
 static void set_string(pg_yaml_reader *r, char **slot, const pg_yaml_node *v, const char *path,

@@ -26,6 +26,14 @@ if grep -nE '^#[[:space:]]*include[[:space:]]*[<"]git2(\.h|/)' \
 	fail=1
 fi
 
+# Arrays grow through common/array.h (geometric, overflow-checked); only it
+# and the string buffer call realloc.
+if grep -nE '\brealloc\s*\(' $(find cli $lib_dirs -name '*.c' 2>/dev/null) |
+	grep -vE '^common/(array|buf)\.c:'; then
+	echo "check-code: grow arrays with PG_ARRAY_GROW (common/array.h), not realloc (lines above)" >&2
+	fail=1
+fi
+
 # Every source file starts with a one-line purpose comment.
 for f in $(find cli $lib_dirs tests/unit -name '*.[ch]' 2>/dev/null); do
 	head -n1 "$f" | grep -qE '^/\* [^ ]+ - .+\*/$' || {

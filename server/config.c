@@ -27,16 +27,6 @@ int pg_config_new_default(pg_config **out)
 	return 0;
 }
 
-static void free_secret(char *s)
-{
-	if (!s)
-		return;
-	/* volatile so that the zeroing is not optimised away before free() */
-	for (volatile char *p = s; *p; p++)
-		*p = '\0';
-	free(s);
-}
-
 void pg_config_free(pg_config *c)
 {
 	size_t i;
@@ -47,8 +37,8 @@ void pg_config_free(pg_config *c)
 	free(c->address);
 	free(c->policy);
 	free(c->state);
-	free_secret(c->push_secret);
-	free_secret(c->mail_secret);
+	pg_free_secret(c->push_secret);
+	pg_free_secret(c->mail_secret);
 	free(c->repo_base);
 	for (i = 0; i < c->nrepos; i++) {
 		free(c->repos[i].name);
@@ -57,7 +47,7 @@ void pg_config_free(pg_config *c)
 	free(c->repos);
 	for (i = 0; i < c->naccounts; i++) {
 		free(c->accounts[i].name);
-		free_secret(c->accounts[i].hash);
+		pg_free_secret(c->accounts[i].hash);
 	}
 	free(c->accounts);
 	free(c->tree);
@@ -96,7 +86,7 @@ static void read_secret_file(pg_yaml_reader *r, void *base, const pg_yaml_node *
 				   SECRET_MIN);
 		goto done;
 	}
-	free_secret(*secret);
+	pg_free_secret(*secret);
 	*secret = pg_buf_detach(&text);
 done:
 	free(name);

@@ -53,15 +53,6 @@ done:
 	return err;
 }
 
-static void free_secret(char *s)
-{
-	if (!s)
-		return;
-	for (volatile char *p = s; *p; p++)
-		*p = '\0';
-	free(s);
-}
-
 int pg_server_start(pg_server **out, const pg_server_opts *o)
 {
 	pg_server *s = calloc(1, sizeof(*s));
@@ -119,12 +110,12 @@ int pg_server_start(pg_server **out, const pg_server_opts *o)
 	wo.log_ctx = o->log_ctx;
 	if ((err = pg_worker_start(&s->worker, &wo)) < 0 || (err = pg_http_start(s)) < 0)
 		goto fail;
-	free_secret(gen);
+	pg_free_secret(gen);
 	pg_buf_release(&db);
 	*out = s;
 	return 0;
 fail:
-	free_secret(gen);
+	pg_free_secret(gen);
 	pg_buf_release(&db);
 	pg_server_stop(s);
 	return err;
@@ -154,8 +145,8 @@ void pg_server_stop(pg_server *s)
 	pg_sessions_free(s->sessions);
 	pg_store_free(s->store);
 	pg_policy_free(s->policy);
-	free_secret(s->push_secret);
-	free_secret(s->mail_secret);
+	pg_free_secret(s->push_secret);
+	pg_free_secret(s->mail_secret);
 	free(s->home);
 	free(s->datadir);
 	free(s->state);

@@ -46,67 +46,76 @@ int pg_split_location(char **repo, char **branch, const char *arg)
 	return *repo ? 0 : PG_ENOMEM;
 }
 
+#define MAX_TAG_CHAIN 8
+
+/*
+ * Follow tags from *at until something other than a tag: *at and *type are
+ * then that object.  The outermost tag is kept in *outer when it is given
+ * (the one the sender signed).  Returns 1 when the chain is longer than
+ * MAX_TAG_CHAIN: *at is where the walk stopped.
+ */
+static int peel_tags(pg_oid *at, enum pg_object_type *type, pg_tagobj **outer, pg_repo *repo)
+{
+	int depth, err;
+
+	for (depth = 0; depth < MAX_TAG_CHAIN; depth++) {
+		pg_tagobj *t = NULL;
+
+		if ((err = pg_repo_object_type(type, repo, at)) < 0)
+			return err;
+		if (*type != PG_OBJ_TAG)
+			return 0;
+		if ((err = pg_repo_read_tag(&t, repo, at)) < 0)
+			return err;
+		*at = t->object;
+		if (outer && !*outer)
+			*outer = t;
+		else
+			pg_tagobj_free(t);
+	}
+	return 1;
+}
+
 /*
  * Peel the tag ref: an annotated tag to its commit, a lightweight tag as is.
  * Returns 1 when the tag reaches no commit: that is a finding, not an error.
  */
 static int resolve_tag(pg_pull *p, const pg_oid *target)
 {
-	enum pg_object_type type;
+	enum pg_object_type type = PG_OBJ_NONE;
 	pg_oid at = *target;
 	char hex[PG_OID_HEXSZ + 1];
-	int depth, err;
+	int chain, err;
 
-	for (depth = 0; depth < 8; depth++) {
-		pg_tagobj *t = NULL;
-
-		if ((err = pg_repo_object_type(&type, p->repo, &at)) < 0)
-			return err;
-		if (type == PG_OBJ_COMMIT) {
-			p->tag_commit = at;
-			return 0;
-		}
-		if (type != PG_OBJ_TAG)
-			break;
-		if ((err = pg_repo_read_tag(&t, p->repo, &at)) < 0)
-			return err;
-		at = t->object;
-		if (!p->tag)
-			p->tag = t; /* the outermost tag is the one the sender signed */
-		else
-			pg_tagobj_free(t);
+	if ((chain = peel_tags(&at, &type, &p->tag, p->repo)) < 0)
+		return chain;
+	if (!chain && type == PG_OBJ_COMMIT) {
+		p->tag_commit = at;
+		return 0;
 	}
 	pg_oid_tohex(hex, &at);
 	/* an error whatever the policy says: there is nothing to merge */
 	err = pg_report_add(NULL, p->report, PG_CHECK_TAG_SIGNATURE, PG_SEV_ERROR, NULL,
 			    "tag '%s' points to %s %s, not to a commit", p->report->tag,
-			    depth == 8 ? "a chain of tags at" : pg_object_type_name(type), hex);
+			    chain ? "a chain of tags at" : pg_object_type_name(type), hex);
 	return err < 0 ? err : 1;
 }
 
 static int resolve_upstream(pg_pull *p, const char *location, const char *branch)
 {
-	enum pg_object_type type;
+	enum pg_object_type type = PG_OBJ_NONE;
 	pg_oid at;
-	int err, depth;
+	int err;
 
 	if ((err = pg_repo_resolve(&at, &p->report->upstream_ref, p->repo, location,
 				   PG_REF_BRANCH, branch)) < 0)
 		return err;
-	for (depth = 0; depth < 8; depth++) {
-		pg_tagobj *t = NULL;
-
-		if ((err = pg_repo_object_type(&type, p->repo, &at)) < 0)
-			return err;
-		if (type == PG_OBJ_COMMIT) {
-			p->upstream_tip = at;
-			return 0;
-		}
-		if (type != PG_OBJ_TAG || (err = pg_repo_read_tag(&t, p->repo, &at)) < 0)
-			break;
-		at = t->object;
-		pg_tagobj_free(t);
+	if ((err = peel_tags(&at, &type, NULL, p->repo)) == 0 && type == PG_OBJ_COMMIT) {
+		p->upstream_tip = at;
+		return 0;
 	}
+	if (err < 0 && err != PG_EINVALID)
+		return err;
 	return pg_error_set(PG_EINVALID, "upstream '%s' does not name a commit",
 			    p->report->upstream_ref);
 }
