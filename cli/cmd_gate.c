@@ -117,10 +117,8 @@ int cmd_gate(int argc, char **argv)
 	go.build_timeout_s = a.policy->build_timeout_minutes * 60u;
 	go.cancel = cli_catch_stop_signals();
 
-	if ((err = pg_gate_run(&report, &a.spec, a.policy, &go)) < 0)
-		rc = cli_pull_failed(&a, err);
-	else
-		rc = cli_pull_print(&a, report);
+	err = pg_gate_run(&report, &a.spec, a.policy, &go);
+	rc = cli_pull_outcome(&a, err, report);
 done:
 	pg_report_free(report);
 	cli_pull_release(&a);

@@ -17,10 +17,8 @@ int cmd_verify(int argc, char **argv)
 
 	if ((rc = cli_pull_parse(&a, "verify", argc, argv, options, NULL, NULL)) != CLI_CONTINUE)
 		goto done;
-	if ((err = pg_verify(&report, &a.spec, a.policy, cli_home())) < 0)
-		rc = cli_pull_failed(&a, err);
-	else
-		rc = cli_pull_print(&a, report);
+	err = pg_verify(&report, &a.spec, a.policy, cli_home());
+	rc = cli_pull_outcome(&a, err, report);
 done:
 	pg_report_free(report);
 	cli_pull_release(&a);

@@ -195,7 +195,7 @@ int cli_pull_parse(cli_pull_args *a, const char *cmd, int argc, char **argv,
 	return (rc = finish(a, argc, argv, first)) != 0 ? rc : CLI_CONTINUE;
 }
 
-int cli_pull_print(const cli_pull_args *a, const pg_report *report)
+static int print_report(const cli_pull_args *a, const pg_report *report)
 {
 	pg_buf out = PG_BUF_INIT;
 	int err, rc;
@@ -215,8 +215,10 @@ int cli_pull_print(const cli_pull_args *a, const pg_report *report)
 	return rc;
 }
 
-int cli_pull_failed(const cli_pull_args *a, int err)
+int cli_pull_outcome(const cli_pull_args *a, int err, const pg_report *report)
 {
+	if (err >= 0)
+		return print_report(a, report);
 	if (err == PG_EINVALID && !a->up_repo && !a->policy->upstream_url)
 		return cli_usage(a->cmd, "%s", pg_error_last());
 	return cli_fail(NULL);

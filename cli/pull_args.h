@@ -61,10 +61,11 @@ int cli_pull_parse(cli_pull_args *a, const char *cmd, int argc, char **argv,
 		   const struct option *options, cli_option_fn fn, void *ctx);
 void cli_pull_release(cli_pull_args *a);
 
-/* Print the report as text or JSON; the exit status for its verdict. */
-int cli_pull_print(const cli_pull_args *a, const pg_report *report);
-
-/* The exit status for a pg_verify/pg_gate_run failure (after printing). */
-int cli_pull_failed(const cli_pull_args *a, int err);
+/*
+ * The exit status of a pull command, after printing: for err < 0 (from
+ * pg_verify or pg_gate_run) the error, else the report as text or JSON
+ * and the status of its verdict.
+ */
+int cli_pull_outcome(const cli_pull_args *a, int err, const pg_report *report);
 
 #endif
