@@ -5,11 +5,19 @@
 #   make check      install missing Debian packages, run every test (also
 #                   under ASan+UBSan, and the kernel checks)
 #   make BUILD=asan the same build with address and undefined sanitizers
+#   make install    install under $(DESTDIR)$(PREFIX) (see mk/install.mk)
 
 BUILD ?= release
 VERSION := 0.1.0
 O := build/$(BUILD)
 CC ?= cc
+
+# Where `make install` puts things.  The binary finds its data directory
+# from its own path (cli_datadir); DATADIR is only the last resort.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share/pullgate
+MANDIR ?= $(PREFIX)/share/man
 
 PKGS := libgit2 gpgme yaml-0.1 libmicrohttpd sqlite3 jansson libcrypto
 # Recursive on purpose: pkg-config runs when a recipe needs it, which is
@@ -24,7 +32,7 @@ OPT_asan := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 	-fno-sanitize-recover=all
 LDOPT_asan := -fsanitize=address,undefined
 CFLAGS_ALL = $(WARN) $(OPT_$(BUILD)) -I. $(PKG_CFLAGS) -DPG_VERSION='"$(VERSION)"' \
-	-DPG_DATADIR='"$(CURDIR)"' \
+	-DPG_DATADIR='"$(DATADIR)"' \
 	-MMD -MP $(CFLAGS)
 LDFLAGS_ALL = $(LDOPT_$(BUILD)) $(LDFLAGS)
 
@@ -40,9 +48,11 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(O)/tests/%)
 .DEFAULT_GOAL := all
 
 # Fragments add kernel, server and browser targets and append to CHECKS;
-# GEN_OBJ takes the objects of generated sources (embedded assets).
+# GEN_OBJ takes the objects of generated sources (embedded assets), CLI_GEN_OBJ
+# those linked only into the binary (the help pages).
 CHECKS :=
 GEN_OBJ :=
+CLI_GEN_OBJ :=
 -include $(sort $(wildcard mk/*.mk))
 
 .PHONY: all deps demo check check-unit check-integration check-sanitized \
@@ -58,8 +68,8 @@ $(O)/libpullgate.a: $(LIB_OBJ) $(GEN_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-$(O)/pullgate: $(CLI_OBJ) $(O)/libpullgate.a
-	$(CC) $(LDFLAGS_ALL) -o $@ $(CLI_OBJ) $(O)/libpullgate.a $(PKG_LIBS)
+$(O)/pullgate: $(CLI_OBJ) $(CLI_GEN_OBJ) $(O)/libpullgate.a
+	$(CC) $(LDFLAGS_ALL) -o $@ $(CLI_OBJ) $(CLI_GEN_OBJ) $(O)/libpullgate.a $(PKG_LIBS)
 
 $(O)/tests/%: tests/unit/%.c $(O)/libpullgate.a
 	@mkdir -p $(@D)

@@ -28,6 +28,16 @@ int cmd_gate(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_ktap(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+int cmd_help(int argc, char **argv);
+
+/* The command list, for `pullgate`, `pullgate help` and an unknown command. */
+void cli_usage_all(FILE *f);
+
+/*
+ * Print the manual page of a command or topic as plain text on stdout
+ * (what --help prints): 0, or the usage error when there is none.
+ */
+int cli_help(const char *topic);
 
 /* Print "error: <msg>" for the last library error; returns PG_EXIT_UNDECIDED. */
 int cli_fail(const char *what);
@@ -51,7 +61,7 @@ typedef int (*cli_option_fn)(void *ctx, int c, const char *arg);
 
 /*
  * The one getopt_long loop: fn sees every option of the table.  --help (-h)
- * prints the usage.  An unknown option, or one missing its value, is named
+ * prints the command's manual page (cli_help).  An unknown option, or one missing its value, is named
  * in a usage error.  Returns CLI_CONTINUE with *first_arg at the first
  * operand, or the exit status to stop with.
  */
@@ -64,7 +74,12 @@ volatile sig_atomic_t *cli_catch_stop_signals(void);
 /* The directory for caches and state: $PULLGATE_HOME or ~/.cache/pullgate. */
 const char *cli_home(void);
 
-/* Where scripts/ and qemu-images/ live: $PULLGATE_DATADIR or the source tree. */
+/*
+ * Where scripts/kernel/, qemu-images/ and patches/ live: $PULLGATE_DATADIR;
+ * else, found from the binary's own path, ../share/pullgate (installed) or
+ * ../.. (the build tree, build/<config>/pullgate); else the data directory
+ * the build was configured with (PG_DATADIR, $(PREFIX)/share/pullgate).
+ */
 const char *cli_datadir(void);
 
 #endif

@@ -46,10 +46,8 @@ int cmd_policy(int argc, char **argv)
 
 	if (argc < 2)
 		return cli_usage("policy", "policy wants a subcommand");
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		cli_usage("policy", NULL);
-		return 0;
-	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+		return cli_help("policy");
 	if (strcmp(argv[1], "check")) {
 		pg_buf name = PG_BUF_INIT;
 

@@ -5,19 +5,23 @@
 #include "common/error.h"
 #include "common/sanitize.h"
 
+#include <limits.h>
+#include <unistd.h>
+
+/* Each command's options are in its manual page: pullgate help CMD. */
 static const struct pg_cmd commands[] = {
-	{ "verify", cmd_verify, "verify " CLI_PULL_USAGE,
+	{ "verify", cmd_verify, "verify [options] REPO TAG",
 	  "check that a pull is what it claims to be" },
 	{ "policy", cmd_policy, "policy check FILE...",
 	  "validate policy files" },
-	{ "gate", cmd_gate,
-	  "gate [--tree DIR] [--branch NAME] [--stages merge,build,boot,approve] "
-	  "[--approve|--no-approve] [--boot-timeout S] " CLI_PULL_USAGE,
+	{ "gate", cmd_gate, "gate [options] REPO TAG",
 	  "verify, merge, build, boot and approve a pull" },
-	{ "version", cmd_version, "version", "print the version" },
+	{ "version", cmd_version, "version [--verbose]",
+	  "print the version (--verbose: and the data and home directories)" },
 	{ "ktap", cmd_ktap, "ktap [--json] LOGFILE", "judge a kernel boot log (KTAP, splats)" },
 	{ "serve", cmd_serve, "serve [--config FILE] [--port N] | serve --hash-password",
 	  "run the webhook service, job store and dashboard" },
+	{ "help", cmd_help, "help [COMMAND]", "show a command's manual page" },
 };
 
 static const struct pg_cmd *find_cmd(const char *name)
@@ -30,7 +34,7 @@ static const struct pg_cmd *find_cmd(const char *name)
 	return NULL;
 }
 
-static void usage_all(FILE *f)
+void cli_usage_all(FILE *f)
 {
 	size_t i;
 
@@ -72,6 +76,8 @@ int cli_usage(const char *cmd, const char *fmt, ...)
 	}
 	if (c)
 		fprintf(stderr, "usage: pullgate %s\n", c->usage);
+	if (c && c->run != cmd_help)
+		fprintf(stderr, "(every option: pullgate help %s)\n", c->name);
 	return PG_EXIT_USAGE;
 }
 
@@ -96,19 +102,70 @@ const char *cli_home(void)
 	return path;
 }
 
+/* A data directory holds the kernel scripts the gate runs. */
+static bool is_datadir(const char *dir)
+{
+	char path[PATH_MAX];
+
+	return (size_t)snprintf(path, sizeof(path), "%s/scripts/kernel/build.sh", dir) <
+		       sizeof(path) && access(path, R_OK) == 0;
+}
+
+/* Canonical form of dir + rel into out, when it is a data directory. */
+static bool try_datadir(char *out, const char *dir, const char *rel)
+{
+	char path[PATH_MAX];
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, rel) >= sizeof(path) ||
+	    !is_datadir(path))
+		return false;
+	return realpath(path, out) != NULL;
+}
+
 const char *cli_datadir(void)
 {
+	static char found[PATH_MAX];
+	char exe[PATH_MAX], *slash;
 	const char *d = getenv("PULLGATE_DATADIR");
+	ssize_t n;
 
-	return d && *d ? d : PG_DATADIR;
+	if (d && *d)
+		return d;
+	if (found[0])
+		return found;
+	/*
+	 * Where the binary is, not where it was built: an installed one
+	 * (PREFIX/bin) has its data in PREFIX/share/pullgate wherever PREFIX
+	 * was moved to; one in the build tree (build/<config>/) uses the
+	 * checkout around it.
+	 */
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		if ((slash = strrchr(exe, '/')))
+			*slash = '\0';
+		if (try_datadir(found, exe, "../share/pullgate") ||
+		    try_datadir(found, exe, "../.."))
+			return found;
+	}
+	found[0] = '\0';
+	return PG_DATADIR;
 }
 
 int cmd_version(int argc, char **argv)
 {
-	(void)argv;
-	if (argc > 1)
-		return cli_usage("version", "'version' takes no arguments");
+	bool verbose = argc == 2 && !strcmp(argv[1], "--verbose");
+
+	if (argc > 1 && !verbose)
+		return cli_usage("version", "'version' takes no arguments but --verbose");
 	printf("pullgate %s\n", PG_VERSION);
+	if (verbose) {
+		fputs("data: ", stdout);
+		cli_puts_safe(stdout, cli_datadir());
+		fputs("\nhome: ", stdout);
+		cli_puts_safe(stdout, cli_home());
+		fputs("\n", stdout);
+	}
 	return 0;
 }
 
@@ -117,11 +174,11 @@ int main(int argc, char **argv)
 	const struct pg_cmd *c;
 
 	if (argc < 2) {
-		usage_all(stderr);
+		cli_usage_all(stderr);
 		return PG_EXIT_USAGE;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
-		usage_all(stdout);
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		cli_usage_all(stdout);
 		return 0;
 	}
 	if (!strcmp(argv[1], "--version"))
@@ -133,7 +190,7 @@ int main(int argc, char **argv)
 		pg_sanitize_terminal(&name, argv[1], strlen(argv[1]), PG_SANITIZE_ONELINE);
 		fprintf(stderr, "error: '%s' is not a pullgate command\n", name.ptr);
 		pg_buf_release(&name);
-		usage_all(stderr);
+		cli_usage_all(stderr);
 		return PG_EXIT_USAGE;
 	}
 	return c->run(argc - 1, argv + 1);

@@ -48,10 +48,8 @@ int cli_parse_options(int *first_arg, const char *cmd, int argc, char **argv,
 	optind = 0; /* 0, not 1: glibc starts a new scan from scratch */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
-		if (c == 'h') {
-			cli_usage(cmd, NULL);
-			return PG_EXIT_ACCEPT;
-		}
+		if (c == 'h')
+			return cli_help(cmd);
 		if (c == '?' || c == ':')
 			return bad_option(cmd, c, argv);
 		if ((rc = fn(ctx, c, optarg)) > 0)

@@ -33,12 +33,6 @@ enum cli_pull_opt {
 	{ "policy", required_argument, NULL, CLI_OPT_POLICY }, \
 	{ "allow-repository", required_argument, NULL, CLI_OPT_REPOSITORY }
 
-#define CLI_PULL_USAGE \
-	"[--policy FILE] [--upstream REPO[:BRANCH]] [--protect EMAIL]... [--allow-committer EMAIL]... " \
-	"[--max-commits N] [--keyring FILE] [--trust FPR[:TAGGLOB]]... " \
-	"[--allow-repository GLOB]... " \
-	"[--pull-request MAIL] [--json] REPO TAG"
-
 typedef struct cli_pull_args {
 	const char *cmd;            /* "verify" or "gate", for messages */
 	bool json;

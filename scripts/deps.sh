@@ -12,9 +12,16 @@ gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-12-plugin-dev-aarch64-linux-gnu
 g++ python3 util-linux
 qemu-system-arm linux-source-6.12 ccache clang lld llvm
 bc bison flex libelf-dev cpio xz-utils kmod patch
+scdoc groff-base man-db bash-completion systemd
+dpkg-dev debhelper lintian python3-aiosmtpd
 "
 # g++ builds the kernel's GCC plugins (randstruct) on the host; python3 runs
 # git-filter-repo and kunit.py; util-linux has flock, which serializes kernel jobs.
+# scdoc writes the man pages and groff-base renders them (the help text); man-db
+# and bash-completion test the installed pages and completion; systemd has
+# systemd-analyze for the unit; dpkg-dev, debhelper and lintian build and
+# check the .deb (make check-deb); python3-aiosmtpd is the SMTP relay the
+# notice is tested against.
 
 missing=""
 for p in $PKGS; do

@@ -1,0 +1,53 @@
+# pullgate(1) completion for bash: commands, each command's options, files where they take one.
+# Installed as $(PREFIX)/share/bash-completion/completions/pullgate.
+_pullgate()
+{
+	local cur prev words cword opts
+	_init_completion || return
+
+	if [[ $cword -eq 1 ]]; then
+		COMPREPLY=($(compgen -W 'verify gate serve ktap policy version help' -- "$cur"))
+		return
+	fi
+	local pull='--policy --upstream --protect --allow-committer --max-commits --keyring
+		--trust --allow-repository --pull-request --json --help'
+	case ${words[1]} in
+	verify) opts=$pull ;;
+	gate) opts="$pull --tree --branch --stages --approve --no-approve --boot-timeout" ;;
+	serve) opts='--config --port --hash-password --help' ;;
+	ktap) opts='--json --help' ;;
+	policy) opts='--help' ;;
+	version) opts='--verbose' ;;
+	help)
+		[[ $cword -eq 2 ]] &&
+			COMPREPLY=($(compgen -W 'verify gate serve ktap policy version serve.yaml' -- "$cur"))
+		return
+		;;
+	esac
+	case $prev in
+	--policy | --keyring | --pull-request | --config)
+		_filedir
+		return
+		;;
+	--tree)
+		_filedir -d
+		return
+		;;
+	--stages)
+		COMPREPLY=($(compgen -W 'merge merge,build merge,build,boot merge,build,boot,approve' -- "$cur"))
+		return
+		;;
+	--upstream | --protect | --allow-committer | --max-commits | --trust | \
+		--allow-repository | --branch | --boot-timeout | --port)
+		return
+		;;
+	esac
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+	elif [[ ${words[1]} == policy && $cword -eq 2 ]]; then
+		COMPREPLY=($(compgen -W 'check' -- "$cur"))
+	elif [[ ${words[1]} != version && ${words[1]} != serve ]]; then
+		_filedir # a repository, a policy, a log
+	fi
+} &&
+	complete -F _pullgate pullgate
