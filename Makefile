@@ -33,7 +33,7 @@ OPT_asan := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 LDOPT_asan := -fsanitize=address,undefined
 CFLAGS_ALL = $(WARN) $(OPT_$(BUILD)) -I. $(PKG_CFLAGS) -DPG_VERSION='"$(VERSION)"' \
 	-DPG_DATADIR='"$(DATADIR)"' \
-	-MMD -MP $(CFLAGS)
+	-MMD -MP $(CPPFLAGS) $(CFLAGS)
 LDFLAGS_ALL = $(LDOPT_$(BUILD)) $(LDFLAGS)
 
 LIB_SRC := $(sort $(wildcard common/*.c repo/*.c verifier/*.c policies/*.c pipeline/*.c server/*.c))

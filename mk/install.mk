@@ -18,7 +18,8 @@ SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 INSTALL ?= install
 
-DATA_EXEC := $(wildcard scripts/kernel/*.sh) qemu-images/mkinitramfs.sh
+# executable in the checkout: run; the others (lib.sh is sourced) are data
+DATA_EXEC := $(shell find scripts/kernel qemu-images -type f -perm -u+x 2>/dev/null | LC_ALL=C sort)
 DATA_FILES := $(filter-out $(DATA_EXEC),$(wildcard scripts/kernel/* qemu-images/*)) \
 	$(shell find patches -type f 2>/dev/null | LC_ALL=C sort) \
 	$(wildcard policies/*.yaml) policies/README.md

@@ -3,7 +3,7 @@
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
-plan 21
+plan 23
 : "${PULLGATE_ROOT:?}" "${PULLGATE_CHECKOUT:?}"
 fixture_incident
 cd "$SCRATCH"
@@ -61,6 +61,17 @@ fi
 like "$(cat "$PULLGATE_ROOT/lib/systemd/system/pullgate.service")" \
 	"^ExecStart=/usr/local/bin/pullgate serve --config /usr/local/etc/pullgate/serve.yaml$" \
 	"the unit runs the installed binary"
+
+# systemd-analyze verify checks that ExecStart's binary exists and that man finds
+# the Documentation= pages, so the unit is checked pointing into DESTDIR; an
+# unknown key is only a warning (exit 0), so any output is a failure
+sed "s|^ExecStart=/usr/local/bin/|ExecStart=$PULLGATE_ROOT/bin/|" \
+	"$PULLGATE_ROOT/lib/systemd/system/pullgate.service" >"$SCRATCH/pullgate.service"
+run env MANPATH="$PULLGATE_ROOT/share/man" systemd-analyze verify "$SCRATCH/pullgate.service"
+is "$rc:$out$err" "0:" "systemd-analyze verify passes on the unit, without a warning"
+sed 's/^ProtectSystem=/ProtectSystm=/' "$SCRATCH/pullgate.service" >"$SCRATCH/typo.service"
+run env MANPATH="$PULLGATE_ROOT/share/man" systemd-analyze verify "$SCRATCH/typo.service"
+like "$err" "Unknown key 'ProtectSystm'" "and would report a misspelt key"
 
 # --- a moved prefix, with the stand-ins as its kernel scripts ------------------------
 MOVED="$SCRATCH/elsewhere"
