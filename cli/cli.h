@@ -71,6 +71,16 @@ int cli_parse_options(int *first_arg, const char *cmd, int argc, char **argv,
 /* SIGINT and SIGTERM set the flag returned (never cleared). */
 volatile sig_atomic_t *cli_catch_stop_signals(void);
 
+/* SIGHUP sets the flag returned; the caller clears it. */
+volatile sig_atomic_t *cli_catch_reload_signal(void);
+
+/*
+ * Send state ("READY=1", "RELOADING=1", ...) to the service manager when
+ * $NOTIFY_SOCKET names one (a path or "@abstract"): 1 sent, 0 no socket,
+ * -1 it could not be sent (errno).
+ */
+int cli_sd_notify(const char *state);
+
 /* The directory for caches and state: $PULLGATE_HOME or ~/.cache/pullgate. */
 const char *cli_home(void);
 

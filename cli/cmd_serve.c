@@ -65,6 +65,33 @@ done:
 	return rc;
 }
 
+/*
+ * SIGHUP: the configuration file again, and the policy it names; both
+ * valid, they replace the running ones, else those stay.  One log line.
+ */
+static void reload(pg_server *srv, const char *file)
+{
+	pg_config *c = NULL;
+	pg_buf restart = PG_BUF_INIT, line = PG_BUF_INIT;
+
+	cli_sd_notify("RELOADING=1");
+	if (!file)
+		pg_buf_puts(&line, "SIGHUP: serve runs without --config: nothing to read again");
+	else if (pg_config_load(&c, file) < 0 || pg_server_reload(srv, c, &restart) < 0) {
+		pg_buf_printf(&line, "reload refused, the running configuration stays: %s",
+			      pg_error_last());
+		pg_config_free(c);
+	} else {
+		pg_buf_printf(&line, "reloaded %s%s%s", file,
+			      restart.len ? "; a restart is needed to change " : "", restart.ptr);
+	}
+	log_line(NULL, line.ptr);
+	pg_error_clear();
+	pg_buf_release(&restart);
+	pg_buf_release(&line);
+	cli_sd_notify("READY=1");
+}
+
 struct serve_args {
 	const char *file;
 	long port;
@@ -100,7 +127,7 @@ int cmd_serve(int argc, char **argv)
 	pg_server *srv = NULL;
 	pg_server_opts so;
 	struct serve_args sa = { NULL, -1, false };
-	volatile sig_atomic_t *stop;
+	volatile sig_atomic_t *stop, *hup;
 	int rc, first = 0;
 
 	if ((rc = cli_parse_options(&first, "serve", argc, argv, options, serve_option, &sa)) !=
@@ -116,6 +143,7 @@ int cmd_serve(int argc, char **argv)
 		config->port = (unsigned)sa.port;
 	rc = 0;
 	stop = cli_catch_stop_signals();
+	hup = cli_catch_reload_signal();
 
 	memset(&so, 0, sizeof(so));
 	so.config = config;
@@ -131,12 +159,20 @@ int cmd_serve(int argc, char **argv)
 	/* stdout carries the one line a script waits for */
 	printf("pullgate: listening on %s\n", pg_server_url(srv));
 	fflush(stdout);
-	log_line(NULL, "serving; stop with SIGTERM or SIGINT");
+	log_line(NULL, "serving; stop with SIGTERM or SIGINT, read the configuration again "
+		 "with SIGHUP");
+	if (cli_sd_notify("READY=1") < 0)
+		log_line(NULL, "cannot tell the service manager it is ready ($NOTIFY_SOCKET)");
 	while (!*stop) {
 		struct timespec ts = { 0, 100000000L };
 
+		if (*hup) {
+			*hup = 0;
+			reload(srv, sa.file);
+		}
 		nanosleep(&ts, NULL);
 	}
+	cli_sd_notify("STOPPING=1");
 	log_line(NULL, "stopping: running jobs will resume at the next start");
 	pg_server_stop(srv);
 	log_line(NULL, "stopped");

@@ -40,6 +40,25 @@ static int bad_option(const char *cmd, int c, char **argv)
 	return cli_usage(cmd, "unknown option '%s'", arg);
 }
 
+static volatile sig_atomic_t reload_requested;
+
+static void on_reload_signal(int sig)
+{
+	(void)sig;
+	reload_requested = 1;
+}
+
+volatile sig_atomic_t *cli_catch_reload_signal(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_reload_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGHUP, &sa, NULL);
+	return &reload_requested;
+}
+
 int cli_parse_options(int *first_arg, const char *cmd, int argc, char **argv,
 		      const struct option *options, cli_option_fn fn, void *ctx)
 {

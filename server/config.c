@@ -19,6 +19,10 @@ int pg_config_new_default(pg_config **out)
 	c->stages = PG_GATE_ALL;
 	c->verify_workers = 2;
 	c->session_hours = 12;
+	c->notice.port = 25;
+	c->notice.attempts = 4;
+	c->notice.retry_seconds = 30;
+	c->notice.timeout_seconds = 60;
 	if (!(c->source = pg_strdup("(built-in)")) || !(c->address = pg_strdup("127.0.0.1"))) {
 		pg_config_free(c);
 		return PG_ENOMEM;
@@ -54,6 +58,8 @@ void pg_config_free(pg_config *c)
 	free(c->branch);
 	free(c->merge_name);
 	free(c->merge_email);
+	free(c->notice.relay);
+	free(c->notice.from);
 	free(c);
 }
 
@@ -150,7 +156,31 @@ static const char *why_hash(const char *s)
 						   NULL;
 }
 
+/* A From for the notice: "address" or "Name <address>", the address with one '@'. */
+static const char *why_from(const char *s)
+{
+	const char *lt = strrchr(s, '<'), *addr = lt ? lt + 1 : s;
+	size_t n = lt ? strcspn(addr, ">") : strlen(s);
+	const char *at = memchr(addr, '@', n);
+
+	if ((lt && (addr[n] != '>' || addr[n + 1])) || !at || at == addr || at == addr + n - 1 ||
+	    memchr(at + 1, '@', (size_t)(addr + n - at - 1)) || strcspn(addr, " \t\"(),:;<>[]\\") < n)
+		return "an address (user@example.org) or Name <user@example.org>";
+	return NULL;
+}
+
 /* --- rules across keys ------------------------------------------------------ */
+
+/* A relay needs a From. */
+static void check_notice(pg_yaml_reader *r, void *base, const pg_yaml_node *map,
+			 const char *path)
+{
+	const pg_config *c = base;
+
+	if (c->notice.relay && !c->notice.from)
+		pg_yaml_problem_at(r, map, "'%s' names a relay but no 'from': the maintainer the "
+				   "notice comes from", path);
+}
 
 static void check_secret(pg_yaml_reader *r, void *base, const pg_yaml_node *map, const char *path)
 {
@@ -235,6 +265,21 @@ static const pg_yaml_field session_fields[] = {
 	{ .key = "secure-cookie", .kind = PG_FIELD_BOOL, MEMBER(pg_config, cookie_secure) },
 };
 
+static const pg_yaml_field notice_fields[] = {
+	{ .key = "relay", .kind = PG_FIELD_STRING, MEMBER(pg_config, notice.relay),
+	  .wants = "a host name or address" },
+	{ .key = "port", .kind = PG_FIELD_UINT, MEMBER(pg_config, notice.port), .min = 1,
+	  .max = 65535 },
+	{ .key = "from", .kind = PG_FIELD_STRING, MEMBER(pg_config, notice.from),
+	  .why = why_from, .wants = "an e-mail address" },
+	{ .key = "attempts", .kind = PG_FIELD_UINT, MEMBER(pg_config, notice.attempts), .min = 1,
+	  .max = 10 },
+	{ .key = "retry-seconds", .kind = PG_FIELD_UINT, MEMBER(pg_config, notice.retry_seconds),
+	  .min = 1, .max = 3600 },
+	{ .key = "timeout-seconds", .kind = PG_FIELD_UINT,
+	  MEMBER(pg_config, notice.timeout_seconds), .min = 1, .max = 600 },
+};
+
 static const pg_yaml_field root_fields[] = {
 	{ .key = "listen", PG_YAML_SECTION(listen_fields, NULL) },
 	{ .key = "policy", .kind = PG_FIELD_PATH, MEMBER(pg_config, policy), .wants = "a path" },
@@ -247,6 +292,7 @@ static const pg_yaml_field root_fields[] = {
 	  .max = PG_CONFIG_MAX_ACCOUNTS, .sub = PG_YAML_SUB(account_fields, check_account),
 	  .list_wants = "a list of accounts" },
 	{ .key = "session", PG_YAML_SECTION(session_fields, NULL) },
+	{ .key = "notice", PG_YAML_SECTION(notice_fields, check_notice) },
 };
 
 static const pg_yaml_doc config_doc = {

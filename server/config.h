@@ -26,6 +26,16 @@ typedef struct pg_repo_map {
 	char *location;
 } pg_repo_map;
 
+/* The approval notice by SMTP (server/notify.c); no relay: nothing is mailed. */
+typedef struct pg_notice_conf {
+	char *relay;             /* host name or address */
+	unsigned port;           /* 25 */
+	char *from;              /* "Name <address>" or "address"; required with relay */
+	unsigned attempts;       /* tries before the failure is recorded: 4 */
+	unsigned retry_seconds;  /* before the second try, doubled each time: 30 */
+	unsigned timeout_seconds; /* for each answer of the relay: 60 */
+} pg_notice_conf;
+
 typedef struct pg_config {
 	char *source;            /* the file, or "(built-in)" */
 	char *address;           /* "127.0.0.1" */
@@ -47,6 +57,7 @@ typedef struct pg_config {
 	unsigned verify_workers; /* verifications that run at once */
 	unsigned session_hours;
 	bool cookie_secure;      /* add Secure to the session cookie (behind TLS) */
+	pg_notice_conf notice;
 } pg_config;
 
 /* The embedded defaults. *out is the caller's (pg_config_free). */

@@ -17,7 +17,7 @@ bool pg_server_owns_log(const pg_server *s, const char *path)
 }
 
 /* The generated hook secret: read it, or make one (0600) the first time. */
-static int generated_secret(char **out, const char *state)
+int pg_server_hook_secret(char **out, const char *state)
 {
 	pg_buf path = PG_BUF_INIT, secret = PG_BUF_INIT;
 	int fd = -1, err;
@@ -79,7 +79,7 @@ int pg_server_start(pg_server **out, const pg_server_opts *o)
 	     pg_policy_new_default(&s->policy)) < 0)
 		goto fail;
 	if (!o->config->push_secret || !o->config->mail_secret) {
-		if ((err = generated_secret(&gen, s->state)) < 0)
+		if ((err = pg_server_hook_secret(&gen, s->state)) < 0)
 			goto fail;
 	}
 	s->push_secret = pg_strdup(o->config->push_secret ? o->config->push_secret : gen);
@@ -108,6 +108,10 @@ int pg_server_start(pg_server **out, const pg_server_opts *o)
 	wo.verify_workers = o->config->verify_workers;
 	wo.log = o->log;
 	wo.log_ctx = o->log_ctx;
+	if ((err = pg_notify_start(&s->notify, s->store, o->config, o->log, o->log_ctx)) < 0)
+		goto fail;
+	wo.approved = pg_notify_approved;
+	wo.approved_ctx = s->notify;
 	if ((err = pg_worker_start(&s->worker, &wo)) < 0 || (err = pg_http_start(s)) < 0)
 		goto fail;
 	pg_free_secret(gen);
@@ -141,12 +145,14 @@ void pg_server_stop(pg_server *s)
 		pg_events_close(s->events);
 	pg_http_stop(s);
 	pg_worker_stop(s->worker);
+	pg_notify_stop(s->notify);
 	pg_events_free(s->events);
 	pg_sessions_free(s->sessions);
 	pg_store_free(s->store);
 	pg_policy_free(s->policy);
 	pg_free_secret(s->push_secret);
 	pg_free_secret(s->mail_secret);
+	pg_server_free_retired(s);
 	free(s->home);
 	free(s->datadir);
 	free(s->state);

@@ -31,6 +31,18 @@ const char *pg_server_url(const pg_server *s);
 /* How many interrupted jobs were put back in the queue at start. */
 size_t pg_server_requeued(const pg_server *s);
 
+/*
+ * SIGHUP: use configuration c, and the policy it names (loaded now), for
+ * every request and every job that starts from now on; the mail notice
+ * too.  Keys only a restart applies (listen, state, pipeline.stages,
+ * pipeline.verify-workers, session.hours) keep their running values, and
+ * their names are appended to restart ("a, b").  On 0 the server owns c.
+ * On error (the policy does not load: PG_EINVALID "FILE:LINE:COL: ...";
+ * a hook secret that cannot be read) nothing changed and c is still the
+ * caller's.  Call it from one thread at a time.
+ */
+int pg_server_reload(pg_server *s, pg_config *c, pg_buf *restart);
+
 /* Stop listening, end event streams, stop the worker (running jobs stay queued), close the store. */
 void pg_server_stop(pg_server *s);
 

@@ -124,6 +124,14 @@ int pg_store_set_state(pg_store *s, int64_t id, const char *from, const char *to
 int pg_store_set_stage(pg_store *s, int64_t id, const char *stage, const char *status,
 		       const char *summary);
 
+/*
+ * Record what happened to a job without changing its state, among its
+ * decisions (the approval notice mailed or not: user "pullgate", action
+ * "notice").
+ */
+int pg_store_note(pg_store *s, int64_t id, const char *user, const char *action,
+		  const char *note);
+
 /* Jobs, newest first; state NULL for all.  *total counts all that match. */
 typedef struct pg_job_list {
 	pg_job **items;

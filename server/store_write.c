@@ -284,3 +284,14 @@ int pg_store_set_stage(pg_store *s, int64_t id, const char *stage, const char *s
 	return err;
 }
 
+
+int pg_store_note(pg_store *s, int64_t id, const char *user, const char *action,
+		  const char *note)
+{
+	int err;
+
+	pthread_mutex_lock(&s->lock);
+	err = add_decision(s, id, user, action, note);
+	pthread_mutex_unlock(&s->lock);
+	return err;
+}

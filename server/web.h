@@ -8,6 +8,7 @@
 #include "server/config.h"
 #include "server/events.h"
 #include "server/job.h"
+#include "server/notify.h"
 #include "server/server.h"
 #include "server/store.h"
 #include "server/worker.h"
@@ -26,6 +27,13 @@ enum pg_hook_reject {
 	PG_REJECT__COUNT
 };
 
+struct pg_retired;
+
+/*
+ * config, policy and the secrets are replaced by a reload (reload.c) while
+ * requests run: read each pointer once per use; what it pointed to stays
+ * valid until the server stops.
+ */
 struct pg_server {
 	const pg_config *config;
 	pg_policy *policy;
@@ -46,6 +54,10 @@ struct pg_server {
 	uint64_t hooks_accepted[2];
 	uint64_t http_requests;
 	uint64_t http_errors;           /* 5xx */
+	pg_notify *notify;              /* the approval notice by SMTP (notify.c) */
+	pg_config *owned_config;        /* the last reload's configuration (reload.c) */
+	struct pg_retired *retired;     /* what reloads replaced, freed at stop */
+	size_t nretired, retired_alloc;
 };
 
 typedef struct pg_req {
@@ -107,6 +119,12 @@ int pg_resp_text(pg_resp *rs, unsigned status, const char *type, const char *tex
 /* Count a refused hook for /metrics. */
 void pg_server_count_reject(pg_server *s, bool mail, enum pg_hook_reject why);
 void pg_server_log(pg_server *s, const char *fmt, ...) PG_PRINTF(2, 3);
+
+/* The generated hook secret in state: read it, or make one (0600) the first time (server.c). */
+int pg_server_hook_secret(char **out, const char *state);
+
+/* Free what reloads replaced, and the last reload's configuration (reload.c). */
+void pg_server_free_retired(pg_server *s);
 
 /* Whether path is a log the gate wrote (under home/logs), so that it may be served. */
 bool pg_server_owns_log(const pg_server *s, const char *path);

@@ -26,6 +26,7 @@ typedef struct slot {
 	volatile sig_atomic_t cancel;
 	bool by_user;
 	char user[128];
+	pg_worker_opts o;                /* the settings the job runs with, taken when claimed */
 } slot;
 
 struct pg_worker {
@@ -138,18 +139,18 @@ static bool tag_matches(const pg_job *j, const pg_report *r, char *msg, size_t c
  * log directory of the job's own (two jobs for one tag keep their own
  * logs), named in run_name.
  */
-static void gate_opts(pg_gate_opts *go, char *run_name, size_t cap, const pg_worker *w,
+static void gate_opts(pg_gate_opts *go, char *run_name, size_t cap, const pg_worker_opts *o,
 		      int64_t id)
 {
 	*go = (pg_gate_opts)PG_GATE_OPTS_INIT;
-	go->home = w->o.home;
-	go->tree = w->o.tree;
-	go->branch = w->o.branch;
-	go->datadir = w->o.datadir;
-	go->merge_name = w->o.merge_name;
-	go->merge_email = w->o.merge_email;
-	go->build_timeout_s = w->o.policy->build_timeout_minutes * 60u;
-	go->boot_timeout_s = w->o.policy->boot_timeout_seconds;
+	go->home = o->home;
+	go->tree = o->tree;
+	go->branch = o->branch;
+	go->datadir = o->datadir;
+	go->merge_name = o->merge_name;
+	go->merge_email = o->merge_email;
+	go->build_timeout_s = o->policy->build_timeout_minutes * 60u;
+	go->boot_timeout_s = o->policy->boot_timeout_seconds;
 	snprintf(run_name, cap, "job-%lld", (long long)id);
 	go->run_name = run_name;
 }
@@ -172,13 +173,13 @@ static int run_gate(slot *s, pg_report **out, const pg_job *j, unsigned stages, 
 	if (j->mail && (err = pg_mail_parse(&pr, j->mail, j->mail_len)) < 0)
 		return pg_error_wrap(err, "the pull-request mail");
 	spec.request = pr;
-	gate_opts(&go, run_name, sizeof(run_name), s->w, j->id);
+	gate_opts(&go, run_name, sizeof(run_name), &s->o, j->id);
 	go.stages = stages;
 	go.approve = approve;
 	go.progress = progress;
 	go.ctx = s;
 	go.cancel = &s->cancel;
-	err = pg_gate_run(out, &spec, s->w->o.policy, &go);
+	err = pg_gate_run(out, &spec, s->o.policy, &go);
 	pg_pull_request_free(pr);
 	return err;
 }
@@ -210,7 +211,7 @@ static void verify_job(slot *s, const pg_job *j)
 			 pg_report_count(r, PG_SEV_ERROR) == 1 ? "" : "s");
 		to = PG_JOB_REJECTED;
 	} else {
-		u.message = s->w->o.stages ? "waiting for the kernel stages" : "accepted by verify";
+		u.message = s->o.stages ? "waiting for the kernel stages" : "accepted by verify";
 		to = PG_JOB_VERIFIED;
 	}
 	advance(s, to, &u);
@@ -223,12 +224,13 @@ static void kernel_job(slot *s, const pg_job *j)
 	pg_store_update u = PG_STORE_UPDATE_INIT;
 	pg_report *r = NULL;
 	const pg_stage *last, *approve_stage;
+	const char *notice = NULL;
 	enum pg_job_state to;
 	char msg[512];
 	int err;
 
 	logf_(s->w, "pull %lld: merge, build and boot of %s", (long long)j->id, j->tag);
-	if ((err = run_gate(s, &r, j, s->w->o.stages, s->w->o.policy->auto_approve)) < 0) {
+	if ((err = run_gate(s, &r, j, s->o.stages, s->o.policy->auto_approve)) < 0) {
 		ended_in_error(s, err);
 		return;
 	}
@@ -255,12 +257,15 @@ static void kernel_job(slot *s, const pg_job *j)
 		u.user = "pullgate";
 		u.action = "approve";
 		to = PG_JOB_APPROVED;
+		notice = approve_stage->log;
 	} else {
 		u.message = last && last->status == PG_STAGE_SKIPPED ? last->summary :
 			    "every configured stage passed";
 		to = PG_JOB_PASSED;
 	}
 	advance(s, to, &u);
+	if (s->state == PG_JOB_APPROVED && s->o.approved)
+		s->o.approved(s->o.approved_ctx, s->id, notice);
 done:
 	pg_report_free(r);
 }
@@ -306,6 +311,7 @@ static void *loop(void *p)
 		s->cancel = w->stopping;
 		s->by_user = false;
 		s->user[0] = '\0';
+		s->o = w->o;
 		pthread_mutex_unlock(&w->lock);
 		pg_events_post(w->o.events, j->id, "state", NULL, pg_job_state_name(to));
 		if (s->kernel)
@@ -454,11 +460,15 @@ int pg_worker_approve(pg_worker *w, int64_t id, const char *user)
 	pg_report *r = NULL;
 	pg_buf notice = PG_BUF_INIT, note = PG_BUF_INIT;
 	enum pg_job_state state = PG_JOB__COUNT;
+	pg_worker_opts o;
 	pg_gate_opts go;
 	char run_name[32];
 	int err;
 
 	pthread_mutex_lock(&w->approve_lock);
+	pthread_mutex_lock(&w->lock);
+	o = w->o;
+	pthread_mutex_unlock(&w->lock);
 	if ((err = pg_store_get(w->o.store, &j, id)) < 0)
 		goto done;
 	pg_job_state_from_name(&state, j->state);
@@ -479,7 +489,7 @@ int pg_worker_approve(pg_worker *w, int64_t id, const char *user)
 	if ((err = oid_of(&r->merge_base, j->merge_base)) < 0 ||
 	    (err = oid_of(&r->merge_commit, j->merge_commit)) < 0)
 		goto done;
-	gate_opts(&go, run_name, sizeof(run_name), w, j->id);
+	gate_opts(&go, run_name, sizeof(run_name), &o, j->id);
 	/* the notice names the repository as the sender announced it */
 	err = pg_gate_approve(r, &go, j->mail && j->repo_name ? j->repo_name : j->repo, &notice);
 	if (err == PG_ECONFLICT) {
@@ -496,7 +506,7 @@ int pg_worker_approve(pg_worker *w, int64_t id, const char *user)
 	if (err < 0)
 		goto done;
 	if ((err = pg_buf_printf(&note, "approved by %s: %s moved to %.12s", user,
-				 w->o.branch ? w->o.branch : "master", j->merge_commit)) < 0)
+				 o.branch ? o.branch : "master", j->merge_commit)) < 0)
 		goto done;
 	u.message = note.ptr;
 	u.user = user;
@@ -506,6 +516,8 @@ int pg_worker_approve(pg_worker *w, int64_t id, const char *user)
 	if (pg_store_set_stage(w->o.store, id, "approve", pg_stage_status_name(PG_STAGE_PASSED),
 			       note.ptr) < 0)
 		logf_(w, "pull %lld: %s", (long long)id, pg_error_last());
+	if (o.approved)
+		o.approved(o.approved_ctx, id, notice.ptr);
 done:
 	pthread_mutex_unlock(&w->approve_lock);
 	pg_report_free(r);
@@ -513,6 +525,17 @@ done:
 	pg_buf_release(&notice);
 	pg_buf_release(&note);
 	return err;
+}
+
+void pg_worker_reload(pg_worker *w, const pg_worker_opts *o)
+{
+	pthread_mutex_lock(&w->lock);
+	w->o.policy = o->policy;
+	w->o.tree = o->tree;
+	w->o.branch = o->branch;
+	w->o.merge_name = o->merge_name;
+	w->o.merge_email = o->merge_email;
+	pthread_mutex_unlock(&w->lock);
 }
 
 void pg_worker_stop(pg_worker *w)

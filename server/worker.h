@@ -22,6 +22,10 @@ typedef struct pg_worker_opts {
 	unsigned verify_workers;    /* at least 1 */
 	pg_log_fn log;              /* may be NULL */
 	void *log_ctx;
+	/* a job was approved (by the policy or the maintainer); notice: the
+	   notice file the approval wrote.  May be NULL. */
+	void (*approved)(void *ctx, int64_t id, const char *notice);
+	void *approved_ctx;
 } pg_worker_opts;
 
 typedef struct pg_worker pg_worker;
@@ -61,6 +65,13 @@ int pg_worker_approve(pg_worker *w, int64_t id, const char *user);
  * decision is recorded.  PG_ECONFLICT when it is in another state.
  */
 int pg_worker_reject(pg_worker *w, int64_t id, const char *user);
+
+/*
+ * From the next job on (a running one keeps what it started with), use
+ * o's policy, tree, branch and merge identity; the rest of o is ignored.
+ * The old ones must stay valid until pg_worker_stop.
+ */
+void pg_worker_reload(pg_worker *w, const pg_worker_opts *o);
 
 /* Stop: running jobs are interrupted and left queued for the next start. */
 void pg_worker_stop(pg_worker *w);

@@ -782,3 +782,56 @@ done:
 	pg_buf_release(&data);
 	return err;
 }
+
+int pg_mail_header(pg_buf *out, const char *data, size_t len, const char *name)
+{
+	pg_buf lf = PG_BUF_INIT, msg = PG_BUF_INIT;
+	cursor c;
+	const char *m, *nl, *l;
+	size_t mlen, n, fn;
+	bool in_field = false, found = false;
+	int err;
+
+	pg_buf_init(&lf, PG_MAIL_MAX);
+	pg_buf_init(&msg, PG_MAIL_MAX);
+	if (len > PG_MAIL_MAX) {
+		err = pg_error_set(PG_ETOOBIG, "mail exceeds %zu MiB", PG_MAIL_MAX >> 20);
+		goto done;
+	}
+	if ((err = unix_lines(&lf, data, len)) < 0)
+		goto done;
+	m = lf.ptr;
+	mlen = lf.len;
+	if (is_from_line(m, mlen)) {
+		if ((err = mbox_pick(&msg, m, mlen)) < 0)
+			goto done;
+		nl = memchr(msg.ptr, '\n', msg.len);
+		m = nl ? nl + 1 : msg.ptr + msg.len;
+		mlen = (size_t)(msg.ptr + msg.len - m);
+	}
+	/* the first field called name, its continuation lines joined by one space */
+	c.p = m;
+	c.end = m + mlen;
+	while (next_line(&c, &l, &n) && !is_blank(l, n)) {
+		if (*l == ' ' || *l == '\t') {
+			if (in_field && ((err = pg_buf_putc(out, ' ')) < 0 ||
+					 (err = pg_mail_squeeze(out, l, n)) < 0))
+				goto done;
+			continue;
+		}
+		if (found || !(fn = field_name_len(l, n)))
+			break;
+		in_field = equals_ci(l, fn, name);
+		if (in_field) {
+			found = true;
+			if ((err = pg_mail_squeeze(out, l + fn + 1, n - fn - 1)) < 0)
+				goto done;
+		}
+	}
+	if (!found)
+		err = pg_error_set(PG_ENOTFOUND, "the mail has no %s header", name);
+done:
+	pg_buf_release(&lf);
+	pg_buf_release(&msg);
+	return err;
+}

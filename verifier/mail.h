@@ -83,6 +83,14 @@ void pg_pull_request_free(pg_pull_request *pr);
  */
 int pg_mail_text(pg_buf *text, pg_buf *subject, const char *data, size_t len);
 
+/*
+ * The first header field called name (any case) of the message
+ * pg_mail_parse would pick, appended to out as written (not decoded):
+ * unfolded, whitespace runs squeezed, trimmed.  PG_ENOTFOUND when the
+ * message has no such field.
+ */
+int pg_mail_header(pg_buf *out, const char *data, size_t len, const char *name);
+
 /* Decoders, appending to out.  Invalid base64 is PG_EINVALID; bad QP escapes stay literal. */
 int pg_mail_decode_qp(pg_buf *out, const char *s, size_t len);
 int pg_mail_decode_base64(pg_buf *out, const char *s, size_t len);

@@ -1,0 +1,543 @@
+/* notify.c - the approval notice as a reply to the request mail, mailed by SMTP with retries, the outcome recorded. */
+#include "server/notify.h"
+#include "common/array.h"
+#include "common/error.h"
+#include "server/auth.h"
+#include "server/smtp.h"
+#include "verifier/mail.h"
+
+#include <pthread.h>
+
+#define NOTICE_MAX ((size_t)64 << 10)
+#define HEADER_FOLD 900      /* fold a header before its line gets this long */
+
+typedef struct item {
+	int64_t id;
+	char *notice;
+} item;
+
+struct pg_notify {
+	pg_store *store;
+	pg_log_fn log;
+	void *log_ctx;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	pthread_t thread;
+	bool started;
+	bool stopping;
+	volatile sig_atomic_t cancel;    /* an SMTP session gives up */
+	pg_notice_conf conf;             /* strings owned; replaced by a reload */
+	item *queue;
+	size_t nqueue, alloc;
+};
+
+static void logf_(pg_notify *n, const char *fmt, ...) PG_PRINTF(2, 3);
+static void logf_(pg_notify *n, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	if (!n->log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	n->log(n->log_ctx, line);
+}
+
+static void conf_release(pg_notice_conf *c)
+{
+	free(c->relay);
+	free(c->from);
+	memset(c, 0, sizeof(*c));
+}
+
+static int conf_copy(pg_notice_conf *dst, const pg_notice_conf *src)
+{
+	*dst = *src;
+	dst->relay = dst->from = NULL;
+	if ((src->relay && !(dst->relay = pg_strdup(src->relay))) ||
+	    (src->from && !(dst->from = pg_strdup(src->from)))) {
+		conf_release(dst);
+		return PG_ENOMEM;
+	}
+	return 0;
+}
+
+/* --- the message ---------------------------------------------------------------- */
+
+/* Header text from a mail: control characters dropped (the mail is the sender's). */
+static int put_clean(pg_buf *out, const char *s, size_t n)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < n; i++)
+		if ((unsigned char)s[i] >= ' ' && s[i] != 0x7f && (err = pg_buf_putc(out, s[i])) < 0)
+			return err;
+	return 0;
+}
+
+/* "Name: value\r\n", folded at blanks so that no line gets too long. */
+static int put_header(pg_buf *out, const char *name, const char *value)
+{
+	size_t col = strlen(name) + 2;
+	const char *p = value;
+	int err;
+
+	if ((err = pg_buf_printf(out, "%s: ", name)) < 0)
+		return err;
+	while (*p) {
+		size_t word = strcspn(p + 1, " ") + 1;
+
+		if (col + word > HEADER_FOLD && *p == ' ' && col > strlen(name) + 2) {
+			if ((err = pg_buf_puts(out, "\r\n")) < 0)
+				return err;
+			col = 0;
+		}
+		if ((err = pg_buf_put(out, p, word)) < 0)
+			return err;
+		col += word;
+		p += word;
+	}
+	return pg_buf_puts(out, "\r\n");
+}
+
+typedef struct addr_list {
+	pg_buf text;     /* the elements for a header, ", " between them */
+	pg_buf rcpts;    /* bare addresses, NUL-separated */
+	size_t n;
+	const char *skip[2]; /* addresses left out (case ignored) */
+} addr_list;
+
+static bool listed(const addr_list *l, const char *a)
+{
+	const char *p = l->rcpts.ptr, *end = l->rcpts.ptr + l->rcpts.len;
+
+	for (; p < end; p += strlen(p) + 1)
+		if (!strcasecmp(p, a))
+			return true;
+	return false;
+}
+
+/* One element of an address list: "Name <a@b>", "a@b (comment)" or "a@b". */
+static int add_element(addr_list *l, const char *e, size_t n)
+{
+	pg_buf addr = PG_BUF_INIT;
+	const char *lt = NULL, *gt;
+	size_t i;
+	bool quoted = false;
+	int depth = 0, err = 0;
+
+	while (n && (*e == ' ' || *e == '\t'))
+		e++, n--;
+	while (n && (e[n - 1] == ' ' || e[n - 1] == '\t'))
+		n--;
+	for (i = 0; i < n && !lt; i++) {
+		if (e[i] == '"' && (i == 0 || e[i - 1] != '\\'))
+			quoted = !quoted;
+		else if (!quoted && e[i] == '<')
+			lt = e + i;
+	}
+	if (lt && (gt = memchr(lt, '>', (size_t)(e + n - lt))))
+		err = pg_buf_put(&addr, lt + 1, (size_t)(gt - lt - 1));
+	else
+		for (i = 0; i < n && err == 0; i++) {
+			if (e[i] == '(')
+				depth++;
+			else if (e[i] == ')' && depth)
+				depth--;
+			else if (!depth && e[i] != ' ' && e[i] != '\t')
+				err = pg_buf_putc(&addr, e[i]);
+		}
+	if (err < 0 || !addr.len || !pg_smtp_address_ok(addr.ptr) || listed(l, addr.ptr) ||
+	    (l->skip[0] && !strcasecmp(addr.ptr, l->skip[0])) ||
+	    (l->skip[1] && !strcasecmp(addr.ptr, l->skip[1])))
+		goto done;
+	if ((l->text.len && (err = pg_buf_puts(&l->text, ", ")) < 0) ||
+	    (err = put_clean(&l->text, e, n)) < 0 ||
+	    (err = pg_buf_put(&l->rcpts, addr.ptr, addr.len + 1)) < 0)
+		goto done;
+	l->n++;
+done:
+	pg_buf_release(&addr);
+	return err;
+}
+
+/* Each element of an address-list header: commas outside quotes, <> and comments split. */
+static int add_list(addr_list *l, const char *s, size_t max)
+{
+	const char *start = s;
+	bool quoted = false;
+	int angle = 0, paren = 0, err = 0;
+
+	for (; *s && err == 0 && l->n < max; s++) {
+		if (*s == '\\' && s[1]) {
+			s++;
+			continue;
+		}
+		if (*s == '"' && !paren)
+			quoted = !quoted;
+		else if (!quoted && *s == '(')
+			paren++;
+		else if (!quoted && *s == ')' && paren)
+			paren--;
+		else if (!quoted && !paren && *s == '<')
+			angle = 1;
+		else if (!quoted && !paren && *s == '>')
+			angle = 0;
+		else if (!quoted && !paren && !angle && *s == ',') {
+			err = add_element(l, start, (size_t)(s - start));
+			start = s + 1;
+		}
+	}
+	if (err == 0 && l->n < max)
+		err = add_element(l, start, strlen(start));
+	return err;
+}
+
+/* The bare address of "Name <a@b>" or "a@b". */
+static int bare_address(pg_buf *out, const char *from)
+{
+	const char *lt = strrchr(from, '<');
+
+	return lt ? pg_buf_put(out, lt + 1, strcspn(lt + 1, ">")) : pg_buf_puts(out, from);
+}
+
+/* A header of the request mail, cleaned; empty when it has none. */
+static int mail_header(pg_buf *out, const char *mail, size_t len, const char *name)
+{
+	pg_buf raw = PG_BUF_INIT;
+	int err = pg_mail_header(&raw, mail, len, name);
+
+	if (err == PG_ENOTFOUND) {
+		pg_error_clear();
+		err = 0;
+	} else if (err == 0) {
+		err = put_clean(out, raw.ptr, raw.len);
+	}
+	pg_buf_release(&raw);
+	return err;
+}
+
+/* A Message-Id as threading wants it: "<...>" without blanks. */
+static bool message_id_ok(const pg_buf *id)
+{
+	return id->len > 2 && id->ptr[0] == '<' && id->ptr[id->len - 1] == '>' &&
+	       !strpbrk(id->ptr, " \t") && !memchr(id->ptr + 1, '<', id->len - 1);
+}
+
+int pg_notify_compose(pg_buf *msg, pg_buf *rcpts, size_t *nrcpts, const char *from,
+		      const char *mail, size_t mail_len, const char *text, int64_t id,
+		      time_t now)
+{
+	pg_buf sender = PG_BUF_INIT, others = PG_BUF_INIT, subject = PG_BUF_INIT,
+	       msgid = PG_BUF_INIT, refs = PG_BUF_INIT, me = PG_BUF_INIT, rnd = PG_BUF_INIT,
+	       line = PG_BUF_INIT;
+	addr_list to, cc;
+	const char *p, *at;
+	char date[64];
+	struct tm tm;
+	int err;
+
+	memset(&to, 0, sizeof(to));
+	memset(&cc, 0, sizeof(cc));
+	*nrcpts = 0;
+	if ((err = bare_address(&me, from)) < 0 ||
+	    (err = mail_header(&sender, mail, mail_len, "From")) < 0 ||
+	    (err = mail_header(&others, mail, mail_len, "To")) < 0 ||
+	    (err = mail_header(&line, mail, mail_len, "Cc")) < 0 ||
+	    (others.len && line.len && (err = pg_buf_puts(&others, ", ")) < 0) ||
+	    (err = pg_buf_put(&others, line.ptr, line.len)) < 0 ||
+	    (err = mail_header(&subject, mail, mail_len, "Subject")) < 0 ||
+	    (err = mail_header(&msgid, mail, mail_len, "Message-Id")) < 0 ||
+	    (err = mail_header(&refs, mail, mail_len, "References")) < 0)
+		goto done;
+	if ((err = add_list(&to, sender.ptr, 1)) < 0)
+		goto done;
+	if (!to.n) {
+		err = pg_error_set(PG_EINVALID, "the request mail's From has no address to answer");
+		goto done;
+	}
+	cc.skip[0] = to.rcpts.ptr;
+	cc.skip[1] = me.ptr;
+	if ((err = add_list(&cc, others.ptr, 64)) < 0)
+		goto done;
+
+	gmtime_r(&now, &tm);
+	strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S +0000", &tm);
+	at = strchr(me.ptr, '@');
+	if ((err = pg_auth_random_hex(&rnd, 8)) < 0)
+		goto done;
+	pg_buf_clear(&line);
+	if ((err = put_header(msg, "From", from)) < 0 || (err = put_header(msg, "To", to.text.ptr)) < 0 ||
+	    (cc.n && (err = put_header(msg, "Cc", cc.text.ptr)) < 0) ||
+	    (err = pg_buf_printf(&line, "%s%s", strncasecmp(subject.ptr, "re:", 3) ? "Re: " : "",
+				 subject.len ? subject.ptr : "your pull request")) < 0 ||
+	    (err = put_header(msg, "Subject", line.ptr)) < 0 || (err = put_header(msg, "Date", date)) < 0)
+		goto done;
+	pg_buf_clear(&line);
+	if ((err = pg_buf_printf(&line, "<pullgate.%lld.%lld.%s%s>", (long long)id, (long long)now,
+				 rnd.ptr, at ? at : "@localhost")) < 0 ||
+	    (err = put_header(msg, "Message-ID", line.ptr)) < 0)
+		goto done;
+	if (message_id_ok(&msgid)) {
+		if ((refs.len && (err = pg_buf_putc(&refs, ' ')) < 0) ||
+		    (err = pg_buf_put(&refs, msgid.ptr, msgid.len)) < 0 ||
+		    (err = put_header(msg, "In-Reply-To", msgid.ptr)) < 0 ||
+		    (err = put_header(msg, "References", refs.ptr)) < 0)
+			goto done;
+	}
+	if ((err = pg_buf_puts(msg, "MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n"
+			       "Content-Transfer-Encoding: 8bit\r\n\r\n")) < 0)
+		goto done;
+	for (p = text; *p; p++)
+		if ((*p == '\n' ? (err = pg_buf_puts(msg, "\r\n")) :
+		     (*p == '\r' ? 0 : (err = pg_buf_putc(msg, *p)))) < 0)
+			goto done;
+	if ((err = pg_buf_put(rcpts, to.rcpts.ptr, to.rcpts.len)) < 0 ||
+	    (err = pg_buf_put(rcpts, cc.rcpts.ptr, cc.rcpts.len)) < 0)
+		goto done;
+	*nrcpts = to.n + cc.n;
+done:
+	pg_buf_release(&sender);
+	pg_buf_release(&others);
+	pg_buf_release(&subject);
+	pg_buf_release(&msgid);
+	pg_buf_release(&refs);
+	pg_buf_release(&me);
+	pg_buf_release(&rnd);
+	pg_buf_release(&line);
+	pg_buf_release(&to.text);
+	pg_buf_release(&to.rcpts);
+	pg_buf_release(&cc.text);
+	pg_buf_release(&cc.rcpts);
+	return err;
+}
+
+/* --- the sender thread ---------------------------------------------------------- */
+
+/* Wait seconds unless the service stops: false when it does. */
+static bool pause_for(pg_notify *n, unsigned seconds)
+{
+	struct timespec until;
+	bool stopping;
+
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += seconds;
+	pthread_mutex_lock(&n->lock);
+	while (!n->stopping && pthread_cond_timedwait(&n->wake, &n->lock, &until) == 0)
+		;
+	stopping = n->stopping;
+	pthread_mutex_unlock(&n->lock);
+	return !stopping;
+}
+
+static void record(pg_notify *n, int64_t id, const char *note)
+{
+	if (pg_store_note(n->store, id, "pullgate", "notice", note) < 0)
+		logf_(n, "pull %lld: cannot record the notice: %s", (long long)id, pg_error_last());
+	logf_(n, "pull %lld: %s", (long long)id, note);
+}
+
+static void deliver(pg_notify *n, const pg_notice_conf *c, const item *it)
+{
+	pg_job *j = NULL;
+	pg_buf text = PG_BUF_INIT, msg = PG_BUF_INIT, rcpts = PG_BUF_INIT, from = PG_BUF_INIT,
+	       note = PG_BUF_INIT, refused = PG_BUF_INIT, last = PG_BUF_INIT;
+	const char **list = NULL;
+	pg_smtp_opts so;
+	size_t nr = 0, i;
+	const char *p;
+	unsigned attempt = 0, wait = c->retry_seconds;
+	int err;
+
+	pg_buf_init(&text, NOTICE_MAX);
+	if ((err = pg_store_get(n->store, &j, it->id)) < 0)
+		goto failed;
+	if (!j->mail) {
+		logf_(n, "pull %lld: no notice mailed: it came without a pull-request mail to answer",
+		      (long long)it->id);
+		goto done;
+	}
+	if ((err = pg_buf_read_file(&text, it->notice)) < 0 ||
+	    (err = pg_notify_compose(&msg, &rcpts, &nr, c->from, j->mail, j->mail_len, text.ptr,
+				     j->id, time(NULL))) < 0 ||
+	    (err = bare_address(&from, c->from)) < 0)
+		goto failed;
+	if (!(list = calloc(nr, sizeof(*list)))) {
+		err = pg_error_oom();
+		goto failed;
+	}
+	for (i = 0, p = rcpts.ptr; i < nr; i++, p += strlen(p) + 1)
+		list[i] = p;
+	memset(&so, 0, sizeof(so));
+	so.host = c->relay;
+	so.port = c->port;
+	so.timeout_s = c->timeout_seconds;
+	so.cancel = &n->cancel;
+	so.helo = strchr(from.ptr, '@') + 1;
+	for (attempt = 1;; attempt++) {
+		pg_buf_clear(&refused);
+		if ((err = pg_smtp_send(&so, from.ptr, list, nr, msg.ptr, msg.len, &refused)) == 0)
+			break;
+		pg_buf_clear(&last);
+		pg_buf_puts(&last, pg_error_last());
+		if (err == PG_EINVALID || err == PG_ECANCELLED || attempt >= c->attempts)
+			goto failed;
+		logf_(n, "pull %lld: notice, attempt %u of %u: %s; again in %u s", (long long)it->id,
+		      attempt, c->attempts, last.ptr, wait);
+		if (!pause_for(n, wait)) {
+			err = pg_error_set(PG_ECANCELLED, "the service stopped");
+			goto failed;
+		}
+		wait = wait > 1800 ? 3600 : wait * 2;
+	}
+	pg_buf_printf(&note, "notice mailed to %s via %s (%u attempt%s)", rcpts.ptr, c->relay,
+		      attempt, attempt == 1 ? "" : "s");
+	for (i = 1, p = rcpts.ptr + strlen(rcpts.ptr) + 1; i < nr; i++, p += strlen(p) + 1)
+		pg_buf_printf(&note, "%s%s", i == 1 ? ", cc " : ", ", p);
+	if (refused.len)
+		pg_buf_printf(&note, "; refused: %s", refused.ptr);
+	record(n, it->id, note.ptr);
+	goto done;
+failed:
+	pg_buf_printf(&note, "notice not mailed%s: %s", err == PG_EIO && attempt > 1 ? " after every attempt" : "",
+		      pg_error_last());
+	record(n, it->id, note.ptr);
+done:
+	free(list);
+	pg_job_free(j);
+	pg_buf_release(&text);
+	pg_buf_release(&msg);
+	pg_buf_release(&rcpts);
+	pg_buf_release(&from);
+	pg_buf_release(&note);
+	pg_buf_release(&refused);
+	pg_buf_release(&last);
+	pg_error_clear();
+}
+
+static void *loop(void *arg)
+{
+	pg_notify *n = arg;
+
+	for (;;) {
+		pg_notice_conf c;
+		item it;
+		int err;
+
+		pthread_mutex_lock(&n->lock);
+		while (!n->stopping && !n->nqueue)
+			pthread_cond_wait(&n->wake, &n->lock);
+		if (n->stopping) {
+			pthread_mutex_unlock(&n->lock);
+			break;
+		}
+		it = n->queue[0];
+		memmove(n->queue, n->queue + 1, --n->nqueue * sizeof(*n->queue));
+		err = conf_copy(&c, &n->conf);
+		pthread_mutex_unlock(&n->lock);
+		if (err == 0 && c.relay)
+			deliver(n, &c, &it);
+		else if (err < 0)
+			record(n, it.id, "notice not mailed: out of memory");
+		conf_release(&c);
+		free(it.notice);
+	}
+	return NULL;
+}
+
+int pg_notify_start(pg_notify **out, pg_store *store, const pg_config *c, pg_log_fn log,
+		    void *log_ctx)
+{
+	pg_notify *n = calloc(1, sizeof(*n));
+	pthread_condattr_t attr;
+	int err;
+
+	*out = NULL;
+	if (!n)
+		return pg_error_oom();
+	n->store = store;
+	n->log = log;
+	n->log_ctx = log_ctx;
+	pthread_mutex_init(&n->lock, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&n->wake, &attr);
+	pthread_condattr_destroy(&attr);
+	if ((err = conf_copy(&n->conf, &c->notice)) < 0) {
+		pg_notify_stop(n);
+		return err;
+	}
+	if (pthread_create(&n->thread, NULL, loop, n) != 0) {
+		pg_notify_stop(n);
+		return pg_error_set(PG_EIO, "cannot start the notice thread");
+	}
+	n->started = true;
+	*out = n;
+	return 0;
+}
+
+int pg_notify_reload(pg_notify *n, const pg_config *c)
+{
+	pg_notice_conf fresh, old;
+	int err;
+
+	if ((err = conf_copy(&fresh, &c->notice)) < 0)
+		return err;
+	pthread_mutex_lock(&n->lock);
+	old = n->conf;
+	n->conf = fresh;
+	pthread_mutex_unlock(&n->lock);
+	conf_release(&old);
+	return 0;
+}
+
+void pg_notify_approved(void *ctx, int64_t id, const char *notice)
+{
+	pg_notify *n = ctx;
+	char *copy = NULL;
+	bool lost = false;
+
+	if (!n)
+		return;
+	pthread_mutex_lock(&n->lock);
+	if (n->conf.relay && notice && !n->stopping) {
+		if (!(copy = pg_strdup(notice)) || PG_ARRAY_GROW(n->queue, n->nqueue + 1, n->alloc) < 0) {
+			free(copy);
+			lost = true;
+		} else {
+			n->queue[n->nqueue].id = id;
+			n->queue[n->nqueue++].notice = copy;
+			pthread_cond_broadcast(&n->wake);
+		}
+	}
+	pthread_mutex_unlock(&n->lock);
+	if (lost)
+		record(n, id, "notice not mailed: out of memory");
+}
+
+void pg_notify_stop(pg_notify *n)
+{
+	size_t i;
+
+	if (!n)
+		return;
+	pthread_mutex_lock(&n->lock);
+	n->stopping = true;
+	n->cancel = 1;
+	pthread_cond_broadcast(&n->wake);
+	pthread_mutex_unlock(&n->lock);
+	if (n->started)
+		pthread_join(n->thread, NULL);
+	for (i = 0; i < n->nqueue; i++) {
+		record(n, n->queue[i].id, "notice not mailed: the service stopped first");
+		free(n->queue[i].notice);
+	}
+	free(n->queue);
+	conf_release(&n->conf);
+	pthread_cond_destroy(&n->wake);
+	pthread_mutex_destroy(&n->lock);
+	free(n);
+}

@@ -1,0 +1,48 @@
+/* notify.h - the approval notice mailed by SMTP: a queue, one sender thread, retries, the outcome on the pull. */
+#ifndef PG_SERVER_NOTIFY_H
+#define PG_SERVER_NOTIFY_H
+
+#include "server/config.h"
+#include "server/store.h"
+#include "server/worker.h"
+
+#include <time.h>
+
+typedef struct pg_notify pg_notify;
+
+/*
+ * Start the sender thread with the configuration's notice settings (copied).
+ * Nothing is ever mailed while no relay is configured.
+ */
+int pg_notify_start(pg_notify **out, pg_store *store, const pg_config *c, pg_log_fn log,
+		    void *log_ctx);
+
+/* Use c's notice settings for the notices sent from now on (copied). */
+int pg_notify_reload(pg_notify *n, const pg_config *c);
+
+/*
+ * A pull was approved (a pg_worker_opts.approved callback; ctx is the
+ * pg_notify): queue its notice, whose text is in the file notice, and
+ * return at once.  The thread mails it as a reply to the pull's request
+ * mail (From the configured maintainer, To the mail's sender, Cc its To
+ * and Cc), tries again with a doubling wait when the relay fails or
+ * refuses, and records the outcome among the pull's decisions (action
+ * "notice").  A pull without a request mail gets no mail.
+ */
+void pg_notify_approved(void *ctx, int64_t id, const char *notice);
+
+/*
+ * Compose the reply to the request mail (raw, as stored): the message in
+ * msg, the envelope recipients (bare addresses, the sender first) in
+ * rcpts as NUL-separated strings, *nrcpts of them.  from is the notice's
+ * From, id and now make its Message-ID unique.  PG_EINVALID when the
+ * request mail has no sender address.
+ */
+int pg_notify_compose(pg_buf *msg, pg_buf *rcpts, size_t *nrcpts, const char *from,
+		      const char *mail, size_t mail_len, const char *text, int64_t id,
+		      time_t now);
+
+/* Stop the thread; notices not yet mailed are recorded as not sent. NULL-safe. */
+void pg_notify_stop(pg_notify *n);
+
+#endif

@@ -1,0 +1,154 @@
+/* reload.c - SIGHUP: a new configuration and policy replace the old ones, or nothing changes. */
+#include "server/web.h"
+#include "common/array.h"
+#include "common/error.h"
+
+/*
+ * A request or a job that began with the old configuration may still read
+ * it: what a reload replaces is kept until the server stops.  A reload is
+ * rare and small, so that costs a few kilobytes each time.
+ */
+enum retired_kind { RETIRED_CONFIG, RETIRED_POLICY, RETIRED_SECRET };
+
+struct pg_retired {
+	enum retired_kind kind;
+	void *p;
+};
+
+static int retire(pg_server *s, enum retired_kind kind, void *p)
+{
+	int err;
+
+	if (!p)
+		return 0;
+	if ((err = PG_ARRAY_GROW(s->retired, s->nretired + 1, s->retired_alloc)) < 0)
+		return err;
+	s->retired[s->nretired].kind = kind;
+	s->retired[s->nretired++].p = p;
+	return 0;
+}
+
+void pg_server_free_retired(pg_server *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nretired; i++) {
+		switch (s->retired[i].kind) {
+		case RETIRED_CONFIG:
+			pg_config_free(s->retired[i].p);
+			break;
+		case RETIRED_POLICY:
+			pg_policy_free(s->retired[i].p);
+			break;
+		case RETIRED_SECRET:
+			pg_free_secret(s->retired[i].p);
+			break;
+		}
+	}
+	free(s->retired);
+	s->retired = NULL;
+	s->nretired = s->retired_alloc = 0;
+	pg_config_free(s->owned_config);
+	s->owned_config = NULL;
+}
+
+static bool same(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* Keys only a restart applies keep their running values in c; their names go to restart. */
+static int keep_restart_keys(pg_config *c, const pg_config *old, pg_buf *restart)
+{
+	char *state = NULL, *address = NULL;
+	int err = 0;
+
+#define NOTE(name) \
+	do { \
+		if ((err = pg_buf_printf(restart, "%s%s", restart->len ? ", " : "", name)) < 0) \
+			goto done; \
+	} while (0)
+	if (!same(c->address, old->address) || c->port != old->port)
+		NOTE("listen");
+	if (!same(c->state, old->state))
+		NOTE("state");
+	if (c->stages != old->stages)
+		NOTE("pipeline.stages");
+	if (c->verify_workers != old->verify_workers)
+		NOTE("pipeline.verify-workers");
+	if (c->session_hours != old->session_hours)
+		NOTE("session.hours");
+#undef NOTE
+	if (!(address = pg_strdup(old->address)) || (old->state && !(state = pg_strdup(old->state)))) {
+		err = PG_ENOMEM;
+		goto done;
+	}
+	free(c->address);
+	free(c->state);
+	c->address = address;
+	c->state = state;
+	address = state = NULL;
+	c->port = old->port;
+	c->stages = old->stages;
+	c->verify_workers = old->verify_workers;
+	c->session_hours = old->session_hours;
+done:
+	free(address);
+	free(state);
+	return err;
+}
+
+int pg_server_reload(pg_server *s, pg_config *c, pg_buf *restart)
+{
+	pg_policy *policy = NULL;
+	char *gen = NULL, *push = NULL, *mail = NULL;
+	pg_worker_opts wo;
+	const pg_config *old = s->config;
+	int err;
+
+	/* everything that can fail comes first: until the swap nothing changes */
+	if ((err = c->policy ? pg_policy_load(&policy, c->policy) :
+	     pg_policy_new_default(&policy)) < 0)
+		goto fail;
+	if ((!c->push_secret || !c->mail_secret) &&
+	    (err = pg_server_hook_secret(&gen, s->state)) < 0)
+		goto fail;
+	if (!(push = pg_strdup(c->push_secret ? c->push_secret : gen)) ||
+	    !(mail = pg_strdup(c->mail_secret ? c->mail_secret : gen))) {
+		err = PG_ENOMEM;
+		goto fail;
+	}
+	if ((err = keep_restart_keys(c, old, restart)) < 0 ||
+	    (err = PG_ARRAY_GROW(s->retired, s->nretired + 4, s->retired_alloc)) < 0 ||
+	    (err = pg_notify_reload(s->notify, c)) < 0)
+		goto fail;
+
+	/*
+	 * Published with release stores: a thread that reads a new pointer
+	 * sees what it points to.  The old ones are retired, not freed.
+	 */
+	retire(s, RETIRED_POLICY, s->policy);
+	retire(s, RETIRED_SECRET, s->push_secret);
+	retire(s, RETIRED_SECRET, s->mail_secret);
+	retire(s, RETIRED_CONFIG, s->owned_config);
+	__atomic_store_n(&s->policy, policy, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->push_secret, push, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->mail_secret, mail, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->config, c, __ATOMIC_RELEASE);
+	s->owned_config = c;
+	memset(&wo, 0, sizeof(wo));
+	wo.policy = policy;
+	wo.tree = c->tree;
+	wo.branch = c->branch;
+	wo.merge_name = c->merge_name;
+	wo.merge_email = c->merge_email;
+	pg_worker_reload(s->worker, &wo);
+	pg_free_secret(gen);
+	return 0;
+fail:
+	pg_policy_free(policy);
+	pg_free_secret(gen);
+	pg_free_secret(push);
+	pg_free_secret(mail);
+	return err;
+}
