@@ -3,24 +3,37 @@
 
 #include <signal.h>
 
-static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t stop_requested, reload_requested;
 
-static void on_stop_signal(int sig)
+static void on_signal(int sig)
 {
-	(void)sig;
-	stop_requested = 1;
+	if (sig == SIGHUP)
+		reload_requested = 1;
+	else
+		stop_requested = 1;
 }
 
-volatile sig_atomic_t *cli_catch_stop_signals(void)
+static void catch_signal(int sig)
 {
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop_signal;
+	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	sigaction(sig, &sa, NULL);
+}
+
+volatile sig_atomic_t *cli_catch_stop_signals(void)
+{
+	catch_signal(SIGINT);
+	catch_signal(SIGTERM);
 	return &stop_requested;
+}
+
+volatile sig_atomic_t *cli_catch_reload_signal(void)
+{
+	catch_signal(SIGHUP);
+	return &reload_requested;
 }
 
 /*
@@ -38,25 +51,6 @@ static int bad_option(const char *cmd, int c, char **argv)
 	if (optopt > 0 && optopt < 256 && !(arg[0] == '-' && arg[1] == '-'))
 		return cli_usage(cmd, "unknown option '-%c'", optopt);
 	return cli_usage(cmd, "unknown option '%s'", arg);
-}
-
-static volatile sig_atomic_t reload_requested;
-
-static void on_reload_signal(int sig)
-{
-	(void)sig;
-	reload_requested = 1;
-}
-
-volatile sig_atomic_t *cli_catch_reload_signal(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_reload_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGHUP, &sa, NULL);
-	return &reload_requested;
 }
 
 int cli_parse_options(int *first_arg, const char *cmd, int argc, char **argv,

@@ -663,11 +663,37 @@ static int mbox_pick(pg_buf *msg, const char *s, size_t len)
 	return 0;
 }
 
+/*
+ * The message of data that a mail reader would take: data itself with
+ * unix line ends (in lf), or the one of an mbox mbox_pick chooses (in
+ * msg), without its "From " line.
+ */
+static int pick_message(const char **m, size_t *mlen, pg_buf *lf, pg_buf *msg,
+			const char *data, size_t len)
+{
+	const char *nl;
+	int err;
+
+	if ((err = unix_lines(lf, data, len)) < 0)
+		return err;
+	*m = lf->ptr;
+	*mlen = lf->len;
+	if (is_from_line(*m, *mlen)) {
+		if ((err = mbox_pick(msg, *m, *mlen)) < 0)
+			return err;
+		/* the "From " line itself is not a header */
+		nl = memchr(msg->ptr, '\n', msg->len);
+		*m = nl ? nl + 1 : msg->ptr + msg->len;
+		*mlen = (size_t)(msg->ptr + msg->len - *m);
+	}
+	return 0;
+}
+
 int pg_mail_text(pg_buf *text, pg_buf *subject, const char *data, size_t len)
 {
 	pg_buf lf = PG_BUF_INIT, msg = PG_BUF_INIT, decoded = PG_BUF_INIT;
 	headers h;
-	const char *m, *nl;
+	const char *m;
 	size_t mlen, body;
 	bool is_mail;
 	int err;
@@ -679,18 +705,8 @@ int pg_mail_text(pg_buf *text, pg_buf *subject, const char *data, size_t len)
 		err = pg_error_set(PG_ETOOBIG, "mail exceeds %zu MiB", PG_MAIL_MAX >> 20);
 		goto done;
 	}
-	if ((err = unix_lines(&lf, data, len)) < 0)
+	if ((err = pick_message(&m, &mlen, &lf, &msg, data, len)) < 0)
 		goto done;
-	m = lf.ptr;
-	mlen = lf.len;
-	if (is_from_line(m, mlen)) {
-		if ((err = mbox_pick(&msg, m, mlen)) < 0)
-			goto done;
-		/* the "From " line itself is not a header */
-		nl = memchr(msg.ptr, '\n', msg.len);
-		m = nl ? nl + 1 : msg.ptr + msg.len;
-		mlen = (size_t)(msg.ptr + msg.len - m);
-	}
 	if ((err = parse_headers(&h, &is_mail, &body, m, mlen)) < 0)
 		goto done;
 	if (is_mail)
@@ -787,7 +803,7 @@ int pg_mail_header(pg_buf *out, const char *data, size_t len, const char *name)
 {
 	pg_buf lf = PG_BUF_INIT, msg = PG_BUF_INIT;
 	cursor c;
-	const char *m, *nl, *l;
+	const char *m, *l;
 	size_t mlen, n, fn;
 	bool in_field = false, found = false;
 	int err;
@@ -798,17 +814,8 @@ int pg_mail_header(pg_buf *out, const char *data, size_t len, const char *name)
 		err = pg_error_set(PG_ETOOBIG, "mail exceeds %zu MiB", PG_MAIL_MAX >> 20);
 		goto done;
 	}
-	if ((err = unix_lines(&lf, data, len)) < 0)
+	if ((err = pick_message(&m, &mlen, &lf, &msg, data, len)) < 0)
 		goto done;
-	m = lf.ptr;
-	mlen = lf.len;
-	if (is_from_line(m, mlen)) {
-		if ((err = mbox_pick(&msg, m, mlen)) < 0)
-			goto done;
-		nl = memchr(msg.ptr, '\n', msg.len);
-		m = nl ? nl + 1 : msg.ptr + msg.len;
-		mlen = (size_t)(msg.ptr + msg.len - m);
-	}
 	/* the first field called name, its continuation lines joined by one space */
 	c.p = m;
 	c.end = m + mlen;
