@@ -10,11 +10,13 @@ libjansson-dev libssl-dev libcmocka-dev
 git-filter-repo
 gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-12-plugin-dev-aarch64-linux-gnu
 g++ python3 util-linux
-qemu-system-arm linux-source-6.12 ccache clang lld llvm
+qemu-system-arm linux-source-6.12 ccache clang lld llvm libclang-rt-14-dev
 bc bison flex libelf-dev cpio xz-utils kmod patch
 "
 # g++ builds the kernel's GCC plugins (randstruct) on the host; python3 runs
 # git-filter-repo and kunit.py; util-linux has flock, which serializes kernel jobs.
+# clang (14 on Debian 12) with libclang-rt-14-dev's libFuzzer builds the fuzz
+# targets (mk/fuzz.mk).
 
 missing=""
 for p in $PKGS; do
