@@ -30,7 +30,9 @@ max_len() {
 }
 
 # A slow input is a finding too: no parser of ours may take seconds on 32 KiB.
-TIMEOUT=10
+# libFuzzer measures wall time, and a loaded CI machine stalls a process for
+# seconds, so the limit leaves room for that.
+TIMEOUT=25
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export LSAN_OPTIONS="suppressions=$top/tests/lsan.supp:print_suppressions=0"
 
