@@ -6,10 +6,11 @@
 # BUILDDIR holds fuzz/fuzz_TARGET (mk/fuzz.mk builds them).  For each target,
 # every file under tests/fuzz/TARGET/regressions/ is run once, then libFuzzer
 # runs for SECONDS from the seeds in tests/fuzz/TARGET/ (read, never
-# written) and the corpus it keeps in BUILDDIR/corpus/TARGET/.  A crash, a
-# leak, undefined behaviour, a timeout or running out of memory ends the
-# run with exit 1: the input is kept in BUILDDIR/artifacts/TARGET/ and the
-# whole log in BUILDDIR/logs/TARGET.log.
+# written) and the corpus it keeps in BUILDDIR/corpus/TARGET/, with the
+# tokens of tests/fuzz/TARGET.dict.  A crash, a leak, undefined behaviour,
+# a timeout or running out of memory ends the run with exit 1: the input
+# is kept in BUILDDIR/artifacts/TARGET/ and the whole log in
+# BUILDDIR/logs/TARGET.log.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 [ $# -ge 3 ] || { echo "usage: $0 BUILDDIR SECONDS TARGET..." >&2; exit 2; }
@@ -59,7 +60,8 @@ for t; do
 	fi
 
 	"$bin" -max_total_time="$secs" -max_len="$(max_len "$t")" -timeout=$TIMEOUT \
-		-rss_limit_mb=2048 -artifact_prefix="$art/" -print_final_stats=1 \
+		-rss_limit_mb=2048 -dict="$top/tests/fuzz/$t.dict" -artifact_prefix="$art/" \
+		-print_final_stats=1 \
 		"$corpus" "$seeds" >"$log" 2>&1 </dev/null ||
 		fail "$t" "$log" "libFuzzer found a problem" "$art/"
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
