@@ -17,6 +17,8 @@ int pg_policy_new_default(pg_policy **out)
 	for (i = 0; i < PG_CHECK__COUNT; i++)
 		p->severity[i] = pg_check_default_severity((enum pg_check_id)i);
 	p->protect_upstream_maintainer = true;
+	p->max_pull_commits = 50000;
+	p->max_findings_per_check = 200;
 	p->lookback_days = 365;
 	p->max_upstream_commits = 200000;
 	p->recent_rebase_hours = 24;

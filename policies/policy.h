@@ -40,6 +40,8 @@ typedef struct pg_policy {
 	bool protect_upstream_maintainer;
 
 	size_t max_commits;           /* 0: no limit beyond the description */
+	size_t max_pull_commits;      /* past it verify cannot decide (0: no limit) */
+	size_t max_findings_per_check;/* findings kept of one check; the rest counted (0: all) */
 	unsigned lookback_days;       /* how far back copies of upstream are sought */
 	size_t max_upstream_commits;  /* hard cap on that search */
 

@@ -230,6 +230,10 @@ static const pg_yaml_field committers_fields[] = {
 static const pg_yaml_field limits_fields[] = {
 	{ .key = "max-commits", .kind = PG_FIELD_SIZE, MEMBER(pg_policy, max_commits),
 	  .max = 10000000 },
+	{ .key = "max-pull-commits", .kind = PG_FIELD_SIZE, MEMBER(pg_policy, max_pull_commits),
+	  .max = 10000000 },
+	{ .key = "max-findings-per-check", .kind = PG_FIELD_SIZE,
+	  MEMBER(pg_policy, max_findings_per_check), .max = 1000000 },
 	{ .key = "lookback-days", .kind = PG_FIELD_UINT, MEMBER(pg_policy, lookback_days),
 	  .max = 36500 },
 	{ .key = "max-upstream-commits", .kind = PG_FIELD_SIZE,

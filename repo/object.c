@@ -2,6 +2,7 @@
 #include "repo/object.h"
 #include "common/array.h"
 #include "common/error.h"
+#include "common/map.h"
 #include "repo/trailers.h"
 
 #include <time.h>
@@ -160,7 +161,27 @@ static bool name_is(const char *name, size_t nlen, const char *want)
 typedef struct commit_parse {
 	pg_commit *c;
 	size_t parents_alloc, headers_alloc;
+	bool tree;
 } commit_parse;
+
+/* Keep the first way the commit is malformed; later ones add nothing. */
+static int malformed(pg_commit *c, const char *fmt, ...) PG_PRINTF(2, 3);
+static int malformed(pg_commit *c, const char *fmt, ...)
+{
+	pg_buf b = PG_BUF_INIT;
+	va_list ap;
+	int err;
+
+	if (c->malformed)
+		return 0;
+	va_start(ap, fmt);
+	err = pg_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	if (err == 0 && !(c->malformed = pg_buf_detach(&b)))
+		err = PG_ENOMEM;
+	pg_buf_release(&b);
+	return err;
+}
 
 static int commit_header(void *ctx, const char *name, size_t nlen,
 			 const char *value, size_t vlen)
@@ -170,8 +191,12 @@ static int commit_header(void *ctx, const char *name, size_t nlen,
 	pg_header *h;
 	int err;
 
-	if (name_is(name, nlen, "tree"))
+	if (name_is(name, nlen, "tree")) {
+		if (cp->tree)
+			return malformed(c, "more than one tree header");
+		cp->tree = true;
 		return pg_oid_fromhex(&c->tree, value, vlen);
+	}
 	if (name_is(name, nlen, "parent")) {
 		if ((err = PG_ARRAY_GROW(c->parents, c->nparents + 1, cp->parents_alloc)) < 0 ||
 		    (err = pg_oid_fromhex(&c->parents[c->nparents], value, vlen)) < 0)
@@ -179,10 +204,15 @@ static int commit_header(void *ctx, const char *name, size_t nlen,
 		c->nparents++;
 		return 0;
 	}
-	if (name_is(name, nlen, "author") && !c->author.name)
-		return pg_ident_parse(&c->author, value, vlen);
-	if (name_is(name, nlen, "committer") && !c->committer.name)
-		return pg_ident_parse(&c->committer, value, vlen);
+	if (name_is(name, nlen, "author") || name_is(name, nlen, "committer")) {
+		pg_ident *id = name[0] == 'a' ? &c->author : &c->committer;
+
+		if (!id->name)
+			return pg_ident_parse(id, value, vlen);
+		/* kept below as an extra header, as it is stored */
+		if ((err = malformed(c, "more than one %.*s header", (int)nlen, name)) < 0)
+			return err;
+	}
 	if ((err = PG_ARRAY_GROW(c->headers, c->nheaders + 1, cp->headers_alloc)) < 0)
 		return err;
 	h = &c->headers[c->nheaders];
@@ -192,6 +222,34 @@ static int commit_header(void *ctx, const char *name, size_t nlen,
 	if (!h->name || !h->value)
 		return PG_ENOMEM;
 	return 0;
+}
+
+/*
+ * A parent listed twice: libgit2 and git walk such a commit, but every
+ * check would see each copy (a merge of one commit with itself, 10,000
+ * times).  Linear in the parents: the ids go through a hash map.
+ */
+static int find_duplicate_parent(pg_commit *c)
+{
+	pg_map seen = PG_MAP_INIT;
+	const pg_oid *dup = NULL;
+	char hex[PG_OID_HEXSZ + 1];
+	size_t i;
+	int err = 0;
+
+	if (c->nparents == 2 && !pg_oid_cmp(&c->parents[0], &c->parents[1]))
+		dup = &c->parents[1];
+	for (i = 0; c->nparents > 2 && i < c->nparents && !dup && err == 0; i++) {
+		if (pg_map_get(&seen, c->parents[i].id, PG_OID_RAWSZ))
+			dup = &c->parents[i];
+		else
+			err = pg_map_set(&seen, c->parents[i].id, PG_OID_RAWSZ, &c->parents[i]);
+	}
+	pg_map_release(&seen);
+	if (err < 0 || !dup)
+		return err;
+	pg_oid_tohex(hex, dup);
+	return malformed(c, "parent %s listed twice", hex);
 }
 
 static char *first_line(const char *msg, size_t len)
@@ -209,7 +267,7 @@ static char *first_line(const char *msg, size_t len)
 int pg_commit_parse(pg_commit **out, const pg_oid *id, const char *data, size_t len)
 {
 	pg_commit *c = calloc(1, sizeof(*c));
-	commit_parse cp = { c, 0, 0 };
+	commit_parse cp = { c, 0, 0, false };
 	size_t off = 0;
 	int err;
 
@@ -218,7 +276,9 @@ int pg_commit_parse(pg_commit **out, const pg_oid *id, const char *data, size_t 
 		return pg_error_oom();
 	if (id)
 		c->id = *id;
-	if ((err = walk_headers(data, len, commit_header, &cp, &off)) < 0)
+	if ((err = walk_headers(data, len, commit_header, &cp, &off)) < 0 ||
+	    (!cp.tree && (err = malformed(c, "no tree header")) < 0) ||
+	    (err = find_duplicate_parent(c)) < 0)
 		goto fail;
 	if (!c->author.name && (err = pg_ident_parse(&c->author, "", 0)) < 0)
 		goto fail;
@@ -264,6 +324,7 @@ void pg_commit_free(pg_commit *c)
 	free(c->message);
 	free(c->subject);
 	pg_trailers_free(c->trailers, c->ntrailers);
+	free(c->malformed);
 	free(c);
 }
 

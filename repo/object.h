@@ -10,7 +10,11 @@
  * reads, so that every header (mergetag, gpgsig, encoding, unknown ones) is
  * seen exactly as it is stored, and so that the checks work on plain data
  * that unit tests can build without a repository.  Parsing is lenient: a
- * hostile object gives odd field values, never a crash.
+ * hostile object gives odd field values, never a crash.  What git itself
+ * would never write (a parent listed twice, a second tree, author or
+ * committer header, no tree) is kept in the commit's malformed, for the
+ * caller to refuse: the parser does not, as an upstream history may hold
+ * such a commit and still be read.
  */
 
 /* An author, committer or tagger line: "Name <email> 1234567890 +0200". */
@@ -58,6 +62,8 @@ typedef struct pg_commit {
 	pg_trailer *trailers;
 	size_t ntrailers;
 	size_t body_len;    /* message length without the trailer block */
+	char *malformed;    /* the first way the object breaks git's format, or NULL:
+			       "parent <id> listed twice" */
 } pg_commit;
 
 /* Parse the body of a commit object (without the "commit <len>\0" prefix). */

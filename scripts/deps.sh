@@ -10,7 +10,7 @@ libjansson-dev libssl-dev libcmocka-dev
 git-filter-repo
 gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-12-plugin-dev-aarch64-linux-gnu
 g++ python3 util-linux
-qemu-system-arm linux-source-6.12 ccache clang lld llvm
+qemu-system-arm linux-source-6.12 ccache clang lld llvm libclang-rt-14-dev
 bc bison flex libelf-dev cpio xz-utils kmod patch
 scdoc groff-base man-db bash-completion systemd
 dpkg-dev debhelper lintian python3-aiosmtpd
@@ -22,6 +22,8 @@ dpkg-dev debhelper lintian python3-aiosmtpd
 # systemd-analyze for the unit; dpkg-dev, debhelper and lintian build and
 # check the .deb (make check-deb); python3-aiosmtpd is the SMTP relay the
 # notice is tested against.
+# clang (14 on Debian 12) with libclang-rt-14-dev's libFuzzer builds the fuzz
+# targets (mk/fuzz.mk).
 
 missing=""
 for p in $PKGS; do

@@ -1,4 +1,4 @@
-/* hook_handlers.c - POST /hooks/push and /hooks/pull-request: authenticate, parse, queue, answer 202. */
+/* hook_handlers.c - POST /hooks/push and /hooks/pull-request: decide (type, delivery, signature, body), then queue. */
 #include "server/hooks.h"
 #include "server/web.h"
 #include "common/error.h"
@@ -20,49 +20,47 @@ static bool type_is(const char *header, const char *const *types, size_t n)
 	return false;
 }
 
-/* Refuse a delivery: counted, for /metrics, under why; rs holds the answer.  Returns 0. */
-static int refuse(pg_req *rq, pg_resp *rs, enum pg_hook_reject why, unsigned status,
-		  const char *fmt, ...) PG_PRINTF(5, 6);
-static int refuse(pg_req *rq, pg_resp *rs, enum pg_hook_reject why, unsigned status,
+/* Refuse: d holds the status, the reason and the one line.  Returns 0. */
+static int refuse(pg_hook_decision *d, enum pg_hook_reject why, unsigned status,
+		  const char *fmt, ...) PG_PRINTF(4, 5);
+static int refuse(pg_hook_decision *d, enum pg_hook_reject why, unsigned status,
 		  const char *fmt, ...)
 {
-	pg_buf msg = PG_BUF_INIT;
 	va_list ap;
 
-	pg_server_count_reject(rq->srv, rq->hook_mail, why);
+	d->status = status;
+	d->why = why;
+	pg_buf_clear(&d->message);
 	va_start(ap, fmt);
-	pg_buf_vprintf(&msg, fmt, ap);
+	pg_buf_vprintf(&d->message, fmt, ap);   /* the status says it, should this fail */
 	va_end(ap);
-	pg_resp_error(rs, status, "%s", msg.ptr);
-	pg_buf_release(&msg);
 	return 0;
 }
 
 /* A body that does not parse: 413 when too big, 415 in a form not decoded, else 400. */
-static int malformed(pg_req *rq, pg_resp *rs, int err, const char *what)
+static int malformed(pg_hook_decision *d, int err, const char *what)
 {
 	if (err == PG_ENOMEM)
 		return err;
-	return refuse(rq, rs, PG_REJECT_MALFORMED,
+	return refuse(d, PG_REJECT_MALFORMED,
 		      err == PG_ETOOBIG ? 413 : err == PG_EUNSUPPORTED ? 415 : 400,
 		      "malformed %s: %s", what, pg_error_last());
 }
 
 /*
  * What both hooks check before looking at the body: its type, the delivery
- * id and the signature.  0 to go on; 1 when rs holds the refusal.
+ * id and the signature.  0 to go on; 1 when d holds the refusal.
  */
-static int authenticate(pg_req *rq, pg_resp *rs, const char *secret, const char *const *types,
+static int authenticate(pg_hook_decision *d, const pg_hook_input *in, const char *const *types,
 			size_t ntypes, const char *want)
 {
-	if (!type_is(pg_req_header(rq, "Content-Type"), types, ntypes))
-		return 1 + refuse(rq, rs, PG_REJECT_CONTENT_TYPE, 415, "Content-Type must be %s", want);
-	if (!pg_hook_delivery_valid(pg_req_header(rq, "X-Pullgate-Delivery")))
-		return 1 + refuse(rq, rs, PG_REJECT_DELIVERY, 400, "X-Pullgate-Delivery must be 1 "
+	if (!type_is(in->content_type, types, ntypes))
+		return 1 + refuse(d, PG_REJECT_CONTENT_TYPE, 415, "Content-Type must be %s", want);
+	if (!pg_hook_delivery_valid(in->delivery))
+		return 1 + refuse(d, PG_REJECT_DELIVERY, 400, "X-Pullgate-Delivery must be 1 "
 				  "to 128 characters of [A-Za-z0-9._:-]");
-	if (pg_auth_hook_verify(secret, pg_req_header(rq, "X-Pullgate-Signature"), rq->body.ptr,
-				rq->body.len) < 0)
-		return 1 + refuse(rq, rs, PG_REJECT_SIGNATURE, 401, "X-Pullgate-Signature: %s",
+	if (pg_auth_hook_verify(in->secret, in->signature, in->body, in->body_len) < 0)
+		return 1 + refuse(d, PG_REJECT_SIGNATURE, 401, "X-Pullgate-Signature: %s",
 				  pg_error_last());
 	return 0;
 }
@@ -85,7 +83,8 @@ static int queue(pg_req *rq, pg_resp *rs, const pg_job_spec *jobs, size_t njobs,
 	err = pg_store_add_delivery(s->store, &ids, delivery, mail ? "pull-request" : "push",
 				    digest.ptr, pg_job_state_name(PG_JOB_QUEUED), jobs, njobs);
 	if (err == PG_ECONFLICT) {
-		err = refuse(rq, rs, PG_REJECT_CONFLICT, 409, "%s", pg_error_last());
+		pg_server_count_reject(s, mail, PG_REJECT_CONFLICT);
+		err = pg_resp_error(rs, 409, "%s", pg_error_last());
 		goto done;
 	}
 	if (err < 0 && err != PG_EEXISTS)
@@ -119,121 +118,171 @@ done:
 	return err;
 }
 
-int pg_hook_push(pg_req *rq, pg_resp *rs)
+/* A push record: a job for each signed tag it creates or moves. */
+static int decide_push(pg_hook_decision *d, const pg_hook_input *in)
 {
 	static const char *const types[] = {
 		"application/json", "application/yaml", "application/x-yaml", "text/yaml",
 		"text/x-yaml",
 	};
-	pg_server *s = rq->srv;
-	pg_push_record *rec = NULL;
-	pg_job_spec *jobs = NULL;
-	pg_buf location = PG_BUF_INIT;
-	char (*hex)[PG_OID_HEXSZ + 1] = NULL;
-	size_t i, n = 0;
+	pg_push_record *rec;
+	size_t i;
 	int err;
 
-	if (authenticate(rq, rs, s->push_secret, types, PG_ARRAY_SIZE(types),
+	if (authenticate(d, in, types, PG_ARRAY_SIZE(types),
 			 "application/json or application/yaml"))
 		return 0;
-	if ((err = pg_push_parse(&rec, rq->body.ptr, rq->body.len)) < 0)
-		return malformed(rq, rs, err, "push record");
-	if ((err = pg_config_repo_location(&location, s->config, rec->repo)) < 0) {
-		err = refuse(rq, rs, PG_REJECT_REPOSITORY, 422, "%s", pg_error_last());
-		goto done;
-	}
-	if (!pg_policy_repository_allowed(s->policy, location.ptr)) {
-		err = refuse(rq, rs, PG_REJECT_REPOSITORY, 422, "repository '%s' is not in the "
-			     "policy's allow-list", rec->repo);
-		goto done;
-	}
-	if (!(jobs = calloc(rec->nchanges, sizeof(*jobs))) ||
-	    !(hex = calloc(rec->nchanges, sizeof(*hex)))) {
-		err = pg_error_oom();
-		goto done;
-	}
+	if ((err = pg_push_parse(&d->push, in->body, in->body_len)) < 0)
+		return malformed(d, err, "push record");
+	rec = d->push;
+	if ((err = pg_config_repo_location(&d->location, in->config, rec->repo)) < 0)
+		return refuse(d, PG_REJECT_REPOSITORY, 422, "%s", pg_error_last());
+	if (!pg_policy_repository_allowed(in->policy, d->location.ptr))
+		return refuse(d, PG_REJECT_REPOSITORY, 422, "repository '%s' is not in the "
+			      "policy's allow-list", rec->repo);
+	if (!(d->jobs = calloc(rec->nchanges, sizeof(*d->jobs))) ||
+	    !(d->hex = calloc(rec->nchanges, sizeof(*d->hex))))
+		return pg_error_oom();
 	for (i = 0; i < rec->nchanges; i++) {
 		const pg_push_change *c = &rec->changes[i];
+		pg_job_spec *job = &d->jobs[d->njobs];
 
 		/* branch pushes and deleted tags are acknowledged, not verified */
 		if (!c->is_tag || pg_oid_is_zero(&c->new_id))
 			continue;
-		pg_oid_tohex(hex[n], &c->new_id);
-		jobs[n].kind = "push";
-		jobs[n].repo = location.ptr;
-		jobs[n].repo_name = rec->repo;
-		jobs[n].tag = c->ref;
-		jobs[n].expect = hex[n];
-		jobs[n].sender = rec->user;
-		n++;
+		pg_oid_tohex(d->hex[d->njobs], &c->new_id);
+		job->kind = "push";
+		job->repo = d->location.ptr;
+		job->repo_name = rec->repo;
+		job->tag = c->ref;
+		job->expect = d->hex[d->njobs];
+		job->sender = rec->user;
+		d->njobs++;
 	}
-	err = queue(rq, rs, jobs, n, n ? "queued: see the urls" :
-		    "no new signed tag in this push: nothing to verify");
-done:
-	free(jobs);
-	free(hex);
-	pg_buf_release(&location);
-	pg_push_record_free(rec);
-	return err;
+	d->note = d->njobs ? "queued: see the urls" :
+		"no new signed tag in this push: nothing to verify";
+	return 0;
 }
 
-int pg_hook_pull_request(pg_req *rq, pg_resp *rs)
+/* A request-pull mail: one job for the signed tag it names, from a repository it may name. */
+static int decide_mail(pg_hook_decision *d, const pg_hook_input *in)
 {
 	static const char *const types[] = { "message/rfc822", "text/plain", "application/mbox" };
-	pg_server *s = rq->srv;
-	pg_pull_request *pr = NULL;
-	pg_buf tag = PG_BUF_INIT, location = PG_BUF_INIT;
-	pg_job_spec job;
+	pg_pull_request *pr;
 	bool mapped;
 	int err;
 
-	if (authenticate(rq, rs, s->mail_secret, types, PG_ARRAY_SIZE(types),
+	if (authenticate(d, in, types, PG_ARRAY_SIZE(types),
 			 "message/rfc822, text/plain or application/mbox"))
 		return 0;
-	if ((err = pg_mail_parse(&pr, rq->body.ptr, rq->body.len)) < 0)
-		return malformed(rq, rs, err, "pull-request mail");
-	if (!pr->url || pg_hook_mail_tag(&tag, pr->ref) < 0) {
-		err = refuse(rq, rs, PG_REJECT_MALFORMED, 422, "the mail does not name a signed tag "
-			     "to pull: %s", pr->url ? pg_error_last() : "no repository URL");
-		goto done;
-	}
+	if ((err = pg_mail_parse(&d->mail, in->body, in->body_len)) < 0)
+		return malformed(d, err, "pull-request mail");
+	pr = d->mail;
+	if (!pr->url || pg_hook_mail_tag(&d->tag, pr->ref) < 0)
+		return refuse(d, PG_REJECT_MALFORMED, 422, "the mail does not name a signed tag "
+			      "to pull: %s", pr->url ? pg_error_last() : "no repository URL");
 	/*
 	 * A URL the configuration maps is fetched from there.  Any other is
 	 * text from whoever wrote the mail: it is fetched as it is only when it
 	 * is a network URL and the policy has an allow-list that names it, never
 	 * a local path or file:// (SSRF, local repositories).
 	 */
-	mapped = pg_config_repo_location(&location, s->config, pr->url) == 0;
+	mapped = pg_config_repo_location(&d->location, in->config, pr->url) == 0;
 	if (!mapped) {
 		pg_error_clear();
-		pg_buf_clear(&location);
+		pg_buf_clear(&d->location);
 		if (!strstr(pr->url, "://") || !strncasecmp(pr->url, "file:", 5) ||
-		    !s->policy->nrepositories) {
-			err = refuse(rq, rs, PG_REJECT_REPOSITORY, 422, "repository '%s' is not mapped "
-				     "in the configuration, and only a network URL on the policy's "
-				     "allow-list is fetched as a mail gives it", pr->url);
-			goto done;
+		    !in->policy->nrepositories)
+			return refuse(d, PG_REJECT_REPOSITORY, 422, "repository '%s' is not mapped "
+				      "in the configuration, and only a network URL on the policy's "
+				      "allow-list is fetched as a mail gives it", pr->url);
+		if ((err = pg_buf_puts(&d->location, pr->url)) < 0)
+			return err;
+	}
+	if (!pg_policy_repository_allowed(in->policy, d->location.ptr) &&
+	    !(mapped && pg_policy_repository_allowed(in->policy, pr->url)))
+		return refuse(d, PG_REJECT_REPOSITORY, 422, "repository '%s' is not in the "
+			      "policy's allow-list", pr->url);
+	if (!(d->jobs = calloc(1, sizeof(*d->jobs))))
+		return pg_error_oom();
+	d->jobs[0].kind = "mail";
+	d->jobs[0].repo = d->location.ptr;
+	d->jobs[0].repo_name = pr->url;
+	d->jobs[0].tag = d->tag.ptr;
+	d->jobs[0].mail = in->body;
+	d->jobs[0].mail_len = in->body_len;
+	d->njobs = 1;
+	d->note = "queued: see the urls";
+	return 0;
+}
+
+int pg_hook_decide(pg_hook_decision *d, const pg_hook_input *in)
+{
+	int err;
+
+	memset(d, 0, sizeof(*d));
+	pg_buf_init(&d->message, 0);
+	pg_buf_init(&d->location, 0);
+	pg_buf_init(&d->tag, 0);
+	if ((err = in->mail ? decide_mail(d, in) : decide_push(d, in)) < 0)
+		return err;
+	if (d->status) {
+		/* a refusal queues nothing */
+		free(d->jobs);
+		d->jobs = NULL;
+		d->njobs = 0;
+	}
+	return 0;
+}
+
+void pg_hook_decision_release(pg_hook_decision *d)
+{
+	pg_buf_release(&d->message);
+	pg_buf_release(&d->location);
+	pg_buf_release(&d->tag);
+	pg_push_record_free(d->push);
+	pg_pull_request_free(d->mail);
+	free(d->jobs);
+	free(d->hex);
+	memset(d, 0, sizeof(*d));
+}
+
+/* Both hooks: the decision, then the refusal or the queue. */
+static int hook(pg_req *rq, pg_resp *rs, const char *secret)
+{
+	pg_server *s = rq->srv;
+	pg_hook_input in = {
+		.mail = rq->hook_mail,
+		.secret = secret,
+		.config = s->config,
+		.policy = s->policy,
+		.content_type = pg_req_header(rq, "Content-Type"),
+		.delivery = pg_req_header(rq, "X-Pullgate-Delivery"),
+		.signature = pg_req_header(rq, "X-Pullgate-Signature"),
+		.body = rq->body.ptr,
+		.body_len = rq->body.len,
+	};
+	pg_hook_decision d;
+	int err;
+
+	if ((err = pg_hook_decide(&d, &in)) == 0) {
+		if (d.status) {
+			pg_server_count_reject(s, rq->hook_mail, d.why);
+			err = pg_resp_error(rs, d.status, "%s", d.message.ptr);
+		} else {
+			err = queue(rq, rs, d.jobs, d.njobs, d.note);
 		}
-		if ((err = pg_buf_puts(&location, pr->url)) < 0)
-			goto done;
 	}
-	if (!pg_policy_repository_allowed(s->policy, location.ptr) &&
-	    !(mapped && pg_policy_repository_allowed(s->policy, pr->url))) {
-		err = refuse(rq, rs, PG_REJECT_REPOSITORY, 422, "repository '%s' is not in the "
-			     "policy's allow-list", pr->url);
-		goto done;
-	}
-	memset(&job, 0, sizeof(job));
-	job.kind = "mail";
-	job.repo = location.ptr;
-	job.repo_name = pr->url;
-	job.tag = tag.ptr;
-	job.mail = rq->body.ptr;
-	job.mail_len = rq->body.len;
-	err = queue(rq, rs, &job, 1, "queued: see the urls");
-done:
-	pg_pull_request_free(pr);
-	pg_buf_release(&tag);
-	pg_buf_release(&location);
+	pg_hook_decision_release(&d);
 	return err;
+}
+
+int pg_hook_push(pg_req *rq, pg_resp *rs)
+{
+	return hook(rq, rs, rq->srv->push_secret);
+}
+
+int pg_hook_pull_request(pg_req *rq, pg_resp *rs)
+{
+	return hook(rq, rs, rq->srv->mail_secret);
 }

@@ -7,6 +7,7 @@
 #include "server/auth.h"
 #include "server/config.h"
 #include "server/events.h"
+#include "server/hooks.h"
 #include "server/job.h"
 #include "server/notify.h"
 #include "server/server.h"
@@ -26,6 +27,48 @@ enum pg_hook_reject {
 	PG_REJECT_CONFLICT,
 	PG_REJECT__COUNT
 };
+
+/*
+ * A hook delivery judged without a running server (hook_handlers.c): what
+ * POST /hooks/push and /hooks/pull-request decide from the headers, the
+ * body, the configuration, the policy and the secret, before the store is
+ * touched.  The handlers call it and tests/fuzz/fuzz_hook.c drives it.
+ * Every string is borrowed.
+ */
+typedef struct pg_hook_input {
+	bool mail;                  /* /hooks/pull-request; else /hooks/push */
+	const char *secret;         /* the hook's HMAC secret */
+	const pg_config *config;
+	const pg_policy *policy;
+	const char *content_type;   /* the request's headers; NULL when absent */
+	const char *delivery;       /* X-Pullgate-Delivery */
+	const char *signature;      /* X-Pullgate-Signature */
+	const char *body;
+	size_t body_len;
+} pg_hook_input;
+
+typedef struct pg_hook_decision {
+	unsigned status;            /* 0: accepted; else the refusal's HTTP status */
+	enum pg_hook_reject why;    /* a refusal's reason, for /metrics */
+	pg_buf message;             /* a refusal's one line */
+	pg_job_spec *jobs;          /* accepted: the jobs to queue, perhaps none */
+	size_t njobs;
+	const char *note;           /* accepted: what the answer says */
+	/* what the jobs' strings point into */
+	pg_push_record *push;
+	struct pg_pull_request *mail;
+	pg_buf location, tag;
+	char (*hex)[PG_OID_HEXSZ + 1];
+} pg_hook_decision;
+
+/*
+ * Fill *d (always; release it with pg_hook_decision_release): 0 with
+ * d->status 0 and the jobs, or with the refusal (400, 401, 413, 415, 422).
+ * A negative code (out of memory) is a 500.
+ */
+int pg_hook_decide(pg_hook_decision *d, const pg_hook_input *in);
+void pg_hook_decision_release(pg_hook_decision *d);
+
 
 struct pg_retired;
 

@@ -20,12 +20,19 @@ const pg_ident *pg_pull_sender(const pg_pull *p)
 int pg_pull_load(pg_pull *p)
 {
 	pg_oid *ids = NULL;
-	size_t n = 0, i;
+	size_t n = 0, i, max = p->policy->max_pull_commits;
+	char hex[PG_OID_HEXSZ + 1];
 	int err;
 
 	/* O(pull + upstream side down to the merge base), as git rev-list */
 	if ((err = pg_repo_walk_range(&ids, &n, p->repo, &p->tag_commit, &p->upstream_tip, 1)) < 0)
 		return err;
+	/* no commit is read past the limit: a verdict on part of a pull is none */
+	if (max && n > max) {
+		err = pg_error_set(PG_ETOOBIG, "the pull has %zu commits, more than the policy's "
+				   "max-pull-commits (%zu): pullgate cannot verify it", n, max);
+		goto done;
+	}
 	p->commits = calloc(n + 1, sizeof(*p->commits));
 	p->original = calloc(n + 1, sizeof(*p->original));
 	if (!p->commits || !p->original) {
@@ -36,6 +43,12 @@ int pg_pull_load(pg_pull *p)
 		if ((err = pg_repo_read_commit(&p->commits[i], p->repo, &ids[i])) < 0)
 			goto done;
 		p->ncommits++;
+		if (p->commits[i]->malformed) {
+			pg_oid_tohex(hex, &ids[i]);
+			err = pg_error_set(PG_EINVALID, "commit %s is malformed: %s", hex,
+					   p->commits[i]->malformed);
+			goto done;
+		}
 		if ((err = pg_map_set(&p->index, p->commits[i]->id.id, PG_OID_RAWSZ,
 				      p->commits[i])) < 0)
 			goto done;

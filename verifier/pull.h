@@ -48,7 +48,12 @@ enum pg_severity pg_pull_severity(const pg_pull *p, enum pg_check_id check);
 /* The sender: the tagger of the pull's tag, or NULL for a lightweight tag. */
 const pg_ident *pg_pull_sender(const pg_pull *p);
 
-/* Load the commits reachable from tag_commit and not from upstream_tip. */
+/*
+ * Load the commits reachable from tag_commit and not from upstream_tip.
+ * PG_ETOOBIG when there are more than the policy's max_pull_commits (none
+ * is read then); PG_EINVALID "commit X is malformed: ..." for a pull
+ * commit git would not have written (pg_commit.malformed).
+ */
 int pg_pull_load(pg_pull *p);
 void pg_pull_release(pg_pull *p);
 

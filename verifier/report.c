@@ -73,6 +73,12 @@ int pg_report_add(pg_finding **out, pg_report *r, enum pg_check_id check,
 		*out = NULL;
 	if (sev == PG_SEV_OFF)
 		return 0;
+	if ((unsigned)check >= PG_CHECK__COUNT || (unsigned)sev > PG_SEV_ERROR)
+		return pg_error_set(PG_EINVALID, "finding of an unknown check or severity");
+	if (r->max_per_check && r->kept[check] >= r->max_per_check) {
+		r->omitted[check][sev]++;
+		return 0;
+	}
 	va_start(ap, fmt);
 	err = pg_buf_vprintf(&msg, fmt, ap);
 	va_end(ap);
@@ -99,6 +105,7 @@ int pg_report_add(pg_finding **out, pg_report *r, enum pg_check_id check,
 		return PG_ENOMEM;
 	}
 	r->nfindings++;
+	r->kept[check]++;
 	if (out)
 		*out = f;
 	return 0;
@@ -188,7 +195,16 @@ size_t pg_report_count(const pg_report *r, enum pg_severity sev)
 	for (i = 0; i < r->nfindings; i++)
 		if (r->findings[i].severity == sev)
 			n++;
+	if ((unsigned)sev <= PG_SEV_ERROR)
+		for (i = 0; i < PG_CHECK__COUNT; i++)
+			n += r->omitted[i][sev];
 	return n;
+}
+
+size_t pg_report_omitted(const pg_report *r, enum pg_check_id check)
+{
+	return (unsigned)check < PG_CHECK__COUNT ?
+		r->omitted[check][PG_SEV_WARNING] + r->omitted[check][PG_SEV_ERROR] : 0;
 }
 
 size_t pg_report_count_check(const pg_report *r, enum pg_check_id check)

@@ -97,6 +97,14 @@ typedef struct pg_report {
 	pg_oid merge_base;   /* the integration head the merge was made on */
 	pg_oid merge_commit; /* the tested merge, once the merge stage made it */
 	bool approved;       /* the integration branch moved to merge_commit */
+	/*
+	 * At most max_per_check findings of one check are kept (0: all, the
+	 * default; pg_verify sets the policy's max-findings-per-check); the
+	 * rest are only counted, by check and severity, in omitted.
+	 */
+	size_t max_per_check;
+	size_t kept[PG_CHECK__COUNT];
+	size_t omitted[PG_CHECK__COUNT][PG_SEV_ERROR + 1];
 } pg_report;
 
 int pg_report_new(pg_report **out);
@@ -104,7 +112,9 @@ void pg_report_free(pg_report *r);
 
 /*
  * Add a finding; *out (optional) is borrowed and valid until the next add.
- * commit may be NULL.  A finding with PG_SEV_OFF is not added (*out NULL).
+ * commit may be NULL.  A finding with PG_SEV_OFF is not added (*out NULL);
+ * nor is one past the report's max_per_check for its check, which is
+ * counted in omitted (*out NULL).
  */
 int pg_report_add(pg_finding **out, pg_report *r, enum pg_check_id check,
 		  enum pg_severity sev, const pg_commit *commit, const char *fmt, ...)
@@ -124,11 +134,15 @@ int pg_report_add_stage(pg_stage **out, pg_report *r, const char *name);
 int pg_stage_set(pg_stage *s, enum pg_stage_status status, const char *log,
 		 const char *fmt, ...) PG_PRINTF(4, 5);
 
+/* Findings of a severity, the omitted ones included: the verdict counts them too. */
 size_t pg_report_count(const pg_report *r, enum pg_severity sev);
 enum pg_verdict pg_report_verdict(const pg_report *r);
 
-/* Findings of one check, in the order they were added. */
+/* Findings of one check that were kept (omitted ones are not counted). */
 size_t pg_report_count_check(const pg_report *r, enum pg_check_id check);
+
+/* Findings of one check counted but not kept, of any severity. */
+size_t pg_report_omitted(const pg_report *r, enum pg_check_id check);
 
 /*
  * Text for a terminal: a "signed:" line per checked signature, one line per

@@ -44,6 +44,28 @@ static void put_signature(pg_json_writer *w, const pg_signature_info *s)
 	pg_json_close(w);
 }
 
+/* The findings counted past the policy's cap, by check: "omitted". */
+static void put_omitted(pg_json_writer *w, const pg_report *r)
+{
+	size_t i;
+
+	pg_json_open_array(w, "omitted");
+	for (i = 0; i < PG_CHECK__COUNT; i++) {
+		size_t e = r->omitted[i][PG_SEV_ERROR], n = r->omitted[i][PG_SEV_WARNING];
+
+		if (!e && !n)
+			continue;
+		pg_json_open_object(w, NULL);
+		pg_json_put_str(w, "check", pg_check_name((enum pg_check_id)i));
+		pg_json_put_int(w, "count", (int64_t)(e + n));
+		pg_json_put_int(w, "errors", (int64_t)e);
+		pg_json_put_int(w, "warnings", (int64_t)n);
+		pg_json_close(w);
+	}
+	pg_json_close(w);
+	pg_json_put_int(w, "max_findings_per_check", (int64_t)r->max_per_check);
+}
+
 static void put_stages(pg_json_writer *w, const pg_report *r)
 {
 	size_t i;
@@ -92,6 +114,7 @@ int pg_report_format_json(pg_buf *out, const pg_report *r)
 	for (i = 0; i < r->nfindings; i++)
 		put_finding(w, &r->findings[i]);
 	pg_json_close(w);
+	put_omitted(w, r);
 	if (r->nstages) {
 		put_stages(w, r);
 		pg_json_put_oid(w, "merge_base", r->has_merge ? &r->merge_base : NULL);

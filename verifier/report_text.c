@@ -105,6 +105,25 @@ static int put_finding(pg_buf *out, const pg_finding *f)
 	return 0;
 }
 
+/* "... and 9800 more back-merge findings (9800 warnings): the policy lists 200 per check" */
+static int put_omitted(pg_buf *out, const pg_report *r)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < PG_CHECK__COUNT && err == 0; i++) {
+		size_t e = r->omitted[i][PG_SEV_ERROR], w = r->omitted[i][PG_SEV_WARNING];
+
+		if (e + w)
+			err = pg_buf_printf(out, "... and %zu more %s finding%s (%zu error%s, "
+					    "%zu warning%s): the policy lists %zu per check\n",
+					    e + w, pg_check_name((enum pg_check_id)i),
+					    e + w == 1 ? "" : "s", e, e == 1 ? "" : "s", w,
+					    w == 1 ? "" : "s", r->max_per_check);
+	}
+	return err;
+}
+
 /* "signed:   mergetag 'x' in 0123456789ab by Name <email>: good, key FPR (a@b, c@d)" */
 static int put_signature(pg_buf *out, const pg_signature_info *s, bool first)
 {
@@ -193,6 +212,8 @@ int pg_report_format_text(pg_buf *out, const pg_report *r)
 	for (i = 0; i < r->nfindings; i++)
 		if ((err = put_finding(out, &r->findings[i])) < 0)
 			return err;
+	if ((err = put_omitted(out, r)) < 0)
+		return err;
 	if (r->nstages && (err = put_stages(out, r)) < 0)
 		return err;
 	return pg_buf_printf(out, "%sverdict: %s (%zu error%s, %zu warning%s)\n",

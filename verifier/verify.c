@@ -150,6 +150,7 @@ int pg_verify(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy
 		free(abs);
 		return err;
 	}
+	p.report->max_per_check = policy->max_findings_per_check;
 	if (!(p.report->repo = pg_strdup(location)) || !(p.report->upstream = pg_strdup(up))) {
 		err = PG_ENOMEM;
 		goto done;

@@ -125,6 +125,61 @@ static void test_bad_tree_is_invalid(void **state)
 	assert_null(c);
 }
 
+/* What git never writes is flagged for the caller to refuse; the parse itself succeeds. */
+static void test_malformed_commits(void **state)
+{
+#define T "tree 16f9d75b755ac2e271285acb0fc12f5d8bff4697\n"
+#define P1 "parent cf76f678009c5a9922fdb121b216a4d5359cdd2e\n"
+#define P2 "parent 45e1abf065e4b9ef92c181909d77bf4406dd1e2a\n"
+#define A "author A <a@b> 1 +0000\n"
+#define C "committer C <c@d> 1 +0000\n"
+	static const struct {
+		const char *text, *why;
+	} cases[] = {
+		{ T P1 P2 A C "\nfine\n", NULL },
+		{ T P1 P1 A C "\nx\n", "parent cf76f678009c5a9922fdb121b216a4d5359cdd2e listed twice" },
+		{ T P1 P2 P2 P1 A C "\nx\n",
+		  "parent 45e1abf065e4b9ef92c181909d77bf4406dd1e2a listed twice" },
+		{ T T P1 A C "\nx\n", "more than one tree header" },
+		{ T P1 A A C "\nx\n", "more than one author header" },
+		{ T P1 A C "committer Evil <e@x> 2 +0000\n\nx\n", "more than one committer header" },
+		{ P1 A C "\nx\n", "no tree header" },
+	};
+	pg_buf many = PG_BUF_INIT;
+	pg_commit *c = NULL;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < PG_ARRAY_SIZE(cases); i++) {
+		assert_int_equal(pg_commit_parse(&c, NULL, cases[i].text, strlen(cases[i].text)), 0);
+		if (cases[i].why)
+			assert_string_equal(c->malformed, cases[i].why);
+		else
+			assert_null(c->malformed);
+		pg_commit_free(c);
+	}
+	/* the first author stays the author, as git reads it */
+	assert_int_equal(pg_commit_parse(&c, NULL, cases[4].text, strlen(cases[4].text)), 0);
+	assert_string_equal(c->author.name, "A");
+	pg_commit_free(c);
+
+	/* 10,000 copies of one parent: one problem, found in linear time */
+	assert_int_equal(pg_buf_puts(&many, T), 0);
+	for (i = 0; i < 10000; i++)
+		assert_int_equal(pg_buf_puts(&many, P2), 0);
+	assert_int_equal(pg_buf_puts(&many, A C "\nx\n"), 0);
+	assert_int_equal(pg_commit_parse(&c, NULL, many.ptr, many.len), 0);
+	assert_int_equal(c->nparents, 10000);
+	assert_string_equal(c->malformed, "parent 45e1abf065e4b9ef92c181909d77bf4406dd1e2a listed twice");
+	pg_commit_free(c);
+	pg_buf_release(&many);
+#undef T
+#undef P1
+#undef P2
+#undef A
+#undef C
+}
+
 static void test_tag_without_signature(void **state)
 {
 	static const char text[] = "object 45e1abf065e4b9ef92c181909d77bf4406dd1e2a\n"
@@ -163,6 +218,7 @@ int main(void)
 		cmocka_unit_test(test_merge_with_mergetag),
 		cmocka_unit_test(test_commit_with_nul_and_garbage),
 		cmocka_unit_test(test_bad_tree_is_invalid),
+		cmocka_unit_test(test_malformed_commits),
 		cmocka_unit_test(test_tag_without_signature),
 		cmocka_unit_test(test_oid_hex),
 	};

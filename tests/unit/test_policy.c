@@ -99,6 +99,8 @@ static void test_default_yaml_is_the_builtin_default(void **state)
 	assert_int_equal(file->nallowed, builtin->nallowed);
 	assert_int_equal(file->protect_upstream_maintainer, builtin->protect_upstream_maintainer);
 	assert_int_equal(file->max_commits, builtin->max_commits);
+	assert_int_equal(file->max_pull_commits, builtin->max_pull_commits);
+	assert_int_equal(file->max_findings_per_check, builtin->max_findings_per_check);
 	assert_int_equal(file->lookback_days, builtin->lookback_days);
 	assert_int_equal(file->max_upstream_commits, builtin->max_upstream_commits);
 	assert_int_equal(file->recent_rebase_hours, builtin->recent_rebase_hours);
@@ -162,7 +164,8 @@ static const char full[] =
 	"  protected: [torvalds@linux-foundation.org]\n"
 	"  allowed: [gregkh@linuxfoundation.org]\n"
 	"  protect-upstream-maintainer: false\n"
-	"limits: {max-commits: 500, lookback-days: 30, max-upstream-commits: 1000}\n"
+	"limits: {max-commits: 500, max-pull-commits: 2000, max-findings-per-check: 7,\n"
+	"         lookback-days: 30, max-upstream-commits: 1000}\n"
 	"hygiene:\n"
 	"  recent-rebase-hours: 48\n"
 	"  future-slack-minutes: 5\n"
@@ -207,6 +210,8 @@ static void test_every_key_is_mapped(void **state)
 	assert_true(pg_policy_is_allowed(p, "GregKH@linuxfoundation.org"));
 	assert_false(p->protect_upstream_maintainer);
 	assert_int_equal(p->max_commits, 500);
+	assert_int_equal(p->max_pull_commits, 2000);
+	assert_int_equal(p->max_findings_per_check, 7);
 	assert_int_equal(p->lookback_days, 30);
 	assert_int_equal(p->max_upstream_commits, 1000);
 	assert_int_equal(p->recent_rebase_hours, 48);
@@ -295,7 +300,8 @@ static void test_unknown_keys(void **state)
 		    "t.yaml:1:1: unknown key 'limts' at the top level (did you mean 'limits'?)");
 	parse_fails("limits:\n  max-commits: 3\n  frobnicate: 1\n",
 		    "t.yaml:3:3: unknown key 'frobnicate' in 'limits' (expected one of: "
-		    "max-commits, lookback-days, max-upstream-commits)");
+		    "max-commits, max-pull-commits, max-findings-per-check, lookback-days, "
+		    "max-upstream-commits)");
 	parse_fails("signers:\n  - fingerprint: E85052128AE3ACF4DCE4073EC1AF8DCF493176BD\n"
 		    "    identities: [a@b.c]\n    tag: ['x']\n",
 		    "t.yaml:4:5: unknown key 'tag' in 'signers[0]' (did you mean 'tags'?)");

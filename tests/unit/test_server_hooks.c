@@ -1,10 +1,11 @@
-/* test_server_hooks.c - unit tests for push records, delivery ids, mail refs and the serve configuration. */
+/* test_server_hooks.c - unit tests for push records, delivery ids, mail refs, the hook decision and the serve configuration. */
 #include "tests/unit/unit.h"
 
 #include "common/error.h"
 #include "pipeline/gate.h"
 #include "server/config.h"
 #include "server/hooks.h"
+#include "server/web.h"
 
 #define ZERO "0000000000000000000000000000000000000000"
 #define ONE "1111111111111111111111111111111111111111"
@@ -225,6 +226,80 @@ static void test_config_refusals(void **state)
 	config_bad("listen: {port: 1\n", "s.yaml:");
 }
 
+/* pg_hook_decide on a service with a mapped repository and an allow-list. */
+static unsigned decide(pg_hook_decision *d, bool mail, const char *type, const char *delivery,
+		       bool sign, const char *body)
+{
+	static const char cfg[] = "repositories: {map: {kees/linux: /srv/git/kees.git}}\n";
+	static const char pol[] = "repositories: ['/srv/git/*.git', 'https://example.org/*']\n";
+	pg_config *c = NULL;
+	pg_policy *p = NULL;
+	pg_buf sig = PG_BUF_INIT;
+	pg_hook_input in;
+
+	assert_int_equal(pg_config_parse(&c, cfg, strlen(cfg), "s.yaml"), 0);
+	assert_int_equal(pg_policy_parse(&p, pol, strlen(pol), "p.yaml"), 0);
+	assert_int_equal(pg_buf_puts(&sig, "sha256="), 0);
+	assert_int_equal(pg_auth_hmac_hex(&sig, "0123456789abcdef", body, strlen(body)), 0);
+	memset(&in, 0, sizeof(in));
+	in.mail = mail;
+	in.secret = "0123456789abcdef";
+	in.config = c;
+	in.policy = p;
+	in.content_type = type;
+	in.delivery = delivery;
+	in.signature = sign ? sig.ptr : "sha256=00";
+	in.body = body;
+	in.body_len = strlen(body);
+	assert_int_equal(pg_hook_decide(d, &in), 0);
+	pg_buf_release(&sig);
+	pg_config_free(c);
+	pg_policy_free(p);
+	return d->status;
+}
+
+static void test_hook_decision(void **state)
+{
+	static const char push[] = "{\"repo\": \"kees/linux\", \"changes\": ["
+		"{\"ref\": \"refs/tags/v1\", \"old\": \"" ZERO "\", \"new\": \"" ONE "\"},"
+		"{\"ref\": \"refs/heads/x\", \"old\": \"" ZERO "\", \"new\": \"" ONE "\"}]}";
+	static const char elsewhere[] = "{\"repo\": \"other/linux\", \"changes\": ["
+		"{\"ref\": \"refs/tags/v1\", \"old\": \"" ZERO "\", \"new\": \"" ONE "\"}]}";
+	pg_hook_decision d;
+
+	(void)state;
+	assert_int_equal(decide(&d, false, "application/json; charset=utf-8", "d1", true, push), 0);
+	assert_int_equal(d.njobs, 1);
+	assert_string_equal(d.jobs[0].tag, "refs/tags/v1");
+	assert_string_equal(d.jobs[0].repo, "/srv/git/kees.git");
+	assert_string_equal(d.jobs[0].expect, ONE);
+	pg_hook_decision_release(&d);
+
+	assert_int_equal(decide(&d, false, "text/html", "d1", true, push), 415);
+	assert_int_equal(d.why, PG_REJECT_CONTENT_TYPE);
+	assert_int_equal(d.njobs, 0);
+	pg_hook_decision_release(&d);
+	assert_int_equal(decide(&d, false, "application/json", "bad id", true, push), 400);
+	assert_int_equal(d.why, PG_REJECT_DELIVERY);
+	pg_hook_decision_release(&d);
+	assert_int_equal(decide(&d, false, "application/json", "d1", false, push), 401);
+	assert_int_equal(d.why, PG_REJECT_SIGNATURE);
+	assert_non_null(strstr(d.message.ptr, "X-Pullgate-Signature"));
+	pg_hook_decision_release(&d);
+	assert_int_equal(decide(&d, false, "application/json", "d1", true, "{\"repo\": 1}"), 400);
+	assert_int_equal(d.why, PG_REJECT_MALFORMED);
+	assert_non_null(strstr(d.message.ptr, "malformed push record: "));
+	pg_hook_decision_release(&d);
+	assert_int_equal(decide(&d, false, "application/json", "d1", true, elsewhere), 422);
+	assert_int_equal(d.why, PG_REJECT_REPOSITORY);
+	pg_hook_decision_release(&d);
+
+	assert_int_equal(decide(&d, true, "text/plain", "m1", true, "not a request-pull"), 400);
+	assert_int_equal(d.why, PG_REJECT_MALFORMED);
+	assert_non_null(strstr(d.message.ptr, "malformed pull-request mail: "));
+	pg_hook_decision_release(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -233,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_push_duplicate_keys),
 		cmocka_unit_test(test_push_change_cap),
 		cmocka_unit_test(test_delivery_and_mail_tag),
+		cmocka_unit_test(test_hook_decision),
 		cmocka_unit_test(test_config),
 		cmocka_unit_test(test_config_refusals),
 	};

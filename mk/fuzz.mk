@@ -1,0 +1,41 @@
+# fuzz.mk - libFuzzer targets for the parsers that read hostile input (tests/fuzz/).
+#
+#   make fuzz [FUZZ_SECONDS=600] [FUZZ_TARGETS="object mail"]
+#                      replay each target's regressions, then fuzz it FUZZ_SECONDS
+#   make check-fuzz    the same for FUZZ_CHECK_SECONDS (30) each; part of make check
+#
+# The targets and the library they call are built by clang 14 with
+# -fsanitize=fuzzer,address,undefined in their own build, build/fuzz
+# (BUILD=fuzz).  A crash, a leak, undefined behaviour, a timeout or running
+# out of memory fails the run; the input that did it is kept in
+# build/fuzz/artifacts/TARGET/.  The corpus grows in build/fuzz/corpus/TARGET/
+# from the seeds in tests/fuzz/TARGET/, which are never written to.
+
+FUZZ_TARGETS ?= object mail yaml ktap hook
+FUZZ_SECONDS ?= 600
+FUZZ_CHECK_SECONDS ?= 30
+
+ifeq ($(BUILD),fuzz)
+CC := clang
+endif
+# fuzzer-no-link: the coverage instrumentation without libFuzzer's main.  clang,
+# unlike gcc, counts a va_list function's format argument as non-literal.
+OPT_fuzz := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
+	-fno-sanitize-recover=all -Wno-format-nonliteral
+LDOPT_fuzz := -fsanitize=fuzzer,address,undefined
+
+FUZZ_BIN = $(FUZZ_TARGETS:%=$(O)/fuzz/fuzz_%)
+
+$(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(O)/libpullgate.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(O)/libpullgate.a $(PKG_LIBS)
+
+.PHONY: fuzz check-fuzz fuzz-build
+fuzz-build: $(FUZZ_BIN)
+
+fuzz check-fuzz:
+	$(MAKE) BUILD=fuzz fuzz-build FUZZ_TARGETS="$(FUZZ_TARGETS)"
+	tests/fuzz/run.sh build/fuzz \
+		$(if $(filter check-fuzz,$@),$(FUZZ_CHECK_SECONDS),$(FUZZ_SECONDS)) $(FUZZ_TARGETS)
+
+CHECKS += check-fuzz

@@ -1,0 +1,130 @@
+/* test_report.c - unit tests for building a report: findings, the per-check cap and its counts. */
+#include "tests/unit/unit.h"
+
+#include "common/error.h"
+#include "common/json.h"
+#include "verifier/report.h"
+
+static pg_commit *commit(const char *subject)
+{
+	static const char head[] = "tree 16f9d75b755ac2e271285acb0fc12f5d8bff4697\n"
+				   "author A <a@b> 1 +0000\ncommitter A <a@b> 1 +0000\n\n";
+	pg_buf text = PG_BUF_INIT;
+	pg_commit *c = NULL;
+
+	assert_int_equal(pg_buf_printf(&text, "%s%s\n", head, subject), 0);
+	assert_int_equal(pg_commit_parse(&c, NULL, text.ptr, text.len), 0);
+	pg_buf_release(&text);
+	return c;
+}
+
+static void test_add_and_count(void **state)
+{
+	pg_report *r = NULL;
+	pg_finding *f = NULL;
+	pg_commit *c = commit("subsys: a change");
+
+	(void)state;
+	assert_int_equal(pg_report_new(&r), 0);
+	assert_int_equal(pg_report_add(&f, r, PG_CHECK_SIGNOFF, PG_SEV_ERROR, c, "no %s", "sign-off"),
+			 0);
+	assert_non_null(f);
+	assert_string_equal(f->message, "no sign-off");
+	assert_string_equal(f->subject, "subsys: a change");
+	assert_int_equal(pg_finding_detail(f, "committer", "A <a@b>", NULL), 0);
+	assert_int_equal(pg_report_add(&f, r, PG_CHECK_BACK_MERGE, PG_SEV_OFF, c, "off"), 0);
+	assert_null(f);
+	assert_int_equal(pg_report_add(NULL, r, PG_CHECK_BACK_MERGE, PG_SEV_WARNING, NULL, "w"), 0);
+	assert_int_equal(r->nfindings, 2);
+	assert_int_equal(pg_report_count(r, PG_SEV_ERROR), 1);
+	assert_int_equal(pg_report_count(r, PG_SEV_WARNING), 1);
+	assert_int_equal(pg_report_verdict(r), PG_VERDICT_REJECT);
+	pg_report_free(r);
+	pg_commit_free(c);
+}
+
+/* Past max_per_check a check's findings are counted, not kept; the verdict still sees them. */
+static void test_cap_per_check(void **state)
+{
+	pg_report *r = NULL;
+	pg_finding *f = NULL;
+	pg_buf out = PG_BUF_INIT;
+	pg_json *doc = NULL;
+	const pg_json *omitted;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(pg_report_new(&r), 0);
+	r->max_per_check = 3;
+	for (i = 0; i < 100000; i++)
+		assert_int_equal(pg_report_add(&f, r, PG_CHECK_FOREIGN_COMMITTER, PG_SEV_WARNING,
+					       NULL, "finding %zu", i), 0);
+	assert_null(f);
+	assert_int_equal(pg_report_add(&f, r, PG_CHECK_SIGNOFF, PG_SEV_ERROR, NULL, "kept"), 0);
+	assert_non_null(f);
+	assert_int_equal(pg_finding_detail(f, "x", "y", NULL), 0);
+	assert_int_equal(r->nfindings, 4);
+	assert_int_equal(pg_report_count_check(r, PG_CHECK_FOREIGN_COMMITTER), 3);
+	assert_int_equal(pg_report_omitted(r, PG_CHECK_FOREIGN_COMMITTER), 99997);
+	assert_int_equal(pg_report_omitted(r, PG_CHECK_SIGNOFF), 0);
+	assert_int_equal(pg_report_count(r, PG_SEV_WARNING), 100000);
+
+	/* an error past the cap of warnings still rejects the pull */
+	assert_int_equal(pg_report_add(NULL, r, PG_CHECK_SIGNOFF, PG_SEV_ERROR, NULL, "2"), 0);
+	assert_int_equal(pg_report_add(NULL, r, PG_CHECK_SIGNOFF, PG_SEV_ERROR, NULL, "3"), 0);
+	assert_int_equal(pg_report_add(NULL, r, PG_CHECK_SIGNOFF, PG_SEV_ERROR, NULL, "4"), 0);
+	assert_int_equal(pg_report_count(r, PG_SEV_ERROR), 4);
+	assert_int_equal(pg_report_omitted(r, PG_CHECK_SIGNOFF), 1);
+
+	assert_int_equal(pg_report_format_text(&out, r), 0);
+	assert_non_null(strstr(out.ptr, "... and 99997 more foreign-committer findings (0 errors, "
+				      "99997 warnings): the policy lists 3 per check\n"));
+	assert_non_null(strstr(out.ptr, "... and 1 more signoff finding (1 error, 0 warnings)"));
+	assert_non_null(strstr(out.ptr, "verdict: reject (4 errors, 100000 warnings)"));
+	assert_true(out.len < 4096);
+
+	pg_buf_clear(&out);
+	assert_int_equal(pg_report_format_json(&out, r), 0);
+	assert_int_equal(pg_json_parse(&doc, out.ptr, out.len), 0);
+	omitted = pg_json_get(doc, "omitted");
+	assert_int_equal(pg_json_len(omitted), 2);
+	assert_string_equal(pg_json_get_str(pg_json_at(omitted, 0), "check"), "foreign-committer");
+	assert_string_equal(pg_json_get_str(pg_json_at(omitted, 1), "check"), "signoff");
+	assert_int_equal(pg_json_len(pg_json_get(doc, "findings")), 6);
+	assert_non_null(strstr(out.ptr, "\"count\": 99997"));
+	assert_non_null(strstr(out.ptr, "\"max_findings_per_check\": 3"));
+	pg_json_free(doc);
+	pg_buf_release(&out);
+	pg_report_free(r);
+}
+
+/* Without a cap (a report not made by pg_verify) every finding is kept. */
+static void test_no_cap(void **state)
+{
+	pg_report *r = NULL;
+	pg_buf out = PG_BUF_INIT;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(pg_report_new(&r), 0);
+	for (i = 0; i < 1000; i++)
+		assert_int_equal(pg_report_add(NULL, r, PG_CHECK_BUILD_ERROR, PG_SEV_ERROR, NULL,
+					       "e"), 0);
+	assert_int_equal(r->nfindings, 1000);
+	assert_int_equal(pg_report_omitted(r, PG_CHECK_BUILD_ERROR), 0);
+	assert_int_equal(pg_report_format_json(&out, r), 0);
+	assert_non_null(strstr(out.ptr, "\"omitted\": []"));
+	pg_buf_release(&out);
+	pg_report_free(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_add_and_count),
+		cmocka_unit_test(test_cap_per_check),
+		cmocka_unit_test(test_no_cap),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
