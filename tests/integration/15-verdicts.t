@@ -2,7 +2,7 @@
 # 15-verdicts.t - real history's cases: re-applied changes, rewritten quoted ids, topic bullets, folded Fixes:.
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
-plan 42
+plan 43
 "$TOP/fixtures/verdicts.sh" "$SCRATCH/vd" >/dev/null
 VD="$SCRATCH/vd"
 export GNUPGHOME="$VD/gnupg"
@@ -123,6 +123,8 @@ like "$f" "^    Fixes: $(short probe-again) names a commit written after this fi
 verify applied-same-day --json
 is "$(jqo '[.findings[]] | length') $rc" "0 0" \
 	"patches written days before and applied an hour before the tag: no finding"
+is "$(git --git-dir="$VD/sub.git" log -1 --format=%ce applied-same-day)" "sam@home.example" \
+	"(the last committed by the sender under another address: no foreign committer)"
 
 # --- whose sign-off the project requires -----------------------------------------------
 verify maintainer-applied --json
