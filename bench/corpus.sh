@@ -99,7 +99,11 @@ verify() {
 			>"$4" 2>"$4.err" || rc=$?
 	fi
 	e=$(ms)
-	[ "$rc" -le 1 ] || { echo "corpus: verify $2 exited $rc: $(cat "$4.err")" >&2; rm -f "$4"; }
+	[ "$rc" -le 1 ] || {
+		echo "corpus: verify $2 exited $rc: $(cat "$4.err")" >&2
+		rm -f "$4"
+		echo "$2" >>"$WORK/failed"
+	}
 	echo $((e - s))
 }
 
@@ -126,6 +130,7 @@ if want sweep; then
 		[ -z "$KEEP" ] || [ ! -f "$WORK/reports/$i.json" ] || cp "$WORK/reports/$i.json" "$KEEP/$i-$name.json"
 	done <"$WORK/pulls"
 	npulls=$(ls "$WORK/reports"/*.json 2>/dev/null | wc -l)
+	[ "$npulls" -gt 0 ] || { echo "corpus: no pull could be verified" >&2; exit 1; }
 	commits=$(cat "$WORK/reports"/*.json | jq -s 'map(.commits) | add // 0')
 	echo
 	echo "sweep: $npulls clean real pulls (newest signed-tag merges of $REF), $commits commits, verify ${total_ms} ms in all"
@@ -155,6 +160,7 @@ if want sweep; then
 	cat "$WORK/reports"/*.json | jq -rs '
 		"pulls rejected: \(map(select(.verdict == "reject")) | length); " +
 		"pulls with a warning: \(map(select(.warnings > 0)) | length)"'
+	[ ! -s "$WORK/failed" ] || echo "could not decide (exit 3): $(wc -l <"$WORK/failed") pulls"
 fi
 
 # --- fixes-tag's share of verify ------------------------------------------------------

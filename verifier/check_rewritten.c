@@ -111,6 +111,7 @@ enum patch_state {
 	PATCH_UNKNOWN,   /* could not be computed */
 };
 
+/* PATCH_DIFFERS never reaches a finding: such a commit is no copy, but a note */
 static const char *const patch_words[] = { NULL, "same", "differs", "could not be compared" };
 
 /* 1 when each parent of c is o's parent in the same place, or a copy of it. */
@@ -237,7 +238,8 @@ static int quoted_text(pg_buf *out, pg_pull *p, const pg_quoted_id *q, const pg_
 	if (q->upstream_len <= PG_OID_HEXSZ && !strncmp(ohex, q->upstream, q->upstream_len))
 		return pg_buf_printf(out, " (%.12s in the pull: the rewritten copy of %.*s)", hex,
 				     (int)q->upstream_len, q->upstream);
-	return pg_buf_printf(out, " (%.12s in the pull: the rewritten copy of %.12s)", hex, ohex);
+	return pg_buf_printf(out, " (%.12s in the pull: the rewritten copy of %.12s, not of %.*s)",
+			     hex, ohex, (int)(q->upstream_len > 40 ? 40 : q->upstream_len), q->upstream);
 }
 
 static int report_copy(pg_pull *p, const pg_commit *c, const pg_commit *o, const pg_map *copies,
