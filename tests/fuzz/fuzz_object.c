@@ -3,6 +3,7 @@
 #include "common/sanitize.h"
 #include "repo/object.h"
 #include "repo/trailers.h"
+#include "verifier/match.h"
 #include "verifier/pull.h"
 
 /* What the checks and renderers do with an identity. */
@@ -16,8 +17,8 @@ static void use_ident(pg_buf *b, const pg_ident *id)
 static void use_commit(const pg_commit *c)
 {
 	pg_buf b = PG_BUF_INIT;
-	size_t i, idlen, sublen;
-	const char *sub;
+	size_t i, at, start, n;
+	pg_fixes fx;
 
 	use_ident(&b, &c->author);
 	use_ident(&b, &c->committer);
@@ -26,10 +27,14 @@ static void use_commit(const pg_commit *c)
 	pg_sanitize_utf8(&b, c->message, c->body_len);
 	pg_html_escape(&b, c->subject, strlen(c->subject));
 	pg_commit_count_header(c, "mergetag");
-	pg_commit_signed_off_by(c, c->author.email);
+	pg_commit_signed_off_by(c, &c->author);
+	pg_identity_hash(c);
+	pg_text_equal_but_ids(c->message, c->message_len, c->message, c->message_len);
+	for (at = 0; pg_quoted_id_next(c->message, c->message_len, at, &start, &n) > 0; at = start + n)
+		;
 	for (i = 0; i < c->ntrailers; i++) {
 		pg_trailer_equal(&c->trailers[i], &c->trailers[0]);
-		pg_fixes_parse(c->trailers[i].value, &idlen, &sub, &sublen);
+		pg_fixes_parse(&fx, c->trailers[i].value);
 	}
 	/* a mergetag header is a tag object of its own */
 	for (i = 0; i < c->nheaders; i++) {
@@ -54,10 +59,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (pg_commit_parse(&c, NULL, s, size) == 0)
 		use_commit(c);
 	pg_commit_free(c);
-	if (pg_tagobj_parse(&t, s, size) == 0) {
+	if (pg_tagobj_parse(&t, s, size) == 0)
 		use_ident(&b, &t->tagger);
-		pg_count_described(t->message, t->message_len);
-	}
 	pg_tagobj_free(t);
 	if (pg_ident_parse(&id, s, size) == 0) {
 		use_ident(&b, &id);
