@@ -104,11 +104,14 @@ static int resolve_tag(pg_pull *p, const pg_oid *target)
 static int resolve_upstream(pg_pull *p, const char *location, const char *branch)
 {
 	enum pg_object_type type = PG_OBJ_NONE;
+	/* the upstream's commit-graph is read in place; the pull's never is */
+	pg_fetch_opts opts = PG_FETCH_OPTS_INIT;
 	pg_oid at;
 	int err;
 
+	opts.trust_graph = true;
 	if ((err = pg_repo_resolve(&at, &p->report->upstream_ref, p->repo, location,
-				   PG_REF_BRANCH, branch)) < 0)
+				   PG_REF_BRANCH, branch, &opts)) < 0)
 		return err;
 	if ((err = peel_tags(&at, &type, NULL, p->repo)) == 0 && type == PG_OBJ_COMMIT) {
 		p->upstream_tip = at;
@@ -164,7 +167,7 @@ int pg_verify(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy
 	if ((err = pg_repo_open_cache(&p.repo, home)) < 0)
 		goto done;
 	if ((err = pg_repo_resolve(&target, &p.report->tag, p.repo, location, PG_REF_TAG,
-				   spec->tag)) < 0)
+				   spec->tag, NULL)) < 0)
 		goto done;
 	p.report->tag_object = target;
 	if ((err = resolve_tag(&p, &target)) < 0)
