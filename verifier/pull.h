@@ -37,6 +37,9 @@ typedef struct pg_pull {
 
 	pg_upstream *upstream; /* the upstream side, indexed by identity */
 	const pg_commit **original; /* per commit: the upstream commit it copies */
+
+	/* the tag's and the mergetags' signatures, verified while the pull loads */
+	struct pg_gpg_prefetch *gpg_prefetch;
 } pg_pull;
 
 /* Find a pull commit by id; NULL when the id is not in the pull. */
@@ -48,7 +51,12 @@ enum pg_severity pg_pull_severity(const pg_pull *p, enum pg_check_id check);
 /* The sender: the tagger of the pull's tag, or NULL for a lightweight tag. */
 const pg_ident *pg_pull_sender(const pg_pull *p);
 
-/* Load the commits reachable from tag_commit and not from upstream_tip. */
+/*
+ * Load the commits reachable from tag_commit and not from upstream_tip.
+ * Meanwhile a thread verifies the signatures the signature checks will ask
+ * for (the tag's, then the mergetags'), so that gpg is off the critical
+ * path; pg_pull_release waits for it.
+ */
 int pg_pull_load(pg_pull *p);
 void pg_pull_release(pg_pull *p);
 
