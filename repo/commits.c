@@ -87,6 +87,8 @@ void pg_repo_graphs_release(pg_repo *r)
 	r->graphs = NULL;
 	r->ngraphs = r->graphs_alloc = 0;
 	r->graphs_loaded = false;
+	pg_packs_free(r->packs);
+	r->packs = NULL;
 }
 
 int pg_repo_trust_graph(pg_repo *r, const char *objdir)
@@ -148,32 +150,40 @@ static int load_graphs(pg_repo *r)
 /* --- nodes by id ----------------------------------------------------------------- */
 
 /* The ids are SHA-1s: their first bytes are already a good hash. */
-static size_t slot_of(const pg_oid *id, size_t cap)
+static uint64_t key_of(const pg_oid *id)
 {
 	uint64_t h;
 
 	memcpy(&h, id->id, sizeof(h));
-	return (size_t)h & (cap - 1);
+	return h;
 }
 
 static int table_grow(pg_csrc *s)
 {
 	size_t ncap = s->cap ? s->cap * 2 : 1024, i;
 	pg_cnode **t;
+	uint64_t *k;
 
 	if (ncap > SIZE_MAX / sizeof(*t) || !(t = calloc(ncap, sizeof(*t))))
 		return pg_error_oom();
+	if (!(k = malloc(ncap * sizeof(*k)))) {
+		free(t);
+		return pg_error_oom();
+	}
 	for (i = 0; i < s->cap; i++) {
 		size_t j;
 
 		if (!s->table[i])
 			continue;
-		for (j = slot_of(&s->table[i]->id, ncap); t[j]; j = (j + 1) & (ncap - 1))
+		for (j = (size_t)s->keys[i] & (ncap - 1); t[j]; j = (j + 1) & (ncap - 1))
 			;
 		t[j] = s->table[i];
+		k[j] = s->keys[i];
 	}
 	free(s->table);
+	free(s->keys);
 	s->table = t;
+	s->keys = k;
 	s->cap = ncap;
 	return 0;
 }
@@ -205,6 +215,7 @@ void pg_csrc_release(pg_csrc *s)
 		free(s->chunks[i]);
 	free(s->chunks);
 	free(s->table);
+	free(s->keys);
 	git_odb_free(s->odb);
 	memset(s, 0, sizeof(*s));
 }
@@ -220,13 +231,14 @@ void pg_csrc_each(pg_csrc *s, void (*fn)(void *ctx, pg_cnode *n), void *ctx)
 int pg_csrc_node(pg_cnode **out, pg_csrc *s, const pg_oid *id)
 {
 	pg_cnode *n;
+	uint64_t key = key_of(id);
 	size_t j;
 	int err;
 
 	if ((s->count + 1) * 2 > s->cap && (err = table_grow(s)) < 0)
 		return err;
-	for (j = slot_of(id, s->cap); s->table[j]; j = (j + 1) & (s->cap - 1)) {
-		if (!memcmp(s->table[j]->id.id, id->id, PG_OID_RAWSZ)) {
+	for (j = (size_t)key & (s->cap - 1); s->table[j]; j = (j + 1) & (s->cap - 1)) {
+		if (s->keys[j] == key && !memcmp(s->table[j]->id.id, id->id, PG_OID_RAWSZ)) {
 			*out = s->table[j];
 			return 0;
 		}
@@ -243,6 +255,7 @@ int pg_csrc_node(pg_cnode **out, pg_csrc *s, const pg_oid *id)
 	n->id = *id;
 	n->parents = n->two;
 	s->table[j] = n;
+	s->keys[j] = key;
 	s->count++;
 	*out = n;
 	return 0;
@@ -397,7 +410,15 @@ static int parse_object(pg_csrc *s, pg_cnode *n)
 {
 	git_odb_object *obj = NULL;
 	char hex[PG_OID_HEXSZ + 1];
+	const char *data;
+	size_t len;
 	int gerr, err;
+
+	if ((err = pg_repo_pack_commit(&data, &len, s->r, &n->id)) != 0) {
+		if (err == 1 && (err = parse_header(s, n, data, len)) == 0)
+			s->from_odb++;
+		return err;
+	}
 
 	if ((gerr = git_odb_read(&obj, s->odb, pg_git_oid(&n->id))) < 0) {
 		pg_oid_tohex(hex, &n->id);

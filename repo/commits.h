@@ -36,6 +36,7 @@ typedef struct pg_csrc {
 	pg_repo *r;
 	git_odb *odb;
 	pg_cnode **table;      /* open addressing by id */
+	uint64_t *keys;        /* each slot's id's first 8 bytes: no pointer chased to miss */
 	size_t cap, count;
 	pg_cnode **chunks;     /* node storage; nodes never move */
 	size_t nchunks, chunks_alloc;

@@ -13,6 +13,8 @@
  * anywhere else), so libgit2 types never appear in another header.
  */
 
+typedef struct pg_packs pg_packs;
+
 struct pg_repo {
 	git_repository *git;
 	char *path;             /* as it was opened, for messages */
@@ -31,6 +33,7 @@ struct pg_repo {
 	size_t ngraphs, graphs_alloc;
 	bool graphs_loaded;
 	enum pg_graph_gen gen;  /* the generation kind every loaded graph has */
+	pg_packs *packs;        /* the trusted directories' packs (pack.c), on first use */
 };
 
 /*
@@ -39,8 +42,17 @@ struct pg_repo {
  * exist.
  */
 int pg_repo_trust_graph(pg_repo *r, const char *objdir);
-/* Unmap the graphs; the next walk opens them again. */
+/* Unmap the graphs and packs; the next walk opens them again. */
 void pg_repo_graphs_release(pg_repo *r);
+
+/*
+ * The bytes of commit id when a pack of a trusted directory holds it whole
+ * (pack.c): 1 with *data (valid until the next call, NUL-terminated) and
+ * *len set; 0 when it must be read through libgit2 (not there, a delta, a
+ * fault); PG_ENOMEM.
+ */
+int pg_repo_pack_commit(const char **data, size_t *len, pg_repo *r, const pg_oid *id);
+void pg_packs_free(pg_packs *ps);
 
 /* Convert a libgit2 failure to one of ours, keeping its message after "what: ". */
 int pg_git_fail(int gerr, const char *fmt, ...) PG_PRINTF(2, 3);
