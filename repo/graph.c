@@ -3,11 +3,7 @@
 #include "common/array.h"
 #include "common/buf.h"
 #include "common/error.h"
-
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include "common/fs.h"
 
 #define HEADER_SIZE 8
 #define TOC_ENTRY 12
@@ -61,8 +57,7 @@ static uint64_t be64(const unsigned char *p)
 
 static void layer_release(layer *l)
 {
-	if (l->map)
-		munmap(l->map, l->len);
+	pg_unmap_file(l->map, l->len);
 	free(l->path);
 	memset(l, 0, sizeof(*l));
 }
@@ -75,30 +70,16 @@ static int corrupt(const layer *l, const char *what)
 /* Map path whole; PG_ENOTFOUND when it does not exist. */
 static int map_file(layer *l, const char *path)
 {
-	struct stat st;
 	void *map;
-	int fd;
+	int err;
 
 	if (!(l->path = pg_strdup(path)))
 		return PG_ENOMEM;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return errno == ENOENT ? PG_ENOTFOUND :
-		       pg_error_set(PG_EIO, "commit-graph '%s': %s", path, strerror(errno));
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return corrupt(l, "not a regular file");
-	}
-	if ((uintmax_t)st.st_size < HEADER_SIZE + TOC_ENTRY + HASH_LEN ||
-	    (uintmax_t)st.st_size > SIZE_MAX) {
-		close(fd);
-		return corrupt(l, "too short to be a commit-graph");
-	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED)
-		return pg_error_set(PG_EIO, "commit-graph '%s': %s", path, strerror(errno));
+	if ((err = pg_map_file(&map, &l->len, path)) < 0)
+		return err == PG_EINVALID ? corrupt(l, "not a regular file with data") : err;
 	l->map = map;
-	l->len = (size_t)st.st_size;
+	if (l->len < HEADER_SIZE + TOC_ENTRY + HASH_LEN)
+		return corrupt(l, "too short to be a commit-graph");
 	return 0;
 }
 

@@ -3,13 +3,10 @@
 #include "common/array.h"
 #include "common/buf.h"
 #include "common/error.h"
+#include "common/fs.h"
 
 #include <dirent.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <zlib.h>
 
 /*
@@ -52,33 +49,17 @@ static uint32_t be32(const unsigned char *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-static void *map_whole(const char *path, size_t *len)
+static unsigned char *map_whole(const char *path, size_t *len)
 {
-	struct stat st;
 	void *m;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
-	    (uintmax_t)st.st_size > SIZE_MAX) {
-		close(fd);
-		return NULL;
-	}
-	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED)
-		return NULL;
-	*len = (size_t)st.st_size;
-	return m;
+	return pg_map_file(&m, len, path) < 0 ? NULL : m;
 }
 
 static void pack_release(pack *p)
 {
-	if (p->idx)
-		munmap(p->idx, p->idx_len);
-	if (p->data)
-		munmap(p->data, p->data_len);
+	pg_unmap_file(p->idx, p->idx_len);
+	pg_unmap_file(p->data, p->data_len);
 	memset(p, 0, sizeof(*p));
 }
 

@@ -6,11 +6,7 @@
 #include "common/map.h"
 #include "verifier/match.h"
 
-#include <fcntl.h>
 #include <pthread.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /*
  * The file, all numbers little-endian:
@@ -226,8 +222,7 @@ done:
 
 static void unmap(pg_identity_index *x)
 {
-	if (x->map)
-		munmap(x->map, x->map_len);
+	pg_unmap_file(x->map, x->map_len);
 	x->map = NULL;
 	x->map_len = 0;
 }
@@ -243,29 +238,21 @@ void pg_identity_index_free(pg_identity_index *x)
 
 /*
  * Map path.  0 with nothing mapped when it does not exist (*exists false)
- * or cannot be an index (too short: made again).
+ * or cannot be an index (made again).
  */
 static int map_file(pg_identity_index *x, const char *path, bool *exists)
 {
-	struct stat st;
 	void *m;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int err = pg_map_file(&m, &x->map_len, path);
 
-	*exists = fd >= 0;
-	if (fd < 0)
-		return errno == ENOENT ? 0 :
-		       pg_error_set(PG_EIO, "identity index '%s': %s", path, strerror(errno));
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < HEADER ||
-	    (uintmax_t)st.st_size > SIZE_MAX) {
-		close(fd);
+	*exists = err != PG_ENOTFOUND;
+	if (err == PG_ENOTFOUND || err == PG_EINVALID) {
+		pg_error_clear();
 		return 0;
 	}
-	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED)
-		return pg_error_set(PG_EIO, "identity index '%s': %s", path, strerror(errno));
+	if (err < 0)
+		return pg_error_wrap(err, "identity index");
 	x->map = m;
-	x->map_len = (size_t)st.st_size;
 	return 0;
 }
 

@@ -4,8 +4,8 @@
 #include "common/buf.h"
 #include "common/error.h"
 #include "common/fs.h"
-#include "common/spawn.h"
 #include "repo/graph.h"
+#include "tests/unit/run.h"
 
 #include <unistd.h>
 
@@ -18,28 +18,9 @@ typedef struct fixture {
 	char *log;          /* git log --all --format='%H %ct %P' */
 } fixture;
 
-static char *must(const char *const argv[])
-{
-	pg_spawn_opts o = PG_SPAWN_OPTS_INIT;
-	pg_spawn_result r;
-	char *out;
-
-	o.tail_max = (size_t)8 << 20;
-	o.timeout_ms = 120000;
-	pg_spawn_result_init(&r);
-	assert_int_equal(pg_spawn_run(&r, argv, &o), 0);
-	if (!pg_spawn_succeeded(&r))
-		fail_msg("%s failed: %s", argv[0], r.tail.ptr);
-	out = pg_buf_detach(&r.tail);
-	pg_spawn_result_release(&r);
-	return out;
-}
-
 static void sh(const char *script)
 {
-	const char *argv[] = { "sh", "-c", script, NULL };
-
-	free(must(argv));
+	free(run_sh("%s", script));
 }
 
 static int setup(void **state)
@@ -75,7 +56,7 @@ static int setup(void **state)
 		const char *argv[] = { "git", "--git-dir", f->repo, "log", "--all",
 				       "--format=%H %ct %P", NULL };
 
-		f->log = must(argv);
+		f->log = run_must(argv);
 	}
 	*state = f;
 	return 0;

@@ -4,8 +4,8 @@
 #include "common/buf.h"
 #include "common/error.h"
 #include "common/fs.h"
-#include "common/spawn.h"
 #include "repo/repo.h"
+#include "tests/unit/run.h"
 #include "verifier/identity_index.h"
 #include "verifier/match.h"
 
@@ -19,35 +19,17 @@ typedef struct fixture {
 	char repo[128], other[128], home[128];
 } fixture;
 
-static char *must(const char *const argv[])
-{
-	pg_spawn_opts o = PG_SPAWN_OPTS_INIT;
-	pg_spawn_result r;
-	char *out;
-
-	o.tail_max = (size_t)4 << 20;
-	o.timeout_ms = 120000;
-	pg_spawn_result_init(&r);
-	assert_int_equal(pg_spawn_run(&r, argv, &o), 0);
-	if (!pg_spawn_succeeded(&r))
-		fail_msg("%s failed: %s", argv[0], r.tail.ptr);
-	out = pg_buf_detach(&r.tail);
-	pg_spawn_result_release(&r);
-	return out;
-}
-
 static void sh(const char *fmt, ...) PG_PRINTF(1, 2);
 
 static void sh(const char *fmt, ...)
 {
 	char cmd[4096];
-	const char *argv[] = { "sh", "-c", cmd, NULL };
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(cmd, sizeof(cmd), fmt, ap);
 	va_end(ap);
-	free(must(argv));
+	free(run_sh("%s", cmd));
 }
 
 static int setup(void **state)
@@ -81,7 +63,7 @@ static void check_complete(pg_repo *r, const char *repo, const char *ref,
 			   const pg_identity_index *x)
 {
 	const char *argv[] = { "git", "--git-dir", repo, "rev-list", ref, NULL };
-	char *list = must(argv), *line;
+	char *list = run_must(argv), *line;
 	size_t n = 0;
 
 	for (line = list; *line; line += PG_OID_HEXSZ + 1) {

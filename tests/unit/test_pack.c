@@ -4,8 +4,8 @@
 #include "common/buf.h"
 #include "common/error.h"
 #include "common/fs.h"
-#include "common/spawn.h"
 #include "repo/repo.h"
+#include "tests/unit/run.h"
 
 #include <dirent.h>
 #include <unistd.h>
@@ -17,37 +17,6 @@ typedef struct fixture {
 	size_t ncommits;
 } fixture;
 
-static char *must(const char *const argv[])
-{
-	pg_spawn_opts o = PG_SPAWN_OPTS_INIT;
-	pg_spawn_result r;
-	char *out;
-
-	o.tail_max = (size_t)16 << 20;
-	o.timeout_ms = 120000;
-	pg_spawn_result_init(&r);
-	assert_int_equal(pg_spawn_run(&r, argv, &o), 0);
-	if (!pg_spawn_succeeded(&r))
-		fail_msg("%s failed: %s", argv[0], r.tail.ptr);
-	out = pg_buf_detach(&r.tail);
-	pg_spawn_result_release(&r);
-	return out;
-}
-
-static char *sh(const char *fmt, ...) PG_PRINTF(1, 2);
-
-static char *sh(const char *fmt, ...)
-{
-	char cmd[4096];
-	const char *argv[] = { "sh", "-c", cmd, NULL };
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return must(argv);
-}
-
 static int setup(void **state)
 {
 	fixture *f = calloc(1, sizeof(*f));
@@ -58,17 +27,17 @@ static int setup(void **state)
 	assert_non_null(mkdtemp(f->dir));
 	snprintf(f->repo, sizeof(f->repo), "%s/h.git", f->dir);
 	/* repacked hard, so that some commits are stored as deltas of others */
-	free(sh("tests/unit/make-history.sh %s 380 3 600 && cd %s && "
+	free(run_sh("tests/unit/make-history.sh %s 380 3 600 && cd %s && "
 		"body=$(seq 1 400 | sed 's/^/a long and shared line of the message, number /') && "
 		"c=$(git rev-parse main) && for i in $(seq 1 20); do "
 		"c=$(printf 'commit %%s\n\n%%s\n' $i \"$body\" | git commit-tree -p $c main^{tree}); "
 		"done && git update-ref refs/heads/main $c && "
 		"git repack -adfq --window=250 --depth=50", f->repo, f->repo));
-	deltas = sh("git --git-dir=%s verify-pack -v %s/objects/pack/*.idx | "
+	deltas = run_sh("git --git-dir=%s verify-pack -v %s/objects/pack/*.idx | "
 		    "awk '$2 == \"commit\" && NF == 7' | wc -l", f->repo, f->repo);
 	assert_true(strtol(deltas, NULL, 10) > 0);
 	free(deltas);
-	f->batch = sh("git --git-dir=%s rev-list --all | git --git-dir=%s cat-file --batch",
+	f->batch = run_sh("git --git-dir=%s rev-list --all | git --git-dir=%s cat-file --batch",
 		      f->repo, f->repo);
 	*state = f;
 	return 0;
@@ -166,7 +135,7 @@ static void test_damaged_pack_never_gives_other_bytes(void **state)
 		pg_buf b = PG_BUF_INIT;
 		int k;
 
-		free(sh("rm -rf %s && cp -r %s %s", copy, f->repo, copy));
+		free(run_sh("rm -rf %s && cp -r %s %s", copy, f->repo, copy));
 		pack_path(pack, sizeof(pack), copy);
 		assert_int_equal(pg_buf_read_file(&b, pack), 0);
 		for (k = 0; k < 40; k++) {

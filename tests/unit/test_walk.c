@@ -3,8 +3,8 @@
 
 #include "common/error.h"
 #include "common/fs.h"
-#include "common/spawn.h"
 #include "repo/repo.h"
+#include "tests/unit/run.h"
 
 #include <unistd.h>
 
@@ -26,33 +26,6 @@ enum variant {
 	SKEW_LEVELS,   /* the same, a commit-graph with topological levels only (v1) */
 	SKEW_CHAIN,    /* the same, a chain of two layers */
 };
-
-/* Run argv; its output (stdout and stderr) in *out, which the caller frees. */
-static int run_out(char **out, const char *const argv[])
-{
-	pg_spawn_opts o = PG_SPAWN_OPTS_INIT;
-	pg_spawn_result r;
-	int ok;
-
-	o.tail_max = (size_t)8 << 20;
-	o.timeout_ms = 120000;
-	pg_spawn_result_init(&r);
-	assert_int_equal(pg_spawn_run(&r, argv, &o), 0);
-	ok = pg_spawn_succeeded(&r);
-	if (out)
-		*out = pg_buf_detach(&r.tail);
-	pg_spawn_result_release(&r);
-	return ok ? 0 : -1;
-}
-
-static char *must(const char *const argv[])
-{
-	char *out = NULL;
-
-	if (run_out(&out, argv) < 0)
-		fail_msg("%s %s failed: %s", argv[0], argv[1], out);
-	return out;
-}
 
 static size_t parse_ids(pg_oid **out, const char *text)
 {
@@ -81,7 +54,7 @@ static size_t git_ids(pg_oid **out, const char *repo, const char *a, const char 
 		      const char *c, const char *d)
 {
 	const char *argv[] = { "git", "--git-dir", repo, "rev-list", a, b, c, d, NULL };
-	char *text = must(argv);
+	char *text = run_must(argv);
 	size_t n = parse_ids(out, text);
 
 	free(text);
@@ -100,7 +73,7 @@ static void make_variant(fixture *f, enum variant v, const char *name, const cha
 
 	snprintf(path, sizeof(path), "%s/%s.git", f->dir, name);
 	memcpy(f->path[v], path, sizeof(path));
-	free(must(make));
+	free(run_must(make));
 }
 
 static void write_graph(fixture *f, enum variant v, const char *version)
@@ -108,7 +81,7 @@ static void write_graph(fixture *f, enum variant v, const char *version)
 	const char *argv[] = { "git", "-c", version, "--git-dir", f->path[v], "commit-graph",
 			       "write", "--reachable", NULL };
 
-	free(must(argv));
+	free(run_must(argv));
 }
 
 static int setup(void **state)
@@ -138,19 +111,19 @@ static int setup(void **state)
 		snprintf(chain_base, sizeof(chain_base),
 			 "git --git-dir=%s rev-parse t0 | git --git-dir=%s commit-graph write "
 			 "--split --stdin-commits", f->path[SKEW_CHAIN], f->path[SKEW_CHAIN]);
-		free(must(base));
-		free(must(top));
+		free(run_must(base));
+		free(run_must(top));
 	}
 	for (i = 0; i < 2; i++) {
 		const char *argv[] = { "git", "--git-dir", f->path[i ? SKEW : MILD], "rev-list",
 				       "--all", NULL, NULL };
 
-		text = must(argv);
+		text = run_must(argv);
 		f->nall[i] = parse_ids(&f->all[i], text);
 		free(text);
 		assert_int_equal(f->nall[i], COMMITS);
 		argv[5] = "--parents";
-		f->parents[i] = must(argv);
+		f->parents[i] = run_must(argv);
 	}
 	*state = f;
 	return 0;
@@ -453,8 +426,8 @@ static void test_walks_read_the_graph_alone(void **state)
 	snprintf(empty, sizeof(empty), "%s/graph-only.git", f->dir);
 	snprintf(from, sizeof(from), "%s/objects/info/commit-graph", f->path[SKEW_GRAPH]);
 	snprintf(to, sizeof(to), "%s/objects/info/commit-graph", empty);
-	free(must(init));
-	free(must(cp));
+	free(run_must(init));
+	free(run_must(cp));
 	assert_int_equal(pg_repo_open(&full, f->path[SKEW_GRAPH]), 0);
 	assert_int_equal(pg_repo_ref_target(&tip, full, "refs/heads/main"), 0);
 	assert_int_equal(pg_repo_ref_target(&hide, full, "refs/heads/t1"), 0);
@@ -498,7 +471,7 @@ static void copy_with_broken_graph(const fixture *f, const char *name, const cha
 	snprintf(out, outlen, "%s/%s.git", f->dir, name);
 	snprintf(cmd, sizeof(cmd), "set -e; rm -rf %s; cp -r %s %s; "
 		 "g=%s/objects/info/commit-graph; %s", out, f->path[SKEW_GRAPH], out, out, change);
-	free(must(argv));
+	free(run_must(argv));
 }
 
 static void range_of(pg_oid **out, size_t *n, const char *repo, const char *tip,
