@@ -283,12 +283,12 @@ static int parse_graph(pg_csrc *s, pg_cnode *n)
 	if ((err = pg_graph_read(&c, g, n->pos)) < 0 || (err = alloc_parents(n, c.nparents)) < 0)
 		return err;
 	for (i = 0; i < c.nparents; i++) {
-		uint32_t pos = pg_graph_parent(g, &c, i);
+		uint32_t pos;
 		pg_oid pid;
 		pg_cnode *p;
 
-		pg_graph_oid(&pid, g, pos);
-		if ((err = pg_csrc_node(&p, s, &pid)) < 0)
+		if ((err = pg_graph_parent(&pos, g, &c, i)) < 0 ||
+		    (err = pg_graph_oid(&pid, g, pos)) < 0 || (err = pg_csrc_node(&p, s, &pid)) < 0)
 			return err;
 		if (!p->looked_up) {
 			p->looked_up = true;

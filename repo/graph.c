@@ -1,9 +1,9 @@
-/* graph.c - git's commit-graph files and chains, mapped and read with every bound checked. */
+/* graph.c - git's commit-graph files and chains, read in place with every bound checked. */
 #include "repo/graph.h"
 #include "common/array.h"
 #include "common/buf.h"
 #include "common/error.h"
-#include "common/fs.h"
+#include "common/pagefile.h"
 
 #define HEADER_SIZE 8
 #define TOC_ENTRY 12
@@ -27,12 +27,17 @@
 #define MAX_PARENTS 65535u
 /* git's chains are a handful of layers; the file naming them is small */
 #define CHAIN_FILE_MAX ((size_t)1 << 20)
+/* at most 32 MiB of a layer held at once (a walk reads a few bytes per commit) */
+#define CACHE_BLOCKS 8192
 
+/* One file: where its tables start (0: absent), all inside it. */
 typedef struct layer {
-	unsigned char *map;
-	size_t len;
+	pg_pagefile *f;
+	uint64_t len;
 	char *path;
-	const unsigned char *fanout, *oids, *cdat, *gda2, *gdo2, *edge, *bases;
+	unsigned char fanout[FANOUT_SIZE];
+	uint64_t oids, cdat, gda2, gdo2, edge;
+	unsigned char *bases;  /* the BASE chunk, read whole */
 	size_t ngdo2, nedge;
 	uint32_t n, base; /* its commits, and how many the layers below hold */
 	unsigned nbases;
@@ -57,7 +62,8 @@ static uint64_t be64(const unsigned char *p)
 
 static void layer_release(layer *l)
 {
-	pg_unmap_file(l->map, l->len);
+	pg_pagefile_free(l->f);
+	free(l->bases);
 	free(l->path);
 	memset(l, 0, sizeof(*l));
 }
@@ -67,92 +73,110 @@ static int corrupt(const layer *l, const char *what)
 	return pg_error_set(PG_EINVALID, "commit-graph '%s': %s", l->path, what);
 }
 
-/* Map path whole; PG_ENOTFOUND when it does not exist. */
-static int map_file(layer *l, const char *path)
+/* Open path; PG_ENOTFOUND when it does not exist. */
+static int open_file(layer *l, const char *path)
 {
-	void *map;
 	int err;
 
 	if (!(l->path = pg_strdup(path)))
 		return PG_ENOMEM;
-	if ((err = pg_map_file(&map, &l->len, path)) < 0)
-		return err == PG_EINVALID ? corrupt(l, "not a regular file with data") : err;
-	l->map = map;
+	if ((err = pg_pagefile_open(&l->f, path, CACHE_BLOCKS)) < 0)
+		return err == PG_EINVALID ? corrupt(l, "not a regular file") : err;
+	l->len = pg_pagefile_size(l->f);
 	if (l->len < HEADER_SIZE + TOC_ENTRY + HASH_LEN)
 		return corrupt(l, "too short to be a commit-graph");
 	return 0;
 }
 
+/* Read len bytes at off, which the table of contents put inside the file. */
+static int get(const layer *l, uint64_t off, void *dst, size_t len)
+{
+	return pg_pagefile_read(l->f, off, dst, len);
+}
+
 /* The header, the table of contents and the chunks this reader uses, all checked. */
 static int read_chunks(layer *l, uint32_t below)
 {
-	const unsigned char *p = l->map;
-	unsigned nchunks = p[6], i, j;
-	size_t toc_end = HEADER_SIZE + (size_t)(nchunks + 1) * TOC_ENTRY, end;
-	size_t oids_len = 0, cdat_len = 0, gda2_len = 0;
+	unsigned char head[HEADER_SIZE], toc[256 * TOC_ENTRY + TOC_ENTRY];
+	unsigned nchunks, i, j;
+	uint64_t toc_end, end, oids_len = 0, cdat_len = 0, gda2_len = 0;
+	bool have_fanout = false;
+	int err;
 
-	if (memcmp(p, "CGPH", 4))
+	if ((err = get(l, 0, head, HEADER_SIZE)) < 0)
+		return err;
+	if (memcmp(head, "CGPH", 4))
 		return corrupt(l, "no CGPH signature");
-	if (p[4] != 1)
+	if (head[4] != 1)
 		return corrupt(l, "unknown version");
-	if (p[5] != 1)
+	if (head[5] != 1)
 		return corrupt(l, "not a SHA-1 graph");
-	l->nbases = p[7];
-	if (toc_end > l->len - HASH_LEN)
-		return corrupt(l, "its table of chunks runs past the end");
+	nchunks = head[6];
+	l->nbases = head[7];
+	toc_end = HEADER_SIZE + (uint64_t)(nchunks + 1) * TOC_ENTRY;
 	end = l->len - HASH_LEN; /* the trailing checksum, never read */
+	if (toc_end > end)
+		return corrupt(l, "its table of chunks runs past the end");
+	if ((err = get(l, HEADER_SIZE, toc, (size_t)(nchunks + 1) * TOC_ENTRY)) < 0)
+		return err;
 	for (i = 0; i < nchunks; i++) {
-		const unsigned char *e = p + HEADER_SIZE + (size_t)i * TOC_ENTRY;
+		const unsigned char *e = toc + (size_t)i * TOC_ENTRY;
 		uint32_t id = be32(e);
-		uint64_t off = be64(e + 4), next = be64(e + TOC_ENTRY + 4);
-		size_t size;
+		uint64_t off = be64(e + 4), next = be64(e + TOC_ENTRY + 4), size;
 
 		if (id == 0)
 			return corrupt(l, "its table of chunks ends early");
 		if (off < toc_end || next < off || next > end)
 			return corrupt(l, "a chunk lies outside the file");
 		for (j = 0; j < i; j++)
-			if (be32(p + HEADER_SIZE + (size_t)j * TOC_ENTRY) == id)
+			if (be32(toc + (size_t)j * TOC_ENTRY) == id)
 				return corrupt(l, "a chunk appears twice");
-		size = (size_t)(next - off);
+		size = next - off;
 		switch (id) {
 		case CHUNK_OIDF:
 			if (size != FANOUT_SIZE)
 				return corrupt(l, "its fanout is not 1024 bytes");
-			l->fanout = p + off;
+			if ((err = get(l, off, l->fanout, FANOUT_SIZE)) < 0)
+				return err;
+			have_fanout = true;
 			break;
 		case CHUNK_OIDL:
-			l->oids = p + off;
+			l->oids = off;
 			oids_len = size;
 			break;
 		case CHUNK_CDAT:
-			l->cdat = p + off;
+			l->cdat = off;
 			cdat_len = size;
 			break;
 		case CHUNK_EDGE:
-			l->edge = p + off;
-			l->nedge = size / 4;
+			l->edge = off;
+			l->nedge = (size_t)(size / 4);
 			break;
 		case CHUNK_GDA2:
-			l->gda2 = p + off;
+			l->gda2 = off;
 			gda2_len = size;
 			break;
 		case CHUNK_GDO2:
-			l->gdo2 = p + off;
-			l->ngdo2 = size / 8;
+			l->gdo2 = off;
+			l->ngdo2 = (size_t)(size / 8);
 			break;
 		case CHUNK_BASE:
-			if (size != (size_t)l->nbases * HASH_LEN)
+			if (size != (uint64_t)l->nbases * HASH_LEN)
 				return corrupt(l, "its list of base graphs has the wrong size");
-			l->bases = p + off;
+			if (l->nbases) {
+				if (!(l->bases = malloc((size_t)size)))
+					return pg_error_oom();
+				if ((err = get(l, off, l->bases, (size_t)size)) < 0)
+					return err;
+			}
 			break;
 		default:
 			break; /* BIDX, BDAT, GDAT, GDOV and what git may add later */
 		}
 	}
-	if (be32(p + HEADER_SIZE + (size_t)nchunks * TOC_ENTRY) != 0)
+	if (be32(toc + (size_t)nchunks * TOC_ENTRY) != 0)
 		return corrupt(l, "its table of chunks is not terminated");
-	if (!l->fanout || !l->oids || !l->cdat)
+	if (!have_fanout || !l->oids || !l->cdat)
 		return corrupt(l, "a required chunk (OIDF, OIDL or CDAT) is missing");
 	if (l->nbases && !l->bases)
 		return corrupt(l, "it has base graphs but no list of them");
@@ -169,7 +193,7 @@ static int read_chunks(layer *l, uint32_t below)
 		return corrupt(l, "it holds more commits than positions can address");
 	/* a GDA2 of the wrong size is ignored, as git ignores it */
 	if (l->gda2 && gda2_len / 4 < l->n)
-		l->gda2 = NULL;
+		l->gda2 = 0;
 	l->base = below;
 	return 0;
 }
@@ -179,7 +203,7 @@ static int open_layer(layer *l, const char *path, uint32_t below)
 	int err;
 
 	memset(l, 0, sizeof(*l));
-	if ((err = map_file(l, path)) < 0 || (err = read_chunks(l, below)) < 0)
+	if ((err = open_file(l, path)) < 0 || (err = read_chunks(l, below)) < 0)
 		layer_release(l);
 	return err;
 }
@@ -388,8 +412,14 @@ bool pg_graph_find(const pg_graph *g, const pg_oid *id, uint32_t *pos)
 
 		while (lo < hi) {
 			uint32_t mid = lo + (hi - lo) / 2;
-			int c = memcmp(l->oids + (size_t)mid * HASH_LEN, id->id, HASH_LEN);
+			unsigned char at[HASH_LEN];
+			int c;
 
+			if (get(l, l->oids + (uint64_t)mid * HASH_LEN, at, HASH_LEN) < 0) {
+				pg_error_clear();
+				break;
+			}
+			c = memcmp(at, id->id, HASH_LEN);
 			if (c == 0) {
 				*pos = l->base + mid;
 				return true;
@@ -403,11 +433,14 @@ bool pg_graph_find(const pg_graph *g, const pg_oid *id, uint32_t *pos)
 	return false;
 }
 
-void pg_graph_oid(pg_oid *out, const pg_graph *g, uint32_t pos)
+int pg_graph_oid(pg_oid *out, const pg_graph *g, uint32_t pos)
 {
-	const layer *l = layer_of(g, pos);
+	const layer *l;
 
-	memcpy(out->id, l->oids + (size_t)(pos - l->base) * HASH_LEN, HASH_LEN);
+	if (pos >= g->count)
+		return pg_error_set(PG_EINVALID, "commit-graph: no position %u", pos);
+	l = layer_of(g, pos);
+	return get(l, l->oids + (uint64_t)(pos - l->base) * HASH_LEN, out->id, HASH_LEN);
 }
 
 static int bad_entry(const layer *l, uint32_t pos, const char *what)
@@ -419,8 +452,9 @@ static int bad_entry(const layer *l, uint32_t pos, const char *what)
 int pg_graph_read(pg_graph_commit *out, const pg_graph *g, uint32_t pos)
 {
 	const layer *l;
-	const unsigned char *d;
+	unsigned char d[CDAT_WIDTH], b[8];
 	uint32_t p1, p2, hi, top, i;
+	int err;
 
 	memset(out, 0, sizeof(*out));
 	out->pos = pos;
@@ -428,20 +462,26 @@ int pg_graph_read(pg_graph_commit *out, const pg_graph *g, uint32_t pos)
 		return pg_error_set(PG_EINVALID, "commit-graph: no position %u", pos);
 	l = layer_of(g, pos);
 	top = l->base + l->n;
-	d = l->cdat + (size_t)(pos - l->base) * CDAT_WIDTH + HASH_LEN;
-	p1 = be32(d);
-	p2 = be32(d + 4);
-	hi = be32(d + 8);
-	out->time = (int64_t)((uint64_t)(hi & 3) << 32 | be32(d + 12));
+	if ((err = get(l, l->cdat + (uint64_t)(pos - l->base) * CDAT_WIDTH, d, CDAT_WIDTH)) < 0)
+		return err;
+	p1 = be32(d + HASH_LEN);
+	p2 = be32(d + HASH_LEN + 4);
+	hi = be32(d + HASH_LEN + 8);
+	out->time = (int64_t)((uint64_t)(hi & 3) << 32 | be32(d + HASH_LEN + 12));
 	out->level = hi >> 2;
 	if (l->gda2) {
-		uint32_t off = be32(l->gda2 + (size_t)(pos - l->base) * 4);
+		uint32_t off;
 
+		if ((err = get(l, l->gda2 + (uint64_t)(pos - l->base) * 4, b, 4)) < 0)
+			return err;
+		off = be32(b);
 		if (off & GDA2_OVERFLOW) {
 			off &= ~GDA2_OVERFLOW;
 			if (!l->gdo2 || off >= l->ngdo2)
 				return bad_entry(l, pos, "has a generation past its overflow chunk");
-			out->date_gen = (uint64_t)out->time + be64(l->gdo2 + (size_t)off * 8);
+			if ((err = get(l, l->gdo2 + (uint64_t)off * 8, b, 8)) < 0)
+				return err;
+			out->date_gen = (uint64_t)out->time + be64(b);
 		} else {
 			out->date_gen = (uint64_t)out->time + off;
 		}
@@ -467,7 +507,9 @@ int pg_graph_read(pg_graph_commit *out, const pg_graph *g, uint32_t pos)
 
 		if (!l->edge || i >= l->nedge)
 			return bad_entry(l, pos, "has parents past the end of its edge list");
-		e = be32(l->edge + (size_t)i * 4);
+		if ((err = get(l, l->edge + (uint64_t)i * 4, b, 4)) < 0)
+			return err;
+		e = be32(b);
 		if ((e & ~PARENT_EDGE) >= top)
 			return bad_entry(l, pos, "names a parent outside the graph");
 		if (i == out->edge)
@@ -480,15 +522,22 @@ int pg_graph_read(pg_graph_commit *out, const pg_graph *g, uint32_t pos)
 	return 0;
 }
 
-uint32_t pg_graph_parent(const pg_graph *g, const pg_graph_commit *c, uint32_t i)
+int pg_graph_parent(uint32_t *out, const pg_graph *g, const pg_graph_commit *c, uint32_t i)
 {
 	const layer *l;
+	unsigned char b[4];
+	int err;
 
-	if (i < 2)
-		return c->first[i];
+	if (i < 2) {
+		*out = c->first[i];
+		return 0;
+	}
 	/* the EDGE list of the layer that holds the commit, which read() checked */
 	l = layer_of(g, c->pos);
-	return be32(l->edge + (size_t)(c->edge + i - 1) * 4) & ~PARENT_EDGE;
+	if ((err = get(l, l->edge + (uint64_t)(c->edge + i - 1) * 4, b, 4)) < 0)
+		return err;
+	*out = be32(b) & ~PARENT_EDGE;
+	return 0;
 }
 
 uint64_t pg_graph_generation(const pg_graph_commit *c, enum pg_graph_gen as)

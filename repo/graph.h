@@ -8,15 +8,18 @@
  * A pg_graph is the commit-graph of one object directory, as git writes it
  * (Documentation/gitformat-commit-graph.txt): the single file
  * info/commit-graph, else the chain info/commit-graphs/commit-graph-chain
- * with its layers.  The files are mapped, never copied, and never hashed
- * whole (git's trailing checksum is not checked).  Chunks this reader does
+ * with its layers.  The files are read in place, a few bytes at a time
+ * through a small cache (common/pagefile.h: a walk touches a few bytes per
+ * commit, and mapping would make 64 KiB of each touch resident), never
+ * copied, and never hashed whole (git's trailing checksum is not checked).  Chunks this reader does
  * not use (BIDX, BDAT, the old GDAT and GDOV, unknown ones) are skipped.
  *
  * A position is a commit's index in the whole chain (a layer's positions
  * follow those of the layers below it).  Every read is bounds-checked: a
  * truncated or hostile file is refused when it is opened (PG_EINVALID,
  * saying what is wrong), and an entry that points outside the file is
- * PG_EINVALID when it is read; nothing is ever read past the mapping.
+ * PG_EINVALID when it is read; nothing is ever read past the file.  A
+ * pg_graph is used by one thread at a time.
  *
  * No libgit2 here: the repository layer decides which object directories
  * are trusted enough to have their graphs read (repo/commits.c).
@@ -57,8 +60,8 @@ enum pg_graph_gen pg_graph_gen_kind(const pg_graph *g);
 /* Whether id is in g; *pos receives its position. */
 bool pg_graph_find(const pg_graph *g, const pg_oid *id, uint32_t *pos);
 
-/* The id at pos (pos < pg_graph_count). */
-void pg_graph_oid(pg_oid *out, const pg_graph *g, uint32_t pos);
+/* The id at pos: PG_EINVALID past the graph, PG_EIO when the file cannot be read. */
+int pg_graph_oid(pg_oid *out, const pg_graph *g, uint32_t pos);
 
 /* One commit as the graph records it. */
 typedef struct pg_graph_commit {
@@ -78,8 +81,12 @@ typedef struct pg_graph_commit {
  */
 int pg_graph_read(pg_graph_commit *out, const pg_graph *g, uint32_t pos);
 
-/* The position of parent i (< c->nparents) of a commit pg_graph_read accepted. */
-uint32_t pg_graph_parent(const pg_graph *g, const pg_graph_commit *c, uint32_t i);
+/*
+ * The position of parent i (< c->nparents) of a commit pg_graph_read
+ * accepted (checked then to be in the graph); PG_EIO when the file cannot
+ * be read.
+ */
+int pg_graph_parent(uint32_t *out, const pg_graph *g, const pg_graph_commit *c, uint32_t i);
 
 /*
  * The generation of c of the given kind (a graph set whose graphs differ

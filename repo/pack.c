@@ -4,6 +4,7 @@
 #include "common/buf.h"
 #include "common/error.h"
 #include "common/fs.h"
+#include "common/pagefile.h"
 
 #include <dirent.h>
 #include <limits.h>
@@ -20,18 +21,26 @@
  * an untrusted one (the pull's) is always read through libgit2, which
  * checks every object against its id.  Anything unusual (a delta, a loose
  * object, a damaged index or pack, a commit past 1 MiB) is left to libgit2:
- * every read is bounds-checked, and a fault only means "not here".
+ * every read is bounds-checked, and a fault only means "not here".  The
+ * index is read through a small block cache (common/pagefile.h), not
+ * mapped: lookups land all over a 100 MiB index, and each would make 64
+ * KiB resident.  The pack is mapped: commits of an era lie together.
  */
 
 #define IDX_HEADER 8
 #define IDX_FANOUT (256 * 4)
 #define COMMIT_MAX ((size_t)1 << 20)
+/* at most 32 MiB of an index held at once */
+#define IDX_BLOCKS 8192
 
 typedef struct pack {
-	unsigned char *idx, *data;  /* both mapped */
-	size_t idx_len, data_len;
+	pg_pagefile *idx;
+	unsigned char *data;  /* mapped: commits of an era lie together, so few pages */
+	uint64_t idx_len;
+	size_t data_len;
+	unsigned char fanout[IDX_FANOUT];
 	uint32_t n;
-	const unsigned char *fanout, *ids, *offsets, *large;
+	uint64_t ids, offsets, large;
 	size_t nlarge;
 } pack;
 
@@ -49,16 +58,9 @@ static uint32_t be32(const unsigned char *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-static unsigned char *map_whole(const char *path, size_t *len)
-{
-	void *m;
-
-	return pg_map_file(&m, len, path) < 0 ? NULL : m;
-}
-
 static void pack_release(pack *p)
 {
-	pg_unmap_file(p->idx, p->idx_len);
+	pg_pagefile_free(p->idx);
 	pg_unmap_file(p->data, p->data_len);
 	memset(p, 0, sizeof(*p));
 }
@@ -67,32 +69,36 @@ static void pack_release(pack *p)
 static bool pack_open(pack *p, const char *idx_path)
 {
 	pg_buf data_path = PG_BUF_INIT;
-	size_t n, i, tables;
+	unsigned char head[IDX_HEADER];
+	uint64_t tables;
+	void *data;
+	size_t i;
 
 	memset(p, 0, sizeof(*p));
-	if (!(p->idx = map_whole(idx_path, &p->idx_len)))
-		return false;
-	if (p->idx_len < IDX_HEADER + IDX_FANOUT + 40 || memcmp(p->idx, "\377tOc", 4) ||
-	    be32(p->idx + 4) != 2)
+	if (pg_pagefile_open(&p->idx, idx_path, IDX_BLOCKS) < 0)
 		goto bad;
-	p->fanout = p->idx + IDX_HEADER;
+	p->idx_len = pg_pagefile_size(p->idx);
+	if (p->idx_len < IDX_HEADER + IDX_FANOUT + 40 ||
+	    pg_pagefile_read(p->idx, 0, head, IDX_HEADER) < 0 || memcmp(head, "\377tOc", 4) ||
+	    be32(head + 4) != 2 || pg_pagefile_read(p->idx, IDX_HEADER, p->fanout, IDX_FANOUT) < 0)
+		goto bad;
 	for (i = 1; i < 256; i++)
 		if (be32(p->fanout + 4 * (i - 1)) > be32(p->fanout + 4 * i))
 			goto bad;
-	n = be32(p->fanout + 4 * 255);
+	p->n = be32(p->fanout + 4 * 255);
 	/* ids, crcs and offsets, then large offsets, then two checksums */
 	tables = IDX_HEADER + IDX_FANOUT;
-	if (n > (p->idx_len - tables - 40) / (PG_OID_RAWSZ + 4 + 4))
+	if (p->n > (p->idx_len - tables - 40) / (PG_OID_RAWSZ + 4 + 4))
 		goto bad;
-	p->n = (uint32_t)n;
-	p->ids = p->idx + tables;
-	p->offsets = p->ids + n * (PG_OID_RAWSZ + 4);
-	p->large = p->offsets + n * 4;
-	p->nlarge = (size_t)(p->idx + p->idx_len - 40 - p->large) / 8;
+	p->ids = tables;
+	p->offsets = p->ids + (uint64_t)p->n * (PG_OID_RAWSZ + 4);
+	p->large = p->offsets + (uint64_t)p->n * 4;
+	p->nlarge = (size_t)((p->idx_len - 40 - p->large) / 8);
 	if (pg_buf_put(&data_path, idx_path, strlen(idx_path) - 4) < 0 ||
 	    pg_buf_puts(&data_path, ".pack") < 0 ||
-	    !(p->data = map_whole(data_path.ptr, &p->data_len)))
+	    pg_map_file(&data, &p->data_len, data_path.ptr) < 0)
 		goto bad;
+	p->data = data;
 	if (p->data_len < 12 + 20 || memcmp(p->data, "PACK", 4))
 		goto bad;
 	pg_buf_release(&data_path);
@@ -168,39 +174,80 @@ static int load_packs(pg_repo *r)
 	return err;
 }
 
-/* Where id is in p's pack, or 0. */
-static size_t find(const pack *p, const pg_oid *id)
+/* The first 8 bytes of an id, as a number: ids are uniform, so it says where to look. */
+static uint64_t prefix64(const unsigned char *id)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		v = v << 8 | id[i];
+	return v;
+}
+
+/*
+ * Where id is in p's pack, or 0 (not there, or the index cannot be read).
+ * An interpolation search: SHA-1s are uniform, so the first guess lands a
+ * block or two away, where a binary search would read a dozen blocks.
+ */
+static uint64_t find(const pack *p, const pg_oid *id)
 {
 	uint32_t lo = id->id[0] ? be32(p->fanout + 4 * (id->id[0] - 1)) : 0;
 	uint32_t hi = be32(p->fanout + 4 * id->id[0]);
+	uint64_t want = prefix64(id->id), lo_key = 0, hi_key = UINT64_MAX;
+	unsigned char b[PG_OID_RAWSZ];
+	int steps = 0;
 
 	if (hi > p->n)
 		return 0;
+	/* keys of the first byte's bucket span [first byte << 56, next byte << 56) */
+	lo_key = (uint64_t)id->id[0] << 56;
+	hi_key = lo_key | 0x00ffffffffffffffULL;
 	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		int c = memcmp(p->ids + (size_t)mid * PG_OID_RAWSZ, id->id, PG_OID_RAWSZ);
+		uint32_t mid, off;
+		int c;
 
-		if (c == 0) {
-			uint32_t off = be32(p->offsets + (size_t)mid * 4);
+		if (steps++ < 8 && hi_key > lo_key) {
+			/* where want would be if [lo, hi) spread evenly over [lo_key, hi_key] */
+			double f = (double)(want - lo_key) / (double)(hi_key - lo_key);
 
-			if (!(off & 0x80000000u))
-				return off;
-			off &= 0x7fffffffu;
-			if (off >= p->nlarge)
-				return 0;
-			return (size_t)((uint64_t)be32(p->large + (size_t)off * 8) << 32 |
-					be32(p->large + (size_t)off * 8 + 4));
+			mid = lo + (uint32_t)(f * (double)(hi - lo - 1));
+			if (mid < lo || mid >= hi)
+				mid = lo + (hi - lo) / 2;
+		} else {
+			mid = lo + (hi - lo) / 2;
 		}
-		if (c < 0)
+		if (pg_pagefile_read(p->idx, p->ids + (uint64_t)mid * PG_OID_RAWSZ, b,
+				     PG_OID_RAWSZ) < 0)
+			break;
+		c = memcmp(b, id->id, PG_OID_RAWSZ);
+		if (c < 0) {
 			lo = mid + 1;
-		else
+			lo_key = prefix64(b);
+			continue;
+		}
+		if (c > 0) {
 			hi = mid;
+			hi_key = prefix64(b);
+			continue;
+		}
+		if (pg_pagefile_read(p->idx, p->offsets + (uint64_t)mid * 4, b, 4) < 0)
+			break;
+		off = be32(b);
+		if (!(off & 0x80000000u))
+			return off;
+		off &= 0x7fffffffu;
+		if (off >= p->nlarge ||
+		    pg_pagefile_read(p->idx, p->large + (uint64_t)off * 8, b, 8) < 0)
+			break;
+		return (uint64_t)be32(b) << 32 | be32(b + 4);
 	}
+	pg_error_clear();
 	return 0;
 }
 
 /* Inflate the commit stored whole at off; 1 done, 0 not a whole commit (leave it to libgit2). */
-static int inflate_commit(pg_packs *ps, const pack *p, size_t off, size_t *len)
+static int inflate_commit(pg_packs *ps, const pack *p, uint64_t off, size_t *len)
 {
 	const unsigned char *h, *end = p->data + p->data_len - 20;
 	size_t size, shift = 4;
@@ -258,7 +305,7 @@ int pg_repo_pack_commit(const char **data, size_t *len, pg_repo *r, const pg_oid
 	if ((err = load_packs(r)) < 0)
 		return err;
 	for (i = 0; i < r->packs->n; i++) {
-		size_t off = find(&r->packs->v[i], id);
+		uint64_t off = find(&r->packs->v[i], id);
 
 		if (!off)
 			continue;

@@ -4,6 +4,7 @@
 #include "common/error.h"
 #include "common/fs.h"
 #include "common/map.h"
+#include "common/pagefile.h"
 #include "verifier/match.h"
 
 #include <pthread.h>
@@ -26,10 +27,14 @@
 #define ENTRY 36
 #define NAME_MAX_LEN 4096
 
+/* A probe reads a few entries of a file of 36 MiB: through a small block cache. */
+#define CACHE_BLOCKS 1024
+
 struct pg_identity_index {
-	unsigned char *map;     /* the file mapped, or NULL */
-	size_t map_len;
-	unsigned char *owned;   /* or the bytes just written */
+	pg_pagefile *f;         /* the file, when read from disk */
+	unsigned char head[HEADER];
+	uint64_t entries_off;   /* where its entries start */
+	unsigned char *owned;   /* or the bytes just written, entries at entries */
 	const unsigned char *entries;
 	size_t count;
 	pg_oid tip;
@@ -222,9 +227,8 @@ done:
 
 static void unmap(pg_identity_index *x)
 {
-	pg_unmap_file(x->map, x->map_len);
-	x->map = NULL;
-	x->map_len = 0;
+	pg_pagefile_free(x->f);
+	x->f = NULL;
 }
 
 void pg_identity_index_free(pg_identity_index *x)
@@ -236,40 +240,51 @@ void pg_identity_index_free(pg_identity_index *x)
 	free(x);
 }
 
+/* Entry i, into e (ENTRY bytes). */
+static int entry_at(const pg_identity_index *x, size_t i, unsigned char *e)
+{
+	if (x->owned) {
+		memcpy(e, x->entries + i * ENTRY, ENTRY);
+		return 0;
+	}
+	return pg_pagefile_read(x->f, x->entries_off + (uint64_t)i * ENTRY, e, ENTRY);
+}
+
 /*
- * Map path.  0 with nothing mapped when it does not exist (*exists false)
+ * Open path.  0 with nothing open when it does not exist (*exists false)
  * or cannot be an index (made again).
  */
-static int map_file(pg_identity_index *x, const char *path, bool *exists)
+static int open_file(pg_identity_index *x, const char *path, bool *exists)
 {
-	void *m;
-	int err = pg_map_file(&m, &x->map_len, path);
+	int err = pg_pagefile_open(&x->f, path, CACHE_BLOCKS);
 
 	*exists = err != PG_ENOTFOUND;
 	if (err == PG_ENOTFOUND || err == PG_EINVALID) {
 		pg_error_clear();
 		return 0;
 	}
-	if (err < 0)
-		return pg_error_wrap(err, "identity index");
-	x->map = m;
-	return 0;
+	return err < 0 ? pg_error_wrap(err, "identity index") : 0;
 }
 
 /*
- * Whether the mapped file is a whole index of this upstream with this key;
+ * Whether the open file is a whole index of this upstream with this key;
  * *why says what is wrong.  The entries' checksum is checked only when
- * they are all read anyway (check_entries).
+ * they are all read anyway (all_entries).
  */
 static bool header_ok(pg_identity_index *x, const char *name, uint64_t fingerprint,
 		      const char **why)
 {
-	const unsigned char *h = x->map;
+	const unsigned char *h = x->head;
+	uint64_t len = x->f ? pg_pagefile_size(x->f) : 0;
 	size_t name_len = strlen(name), count;
+	char stored[NAME_MAX_LEN];
 
 	*why = "damaged";
-	if (!h || x->map_len < HEADER || memcmp(h, MAGIC, 8) || get32(h + 8) != FORMAT)
+	if (len < HEADER || pg_pagefile_read(x->f, 0, x->head, HEADER) < 0 ||
+	    memcmp(h, MAGIC, 8) || get32(h + 8) != FORMAT) {
+		pg_error_clear();
 		return false;
+	}
 	if (get32(h + 12) != PG_IDENTITY_INDEX_KEY || get64(h + 16) != fingerprint) {
 		*why = "key";
 		return false;
@@ -277,27 +292,42 @@ static bool header_ok(pg_identity_index *x, const char *name, uint64_t fingerpri
 	if (checksum(h, 64) != get64(h + 64))
 		return false;
 	count = (size_t)get64(h + 24);
-	if (get32(h + 52) != name_len || x->map_len - HEADER < name_len ||
-	    memcmp(h + HEADER, name, name_len) ||
-	    count > (x->map_len - HEADER - name_len) / ENTRY ||
-	    x->map_len != HEADER + name_len + count * ENTRY)
+	if (get32(h + 52) != name_len || len - HEADER < name_len ||
+	    pg_pagefile_read(x->f, HEADER, stored, name_len) < 0 ||
+	    memcmp(stored, name, name_len) || count > (len - HEADER - name_len) / ENTRY ||
+	    len != HEADER + name_len + (uint64_t)count * ENTRY) {
+		pg_error_clear();
 		return false;
-	x->entries = h + HEADER + name_len;
+	}
+	x->entries_off = HEADER + name_len;
 	x->count = count;
 	memcpy(x->tip.id, h + 32, PG_OID_RAWSZ);
 	return true;
 }
 
-static bool entries_ok(const pg_identity_index *x)
+/* Every entry of the open file, checked (checksum, order); NULL when damaged. */
+static int all_entries(unsigned char **out, pg_identity_index *x)
 {
+	unsigned char *e;
 	size_t i;
 
-	if (checksum(x->entries, x->count * ENTRY) != get64(x->map + 56))
-		return false;
-	for (i = 1; i < x->count; i++)
-		if (entry_cmp(x->entries + (i - 1) * ENTRY, x->entries + i * ENTRY) >= 0)
-			return false;
-	return true;
+	*out = NULL;
+	if (x->count > SIZE_MAX / ENTRY || !(e = malloc(x->count * ENTRY + 1)))
+		return pg_error_oom();
+	if (pg_pagefile_read(x->f, x->entries_off, e, x->count * ENTRY) < 0 ||
+	    checksum(e, x->count * ENTRY) != get64(x->head + 56)) {
+		pg_error_clear();
+		free(e);
+		return 0;
+	}
+	for (i = 1; i < x->count; i++) {
+		if (entry_cmp(e + (i - 1) * ENTRY, e + i * ENTRY) >= 0) {
+			free(e);
+			return 0;
+		}
+	}
+	*out = e;
+	return 0;
 }
 
 /* Merge old and new entries (both sorted) under a header; write it atomically. */
@@ -355,7 +385,7 @@ int pg_identity_index_open(pg_identity_index **out, pg_repo *r, const char *home
 	pg_identity_index *x = NULL;
 	pg_identity_index_info dummy;
 	pg_buf path = PG_BUF_INIT;
-	unsigned char *add = NULL;
+	unsigned char *add = NULL, *old = NULL;
 	size_t nadd = 0;
 	uint64_t fingerprint;
 	const char *why = "new";
@@ -376,11 +406,11 @@ int pg_identity_index_open(pg_identity_index **out, pg_repo *r, const char *home
 	    (err = pg_mkdir_p(path.ptr)) < 0 ||
 	    (err = pg_buf_printf(&path, "/%016llx.idx",
 				 (unsigned long long)pg_hash_bytes(upstream, strlen(upstream)))) < 0 ||
-	    (err = map_file(x, path.ptr, &exists)) < 0)
+	    (err = open_file(x, path.ptr, &exists)) < 0)
 		goto done;
 	if (exists)
 		why = "damaged";
-	if (x->map && header_ok(x, upstream, fingerprint, &why)) {
+	if (x->f && header_ok(x, upstream, fingerprint, &why)) {
 		if (!pg_oid_cmp(&x->tip, tip)) {
 			info->action = PG_IDENTITY_INDEX_CURRENT;
 			goto done;
@@ -392,20 +422,23 @@ int pg_identity_index_open(pg_identity_index **out, pg_repo *r, const char *home
 			pg_error_clear();
 		extend = err == 1;
 		err = 0;
-		if (extend && !entries_ok(x)) {
+		if (extend && (err = all_entries(&old, x)) < 0)
+			goto done;
+		if (extend && !old) {
 			extend = false;
 			why = "damaged";
 		}
 	}
 	if ((err = read_new(&add, &nadd, r, tip, extend ? &x->tip : NULL)) < 0 ||
-	    (err = write_index(x, path.ptr, upstream, fingerprint, tip,
-			       extend ? x->entries : NULL, extend ? x->count : 0, add, nadd)) < 0)
+	    (err = write_index(x, path.ptr, upstream, fingerprint, tip, old,
+			       extend ? x->count : 0, add, nadd)) < 0)
 		goto done;
 	info->action = extend ? PG_IDENTITY_INDEX_EXTENDED : PG_IDENTITY_INDEX_BUILT;
 	info->added = nadd;
 	info->why = extend ? NULL : why;
 done:
 	free(add);
+	free(old);
 	pg_buf_release(&path);
 	if (err < 0) {
 		pg_identity_index_free(x);
@@ -419,21 +452,32 @@ size_t pg_identity_index_probe(pg_identity_hit *out, size_t max, const pg_identi
 			       uint64_t key)
 {
 	size_t lo = 0, hi = x->count, n = 0;
+	unsigned char e[ENTRY];
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (get64(x->entries + mid * ENTRY) < key)
+		if (entry_at(x, mid, e) < 0)
+			goto damaged;
+		if (get64(e) < key)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	for (; lo < x->count && get64(x->entries + lo * ENTRY) == key; lo++, n++) {
+	for (; lo < x->count; lo++, n++) {
+		if (entry_at(x, lo, e) < 0)
+			goto damaged;
+		if (get64(e) != key)
+			break;
 		if (n < max) {
-			out[n].author_time = (int64_t)get64(x->entries + lo * ENTRY + 8);
-			memcpy(out[n].id.id, x->entries + lo * ENTRY + 16, PG_OID_RAWSZ);
+			out[n].author_time = (int64_t)get64(e + 8);
+			memcpy(out[n].id.id, e + 16, PG_OID_RAWSZ);
 		}
 	}
+	return n;
+damaged:
+	/* the file went short under us: what was found so far */
+	pg_error_clear();
 	return n;
 }
 
