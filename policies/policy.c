@@ -20,6 +20,9 @@ int pg_policy_new_default(pg_policy **out)
 	p->lookback_days = 365;
 	p->max_upstream_commits = 200000;
 	p->recent_rebase_hours = 24;
+	p->recent_rebase_min_age_days = 28;
+	p->signoff_author = true;
+	p->signoff_committer = true;
 	p->future_slack_minutes = 60;
 	p->build_timeout_minutes = 120;
 	p->boot_timeout_seconds = 300;

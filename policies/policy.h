@@ -44,7 +44,11 @@ typedef struct pg_policy {
 	size_t max_upstream_commits;  /* hard cap on that search */
 
 	unsigned recent_rebase_hours; /* recent-rebase: the window before the tag */
+	unsigned recent_rebase_min_age_days; /* ...and how long before each was written */
 	unsigned future_slack_minutes;/* date-anomaly: tolerated clock skew */
+	/* signoff: whose Signed-off-by each non-merge commit needs */
+	bool signoff_author;
+	bool signoff_committer;
 
 	bool auto_approve;            /* approve without waiting for the maintainer */
 

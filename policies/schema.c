@@ -142,6 +142,41 @@ static void read_approval(pg_yaml_reader *r, void *base, const pg_yaml_node *v, 
 		pg_yaml_wrong(r, v, path, "auto or manual");
 }
 
+/* signoff-from: a non-empty list of author and committer, each at most once. */
+static void read_signoff_from(pg_yaml_reader *r, void *base, const pg_yaml_node *v,
+			      const char *path, const pg_yaml_field *f)
+{
+	static const char wants[] = "a list of author and committer (to require no sign-off, "
+				    "turn the signoff check off)";
+	pg_policy *p = base;
+	bool author = false, committer = false;
+	size_t i;
+
+	(void)f;
+	if (v->type != PG_YAML_LIST || !v->n) {
+		pg_yaml_wrong(r, v, path, wants);
+		return;
+	}
+	for (i = 0; i < v->n; i++) {
+		const pg_yaml_node *it = v->items[i];
+		bool *which = NULL;
+
+		if (it->type == PG_YAML_SCALAR && !strcmp(it->value, "author"))
+			which = &author;
+		else if (it->type == PG_YAML_SCALAR && !strcmp(it->value, "committer"))
+			which = &committer;
+		if (!which) {
+			pg_yaml_problem_at(r, it, "'%s[%zu]' wants author or committer", path, i);
+			continue;
+		}
+		if (*which)
+			pg_yaml_problem_at(r, it, "'%s[%zu]' repeats '%s'", path, i, it->value);
+		*which = true;
+	}
+	p->signoff_author = author;
+	p->signoff_committer = committer;
+}
+
 /* checks: a check name (pg_check_from_name) to its severity. */
 static void read_severity(pg_yaml_reader *r, void *base, const pg_yaml_node *key,
 			  const pg_yaml_node *v, const char *map_path, const char *path)
@@ -239,6 +274,9 @@ static const pg_yaml_field limits_fields[] = {
 static const pg_yaml_field hygiene_fields[] = {
 	{ .key = "recent-rebase-hours", .kind = PG_FIELD_UINT,
 	  MEMBER(pg_policy, recent_rebase_hours), .max = 8760 },
+	{ .key = "recent-rebase-min-age-days", .kind = PG_FIELD_UINT,
+	  MEMBER(pg_policy, recent_rebase_min_age_days), .max = 36500 },
+	{ .key = "signoff-from", .kind = PG_FIELD_CUSTOM, .read = read_signoff_from },
 	{ .key = "future-slack-minutes", .kind = PG_FIELD_UINT,
 	  MEMBER(pg_policy, future_slack_minutes), .max = 525600 },
 };

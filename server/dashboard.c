@@ -173,6 +173,24 @@ int pg_page_queue(pg_req *rq, pg_resp *rs)
 
 /* --- a pull ------------------------------------------------------------------------ */
 
+/*
+ * The story first (docs/report-schema.md, "summary"): what the pull
+ * re-creates and should carry, and the verdict counted in root causes.  A
+ * report from before the summary existed shows none.
+ */
+static void summary_block(pg_buf *out, const pg_json *report)
+{
+	const pg_json *s = pg_json_get(report, "summary");
+	const char *text = pg_json_get_str(s, "text"), *verdict = pg_json_get_str(s, "verdict");
+
+	if (!text)
+		return;
+	html(out, "<section id=\"summary\"><h2>Summary</h2><p class=\"story\">%s</p>", text);
+	if (verdict)
+		html(out, "<p class=\"roots\">%s</p>", verdict);
+	pg_buf_puts(out, "</section>\n");
+}
+
 /* A finding's details, a row each: the field, the pull's copy, upstream's original. */
 static void details(pg_buf *out, const pg_json *list)
 {
@@ -473,6 +491,8 @@ int pg_page_pull(pg_req *rq, pg_resp *rs)
 	short_id(out, j->tag_object);
 	pg_buf_printf(out, "</dd><dt>report</dt><dd><a href=\"/api/pulls/%lld\">JSON</a></dd></dl>\n",
 		      (long long)j->id);
+	if (report)
+		summary_block(out, report);
 	actions(out, rq, j);
 	pg_buf_puts(out, "<section id=\"live\"><h2>Live progress</h2><ol id=\"progress\"></ol></section>\n");
 	stages(out, j);

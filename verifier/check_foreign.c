@@ -157,8 +157,10 @@ int pg_check_foreign_committer(pg_pull *p)
 		bool protected;
 		pg_finding *f = NULL;
 
-		if (!strcasecmp(email, sender->email) || pg_policy_is_allowed(p->policy, email) ||
-		    vouched(&vc.vouch[i], email))
+		/* the sender under another address is still the sender (same name) */
+		if (!strcasecmp(email, sender->email) ||
+		    (sender->name[0] && !strcmp(c->committer.name, sender->name)) ||
+		    pg_policy_is_allowed(p->policy, email) || vouched(&vc.vouch[i], email))
 			continue;
 		protected = pg_policy_is_protected(p->policy, email) ||
 			    (p->policy->protect_upstream_maintainer &&

@@ -189,12 +189,7 @@ done:
 	return err;
 }
 
-/*
- * The subject `git shortlog` prints: the first paragraph of the message
- * joined into one line, without a leading "[PATCH...]", then squeezed as
- * the mail's subjects are.
- */
-static int shortlog_subject(pg_buf *out, const pg_commit *c)
+int pg_commit_shortlog_subject(pg_buf *out, const pg_commit *c)
 {
 	const char *s = c->message, *end = c->message + c->message_len, *eol, *eob, *q, *para;
 
@@ -266,7 +261,7 @@ static int check_shortlog(mail_ctx *m)
 		uintptr_t n;
 
 		pg_buf_clear(&s);
-		if ((err = shortlog_subject(&s, p->commits[i])) < 0)
+		if ((err = pg_commit_shortlog_subject(&s, p->commits[i])) < 0)
 			goto done;
 		n = (uintptr_t)pg_map_get(&want, s.ptr, s.len);
 		if (n)
@@ -298,7 +293,7 @@ static int check_shortlog(mail_ctx *m)
 		short_hex(hex, &p->commits[i]->id);
 		pg_buf_clear(&s);
 		pg_buf_clear(&line);
-		if ((err = shortlog_subject(&s, p->commits[i])) == 0 &&
+		if ((err = pg_commit_shortlog_subject(&s, p->commits[i])) == 0 &&
 		    (err = pg_buf_printf(&line, "%s %s", hex, s.ptr)) == 0)
 			err = list_detail(f, "missing-from-mail", true, &listed, line.ptr);
 	}

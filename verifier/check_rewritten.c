@@ -103,21 +103,147 @@ static int headers_details(pg_finding *f, pg_buf *summary, const pg_commit_delta
 	return err;
 }
 
-static int patch_detail(pg_pull *p, pg_finding *f, const pg_commit *c, const pg_commit *o)
-{
-	pg_oid a, b;
+/* What the copy's patch is beside its original's (non-merges whose tree changed). */
+enum patch_state {
+	PATCH_NONE,      /* a merge, or the same tree on the same (or copied) parents */
+	PATCH_SAME,
+	PATCH_DIFFERS,
+	PATCH_UNKNOWN,   /* could not be computed */
+};
 
-	if (c->nparents > 1 || o->nparents > 1)
-		return 0; /* a merge has no patch: the tree said it all */
-	if (pg_repo_patch_id(&a, p->repo, c) < 0 || pg_repo_patch_id(&b, p->repo, o) < 0) {
-		pg_error_clear();
-		return pg_finding_detail(f, "patch", "could not be compared", NULL);
+/* PATCH_DIFFERS never reaches a finding: such a commit is no copy, but a note */
+static const char *const patch_words[] = { NULL, "same", "differs", "could not be compared" };
+
+/* 1 when each parent of c is o's parent in the same place, or a copy of it. */
+static bool parents_map(const pg_commit *c, const pg_commit *o, const pg_map *copies)
+{
+	size_t k;
+
+	if (c->nparents != o->nparents)
+		return false;
+	for (k = 0; k < c->nparents; k++) {
+		const pg_commit *orig = pg_map_get(copies, c->parents[k].id, PG_OID_RAWSZ);
+
+		if (pg_oid_cmp(&c->parents[k], &o->parents[k]) &&
+		    !(orig && !pg_oid_cmp(&orig->id, &o->parents[k])))
+			return false;
 	}
-	return pg_finding_detail(f, "patch", pg_oid_cmp(&a, &b) ? "differs" : "same",
-				 NULL);
+	return true;
 }
 
-static int report_copy(pg_pull *p, const pg_commit *c, const pg_commit *o, const pg_map *copies)
+/*
+ * Whether c, with o's patch, was applied anew from the mail the patch was
+ * posted in rather than copied from o: a tool that copies a commit (a
+ * rebase, a cherry-pick, an amend, filter-repo, b4 trailers) keeps every
+ * trailer it had and adds no mail link.  Two maintainers who both applied
+ * the same posted patch leave two marks: the copy lacks the sign-off o's
+ * committer added when applying it, and it adds the Link:/Message-Id: to
+ * the mail that b4 and git am -m add.  On other parents than o's either
+ * mark will do; on the same parents (both applied on one base) both must
+ * be there.  Sets *why to the marks (a static string), or NULL.
+ */
+static int applied_anew(const char **why, const pg_commit *c, const pg_commit *o, bool mapped)
+{
+	pg_commit_delta d;
+	bool lost = false, link = false;
+	size_t i;
+	int err;
+
+	*why = NULL;
+	if ((err = pg_commit_delta_compute(&d, c, o)) < 0)
+		return err;
+	for (i = 0; i < d.ntrailers_removed; i++)
+		if (!strcasecmp(d.trailers_removed[i]->key, "Signed-off-by") &&
+		    !pg_ident_same_person(&o->committer, &o->author) &&
+		    strstr(d.trailers_removed[i]->value, o->committer.email))
+			lost = true;
+	for (i = 0; i < d.ntrailers_added; i++)
+		if (!strcasecmp(d.trailers_added[i]->key, "Link") ||
+		    !strcasecmp(d.trailers_added[i]->key, "Message-Id"))
+			link = true;
+	pg_commit_delta_release(&d);
+	if (lost && link)
+		*why = "it adds a link to the mail it was applied from, and lacks the Signed-off-by "
+		       "upstream's committer added";
+	else if (!mapped && link)
+		*why = "it adds a link to the mail it was applied from";
+	else if (!mapped && lost)
+		*why = "it lacks the Signed-off-by upstream's committer added";
+	return 0;
+}
+
+/*
+ * Whether c is a copy of o, which shares its identity.  A copy keeps the
+ * patch: a merge with the same tree whose parents map to o's, or a
+ * non-merge whose patch id is o's (the same tree on mapped parents needs no
+ * diff) and that was not applied anew from the patch's mail.  A patch that
+ * cannot be computed counts as kept: a rewrite is never dismissed for want
+ * of a diff.  *anew says why a same-patch commit is no copy.
+ */
+static int is_copy(bool *copy, enum patch_state *patch, const char **anew, pg_pull *p,
+		   const pg_commit *c, const pg_commit *o, const pg_map *copies)
+{
+	bool mapped = parents_map(c, o, copies), same_tree = !pg_oid_cmp(&c->tree, &o->tree);
+	pg_oid a, b;
+	int err;
+
+	*patch = PATCH_NONE;
+	*anew = NULL;
+	if (c->nparents > 1 || o->nparents > 1) {
+		*copy = mapped && same_tree;
+		return 0;
+	}
+	if (!(mapped && same_tree)) {
+		if (pg_repo_patch_id(&a, p->repo, c) < 0 || pg_repo_patch_id(&b, p->repo, o) < 0) {
+			pg_error_clear();
+			*patch = PATCH_UNKNOWN;
+			*copy = true;
+			return 0;
+		}
+		*patch = pg_oid_cmp(&a, &b) ? PATCH_DIFFERS : PATCH_SAME;
+		if (*patch == PATCH_DIFFERS) {
+			*copy = false;
+			return 0;
+		}
+	}
+	if ((err = applied_anew(anew, c, o, mapped)) < 0)
+		return err;
+	*copy = !*anew;
+	return 0;
+}
+
+/*
+ * "1234abcd (1234abcd5678 in the pull: the rewritten copy of 9876fedc)":
+ * where a quoted id that the rewrite changed now points.
+ */
+static int quoted_text(pg_buf *out, pg_pull *p, const pg_quoted_id *q, const pg_map *copies)
+{
+	char hex[PG_OID_HEXSZ + 1], ohex[PG_OID_HEXSZ + 1];
+	const pg_commit *orig;
+	pg_oid id;
+	int err;
+
+	if ((err = pg_buf_put(out, q->pull, q->pull_len)) < 0)
+		return err;
+	if (q->pull_len > PG_OID_HEXSZ || pg_repo_resolve_prefix(&id, p->repo, q->pull, q->pull_len) < 0) {
+		pg_error_clear();
+		return pg_buf_puts(out, " (names no commit)");
+	}
+	pg_oid_tohex(hex, &id);
+	if (!pg_pull_find(p, &id))
+		return pg_buf_printf(out, " (%.12s, not a pull commit)", hex);
+	if (!(orig = pg_map_get(copies, id.id, PG_OID_RAWSZ)))
+		return pg_buf_printf(out, " (%.12s in the pull, not a copy of an upstream commit)", hex);
+	pg_oid_tohex(ohex, &orig->id);
+	if (q->upstream_len <= PG_OID_HEXSZ && !strncmp(ohex, q->upstream, q->upstream_len))
+		return pg_buf_printf(out, " (%.12s in the pull: the rewritten copy of %.*s)", hex,
+				     (int)q->upstream_len, q->upstream);
+	return pg_buf_printf(out, " (%.12s in the pull: the rewritten copy of %.12s, not of %.*s)",
+			     hex, ohex, (int)(q->upstream_len > 40 ? 40 : q->upstream_len), q->upstream);
+}
+
+static int report_copy(pg_pull *p, const pg_commit *c, const pg_commit *o, const pg_map *copies,
+		       enum patch_state patch)
 {
 	pg_commit_delta d;
 	pg_finding *f = NULL;
@@ -141,6 +267,8 @@ static int report_copy(pg_pull *p, const pg_commit *c, const pg_commit *o, const
 		aspect(&summary, "trailers added");
 	if (d.ntrailers_removed)
 		aspect(&summary, "trailers removed");
+	if (d.nquoted)
+		aspect(&summary, "quoted ids rewritten");
 
 	pg_oid_tohex(hex, &o->id);
 	if ((err = pg_report_add(&f, p->report, PG_CHECK_REWRITTEN_UPSTREAM,
@@ -159,7 +287,8 @@ static int report_copy(pg_pull *p, const pg_commit *c, const pg_commit *o, const
 		pg_oid_tohex(hex, &c->tree);
 		pg_oid_tohex(hex2, &o->tree);
 		if ((err = pg_finding_detail(f, "tree", hex, hex2)) < 0 ||
-		    (err = patch_detail(p, f, c, o)) < 0)
+		    (patch != PATCH_NONE &&
+		     (err = pg_finding_detail(f, "patch", patch_words[patch], NULL)) < 0))
 			goto done;
 	}
 	if (d.committer) {
@@ -182,6 +311,13 @@ static int report_copy(pg_pull *p, const pg_commit *c, const pg_commit *o, const
 		err = pg_finding_detail(f, "trailer-added", d.trailers_added[i]->line, NULL);
 	for (i = 0; i < d.ntrailers_removed && err == 0; i++)
 		err = pg_finding_detail(f, "trailer-removed", NULL, d.trailers_removed[i]->line);
+	for (i = 0; i < d.nquoted && err == 0; i++) {
+		pg_buf_clear(&x);
+		pg_buf_clear(&y);
+		if ((err = quoted_text(&x, p, &d.quoted[i], copies)) == 0 &&
+		    (err = pg_buf_put(&y, d.quoted[i].upstream, d.quoted[i].upstream_len)) == 0)
+			err = pg_finding_detail(f, "quoted-id", x.ptr, y.ptr);
+	}
 	if (err == 0)
 		err = headers_details(f, &summary, &d);
 	if (err == 0 && summary.len) {
@@ -204,24 +340,65 @@ done:
 	return err;
 }
 
+/* A commit that shares an upstream commit's identity but is no copy of it: a note. */
+static int note_rework(pg_pull *p, const pg_commit *c, const pg_commit *o, const char *anew)
+{
+	char hex[PG_OID_HEXSZ + 1];
+
+	pg_oid_tohex(hex, &o->id);
+	if (anew)
+		return pg_report_add_note(p->report, PG_CHECK_REWRITTEN_UPSTREAM, c, &o->id,
+					  "applies the patch of upstream commit %.12s again, from "
+					  "its mail (%s): the same change applied twice, not a "
+					  "rewrite", hex, anew);
+	if (c->nparents > 1 || o->nparents > 1)
+		return pg_report_add_note(p->report, PG_CHECK_REWRITTEN_UPSTREAM, c, &o->id,
+					  "re-does upstream merge %.12s (same author, date and "
+					  "message) with other parents or another tree: not a copy",
+					  hex);
+	return pg_report_add_note(p->report, PG_CHECK_REWRITTEN_UPSTREAM, c, &o->id,
+				  "re-applies an upstream change with a different patch: upstream "
+				  "commit %.12s has the same author, date and message", hex);
+}
+
 int pg_check_rewritten_upstream(pg_pull *p)
 {
 	pg_map copies = PG_MAP_INIT; /* pull id -> upstream original */
-	size_t i;
+	enum patch_state *patch = calloc(p->ncommits + 1, sizeof(*patch));
+	size_t i, k;
 	int err = 0;
 
-	/* first every match, so that parents can be named as copies too */
+	if (!patch)
+		return pg_error_oom();
+	/* oldest first, so that a commit's parents are judged before it */
 	for (i = 0; i < p->ncommits && err == 0; i++) {
-		const pg_commit *o = NULL;
+		const pg_commit **cands = NULL;
+		const char *anew = NULL, *why = NULL;
+		size_t n = 0;
+		bool copy = false;
 
-		if ((err = pg_upstream_find(&o, p->upstream, p->commits[i])) < 0 || !o)
-			continue;
-		p->original[i] = o;
-		err = pg_map_set(&copies, p->commits[i]->id.id, PG_OID_RAWSZ, (void *)o);
+		if ((err = pg_upstream_candidates(&cands, &n, p->upstream, p->commits[i])) < 0)
+			break;
+		for (k = 0; k < n && !copy && err == 0; k++) {
+			if ((err = is_copy(&copy, &patch[i], &why, p, p->commits[i], cands[k],
+					   &copies)) < 0)
+				break;
+			if (copy)
+				p->original[i] = cands[k];
+			else if (!anew)
+				anew = why;
+		}
+		if (err == 0 && copy)
+			err = pg_map_set(&copies, p->commits[i]->id.id, PG_OID_RAWSZ,
+					 (void *)p->original[i]);
+		else if (err == 0 && n)
+			err = note_rework(p, p->commits[i], cands[0], anew);
+		free(cands);
 	}
 	for (i = 0; i < p->ncommits && err == 0; i++)
 		if (p->original[i])
-			err = report_copy(p, p->commits[i], p->original[i], &copies);
+			err = report_copy(p, p->commits[i], p->original[i], &copies, patch[i]);
 	pg_map_release(&copies);
+	free(patch);
 	return err;
 }

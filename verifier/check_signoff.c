@@ -1,36 +1,80 @@
-/* check_signoff.c - signoff: every non-merge commit signed off by its author and its committer. */
+/* check_signoff.c - signoff: the Signed-off-by lines the policy requires of each non-merge commit. */
 #include "verifier/pull.h"
 #include "common/error.h"
 
-/* Documentation/process/submitting-patches.rst, "Sign your work" */
+/*
+ * Documentation/process/submitting-patches.rst, "Sign your work".  A
+ * sign-off is a line of its own anywhere in the message, as checkpatch
+ * reads it, not only in the last paragraph: a maintainer's note or a
+ * Reviewed-by block often follows the author's Signed-off-by.
+ */
+#define SOB "signed-off-by:"
 
-static bool email_in(const char *value, const char *email)
+/* The next "Signed-off-by:" line of c from *at: its value in *v, *vlen; false at the end. */
+static bool next_signoff(const pg_commit *c, size_t *at, const char **v, size_t *vlen)
 {
-	const char *lt = strrchr(value, '<'), *gt = lt ? strchr(lt, '>') : NULL;
-	size_t n = strlen(email);
+	const char *m = c->message, *end = c->message + c->message_len;
 
-	return lt && gt && (size_t)(gt - lt - 1) == n && n && !strncasecmp(lt + 1, email, n);
+	while (m + *at < end) {
+		const char *line = m + *at, *nl = memchr(line, '\n', (size_t)(end - line));
+		const char *stop = nl ? nl : end;
+
+		*at = (size_t)(stop - m) + (nl ? 1 : 0);
+		while (line < stop && (*line == ' ' || *line == '\t'))
+			line++;
+		if ((size_t)(stop - line) < strlen(SOB) || strncasecmp(line, SOB, strlen(SOB)))
+			continue;
+		line += strlen(SOB);
+		while (line < stop && (*line == ' ' || *line == '\t'))
+			line++;
+		while (stop > line && (stop[-1] == ' ' || stop[-1] == '\t' || stop[-1] == '\r'))
+			stop--;
+		*v = line;
+		*vlen = (size_t)(stop - line);
+		return true;
+	}
+	return false;
 }
 
-bool pg_commit_signed_off_by(const pg_commit *c, const char *email)
+/*
+ * "Name <email>" names who: the same e-mail (without regard to case), or
+ * the same name under another address (checkpatch only warns of that).
+ */
+static bool names(const char *v, size_t len, const pg_ident *who)
 {
-	size_t i;
+	const char *lt = memchr(v, '<', len), *gt = lt ? memchr(lt, '>', len - (size_t)(lt - v)) : NULL;
+	size_t n = strlen(who->email), name_len;
 
-	for (i = 0; i < c->ntrailers; i++)
-		if (!strcasecmp(c->trailers[i].key, "Signed-off-by") &&
-		    email_in(c->trailers[i].value, email))
+	if (!lt || !gt)
+		return false;
+	if (n && (size_t)(gt - lt - 1) == n && !strncasecmp(lt + 1, who->email, n))
+		return true;
+	name_len = (size_t)(lt - v);
+	while (name_len && v[name_len - 1] == ' ')
+		name_len--;
+	return who->name[0] && strlen(who->name) == name_len && !memcmp(v, who->name, name_len);
+}
+
+bool pg_commit_signed_off_by(const pg_commit *c, const pg_ident *who)
+{
+	const char *v;
+	size_t at = 0, len;
+
+	while (next_signoff(c, &at, &v, &len))
+		if (names(v, len, who))
 			return true;
 	return false;
 }
 
 static int signoffs_text(pg_buf *out, const pg_commit *c)
 {
-	size_t i;
+	const char *v;
+	size_t at = 0, len;
 	int err = 0;
 
-	for (i = 0; i < c->ntrailers && err == 0; i++)
-		if (!strcasecmp(c->trailers[i].key, "Signed-off-by"))
-			err = pg_buf_printf(out, "%s%s", out->len ? ", " : "", c->trailers[i].value);
+	while (err == 0 && next_signoff(c, &at, &v, &len))
+		if ((err = pg_buf_puts(out, out->len ? ", " : "")) == 0)
+			err = pg_buf_put(out, v, len);
 	if (err == 0 && !out->len)
 		err = pg_buf_puts(out, "(none)");
 	return err;
@@ -50,8 +94,10 @@ int pg_check_signoff(pg_pull *p)
 
 		if (c->nparents > 1)
 			continue;
-		author = pg_commit_signed_off_by(c, c->author.email);
-		committer = pg_commit_signed_off_by(c, c->committer.email);
+		/* what the policy does not require counts as given */
+		author = !p->policy->signoff_author || pg_commit_signed_off_by(c, &c->author);
+		committer = !p->policy->signoff_committer ||
+			    pg_commit_signed_off_by(c, &c->committer);
 		if (author && committer)
 			continue;
 		err = pg_report_add(&f, p->report, PG_CHECK_SIGNOFF, sev, c,

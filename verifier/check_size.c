@@ -1,66 +1,47 @@
-/* check_size.c - range-size: a pull larger than its description or the policy allows. */
+/* check_size.c - range-size: a pull larger than its request-pull mail says or the policy allows. */
+#include "verifier/mail.h"
 #include "verifier/pull.h"
 #include "common/error.h"
 
 /*
- * Kernel tag messages describe a pull as a list of top-level bullets
- * ("- subsystem: change", or "* ..."), one per change.  Nested bullets are
- * indented further and belong to the bullet above them.
+ * The size a pull announces is its request-pull mail's shortlog, one line
+ * per commit (merges included, as git shortlog counts them).  A tag
+ * message is no count: its bullets describe topics, and a topic is often
+ * many commits.  Without a mail only the policy's max-commits limits the
+ * size; what a rewrite added is the summary's business (verifier/story.c).
  */
-size_t pg_count_described(const char *msg, size_t len)
+/* "commits: pull 39; limit 10 in the mail's shortlog" */
+static int detail(pg_finding *f, size_t have, size_t limit, const char *what)
 {
-	const char *p = msg, *end = msg + len;
-	size_t n = 0;
+	char a[32], b[96];
 
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p), indent = 0;
-
-		while (indent < l && p[indent] == ' ')
-			indent++;
-		if (indent <= 1 && l >= indent + 3 && (p[indent] == '-' || p[indent] == '*') &&
-		    p[indent + 1] == ' ' && p[indent + 2] != ' ')
-			n++;
-		p = nl ? nl + 1 : end;
-	}
-	return n;
+	snprintf(a, sizeof(a), "%zu", have);
+	snprintf(b, sizeof(b), "%zu%s", limit, what);
+	return pg_finding_detail(f, "commits", a, b);
 }
 
 int pg_check_range_size(pg_pull *p)
 {
 	enum pg_severity sev = pg_pull_severity(p, PG_CHECK_RANGE_SIZE);
-	size_t i, merges = 0, described = 0;
 	pg_finding *f = NULL;
-	char a[32], b[32];
 	int err = 0;
-
-	for (i = 0; i < p->ncommits; i++)
-		if (p->commits[i]->nparents > 1)
-			merges++;
-	if (p->tag)
-		described = pg_count_described(p->tag->message, p->tag->message_len);
 
 	if (p->ncommits == 0)
 		return pg_report_add(NULL, p->report, PG_CHECK_RANGE_SIZE, sev, NULL,
 				     "the pull is empty: upstream already contains the tagged commit");
-	if (described && p->ncommits - merges > described) {
+	if (p->request && p->request->nshortlog && p->ncommits > p->request->nshortlog) {
 		err = pg_report_add(&f, p->report, PG_CHECK_RANGE_SIZE, sev, NULL,
-				    "the pull has %zu commits (%zu merges), the tag message "
-				    "describes %zu change%s", p->ncommits, merges, described,
-				    described == 1 ? "" : "s");
-		snprintf(a, sizeof(a), "%zu", p->ncommits - merges);
-		snprintf(b, sizeof(b), "%zu", described);
+				    "the pull has %zu commits, its request-pull mail's shortlog "
+				    "lists %zu", p->ncommits, p->request->nshortlog);
 		if (err == 0)
-			err = pg_finding_detail(f, "non-merge commits", a, b);
+			err = detail(f, p->ncommits, p->request->nshortlog, " in the mail's shortlog");
 	}
 	if (err == 0 && p->policy->max_commits && p->ncommits > p->policy->max_commits) {
 		err = pg_report_add(&f, p->report, PG_CHECK_RANGE_SIZE, sev, NULL,
 				    "the pull has %zu commits, the policy allows %zu",
 				    p->ncommits, p->policy->max_commits);
-		snprintf(a, sizeof(a), "%zu", p->ncommits);
-		snprintf(b, sizeof(b), "%zu", p->policy->max_commits);
 		if (err == 0)
-			err = pg_finding_detail(f, "commits", a, b);
+			err = detail(f, p->ncommits, p->policy->max_commits, " (the policy's max-commits)");
 	}
 	return err;
 }

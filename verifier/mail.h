@@ -93,6 +93,13 @@ int pg_mail_decode_header(pg_buf *out, const char *s, size_t len);
 int pg_mail_squeeze(pg_buf *out, const char *s, size_t len);
 
 /*
+ * The subject `git shortlog` (and git log's %s) prints: the first paragraph
+ * of the message joined into one line, without a leading "[PATCH...]",
+ * squeezed as a mail's subjects are.
+ */
+int pg_commit_shortlog_subject(pg_buf *out, const pg_commit *c);
+
+/*
  * The five pull-request-* checks (check_mail.c): the mail's base is an
  * upstream commit and an ancestor of the head; its head is the tag's
  * commit; its URL and ref are the ones that were verified (git://,

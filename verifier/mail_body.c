@@ -234,7 +234,10 @@ static char *tidy_path(pg_buf *b, bool elided)
 	return pg_buf_detach(b);
 }
 
-/* A diffstat name: "path", "old => new" or "pre/{old => new}/post", maybe quoted. */
+/*
+ * A diffstat name: "path", "old => new" or "pre/{old => new}/post", maybe
+ * quoted, maybe cut by git to ".../tail" (even inside the braces).
+ */
 static int add_file(pg_pull_request *pr, size_t *alloc, const char *l, size_t n)
 {
 	pg_buf a = PG_BUF_INIT, b = PG_BUF_INIT;
@@ -268,6 +271,16 @@ static int add_file(pg_pull_request *pr, size_t *alloc, const char *l, size_t n)
 		    (err = pg_buf_put(&a, open + 1, (size_t)(arrow - open - 1))) < 0 ||
 		    (err = pg_buf_put(&a, close + 1, (size_t)(end - close - 1))) < 0 ||
 		    (err = pg_buf_put(&b, l, (size_t)(open - l))) < 0 ||
+		    (err = pg_buf_put(&b, arrow + 4, (size_t)(close - arrow - 4))) < 0 ||
+		    (err = pg_buf_put(&b, close + 1, (size_t)(end - close - 1))) < 0)
+			goto done;
+	} else if (arrow && close && elided) {
+		/*
+		 * git cut the name inside the braces: "...k_defconfig => new}/post".
+		 * The old side is a tail, and so is the new (what preceded '{' is gone).
+		 */
+		if ((err = pg_buf_put(&a, l, (size_t)(arrow - l))) < 0 ||
+		    (err = pg_buf_put(&a, close + 1, (size_t)(end - close - 1))) < 0 ||
 		    (err = pg_buf_put(&b, arrow + 4, (size_t)(close - arrow - 4))) < 0 ||
 		    (err = pg_buf_put(&b, close + 1, (size_t)(end - close - 1))) < 0)
 			goto done;

@@ -4,9 +4,82 @@
 #include "common/error.h"
 #include "repo/trailers.h"
 
-static uint64_t mix(uint64_t h, const void *data, size_t len)
+static bool is_word(char c)
 {
-	/* FNV-1a continued over several fields, with a separator */
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_';
+}
+
+#define QUOTED_ID_MIN 7
+
+int pg_quoted_id_next(const char *s, size_t len, size_t from, size_t *start, size_t *n)
+{
+	size_t i = from;
+
+	while (i < len) {
+		size_t j = i, hex = 0;
+
+		if (!is_word(s[i])) {
+			i++;
+			continue;
+		}
+		/* a whole word: a run of hex inside a longer word is no id */
+		for (; j < len && is_word(s[j]); j++)
+			if ((s[j] >= '0' && s[j] <= '9') || (s[j] >= 'a' && s[j] <= 'f'))
+				hex++;
+		if (hex == j - i && hex >= QUOTED_ID_MIN) {
+			*start = i;
+			*n = j - i;
+			return 1;
+		}
+		i = j;
+	}
+	return 0;
+}
+
+/*
+ * Walk a and b together, a quoted id against a quoted id: fn sees each
+ * pair of ids that sit in the same place.  Returns whether the texts are
+ * equal apart from their ids (fn is called only while they are).
+ */
+typedef int (*id_pair_fn)(void *ctx, const char *a, size_t alen, const char *b, size_t blen);
+
+static int walk_ids(bool *equal, const char *a, size_t alen, const char *b, size_t blen,
+		    id_pair_fn fn, void *ctx)
+{
+	size_t pa = 0, pb = 0;
+	int err;
+
+	for (;;) {
+		size_t ia = alen, la = 0, ib = blen, lb = 0;
+		int ha = pg_quoted_id_next(a, alen, pa, &ia, &la);
+		int hb = pg_quoted_id_next(b, blen, pb, &ib, &lb);
+
+		if (ia - pa != ib - pb || memcmp(a + pa, b + pb, ia - pa) || ha != hb) {
+			*equal = false;
+			return 0;
+		}
+		if (!ha) {
+			*equal = true;
+			return 0;
+		}
+		if (fn && (err = fn(ctx, a + ia, la, b + ib, lb)) < 0)
+			return err;
+		pa = ia + la;
+		pb = ib + lb;
+	}
+}
+
+bool pg_text_equal_but_ids(const char *a, size_t alen, const char *b, size_t blen)
+{
+	bool equal = false;
+
+	walk_ids(&equal, a, alen, b, blen, NULL, NULL);
+	return equal;
+}
+
+static uint64_t fnv(uint64_t h, const void *data, size_t len)
+{
 	const unsigned char *p = data;
 	size_t i;
 
@@ -14,9 +87,14 @@ static uint64_t mix(uint64_t h, const void *data, size_t len)
 		h ^= p[i];
 		h *= 0x100000001b3ULL;
 	}
-	h ^= 0xff;
-	h *= 0x100000001b3ULL;
 	return h;
+}
+
+/* FNV-1a continued over several fields, with a separator */
+static uint64_t mix(uint64_t h, const void *data, size_t len)
+{
+	h = fnv(h, data, len) ^ 0xff;
+	return h * 0x100000001b3ULL;
 }
 
 uint64_t pg_identity_hash(const pg_commit *c)
@@ -24,20 +102,27 @@ uint64_t pg_identity_hash(const pg_commit *c)
 	uint64_t h = 0xcbf29ce484222325ULL;
 	int64_t t = c->author.time;
 	int32_t off = c->author.offset;
+	size_t at = 0, start, n;
 
 	h = mix(h, c->author.name, strlen(c->author.name));
 	h = mix(h, c->author.email, strlen(c->author.email));
 	h = mix(h, &t, sizeof(t));
 	h = mix(h, &off, sizeof(off));
-	return mix(h, c->message, c->body_len);
+	/* the body with every quoted id as one marker byte */
+	while (pg_quoted_id_next(c->message, c->body_len, at, &start, &n)) {
+		h = fnv(h, c->message + at, start - at);
+		h = fnv(h, "\x01", 1);
+		at = start + n;
+	}
+	return mix(h, c->message + at, c->body_len - at);
 }
 
 bool pg_identity_equal(const pg_commit *a, const pg_commit *b)
 {
 	return a->author.time == b->author.time && a->author.offset == b->author.offset &&
 	       !strcmp(a->author.name, b->author.name) &&
-	       !strcmp(a->author.email, b->author.email) && a->body_len == b->body_len &&
-	       !memcmp(a->message, b->message, a->body_len);
+	       !strcmp(a->author.email, b->author.email) &&
+	       pg_text_equal_but_ids(a->message, a->body_len, b->message, b->body_len);
 }
 
 static bool same_ident(const pg_ident *a, const pg_ident *b)
@@ -45,30 +130,83 @@ static bool same_ident(const pg_ident *a, const pg_ident *b)
 	return !strcmp(a->name, b->name) && !strcmp(a->email, b->email);
 }
 
-/* Trailers of `from` that have no unmatched equal in `in` (a multiset difference). */
-static int trailer_difference(const pg_trailer ***out, size_t *nout,
-			      const pg_commit *from, const pg_commit *in)
+static int push_quoted(void *ctx, const char *a, size_t alen, const char *b, size_t blen)
 {
-	bool *used = calloc(in->ntrailers + 1, sizeof(*used));
-	size_t i, j;
+	pg_commit_delta *d = ctx;
+	pg_quoted_id *q;
+	size_t i;
+	int err;
 
-	/* at most every trailer of `from`: one allocation, no growth */
-	if (!used || !(*out = calloc(from->ntrailers + 1, sizeof(**out)))) {
-		free(used);
-		return pg_error_oom();
+	if (alen == blen && !memcmp(a, b, alen))
+		return 0;
+	for (i = 0; i < d->nquoted; i++)
+		if (d->quoted[i].pull_len == alen && !memcmp(d->quoted[i].pull, a, alen) &&
+		    d->quoted[i].upstream_len == blen && !memcmp(d->quoted[i].upstream, b, blen))
+			return 0;
+	if ((err = PG_ARRAY_GROW(d->quoted, d->nquoted + 1, d->quoted_alloc)) < 0)
+		return err;
+	q = &d->quoted[d->nquoted++];
+	q->pull = a;
+	q->pull_len = alen;
+	q->upstream = b;
+	q->upstream_len = blen;
+	return 0;
+}
+
+static bool trailer_equal_but_ids(const pg_trailer *a, const pg_trailer *b)
+{
+	return !strcasecmp(a->key, b->key) &&
+	       pg_text_equal_but_ids(a->value, strlen(a->value), b->value, strlen(b->value));
+}
+
+/*
+ * Pair the trailers of both sides as multisets: equal ones first, then
+ * ones equal but for their quoted ids (whose ids join d->quoted).  What is
+ * left is added (the pull's) or removed (upstream's).
+ */
+static int pair_trailers(pg_commit_delta *d, const pg_commit *pull, const pg_commit *up)
+{
+	int *mate = calloc(pull->ntrailers + 1, sizeof(*mate)); /* upstream index + 1 */
+	bool *used = calloc(up->ntrailers + 1, sizeof(*used));
+	size_t i, j, pass;
+	int err = 0;
+
+	/* at most every trailer of each side: one allocation each, no growth */
+	if (!mate || !used || !(d->trailers_added = calloc(pull->ntrailers + 1, sizeof(void *))) ||
+	    !(d->trailers_removed = calloc(up->ntrailers + 1, sizeof(void *)))) {
+		err = pg_error_oom();
+		goto done;
 	}
-	for (i = 0; i < from->ntrailers; i++) {
-		for (j = 0; j < in->ntrailers; j++) {
-			if (!used[j] && pg_trailer_equal(&from->trailers[i], &in->trailers[j])) {
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < pull->ntrailers; i++) {
+			for (j = 0; !mate[i] && j < up->ntrailers; j++) {
+				if (used[j] || !(pass ? trailer_equal_but_ids(&pull->trailers[i], &up->trailers[j]) :
+						 pg_trailer_equal(&pull->trailers[i], &up->trailers[j])))
+					continue;
 				used[j] = true;
-				break;
+				mate[i] = (int)j + 1;
 			}
 		}
-		if (j == in->ntrailers)
-			(*out)[(*nout)++] = &from->trailers[i];
 	}
+	for (i = 0; i < pull->ntrailers && err == 0; i++) {
+		const pg_trailer *t = &pull->trailers[i];
+		bool equal;
+
+		if (!mate[i]) {
+			d->trailers_added[d->ntrailers_added++] = t;
+			continue;
+		}
+		j = (size_t)mate[i] - 1;
+		err = walk_ids(&equal, t->value, strlen(t->value), up->trailers[j].value,
+			       strlen(up->trailers[j].value), push_quoted, d);
+	}
+	for (j = 0; j < up->ntrailers; j++)
+		if (!used[j])
+			d->trailers_removed[d->ntrailers_removed++] = &up->trailers[j];
+done:
+	free(mate);
 	free(used);
-	return 0;
+	return err;
 }
 
 static int push_change(pg_commit_delta *d, enum pg_header_change_kind kind, const char *name,
@@ -150,8 +288,15 @@ int pg_commit_delta_compute(pg_commit_delta *d, const pg_commit *pull,
 	d->body = pull->body_len != upstream->body_len ||
 		  memcmp(pull->message, upstream->message, pull->body_len);
 
-	if ((err = trailer_difference(&d->trailers_added, &d->ntrailers_added, pull, upstream)) < 0 ||
-	    (err = trailer_difference(&d->trailers_removed, &d->ntrailers_removed, upstream, pull)) < 0)
+	if (d->body && pg_text_equal_but_ids(pull->message, pull->body_len, upstream->message,
+					      upstream->body_len)) {
+		bool equal;
+
+		if ((err = walk_ids(&equal, pull->message, pull->body_len, upstream->message,
+				    upstream->body_len, push_quoted, d)) < 0)
+			goto done;
+	}
+	if ((err = pair_trailers(d, pull, upstream)) < 0)
 		goto done;
 
 	/* every header name that either side has, in upstream's order then the pull's */
@@ -173,5 +318,6 @@ void pg_commit_delta_release(pg_commit_delta *d)
 	free((void *)d->trailers_added);
 	free((void *)d->trailers_removed);
 	free(d->headers);
+	free(d->quoted);
 	memset(d, 0, sizeof(*d));
 }

@@ -7,12 +7,25 @@
 /*
  * Two commits share an identity when they have the same author (name,
  * e-mail, time and zone) and the same message apart from the trailer
- * block.  A rewrite keeps this identity while changing the id: a
- * filter-repo copy, an amend, a rebase, a cherry-pick or a date rewrite.
- * The committer is deliberately not part of it: a rebase changes it.
+ * block and the commit ids it quotes.  A rewrite keeps this identity while
+ * changing the id: a filter-repo copy, an amend, a rebase, a cherry-pick or
+ * a date rewrite.  The committer is deliberately not part of it: a rebase
+ * changes it.  Quoted ids are not either: git-filter-repo (and so b4
+ * trailers -u) rewrites every id it knows in the messages it copies, in
+ * "This reverts commit X", "Commit X (...)" or a Fixes: alike.
  */
 uint64_t pg_identity_hash(const pg_commit *c);
 bool pg_identity_equal(const pg_commit *a, const pg_commit *b);
+
+/*
+ * A quoted commit id, as filter-repo finds them: a word (letters, digits,
+ * '_') made only of 7 or more hex digits 0-9a-f.  Finds the next one in
+ * s[from..len): 1 with *start and *n set, or 0 when there is none.
+ */
+int pg_quoted_id_next(const char *s, size_t len, size_t from, size_t *start, size_t *n);
+
+/* Whether a and b are equal once every quoted id is taken as the same word. */
+bool pg_text_equal_but_ids(const char *a, size_t alen, const char *b, size_t blen);
 
 enum pg_header_change_kind {
 	PG_HEADER_REMOVED, /* upstream has it, the pull copy lost it */
@@ -27,6 +40,14 @@ typedef struct pg_header_change {
 	const pg_header *upstream; /* NULL when added */
 } pg_header_change;
 
+/* A quoted id that differs between a copy and its original, in the same place. */
+typedef struct pg_quoted_id {
+	const char *pull;      /* borrowed from the pull commit's message or trailers */
+	size_t pull_len;
+	const char *upstream;  /* borrowed from the upstream commit */
+	size_t upstream_len;
+} pg_quoted_id;
+
 /* What differs between a pull commit and the upstream commit it copies. */
 typedef struct pg_commit_delta {
 	bool parents;
@@ -34,13 +55,20 @@ typedef struct pg_commit_delta {
 	bool author;
 	bool committer;
 	bool committer_date;  /* time or zone */
-	bool body;            /* the message before the trailers */
+	bool body;            /* the message before the trailers, quoted ids included */
 	const pg_trailer **trailers_added;   /* borrowed from the pull commit */
 	size_t ntrailers_added;
 	const pg_trailer **trailers_removed; /* borrowed from the upstream commit */
 	size_t ntrailers_removed;
 	pg_header_change *headers;
 	size_t nheaders, headers_alloc;
+	/*
+	 * Quoted ids that changed, in the body and in trailers that are
+	 * otherwise equal (such a trailer is neither added nor removed), each
+	 * pair once, in the order they appear.
+	 */
+	pg_quoted_id *quoted;
+	size_t nquoted, quoted_alloc;
 } pg_commit_delta;
 
 /* Fill *out (pointers borrowed from the two commits); release with _release. */

@@ -73,11 +73,22 @@ int pg_upstream_build(pg_upstream **out, pg_pull *p);
 void pg_upstream_free(pg_upstream *u);
 
 /*
- * The upstream commit that c copies (same identity, different id), or NULL.
- * When several share the identity, the one with the same tree wins.  The
- * result is owned by u.
+ * The upstream commits that share c's identity (verifier/match.h) under
+ * another id, the one with c's tree first: those c could copy.  *out is
+ * malloc()ed (free() it), the commits in it are owned by u.
  */
-int pg_upstream_find(const pg_commit **out, pg_upstream *u, const pg_commit *c);
+int pg_upstream_candidates(const pg_commit ***out, size_t *n, pg_upstream *u,
+			   const pg_commit *c);
+
+/* Whether id is among the upstream commits examined (all of them upstream's). */
+bool pg_upstream_has(const pg_upstream *u, const pg_oid *id);
+
+/*
+ * The date window's line: every upstream commit committed since then was
+ * examined, unless the search was truncated (a few may hide behind a
+ * parent dated earlier, as clocks are skewed).
+ */
+int64_t pg_upstream_since(const pg_upstream *u);
 
 /* How many upstream commits were examined. */
 size_t pg_upstream_examined(const pg_upstream *u);
@@ -87,17 +98,35 @@ bool pg_upstream_truncated(const pg_upstream *u);
 /* Whether email commits upstream's first-parent line (the top-level maintainer). */
 bool pg_upstream_is_maintainer(const pg_upstream *u, const char *email);
 
-/* Top-level bullets ("- x", "* x") in a tag message: the changes it describes. */
-size_t pg_count_described(const char *msg, size_t len);
+/*
+ * Whether c has a Signed-off-by line (anywhere in its message, as
+ * checkpatch reads it) naming who: by e-mail, or by the same name.
+ */
+bool pg_commit_signed_off_by(const pg_commit *c, const pg_ident *who);
 
-/* Whether c has a Signed-off-by trailer naming email. */
-bool pg_commit_signed_off_by(const pg_commit *c, const char *email);
+/* A Fixes: trailer's value, read leniently; pointers borrowed from it. */
+typedef struct pg_fixes {
+	const char *id;       /* 7 to 40 hex digits */
+	size_t idlen;
+	const char *subject;  /* what it quotes, quotes and parentheses removed */
+	size_t sublen;        /* 0: none */
+	bool cut;             /* '("' opened and never closed: a line cut short */
+} pg_fixes;
 
 /*
- * Split a Fixes: trailer value 'SHA ("subject")': the id's length and the
- * quoted subject (borrowed).  0, or -1 when the value is not of that form.
+ * Read a Fixes: value: 'SHA ("subject")' as documented, and the forms real
+ * trailers take: "commit SHA (...)", the subject in parentheses or quotes
+ * alone or bare, a trailing '.', no subject at all.  0, or -1 when it
+ * starts with no commit id.
  */
-int pg_fixes_parse(const char *value, size_t *idlen, const char **subject, size_t *sublen);
+int pg_fixes_parse(pg_fixes *out, const char *value);
+
+/*
+ * After the checks (story.c): the report's summary (the copies, their
+ * merges and dropped mergetags, quoted ids, what the pull should carry)
+ * and which findings follow from a rewritten copy (implied_by).
+ */
+int pg_pull_story(pg_pull *p);
 
 /* The checks, each in its own file. */
 

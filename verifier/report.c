@@ -51,6 +51,11 @@ void pg_report_free(pg_report *r)
 	for (i = 0; i < r->nfindings; i++)
 		finding_release(&r->findings[i]);
 	free(r->findings);
+	for (i = 0; i < r->nnotes; i++) {
+		free(r->notes[i].subject);
+		free(r->notes[i].message);
+	}
+	free(r->notes);
 	for (i = 0; i < r->nsignatures; i++)
 		signature_release(&r->signatures[i]);
 	free(r->signatures);
@@ -101,6 +106,44 @@ int pg_report_add(pg_finding **out, pg_report *r, enum pg_check_id check,
 	r->nfindings++;
 	if (out)
 		*out = f;
+	return 0;
+}
+
+int pg_report_add_note(pg_report *r, enum pg_check_id check, const pg_commit *commit,
+		       const pg_oid *upstream, const char *fmt, ...)
+{
+	pg_note *n;
+	pg_buf msg = PG_BUF_INIT;
+	va_list ap;
+	int err;
+
+	va_start(ap, fmt);
+	err = pg_buf_vprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (err < 0 || (err = PG_ARRAY_GROW(r->notes, r->nnotes + 1, r->notes_alloc)) < 0) {
+		pg_buf_release(&msg);
+		return err;
+	}
+	n = &r->notes[r->nnotes];
+	memset(n, 0, sizeof(*n));
+	n->check = check;
+	if (upstream) {
+		n->has_upstream = true;
+		n->upstream = *upstream;
+	}
+	if (commit) {
+		n->has_commit = true;
+		n->commit = commit->id;
+		if (!(n->subject = pg_strdup(commit->subject))) {
+			pg_buf_release(&msg);
+			return PG_ENOMEM;
+		}
+	}
+	if (!(n->message = pg_buf_detach(&msg))) {
+		free(n->subject);
+		return PG_ENOMEM;
+	}
+	r->nnotes++;
 	return 0;
 }
 
@@ -189,6 +232,65 @@ size_t pg_report_count(const pg_report *r, enum pg_severity sev)
 		if (r->findings[i].severity == sev)
 			n++;
 	return n;
+}
+
+size_t pg_report_count_roots(const pg_report *r, enum pg_severity sev)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < r->nfindings; i++)
+		if (r->findings[i].severity == sev && !r->findings[i].implied_by)
+			n++;
+	return n;
+}
+
+size_t pg_report_count_implied(const pg_report *r)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < r->nfindings; i++)
+		if (r->findings[i].implied_by)
+			n++;
+	return n;
+}
+
+static const char *plural(size_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+int pg_summary_format(pg_buf *out, const pg_report *r)
+{
+	const pg_summary *s = &r->summary;
+	int err;
+
+	if (!r->has_summary)
+		return 0;
+	if (!s->rewritten)
+		err = pg_buf_printf(out, "the pull carries %zu %s (%zu %s) and re-creates no "
+				    "upstream commit", r->ncommits, plural(r->ncommits, "commit", "commits"),
+				    r->nmerges, plural(r->nmerges, "merge", "merges"));
+	else
+		err = pg_buf_printf(out, "the pull re-creates %zu upstream %s under new ids",
+				    s->rewritten, plural(s->rewritten, "commit", "commits"));
+	if (err == 0 && s->rewritten && (s->rewritten_merges || s->quoted_ids))
+		err = pg_buf_putc(out, ' ');
+	if (err == 0 && s->rewritten && s->rewritten_merges)
+		err = pg_buf_printf(out, "(%zu %s, %zu signed %s dropped", s->rewritten_merges,
+				    plural(s->rewritten_merges, "merge", "merges"), s->dropped_mergetags,
+				    plural(s->dropped_mergetags, "tag", "tags"));
+	if (err == 0 && s->rewritten && s->quoted_ids)
+		err = pg_buf_printf(out, "%s%zu quoted commit %s rewritten", s->rewritten_merges ? "; " : "(",
+				    s->quoted_ids, plural(s->quoted_ids, "id", "ids"));
+	if (err == 0 && s->rewritten)
+		err = pg_buf_printf(out, "%s: without them it should carry %zu %s",
+				    s->rewritten_merges || s->quoted_ids ? ")" : "", s->own,
+				    plural(s->own, "commit", "commits"));
+	if (err == 0 && s->reapplied)
+		err = pg_buf_printf(out, "; %zu %s an upstream change anew, not as a copy "
+				    "(a note, not a finding)", s->reapplied,
+				    plural(s->reapplied, "commit applies", "commits apply"));
+	return err;
 }
 
 size_t pg_report_count_check(const pg_report *r, enum pg_check_id check)

@@ -29,7 +29,39 @@ typedef struct pg_finding {
 	char *message;      /* one line saying what is wrong */
 	pg_detail *details;
 	size_t ndetails, details_alloc;
+	/*
+	 * 0: a root cause.  Else 1 + the index of the finding this one follows
+	 * from (verifier/story.c): a foreign committer, a missing sign-off... on
+	 * a rewritten copy are what the rewrite did, not separate problems.
+	 */
+	size_t implied_by;
 } pg_finding;
+
+/*
+ * A fact that is no finding: it neither rejects nor warns, but a
+ * maintainer reading the report should know it (a pull commit that
+ * re-applies an upstream change with a different patch).  Strings are
+ * owned by the report.
+ */
+typedef struct pg_note {
+	enum pg_check_id check; /* the check that noticed it */
+	bool has_commit;
+	pg_oid commit;
+	char *subject;
+	bool has_upstream;
+	pg_oid upstream;
+	char *message;
+} pg_note;
+
+/* The story a report leads with (verifier/story.c fills it after the checks). */
+typedef struct pg_summary {
+	size_t rewritten;         /* pull commits that re-create an upstream commit */
+	size_t rewritten_merges;  /* how many of them are merges */
+	size_t dropped_mergetags; /* the signed tags (mergetag headers) those copies lost */
+	size_t quoted_ids;        /* commit ids quoted in their messages that the rewrite changed */
+	size_t reapplied;         /* upstream changes applied anew, not copied (notes) */
+	size_t own;               /* commits the pull should carry once the copies are removed */
+} pg_summary;
 
 /*
  * A signature that was checked: the pulled tag's, or a mergetag's in one of
@@ -87,6 +119,12 @@ typedef struct pg_report {
 	size_t ncommits;     /* commits in the pull */
 	size_t nmerges;
 	size_t upstream_examined; /* upstream commits the analysis looked at */
+	int64_t upstream_since;   /* of which: every one committed since then (a date window) */
+	bool no_keyring;          /* no keyring was given: signatures were not checked */
+	bool has_summary;         /* summary is filled (verify examined commits) */
+	pg_summary summary;
+	pg_note *notes;
+	size_t nnotes, notes_alloc;
 	pg_finding *findings;
 	size_t nfindings, findings_alloc;
 	pg_signature_info *signatures;
@@ -110,6 +148,10 @@ int pg_report_add(pg_finding **out, pg_report *r, enum pg_check_id check,
 		  enum pg_severity sev, const pg_commit *commit, const char *fmt, ...)
 	PG_PRINTF(6, 7);
 
+/* Add a note about commit (may be NULL); upstream may be NULL. */
+int pg_report_add_note(pg_report *r, enum pg_check_id check, const pg_commit *commit,
+		       const pg_oid *upstream, const char *fmt, ...) PG_PRINTF(5, 6);
+
 /* Add a detail; pull and upstream may be NULL. */
 int pg_finding_detail(pg_finding *f, const char *field, const char *pull,
 		      const char *upstream);
@@ -124,17 +166,31 @@ int pg_report_add_stage(pg_stage **out, pg_report *r, const char *name);
 int pg_stage_set(pg_stage *s, enum pg_stage_status status, const char *log,
 		 const char *fmt, ...) PG_PRINTF(4, 5);
 
+/* Findings of severity sev; pg_report_count_roots counts only root causes. */
 size_t pg_report_count(const pg_report *r, enum pg_severity sev);
+size_t pg_report_count_roots(const pg_report *r, enum pg_severity sev);
+/* Findings that follow from another (implied_by set). */
+size_t pg_report_count_implied(const pg_report *r);
+/* Reject when any finding is an error, root cause or not. */
 enum pg_verdict pg_report_verdict(const pg_report *r);
+
+/*
+ * The summary as one sentence: "the pull re-creates 4 upstream commits
+ * under new ids (2 merges, 2 signed tags dropped): without them it should
+ * carry 2 commits".  Nothing is appended when !r->has_summary.
+ */
+int pg_summary_format(pg_buf *out, const pg_report *r);
 
 /* Findings of one check, in the order they were added. */
 size_t pg_report_count_check(const pg_report *r, enum pg_check_id check);
 
 /*
- * Text for a terminal: a "signed:" line per checked signature, one line per
- * finding (severity, check, short id, subject), details indented below, a
- * final verdict line.  Every string from a repository is stripped of
- * control characters and escapes.
+ * Text for a terminal: the summary first, the pull and upstream, a
+ * "signed:" line per checked signature (or "not checked"), one line per
+ * root finding (severity, check, short id, subject) with its details and
+ * then the findings that follow from it indented below, the notes, and a
+ * final verdict line counting root causes.  Every string from a repository
+ * is stripped of control characters and escapes.
  */
 int pg_report_format_text(pg_buf *out, const pg_report *r);
 

@@ -23,7 +23,63 @@ static void put_finding(pg_json_writer *w, const pg_finding *f)
 		pg_json_close(w);
 	}
 	pg_json_close(w);
+	if (f->implied_by)
+		pg_json_put_int(w, "implied_by", (int64_t)f->implied_by - 1);
+	else
+		pg_json_put_null(w, "implied_by");
 	pg_json_close(w);
+}
+
+static void put_note(pg_json_writer *w, const pg_note *n)
+{
+	pg_json_open_object(w, NULL);
+	pg_json_put_str(w, "check", pg_check_name(n->check));
+	pg_json_put_oid(w, "commit", n->has_commit ? &n->commit : NULL);
+	pg_json_put_str(w, "subject", n->subject);
+	pg_json_put_oid(w, "upstream", n->has_upstream ? &n->upstream : NULL);
+	pg_json_put_str(w, "message", n->message);
+	pg_json_close(w);
+}
+
+/* The story first: what a maintainer reads before any finding. */
+static int put_summary(pg_json_writer *w, const pg_report *r)
+{
+	pg_buf text = PG_BUF_INIT, verdict = PG_BUF_INIT;
+	size_t errors = pg_report_count_roots(r, PG_SEV_ERROR),
+	       warnings = pg_report_count_roots(r, PG_SEV_WARNING),
+	       implied = pg_report_count_implied(r);
+	int err;
+
+	if (!r->has_summary) {
+		pg_json_put_null(w, "summary");
+		return 0;
+	}
+	if ((err = pg_summary_format(&text, r)) == 0)
+		err = pg_buf_printf(&verdict, "%s: %zu error%s, %zu warning%s as root causes; "
+				    "%zu finding%s follow%s from them",
+				    pg_report_verdict(r) == PG_VERDICT_ACCEPT ? "accept" : "reject",
+				    errors, errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s",
+				    implied, implied == 1 ? "" : "s", implied == 1 ? "s" : "");
+	if (err == 0) {
+		pg_json_open_object(w, "summary");
+		pg_json_put_str(w, "text", text.ptr);
+		pg_json_put_str(w, "verdict", verdict.ptr);
+		pg_json_put_int(w, "commits", (int64_t)r->ncommits);
+		pg_json_put_int(w, "merges", (int64_t)r->nmerges);
+		pg_json_put_int(w, "rewritten", (int64_t)r->summary.rewritten);
+		pg_json_put_int(w, "rewritten_merges", (int64_t)r->summary.rewritten_merges);
+		pg_json_put_int(w, "dropped_mergetags", (int64_t)r->summary.dropped_mergetags);
+		pg_json_put_int(w, "quoted_ids_rewritten", (int64_t)r->summary.quoted_ids);
+		pg_json_put_int(w, "should_carry", (int64_t)r->summary.own);
+		pg_json_put_int(w, "reapplied", (int64_t)r->summary.reapplied);
+		pg_json_put_int(w, "root_errors", (int64_t)errors);
+		pg_json_put_int(w, "root_warnings", (int64_t)warnings);
+		pg_json_put_int(w, "implied", (int64_t)implied);
+		pg_json_close(w);
+	}
+	pg_buf_release(&text);
+	pg_buf_release(&verdict);
+	return err;
 }
 
 static void put_signature(pg_json_writer *w, const pg_signature_info *s)
@@ -74,6 +130,10 @@ int pg_report_format_json(pg_buf *out, const pg_report *r)
 	pg_json_put_str(w, "verdict", pg_report_verdict(r) == PG_VERDICT_ACCEPT ? "accept" : "reject");
 	pg_json_put_int(w, "errors", (int64_t)pg_report_count(r, PG_SEV_ERROR));
 	pg_json_put_int(w, "warnings", (int64_t)pg_report_count(r, PG_SEV_WARNING));
+	if ((err = put_summary(w, r)) < 0) {
+		pg_json_writer_free(w);
+		return err;
+	}
 	pg_json_put_str(w, "repo", r->repo);
 	pg_json_put_str(w, "tag", r->tag);
 	pg_json_put_oid(w, "tag_object", &r->tag_object);
@@ -84,6 +144,19 @@ int pg_report_format_json(pg_buf *out, const pg_report *r)
 	pg_json_put_int(w, "commits", (int64_t)r->ncommits);
 	pg_json_put_int(w, "merges", (int64_t)r->nmerges);
 	pg_json_put_int(w, "upstream_examined", (int64_t)r->upstream_examined);
+	if (r->upstream_since) {
+		pg_buf since = PG_BUF_INIT;
+
+		if ((err = pg_time_format(&since, r->upstream_since, 0)) < 0) {
+			pg_json_writer_free(w);
+			return err;
+		}
+		pg_json_put_str(w, "upstream_window_since", since.ptr);
+		pg_buf_release(&since);
+	} else {
+		pg_json_put_null(w, "upstream_window_since");
+	}
+	pg_json_put_bool(w, "signatures_checked", !r->no_keyring);
 	pg_json_open_array(w, "signatures");
 	for (i = 0; i < r->nsignatures; i++)
 		put_signature(w, &r->signatures[i]);
@@ -91,6 +164,10 @@ int pg_report_format_json(pg_buf *out, const pg_report *r)
 	pg_json_open_array(w, "findings");
 	for (i = 0; i < r->nfindings; i++)
 		put_finding(w, &r->findings[i]);
+	pg_json_close(w);
+	pg_json_open_array(w, "notes");
+	for (i = 0; i < r->nnotes; i++)
+		put_note(w, &r->notes[i]);
 	pg_json_close(w);
 	if (r->nstages) {
 		put_stages(w, r);

@@ -42,7 +42,7 @@ static const char *other_side(enum pg_check_id check)
 	case PG_CHECK_PR_DIFFSTAT:
 		return "mail";
 	case PG_CHECK_RANGE_SIZE:
-		return "described";
+		return "limit";
 	default:
 		return "upstream";
 	}
@@ -166,37 +166,126 @@ static int put_stages(pg_buf *out, const pg_report *r)
 	return err;
 }
 
-int pg_report_format_text(pg_buf *out, const pg_report *r)
+/* "    also: error foreign-committer: committed by ...": a finding that follows from another. */
+static int put_implied(pg_buf *out, const pg_finding *f)
+{
+	int err;
+
+	if ((err = pg_buf_printf(out, "    also: %s %s: ", pg_severity_name(f->severity),
+				 pg_check_name(f->check))) < 0 ||
+	    (err = put_safe(out, f->message, VALUE_MAX)) < 0)
+		return err;
+	return pg_buf_putc(out, '\n');
+}
+
+static int put_note(pg_buf *out, const pg_note *n)
+{
+	char hex[PG_OID_HEXSZ + 1];
+	int err;
+
+	if (n->has_commit)
+		pg_oid_tohex(hex, &n->commit);
+	else
+		memcpy(hex, "-", 2);
+	hex[12] = '\0';
+	if ((err = pg_buf_printf(out, "%-7s  %-22s  %-12s  ", "note", pg_check_name(n->check),
+				 hex)) < 0 ||
+	    (err = put_safe(out, n->has_commit ? n->subject : n->message, SUBJECT_MAX)) < 0 ||
+	    (err = pg_buf_putc(out, '\n')) < 0)
+		return err;
+	if (n->has_commit && ((err = pg_buf_puts(out, "    ")) < 0 ||
+			      (err = put_safe(out, n->message, VALUE_MAX)) < 0 ||
+			      (err = pg_buf_putc(out, '\n')) < 0))
+		return err;
+	return 0;
+}
+
+static const char *plural(size_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+/* The pull, the upstream and how copies were sought: the lines under the summary. */
+static int put_header(pg_buf *out, const pg_report *r)
 {
 	char tag[PG_OID_HEXSZ + 1], up[PG_OID_HEXSZ + 1];
-	size_t i, errors = pg_report_count(r, PG_SEV_ERROR),
-		  warnings = pg_report_count(r, PG_SEV_WARNING);
 	int err;
 
 	pg_oid_tohex(tag, &r->tag_commit);
 	pg_oid_tohex(up, &r->upstream_tip);
 	if ((err = pg_buf_puts(out, "pull:     ")) < 0 || (err = put_safe(out, r->tag, 200)) < 0 ||
 	    (err = pg_buf_puts(out, " of ")) < 0 || (err = put_safe(out, r->repo, 300)) < 0 ||
-	    (err = pg_buf_printf(out, "\n          commit %s, %zu commits (%zu merges)\n",
-				 tag, r->ncommits, r->nmerges)) < 0 ||
+	    (err = pg_buf_printf(out, "\n          commit %s, %zu %s (%zu %s)\n", tag, r->ncommits,
+				 plural(r->ncommits, "commit", "commits"), r->nmerges,
+				 plural(r->nmerges, "merge", "merges"))) < 0 ||
 	    (err = pg_buf_puts(out, "upstream: ")) < 0 ||
 	    (err = put_safe(out, r->upstream_ref, 200)) < 0 ||
 	    (err = pg_buf_puts(out, " of ")) < 0 || (err = put_safe(out, r->upstream, 300)) < 0 ||
-	    (err = pg_buf_printf(out, "\n          commit %s, %zu commits examined\n\n", up,
-				 r->upstream_examined)) < 0)
+	    (err = pg_buf_printf(out, "\n          commit %s\n          copies sought among %zu "
+				 "upstream %s", up, r->upstream_examined,
+				 plural(r->upstream_examined, "commit", "commits"))) < 0)
+		return err;
+	/* what the count is: a date window, the divergence and cherry-pick sources */
+	if (r->upstream_since &&
+	    ((err = pg_buf_puts(out, ": those committed since ")) < 0 ||
+	     (err = pg_time_format(out, r->upstream_since, 0)) < 0 ||
+	     (err = pg_buf_puts(out, " (a date window), upstream's side of the divergence and "
+				"cherry-pick sources")) < 0))
+		return err;
+	return pg_buf_puts(out, "\n\n");
+}
+
+int pg_report_format_text(pg_buf *out, const pg_report *r)
+{
+	size_t i, k, errors = pg_report_count_roots(r, PG_SEV_ERROR),
+		  warnings = pg_report_count_roots(r, PG_SEV_WARNING),
+		  implied = pg_report_count_implied(r);
+	int err;
+
+	if (r->has_summary) {
+		pg_buf story = PG_BUF_INIT;
+
+		if ((err = pg_summary_format(&story, r)) == 0 &&
+		    (err = pg_buf_puts(out, "summary:  ")) == 0 &&
+		    (err = put_safe(out, story.ptr, 1000)) == 0)
+			err = pg_buf_puts(out, "\n");
+		pg_buf_release(&story);
+		if (err < 0)
+			return err;
+	}
+	if ((err = put_header(out, r)) < 0)
 		return err;
 	for (i = 0; i < r->nsignatures; i++)
 		if ((err = put_signature(out, &r->signatures[i], i == 0)) < 0)
 			return err;
-	if (r->nsignatures && (err = pg_buf_putc(out, '\n')) < 0)
+	if (!r->nsignatures && r->no_keyring &&
+	    (err = pg_buf_puts(out, "signed:   not checked (no keyring)\n")) < 0)
 		return err;
-	for (i = 0; i < r->nfindings; i++)
+	if ((r->nsignatures || r->no_keyring) && (err = pg_buf_putc(out, '\n')) < 0)
+		return err;
+	for (i = 0; i < r->nfindings; i++) {
+		if (r->findings[i].implied_by)
+			continue;
 		if ((err = put_finding(out, &r->findings[i])) < 0)
+			return err;
+		for (k = 0; k < r->nfindings; k++)
+			if (r->findings[k].implied_by == i + 1 &&
+			    (err = put_implied(out, &r->findings[k])) < 0)
+				return err;
+	}
+	for (i = 0; i < r->nnotes; i++)
+		if ((err = put_note(out, &r->notes[i])) < 0)
 			return err;
 	if (r->nstages && (err = put_stages(out, r)) < 0)
 		return err;
-	return pg_buf_printf(out, "%sverdict: %s (%zu error%s, %zu warning%s)\n",
-			     r->nfindings ? "\n" : "",
-			     pg_report_verdict(r) == PG_VERDICT_ACCEPT ? "accept" : "reject",
-			     errors, errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s");
+	if ((err = pg_buf_printf(out, "%sverdict: %s (%zu %s, %zu %s", r->nfindings || r->nnotes ? "\n" : "",
+				 pg_report_verdict(r) == PG_VERDICT_ACCEPT ? "accept" : "reject",
+				 errors, plural(errors, "error", "errors"), warnings,
+				 plural(warnings, "warning", "warnings"))) < 0)
+		return err;
+	if (implied && (err = pg_buf_printf(out, "; %zu more %s follow%s from them", implied,
+					    plural(implied, "finding", "findings"),
+					    implied == 1 ? "s" : "")) < 0)
+		return err;
+	return pg_buf_puts(out, ")\n");
 }

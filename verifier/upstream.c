@@ -26,6 +26,7 @@ struct pg_upstream {
 	char **emails;      /* committers of the first-parent line, lower case */
 	size_t nemails, emails_alloc;
 	size_t examined;
+	int64_t since;      /* the date window's line */
 	bool truncated;
 };
 
@@ -186,6 +187,7 @@ int pg_upstream_build(pg_upstream **out, pg_pull *p)
 	floor = tip->committer.time - (int64_t)p->policy->lookback_days * DAY;
 	if (since < floor)
 		since = floor;
+	u->since = since;
 	if ((err = chain_add(u, &p->upstream_tip)) < 0)
 		goto done;
 	if ((err = pg_repo_walk_since(p->repo, &p->upstream_tip, since, limit ? limit : SIZE_MAX,
@@ -239,26 +241,47 @@ void pg_upstream_free(pg_upstream *u)
 	free(u);
 }
 
-int pg_upstream_find(const pg_commit **out, pg_upstream *u, const pg_commit *c)
+int pg_upstream_candidates(const pg_commit ***out, size_t *n, pg_upstream *u,
+			   const pg_commit *c)
 {
 	uint64_t h = pg_identity_hash(c);
+	const pg_commit **list = NULL;
+	size_t count = 0, alloc = 0, i;
 	cand *k;
-	const pg_commit *best = NULL;
-	int err;
+	int err = 0;
 
 	*out = NULL;
+	*n = 0;
 	for (k = pg_map_get(&u->by_hash, &h, sizeof(h)); k; k = k->next) {
 		if (k->hash != h || !pg_oid_cmp(&k->id, &c->id))
 			continue;
 		if (!k->parsed && (err = pg_repo_read_commit(&k->parsed, u->repo, &k->id)) < 0)
-			return err;
+			goto done;
 		if (!pg_identity_equal(k->parsed, c))
 			continue;
-		if (!best || !pg_oid_cmp(&k->parsed->tree, &c->tree))
-			best = k->parsed;
+		if ((err = PG_ARRAY_GROW(list, count + 1, alloc)) < 0)
+			goto done;
+		/* the one with the same tree first */
+		for (i = count++; i > 0 && !pg_oid_cmp(&k->parsed->tree, &c->tree); i--)
+			list[i] = list[i - 1];
+		list[i] = k->parsed;
 	}
-	*out = best;
-	return 0;
+	*out = list;
+	*n = count;
+	list = NULL;
+done:
+	free(list);
+	return err;
+}
+
+bool pg_upstream_has(const pg_upstream *u, const pg_oid *id)
+{
+	return u && pg_map_get(&u->by_id, id->id, PG_OID_RAWSZ) != NULL;
+}
+
+int64_t pg_upstream_since(const pg_upstream *u)
+{
+	return u ? u->since : 0;
 }
 
 size_t pg_upstream_examined(const pg_upstream *u)

@@ -153,6 +153,7 @@ int pg_verify(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy
 		free(abs);
 		return err;
 	}
+	p.report->no_keyring = !policy->keyring && !policy->gnupg_home;
 	if (!(p.report->repo = pg_strdup(location)) || !(p.report->upstream = pg_strdup(up))) {
 		err = PG_ENOMEM;
 		goto done;
@@ -194,6 +195,7 @@ int pg_verify(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy
 		if (p.commits[i]->nparents > 1)
 			p.report->nmerges++;
 	p.report->upstream_examined = pg_upstream_examined(p.upstream);
+	p.report->upstream_since = pg_upstream_since(p.upstream);
 
 	for (i = 0; i < PG_ARRAY_SIZE(checks); i++)
 		if ((err = checks[i](&p)) < 0)
@@ -202,6 +204,8 @@ int pg_verify(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy
 		err = pg_report_add(NULL, p.report, PG_CHECK_REWRITTEN_UPSTREAM, PG_SEV_WARNING,
 				    NULL, "the search for copies of upstream commits stopped at "
 				    "the policy's cap of %zu commits", policy->max_upstream_commits);
+	if (err == 0)
+		err = pg_pull_story(&p);
 done:
 	pg_pull_release(&p);
 	pg_tagobj_free(p.tag);

@@ -3,7 +3,7 @@
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
-plan 22
+plan 26
 fixture_incident
 
 run "$PULLGATE" verify --keyring "$KEYRING" --trust "$FPR_KEES" --upstream "$UP" "$KEES" hardening-v6.16-rc1-fix1-take2
@@ -21,7 +21,11 @@ like "$out" "^error +tag-signature +- +no keyring configured: cannot verify the 
 run "$PULLGATE" verify --keyring "$KEYRING" --trust "$FPR_KEES" --upstream "$UP" "$KEES" hardening-v6.16-rc1-fix1
 is "$rc" 1 "take one is rejected"
 like "$out" 'commit [0-9a-f]{40}, 39 commits \(7 merges\)' "take one carries 39 commits"
-like "$out" '^verdict: reject' "the text report ends with the verdict"
+like "$out" '^verdict: reject \(35 errors, 0 warnings; [0-9]+ more findings follow from them\)$' \
+	"the text report ends with the verdict, counting root causes"
+is "$(printf '%s\n' "$out" | head -n1)" \
+	"summary:  the pull re-creates 35 upstream commits under new ids (7 merges, 7 signed tags dropped): without them it should carry 4 commits" \
+	"and leads with the story"
 
 run "$PULLGATE" verify --json --keyring "$KEYRING" --trust "$FPR_KEES" --upstream "$UP" "$KEES" hardening-v6.16-rc1-fix1
 json=$out
@@ -61,9 +65,16 @@ others=$(printf '%s' "$json" | jq -r '[.findings[] | select(.check == "foreign-c
 	| select(.details[0].pull | test("torvalds@") | not) | .severity] | unique | join(",")')
 is "$others" "warning" "commits by other sub-maintainers are warnings"
 
-size=$(printf '%s' "$json" | jq -r '.findings[] | select(.check == "range-size") | .message')
-is "$size" "the pull has 39 commits (7 merges), the tag message describes 4 changes" \
-	"range-size compares the pull with the tag's description"
+# The story first: what the pull re-creates, and what it should carry.
+is "$(printf '%s' "$json" | jq -r '.summary | "\(.rewritten) \(.rewritten_merges) \(.dropped_mergetags) \(.should_carry)"')" \
+	"35 7 7 4" "the JSON summary: 35 upstream commits re-created, 7 merges, 7 signed tags dropped, 4 to carry"
+is "$(printf '%s' "$json" | jq -r 'keys_unsorted | index("summary") < index("findings")')" true \
+	"and it comes before the findings"
+implied=$(printf '%s' "$json" | jq '[.findings[] | select(.implied_by != null)] | length')
+is "$(printf '%s' "$json" | jq -r '"\(.summary.root_errors) \(.summary.root_warnings) \(.summary.implied)"')" \
+	"35 0 $implied" "the root causes are the 35 copies; what the copies imply is grouped under them"
+is "$(printf '%s' "$json" | jq -r '[.findings[] | select(.implied_by == null) | .check] | unique | join(",")')" \
+	"rewritten-upstream" "every other finding of take one follows from a copy"
 
 v=$(printf '%s' "$json" | jq -r '"\(.schema) \(.verdict) \(.commits) \(.merges)"')
 is "$v" "1 reject 39 7" "the JSON report carries schema, verdict and counts"

@@ -50,8 +50,8 @@ like "$f" "^    Fixes: names deadbeefdead, which is neither an upstream nor a pu
 like "$f" "^    subject: pull lib: add the helper; upstream lib: add helper$" \
 	"a wrong subject is shown beside the real one"
 like "$f" "^warning  fixes-tag               $(short bad-fixes.malformed)  lib: a malformed fixes tag$" \
-	"a malformed Fixes: is reported"
-like "$f" '^    malformed Fixes: tag \(expected: Fixes: <sha> \("subject"\)\)$' "with the expected form"
+	"a Fixes: naming no commit is reported"
+like "$f" '^    Fixes: names no commit \(expected: Fixes: <sha> \("subject"\)\)$' "with the expected form"
 is "$(printf '%s\n' "$f" | grep -c '^warning')" 3 "three bad Fixes: tags, three findings"
 is "$rc" 0 "fixes-tag is a warning by default"
 
@@ -64,10 +64,13 @@ like "$f" "^    merged: upstream $(cut -c1-12 "$HY/expect/back-merge.upstream") 
 like "$f" "^    see: Documentation/maintainer/rebasing-and-merging.rst$" "and the document to read"
 
 verify recent-rebase
-is "$(findings "$out" recent-rebase)" "warning  recent-rebase           -             all 3 commits were committed in the 24 hours before the tag, though authored earlier
+is "$(findings "$out" recent-rebase)" "warning  recent-rebase           -             3 commits written 28+ days earlier were all committed in the 24 hours before the tag
     first committed: 2025-05-19 10:01:00 +0000
-    oldest authored: 2025-04-01 10:00:00 +0000
-    tagged: 2025-05-19 11:00:00 +0000" "a rebase just before tagging is reported with its dates"
+    last committed: 2025-05-19 10:03:00 +0000
+    newest authored: 2025-04-03 10:00:00 +0000
+    tagged: 2025-05-19 11:00:00 +0000
+    see: Documentation/maintainer/rebasing-and-merging.rst" \
+	"history written in April and re-stamped an hour before the tag is reported with its dates"
 
 verify date-anomaly
 f=$(findings "$out" date-anomaly)

@@ -227,6 +227,22 @@ static void test_diffstat_names(void **state)
 	pg_pull_request_free(pr);
 	free(text);
 
+	/* renames git cut inside the braces, as U-Boot's real request-pulls have them */
+	text = replace(REQUEST, STAT,
+		       " ...k_defconfig => mt8395_genio_1200_evk_defconfig} |    2 +-\n"
+		       " .../mach => include/dm/platform_data}/atmel_serial.h   |  2 +-\n"
+		       " 2 files changed, 2 insertions(+), 2 deletions(-)\n");
+	pr = parse_ok(text);
+	assert_int_equal(pr->nfiles, 2);
+	assert_true(pr->files[0].elided);
+	assert_string_equal(pr->files[0].old_path, "k_defconfig");
+	assert_string_equal(pr->files[0].path, "mt8395_genio_1200_evk_defconfig");
+	assert_true(pr->files[1].elided);
+	assert_string_equal(pr->files[1].old_path, "/mach/atmel_serial.h");
+	assert_string_equal(pr->files[1].path, "include/dm/platform_data/atmel_serial.h");
+	pg_pull_request_free(pr);
+	free(text);
+
 	/* one file, and a list that git cut short */
 	text = replace(REQUEST, STAT, " a.c | 1 +\n ...\n 1 file changed, 1 insertion(+)\n");
 	pr = parse_ok(text);

@@ -146,19 +146,171 @@ static void test_delta_changed_and_duplicate_trailers(void **state)
 	pg_commit_free(copy);
 }
 
-static void test_count_described(void **state)
+/* What filter-repo counts as a quoted id: a whole word of 7 or more lower-case hex digits. */
+static void test_quoted_id_next(void **state)
 {
-	const char *tag = "hardening fixes\n\n"
-			  "- randstruct: gcc-plugin: Fix attribute addition with GCC 15\n\n"
-			  "- ubsan: integer-overflow: depend on BROKEN\n"
-			  "  - a nested note\n"
-			  " * overflow: Introduce __DEFINE_FLEX\n"
-			  "-not a bullet\n"
-			  "--- neither\n";
+	static const char text[] = "This reverts commit 1234567abc. See deadbee, cafe, "
+				   "0123456789abcdefX, _abcdef12, ABCDEF1234, abcdef1_, "
+				   "id=fedcba9876543210 and 20250101.";
+	size_t at = 0, start, n, found = 0;
+	const char *want[] = { "1234567abc", "deadbee", "fedcba9876543210", "20250101" };
 
 	(void)state;
-	assert_int_equal(pg_count_described(tag, strlen(tag)), 3);
-	assert_int_equal(pg_count_described("", 0), 0);
+	while (pg_quoted_id_next(text, strlen(text), at, &start, &n)) {
+		assert_true(found < PG_ARRAY_SIZE(want));
+		assert_int_equal(n, strlen(want[found]));
+		assert_memory_equal(text + start, want[found], n);
+		found++;
+		at = start + n;
+	}
+	assert_int_equal(found, PG_ARRAY_SIZE(want));
+	assert_int_equal(pg_quoted_id_next("abcdef", 6, 0, &start, &n), 0);
+	assert_int_equal(pg_quoted_id_next("", 0, 0, &start, &n), 0);
+
+	assert_true(pg_text_equal_but_ids("revert 1234567 now", 18, "revert abcdef0123 now", 21));
+	assert_false(pg_text_equal_but_ids("revert 1234567 now", 18, "revert 1234567 no", 17));
+	/* a word that is not an id must stay the same */
+	assert_false(pg_text_equal_but_ids("a 1234567", 9, "a 123456g", 9));
+	assert_false(pg_text_equal_but_ids("a 1234567", 9, "a", 1));
+}
+
+/*
+ * git-filter-repo rewrites the ids it knows in the messages it copies: the
+ * copy of a revert names the copy of what it reverts, and a Fixes: the copy
+ * of what it fixes.  The identity holds; the delta names each changed id.
+ */
+static void test_identity_and_delta_across_rewritten_ids(void **state)
+{
+	pg_commit *orig = commit(TREE_A, P1, linus_at, "",
+				 "Revert \"net: x\"\n\nThis reverts commit "
+				 "1111111aaaaaaa2222222bbbbbbb3333333ccccc.\n"
+				 "Commit 4444444dddd (\"net: y\") broke it.\n\n"
+				 "Fixes: 4444444dddd (\"net: y\")\nSigned-off-by: A <a@b>\n");
+	pg_commit *copy = commit(TREE_A, P3, "Kees Cook <kees@kernel.org> 1748700000 -0700", "",
+				 "Revert \"net: x\"\n\nThis reverts commit "
+				 "9999999eeeeeee8888888fffffff7777777aaaaa.\n"
+				 "Commit 5555555bbbb (\"net: y\") broke it.\n\n"
+				 "Fixes: 5555555bbbb (\"net: y\")\nSigned-off-by: A <a@b>\n"
+				 "Reviewed-by: R <r@r>\n");
+	pg_commit *other = commit(TREE_A, P1, linus_at, "",
+				  "Revert \"net: z\"\n\nThis reverts commit "
+				  "1111111aaaaaaa2222222bbbbbbb3333333ccccc.\n");
+	pg_commit_delta d;
+
+	(void)state;
+	assert_true(pg_identity_equal(copy, orig));
+	assert_true(pg_identity_hash(copy) == pg_identity_hash(orig));
+	assert_false(pg_identity_equal(other, orig));
+	assert_int_equal(pg_commit_delta_compute(&d, copy, orig), 0);
+	assert_true(d.body);
+	/* the Fixes: is the same trailer with another id: neither added nor removed */
+	assert_int_equal(d.ntrailers_added, 1);
+	assert_string_equal(d.trailers_added[0]->line, "Reviewed-by: R <r@r>");
+	assert_int_equal(d.ntrailers_removed, 0);
+	/* each changed id once, in order: the body's two (one repeats in the Fixes:) */
+	assert_int_equal(d.nquoted, 2);
+	assert_memory_equal(d.quoted[0].pull, "9999999eeeeeee8888888fffffff7777777aaaaa", 40);
+	assert_int_equal(d.quoted[0].upstream_len, 40);
+	assert_memory_equal(d.quoted[0].upstream, "1111111aaaaaaa2222222bbbbbbb3333333ccccc", 40);
+	assert_int_equal(d.quoted[1].pull_len, 11);
+	assert_memory_equal(d.quoted[1].pull, "5555555bbbb", 11);
+	assert_memory_equal(d.quoted[1].upstream, "4444444dddd", 11);
+	pg_commit_delta_release(&d);
+	pg_commit_free(orig);
+	pg_commit_free(copy);
+	pg_commit_free(other);
+}
+
+/*
+ * The story: two copies (one a merge that lost its mergetag), one commit of
+ * the pull's own; a foreign committer on a copy follows from it, a missing
+ * sign-off on the pull's own commit does not, and an error under a copy
+ * reported as a warning stays a root cause.
+ */
+static void test_story(void **state)
+{
+	pg_commit *orig_merge = commit(TREE_A, P1 " " P2, linus_at, MERGETAG, msg);
+	pg_commit *copy_merge = commit(TREE_A, P3 " " P2, linus_at, "", msg);
+	pg_commit *orig = commit(TREE_A, P1, linus_at, "", "net: x\n");
+	pg_commit *copy = commit(TREE_B, P3, linus_at, "", "net: x\n");
+	pg_commit *own = commit(TREE_B, P3, "Kees Cook <kees@kernel.org> 1748700000 -0700", "", "mine\n");
+	pg_commit *commits[3];
+	const pg_commit *original[3];
+	pg_policy *policy = NULL;
+	pg_pull p;
+	pg_buf text = PG_BUF_INIT;
+	pg_finding *f;
+
+	(void)state;
+	copy_merge->id.id[0] = 1;
+	copy->id.id[0] = 2;
+	own->id.id[0] = 3;
+	commits[0] = copy;
+	commits[1] = copy_merge;
+	commits[2] = own;
+	original[0] = orig;
+	original[1] = orig_merge;
+	original[2] = NULL;
+	memset(&p, 0, sizeof(p));
+	assert_int_equal(pg_policy_new_default(&policy), 0);
+	p.policy = policy;
+	assert_int_equal(pg_report_new(&p.report), 0);
+	p.commits = commits;
+	p.ncommits = 3;
+	p.original = original;
+	p.report->ncommits = 3;
+	p.report->nmerges = 1;
+
+	assert_int_equal(pg_report_add(NULL, p.report, PG_CHECK_REWRITTEN_UPSTREAM, PG_SEV_ERROR,
+				       copy, "rewritten copy"), 0);
+	p.report->findings[0].has_upstream = true;
+	assert_int_equal(pg_report_add(NULL, p.report, PG_CHECK_REWRITTEN_UPSTREAM, PG_SEV_WARNING,
+				       copy_merge, "rewritten copy"), 0);
+	p.report->findings[1].has_upstream = true;
+	assert_int_equal(pg_report_add(NULL, p.report, PG_CHECK_FOREIGN_COMMITTER, PG_SEV_ERROR,
+				       copy, "committed by Linus"), 0);
+	assert_int_equal(pg_report_add(NULL, p.report, PG_CHECK_FOREIGN_COMMITTER, PG_SEV_ERROR,
+				       copy_merge, "committed by Linus"), 0);
+	assert_int_equal(pg_report_add(NULL, p.report, PG_CHECK_BACK_MERGE, PG_SEV_WARNING,
+				       copy_merge, "merges upstream"), 0);
+	assert_int_equal(pg_report_add(&f, p.report, PG_CHECK_SIGNOFF, PG_SEV_ERROR, own,
+				       "no Signed-off-by"), 0);
+
+	assert_int_equal(pg_pull_story(&p), 0);
+	assert_true(p.report->has_summary);
+	assert_int_equal(p.report->summary.rewritten, 2);
+	assert_int_equal(p.report->summary.rewritten_merges, 1);
+	assert_int_equal(p.report->summary.dropped_mergetags, 1);
+	assert_int_equal(p.report->summary.own, 1);
+	assert_int_equal(p.report->findings[2].implied_by, 1);  /* under the copy's finding */
+	assert_int_equal(p.report->findings[3].implied_by, 0);  /* an error under a warning */
+	assert_int_equal(p.report->findings[4].implied_by, 2);
+	assert_int_equal(p.report->findings[5].implied_by, 0);  /* the pull's own commit */
+	assert_int_equal(pg_report_count_roots(p.report, PG_SEV_ERROR), 3);
+	assert_int_equal(pg_report_count_roots(p.report, PG_SEV_WARNING), 1);
+	assert_int_equal(pg_report_count_implied(p.report), 2);
+	assert_int_equal(pg_report_verdict(p.report), PG_VERDICT_REJECT);
+
+	assert_int_equal(pg_summary_format(&text, p.report), 0);
+	assert_string_equal(text.ptr, "the pull re-creates 2 upstream commits under new ids (1 merge, "
+			    "1 signed tag dropped): without them it should carry 1 commit");
+	pg_buf_clear(&text);
+	assert_int_equal(pg_report_format_text(&text, p.report), 0);
+	assert_non_null(strstr(text.ptr, "summary:  the pull re-creates 2 upstream commits"));
+	assert_true(strstr(text.ptr, "summary:") == text.ptr);
+	assert_non_null(strstr(text.ptr, "\n    also: warning back-merge: merges upstream\n"));
+	assert_non_null(strstr(text.ptr, "\nverdict: reject (3 errors, 1 warning; 2 more findings "
+				      "follow from them)\n"));
+	assert_non_null(strstr(text.ptr, ", 3 commits (1 merge)\n"));
+
+	pg_buf_release(&text);
+	pg_report_free(p.report);
+	pg_policy_free(policy);
+	pg_commit_free(orig_merge);
+	pg_commit_free(copy_merge);
+	pg_commit_free(orig);
+	pg_commit_free(copy);
+	pg_commit_free(own);
 }
 
 static void test_split_location(void **state)
@@ -197,11 +349,13 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_identity_ignores_trailers_and_committer),
+		cmocka_unit_test(test_quoted_id_next),
+		cmocka_unit_test(test_identity_and_delta_across_rewritten_ids),
+		cmocka_unit_test(test_story),
 		cmocka_unit_test(test_delta_lost_mergetag),
 		cmocka_unit_test(test_delta_rebase_and_trailers),
 		cmocka_unit_test(test_delta_only_date),
 		cmocka_unit_test(test_delta_changed_and_duplicate_trailers),
-		cmocka_unit_test(test_count_described),
 		cmocka_unit_test(test_split_location),
 	};
 

@@ -102,7 +102,10 @@ static void test_default_yaml_is_the_builtin_default(void **state)
 	assert_int_equal(file->lookback_days, builtin->lookback_days);
 	assert_int_equal(file->max_upstream_commits, builtin->max_upstream_commits);
 	assert_int_equal(file->recent_rebase_hours, builtin->recent_rebase_hours);
+	assert_int_equal(file->recent_rebase_min_age_days, builtin->recent_rebase_min_age_days);
 	assert_int_equal(file->future_slack_minutes, builtin->future_slack_minutes);
+	assert_true(file->signoff_author && builtin->signoff_author);
+	assert_true(file->signoff_committer && builtin->signoff_committer);
 	assert_int_equal(file->auto_approve, builtin->auto_approve);
 	assert_int_equal(file->build_timeout_minutes, builtin->build_timeout_minutes);
 	assert_int_equal(file->boot_timeout_seconds, builtin->boot_timeout_seconds);
@@ -141,7 +144,54 @@ static void test_kernel_toplevel_loads(void **state)
 		p, "https://git.kernel.org/pub/scm/linux/kernel/git/a/b/../../../../../x"));
 	assert_int_equal(p->nsigners, 0);
 	assert_false(p->auto_approve);
+	/* the kernel's rule: author and committer sign off */
+	assert_true(p->signoff_author);
+	assert_true(p->signoff_committer);
 	pg_policy_free(p);
+}
+
+/* A project whose maintainers apply patches without signing off themselves. */
+static void test_no_maintainer_signoff_loads(void **state)
+{
+	pg_policy *p = NULL, *d = NULL;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(pg_policy_load(&p, "policies/no-maintainer-signoff.yaml"), 0);
+	assert_int_equal(pg_policy_new_default(&d), 0);
+	assert_true(p->signoff_author);
+	assert_false(p->signoff_committer);
+	/* nothing else is looser than the kernel's defaults */
+	for (i = 0; i < PG_CHECK__COUNT; i++)
+		assert_int_equal(p->severity[i], d->severity[i]);
+	assert_int_equal(p->recent_rebase_min_age_days, d->recent_rebase_min_age_days);
+	assert_int_equal(p->nsigners, 0);
+	pg_policy_free(p);
+	pg_policy_free(d);
+}
+
+static void test_signoff_from(void **state)
+{
+	pg_policy *p;
+
+	(void)state;
+	p = parse_ok("hygiene: {signoff-from: [committer]}\n");
+	assert_false(p->signoff_author);
+	assert_true(p->signoff_committer);
+	pg_policy_free(p);
+	p = parse_ok("hygiene:\n  signoff-from: [committer, author]\n");
+	assert_true(p->signoff_author && p->signoff_committer);
+	pg_policy_free(p);
+	parse_fails("hygiene: {signoff-from: []}\n",
+		    "t.yaml:1:25: 'hygiene.signoff-from' wants a list of author and committer (to "
+		    "require no sign-off, turn the signoff check off), not an empty list");
+	parse_fails("hygiene: {signoff-from: author}\n",
+		    "t.yaml:1:25: 'hygiene.signoff-from' wants a list of author and committer (to "
+		    "require no sign-off, turn the signoff check off), not 'author'");
+	parse_fails("hygiene: {signoff-from: [author, maintainer]}\n",
+		    "t.yaml:1:34: 'hygiene.signoff-from[1]' wants author or committer");
+	parse_fails("hygiene: {signoff-from: [author, author]}\n",
+		    "t.yaml:1:34: 'hygiene.signoff-from[1]' repeats 'author'");
 }
 
 static const char full[] =
@@ -165,7 +215,9 @@ static const char full[] =
 	"limits: {max-commits: 500, lookback-days: 30, max-upstream-commits: 1000}\n"
 	"hygiene:\n"
 	"  recent-rebase-hours: 48\n"
+	"  recent-rebase-min-age-days: 14\n"
 	"  future-slack-minutes: 5\n"
+	"  signoff-from: [author]\n"
 	"checks:\n"
 	"  range-size: off\n"
 	"  signoff: warning\n"
@@ -210,7 +262,10 @@ static void test_every_key_is_mapped(void **state)
 	assert_int_equal(p->lookback_days, 30);
 	assert_int_equal(p->max_upstream_commits, 1000);
 	assert_int_equal(p->recent_rebase_hours, 48);
+	assert_int_equal(p->recent_rebase_min_age_days, 14);
 	assert_int_equal(p->future_slack_minutes, 5);
+	assert_true(p->signoff_author);
+	assert_false(p->signoff_committer);
 	assert_int_equal(p->severity[PG_CHECK_RANGE_SIZE], PG_SEV_OFF);
 	assert_int_equal(p->severity[PG_CHECK_SIGNOFF], PG_SEV_WARNING);
 	assert_int_equal(p->severity[PG_CHECK_BACK_MERGE], PG_SEV_ERROR);
@@ -745,6 +800,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_default_yaml_is_the_builtin_default),
 		cmocka_unit_test(test_kernel_toplevel_loads),
+		cmocka_unit_test(test_no_maintainer_signoff_loads),
+		cmocka_unit_test(test_signoff_from),
 		cmocka_unit_test(test_every_key_is_mapped),
 		cmocka_unit_test(test_left_out_keys_keep_defaults),
 		cmocka_unit_test(test_relative_paths),
