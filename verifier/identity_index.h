@@ -34,7 +34,7 @@ typedef struct pg_identity_index pg_identity_index;
  * Bump when pg_identity_hash changes what it hashes.  (The fingerprint of
  * sample commits catches most changes without it, not all.)
  */
-#define PG_IDENTITY_INDEX_KEY 1
+#define PG_IDENTITY_INDEX_KEY 2 /* 2: quoted commit ids are one marker (issue 11) */
 
 typedef struct pg_identity_hit {
 	pg_oid id;

@@ -253,6 +253,9 @@ static void test_damaged_file_is_made_again(void **state)
 	/* another key version */
 	expect_rebuilt(f, &r, "printf '\\377' | dd of=$f bs=1 seek=12 conv=notrunc 2>/dev/null",
 		       "key");
+	/* an index of key 1, made before quoted ids were one marker of the key */
+	expect_rebuilt(f, &r, "printf '\\001' | dd of=$f bs=1 seek=12 conv=notrunc 2>/dev/null",
+		       "key");
 	/* a damaged entry is found when the index is next extended */
 	expect_rebuilt(f, &r, "printf XXXX | dd of=$f bs=1 seek=200 conv=notrunc 2>/dev/null && "
 		       "c=$(git commit-tree -p main -m more main^{tree}) && "
