@@ -34,8 +34,8 @@
 # Then, per history, bench/identity_index_bench.c (built by make bench)
 # makes the identity index of upstream as it was 50 merges ago, extends it
 # to the tip, opens it again and probes it once per commit of the incident
-# pull: the cost of finding copies by identity, which upstream.c does not
-# use yet.
+# pull: the cost of finding copies by identity apart from the rest of
+# verify (which probes the same index, made by the first, untimed run).
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 PULLGATE=${1:-$TOP/build/release/pullgate}

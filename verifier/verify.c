@@ -123,9 +123,25 @@ static int resolve_upstream(pg_pull *p, const char *location, const char *branch
 			    p->report->upstream_ref);
 }
 
+static const char *index_action_name(const pg_identity_index_info *info)
+{
+	if (info->action == PG_IDENTITY_INDEX_CURRENT)
+		return "current";
+	if (info->action == PG_IDENTITY_INDEX_EXTENDED)
+		return "extended";
+	if (!info->why || !strcmp(info->why, "new"))
+		return "built (new)";
+	if (!strcmp(info->why, "rewritten"))
+		return "built (rewritten)";
+	if (!strcmp(info->why, "key"))
+		return "built (key)";
+	return "built (damaged)";
+}
+
 int pg_verify(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy,
 	      const char *home)
 {
+	const pg_identity_index_info *info;
 	pg_pull p;
 	pg_oid target;
 	char *abs = NULL;
@@ -196,6 +212,10 @@ int pg_verify(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy
 			p.report->nmerges++;
 	p.report->upstream_examined = pg_upstream_examined(p.upstream);
 	p.report->upstream_since = pg_upstream_since(p.upstream);
+	if ((info = pg_upstream_index_info(p.upstream, &p.report->upstream_indexed))) {
+		p.report->upstream_index = index_action_name(info);
+		p.report->upstream_index_added = info->added;
+	}
 
 	for (i = 0; i < PG_ARRAY_SIZE(checks); i++)
 		if ((err = checks[i](&p)) < 0)
