@@ -192,34 +192,43 @@ static int open_index(pg_upstream *u, pg_pull *p)
 	return 0;
 }
 
+#define FEW_HITS 8
+
+/*
+ * The index's commits with this key: in few (FEW_HITS of them) when they
+ * fit, else in *hits malloc()ed (free it when it is not few).
+ */
+static int probe(pg_identity_hit **hits, size_t *n, pg_identity_hit *few,
+		 const pg_identity_index *x, uint64_t key)
+{
+	*hits = few;
+	*n = pg_identity_index_probe(few, FEW_HITS, x, key);
+	if (*n <= FEW_HITS)
+		return 0;
+	if (!(*hits = calloc(*n, sizeof(**hits)))) {
+		*hits = few;
+		*n = 0;
+		return pg_error_oom();
+	}
+	*n = pg_identity_index_probe(*hits, *n, x, key);
+	return 0;
+}
+
 /* Every upstream commit that shares a pull commit's identity key: one probe each. */
 static int probe_index(pg_upstream *u, const pg_pull *p)
 {
-	pg_identity_hit few[8], *hits = few;
-	size_t i, j, n, max = PG_ARRAY_SIZE(few);
+	pg_identity_hit few[FEW_HITS], *hits;
+	size_t i, j, n;
 	int err = 0;
 
 	for (i = 0; i < p->ncommits && err == 0; i++) {
-		uint64_t key = pg_identity_hash(p->commits[i]);
-
-		n = pg_identity_index_probe(hits, max, u->index, key);
-		if (n > max) {
-			if (hits != few)
-				free(hits);
-			if (!(hits = calloc(n, sizeof(*hits)))) {
-				hits = few;
-				return pg_error_oom();
-			}
-			max = n;
-			n = pg_identity_index_probe(hits, max, u->index, key);
-			if (n > max)
-				n = max;
-		}
+		if ((err = probe(&hits, &n, few, u->index, pg_identity_hash(p->commits[i]))) < 0)
+			return err;
 		for (j = 0; j < n && err == 0; j++)
 			err = consider(u, &hits[j].id, false);
+		if (hits != few)
+			free(hits);
 	}
-	if (hits != few)
-		free(hits);
 	return err;
 }
 
@@ -382,9 +391,9 @@ bool pg_upstream_has(const pg_upstream *u, const pg_oid *id)
 
 int pg_upstream_holds(const pg_upstream *u, const pg_commit *c)
 {
-	pg_identity_hit few[8], *hits = few;
+	pg_identity_hit few[FEW_HITS], *hits;
 	size_t n, i;
-	int held = 0;
+	int held = 0, err;
 
 	if (!u)
 		return 0;
@@ -392,12 +401,8 @@ int pg_upstream_holds(const pg_upstream *u, const pg_commit *c)
 		return 1;
 	if (!u->index)
 		return -1;
-	n = pg_identity_index_probe(few, PG_ARRAY_SIZE(few), u->index, pg_identity_hash(c));
-	if (n > PG_ARRAY_SIZE(few)) {
-		if (!(hits = calloc(n, sizeof(*hits))))
-			return pg_error_oom();
-		n = pg_identity_index_probe(hits, n, u->index, pg_identity_hash(c));
-	}
+	if ((err = probe(&hits, &n, few, u->index, pg_identity_hash(c))) < 0)
+		return err;
 	for (i = 0; i < n && !held; i++)
 		held = !pg_oid_cmp(&hits[i].id, &c->id);
 	if (hits != few)
