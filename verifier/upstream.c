@@ -201,6 +201,8 @@ static int open_index(pg_upstream *u, pg_pull *p)
 static int probe(pg_identity_hit **hits, size_t *n, pg_identity_hit *few,
 		 const pg_identity_index *x, uint64_t key)
 {
+	size_t max;
+
 	*hits = few;
 	*n = pg_identity_index_probe(few, FEW_HITS, x, key);
 	if (*n <= FEW_HITS)
@@ -210,7 +212,9 @@ static int probe(pg_identity_hit **hits, size_t *n, pg_identity_hit *few,
 		*n = 0;
 		return pg_error_oom();
 	}
-	*n = pg_identity_index_probe(*hits, *n, x, key);
+	max = *n;
+	if ((*n = pg_identity_index_probe(*hits, max, x, key)) > max)
+		*n = max;
 	return 0;
 }
 
@@ -233,16 +237,25 @@ static int probe_index(pg_upstream *u, const pg_pull *p)
 }
 
 /*
- * The committers of upstream's first-parent line since `since`: what the
- * date window's walk learns on its way, read alone when an index spares
- * that walk.
+ * The first-parent commits read for the maintainer's identity when an index
+ * spares the window walk: the top-level maintainer commits the newest of
+ * them, and a dense history (a commit every few seconds) would otherwise
+ * read tens of thousands for a pull with one old author date.
+ */
+#define CHAIN_MAX 500
+
+/*
+ * The committers of upstream's first-parent line since `since`, its newest
+ * CHAIN_MAX commits at most: what the date window's walk learns on its way,
+ * read alone when an index spares that walk.
  */
 static int walk_chain(pg_upstream *u, const pg_oid *tip, int64_t since)
 {
 	pg_oid id = *tip;
+	size_t read = 0;
 	int err = 0;
 
-	for (;;) {
+	while (read++ < CHAIN_MAX) {
 		pg_commit *c = NULL;
 		bool more;
 
@@ -258,6 +271,7 @@ static int walk_chain(pg_upstream *u, const pg_oid *tip, int64_t since)
 		if (!more)
 			return err;
 	}
+	return 0;
 }
 
 int pg_upstream_build(pg_upstream **out, pg_pull *p)
