@@ -6,6 +6,7 @@
 #                   under ASan+UBSan, and the kernel checks)
 #   make BUILD=asan the same build with address and undefined sanitizers
 #   make install    install under $(DESTDIR)$(PREFIX) (see mk/install.mk)
+#   make bench      the benchmarks in bench/ (HISTORY=1000000 for the real figures)
 
 BUILD ?= release
 VERSION := 0.1.0
@@ -19,7 +20,7 @@ BINDIR ?= $(PREFIX)/bin
 DATADIR ?= $(PREFIX)/share/pullgate
 MANDIR ?= $(PREFIX)/share/man
 
-PKGS := libgit2 gpgme yaml-0.1 libmicrohttpd sqlite3 jansson libcrypto
+PKGS := libgit2 gpgme yaml-0.1 libmicrohttpd sqlite3 jansson libcrypto zlib
 # Recursive on purpose: pkg-config runs when a recipe needs it, which is
 # after scripts/deps.sh has had its chance to install the -dev packages.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
@@ -56,7 +57,7 @@ CLI_GEN_OBJ :=
 -include $(sort $(wildcard mk/*.mk))
 
 .PHONY: all deps demo check check-unit check-integration check-sanitized \
-	check-code clean
+	check-code clean bench
 all: $(O)/pullgate
 
 $(O)/obj/%.o: %.c
@@ -75,6 +76,15 @@ $(O)/tests/%: tests/unit/%.c $(O)/libpullgate.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(O)/libpullgate.a \
 		$(PKG_LIBS) $(shell pkg-config --libs cmocka)
+
+$(O)/bench/identity-index-bench: bench/identity_index_bench.c $(O)/libpullgate.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(O)/libpullgate.a $(PKG_LIBS)
+
+# Ratios against git and against issue 14's goals, measured in one run.
+bench: $(O)/pullgate $(O)/bench/identity-index-bench
+	bench/verify.sh $(CURDIR)/$(O)/pullgate $(HISTORY)
+	@if [ -x bench/serve.sh ]; then bench/serve.sh $(CURDIR)/$(O)/pullgate; fi
 
 deps:
 	./scripts/deps.sh

@@ -1,109 +1,185 @@
 #!/bin/sh
-# verify.sh - pullgate verify against git rev-list and git log --cherry-mark, same repos, same run.
+# verify.sh - pullgate verify against git on kernel-shaped histories: same repos, same run, ratios.
 #
 #   bench/verify.sh [PULLGATE] [HISTORY]
 #
-# Builds the incident fixtures and a synthetic tree with HISTORY upstream
-# commits (default 100000) whose pull re-dates 35 upstream commits, then
-# times, on each, the median of 5 runs of:
-#   pullgate verify --upstream UP:master PULL TAG
-#   git rev-list --count master...TAG
-#   git log --cherry-mark --left-right --oneline master...TAG
-# and prints pullgate's time as a ratio of each git command's.  The git
-# commands are the baseline: they only list the divergence, they do not
-# diff metadata.  Times vary by machine; the ratios are the result.
+# For each history shape (HISTORIES, default "kernel dense") of HISTORY
+# upstream commits (default 100000; 1000000 for the real figures),
+# bench/gen-history.py writes a merge-heavy upstream whose newest merges
+# carry mergetags, with a commit-graph as a kernel tree has one, and
+# bench/make-cases.py a fork of it with one signed tag per case:
+#   incident     35 rewritten upstream merges with their mergetag dropped + 4
+#   oldbase      4 commits on a base 10,500 upstream commits back
+#   oldauthor7   4 commits on the tip, one authored 7 days earlier
+#   oldauthor30  the same, 30 days earlier
+#   pull40, pull1000, pull10000
+# The dates: "kernel" runs a 70-day cycle with 70% of the commits in a
+# two-week merge window, "dense" has 7 s between commits; both end at the
+# moment the history was made.  Generated histories are kept in BENCH_CACHE
+# (default ~/.cache/pullgate-bench), keyed by shape and size: 1M commits take
+# several minutes to make once.
+#
+# Each case runs RUNS times (default 5), pullgate and the git baselines in
+# turn (paired), and prints the medians of:
+#   pg      pullgate verify --upstream UP:master PULLS TAG
+#   pg+sig  the same with --keyring K --trust FPR: the tag's signature checked
+#   rl      git rev-list --count master...TAG
+#   ch      git log --cherry-mark --left-right --oneline master...TAG
+# the ratios, the peak RSS of one run of pg and of ch (/usr/bin/time), and
+# whether issue 14's goals are met (they are set for pg, as the issue
+# measured it; pg+sig shows what gpg adds on top).  BEFORE=another-pullgate
+# times that binary too, in the same pairs (a before/after).  The git
+# commands only list the divergence; pullgate also diffs what it finds.
+#
+# Then, per history, bench/identity_index_bench.c (built by make bench)
+# makes the identity index of upstream as it was 50 merges ago, extends it
+# to the tip, opens it again and probes it once per commit of the incident
+# pull: the cost of finding copies by identity apart from the rest of
+# verify (which probes the same index, made by the first, untimed run).
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 PULLGATE=${1:-$TOP/build/release/pullgate}
-HISTORY=${2:-100000}
+HISTORY=${2:-${HISTORY:-100000}}
+INDEX_BENCH=${INDEX_BENCH:-$(dirname "$PULLGATE")/bench/identity-index-bench}
+HISTORIES=${HISTORIES:-kernel dense}
+RUNS=${RUNS:-5}
+BEFORE=${BEFORE:-}
+CASES=${CASES:-incident oldbase oldauthor7 oldauthor30 pull40 pull1000 pull10000}
+BENCH_CACHE=${BENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pullgate-bench}
+GEN_VERSION=1
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/pullgate-bench.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 export PULLGATE_HOME="$WORK/home"
+# fast-import and git gc churn malloc; trimming it costs TLB flushes on some VMs
+FAST="glibc.malloc.trim_threshold=4294967295:glibc.malloc.mmap_threshold=4294967295"
 
-ms() { date +%s%3N; }
+now_ns() { date +%s%N; }
 
-# median_ms CMD...: the median wall time of 5 runs, in milliseconds
-median_ms() {
-	for i in 1 2 3 4 5; do
-		s=$(ms)
-		"$@" >/dev/null 2>&1 || true
-		e=$(ms)
-		echo $((e - s))
-	done | sort -n | sed -n 3p
+# history RHYTHM: make (once) $BENCH_CACHE/RHYTHM-HISTORY-vN, print its path
+history() {
+	dir="$BENCH_CACHE/$1-$HISTORY-v$GEN_VERSION"
+	if [ -f "$dir/ready" ]; then
+		echo "$dir"
+		return
+	fi
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	echo "# making the $1 history of $HISTORY commits in $dir ($(date +%T))" >&2
+	git init -q --bare "$dir/upstream.git"
+	python3 "$TOP/bench/gen-history.py" --commits "$HISTORY" --rhythm "$1" \
+		--end "$(date +%s)" --seed 14 --info "$dir/info" |
+		GLIBC_TUNABLES=$FAST git --git-dir="$dir/upstream.git" fast-import --quiet \
+			--active-branches=1000 --export-marks="$dir/marks"
+	python3 "$TOP/bench/make-cases.py" mergetags "$dir/upstream.git" "$dir/info" "$dir/marks"
+	git --git-dir="$dir/upstream.git" for-each-ref --format='delete %(refname)' \
+		'refs/heads/slot*' | git --git-dir="$dir/upstream.git" update-ref --stdin
+	GLIBC_TUNABLES=$FAST git --git-dir="$dir/upstream.git" commit-graph write --reachable
+	# the sender's key, and the keyring the maintainer verifies with
+	mkdir -m 700 "$dir/gnupg"
+	GNUPGHOME="$dir/gnupg" gpg --batch --quiet --passphrase '' \
+		--quick-gen-key 'Sub Maintainer <sub@example.org>' ed25519 sign never 2>/dev/null
+	GNUPGHOME="$dir/gnupg" gpg --batch --with-colons --list-keys sub@example.org |
+		awk -F: '/^fpr/ { print $10; exit }' >"$dir/fpr"
+	GNUPGHOME="$dir/gnupg" gpg --batch --armor --export >"$dir/keyring.asc"
+	GNUPGHOME="$dir/gnupg" python3 "$TOP/bench/make-cases.py" pulls "$dir/upstream.git" \
+		"$dir/pulls.git" "$(cat "$dir/fpr")" >"$dir/cases"
+	GNUPGHOME="$dir/gnupg" gpgconf --kill gpg-agent 2>/dev/null || true
+	git --git-dir="$dir/pulls.git" update-ref refs/bench/master \
+		"$(git --git-dir="$dir/upstream.git" rev-parse master)"
+	touch "$dir/ready"
+	echo "# made at $(date +%T)" >&2
+	echo "$dir"
 }
 
-"$TOP/fixtures/incident.sh" "$WORK/incident" >/dev/null
-export GNUPGHOME="$WORK/incident/gnupg"
+# ms CMD...: wall milliseconds of one run, output discarded
+ms() {
+	s=$(now_ns)
+	"$@" >/dev/null 2>&1 || true
+	e=$(now_ns)
+	echo $(((e - s) / 1000000))
+}
 
-# --- a synthetic upstream with a long history ------------------------------------
-mkdir -p "$WORK/big"
-git init -q --bare "$WORK/big/upstream.git"
-awk -v n="$HISTORY" 'BEGIN {
-	t = 1600000000
-	for (i = 1; i <= n; i++) {
-		t += 600
-		printf "commit refs/heads/master\nmark :%d\n", i
-		printf "author Dev%d <dev%d@example.org> %d +0000\n", i % 97, i % 97, t
-		printf "committer Top Maintainer <top@example.org> %d +0000\n", t
-		msg = sprintf("subsys%d: change %d\n\nSigned-off-by: Dev%d <dev%d@example.org>\n", i % 31, i, i % 97, i % 97)
-		printf "data %d\n%s", length(msg), msg
-		if (i > 1) printf "from :%d\n", i - 1
-		printf "M 644 inline file%d\ndata %d\n%d\n\n", i % 50, length(i "") + 1, i
-	}
-}' | git --git-dir="$WORK/big/upstream.git" fast-import --quiet
-git clone -q "$WORK/big/upstream.git" "$WORK/big/work"
-(
-	cd "$WORK/big/work"
-	git config user.name "Sub Maintainer"
-	git config user.email sub@example.org
-	git checkout -q -b pull master~100
-	for i in 1 2 3 4; do
-		echo "$i" >"own$i"
-		git add "own$i"
-		git commit -q -m "sub: own change $i"
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+rss_mb() { # peak RSS of one run of CMD..., in MB
+	/usr/bin/time -f %M -o "$WORK/rss" "$@" >/dev/null 2>&1 || true
+	tail -n 1 "$WORK/rss" | awk '{ printf "%.0f", $1 / 1024 }'
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / (b ? b : 1) }'; }
+
+cols='%-7s %-11s %6s %5s %8s %6s %7s %7s %7s %6s %6s %6s %6s %6s %9s  %s\n'
+# shellcheck disable=SC2059
+printf "$cols" history case pull found examined pg pg+sig before bef+sig rl ch pg/rl pg/ch \
+	ch/pg rss_pg/ch goal
+for rhythm in $HISTORIES; do
+	dir=$(history "$rhythm")
+	up="$dir/upstream.git"
+	pulls="$dir/pulls.git"
+	fpr=$(cat "$dir/fpr")
+	for case in $CASES; do
+		grep -q "^$case " "$dir/cases" || continue
+		tag=$(awk -v c="$case" '$1 == c { print $2 }' "$dir/cases")
+		want=$(awk -v c="$case" '$1 == c { print $3 }' "$dir/cases")
+		set -- verify --upstream "$up:master" "$pulls" "$tag"
+		sig="--keyring $dir/keyring.asc --trust $fpr"
+		json=$("$PULLGATE" "$@" --json 2>/dev/null) || true
+		examined=$(printf '%s' "$json" | jq -r '.upstream_examined // "-"')
+		found=$(printf '%s' "$json" |
+			jq '[.findings[]? | select(.check == "rewritten-upstream")] | length')
+		npull=$(printf '%s' "$json" | jq -r '.commits // "-"')
+		for f in pg ps bf bs rl ch; do : >"$WORK/$f"; done
+		i=0
+		while [ "$i" -lt "$RUNS" ]; do
+			ms "$PULLGATE" "$@" >>"$WORK/pg"
+			# shellcheck disable=SC2086
+			ms "$PULLGATE" verify $sig --upstream "$up:master" "$pulls" "$tag" >>"$WORK/ps"
+			if [ -n "$BEFORE" ]; then
+				ms "$BEFORE" "$@" >>"$WORK/bf"
+				# shellcheck disable=SC2086
+				ms "$BEFORE" verify $sig --upstream "$up:master" "$pulls" "$tag" >>"$WORK/bs"
+			fi
+			ms git --git-dir="$pulls" rev-list --count "refs/bench/master...$tag" >>"$WORK/rl"
+			ms git --git-dir="$pulls" log --cherry-mark --left-right --oneline \
+				"refs/bench/master...$tag" >>"$WORK/ch"
+			i=$((i + 1))
+		done
+		pg=$(median <"$WORK/pg")
+		ps=$(median <"$WORK/ps")
+		bf=$([ -z "$BEFORE" ] && echo - || median <"$WORK/bf")
+		bs=$([ -z "$BEFORE" ] && echo - || median <"$WORK/bs")
+		rl=$(median <"$WORK/rl")
+		ch=$(median <"$WORK/ch")
+		rss_pg=$(rss_mb "$PULLGATE" "$@")
+		rss_git=$(rss_mb git --git-dir="$pulls" log --cherry-mark --left-right --oneline \
+			"refs/bench/master...$tag")
+		case $case in
+		incident)
+			goal="pg/ch<=1.2 & $want/$want found & rss<=git:"
+			met=$(awk -v r="$(ratio "$pg" "$ch")" -v f="$found" -v w="$want" \
+				-v a="$rss_pg" -v b="$rss_git" \
+				'BEGIN { print (r <= 1.2 && f == w && a <= b) ? "met" : "NOT met" }') ;;
+		oldbase)
+			goal="pg/rl<=1.5 & ch/pg>=5:"
+			met=$(awk -v r="$(ratio "$pg" "$rl")" -v c="$(ratio "$ch" "$pg")" \
+				'BEGIN { print (r <= 1.5 && c >= 5) ? "met" : "NOT met" }') ;;
+		oldauthor*)
+			goal="pg<=500 ms:"
+			met=$([ "$pg" -le 500 ] && echo met || echo "NOT met") ;;
+		*)
+			goal="(no goal)"
+			met="" ;;
+		esac
+		# shellcheck disable=SC2059
+		printf "$cols" "$rhythm" "$case" "$npull" "$found" "$examined" "$pg" "$ps" "$bf" \
+			"$bs" "$rl" "$ch" "$(ratio "$pg" "$rl")" "$(ratio "$pg" "$ch")" \
+			"$(ratio "$ch" "$pg")" "$rss_pg/$rss_git" "$goal $met"
 	done
-	git tag -a -m "sub fixes
-
-- sub: own change 1
-- sub: own change 2
-- sub: own change 3
-- sub: own change 4" clean pull
-	# the rewrite: re-date the 35 upstream commits below the pull's own
-	git checkout -q -b rewritten pull
-	git filter-repo --force --quiet --refs master~135..rewritten --commit-callback '
-if commit.committer_email == b"top@example.org":
-    t, tz = commit.committer_date.split()
-    commit.committer_date = b"%d %s" % (int(t) + 1, tz)' >/dev/null
-	git tag -a -m "sub fixes
-
-- sub: own change 1" rewritten rewritten
-	git push -q "$WORK/big/upstream.git" master
-	git init -q --bare "$WORK/big/pull.git"
-	git push -q "$WORK/big/pull.git" clean rewritten pull rewritten 2>/dev/null ||
-		git push -q "$WORK/big/pull.git" refs/tags/clean refs/tags/rewritten
-)
-
-printf '%-16s %8s %5s %6s %8s %9s %10s %9s %9s %9s\n' case history pull copies examined verify_ms \
-	revlist_ms cherry_ms "v/revlist" "v/cherry"
-bench_case() { # NAME UPSTREAM-GIT-DIR PULL-DIR TAG
-	up=$2
-	hist=$(git --git-dir="$up" rev-list --count master)
-	git --git-dir="$3" fetch -q "$up" master:refs/bench/master 2>/dev/null || true
-	npull=$(git --git-dir="$3" rev-list --count "$4" --not refs/bench/master)
-	# the first run warms the cache and tells how many upstream commits were read
-	json=$("$PULLGATE" verify --json --upstream "$up:master" "$3" "$4" 2>/dev/null) || true
-	examined=$(printf '%s' "$json" | jq -r .upstream_examined)
-	found=$(printf '%s' "$json" | jq '[.findings[] | select(.check == "rewritten-upstream")] | length')
-	v=$(median_ms "$PULLGATE" verify --upstream "$up:master" "$3" "$4")
-	r=$(median_ms git --git-dir="$3" rev-list --count refs/bench/master..."$4")
-	c=$(median_ms git --git-dir="$3" log --cherry-mark --left-right --oneline refs/bench/master..."$4")
-	printf '%-16s %8s %5s %6s %8s %9s %10s %9s %9s %9s\n' "$1" "$hist" "$npull" "$found" "$examined" \
-		"$v" "$r" "$c" \
-		"$(awk -v a="$v" -v b="$r" 'BEGIN { printf "%.1f", a / (b ? b : 1) }')" \
-		"$(awk -v a="$v" -v b="$c" 'BEGIN { printf "%.1f", a / (b ? b : 1) }')"
-}
-echo "# setup done at $(date +%T)" >&2
-bench_case incident-take1 "$WORK/incident/upstream.git" "$WORK/incident/kees.git" hardening-v6.16-rc1-fix1
-bench_case incident-take2 "$WORK/incident/upstream.git" "$WORK/incident/kees.git" hardening-v6.16-rc1-fix1-take2
-bench_case big-clean "$WORK/big/upstream.git" "$WORK/big/pull.git" clean
-bench_case big-rewritten "$WORK/big/upstream.git" "$WORK/big/pull.git" rewritten
+	if [ -x "$INDEX_BENCH" ] && grep -q '^incident ' "$dir/cases"; then
+		rm -rf "$WORK/index-home"
+		printf '%-7s identity index: %s\n' "$rhythm" "$("$INDEX_BENCH" "$up" "$pulls" \
+			refs/tags/incident "$WORK/index-home" 50 2>&1)"
+		printf '%-7s identity index, open + probes alone: peak RSS %s MB\n' "$rhythm" \
+			"$(rss_mb "$INDEX_BENCH" "$up" "$pulls" refs/tags/incident "$WORK/index-home" 0)"
+	fi
+done

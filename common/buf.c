@@ -3,6 +3,7 @@
 #include "common/error.h"
 
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <unistd.h>
 
 char pg_buf__empty[1];
@@ -189,13 +190,17 @@ int pg_buf_read_file(pg_buf *buf, const char *path)
 	return err;
 }
 
+static atomic_uint tmp_seq;
+
 int pg_write_file_atomic(const char *path, const void *data, size_t len)
 {
 	pg_buf tmp = PG_BUF_INIT;
 	const char *p = data;
 	int fd = -1, err = 0;
 
-	if ((err = pg_buf_printf(&tmp, "%s.tmp.%ld", path, (long)getpid())) < 0)
+	/* unique per thread too: server workers may write the same file at once */
+	if ((err = pg_buf_printf(&tmp, "%s.tmp.%ld.%u", path, (long)getpid(),
+				 atomic_fetch_add(&tmp_seq, 1u))) < 0)
 		goto done;
 	fd = open(tmp.ptr, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {

@@ -3,6 +3,7 @@
 #define PG_REPO_INTERNAL_H
 
 #include "common/map.h"
+#include "repo/graph.h"
 #include "repo/repo.h"
 
 #include <git2.h>
@@ -12,13 +13,46 @@
  * anywhere else), so libgit2 types never appear in another header.
  */
 
+typedef struct pg_packs pg_packs;
+
 struct pg_repo {
 	git_repository *git;
 	char *path;             /* as it was opened, for messages */
 	pg_map attached;        /* object directories attached as alternates */
 	char **attached_keys;   /* the map's keys, owned here */
 	size_t nattached, attached_alloc;
+	/*
+	 * The object directories whose commit-graphs the walks may read: the
+	 * repository's own and those of repositories attached as trusted,
+	 * never one whose files a pull's sender controls (a graph is not
+	 * checked against the objects: a lying one would hide commits).
+	 */
+	char **graph_dirs;
+	size_t ngraph_dirs, graph_dirs_alloc;
+	pg_graph **graphs;      /* opened on first use (repo/commits.c) */
+	size_t ngraphs, graphs_alloc;
+	bool graphs_loaded;
+	enum pg_graph_gen gen;  /* the generation kind every loaded graph has */
+	pg_packs *packs;        /* the trusted directories' packs (pack.c), on first use */
 };
+
+/*
+ * Let the walks read the commit-graph of objdir (and of the directories
+ * its info/alternates names); commits.c.  Nothing when objdir does not
+ * exist.
+ */
+int pg_repo_trust_graph(pg_repo *r, const char *objdir);
+/* Unmap the graphs and packs; the next walk opens them again. */
+void pg_repo_graphs_release(pg_repo *r);
+
+/*
+ * The bytes of commit id when a pack of a trusted directory holds it whole
+ * (pack.c): 1 with *data (valid until the next call, NUL-terminated) and
+ * *len set; 0 when it must be read through libgit2 (not there, a delta, a
+ * fault); PG_ENOMEM.
+ */
+int pg_repo_pack_commit(const char **data, size_t *len, pg_repo *r, const pg_oid *id);
+void pg_packs_free(pg_packs *ps);
 
 /* Convert a libgit2 failure to one of ours, keeping its message after "what: ". */
 int pg_git_fail(int gerr, const char *fmt, ...) PG_PRINTF(2, 3);

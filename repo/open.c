@@ -58,6 +58,18 @@ static int repo_new(pg_repo **out, const char *path)
 	return 0;
 }
 
+/* The repository's own objects: its commit-graph is its own to trust. */
+static int trust_own_graph(pg_repo *r)
+{
+	pg_buf objects = PG_BUF_INIT;
+	int err;
+
+	if ((err = pg_buf_printf(&objects, "%sobjects", git_repository_commondir(r->git))) == 0)
+		err = pg_repo_trust_graph(r, objects.ptr);
+	pg_buf_release(&objects);
+	return err;
+}
+
 int pg_repo_open_cache(pg_repo **out, const char *home)
 {
 	pg_repo *r = NULL;
@@ -75,6 +87,8 @@ int pg_repo_open_cache(pg_repo **out, const char *home)
 		err = pg_git_fail(gerr, "cache '%s'", path.ptr);
 		goto done;
 	}
+	if ((err = trust_own_graph(r)) < 0)
+		goto done;
 	*out = r;
 	r = NULL;
 done:
@@ -99,6 +113,10 @@ int pg_repo_open(pg_repo **out, const char *path)
 		pg_repo_free(r);
 		return err;
 	}
+	if ((err = trust_own_graph(r)) < 0) {
+		pg_repo_free(r);
+		return err;
+	}
 	*out = r;
 	return 0;
 }
@@ -107,6 +125,8 @@ void pg_repo_free(pg_repo *r)
 {
 	if (!r)
 		return;
+	pg_repo_graphs_release(r);
+	pg_repo_strings_free(r->graph_dirs, r->ngraph_dirs);
 	git_repository_free(r->git);
 	pg_repo_strings_free(r->attached_keys, r->nattached);
 	pg_map_release(&r->attached);
@@ -129,8 +149,11 @@ bool pg_repo_is_local(const char *location)
 	return true;
 }
 
-/* Add src's object store to r's as an alternate, once per store. */
-static int attach(pg_repo *r, git_repository *src, const char *location)
+/*
+ * Add src's object store to r's as an alternate, once per store; with
+ * trust_graph, the walks may also read its commit-graph.
+ */
+static int attach(pg_repo *r, git_repository *src, const char *location, bool trust_graph)
 {
 	git_odb *odb = NULL;
 	pg_buf objects = PG_BUF_INIT;
@@ -138,6 +161,7 @@ static int attach(pg_repo *r, git_repository *src, const char *location)
 	int gerr, err;
 
 	if ((err = pg_buf_printf(&objects, "%sobjects", git_repository_commondir(src))) < 0 ||
+	    (trust_graph && (err = pg_repo_trust_graph(r, objects.ptr)) < 0) ||
 	    pg_map_gets(&r->attached, objects.ptr))
 		goto done;
 	if ((gerr = git_repository_odb(&odb, r->git)) < 0 ||
@@ -282,7 +306,8 @@ static int fetch_local(pg_oid *out, pg_repo *r, const char *location, const char
 	gerr = git_repository_open_ext(&src, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL);
 	if (gerr < 0)
 		return pg_git_fail(gerr, "repository '%s'", location);
-	if ((opts->local == PG_LOCAL_ATTACH && (err = attach(r, src, location)) < 0) ||
+	if ((opts->local == PG_LOCAL_ATTACH &&
+	     (err = attach(r, src, location, opts->trust_graph)) < 0) ||
 	    (err = pg_git_ref_target(out, src, ref, ref, location)) < 0)
 		goto done;
 	if (opts->local == PG_LOCAL_COPY && (err = copy_missing(r, src, out)) == 0 && opts->into)
@@ -356,13 +381,13 @@ static int full_ref_name(pg_buf *out, enum pg_ref_kind kind, const char *name)
 }
 
 int pg_repo_resolve(pg_oid *out, char **full_ref, pg_repo *r, const char *location,
-		    enum pg_ref_kind kind, const char *name)
+		    enum pg_ref_kind kind, const char *name, const pg_fetch_opts *opts)
 {
 	pg_buf full = PG_BUF_INIT;
 	int err;
 
 	if ((err = full_ref_name(&full, kind, name)) < 0 ||
-	    (err = pg_repo_fetch(out, r, location, full.ptr, NULL)) < 0)
+	    (err = pg_repo_fetch(out, r, location, full.ptr, opts)) < 0)
 		goto done;
 	if (full_ref && !(*full_ref = pg_buf_detach(&full)))
 		err = PG_ENOMEM;

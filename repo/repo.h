@@ -21,6 +21,8 @@
  *	refs.c      ref names, read, set, compare-and-swap, delete
  *	read.c      objects by id or abbreviated id, commits and tags parsed
  *	walk.c      history: ranges, date-ordered walks, merge bases
+ *	commits.c   the walks' commits: from a trusted commit-graph, else the object
+ *	graph.c     git's commit-graph files, read in place
  *	diff.c      patch ids and the paths a diff touches
  *	merge.c     merge two commits' trees, write a commit
  *	worktree.c  linked worktrees and checkouts
@@ -76,9 +78,16 @@ typedef struct pg_fetch_opts {
 	 * does not keep.
 	 */
 	const char *into;
+	/*
+	 * An attached repository's commit-graph may be read by the walks
+	 * (repo/graph.h), in place.  Only for a repository whose files are
+	 * trusted, the upstream: a graph is not checked against the objects,
+	 * so a lying one, written by a pull's sender, would hide commits.
+	 */
+	bool trust_graph;
 } pg_fetch_opts;
 
-#define PG_FETCH_OPTS_INIT { PG_LOCAL_ATTACH, NULL }
+#define PG_FETCH_OPTS_INIT { PG_LOCAL_ATTACH, NULL, false }
 
 /*
  * Make the objects reachable from the full ref name `ref` at location
@@ -99,12 +108,13 @@ enum pg_ref_kind {
 };
 
 /*
- * pg_repo_fetch of a tag or branch given by name, attaching a local
- * repository.  *full_ref, if given, receives the full ref name (free()).
- * PG_EINVALID when name is not a valid ref name.
+ * pg_repo_fetch of a tag or branch given by name (NULL opts:
+ * PG_FETCH_OPTS_INIT, which attaches a local repository).  *full_ref, if
+ * given, receives the full ref name (free()).  PG_EINVALID when name is
+ * not a valid ref name.
  */
 int pg_repo_resolve(pg_oid *out, char **full_ref, pg_repo *r, const char *location,
-		    enum pg_ref_kind kind, const char *name);
+		    enum pg_ref_kind kind, const char *name, const pg_fetch_opts *opts);
 
 /* refs.c */
 
@@ -172,9 +182,14 @@ int pg_repo_resolve_prefix(pg_oid *out, pg_repo *r, const char *hex, size_t len)
 
 /*
  * Commits reachable from tip and not from any of hide[0..nhide), oldest
- * first in topological order.  Costs O(result + the hidden side down to
- * the merge base), as git rev-list does.  *out is malloc()ed.  A commit
- * libgit2 cannot parse is named in the error.
+ * first in topological order (libgit2's, which is git rev-list
+ * --topo-order's).  Costs O(result + the hidden side down to the merge
+ * base), as git rev-list does; commits in a trusted commit-graph cost no
+ * object read.  Exact where the commits below the tip's own have
+ * generation numbers; among commits in no graph, a guess by commit date
+ * that may keep a hidden commit under clock skew (as git's), never drops
+ * one of the tip's.  *out is malloc()ed.  A commit that cannot be parsed
+ * is named in the error (PG_EINVALID), as is a corrupt graph entry.
  */
 int pg_repo_walk_range(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tip,
 		       const pg_oid *hide, size_t nhide);
@@ -192,14 +207,19 @@ int pg_repo_walk_subjects(char ***subjects, size_t *n, pg_repo *r, const pg_oid 
  * until every commit left to visit was committed before `since` (a few
  * more are visited past the line, to tolerate clock skew), or until max
  * commits were visited.  fn returning non-zero stops the walk and is
- * returned.  Costs O(commits committed since `since`).
+ * returned.  Costs O(commits committed since `since`), with no object read
+ * for those a trusted commit-graph holds.
  */
 typedef int (*pg_repo_visit_fn)(void *ctx, const pg_oid *id, int64_t time,
 				const pg_oid *first_parent);
 int pg_repo_walk_since(pg_repo *r, const pg_oid *tip, int64_t since, size_t max,
 		       pg_repo_visit_fn fn, void *ctx);
 
-/* 1 when ancestor is descendant or one of its ancestors, 0 when not. */
+/*
+ * 1 when ancestor is descendant or one of its ancestors, 0 when not.  With
+ * the ancestor in a trusted commit-graph, only commits at or above its
+ * generation are read.
+ */
 int pg_repo_is_ancestor(pg_repo *r, const pg_oid *ancestor, const pg_oid *descendant);
 
 /* The best common ancestor of a and b; PG_ENOTFOUND when they share none. */

@@ -1,5 +1,5 @@
 /* walk.c - history: ranges, the date-ordered walk, subjects, ancestry and merge bases. */
-#include "repo/internal.h"
+#include "repo/commits.h"
 #include "common/array.h"
 #include "common/error.h"
 
@@ -87,35 +87,324 @@ static int start_walk(git_revwalk **out, pg_repo *r, unsigned sort, const pg_oid
 	return 0;
 }
 
+/*
+ * The walks below ask repo/commits.c for commits: from a trusted
+ * commit-graph where one holds them, by position and without inflating
+ * anything, else from the object's header lines.
+ */
+
+/* A node's flags in the range walk. */
+#define F_TIP 1u      /* reachable from the tip */
+#define F_HIDE 2u     /* reachable from a hidden commit */
+#define F_QUEUED 4u
+#define F_DONE 8u     /* popped and its parents painted */
+
+/*
+ * The queue of the painting walk: highest generation first (a commit not
+ * in a graph is above all), then newest first, then first come.
+ */
+typedef struct qitem {
+	pg_cnode *n;
+	uint64_t seq;
+} qitem;
+
+typedef struct pqueue {
+	qitem *v;
+	size_t len, alloc;
+	uint64_t seq;
+} pqueue;
+
+static bool q_before(const qitem *a, const qitem *b)
+{
+	if (a->n->gen != b->n->gen)
+		return a->n->gen > b->n->gen;
+	if (a->n->time != b->n->time)
+		return a->n->time > b->n->time;
+	return a->seq < b->seq;
+}
+
+static int q_push(pqueue *q, pg_cnode *n)
+{
+	size_t i;
+	int err;
+
+	if ((err = PG_ARRAY_GROW(q->v, q->len + 1, q->alloc)) < 0)
+		return err;
+	i = q->len++;
+	q->v[i].n = n;
+	q->v[i].seq = q->seq++;
+	while (i > 0 && q_before(&q->v[i], &q->v[(i - 1) / 2])) {
+		qitem t = q->v[i];
+
+		q->v[i] = q->v[(i - 1) / 2];
+		q->v[(i - 1) / 2] = t;
+		i = (i - 1) / 2;
+	}
+	return 0;
+}
+
+static pg_cnode *q_pop(pqueue *q)
+{
+	pg_cnode *top = q->v[0].n;
+	size_t i = 0;
+
+	q->v[0] = q->v[--q->len];
+	for (;;) {
+		size_t c = 2 * i + 1;
+		qitem t;
+
+		if (c >= q->len)
+			break;
+		if (c + 1 < q->len && q_before(&q->v[c + 1], &q->v[c]))
+			c++;
+		if (!q_before(&q->v[c], &q->v[i]))
+			break;
+		t = q->v[i];
+		q->v[i] = q->v[c];
+		q->v[c] = t;
+		i = c;
+	}
+	return top;
+}
+
+/*
+ * Uninteresting commits looked at, past the last interesting one, before a
+ * walk among commits without generation numbers gives up: libgit2's and
+ * git's SLOP, their tolerance for clock skew.
+ */
+#define RANGE_SLOP 5
+
+typedef struct painter {
+	pg_csrc *s;
+	pqueue q;
+	size_t nonstale;   /* queued and not hidden */
+	size_t infinite;   /* queued and without a generation */
+	pg_cnode **stack;  /* for marking hidden ancestors */
+	size_t nstack, stack_alloc;
+} painter;
+
+static int enqueue(painter *w, pg_cnode *n)
+{
+	int err;
+
+	if ((err = q_push(&w->q, n)) < 0)
+		return err;
+	n->flags |= F_QUEUED;
+	w->nonstale += !(n->flags & F_HIDE);
+	w->infinite += n->gen == PG_GEN_INFINITY;
+	return 0;
+}
+
+/*
+ * n, popped before, turns out to be hidden after all (clock skew put it
+ * ahead of a hidden child): so are the ancestors it painted, at once, as
+ * libgit2's mark_parents_uninteresting does.
+ */
+static int mark_hidden(painter *w, pg_cnode *n)
+{
+	int err;
+
+	w->nstack = 0;
+	if ((err = PG_ARRAY_GROW(w->stack, 1, w->stack_alloc)) < 0)
+		return err;
+	w->stack[w->nstack++] = n;
+	while (w->nstack) {
+		pg_cnode *c = w->stack[--w->nstack];
+		uint32_t i;
+
+		for (i = 0; i < c->nparents; i++) {
+			pg_cnode *p = c->parents[i];
+
+			if (p->flags & F_HIDE)
+				continue;
+			p->flags |= F_HIDE;
+			if (p->flags & F_QUEUED)
+				w->nonstale--;
+			if (!(p->flags & F_DONE))
+				continue;
+			if ((err = PG_ARRAY_GROW(w->stack, w->nstack + 1, w->stack_alloc)) < 0)
+				return err;
+			w->stack[w->nstack++] = p;
+		}
+	}
+	return 0;
+}
+
+/* Give p the flags its child painted it with. */
+static int paint_parent(painter *w, pg_cnode *p, uint32_t add)
+{
+	int err;
+
+	if ((p->flags & add) == add)
+		return 0;
+	if ((err = pg_csrc_parse(w->s, p)) < 0)
+		return err;
+	if ((add & F_HIDE) && !(p->flags & F_HIDE)) {
+		p->flags |= F_HIDE;
+		if (p->flags & F_QUEUED)
+			w->nonstale--;
+		else if (p->flags & F_DONE)
+			return mark_hidden(w, p);
+	}
+	p->flags |= add;
+	return p->flags & (F_QUEUED | F_DONE) ? 0 : enqueue(w, p);
+}
+
+/*
+ * Paint down from the tip and the hidden commits, as git's
+ * paint_down_to_common does, until nothing the tip reaches can still turn
+ * out hidden.  In generation order that is exact: a commit is popped after
+ * every child, so its flags are final, and once every queued commit is
+ * hidden nothing below them can be the tip's alone.  Commits without a
+ * generation (in no graph) come first, newest first, and there, as in
+ * git and libgit2, the walk goes on RANGE_SLOP commits past the point
+ * where every queued one is hidden and older than the last interesting
+ * one: that tolerates clock skew, but is a guess.
+ */
+static int paint(painter *w)
+{
+	int64_t last = INT64_MAX;
+	int slop = RANGE_SLOP, err = 0;
+
+	while (w->q.len && err == 0) {
+		pg_cnode *n;
+		uint32_t i;
+
+		if (w->nonstale == 0) {
+			if (w->infinite == 0)
+				break;
+			if (w->q.v[0].n->time >= last)
+				slop = RANGE_SLOP;
+			else if (--slop == 0)
+				break;
+		}
+		n = q_pop(&w->q);
+		n->flags &= ~F_QUEUED;
+		n->flags |= F_DONE;
+		w->nonstale -= !(n->flags & F_HIDE);
+		w->infinite -= n->gen == PG_GEN_INFINITY;
+		if (!(n->flags & F_HIDE))
+			last = n->time;
+		for (i = 0; i < n->nparents && err == 0; i++)
+			err = paint_parent(w, n->parents[i], n->flags & (F_TIP | F_HIDE));
+	}
+	return err;
+}
+
+typedef struct collect {
+	pg_cnode **v;
+	size_t n, alloc;
+	int err;
+} collect;
+
+static void collect_result(void *ctx, pg_cnode *n)
+{
+	collect *c = ctx;
+	uint32_t i;
+
+	if ((n->flags & (F_TIP | F_HIDE)) != F_TIP || c->err)
+		return;
+	if ((c->err = PG_ARRAY_GROW(c->v, c->n + 1, c->alloc)) < 0)
+		return;
+	c->v[c->n++] = n;
+	/* count each commit's children inside the result, for the order */
+	for (i = 0; i < n->nparents; i++)
+		if ((n->parents[i]->flags & (F_TIP | F_HIDE)) == F_TIP)
+			n->parents[i]->aux++;
+}
+
+/*
+ * The result in libgit2's topological order, reversed: depth first from
+ * the tip, a commit once all its children in the result are out, parents
+ * in their order, the last pushed first.
+ */
+static int topo_order(pg_oid *out, pg_cnode *tip, size_t n, painter *w)
+{
+	size_t k = n;
+	int err;
+
+	w->nstack = 0;
+	if ((err = PG_ARRAY_GROW(w->stack, 1, w->stack_alloc)) < 0)
+		return err;
+	w->stack[w->nstack++] = tip;
+	while (w->nstack && k) {
+		pg_cnode *c = w->stack[--w->nstack];
+		uint32_t i;
+
+		out[--k] = c->id;
+		for (i = 0; i < c->nparents; i++) {
+			pg_cnode *p = c->parents[i];
+
+			if ((p->flags & (F_TIP | F_HIDE)) != F_TIP || --p->aux != 0)
+				continue;
+			if ((err = PG_ARRAY_GROW(w->stack, w->nstack + 1, w->stack_alloc)) < 0)
+				return err;
+			w->stack[w->nstack++] = p;
+		}
+	}
+	if (k)
+		return pg_error_set(PG_ERROR, "walk: the commits in range form no order from "
+				    "the tip");
+	return 0;
+}
+
 int pg_repo_walk_range(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tip,
 		       const pg_oid *hide, size_t nhide)
 {
-	git_revwalk *walk = NULL;
-	git_oid id;
+	pg_csrc s;
+	painter w;
+	collect c = { NULL, 0, 0, 0 };
+	pg_cnode *t = NULL, *h;
 	pg_oid *list = NULL;
-	size_t count = 0, alloc = 0;
-	int gerr, err;
+	size_t i;
+	int err;
 
 	*out = NULL;
 	*n = 0;
-	if ((err = start_walk(&walk, r, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE, tip, hide,
-			      nhide)) < 0)
+	memset(&w, 0, sizeof(w));
+	if ((err = pg_csrc_init(&s, r)) < 0)
 		goto done;
-	while ((gerr = git_revwalk_next(&id, walk)) == 0) {
-		if ((err = PG_ARRAY_GROW(list, count + 1, alloc)) < 0)
+	w.s = &s;
+	if ((err = pg_csrc_get(&t, &s, tip)) < 0)
+		goto done;
+	t->flags |= F_TIP;
+	if ((err = enqueue(&w, t)) < 0)
+		goto done;
+	for (i = 0; i < nhide; i++) {
+		if ((err = pg_csrc_get(&h, &s, &hide[i])) < 0)
 			goto done;
-		pg_oid_from_git(&list[count++], &id);
+		if (h->flags & F_HIDE)
+			continue;
+		if (!(h->flags & F_QUEUED)) {
+			h->flags |= F_HIDE;
+			err = enqueue(&w, h);
+		} else {
+			h->flags |= F_HIDE;
+			w.nonstale--;
+		}
+		if (err < 0)
+			goto done;
 	}
-	if (gerr != GIT_ITEROVER) {
-		err = name_unparseable(r, tip, pg_git_fail(gerr, "walk"));
+	if ((err = paint(&w)) < 0)
+		goto done;
+	pg_csrc_each(&s, collect_result, &c);
+	if ((err = c.err) < 0 || !c.n)
+		goto done;
+	if (!(list = malloc(c.n * sizeof(*list)))) {
+		err = pg_error_oom();
 		goto done;
 	}
+	if ((err = topo_order(list, t, c.n, &w)) < 0)
+		goto done;
 	*out = list;
-	*n = count;
+	*n = c.n;
 	list = NULL;
 done:
 	free(list);
-	git_revwalk_free(walk);
+	free(c.v);
+	free(w.q.v);
+	free(w.stack);
+	pg_csrc_release(&s);
 	return err;
 }
 
@@ -165,7 +454,7 @@ done:
 /* A binary max-heap of commits by committer time, for the date-ordered walk. */
 typedef struct heap_item {
 	int64_t time;
-	pg_oid id;
+	pg_cnode *n;
 } heap_item;
 
 typedef struct heap {
@@ -173,7 +462,7 @@ typedef struct heap {
 	size_t len, alloc;
 } heap;
 
-static int heap_push(heap *h, int64_t t, const pg_oid *id)
+static int heap_push(heap *h, pg_cnode *n)
 {
 	size_t i;
 	int err;
@@ -181,12 +470,12 @@ static int heap_push(heap *h, int64_t t, const pg_oid *id)
 	if ((err = PG_ARRAY_GROW(h->items, h->len + 1, h->alloc)) < 0)
 		return err;
 	i = h->len++;
-	while (i > 0 && h->items[(i - 1) / 2].time < t) {
+	while (i > 0 && h->items[(i - 1) / 2].time < n->time) {
 		h->items[i] = h->items[(i - 1) / 2];
 		i = (i - 1) / 2;
 	}
-	h->items[i].time = t;
-	h->items[i].id = *id;
+	h->items[i].time = n->time;
+	h->items[i].n = n;
 	return 0;
 }
 
@@ -215,107 +504,107 @@ static heap_item heap_pop(heap *h)
 /* Commits visited past the date line before the walk gives up, as git's slop. */
 #define SINCE_SLOP 16
 
-/* Stable storage for the ids the walk's seen-map points into. */
-#define ARENA_CHUNK 1024
-
-typedef struct oid_arena {
-	pg_oid **chunks;
-	size_t nchunks, alloc, used;
-} oid_arena;
-
-static pg_oid *arena_add(oid_arena *a, const git_oid *id)
-{
-	pg_oid *slot;
-
-	if (a->used == a->nchunks * ARENA_CHUNK) {
-		if (PG_ARRAY_GROW(a->chunks, a->nchunks + 1, a->alloc) < 0 ||
-		    !(a->chunks[a->nchunks] = malloc(ARENA_CHUNK * sizeof(pg_oid))))
-			return NULL;
-		a->nchunks++;
-	}
-	slot = &a->chunks[a->used / ARENA_CHUNK][a->used % ARENA_CHUNK];
-	a->used++;
-	pg_oid_from_git(slot, id);
-	return slot;
-}
-
-static void arena_release(oid_arena *a)
-{
-	while (a->nchunks)
-		free(a->chunks[--a->nchunks]);
-	free(a->chunks);
-}
+#define F_SEEN 1u
 
 /* Queue a commit for the date-ordered walk unless it was queued before. */
-static int walk_enqueue(pg_repo *r, heap *h, pg_map *seen, oid_arena *arena,
-			const git_oid *id)
+static int walk_enqueue(pg_csrc *s, heap *h, pg_cnode *n)
 {
-	git_commit *c = NULL;
-	pg_oid *slot;
-	int gerr, err;
+	int err;
 
-	if (pg_map_get(seen, id->id, PG_OID_RAWSZ))
+	if (n->flags & F_SEEN)
 		return 0;
-	if (!(slot = arena_add(arena, id)))
-		return pg_error_oom();
-	if ((err = pg_map_set(seen, slot->id, PG_OID_RAWSZ, slot)) < 0)
+	n->flags |= F_SEEN;
+	if ((err = pg_csrc_parse(s, n)) < 0)
 		return err;
-	if ((gerr = git_commit_lookup(&c, r->git, id)) < 0)
-		return pg_git_fail(gerr, "walk");
-	err = heap_push(h, git_commit_time(c), slot);
-	git_commit_free(c);
-	return err;
+	return heap_push(h, n);
 }
 
 int pg_repo_walk_since(pg_repo *r, const pg_oid *tip, int64_t since, size_t max,
 		       pg_repo_visit_fn fn, void *ctx)
 {
 	heap h = { NULL, 0, 0 };
-	pg_map seen = PG_MAP_INIT;
-	oid_arena arena = { NULL, 0, 0, 0 };
+	pg_csrc s;
+	pg_cnode *t;
 	size_t visited = 0, slop = SINCE_SLOP;
-	int gerr, err;
+	int err;
 
-	err = walk_enqueue(r, &h, &seen, &arena, pg_git_oid(tip));
+	if ((err = pg_csrc_init(&s, r)) == 0 && (err = pg_csrc_node(&t, &s, tip)) == 0)
+		err = walk_enqueue(&s, &h, t);
 	while (err == 0 && h.len && visited < max) {
 		heap_item it = heap_pop(&h);
-		git_commit *c = NULL;
-		pg_oid first;
-		unsigned i, np;
+		uint32_t i;
 
 		if (it.time < since && --slop == 0)
 			break;
-		if ((gerr = git_commit_lookup(&c, r->git, pg_git_oid(&it.id))) < 0) {
-			err = pg_git_fail(gerr, "walk");
-			break;
-		}
-		np = git_commit_parentcount(c);
-		if (np)
-			pg_oid_from_git(&first, git_commit_parent_id(c, 0));
-		for (i = 0; i < np && err == 0; i++)
-			err = walk_enqueue(r, &h, &seen, &arena, git_commit_parent_id(c, i));
-		git_commit_free(c);
+		for (i = 0; i < it.n->nparents && err == 0; i++)
+			err = walk_enqueue(&s, &h, it.n->parents[i]);
 		if (err)
 			break;
 		visited++;
-		err = fn(ctx, &it.id, it.time, np ? &first : NULL);
+		err = fn(ctx, &it.n->id, it.time, it.n->nparents ? &it.n->parents[0]->id : NULL);
 	}
-	arena_release(&arena);
 	free(h.items);
-	pg_map_release(&seen);
+	pg_csrc_release(&s);
 	return err;
 }
 
+/*
+ * With generation numbers, only commits at or above the ancestor's
+ * generation can reach it: a depth-first search, first parents first,
+ * that never goes below.  Without them (the ancestor is in no graph),
+ * libgit2's merge-base walk decides.
+ */
 int pg_repo_is_ancestor(pg_repo *r, const pg_oid *ancestor, const pg_oid *descendant)
 {
-	int gerr;
+	pg_csrc s;
+	pg_cnode *a, *d, **stack = NULL;
+	size_t nstack = 0, alloc = 0;
+	int gerr, err, found = 0;
 
 	if (!pg_oid_cmp(ancestor, descendant))
 		return 1;
-	gerr = git_graph_descendant_of(r->git, pg_git_oid(descendant), pg_git_oid(ancestor));
-	if (gerr < 0)
-		return pg_git_fail(gerr, "ancestry");
-	return gerr;
+	if ((err = pg_csrc_init(&s, r)) < 0 || (err = pg_csrc_get(&a, &s, ancestor)) < 0 ||
+	    (err = pg_csrc_get(&d, &s, descendant)) < 0)
+		goto done;
+	if (a->gen == PG_GEN_INFINITY) {
+		gerr = git_graph_descendant_of(r->git, pg_git_oid(descendant), pg_git_oid(ancestor));
+		err = gerr < 0 ? pg_git_fail(gerr, "ancestry") : gerr;
+		goto done;
+	}
+	if ((err = PG_ARRAY_GROW(stack, 1, alloc)) < 0)
+		goto done;
+	d->flags |= F_SEEN;
+	stack[nstack++] = d;
+	while (nstack && !found) {
+		pg_cnode *c = stack[--nstack];
+		uint32_t i;
+
+		if ((err = pg_csrc_parse(&s, c)) < 0)
+			goto done;
+		for (i = c->nparents; i-- > 0 && !found; ) {
+			pg_cnode *p = c->parents[i];
+
+			if (p->flags & F_SEEN)
+				continue;
+			p->flags |= F_SEEN;
+			if (p == a) {
+				found = 1;
+				break;
+			}
+			if ((err = pg_csrc_parse(&s, p)) < 0)
+				goto done;
+			if (p->gen < a->gen)
+				continue;
+			if ((err = PG_ARRAY_GROW(stack, nstack + 1, alloc)) < 0)
+				goto done;
+			stack[nstack++] = p;
+		}
+	}
+	err = found;
+done:
+	free(stack);
+	pg_csrc_release(&s);
+	return err;
 }
 
 int pg_repo_merge_base(pg_oid *out, pg_repo *r, const pg_oid *a, const pg_oid *b)

@@ -26,6 +26,13 @@ if grep -nE '^#[[:space:]]*include[[:space:]]*[<"]git2(\.h|/)' \
 	fail=1
 fi
 
+# zlib is read in one place, the pack reader of the repository layer.
+if grep -nE '^#[[:space:]]*include[[:space:]]*[<"]zlib\.h' \
+	$(find cli $lib_dirs -name '*.[ch]' 2>/dev/null) | grep -v '^repo/pack\.c:'; then
+	echo "check-code: only repo/pack.c may include zlib.h (lines above)" >&2
+	fail=1
+fi
+
 # Arrays grow through common/array.h (geometric, overflow-checked); only it
 # and the string buffer call realloc.
 if grep -nE '\brealloc\s*\(' $(find cli $lib_dirs -name '*.c' 2>/dev/null) |

@@ -4,9 +4,9 @@ set -eu
 
 # Build and runtime libraries, the test tools, and the kernel toolchain.
 PKGS="
-make gcc pkg-config git gnupg perl jq curl sqlite3
+make gcc pkg-config git gnupg perl jq curl sqlite3 time
 libgit2-dev libgpgme-dev libyaml-dev libmicrohttpd-dev libsqlite3-dev
-libjansson-dev libssl-dev libcmocka-dev
+libjansson-dev libssl-dev libcmocka-dev zlib1g-dev
 git-filter-repo
 gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-12-plugin-dev-aarch64-linux-gnu
 g++ python3 util-linux

@@ -116,20 +116,26 @@ static int not_found(pg_pull *p, enum pg_severity sev, const pg_commit *c, const
 
 /*
  * Where the fixed commit is, without walking history per tag: a pull
- * commit, or one of the upstream commits the copy search examined (all
- * upstream's), is found by id.  Any other commit committed after the
- * search's date line is not upstream's: the search saw every upstream
- * commit since then.  An older one is taken as upstream's once it exists,
- * predates the fix and has the quoted subject: proving its ancestry would
- * walk all history since it, which is what made this check slow.
- * Returns 1 when target is not upstream's.
+ * commit, or an upstream commit the copy search examined, is found by id;
+ * with upstream's identity index, any other commit is upstream's exactly
+ * when the index holds it (one probe).  Without the index, any other
+ * commit committed after the search's date line is not upstream's: the
+ * search saw every upstream commit since then.  An older one is taken as
+ * upstream's once it exists, predates the fix and has the quoted subject:
+ * proving its ancestry would walk all history since it, which is what made
+ * this check slow.  Returns 1 when target is not upstream's.
  */
 static int outside_upstream(const pg_pull *p, const pg_commit *target)
 {
 	int64_t since = pg_upstream_since(p->upstream);
+	int held;
 
-	if (pg_pull_find(p, &target->id) || pg_upstream_has(p->upstream, &target->id))
+	if (pg_pull_find(p, &target->id))
 		return 0;
+	if ((held = pg_upstream_holds(p->upstream, target)) < -1)
+		return held;
+	if (held >= 0)
+		return !held;
 	/* a day of margin for a commit hidden behind a parent with a skewed clock */
 	return !pg_upstream_truncated(p->upstream) && since && target->committer.time >= since + DAY;
 }
@@ -161,9 +167,12 @@ static int check_one(pg_pull *p, enum pg_severity sev, const pg_commit *c, const
 	if (err < 0 || (err = pg_repo_read_commit(&target, p->repo, &id)) < 0)
 		return err;
 	pg_oid_tohex(hex, &id);
-	if (outside_upstream(p, target)) {
-		err = not_found(p, sev, c, t, fx.id, idlen, ": upstream has no such commit since "
-				"the date window's line");
+	if ((err = outside_upstream(p, target)) < 0)
+		goto done;
+	if (err == 1) {
+		err = not_found(p, sev, c, t, fx.id, idlen, pg_upstream_since(p->upstream) ?
+				": upstream has no such commit since the date window's line" :
+				": upstream's history has no such commit");
 		goto done;
 	}
 	if (target->author.time > c->author.time + slack) {

@@ -66,8 +66,57 @@ bool pg_gpg_result_has_email(const pg_gpg_result *r, const char *email);
  */
 int pg_gpg_new(pg_gpg **out, const char *keyring, const char *gnupg_home, const char *tmpdir);
 
-/* Free the context and remove the private GNUPGHOME; NULL-safe. */
+/*
+ * Free the context and remove the private GNUPGHOME; NULL-safe.  A
+ * verifier opened while this thread uses a cache (pg_gpg_cache_use) goes
+ * back to the cache instead, keyring imported, for the next pg_gpg_new.
+ */
 void pg_gpg_free(pg_gpg *g);
+
+/*
+ * Verifiers kept for reuse.  Importing a keyring costs a private GNUPGHOME
+ * and several gpg processes (about 0.3 s for a small keyring, more for the
+ * kernel's); a cache keeps the imported homes and their contexts, so that
+ * each pg_gpg_new after the first costs nothing.  A kept verifier is
+ * handed out again only while its keyring file still holds the bytes it
+ * imported (its size, times and inode are checked first, then its bytes):
+ * a changed keyring is imported afresh.  A GNUPGHOME is used live, so it
+ * is always current.
+ *
+ * A cache belongs to one thread at a time (a worker: one cache, hence one
+ * imported keyring and one gpgme context, per worker).  pg_gpg_cache_use
+ * makes it the one pg_gpg_new and pg_gpg_free on this thread use; NULL
+ * stops that.  pg_gpg_cache_free frees the kept verifiers and removes
+ * their homes; the cache must no longer be in use by any thread.
+ */
+typedef struct pg_gpg_cache pg_gpg_cache;
+
+int pg_gpg_cache_new(pg_gpg_cache **out);
+void pg_gpg_cache_free(pg_gpg_cache *c);
+void pg_gpg_cache_use(pg_gpg_cache *c);
+
+/*
+ * Signatures verified in the background while the caller does other work
+ * (the walk).  pg_gpg_prefetch_start starts a thread that will verify with
+ * a verifier over keyring or gnupg_home (as pg_gpg_new); each
+ * pg_gpg_prefetch_add queues one signature.  On the calling thread, a
+ * pg_gpg over the same keyring then gets the result of a queued signature
+ * from pg_gpg_verify (once, waiting for it if need be) instead of running
+ * gpg again; anything else it verifies itself, as always.  What the
+ * background could not verify (gpg failed) is verified again in the
+ * foreground, so every error is reported where it always was.  The prefetch
+ * uses the calling thread's cache, or installs one of its own until
+ * pg_gpg_prefetch_finish, which waits for the thread, drops unused results
+ * and frees what is not the caller's.  Errors: PG_EINVALID (neither or
+ * both of keyring and gnupg_home), PG_ENOMEM, PG_ERROR (no thread).
+ */
+typedef struct pg_gpg_prefetch pg_gpg_prefetch;
+
+int pg_gpg_prefetch_start(pg_gpg_prefetch **out, const char *keyring, const char *gnupg_home,
+			  const char *tmpdir);
+int pg_gpg_prefetch_add(pg_gpg_prefetch *pf, const char *payload, size_t payload_len,
+			const char *sig, size_t sig_len);
+void pg_gpg_prefetch_finish(pg_gpg_prefetch *pf);
 
 /*
  * Verify sig (an armored detached signature) over payload and fill *out

@@ -1,6 +1,10 @@
 /* pull.c - loading the pull's commits and the helpers the checks share. */
 #include "verifier/pull.h"
 #include "common/error.h"
+#include "verifier/gpg.h"
+
+/* As the signature check: kernel tag signatures are well under 1 KiB. */
+#define SIG_MAX ((size_t)64 << 10)
 
 pg_commit *pg_pull_find(const pg_pull *p, const pg_oid *id)
 {
@@ -17,6 +21,66 @@ const pg_ident *pg_pull_sender(const pg_pull *p)
 	return p->tag && p->tag->has_tagger ? &p->tag->tagger : NULL;
 }
 
+/* Whether the signature check would hand t's signature to gpg. */
+static bool verifiable(const pg_tagobj *t)
+{
+	return t && t->signature && !strncmp(t->signature, "-----BEGIN PGP ", 15) &&
+	       t->signature_len <= SIG_MAX;
+}
+
+/*
+ * Start verifying the tag's signature in the background, with the keys
+ * and the private home the signature check will use.  Nothing is lost if
+ * it cannot start: the check then verifies as it always did.
+ */
+static void prefetch_tag(pg_pull *p)
+{
+	const pg_policy *pol = p->policy;
+	pg_buf tmp = PG_BUF_INIT;
+
+	if ((!pol->keyring && !pol->gnupg_home) ||
+	    (pg_pull_severity(p, PG_CHECK_TAG_SIGNATURE) == PG_SEV_OFF &&
+	     pg_pull_severity(p, PG_CHECK_MERGETAG_SIGNATURE) == PG_SEV_OFF))
+		return;
+	if (pol->keyring && p->home && pg_buf_printf(&tmp, "%s/tmp", p->home) < 0)
+		goto done;
+	if (pg_gpg_prefetch_start(&p->gpg_prefetch, pol->keyring,
+				  pol->keyring ? NULL : pol->gnupg_home,
+				  tmp.len ? tmp.ptr : NULL) < 0)
+		goto done;
+	if (pg_pull_severity(p, PG_CHECK_TAG_SIGNATURE) != PG_SEV_OFF && verifiable(p->tag))
+		pg_gpg_prefetch_add(p->gpg_prefetch, p->tag->payload, p->tag->payload_len,
+				    p->tag->signature, p->tag->signature_len);
+done:
+	pg_buf_release(&tmp);
+	pg_error_clear();
+}
+
+/* Queue the mergetags of the pull's merges, in the order the check reads them. */
+static void prefetch_mergetags(pg_pull *p)
+{
+	size_t i, j;
+
+	if (!p->gpg_prefetch || pg_pull_severity(p, PG_CHECK_MERGETAG_SIGNATURE) == PG_SEV_OFF)
+		return;
+	for (i = 0; i < p->ncommits; i++) {
+		const pg_commit *m = p->commits[i];
+
+		for (j = 0; m->nparents > 1 && j < m->nheaders; j++) {
+			pg_tagobj *t = NULL;
+
+			if (strcmp(m->headers[j].name, "mergetag") ||
+			    pg_tagobj_parse(&t, m->headers[j].value, m->headers[j].value_len) < 0)
+				continue;
+			if (verifiable(t))
+				pg_gpg_prefetch_add(p->gpg_prefetch, t->payload, t->payload_len,
+						    t->signature, t->signature_len);
+			pg_tagobj_free(t);
+		}
+	}
+	pg_error_clear();
+}
+
 int pg_pull_load(pg_pull *p)
 {
 	pg_oid *ids = NULL;
@@ -24,6 +88,7 @@ int pg_pull_load(pg_pull *p)
 	char hex[PG_OID_HEXSZ + 1];
 	int err;
 
+	prefetch_tag(p);
 	/* O(pull + upstream side down to the merge base), as git rev-list */
 	if ((err = pg_repo_walk_range(&ids, &n, p->repo, &p->tag_commit, &p->upstream_tip, 1)) < 0)
 		return err;
@@ -53,6 +118,7 @@ int pg_pull_load(pg_pull *p)
 				      p->commits[i])) < 0)
 			goto done;
 	}
+	prefetch_mergetags(p);
 done:
 	free(ids);
 	return err;
@@ -62,6 +128,8 @@ void pg_pull_release(pg_pull *p)
 {
 	size_t i;
 
+	pg_gpg_prefetch_finish(p->gpg_prefetch);
+	p->gpg_prefetch = NULL;
 	for (i = 0; i < p->ncommits; i++)
 		pg_commit_free(p->commits[i]);
 	free(p->commits);

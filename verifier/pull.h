@@ -6,6 +6,7 @@
 #include "policies/policy.h"
 #include "repo/object.h"
 #include "repo/repo.h"
+#include "verifier/identity_index.h"
 #include "verifier/report.h"
 
 typedef struct pg_upstream pg_upstream;
@@ -37,6 +38,9 @@ typedef struct pg_pull {
 
 	pg_upstream *upstream; /* the upstream side, indexed by identity */
 	const pg_commit **original; /* per commit: the upstream commit it copies */
+
+	/* the tag's and the mergetags' signatures, verified while the pull loads */
+	struct pg_gpg_prefetch *gpg_prefetch;
 } pg_pull;
 
 /* Find a pull commit by id; NULL when the id is not in the pull. */
@@ -53,6 +57,9 @@ const pg_ident *pg_pull_sender(const pg_pull *p);
  * PG_ETOOBIG when there are more than the policy's max_pull_commits (none
  * is read then); PG_EINVALID "commit X is malformed: ..." for a pull
  * commit git would not have written (pg_commit.malformed).
+ * Meanwhile a thread verifies the signatures the signature checks will ask
+ * for (the tag's, then the mergetags'), so that gpg is off the critical
+ * path; pg_pull_release waits for it.
  */
 int pg_pull_load(pg_pull *p);
 void pg_pull_release(pg_pull *p);
@@ -60,11 +67,16 @@ void pg_pull_release(pg_pull *p);
 /*
  * The upstream side: upstream commits that a pull commit could be a copy
  * of, indexed by identity.  Built from (a) the upstream side of the
- * divergence (reachable from upstream, not from the tag), (b) upstream
- * commits committed since the oldest author date in the pull, within the
- * policy's lookback, and (c) commits named by "(cherry picked from commit
- * X)" trailers that upstream contains.  Cost: O(pull + (a) + (b)) commit
- * reads, never the whole upstream history.
+ * divergence (reachable from upstream, not from the tag), (b) every
+ * upstream commit that shares a pull commit's identity key, found by one
+ * probe per pull commit of upstream's identity index in home/identity/
+ * (verifier/identity_index.h: made on first use, then extended), and (c)
+ * commits named by "(cherry picked from commit X)" trailers that upstream
+ * contains.  When no index can be had (home cannot be written), (b) is the
+ * date window instead: upstream commits committed since a day before the
+ * oldest author date in the pull, within the policy's lookback, capped at
+ * its max-upstream-commits.  Cost: O(pull + (a) + (b)) commit reads, never
+ * the whole upstream history (but once, to make the index).
  */
 int pg_upstream_build(pg_upstream **out, pg_pull *p);
 void pg_upstream_free(pg_upstream *u);
@@ -81,9 +93,23 @@ int pg_upstream_candidates(const pg_commit ***out, size_t *n, pg_upstream *u,
 bool pg_upstream_has(const pg_upstream *u, const pg_oid *id);
 
 /*
+ * Whether c is upstream's: 1 or 0 when that is known exactly (c is among
+ * the commits examined, or the identity index says), -1 when it is not
+ * (no index: see pg_upstream_since), PG_ENOMEM.
+ */
+int pg_upstream_holds(const pg_upstream *u, const pg_commit *c);
+
+/*
+ * What was done to the identity index and how many commits it holds
+ * (*indexed); NULL when there is none and the date window was walked.
+ */
+const pg_identity_index_info *pg_upstream_index_info(const pg_upstream *u, size_t *indexed);
+
+/*
  * The date window's line: every upstream commit committed since then was
  * examined, unless the search was truncated (a few may hide behind a
- * parent dated earlier, as clocks are skewed).
+ * parent dated earlier, as clocks are skewed).  0 when the identity index
+ * spared the walk.
  */
 int64_t pg_upstream_since(const pg_upstream *u);
 

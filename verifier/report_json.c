@@ -178,6 +178,15 @@ int pg_report_format_json(pg_buf *out, const pg_report *r)
 	} else {
 		pg_json_put_null(w, "upstream_window_since");
 	}
+	if (r->upstream_index) {
+		pg_json_open_object(w, "upstream_index");
+		pg_json_put_str(w, "action", r->upstream_index);
+		pg_json_put_int(w, "commits", (int64_t)r->upstream_indexed);
+		pg_json_put_int(w, "added", (int64_t)r->upstream_index_added);
+		pg_json_close(w);
+	} else {
+		pg_json_put_null(w, "upstream_index");
+	}
 	pg_json_put_bool(w, "signatures_checked", !r->no_keyring);
 	pg_json_open_array(w, "signatures");
 	for (i = 0; i < r->nsignatures; i++)

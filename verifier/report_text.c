@@ -244,7 +244,14 @@ static int put_header(pg_buf *out, const pg_report *r)
 				 "upstream %s", up, r->upstream_examined,
 				 plural(r->upstream_examined, "commit", "commits"))) < 0)
 		return err;
-	/* what the count is: a date window, the divergence and cherry-pick sources */
+	/* what the count is: index hits or a date window, the divergence and cherry-pick sources */
+	if (r->upstream_index &&
+	    (err = pg_buf_printf(out, ": those sharing a pull commit's identity in upstream's "
+				 "identity index of %zu %s (%s), upstream's side of the divergence "
+				 "and cherry-pick sources", r->upstream_indexed,
+				 plural(r->upstream_indexed, "commit", "commits"),
+				 r->upstream_index)) < 0)
+		return err;
 	if (r->upstream_since &&
 	    ((err = pg_buf_puts(out, ": those committed since ")) < 0 ||
 	     (err = pg_time_format(out, r->upstream_since, 0)) < 0 ||

@@ -1,7 +1,9 @@
 /* upstream.c - the upstream commits a pull commit could be a copy of, by identity. */
+#include "verifier/identity_index.h"
 #include "verifier/match.h"
 #include "verifier/pull.h"
 #include "common/array.h"
+#include "common/buf.h"
 #include "common/error.h"
 
 #define CHUNK 512
@@ -26,8 +28,10 @@ struct pg_upstream {
 	char **emails;      /* committers of the first-parent line, lower case */
 	size_t nemails, emails_alloc;
 	size_t examined;
-	int64_t since;      /* the date window's line */
+	int64_t since;      /* the date window's line (0 with an index) */
 	bool truncated;
+	pg_identity_index *index; /* every upstream commit by identity, or NULL */
+	pg_identity_index_info index_info;
 };
 
 static cand *cand_new(pg_upstream *u)
@@ -161,6 +165,115 @@ static int add_cherry_pick_sources(pg_upstream *u, pg_pull *p)
 	return 0;
 }
 
+/*
+ * The identity index of p's upstream, brought to its tip; 0 with none
+ * when it cannot be had (a home that cannot be written, say): the date
+ * window then does its work.
+ */
+static int open_index(pg_upstream *u, pg_pull *p)
+{
+	pg_buf name = PG_BUF_INIT;
+	int err;
+
+	if (!p->home)
+		return 0;
+	if ((err = pg_buf_printf(&name, "%s\n%s", p->report->upstream ? p->report->upstream : "",
+				 p->report->upstream_ref ? p->report->upstream_ref : "")) < 0)
+		return err;
+	err = pg_identity_index_open(&u->index, p->repo, p->home, name.ptr, &p->upstream_tip,
+				     &u->index_info);
+	pg_buf_release(&name);
+	if (err == PG_ENOMEM)
+		return err;
+	if (err < 0) {
+		u->index = NULL;
+		pg_error_clear();
+	}
+	return 0;
+}
+
+#define FEW_HITS 8
+
+/*
+ * The index's commits with this key: in few (FEW_HITS of them) when they
+ * fit, else in *hits malloc()ed (free it when it is not few).
+ */
+static int probe(pg_identity_hit **hits, size_t *n, pg_identity_hit *few,
+		 const pg_identity_index *x, uint64_t key)
+{
+	size_t max;
+
+	*hits = few;
+	*n = pg_identity_index_probe(few, FEW_HITS, x, key);
+	if (*n <= FEW_HITS)
+		return 0;
+	if (!(*hits = calloc(*n, sizeof(**hits)))) {
+		*hits = few;
+		*n = 0;
+		return pg_error_oom();
+	}
+	max = *n;
+	if ((*n = pg_identity_index_probe(*hits, max, x, key)) > max)
+		*n = max;
+	return 0;
+}
+
+/* Every upstream commit that shares a pull commit's identity key: one probe each. */
+static int probe_index(pg_upstream *u, const pg_pull *p)
+{
+	pg_identity_hit few[FEW_HITS], *hits;
+	size_t i, j, n;
+	int err = 0;
+
+	for (i = 0; i < p->ncommits && err == 0; i++) {
+		if ((err = probe(&hits, &n, few, u->index, pg_identity_hash(p->commits[i]))) < 0)
+			return err;
+		for (j = 0; j < n && err == 0; j++)
+			err = consider(u, &hits[j].id, false);
+		if (hits != few)
+			free(hits);
+	}
+	return err;
+}
+
+/*
+ * The first-parent commits read for the maintainer's identity when an index
+ * spares the window walk: the top-level maintainer commits the newest of
+ * them, and a dense history (a commit every few seconds) would otherwise
+ * read tens of thousands for a pull with one old author date.
+ */
+#define CHAIN_MAX 500
+
+/*
+ * The committers of upstream's first-parent line since `since`, its newest
+ * CHAIN_MAX commits at most: what the date window's walk learns on its way,
+ * read alone when an index spares that walk.
+ */
+static int walk_chain(pg_upstream *u, const pg_oid *tip, int64_t since)
+{
+	pg_oid id = *tip;
+	size_t read = 0;
+	int err = 0;
+
+	while (read++ < CHAIN_MAX) {
+		pg_commit *c = NULL;
+		bool more;
+
+		if ((err = pg_repo_read_commit(&c, u->repo, &id)) < 0)
+			return err;
+		more = c->committer.time >= since;
+		if (more)
+			err = add_maintainer(u, c->committer.email);
+		more = more && err == 0 && c->nparents > 0;
+		if (more)
+			id = c->parents[0];
+		pg_commit_free(c);
+		if (!more)
+			return err;
+	}
+	return 0;
+}
+
 int pg_upstream_build(pg_upstream **out, pg_pull *p)
 {
 	pg_upstream *u = calloc(1, sizeof(*u));
@@ -178,23 +291,33 @@ int pg_upstream_build(pg_upstream **out, pg_pull *p)
 		goto done;
 
 	/*
-	 * (b) the date window: O(upstream commits committed since the oldest
-	 * author date in the pull), floored at the policy's lookback before
-	 * upstream's tip, capped at max_upstream_commits.
+	 * (b) every upstream commit sharing a pull commit's identity: one probe
+	 * of the identity index per pull commit, however old the original.
+	 * Without an index, the date window: O(upstream commits committed
+	 * since the oldest author date in the pull), floored at the policy's
+	 * lookback before upstream's tip, capped at max_upstream_commits.
 	 */
 	since = oldest_author_time(p);
 	since = since == INT64_MAX ? tip->committer.time : since - DAY;
 	floor = tip->committer.time - (int64_t)p->policy->lookback_days * DAY;
 	if (since < floor)
 		since = floor;
-	u->since = since;
-	if ((err = chain_add(u, &p->upstream_tip)) < 0)
+	if ((err = open_index(u, p)) < 0)
 		goto done;
-	if ((err = pg_repo_walk_since(p->repo, &p->upstream_tip, since, limit ? limit : SIZE_MAX,
-				      visit_window, u)) < 0)
-		goto done;
-	if (limit && u->examined >= limit)
-		u->truncated = true;
+	if (u->index) {
+		if ((err = probe_index(u, p)) < 0 ||
+		    (err = walk_chain(u, &p->upstream_tip, since)) < 0)
+			goto done;
+	} else {
+		u->since = since;
+		if ((err = chain_add(u, &p->upstream_tip)) < 0)
+			goto done;
+		if ((err = pg_repo_walk_since(p->repo, &p->upstream_tip, since,
+					      limit ? limit : SIZE_MAX, visit_window, u)) < 0)
+			goto done;
+		if (limit && u->examined >= limit)
+			u->truncated = true;
+	}
 
 	/* (a) the upstream side of the divergence, O(that side) */
 	if ((err = pg_repo_walk_range(&side, &nside, p->repo, &p->upstream_tip,
@@ -238,6 +361,7 @@ void pg_upstream_free(pg_upstream *u)
 	pg_map_release(&u->by_id);
 	pg_map_release(&u->by_hash);
 	pg_map_release(&u->chain);
+	pg_identity_index_free(u->index);
 	free(u);
 }
 
@@ -277,6 +401,33 @@ done:
 bool pg_upstream_has(const pg_upstream *u, const pg_oid *id)
 {
 	return u && pg_map_get(&u->by_id, id->id, PG_OID_RAWSZ) != NULL;
+}
+
+int pg_upstream_holds(const pg_upstream *u, const pg_commit *c)
+{
+	pg_identity_hit few[FEW_HITS], *hits;
+	size_t n, i;
+	int held = 0, err;
+
+	if (!u)
+		return 0;
+	if (pg_map_get(&u->by_id, c->id.id, PG_OID_RAWSZ))
+		return 1;
+	if (!u->index)
+		return -1;
+	if ((err = probe(&hits, &n, few, u->index, pg_identity_hash(c))) < 0)
+		return err;
+	for (i = 0; i < n && !held; i++)
+		held = !pg_oid_cmp(&hits[i].id, &c->id);
+	if (hits != few)
+		free(hits);
+	return held;
+}
+
+const pg_identity_index_info *pg_upstream_index_info(const pg_upstream *u, size_t *indexed)
+{
+	*indexed = u && u->index ? pg_identity_index_count(u->index) : 0;
+	return u && u->index ? &u->index_info : NULL;
 }
 
 int64_t pg_upstream_since(const pg_upstream *u)

@@ -104,11 +104,14 @@ static int resolve_tag(pg_pull *p, const pg_oid *target)
 static int resolve_upstream(pg_pull *p, const char *location, const char *branch)
 {
 	enum pg_object_type type = PG_OBJ_NONE;
+	/* the upstream's commit-graph is read in place; the pull's never is */
+	pg_fetch_opts opts = PG_FETCH_OPTS_INIT;
 	pg_oid at;
 	int err;
 
+	opts.trust_graph = true;
 	if ((err = pg_repo_resolve(&at, &p->report->upstream_ref, p->repo, location,
-				   PG_REF_BRANCH, branch)) < 0)
+				   PG_REF_BRANCH, branch, &opts)) < 0)
 		return err;
 	if ((err = peel_tags(&at, &type, NULL, p->repo)) == 0 && type == PG_OBJ_COMMIT) {
 		p->upstream_tip = at;
@@ -120,9 +123,25 @@ static int resolve_upstream(pg_pull *p, const char *location, const char *branch
 			    p->report->upstream_ref);
 }
 
+static const char *index_action_name(const pg_identity_index_info *info)
+{
+	if (info->action == PG_IDENTITY_INDEX_CURRENT)
+		return "current";
+	if (info->action == PG_IDENTITY_INDEX_EXTENDED)
+		return "extended";
+	if (!info->why || !strcmp(info->why, "new"))
+		return "built (new)";
+	if (!strcmp(info->why, "rewritten"))
+		return "built (rewritten)";
+	if (!strcmp(info->why, "key"))
+		return "built (key)";
+	return "built (damaged)";
+}
+
 int pg_verify(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy,
 	      const char *home)
 {
+	const pg_identity_index_info *info;
 	pg_pull p;
 	pg_oid target;
 	char *abs = NULL;
@@ -166,7 +185,7 @@ int pg_verify(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy
 	if ((err = pg_repo_open_cache(&p.repo, home)) < 0)
 		goto done;
 	if ((err = pg_repo_resolve(&target, &p.report->tag, p.repo, location, PG_REF_TAG,
-				   spec->tag)) < 0)
+				   spec->tag, NULL)) < 0)
 		goto done;
 	p.report->tag_object = target;
 	if ((err = resolve_tag(&p, &target)) < 0)
@@ -194,6 +213,10 @@ int pg_verify(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy
 			p.report->nmerges++;
 	p.report->upstream_examined = pg_upstream_examined(p.upstream);
 	p.report->upstream_since = pg_upstream_since(p.upstream);
+	if ((info = pg_upstream_index_info(p.upstream, &p.report->upstream_indexed))) {
+		p.report->upstream_index = index_action_name(info);
+		p.report->upstream_index_added = info->added;
+	}
 
 	for (i = 0; i < PG_ARRAY_SIZE(checks); i++)
 		if ((err = checks[i](&p)) < 0)

@@ -2,7 +2,7 @@
 # 15-verdicts.t - real history's cases: re-applied changes, rewritten quoted ids, topic bullets, folded Fixes:.
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
-plan 43
+plan 45
 "$TOP/fixtures/verdicts.sh" "$SCRATCH/vd" >/dev/null
 VD="$SCRATCH/vd"
 export GNUPGHOME="$VD/gnupg"
@@ -114,8 +114,22 @@ verify fixes-elsewhere
 f=$(findings "$out" fixes-tag)
 like "$f" "^warning  fixes-tag               $(short fixes-elsewhere.elsewhere)  drivers: foo: fix the baz interplay$" \
 	"a Fixes: naming a commit upstream does not have is reported"
+like "$f" "^    Fixes: names $(short elsewhere), which is neither an upstream nor a pull commit: upstream's history has no such commit$" \
+	"though the commit exists in the sender's repository (the identity index says so)"
+# without an identity index (a home where none can be made), the date window decides
+NOINDEX="$SCRATCH/noindex"
+mkdir -p "$NOINDEX"
+: >"$NOINDEX/identity"
+verify_noindex() { # as verify
+	home=$PULLGATE_HOME
+	PULLGATE_HOME=$NOINDEX
+	verify "$@"
+	PULLGATE_HOME=$home
+}
+verify_noindex fixes-elsewhere
+f=$(findings "$out" fixes-tag)
 like "$f" "^    Fixes: names $(short elsewhere), which is neither an upstream nor a pull commit: upstream has no such commit since the date window's line$" \
-	"though the commit exists in the sender's repository"
+	"without an index, the date window's line decides"
 like "$f" "^    Fixes: $(short probe-again) names a commit written after this fix$" \
 	"a Fixes: naming a commit written after the fix is reported"
 
@@ -146,7 +160,11 @@ is "$(jqo '.signatures_checked')" "true" "and with a keyring, that they were"
 
 # --- what the date window is ---------------------------------------------------------
 verify topic-bullets
+like "$out" "^          copies sought among [0-9]+ upstream commits: those sharing a pull commit's identity in upstream's identity index of [0-9]+ commits \\(current\\)" \
+	"with the identity index, the count says the copies were probed for, not walked"
+verify_noindex topic-bullets
 like "$out" "^          copies sought among [0-9]+ upstream commits: those committed since 2025-03-11 10:00:00 \\+0000 \\(a date window\\)" \
 	"the count of upstream commits examined says it is a date window, and from when"
-verify topic-bullets --json
-is "$(jqo '.upstream_window_since')" "2025-03-11 10:00:00 +0000" "JSON gives the window's line"
+verify_noindex topic-bullets --json
+is "$(jqo '.upstream_window_since') $(jqo '.upstream_index')" "2025-03-11 10:00:00 +0000 null" \
+	"JSON gives the window's line, and no index"

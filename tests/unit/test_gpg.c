@@ -305,6 +305,106 @@ static void test_existing_gnupg_home_is_used_as_is(void **state)
 	assert_int_equal(access(s->tmp, F_OK), -1);
 }
 
+/* With a cache, the keyring is imported once and the verifier kept; a changed one again. */
+static void test_cache_keeps_the_imported_keyring(void **state)
+{
+	scratch *s = *state;
+	pg_gpg_cache *c = NULL;
+	pg_gpg *g = NULL;
+	pg_gpg_result r;
+
+	assert_int_equal(pg_gpg_cache_new(&c), 0);
+	pg_gpg_cache_use(c);
+	assert_int_equal(pg_gpg_new(&g, s->keyring, NULL, s->tmp), 0);
+	verify(&r, g, TAG_V1, SIG_GINA);
+	assert_int_equal(r.status, PG_GPG_GOOD);
+	pg_gpg_result_release(&r);
+	pg_gpg_free(g);
+	/* kept, with its home */
+	assert_int_equal(count_entries(s->tmp), 1);
+	assert_int_equal(pg_gpg_new(&g, s->keyring, NULL, s->tmp), 0);
+	assert_int_equal(count_entries(s->tmp), 1);
+	verify(&r, g, TAG_V1, SIG_OLGA);
+	assert_int_equal(r.status, PG_GPG_EXPIRED_KEY);
+	pg_gpg_result_release(&r);
+	pg_gpg_free(g);
+
+	/* the same bytes written again: still current, nothing imported */
+	assert_int_equal(write_file(s->keyring, KEYRING), 0);
+	assert_int_equal(pg_gpg_new(&g, s->keyring, NULL, s->tmp), 0);
+	assert_int_equal(count_entries(s->tmp), 1);
+	pg_gpg_free(g);
+
+	/* other bytes: the kept one is dropped and the new keyring imported (and refused) */
+	assert_int_equal(write_file(s->keyring, "this is no keyring\n"), 0);
+	assert_int_equal(pg_gpg_new(&g, s->keyring, NULL, s->tmp), PG_EINVALID);
+	assert_null(g);
+	assert_int_equal(count_entries(s->tmp), 0);
+	assert_int_equal(write_file(s->keyring, KEYRING), 0);
+	assert_int_equal(pg_gpg_new(&g, s->keyring, NULL, s->tmp), 0);
+	verify(&r, g, TAG_V1, SIG_GINA);
+	assert_int_equal(r.status, PG_GPG_GOOD);
+	pg_gpg_result_release(&r);
+	pg_gpg_free(g);
+
+	pg_gpg_cache_use(NULL);
+	pg_gpg_cache_free(c);
+	assert_int_equal(count_entries(s->tmp), 0);
+	pg_gpg_cache_free(NULL);
+}
+
+/*
+ * Signatures queued for the background come back from pg_gpg_verify
+ * without running gpg in the foreground: the last one is answered after
+ * the keyring file is gone, which the foreground could not do.
+ */
+static void test_prefetch_answers_in_the_foreground(void **state)
+{
+	scratch *s = *state;
+	pg_gpg_prefetch *pf = NULL;
+	pg_gpg *g = NULL;
+	pg_gpg_result r;
+	char moved[192];
+
+	snprintf(moved, sizeof(moved), "%s/keyring.moved", s->dir);
+	assert_int_equal(pg_gpg_prefetch_start(&pf, NULL, NULL, s->tmp), PG_EINVALID);
+	assert_int_equal(pg_gpg_prefetch_start(&pf, s->keyring, NULL, s->tmp), 0);
+	assert_int_equal(pg_gpg_prefetch_add(pf, TAG_V1, strlen(TAG_V1), SIG_GINA,
+					     strlen(SIG_GINA)), 0);
+	assert_int_equal(pg_gpg_prefetch_add(pf, TAG_V1, strlen(TAG_V1), SIG_OLGA,
+					     strlen(SIG_OLGA)), 0);
+	/* never asked for: dropped by finish */
+	assert_int_equal(pg_gpg_prefetch_add(pf, TAG_V1, strlen(TAG_V1), SIG_SID,
+					     strlen(SIG_SID)), 0);
+	assert_int_equal(pg_gpg_new(&g, s->keyring, NULL, s->tmp), 0);
+	verify(&r, g, TAG_V1, SIG_GINA);
+	assert_int_equal(r.status, PG_GPG_GOOD);
+	assert_string_equal(r.fingerprint, FPR_GINA);
+	assert_int_equal(r.nemails, 2);
+	pg_gpg_result_release(&r);
+
+	assert_int_equal(rename(s->keyring, moved), 0);
+	verify(&r, g, TAG_V1, SIG_OLGA);
+	assert_int_equal(r.status, PG_GPG_EXPIRED_KEY);
+	assert_string_equal(r.fingerprint, FPR_OLGA);
+	pg_gpg_result_release(&r);
+	/* the prefetch's results are used once: the foreground finds no keyring now */
+	assert_int_equal(pg_gpg_verify(&r, g, TAG_V1, strlen(TAG_V1), SIG_OLGA, strlen(SIG_OLGA)),
+			 PG_ENOTFOUND);
+	pg_gpg_result_release(&r);
+	assert_int_equal(rename(moved, s->keyring), 0);
+
+	/* a changed payload is not the one queued: verified afresh, and bad */
+	verify(&r, g, TAG_SUB, SIG_GINA);
+	assert_int_equal(r.status, PG_GPG_BAD);
+	pg_gpg_result_release(&r);
+	pg_gpg_free(g);
+	pg_gpg_prefetch_finish(pf);
+	/* the prefetch's own cache went with it */
+	assert_int_equal(count_entries(s->tmp), 0);
+	pg_gpg_prefetch_finish(NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -315,6 +415,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_private_home_is_removed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_arguments, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_existing_gnupg_home_is_used_as_is, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_cache_keeps_the_imported_keyring, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_prefetch_answers_in_the_foreground, setup,
 						teardown),
 	};
 

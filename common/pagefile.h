@@ -1,0 +1,47 @@
+/* pagefile.h - a big file read at random, a few bytes at a time, through a small block cache. */
+#ifndef PG_PAGEFILE_H
+#define PG_PAGEFILE_H
+
+#include "common/compat.h"
+
+/*
+ * For the commit-graph, the pack indexes and the identity index: files of
+ * tens or hundreds of MiB of which a walk reads a few bytes here and there.
+ * Mapped, each such read would fault in (and count in the resident set) 64
+ * KiB around it; here each is a pread of one 4 KiB block, kept in a
+ * direct-mapped cache of at most max_blocks blocks, allocated as they are
+ * first used.  Bytes that have been read stay in the kernel's page cache,
+ * not in the process.  Once a few thousand blocks have been read, the reads
+ * are dense enough that mapping costs less than the system calls: the file
+ * is then mapped and read in place.  A pg_pagefile is used by one thread at
+ * a time.
+ */
+typedef struct pg_pagefile pg_pagefile;
+
+#define PG_PAGEFILE_BLOCK 4096
+
+/*
+ * Open the regular file at path.  PG_ENOTFOUND when it does not exist,
+ * PG_EINVALID when it is not a regular file, PG_EIO otherwise.
+ */
+int pg_pagefile_open(pg_pagefile **out, const char *path, size_t max_blocks);
+void pg_pagefile_free(pg_pagefile *f);
+
+/* Its size when it was opened. */
+uint64_t pg_pagefile_size(const pg_pagefile *f);
+
+/*
+ * Copy the len bytes at off into dst.  PG_EINVALID when they are not all
+ * inside the file, PG_EIO when it cannot be read.
+ */
+int pg_pagefile_read(pg_pagefile *f, uint64_t off, void *dst, size_t len);
+
+/*
+ * The bytes at off, up to len of them (fewer at a block's end): a pointer
+ * into the cache, valid until the next call on f.  *got receives how many;
+ * 0 past the end of the file.  PG_EIO when it cannot be read.
+ */
+int pg_pagefile_peek(const unsigned char **out, size_t *got, pg_pagefile *f, uint64_t off,
+		     size_t len);
+
+#endif

@@ -1,0 +1,546 @@
+/* graph.c - git's commit-graph files and chains, read in place with every bound checked. */
+#include "repo/graph.h"
+#include "common/array.h"
+#include "common/buf.h"
+#include "common/error.h"
+#include "common/pagefile.h"
+
+#define HEADER_SIZE 8
+#define TOC_ENTRY 12
+#define HASH_LEN PG_OID_RAWSZ
+#define CDAT_WIDTH (HASH_LEN + 16)
+#define FANOUT_SIZE (256 * 4)
+
+#define CHUNK_OIDF 0x4f494446u
+#define CHUNK_OIDL 0x4f49444cu
+#define CHUNK_CDAT 0x43444154u
+#define CHUNK_EDGE 0x45444745u
+#define CHUNK_GDA2 0x47444132u
+#define CHUNK_GDO2 0x47444f32u
+#define CHUNK_BASE 0x42415345u
+
+#define PARENT_NONE 0x70000000u
+#define PARENT_EDGE 0x80000000u
+#define GDA2_OVERFLOW 0x80000000u
+
+/* As libgit2's revwalk, which refuses a commit with more parents. */
+#define MAX_PARENTS 65535u
+/* git's chains are a handful of layers; the file naming them is small */
+#define CHAIN_FILE_MAX ((size_t)1 << 20)
+/* at most 32 MiB of a layer held at once (a walk reads a few bytes per commit) */
+#define CACHE_BLOCKS 8192
+
+/* One file: where its tables start (0: absent), all inside it. */
+typedef struct layer {
+	pg_pagefile *f;
+	uint64_t len;
+	char *path;
+	unsigned char fanout[FANOUT_SIZE];
+	uint64_t oids, cdat, gda2, gdo2, edge;
+	unsigned char *bases;  /* the BASE chunk, read whole */
+	size_t ngdo2, nedge;
+	uint32_t n, base; /* its commits, and how many the layers below hold */
+	unsigned nbases;
+} layer;
+
+struct pg_graph {
+	layer *layers;        /* the base first */
+	size_t nlayers, alloc;
+	uint32_t count;
+	enum pg_graph_gen gen;
+};
+
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static uint64_t be64(const unsigned char *p)
+{
+	return (uint64_t)be32(p) << 32 | be32(p + 4);
+}
+
+static void layer_release(layer *l)
+{
+	pg_pagefile_free(l->f);
+	free(l->bases);
+	free(l->path);
+	memset(l, 0, sizeof(*l));
+}
+
+static int corrupt(const layer *l, const char *what)
+{
+	return pg_error_set(PG_EINVALID, "commit-graph '%s': %s", l->path, what);
+}
+
+/* Open path; PG_ENOTFOUND when it does not exist. */
+static int open_file(layer *l, const char *path)
+{
+	int err;
+
+	if (!(l->path = pg_strdup(path)))
+		return PG_ENOMEM;
+	if ((err = pg_pagefile_open(&l->f, path, CACHE_BLOCKS)) < 0)
+		return err == PG_EINVALID ? corrupt(l, "not a regular file") : err;
+	l->len = pg_pagefile_size(l->f);
+	if (l->len < HEADER_SIZE + TOC_ENTRY + HASH_LEN)
+		return corrupt(l, "too short to be a commit-graph");
+	return 0;
+}
+
+/* Read len bytes at off, which the table of contents put inside the file. */
+static int get(const layer *l, uint64_t off, void *dst, size_t len)
+{
+	return pg_pagefile_read(l->f, off, dst, len);
+}
+
+/* The header, the table of contents and the chunks this reader uses, all checked. */
+static int read_chunks(layer *l, uint32_t below)
+{
+	unsigned char head[HEADER_SIZE], toc[256 * TOC_ENTRY + TOC_ENTRY];
+	unsigned nchunks, i, j;
+	uint64_t toc_end, end, oids_len = 0, cdat_len = 0, gda2_len = 0;
+	bool have_fanout = false;
+	int err;
+
+	if ((err = get(l, 0, head, HEADER_SIZE)) < 0)
+		return err;
+	if (memcmp(head, "CGPH", 4))
+		return corrupt(l, "no CGPH signature");
+	if (head[4] != 1)
+		return corrupt(l, "unknown version");
+	if (head[5] != 1)
+		return corrupt(l, "not a SHA-1 graph");
+	nchunks = head[6];
+	l->nbases = head[7];
+	toc_end = HEADER_SIZE + (uint64_t)(nchunks + 1) * TOC_ENTRY;
+	end = l->len - HASH_LEN; /* the trailing checksum, never read */
+	if (toc_end > end)
+		return corrupt(l, "its table of chunks runs past the end");
+	if ((err = get(l, HEADER_SIZE, toc, (size_t)(nchunks + 1) * TOC_ENTRY)) < 0)
+		return err;
+	for (i = 0; i < nchunks; i++) {
+		const unsigned char *e = toc + (size_t)i * TOC_ENTRY;
+		uint32_t id = be32(e);
+		uint64_t off = be64(e + 4), next = be64(e + TOC_ENTRY + 4), size;
+
+		if (id == 0)
+			return corrupt(l, "its table of chunks ends early");
+		if (off < toc_end || next < off || next > end)
+			return corrupt(l, "a chunk lies outside the file");
+		for (j = 0; j < i; j++)
+			if (be32(toc + (size_t)j * TOC_ENTRY) == id)
+				return corrupt(l, "a chunk appears twice");
+		size = next - off;
+		switch (id) {
+		case CHUNK_OIDF:
+			if (size != FANOUT_SIZE)
+				return corrupt(l, "its fanout is not 1024 bytes");
+			if ((err = get(l, off, l->fanout, FANOUT_SIZE)) < 0)
+				return err;
+			have_fanout = true;
+			break;
+		case CHUNK_OIDL:
+			l->oids = off;
+			oids_len = size;
+			break;
+		case CHUNK_CDAT:
+			l->cdat = off;
+			cdat_len = size;
+			break;
+		case CHUNK_EDGE:
+			l->edge = off;
+			l->nedge = (size_t)(size / 4);
+			break;
+		case CHUNK_GDA2:
+			l->gda2 = off;
+			gda2_len = size;
+			break;
+		case CHUNK_GDO2:
+			l->gdo2 = off;
+			l->ngdo2 = (size_t)(size / 8);
+			break;
+		case CHUNK_BASE:
+			if (size != (uint64_t)l->nbases * HASH_LEN)
+				return corrupt(l, "its list of base graphs has the wrong size");
+			if (l->nbases) {
+				if (!(l->bases = malloc((size_t)size)))
+					return pg_error_oom();
+				if ((err = get(l, off, l->bases, (size_t)size)) < 0)
+					return err;
+			}
+			break;
+		default:
+			break; /* BIDX, BDAT, GDAT, GDOV and what git may add later */
+		}
+	}
+	if (be32(toc + (size_t)nchunks * TOC_ENTRY) != 0)
+		return corrupt(l, "its table of chunks is not terminated");
+	if (!have_fanout || !l->oids || !l->cdat)
+		return corrupt(l, "a required chunk (OIDF, OIDL or CDAT) is missing");
+	if (l->nbases && !l->bases)
+		return corrupt(l, "it has base graphs but no list of them");
+	/* the fanout counts the commits; every table must hold that many */
+	for (i = 1; i < 256; i++)
+		if (be32(l->fanout + 4 * (i - 1)) > be32(l->fanout + 4 * i))
+			return corrupt(l, "its fanout is not sorted");
+	l->n = be32(l->fanout + 4 * 255);
+	if (oids_len / HASH_LEN < l->n)
+		return corrupt(l, "it lists fewer ids than its fanout counts");
+	if (cdat_len / CDAT_WIDTH < l->n)
+		return corrupt(l, "its commit data is shorter than its list of ids");
+	if (l->n >= PARENT_NONE - below)
+		return corrupt(l, "it holds more commits than positions can address");
+	/* a GDA2 of the wrong size is ignored, as git ignores it */
+	if (l->gda2 && gda2_len / 4 < l->n)
+		l->gda2 = 0;
+	l->base = below;
+	return 0;
+}
+
+static int open_layer(layer *l, const char *path, uint32_t below)
+{
+	int err;
+
+	memset(l, 0, sizeof(*l));
+	if ((err = open_file(l, path)) < 0 || (err = read_chunks(l, below)) < 0)
+		layer_release(l);
+	return err;
+}
+
+static int add_layer(pg_graph *g, layer *l)
+{
+	int err;
+
+	if ((err = PG_ARRAY_GROW(g->layers, g->nlayers + 1, g->alloc)) < 0)
+		return err;
+	g->layers[g->nlayers++] = *l;
+	g->count = l->base + l->n;
+	memset(l, 0, sizeof(*l));
+	return 0;
+}
+
+static void settle_generation(pg_graph *g)
+{
+	size_t i;
+
+	g->gen = PG_GRAPH_GEN_DATE;
+	for (i = 0; i < g->nlayers; i++)
+		if (!g->layers[i].gda2)
+			g->gen = PG_GRAPH_GEN_LEVEL;
+}
+
+void pg_graph_free(pg_graph *g)
+{
+	size_t i;
+
+	if (!g)
+		return;
+	for (i = 0; i < g->nlayers; i++)
+		layer_release(&g->layers[i]);
+	free(g->layers);
+	free(g);
+}
+
+int pg_graph_open_file(pg_graph **out, const char *path)
+{
+	pg_graph *g = calloc(1, sizeof(*g));
+	layer l;
+	int err;
+
+	*out = NULL;
+	if (!g)
+		return pg_error_oom();
+	if ((err = open_layer(&l, path, 0)) < 0) {
+		if (err == PG_ENOTFOUND)
+			err = pg_error_set(PG_ENOTFOUND, "commit-graph '%s' does not exist", path);
+		goto done;
+	}
+	if (l.nbases) {
+		err = corrupt(&l, "it names base graphs but is not part of a chain");
+		layer_release(&l);
+		goto done;
+	}
+	if ((err = add_layer(g, &l)) < 0) {
+		layer_release(&l);
+		goto done;
+	}
+	settle_generation(g);
+	*out = g;
+	g = NULL;
+done:
+	pg_graph_free(g);
+	return err;
+}
+
+/* Layer i of a chain must name the i layers below it, in order, as its bases. */
+static bool bases_match(const layer *l, const pg_oid *names, size_t i)
+{
+	size_t k;
+
+	if (l->nbases != i)
+		return false;
+	for (k = 0; k < i; k++)
+		if (memcmp(l->bases + k * HASH_LEN, names[k].id, HASH_LEN))
+			return false;
+	return true;
+}
+
+static int open_chain(pg_graph **out, const char *objdir)
+{
+	pg_buf chain = PG_BUF_INIT, path = PG_BUF_INIT;
+	pg_graph *g = NULL;
+	pg_oid *names = NULL;
+	size_t nnames = 0, names_alloc = 0;
+	const char *line;
+	layer l;
+	int err;
+
+	pg_buf_init(&chain, CHAIN_FILE_MAX);
+	if ((err = pg_buf_printf(&path, "%s/info/commit-graphs/commit-graph-chain", objdir)) < 0)
+		goto done;
+	if ((err = pg_buf_read_file(&chain, path.ptr)) < 0) {
+		if (err == PG_ENOTFOUND) {
+			pg_error_clear();
+			err = 0;
+		}
+		goto done;
+	}
+	if (!(g = calloc(1, sizeof(*g)))) {
+		err = pg_error_oom();
+		goto done;
+	}
+	for (line = chain.ptr; *line; ) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		pg_oid name;
+
+		if (len != PG_OID_HEXSZ || pg_oid_fromhex(&name, line, len) < 0) {
+			err = pg_error_set(PG_EINVALID, "commit-graph chain '%s': line %zu is not "
+					   "a graph's name", path.ptr, nnames + 1);
+			break;
+		}
+		pg_buf_clear(&path);
+		if ((err = pg_buf_printf(&path, "%s/info/commit-graphs/graph-%.40s.graph", objdir,
+					 line)) < 0)
+			break;
+		if ((err = open_layer(&l, path.ptr, g->count)) < 0) {
+			if (err == PG_ENOTFOUND)
+				err = pg_error_set(PG_EINVALID, "commit-graph chain: '%s' is missing",
+						   path.ptr);
+			break;
+		}
+		if (!bases_match(&l, names, nnames)) {
+			err = corrupt(&l, "its base graphs are not the layers below it in the chain");
+			layer_release(&l);
+			break;
+		}
+		if ((err = PG_ARRAY_GROW(names, nnames + 1, names_alloc)) < 0 ||
+		    (err = add_layer(g, &l)) < 0) {
+			layer_release(&l);
+			goto done;
+		}
+		names[nnames++] = name;
+		line = nl ? nl + 1 : line + len;
+	}
+	/* a chain whose upper layers do not fit is cut below them, as git does */
+	if (err == PG_EINVALID && g->nlayers) {
+		pg_error_clear();
+		err = 0;
+	}
+	if (err < 0 || !g->nlayers) {
+		if (err == 0)
+			err = pg_error_set(PG_EINVALID, "commit-graph chain '%s/info/commit-graphs' "
+					   "names no graph", objdir);
+		goto done;
+	}
+	settle_generation(g);
+	*out = g;
+	g = NULL;
+done:
+	pg_graph_free(g);
+	free(names);
+	pg_buf_release(&chain);
+	pg_buf_release(&path);
+	return err;
+}
+
+int pg_graph_open(pg_graph **out, const char *objdir)
+{
+	pg_buf path = PG_BUF_INIT;
+	int err;
+
+	*out = NULL;
+	if ((err = pg_buf_printf(&path, "%s/info/commit-graph", objdir)) < 0)
+		return err;
+	err = pg_graph_open_file(out, path.ptr);
+	pg_buf_release(&path);
+	if (err != PG_ENOTFOUND)
+		return err;
+	pg_error_clear();
+	return open_chain(out, objdir);
+}
+
+uint32_t pg_graph_count(const pg_graph *g)
+{
+	return g->count;
+}
+
+enum pg_graph_gen pg_graph_gen_kind(const pg_graph *g)
+{
+	return g->gen;
+}
+
+static const layer *layer_of(const pg_graph *g, uint32_t pos)
+{
+	size_t i = g->nlayers;
+
+	while (i-- > 0)
+		if (pos >= g->layers[i].base)
+			return &g->layers[i];
+	return &g->layers[0];
+}
+
+bool pg_graph_find(const pg_graph *g, const pg_oid *id, uint32_t *pos)
+{
+	size_t i;
+
+	for (i = 0; i < g->nlayers; i++) {
+		const layer *l = &g->layers[i];
+		uint32_t lo = id->id[0] ? be32(l->fanout + 4 * (id->id[0] - 1)) : 0;
+		uint32_t hi = be32(l->fanout + 4 * id->id[0]);
+
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			unsigned char at[HASH_LEN];
+			int c;
+
+			if (get(l, l->oids + (uint64_t)mid * HASH_LEN, at, HASH_LEN) < 0) {
+				pg_error_clear();
+				break;
+			}
+			c = memcmp(at, id->id, HASH_LEN);
+			if (c == 0) {
+				*pos = l->base + mid;
+				return true;
+			}
+			if (c < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+	}
+	return false;
+}
+
+int pg_graph_oid(pg_oid *out, const pg_graph *g, uint32_t pos)
+{
+	const layer *l;
+
+	if (pos >= g->count)
+		return pg_error_set(PG_EINVALID, "commit-graph: no position %u", pos);
+	l = layer_of(g, pos);
+	return get(l, l->oids + (uint64_t)(pos - l->base) * HASH_LEN, out->id, HASH_LEN);
+}
+
+static int bad_entry(const layer *l, uint32_t pos, const char *what)
+{
+	return pg_error_set(PG_EINVALID, "commit-graph '%s' is corrupt: the commit at position "
+			    "%u %s", l->path, pos, what);
+}
+
+int pg_graph_read(pg_graph_commit *out, const pg_graph *g, uint32_t pos)
+{
+	const layer *l;
+	unsigned char d[CDAT_WIDTH], b[8];
+	uint32_t p1, p2, hi, top, i;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	out->pos = pos;
+	if (pos >= g->count)
+		return pg_error_set(PG_EINVALID, "commit-graph: no position %u", pos);
+	l = layer_of(g, pos);
+	top = l->base + l->n;
+	if ((err = get(l, l->cdat + (uint64_t)(pos - l->base) * CDAT_WIDTH, d, CDAT_WIDTH)) < 0)
+		return err;
+	p1 = be32(d + HASH_LEN);
+	p2 = be32(d + HASH_LEN + 4);
+	hi = be32(d + HASH_LEN + 8);
+	out->time = (int64_t)((uint64_t)(hi & 3) << 32 | be32(d + HASH_LEN + 12));
+	out->level = hi >> 2;
+	if (l->gda2) {
+		uint32_t off;
+
+		if ((err = get(l, l->gda2 + (uint64_t)(pos - l->base) * 4, b, 4)) < 0)
+			return err;
+		off = be32(b);
+		if (off & GDA2_OVERFLOW) {
+			off &= ~GDA2_OVERFLOW;
+			if (!l->gdo2 || off >= l->ngdo2)
+				return bad_entry(l, pos, "has a generation past its overflow chunk");
+			if ((err = get(l, l->gdo2 + (uint64_t)off * 8, b, 8)) < 0)
+				return err;
+			out->date_gen = (uint64_t)out->time + be64(b);
+		} else {
+			out->date_gen = (uint64_t)out->time + off;
+		}
+	}
+	if (p1 == PARENT_NONE)
+		return 0;
+	if (p1 >= top)
+		return bad_entry(l, pos, "names a parent outside the graph");
+	out->first[0] = p1;
+	out->nparents = 1;
+	if (p2 == PARENT_NONE)
+		return 0;
+	if (!(p2 & PARENT_EDGE)) {
+		if (p2 >= top)
+			return bad_entry(l, pos, "names a parent outside the graph");
+		out->first[1] = p2;
+		out->nparents = 2;
+		return 0;
+	}
+	out->edge = p2 & ~PARENT_EDGE;
+	for (i = out->edge;; i++) {
+		uint32_t e;
+
+		if (!l->edge || i >= l->nedge)
+			return bad_entry(l, pos, "has parents past the end of its edge list");
+		if ((err = get(l, l->edge + (uint64_t)i * 4, b, 4)) < 0)
+			return err;
+		e = be32(b);
+		if ((e & ~PARENT_EDGE) >= top)
+			return bad_entry(l, pos, "names a parent outside the graph");
+		if (i == out->edge)
+			out->first[1] = e & ~PARENT_EDGE;
+		if (++out->nparents > MAX_PARENTS)
+			return bad_entry(l, pos, "has more than 65535 parents");
+		if (e & PARENT_EDGE)
+			break;
+	}
+	return 0;
+}
+
+int pg_graph_parent(uint32_t *out, const pg_graph *g, const pg_graph_commit *c, uint32_t i)
+{
+	const layer *l;
+	unsigned char b[4];
+	int err;
+
+	if (i < 2) {
+		*out = c->first[i];
+		return 0;
+	}
+	/* the EDGE list of the layer that holds the commit, which read() checked */
+	l = layer_of(g, c->pos);
+	if ((err = get(l, l->edge + (uint64_t)(c->edge + i - 1) * 4, b, 4)) < 0)
+		return err;
+	*out = be32(b) & ~PARENT_EDGE;
+	return 0;
+}
+
+uint64_t pg_graph_generation(const pg_graph_commit *c, enum pg_graph_gen as)
+{
+	return as == PG_GRAPH_GEN_DATE ? c->date_gen : c->level;
+}

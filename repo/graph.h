@@ -1,0 +1,97 @@
+/* graph.h - git's commit-graph files, read in place: parents, dates and generations by position. */
+#ifndef PG_GRAPH_H
+#define PG_GRAPH_H
+
+#include "common/oid.h"
+
+/*
+ * A pg_graph is the commit-graph of one object directory, as git writes it
+ * (Documentation/gitformat-commit-graph.txt): the single file
+ * info/commit-graph, else the chain info/commit-graphs/commit-graph-chain
+ * with its layers.  The files are read in place, a few bytes at a time
+ * through a small cache (common/pagefile.h: a walk touches a few bytes per
+ * commit, and mapping would make 64 KiB of each touch resident), never
+ * copied, and never hashed whole (git's trailing checksum is not checked).  Chunks this reader does
+ * not use (BIDX, BDAT, the old GDAT and GDOV, unknown ones) are skipped.
+ *
+ * A position is a commit's index in the whole chain (a layer's positions
+ * follow those of the layers below it).  Every read is bounds-checked: a
+ * truncated or hostile file is refused when it is opened (PG_EINVALID,
+ * saying what is wrong), and an entry that points outside the file is
+ * PG_EINVALID when it is read; nothing is ever read past the file.  A
+ * pg_graph is used by one thread at a time.
+ *
+ * No libgit2 here: the repository layer decides which object directories
+ * are trusted enough to have their graphs read (repo/commits.c).
+ */
+typedef struct pg_graph pg_graph;
+
+/*
+ * Which generation numbers a graph holds: corrected commit dates (v2) when
+ * every layer has a GDA2 chunk, else topological levels (v1, in CDAT).  A
+ * graph written before git 2.18 stores level 0, "not computed": such a
+ * commit's generation is unknown (pg_graph_generation gives 0).
+ */
+enum pg_graph_gen {
+	PG_GRAPH_GEN_LEVEL = 1,
+	PG_GRAPH_GEN_DATE = 2,
+};
+
+/*
+ * Open the commit-graph of the object directory objdir ("<repo>/objects").
+ * 0 with *out NULL when there is none; PG_EINVALID (the message names the
+ * file and the fault) when the single file, or the first layer of a chain,
+ * is unusable.  A chain whose later layers are missing or do not fit is
+ * cut before the first of them, as git does.  PG_ENOMEM, PG_EIO.
+ */
+int pg_graph_open(pg_graph **out, const char *objdir);
+
+/* Open one commit-graph file that has no base layers (for tests and tools). */
+int pg_graph_open_file(pg_graph **out, const char *path);
+
+void pg_graph_free(pg_graph *g);
+
+/* The number of commits in the graph (all layers). */
+uint32_t pg_graph_count(const pg_graph *g);
+
+/* The generation numbers g holds for every commit. */
+enum pg_graph_gen pg_graph_gen_kind(const pg_graph *g);
+
+/* Whether id is in g; *pos receives its position. */
+bool pg_graph_find(const pg_graph *g, const pg_oid *id, uint32_t *pos);
+
+/* The id at pos: PG_EINVALID past the graph, PG_EIO when the file cannot be read. */
+int pg_graph_oid(pg_oid *out, const pg_graph *g, uint32_t pos);
+
+/* One commit as the graph records it. */
+typedef struct pg_graph_commit {
+	int64_t time;        /* committer date, seconds since the epoch */
+	uint64_t level;      /* topological level (v1); 0 when not computed */
+	uint64_t date_gen;   /* corrected commit date (v2); 0 without GDA2 */
+	uint32_t nparents;
+	uint32_t first[2];   /* the first two parents' positions */
+	uint32_t edge;       /* for nparents > 2: where parents 2.. start in EDGE */
+	uint32_t pos;        /* where it was read */
+} pg_graph_commit;
+
+/*
+ * Read the commit at pos.  Every parent position is checked to be in the
+ * graph (an octopus's whole EDGE list is followed once): PG_EINVALID
+ * naming the file when the entry is corrupt.
+ */
+int pg_graph_read(pg_graph_commit *out, const pg_graph *g, uint32_t pos);
+
+/*
+ * The position of parent i (< c->nparents) of a commit pg_graph_read
+ * accepted (checked then to be in the graph); PG_EIO when the file cannot
+ * be read.
+ */
+int pg_graph_parent(uint32_t *out, const pg_graph *g, const pg_graph_commit *c, uint32_t i);
+
+/*
+ * The generation of c of the given kind (a graph set whose graphs differ
+ * uses the weakest, LEVEL, for all); 0 when it is unknown.
+ */
+uint64_t pg_graph_generation(const pg_graph_commit *c, enum pg_graph_gen as);
+
+#endif

@@ -1,0 +1,320 @@
+/* pack.c - commits read straight from a trusted repository's packs: one zlib stream, no copy, no hash. */
+#include "repo/internal.h"
+#include "common/array.h"
+#include "common/buf.h"
+#include "common/error.h"
+#include "common/fs.h"
+#include "common/pagefile.h"
+
+#include <dirent.h>
+#include <limits.h>
+#include <zlib.h>
+
+/*
+ * The upstream side and the date window read commits by the thousand.
+ * libgit2 starts a zlib stream for each object (its setup costs as much as
+ * the inflating), copies, caches and hashes it.  Here a commit stored whole
+ * (not as a delta) in a pack of a trusted object directory (the same
+ * directories whose commit-graphs are trusted: pg_repo_trust_graph) is
+ * inflated with one stream kept for the repository.  The object is not
+ * hashed, as git does not hash what it reads: the directory is trusted, and
+ * an untrusted one (the pull's) is always read through libgit2, which
+ * checks every object against its id.  Anything unusual (a delta, a loose
+ * object, a damaged index or pack, a commit past 1 MiB) is left to libgit2:
+ * every read is bounds-checked, and a fault only means "not here".  The
+ * index is read through a small block cache (common/pagefile.h), not
+ * mapped: lookups land all over a 100 MiB index, and each would make 64
+ * KiB resident.  The pack is mapped: commits of an era lie together.
+ */
+
+#define IDX_HEADER 8
+#define IDX_FANOUT (256 * 4)
+#define COMMIT_MAX ((size_t)1 << 20)
+/* at most 32 MiB of an index held at once */
+#define IDX_BLOCKS 8192
+
+typedef struct pack {
+	pg_pagefile *idx;
+	unsigned char *data;  /* mapped: commits of an era lie together, so few pages */
+	uint64_t idx_len;
+	size_t data_len;
+	unsigned char fanout[IDX_FANOUT];
+	uint32_t n;
+	uint64_t ids, offsets, large;
+	size_t nlarge;
+} pack;
+
+struct pg_packs {
+	pack *v;
+	size_t n, alloc;
+	z_stream z;
+	bool z_ready;
+	unsigned char *out;       /* the last commit inflated */
+	size_t out_alloc;
+};
+
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void pack_release(pack *p)
+{
+	pg_pagefile_free(p->idx);
+	pg_unmap_file(p->data, p->data_len);
+	memset(p, 0, sizeof(*p));
+}
+
+/* A version 2 index and its pack, checked enough that every later read stays inside. */
+static bool pack_open(pack *p, const char *idx_path)
+{
+	pg_buf data_path = PG_BUF_INIT;
+	unsigned char head[IDX_HEADER];
+	uint64_t tables;
+	void *data;
+	size_t i;
+
+	memset(p, 0, sizeof(*p));
+	if (pg_pagefile_open(&p->idx, idx_path, IDX_BLOCKS) < 0)
+		goto bad;
+	p->idx_len = pg_pagefile_size(p->idx);
+	if (p->idx_len < IDX_HEADER + IDX_FANOUT + 40 ||
+	    pg_pagefile_read(p->idx, 0, head, IDX_HEADER) < 0 || memcmp(head, "\377tOc", 4) ||
+	    be32(head + 4) != 2 || pg_pagefile_read(p->idx, IDX_HEADER, p->fanout, IDX_FANOUT) < 0)
+		goto bad;
+	for (i = 1; i < 256; i++)
+		if (be32(p->fanout + 4 * (i - 1)) > be32(p->fanout + 4 * i))
+			goto bad;
+	p->n = be32(p->fanout + 4 * 255);
+	/* ids, crcs and offsets, then large offsets, then two checksums */
+	tables = IDX_HEADER + IDX_FANOUT;
+	if (p->n > (p->idx_len - tables - 40) / (PG_OID_RAWSZ + 4 + 4))
+		goto bad;
+	p->ids = tables;
+	p->offsets = p->ids + (uint64_t)p->n * (PG_OID_RAWSZ + 4);
+	p->large = p->offsets + (uint64_t)p->n * 4;
+	p->nlarge = (size_t)((p->idx_len - 40 - p->large) / 8);
+	if (pg_buf_put(&data_path, idx_path, strlen(idx_path) - 4) < 0 ||
+	    pg_buf_puts(&data_path, ".pack") < 0 ||
+	    pg_map_file(&data, &p->data_len, data_path.ptr) < 0)
+		goto bad;
+	p->data = data;
+	if (p->data_len < 12 + 20 || memcmp(p->data, "PACK", 4))
+		goto bad;
+	pg_buf_release(&data_path);
+	return true;
+bad:
+	pg_buf_release(&data_path);
+	pack_release(p);
+	pg_error_clear();
+	return false;
+}
+
+static int add_dir_packs(pg_packs *ps, const char *objdir)
+{
+	pg_buf path = PG_BUF_INIT;
+	DIR *d;
+	struct dirent *e;
+	int err = 0;
+
+	if ((err = pg_buf_printf(&path, "%s/pack", objdir)) < 0)
+		return err;
+	if (!(d = opendir(path.ptr))) {
+		pg_buf_release(&path);
+		return 0;
+	}
+	while (err == 0 && (e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		pack p;
+
+		if (len < 5 || strcmp(e->d_name + len - 4, ".idx"))
+			continue;
+		pg_buf_clear(&path);
+		if ((err = pg_buf_printf(&path, "%s/pack/%s", objdir, e->d_name)) < 0)
+			break;
+		if (!pack_open(&p, path.ptr))
+			continue;
+		if ((err = PG_ARRAY_GROW(ps->v, ps->n + 1, ps->alloc)) < 0) {
+			pack_release(&p);
+			break;
+		}
+		ps->v[ps->n++] = p;
+	}
+	closedir(d);
+	pg_buf_release(&path);
+	return err;
+}
+
+void pg_packs_free(pg_packs *ps)
+{
+	size_t i;
+
+	if (!ps)
+		return;
+	for (i = 0; i < ps->n; i++)
+		pack_release(&ps->v[i]);
+	free(ps->v);
+	if (ps->z_ready)
+		inflateEnd(&ps->z);
+	free(ps->out);
+	free(ps);
+}
+
+static int load_packs(pg_repo *r)
+{
+	size_t i;
+	int err = 0;
+
+	if (r->packs)
+		return 0;
+	if (!(r->packs = calloc(1, sizeof(*r->packs))))
+		return pg_error_oom();
+	for (i = 0; i < r->ngraph_dirs && err == 0; i++)
+		err = add_dir_packs(r->packs, r->graph_dirs[i]);
+	return err;
+}
+
+/* The first 8 bytes of an id, as a number: ids are uniform, so it says where to look. */
+static uint64_t prefix64(const unsigned char *id)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		v = v << 8 | id[i];
+	return v;
+}
+
+/*
+ * Where id is in p's pack, or 0 (not there, or the index cannot be read).
+ * An interpolation search: SHA-1s are uniform, so the first guess lands a
+ * block or two away, where a binary search would read a dozen blocks.
+ */
+static uint64_t find(const pack *p, const pg_oid *id)
+{
+	uint32_t lo = id->id[0] ? be32(p->fanout + 4 * (id->id[0] - 1)) : 0;
+	uint32_t hi = be32(p->fanout + 4 * id->id[0]);
+	uint64_t want = prefix64(id->id), lo_key = 0, hi_key = UINT64_MAX;
+	unsigned char b[PG_OID_RAWSZ];
+	int steps = 0;
+
+	if (hi > p->n)
+		return 0;
+	/* keys of the first byte's bucket span [first byte << 56, next byte << 56) */
+	lo_key = (uint64_t)id->id[0] << 56;
+	hi_key = lo_key | 0x00ffffffffffffffULL;
+	while (lo < hi) {
+		uint32_t mid, off;
+		int c;
+
+		if (steps++ < 8 && hi_key > lo_key) {
+			/* where want would be if [lo, hi) spread evenly over [lo_key, hi_key] */
+			double f = (double)(want - lo_key) / (double)(hi_key - lo_key);
+
+			mid = lo + (uint32_t)(f * (double)(hi - lo - 1));
+			if (mid < lo || mid >= hi)
+				mid = lo + (hi - lo) / 2;
+		} else {
+			mid = lo + (hi - lo) / 2;
+		}
+		if (pg_pagefile_read(p->idx, p->ids + (uint64_t)mid * PG_OID_RAWSZ, b,
+				     PG_OID_RAWSZ) < 0)
+			break;
+		c = memcmp(b, id->id, PG_OID_RAWSZ);
+		if (c < 0) {
+			lo = mid + 1;
+			lo_key = prefix64(b);
+			continue;
+		}
+		if (c > 0) {
+			hi = mid;
+			hi_key = prefix64(b);
+			continue;
+		}
+		if (pg_pagefile_read(p->idx, p->offsets + (uint64_t)mid * 4, b, 4) < 0)
+			break;
+		off = be32(b);
+		if (!(off & 0x80000000u))
+			return off;
+		off &= 0x7fffffffu;
+		if (off >= p->nlarge ||
+		    pg_pagefile_read(p->idx, p->large + (uint64_t)off * 8, b, 8) < 0)
+			break;
+		return (uint64_t)be32(b) << 32 | be32(b + 4);
+	}
+	pg_error_clear();
+	return 0;
+}
+
+/* Inflate the commit stored whole at off; 1 done, 0 not a whole commit (leave it to libgit2). */
+static int inflate_commit(pg_packs *ps, const pack *p, uint64_t off, size_t *len)
+{
+	const unsigned char *h, *end = p->data + p->data_len - 20;
+	size_t size, shift = 4;
+	int zr;
+
+	if (off < 12 || off >= p->data_len - 20)
+		return 0;
+	h = p->data + off;
+	if (((*h >> 4) & 7) != 1) /* a commit, not a delta or another type */
+		return 0;
+	size = *h & 15;
+	while (*h & 0x80) {
+		if (++h >= end || shift > 60)
+			return 0;
+		size |= (size_t)(*h & 0x7f) << shift;
+		shift += 7;
+	}
+	h++;
+	if (size > COMMIT_MAX || h >= end)
+		return 0;
+	if (size + 1 > ps->out_alloc) {
+		unsigned char *nb = malloc(size + 1);
+
+		if (!nb)
+			return pg_error_oom();
+		free(ps->out);
+		ps->out = nb;
+		ps->out_alloc = size + 1;
+	}
+	if (!ps->z_ready) {
+		memset(&ps->z, 0, sizeof(ps->z));
+		if (inflateInit(&ps->z) != Z_OK)
+			return 0;
+		ps->z_ready = true;
+	} else if (inflateReset(&ps->z) != Z_OK) {
+		return 0;
+	}
+	ps->z.next_in = (unsigned char *)h;
+	ps->z.avail_in = (uInt)((size_t)(end - h) < UINT_MAX ? (size_t)(end - h) : UINT_MAX);
+	ps->z.next_out = ps->out;
+	ps->z.avail_out = (uInt)size + 1; /* one more, to see the stream end where it says */
+	zr = inflate(&ps->z, Z_FINISH);
+	if (zr != Z_STREAM_END || ps->z.total_out != size)
+		return 0;
+	ps->out[size] = '\0';
+	*len = size;
+	return 1;
+}
+
+int pg_repo_pack_commit(const char **data, size_t *len, pg_repo *r, const pg_oid *id)
+{
+	size_t i;
+	int err;
+
+	if ((err = load_packs(r)) < 0)
+		return err;
+	for (i = 0; i < r->packs->n; i++) {
+		uint64_t off = find(&r->packs->v[i], id);
+
+		if (!off)
+			continue;
+		if ((err = inflate_commit(r->packs, &r->packs->v[i], off, len)) != 0) {
+			if (err == 1)
+				*data = (const char *)r->packs->out;
+			return err;
+		}
+		return 0; /* there, but not whole: libgit2 resolves it */
+	}
+	return 0;
+}

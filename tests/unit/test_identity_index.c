@@ -1,0 +1,275 @@
+/* test_identity_index.c - the identity index: made, extended, remade when history is rewritten or the file damaged. */
+#include "tests/unit/unit.h"
+
+#include "common/buf.h"
+#include "common/error.h"
+#include "common/fs.h"
+#include "repo/repo.h"
+#include "tests/unit/run.h"
+#include "verifier/identity_index.h"
+#include "verifier/match.h"
+
+#include <dirent.h>
+#include <unistd.h>
+
+#define UPSTREAM "/srv/up.git:master"
+
+typedef struct fixture {
+	char dir[64];
+	char repo[128], other[128], home[128];
+} fixture;
+
+static void sh(const char *fmt, ...) PG_PRINTF(1, 2);
+
+static void sh(const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	free(run_sh("%s", cmd));
+}
+
+static int setup(void **state)
+{
+	fixture *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	snprintf(f->dir, sizeof(f->dir), "/tmp/pg-test-index-XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	snprintf(f->repo, sizeof(f->repo), "%s/up.git", f->dir);
+	snprintf(f->other, sizeof(f->other), "%s/other.git", f->dir);
+	snprintf(f->home, sizeof(f->home), "%s/home", f->dir);
+	sh("tests/unit/make-history.sh %s 200 5 600 && "
+	   "git --git-dir=%s commit-graph write --reachable && "
+	   "tests/unit/make-history.sh %s 50 9 600", f->repo, f->repo, f->other);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	fixture *f = *state;
+
+	pg_remove_tree(f->dir);
+	free(f);
+	return 0;
+}
+
+/* Every commit tip reaches is found by its key, with its author date, and nothing else is. */
+static void check_complete(pg_repo *r, const char *repo, const char *ref,
+			   const pg_identity_index *x)
+{
+	const char *argv[] = { "git", "--git-dir", repo, "rev-list", ref, NULL };
+	char *list = run_must(argv), *line;
+	size_t n = 0;
+
+	for (line = list; *line; line += PG_OID_HEXSZ + 1) {
+		pg_oid id;
+		pg_commit *c = NULL;
+		pg_identity_hit hits[8];
+		size_t k, nhits;
+		bool found = false;
+
+		assert_int_equal(pg_oid_fromhex(&id, line, PG_OID_HEXSZ), 0);
+		assert_int_equal(pg_repo_read_commit(&c, r, &id), 0);
+		nhits = pg_identity_index_probe(hits, 8, x, pg_identity_hash(c));
+		assert_true(nhits >= 1 && nhits <= 8);
+		for (k = 0; k < nhits; k++)
+			if (!pg_oid_cmp(&hits[k].id, &id)) {
+				found = true;
+				assert_true(hits[k].author_time == c->author.time);
+			}
+		assert_true(found);
+		pg_commit_free(c);
+		n++;
+	}
+	assert_int_equal(pg_identity_index_count(x), n);
+	free(list);
+}
+
+static void open_index(pg_identity_index **x, pg_identity_index_info *info, pg_repo *r,
+		       const fixture *f, const char *ref)
+{
+	pg_oid tip;
+
+	assert_int_equal(pg_repo_ref_target(&tip, r, ref), 0);
+	assert_int_equal(pg_identity_index_open(x, r, f->home, UPSTREAM, &tip, info), 0);
+	assert_memory_equal(pg_identity_index_tip(*x)->id, tip.id, PG_OID_RAWSZ);
+}
+
+/* The one index file of the fixture's home, and nothing left beside it. */
+static void index_path(char *out, size_t len, const fixture *f)
+{
+	char dir[256];
+	DIR *d;
+	struct dirent *e;
+	int n = 0;
+
+	snprintf(dir, sizeof(dir), "%s/identity", f->home);
+	assert_non_null(d = opendir(dir));
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.') {
+			snprintf(out, len, "%s/%s", dir, e->d_name);
+			n++;
+		}
+	closedir(d);
+	assert_int_equal(n, 1);
+}
+
+static void test_build_probe_reopen(void **state)
+{
+	fixture *f = *state;
+	pg_repo *r = NULL;
+	pg_identity_index *x = NULL;
+	pg_identity_index_info info;
+	pg_identity_hit hit;
+	char path[512];
+
+	assert_int_equal(pg_repo_open(&r, f->repo), 0);
+	open_index(&x, &info, r, f, "refs/heads/main");
+	assert_int_equal(info.action, PG_IDENTITY_INDEX_BUILT);
+	assert_string_equal(info.why, "new");
+	assert_true(info.added > 100);
+	check_complete(r, f->repo, "main", x);
+	/* a key nobody has */
+	assert_int_equal(pg_identity_index_probe(&hit, 1, x, 42), 0);
+	pg_identity_index_free(x);
+	index_path(path, sizeof(path), f);
+
+	/* the same tip: mapped, nothing read */
+	open_index(&x, &info, r, f, "refs/heads/main");
+	assert_int_equal(info.action, PG_IDENTITY_INDEX_CURRENT);
+	assert_int_equal(info.added, 0);
+	check_complete(r, f->repo, "main", x);
+	pg_identity_index_free(x);
+	pg_repo_free(r);
+}
+
+static void test_extend_from_the_last_tip(void **state)
+{
+	fixture *f = *state;
+	pg_repo *r = NULL;
+	pg_identity_index *x = NULL;
+	pg_identity_index_info info;
+	size_t before;
+
+	assert_int_equal(pg_repo_open(&r, f->repo), 0);
+	open_index(&x, &info, r, f, "refs/heads/main");
+	before = pg_identity_index_count(x);
+	pg_identity_index_free(x);
+	/* upstream moves on: a topic merged in and two more commits */
+	sh("cd %s && git merge-base --is-ancestor t1 main || true; "
+	   "m=$(git commit-tree -p main -p t1 -m 'Merge t1' main^{tree}) && "
+	   "a=$(git commit-tree -p $m -m 'one more' main^{tree}) && "
+	   "b=$(GIT_AUTHOR_DATE='2001-01-01 00:00 +0000' git commit-tree -p $a -m 'old author' "
+	   "main^{tree}) && git update-ref refs/heads/main $b", f->repo);
+	pg_repo_free(r);
+	assert_int_equal(pg_repo_open(&r, f->repo), 0);
+	open_index(&x, &info, r, f, "refs/heads/main");
+	assert_int_equal(info.action, PG_IDENTITY_INDEX_EXTENDED);
+	assert_null(info.why);
+	assert_true(info.added >= 3);
+	assert_int_equal(pg_identity_index_count(x), before + info.added);
+	check_complete(r, f->repo, "main", x);
+	pg_identity_index_free(x);
+	pg_repo_free(r);
+}
+
+static void test_rewritten_history_is_indexed_again(void **state)
+{
+	fixture *f = *state;
+	pg_repo *r = NULL, *o = NULL;
+	pg_identity_index *x = NULL;
+	pg_identity_index_info info;
+	char path[512];
+
+	assert_int_equal(pg_repo_open(&r, f->repo), 0);
+	open_index(&x, &info, r, f, "refs/heads/main");
+	pg_identity_index_free(x);
+	/* main rewound and rebuilt: the last tip indexed is no longer below it */
+	sh("cd %s && c=$(git commit-tree -p main~5 -m 'rewritten' main^{tree}) && "
+	   "git update-ref refs/heads/main $c", f->repo);
+	pg_repo_free(r);
+	assert_int_equal(pg_repo_open(&r, f->repo), 0);
+	open_index(&x, &info, r, f, "refs/heads/main");
+	assert_int_equal(info.action, PG_IDENTITY_INDEX_BUILT);
+	assert_string_equal(info.why, "rewritten");
+	check_complete(r, f->repo, "main", x);
+	pg_identity_index_free(x);
+
+	/* another repository, where the last tip does not even exist */
+	assert_int_equal(pg_repo_open(&o, f->other), 0);
+	open_index(&x, &info, o, f, "refs/heads/main");
+	assert_int_equal(info.action, PG_IDENTITY_INDEX_BUILT);
+	assert_string_equal(info.why, "rewritten");
+	check_complete(o, f->other, "main", x);
+	pg_identity_index_free(x);
+	/* written atomically: one file, no temporary left */
+	index_path(path, sizeof(path), f);
+	pg_repo_free(o);
+	pg_repo_free(r);
+}
+
+/* Change the index file ($f) with a shell command in the repository, reopen, expect a rebuild. */
+static void expect_rebuilt(const fixture *f, pg_repo **r, const char *change, const char *why)
+{
+	pg_identity_index *x = NULL;
+	pg_identity_index_info info;
+	char path[512];
+
+	index_path(path, sizeof(path), f);
+	sh("f=%s; cd %s && %s", path, f->repo, change);
+	/* the repository may have moved on: open it again */
+	pg_repo_free(*r);
+	assert_int_equal(pg_repo_open(r, f->repo), 0);
+	open_index(&x, &info, *r, f, "refs/heads/main");
+	assert_int_equal(info.action, PG_IDENTITY_INDEX_BUILT);
+	if (strcmp(info.why, why))
+		fail_msg("after '%s': rebuilt as '%s', not '%s'", change, info.why, why);
+	check_complete(*r, f->repo, "main", x);
+	pg_identity_index_free(x);
+}
+
+static void test_damaged_file_is_made_again(void **state)
+{
+	fixture *f = *state;
+	pg_repo *r = NULL;
+	pg_identity_index *x = NULL;
+	pg_identity_index_info info;
+
+	assert_int_equal(pg_repo_open(&r, f->repo), 0);
+	open_index(&x, &info, r, f, "refs/heads/main");
+	pg_identity_index_free(x);
+	expect_rebuilt(f, &r, "head -c 100 $f >$f.cut && mv $f.cut $f", "damaged");
+	expect_rebuilt(f, &r, "truncate -s -1 $f", "damaged");
+	expect_rebuilt(f, &r, "printf garbage >$f", "damaged");
+	expect_rebuilt(f, &r, ": >$f", "damaged");
+	/* a byte of the tip in the header: the header's checksum no longer matches */
+	expect_rebuilt(f, &r, "printf X | dd of=$f bs=1 seek=40 conv=notrunc 2>/dev/null",
+		       "damaged");
+	/* another key version */
+	expect_rebuilt(f, &r, "printf '\\377' | dd of=$f bs=1 seek=12 conv=notrunc 2>/dev/null",
+		       "key");
+	/* an index of key 1, made before quoted ids were one marker of the key */
+	expect_rebuilt(f, &r, "printf '\\001' | dd of=$f bs=1 seek=12 conv=notrunc 2>/dev/null",
+		       "key");
+	/* a damaged entry is found when the index is next extended */
+	expect_rebuilt(f, &r, "printf XXXX | dd of=$f bs=1 seek=200 conv=notrunc 2>/dev/null && "
+		       "c=$(git commit-tree -p main -m more main^{tree}) && "
+		       "git update-ref refs/heads/main $c", "damaged");
+	pg_repo_free(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_build_probe_reopen),
+		cmocka_unit_test(test_extend_from_the_last_tip),
+		cmocka_unit_test(test_rewritten_history_is_indexed_again),
+		cmocka_unit_test(test_damaged_file_is_made_again),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,163 @@
+/* test_pack.c - commits read from trusted packs: the same bytes as git's, deltas left to libgit2, damage never a crash. */
+#include "tests/unit/unit.h"
+
+#include "common/buf.h"
+#include "common/error.h"
+#include "common/fs.h"
+#include "repo/repo.h"
+#include "tests/unit/run.h"
+
+#include <dirent.h>
+#include <unistd.h>
+
+typedef struct fixture {
+	char dir[64];
+	char repo[128];
+	char *batch;      /* git cat-file --batch of every commit */
+	size_t ncommits;
+} fixture;
+
+static int setup(void **state)
+{
+	fixture *f = calloc(1, sizeof(*f));
+	char *deltas;
+
+	assert_non_null(f);
+	snprintf(f->dir, sizeof(f->dir), "/tmp/pg-test-pack-XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	snprintf(f->repo, sizeof(f->repo), "%s/h.git", f->dir);
+	/* repacked hard, so that some commits are stored as deltas of others */
+	free(run_sh("tests/unit/make-history.sh %s 380 3 600 && cd %s && "
+		"body=$(seq 1 400 | sed 's/^/a long and shared line of the message, number /') && "
+		"c=$(git rev-parse main) && for i in $(seq 1 20); do "
+		"c=$(printf 'commit %%s\n\n%%s\n' $i \"$body\" | git commit-tree -p $c main^{tree}); "
+		"done && git update-ref refs/heads/main $c && "
+		"git repack -adfq --window=250 --depth=50", f->repo, f->repo));
+	deltas = run_sh("git --git-dir=%s verify-pack -v %s/objects/pack/*.idx | "
+		    "awk '$2 == \"commit\" && NF == 7' | wc -l", f->repo, f->repo);
+	assert_true(strtol(deltas, NULL, 10) > 0);
+	free(deltas);
+	f->batch = run_sh("git --git-dir=%s rev-list --all | git --git-dir=%s cat-file --batch",
+		      f->repo, f->repo);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	fixture *f = *state;
+
+	pg_remove_tree(f->dir);
+	free(f->batch);
+	free(f);
+	return 0;
+}
+
+/*
+ * Read every commit of the batch in repo: each read must give git's bytes,
+ * or (when damaged is set) fail; never other bytes.  Returns how many read.
+ */
+static size_t read_all(const fixture *f, const char *repo, bool damaged)
+{
+	pg_repo *r = NULL;
+	const char *p = f->batch;
+	size_t ok = 0, n = 0;
+
+	assert_int_equal(pg_repo_open(&r, repo), 0);
+	while (*p) {
+		pg_oid id;
+		pg_commit *got = NULL, *want = NULL;
+		char *end;
+		size_t len;
+		int err;
+
+		assert_int_equal(pg_oid_fromhex(&id, p, PG_OID_HEXSZ), 0);
+		assert_int_equal(strncmp(p + PG_OID_HEXSZ, " commit ", 8), 0);
+		len = strtoul(p + PG_OID_HEXSZ + 8, &end, 10);
+		assert_int_equal(*end, '\n');
+		assert_int_equal(pg_commit_parse(&want, &id, end + 1, len), 0);
+		err = pg_repo_read_commit(&got, r, &id);
+		if (err == 0) {
+			assert_memory_equal(got->tree.id, want->tree.id, PG_OID_RAWSZ);
+			assert_int_equal(got->nparents, want->nparents);
+			assert_int_equal(got->message_len, want->message_len);
+			assert_memory_equal(got->message, want->message, want->message_len);
+			assert_string_equal(got->author.name, want->author.name);
+			assert_true(got->committer.time == want->committer.time);
+			ok++;
+		} else {
+			assert_true(damaged);
+		}
+		pg_commit_free(got);
+		pg_commit_free(want);
+		p = end + 1 + len + 1;
+		n++;
+	}
+	assert_int_equal(n, 400);
+	pg_repo_free(r);
+	return ok;
+}
+
+static void test_commits_read_from_packs_are_git_s(void **state)
+{
+	fixture *f = *state;
+
+	assert_int_equal(read_all(f, f->repo, false), 400);
+}
+
+/* The one pack of repo, by path. */
+static void pack_path(char *out, size_t len, const char *repo)
+{
+	char dir[320];
+	DIR *d;
+	struct dirent *e;
+
+	snprintf(dir, sizeof(dir), "%s/objects/pack", repo);
+	assert_non_null(d = opendir(dir));
+	out[0] = '\0';
+	while ((e = readdir(d)))
+		if (strlen(e->d_name) > 5 && !strcmp(e->d_name + strlen(e->d_name) - 5, ".pack"))
+			snprintf(out, len, "%s/%s", dir, e->d_name);
+	closedir(d);
+	assert_true(out[0] != '\0');
+}
+
+/* The pack's data damaged here and there: a read fails or is right, nothing else. */
+static void test_damaged_pack_never_gives_other_bytes(void **state)
+{
+	fixture *f = *state;
+	char copy[256], pack[640];
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	size_t round, total = 0;
+
+	snprintf(copy, sizeof(copy), "%s/damaged.git", f->dir);
+	for (round = 0; round < 12; round++) {
+		pg_buf b = PG_BUF_INIT;
+		int k;
+
+		free(run_sh("rm -rf %s && cp -r %s %s", copy, f->repo, copy));
+		pack_path(pack, sizeof(pack), copy);
+		assert_int_equal(pg_buf_read_file(&b, pack), 0);
+		for (k = 0; k < 40; k++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			/* past the header, before the trailing checksum */
+			b.ptr[12 + x % (b.len - 32)] = (char)(x >> 56);
+		}
+		assert_int_equal(pg_write_file_atomic(pack, b.ptr, b.len), 0);
+		pg_buf_release(&b);
+		total += read_all(f, copy, true);
+	}
+	/* most commits survive forty damaged bytes */
+	assert_true(total > 12 * 300);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_commits_read_from_packs_are_git_s),
+		cmocka_unit_test(test_damaged_pack_never_gives_other_bytes),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,135 @@
+/* test_pagefile.c - random reads through the block cache: the file's bytes, across blocks, past the end, mapped. */
+#include "tests/unit/unit.h"
+
+#include "common/buf.h"
+#include "common/error.h"
+#include "common/pagefile.h"
+
+#include <unistd.h>
+
+#define SIZE (PG_PAGEFILE_BLOCK * 3000 + 123)
+
+typedef struct fixture {
+	char path[64];
+	unsigned char *bytes;
+} fixture;
+
+static int setup(void **state)
+{
+	fixture *f = calloc(1, sizeof(*f));
+	uint64_t x = 0x243f6a8885a308d3ULL;
+	size_t i;
+	int fd;
+
+	assert_non_null(f);
+	assert_non_null(f->bytes = malloc(SIZE));
+	for (i = 0; i < SIZE; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		f->bytes[i] = (unsigned char)x;
+	}
+	snprintf(f->path, sizeof(f->path), "/tmp/pg-test-pagefile-XXXXXX");
+	assert_true((fd = mkstemp(f->path)) >= 0);
+	assert_int_equal(write(fd, f->bytes, SIZE), SIZE);
+	close(fd);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	fixture *f = *state;
+
+	unlink(f->path);
+	free(f->bytes);
+	free(f);
+	return 0;
+}
+
+/* Reads all over the file, with a cache of `blocks`: always the file's bytes. */
+static void check_reads(const fixture *f, size_t blocks, size_t nreads)
+{
+	pg_pagefile *p = NULL;
+	unsigned char got[300];
+	uint64_t x = 88172645463325252ULL;
+	size_t i;
+
+	assert_int_equal(pg_pagefile_open(&p, f->path, blocks), 0);
+	assert_true(pg_pagefile_size(p) == SIZE);
+	for (i = 0; i < nreads; i++) {
+		size_t len, off;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		len = 1 + (size_t)(x % sizeof(got));
+		off = (size_t)((x >> 16) % (SIZE - len + 1));
+		/* now and then across a block boundary on purpose */
+		if (i % 7 == 0 && off > PG_PAGEFILE_BLOCK)
+			off = (off / PG_PAGEFILE_BLOCK) * PG_PAGEFILE_BLOCK - 5;
+		if (off + len > SIZE)
+			off = SIZE - len;
+		assert_int_equal(pg_pagefile_read(p, off, got, len), 0);
+		assert_memory_equal(got, f->bytes + off, len);
+	}
+	/* the last byte, and nothing past it */
+	assert_int_equal(pg_pagefile_read(p, SIZE - 1, got, 1), 0);
+	assert_int_equal(got[0], f->bytes[SIZE - 1]);
+	assert_int_equal(pg_pagefile_read(p, SIZE - 1, got, 2), PG_EINVALID);
+	assert_int_equal(pg_pagefile_read(p, SIZE + 10, got, 1), PG_EINVALID);
+	assert_int_equal(pg_pagefile_read(p, UINT64_MAX - 1, got, 4), PG_EINVALID);
+	pg_pagefile_free(p);
+}
+
+static void test_reads_through_a_small_cache(void **state)
+{
+	/* one slot: every read past a block misses */
+	check_reads(*state, 1, 2000);
+	check_reads(*state, 64, 2000);
+}
+
+static void test_dense_reads_switch_to_the_mapping(void **state)
+{
+	/* far more blocks than the cache holds or the switch waits for */
+	check_reads(*state, 16, 40000);
+}
+
+static void test_peek_stops_at_a_block_end(void **state)
+{
+	fixture *f = *state;
+	pg_pagefile *p = NULL;
+	const unsigned char *at;
+	size_t got;
+
+	assert_int_equal(pg_pagefile_open(&p, f->path, 8), 0);
+	assert_int_equal(pg_pagefile_peek(&at, &got, p, PG_PAGEFILE_BLOCK - 10, 100), 0);
+	assert_int_equal(got, 10);
+	assert_memory_equal(at, f->bytes + PG_PAGEFILE_BLOCK - 10, 10);
+	assert_int_equal(pg_pagefile_peek(&at, &got, p, SIZE, 100), 0);
+	assert_int_equal(got, 0);
+	pg_pagefile_free(p);
+}
+
+static void test_open_errors(void **state)
+{
+	pg_pagefile *p = NULL;
+
+	(void)state;
+	assert_int_equal(pg_pagefile_open(&p, "/nonexistent/file", 8), PG_ENOTFOUND);
+	assert_null(p);
+	assert_int_equal(pg_pagefile_open(&p, "/tmp", 8), PG_EINVALID);
+	assert_null(p);
+	pg_pagefile_free(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reads_through_a_small_cache),
+		cmocka_unit_test(test_dense_reads_switch_to_the_mapping),
+		cmocka_unit_test(test_peek_stops_at_a_block_end),
+		cmocka_unit_test(test_open_errors),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,563 @@
+/* test_walk.c - the range, date and ancestry walks against git, with and without commit-graphs. */
+#include "tests/unit/unit.h"
+
+#include "common/error.h"
+#include "common/fs.h"
+#include "repo/repo.h"
+#include "tests/unit/run.h"
+
+#include <unistd.h>
+
+#define COMMITS 400
+
+typedef struct fixture {
+	char dir[64];
+	char path[6][256]; /* the variants below */
+	pg_oid *all[2];    /* every commit, from git rev-list --all: mild, skewed */
+	size_t nall[2];
+	char *parents[2];  /* git rev-list --all --parents */
+} fixture;
+
+enum variant {
+	MILD,          /* skew within the spacing of commits, no graph */
+	MILD_GRAPH,    /* the same history, one commit-graph file */
+	SKEW,          /* dates going back by up to 3.5 days, no graph */
+	SKEW_GRAPH,    /* the same, a commit-graph with corrected dates (v2) */
+	SKEW_LEVELS,   /* the same, a commit-graph with topological levels only (v1) */
+	SKEW_CHAIN,    /* the same, a chain of two layers */
+};
+
+static size_t parse_ids(pg_oid **out, const char *text)
+{
+	size_t n = 0, alloc = 0;
+	pg_oid *v = NULL;
+
+	while (*text) {
+		const char *nl = strchr(text, '\n');
+		size_t len = nl ? (size_t)(nl - text) : strlen(text);
+
+		if (len == PG_OID_HEXSZ) {
+			if (n == alloc) {
+				alloc = alloc ? 2 * alloc : 64;
+				v = reallocarray(v, alloc, sizeof(*v));
+				assert_non_null(v);
+			}
+			assert_int_equal(pg_oid_fromhex(&v[n++], text, len), 0);
+		}
+		text += len + (nl != NULL);
+	}
+	*out = v;
+	return n;
+}
+
+static size_t git_ids(pg_oid **out, const char *repo, const char *a, const char *b,
+		      const char *c, const char *d)
+{
+	const char *argv[] = { "git", "--git-dir", repo, "rev-list", a, b, c, d, NULL };
+	char *text = run_must(argv);
+	size_t n = parse_ids(out, text);
+
+	free(text);
+	return n;
+}
+
+static void hex(char out[PG_OID_HEXSZ + 1], const pg_oid *id)
+{
+	pg_oid_tohex(out, id);
+}
+
+static void make_variant(fixture *f, enum variant v, const char *name, const char *skew)
+{
+	char path[256];
+	const char *make[] = { "tests/unit/make-history.sh", path, "400", "11", skew, NULL };
+
+	snprintf(path, sizeof(path), "%s/%s.git", f->dir, name);
+	memcpy(f->path[v], path, sizeof(path));
+	free(run_must(make));
+}
+
+static void write_graph(fixture *f, enum variant v, const char *version)
+{
+	const char *argv[] = { "git", "-c", version, "--git-dir", f->path[v], "commit-graph",
+			       "write", "--reachable", NULL };
+
+	free(run_must(argv));
+}
+
+static int setup(void **state)
+{
+	fixture *f = calloc(1, sizeof(*f));
+	char *text, chain_base[1024];
+	int i;
+
+	assert_non_null(f);
+	snprintf(f->dir, sizeof(f->dir), "/tmp/pg-test-walk-XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	make_variant(f, MILD, "mild", "500");
+	make_variant(f, MILD_GRAPH, "mild-graph", "500");
+	write_graph(f, MILD_GRAPH, "commitGraph.generationVersion=2");
+	make_variant(f, SKEW, "skew", "300000");
+	make_variant(f, SKEW_GRAPH, "skew-graph", "300000");
+	write_graph(f, SKEW_GRAPH, "commitGraph.generationVersion=2");
+	make_variant(f, SKEW_LEVELS, "skew-levels", "300000");
+	write_graph(f, SKEW_LEVELS, "commitGraph.generationVersion=1");
+	make_variant(f, SKEW_CHAIN, "skew-chain", "300000");
+	{
+		/* a base layer for t0, then the rest on top of it */
+		const char *base[] = { "sh", "-c", chain_base, NULL };
+		const char *top[] = { "git", "--git-dir", f->path[SKEW_CHAIN], "commit-graph",
+				      "write", "--reachable", "--split=no-merge", NULL };
+
+		snprintf(chain_base, sizeof(chain_base),
+			 "git --git-dir=%s rev-parse t0 | git --git-dir=%s commit-graph write "
+			 "--split --stdin-commits", f->path[SKEW_CHAIN], f->path[SKEW_CHAIN]);
+		free(run_must(base));
+		free(run_must(top));
+	}
+	for (i = 0; i < 2; i++) {
+		const char *argv[] = { "git", "--git-dir", f->path[i ? SKEW : MILD], "rev-list",
+				       "--all", NULL, NULL };
+
+		text = run_must(argv);
+		f->nall[i] = parse_ids(&f->all[i], text);
+		free(text);
+		assert_int_equal(f->nall[i], COMMITS);
+		argv[5] = "--parents";
+		f->parents[i] = run_must(argv);
+	}
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	fixture *f = *state;
+
+	pg_remove_tree(f->dir);
+	free(f->all[0]);
+	free(f->all[1]);
+	free(f->parents[0]);
+	free(f->parents[1]);
+	free(f);
+	return 0;
+}
+
+/* The chain variant really is a chain of two layers. */
+static void test_the_chain_has_two_layers(void **state)
+{
+	fixture *f = *state;
+	char path[512], *text;
+	pg_buf b = PG_BUF_INIT;
+
+	snprintf(path, sizeof(path), "%s/objects/info/commit-graphs/commit-graph-chain",
+		 f->path[SKEW_CHAIN]);
+	assert_int_equal(pg_buf_read_file(&b, path), 0);
+	text = b.ptr;
+	assert_int_equal(strlen(text), 2 * (PG_OID_HEXSZ + 1));
+	pg_buf_release(&b);
+}
+
+/*
+ * tip ^hide for pairs spread over the history: the same commits as the
+ * exact set difference (git rev-list tip, minus git rev-list hide), in the
+ * order git rev-list --topo-order --reverse gives.
+ */
+/*
+ * The commits reachable from tip, marked in reach[] (indexed as the
+ * history's list of commits), from git rev-list --all --parents.
+ */
+static void reachable(bool *reach, const fixture *f, int k, const pg_oid *tip)
+{
+	size_t n = f->nall[k], *stack = calloc(n + 1, sizeof(*stack)), top = 0, i;
+	const pg_oid *all = f->all[k];
+
+	assert_non_null(stack);
+	memset(reach, 0, n * sizeof(*reach));
+	for (i = 0; i < n && pg_oid_cmp(&all[i], tip); i++)
+		;
+	assert_true(i < n);
+	reach[i] = true;
+	stack[top++] = i;
+	while (top) {
+		size_t c = stack[--top];
+		const char *line = f->parents[k];
+
+		/* the line of commit c: rev-list --all lists them in the same order */
+		for (i = 0; i < c; i++)
+			line = strchr(line, '\n') + 1;
+		for (line += PG_OID_HEXSZ; *line == ' '; line += PG_OID_HEXSZ) {
+			pg_oid p;
+			size_t j;
+
+			assert_int_equal(pg_oid_fromhex(&p, ++line, PG_OID_HEXSZ), 0);
+			for (j = 0; j < n && pg_oid_cmp(&all[j], &p); j++)
+				;
+			assert_true(j < n);
+			if (!reach[j]) {
+				reach[j] = true;
+				stack[top++] = j;
+			}
+		}
+	}
+	free(stack);
+}
+
+static size_t index_of(const pg_oid *all, size_t n, const pg_oid *id)
+{
+	size_t i;
+
+	for (i = 0; i < n && pg_oid_cmp(&all[i], id); i++)
+		;
+	assert_true(i < n);
+	return i;
+}
+
+/* The commits of variant v's history. */
+static const pg_oid *all_of(const fixture *f, enum variant v, size_t *n)
+{
+	int k = v >= SKEW;
+
+	*n = f->nall[k];
+	return f->all[k];
+}
+
+static void check_ranges(fixture *f, enum variant v, bool exact_expected)
+{
+	pg_repo *r = NULL;
+	size_t i, j, pairs = 0, exact = 0, ordered = 0, nall;
+	const pg_oid *all = all_of(f, v, &nall);
+	bool *from_tip = calloc(nall, sizeof(bool)), *from_hide = calloc(nall, sizeof(bool));
+
+	assert_non_null(from_tip);
+	assert_non_null(from_hide);
+	assert_int_equal(pg_repo_open(&r, f->path[v]), 0);
+	for (i = 3; i < nall; i += 41) {
+		reachable(from_tip, f, v >= SKEW, &all[i]);
+		for (j = 0; j < nall; j += 67) {
+			char th[PG_OID_HEXSZ + 1], not[PG_OID_HEXSZ + 2];
+			pg_oid *got = NULL, *order = NULL;
+			size_t ngot = 0, norder, k, want = 0;
+			bool same = true;
+
+			hex(th, &all[i]);
+			not[0] = '^';
+			hex(not + 1, &all[j]);
+			reachable(from_hide, f, v >= SKEW, &all[j]);
+			assert_int_equal(pg_repo_walk_range(&got, &ngot, r, &all[i], &all[j], 1), 0);
+			for (k = 0; k < nall; k++)
+				want += from_tip[k] && !from_hide[k];
+			for (k = 0; k < ngot; k++) {
+				size_t at = index_of(all, nall, &got[k]);
+
+				/* never a commit the tip does not reach */
+				assert_true(from_tip[at]);
+				same = same && !from_hide[at];
+			}
+			/* never one short: only hidden commits can be too many */
+			assert_true(ngot >= want);
+			same = same && ngot == want;
+			if (exact_expected && !same)
+				fail_msg("%s %.13s: %zu commits, the exact difference has %zu",
+					 th, not, ngot, want);
+			exact += same;
+			pairs++;
+			/* git's order, for a few: each costs a git */
+			if (same && ngot > 1 && ordered < 6) {
+				norder = git_ids(&order, f->path[v], "--topo-order", "--reverse", th,
+						 not);
+				assert_int_equal(norder, ngot);
+				for (k = 0; k < ngot; k++)
+					if (pg_oid_cmp(&order[k], &got[k]))
+						fail_msg("%s %.13s: commit %zu is not in git's "
+							 "topological order", th, not, k);
+				ordered++;
+			}
+			free(got);
+			free(order);
+		}
+	}
+	/*
+	 * Without generation numbers skew can fool the walk, as it fools git's
+	 * and libgit2's: it may keep a hidden commit, never lose one of the
+	 * tip's (above).  The skewed history does fool it, so that the graph
+	 * variants show they are exact where dates are not enough.
+	 */
+	assert_true(pairs > 50);
+	assert_true(ordered == 6);
+	if (v == SKEW)
+		assert_true(exact < pairs);
+	free(from_tip);
+	free(from_hide);
+	pg_repo_free(r);
+}
+
+static void test_ranges_mild_skew_no_graph(void **state)
+{
+	check_ranges(*state, MILD, true);
+}
+
+static void test_ranges_mild_skew_graph(void **state)
+{
+	check_ranges(*state, MILD_GRAPH, true);
+}
+
+static void test_ranges_skew_no_graph(void **state)
+{
+	check_ranges(*state, SKEW, false);
+}
+
+static void test_ranges_skew_graph_is_exact(void **state)
+{
+	check_ranges(*state, SKEW_GRAPH, true);
+}
+
+static void test_ranges_skew_levels_is_exact(void **state)
+{
+	check_ranges(*state, SKEW_LEVELS, true);
+}
+
+static void test_ranges_skew_chain_is_exact(void **state)
+{
+	check_ranges(*state, SKEW_CHAIN, true);
+}
+
+typedef struct visits {
+	pg_oid ids[COMMITS];
+	int64_t times[COMMITS];
+	size_t n;
+} visits;
+
+static int record(void *ctx, const pg_oid *id, int64_t time, const pg_oid *first_parent)
+{
+	visits *v = ctx;
+
+	(void)first_parent;
+	assert_true(v->n < COMMITS);
+	v->ids[v->n] = *id;
+	v->times[v->n++] = time;
+	return 0;
+}
+
+/* The date-ordered walk visits the same commits in the same order from a graph. */
+static void test_walk_since_same_with_and_without_graph(void **state)
+{
+	fixture *f = *state;
+	enum variant pairs[][2] = { { MILD, MILD_GRAPH }, { SKEW, SKEW_GRAPH },
+				    { SKEW, SKEW_CHAIN } };
+	size_t k, i;
+
+	for (k = 0; k < PG_ARRAY_SIZE(pairs); k++) {
+		visits *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+		pg_repo *ra = NULL, *rb = NULL;
+		pg_oid tip;
+		int64_t since;
+
+		assert_non_null(a);
+		assert_non_null(b);
+		assert_int_equal(pg_repo_open(&ra, f->path[pairs[k][0]]), 0);
+		assert_int_equal(pg_repo_open(&rb, f->path[pairs[k][1]]), 0);
+		assert_int_equal(pg_repo_ref_target(&tip, ra, "refs/heads/main"), 0);
+		since = 1700000000 + 600 * 250;
+		assert_int_equal(pg_repo_walk_since(ra, &tip, since, SIZE_MAX, record, a), 0);
+		assert_int_equal(pg_repo_walk_since(rb, &tip, since, SIZE_MAX, record, b), 0);
+		assert_true(a->n > 50);
+		assert_int_equal(a->n, b->n);
+		for (i = 0; i < a->n; i++) {
+			assert_memory_equal(a->ids[i].id, b->ids[i].id, PG_OID_RAWSZ);
+			assert_true(a->times[i] == b->times[i]);
+		}
+		/* and the cap holds */
+		b->n = 0;
+		assert_int_equal(pg_repo_walk_since(rb, &tip, since, 10, record, b), 0);
+		assert_int_equal(b->n, 10);
+		pg_repo_free(ra);
+		pg_repo_free(rb);
+		free(a);
+		free(b);
+	}
+}
+
+/* Ancestry agrees with git's parents, with corrected dates, levels and a chain. */
+static void test_is_ancestor(void **state)
+{
+	fixture *f = *state;
+	enum variant vs[] = { MILD, SKEW_GRAPH, SKEW_LEVELS, SKEW_CHAIN };
+	size_t k, i, j, yes = 0, no = 0;
+
+	for (k = 0; k < PG_ARRAY_SIZE(vs); k++) {
+		pg_repo *r = NULL;
+		size_t nall;
+		const pg_oid *all = all_of(f, vs[k], &nall);
+
+		assert_int_equal(pg_repo_open(&r, f->path[vs[k]]), 0);
+		for (i = 5; i < nall; i += 53) {
+			bool *reach = calloc(nall, sizeof(bool));
+
+			assert_non_null(reach);
+			reachable(reach, f, vs[k] >= SKEW, &all[i]);
+			for (j = 0; j < nall; j += 7) {
+				int want = reach[j];
+
+				assert_int_equal(pg_repo_is_ancestor(r, &all[j], &all[i]), want);
+				yes += want;
+				no += !want;
+			}
+			free(reach);
+		}
+		pg_repo_free(r);
+	}
+	assert_true(yes > 20 && no > 20);
+}
+
+/*
+ * A repository that holds only a commit-graph, no objects: the walks must
+ * read the graph, since there is nothing else.
+ */
+static void test_walks_read_the_graph_alone(void **state)
+{
+	fixture *f = *state;
+	char empty[512], from[512], to[1024];
+	const char *init[] = { "git", "init", "-q", "--bare", empty, NULL };
+	const char *cp[] = { "cp", from, to, NULL };
+	pg_repo *r = NULL, *full = NULL;
+	pg_oid tip, hide, *got = NULL, *want = NULL;
+	size_t ngot = 0, nwant = 0;
+
+	snprintf(empty, sizeof(empty), "%s/graph-only.git", f->dir);
+	snprintf(from, sizeof(from), "%s/objects/info/commit-graph", f->path[SKEW_GRAPH]);
+	snprintf(to, sizeof(to), "%s/objects/info/commit-graph", empty);
+	free(run_must(init));
+	free(run_must(cp));
+	assert_int_equal(pg_repo_open(&full, f->path[SKEW_GRAPH]), 0);
+	assert_int_equal(pg_repo_ref_target(&tip, full, "refs/heads/main"), 0);
+	assert_int_equal(pg_repo_ref_target(&hide, full, "refs/heads/t1"), 0);
+	assert_int_equal(pg_repo_walk_range(&want, &nwant, full, &tip, &hide, 1), 0);
+	assert_int_equal(pg_repo_open(&r, empty), 0);
+	assert_int_equal(pg_repo_walk_range(&got, &ngot, r, &tip, &hide, 1), 0);
+	assert_true(nwant > 20);
+	assert_int_equal(ngot, nwant);
+	assert_memory_equal(got, want, ngot * sizeof(*got));
+	assert_int_equal(pg_repo_is_ancestor(r, &f->all[1][COMMITS - 1], &tip), 1);
+	pg_repo_free(r);
+	pg_repo_free(full);
+	free(got);
+	free(want);
+}
+
+/* An id the repository does not have is named; nothing crashes. */
+static void test_missing_commit_is_named(void **state)
+{
+	fixture *f = *state;
+	pg_repo *r = NULL;
+	pg_oid *got = NULL, missing;
+	size_t n = 0;
+
+	memset(&missing, 0x42, sizeof(missing));
+	assert_int_equal(pg_repo_open(&r, f->path[SKEW_GRAPH]), 0);
+	assert_int_equal(pg_repo_walk_range(&got, &n, r, &missing, &f->all[1][0], 1),
+			 PG_ENOTFOUND);
+	assert_non_null(strstr(pg_error_last(), "4242424242"));
+	assert_null(got);
+	pg_repo_free(r);
+}
+
+/* A copy of the skewed repository whose graph ($g) the shell script `change` changes. */
+static void copy_with_broken_graph(const fixture *f, const char *name, const char *change,
+				   char *out, size_t outlen)
+{
+	char cmd[2048];
+	const char *argv[] = { "sh", "-c", cmd, NULL };
+
+	snprintf(out, outlen, "%s/%s.git", f->dir, name);
+	snprintf(cmd, sizeof(cmd), "set -e; rm -rf %s; cp -r %s %s; "
+		 "g=%s/objects/info/commit-graph; %s", out, f->path[SKEW_GRAPH], out, out, change);
+	free(run_must(argv));
+}
+
+static void range_of(pg_oid **out, size_t *n, const char *repo, const char *tip,
+		     const char *hide, int expect)
+{
+	pg_repo *r = NULL;
+	pg_oid t, h;
+
+	assert_int_equal(pg_repo_open(&r, repo), 0);
+	assert_int_equal(pg_repo_ref_target(&t, r, tip), 0);
+	assert_int_equal(pg_repo_ref_target(&h, r, hide), 0);
+	assert_int_equal(pg_repo_walk_range(out, n, r, &t, &h, 1), expect);
+	pg_repo_free(r);
+}
+
+/* A graph that cannot be opened is left out: the objects answer, exactly. */
+static void test_unusable_graph_is_ignored(void **state)
+{
+	fixture *f = *state;
+	char path[512];
+	pg_oid *got = NULL, *want = NULL;
+	size_t ngot = 0, nwant = 0;
+
+	copy_with_broken_graph(f, "truncated", "head -c 3000 $g >$g.cut; mv $g.cut $g",
+			       path, sizeof(path));
+	range_of(&want, &nwant, f->path[SKEW_GRAPH], "refs/heads/main", "refs/heads/t3", 0);
+	range_of(&got, &ngot, path, "refs/heads/main", "refs/heads/t3", 0);
+	assert_true(nwant > 20);
+	assert_int_equal(ngot, nwant);
+	assert_memory_equal(got, want, ngot * sizeof(*got));
+	free(got);
+	free(want);
+}
+
+/*
+ * An entry that names a parent outside the graph is met during the walk:
+ * one clear error naming the file, nothing read out of bounds.
+ */
+static void test_corrupt_graph_entry_is_a_clear_error(void **state)
+{
+	fixture *f = *state;
+	char path[512], graph[600];
+	pg_buf b = PG_BUF_INIT;
+	unsigned char *g;
+	pg_oid *got = NULL;
+	size_t n = 0, cdat = 0, k;
+	unsigned i;
+
+	copy_with_broken_graph(f, "bad-parents", "true", path, sizeof(path));
+	snprintf(graph, sizeof(graph), "%s/objects/info/commit-graph", path);
+	assert_int_equal(pg_buf_read_file(&b, graph), 0);
+	g = (unsigned char *)b.ptr;
+	/* every CDAT entry's first parent becomes position 0x6fffffff */
+	for (i = 0; i < g[6]; i++) {
+		const unsigned char *e = g + 8 + 12 * i;
+
+		if (!memcmp(e, "CDAT", 4))
+			cdat = (size_t)e[8] << 24 | (size_t)e[9] << 16 | (size_t)e[10] << 8 | e[11];
+	}
+	assert_true(cdat > 0);
+	for (k = 0; k < COMMITS; k++)
+		memcpy(g + cdat + 36 * k + 20, "\x6f\xff\xff\xff", 4);
+	assert_int_equal(pg_write_file_atomic(graph, b.ptr, b.len), 0);
+	pg_buf_release(&b);
+	range_of(&got, &n, path, "refs/heads/main", "refs/heads/t3", PG_EINVALID);
+	assert_null(got);
+	assert_non_null(strstr(pg_error_last(), "commit-graph"));
+	assert_non_null(strstr(pg_error_last(), "is corrupt"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_the_chain_has_two_layers),
+		cmocka_unit_test(test_ranges_mild_skew_no_graph),
+		cmocka_unit_test(test_ranges_mild_skew_graph),
+		cmocka_unit_test(test_ranges_skew_no_graph),
+		cmocka_unit_test(test_ranges_skew_graph_is_exact),
+		cmocka_unit_test(test_ranges_skew_levels_is_exact),
+		cmocka_unit_test(test_ranges_skew_chain_is_exact),
+		cmocka_unit_test(test_walk_since_same_with_and_without_graph),
+		cmocka_unit_test(test_is_ancestor),
+		cmocka_unit_test(test_walks_read_the_graph_alone),
+		cmocka_unit_test(test_missing_commit_is_named),
+		cmocka_unit_test(test_unusable_graph_is_ignored),
+		cmocka_unit_test(test_corrupt_graph_entry_is_a_clear_error),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,492 @@
+/* identity_index.c - an upstream's identity keys on disk: made once, extended from the last tip, probed in place. */
+#include "verifier/identity_index.h"
+#include "common/buf.h"
+#include "common/error.h"
+#include "common/fs.h"
+#include "common/map.h"
+#include "common/pagefile.h"
+#include "verifier/match.h"
+
+#include <pthread.h>
+
+/*
+ * The file, all numbers little-endian:
+ *	0   "PGIDENT1"
+ *	8   u32 format, u32 PG_IDENTITY_INDEX_KEY
+ *	16  u64 fingerprint of the key function
+ *	24  u64 count of entries
+ *	32  the tip indexed (20 bytes), u32 length of the name
+ *	56  u64 checksum of the entries
+ *	64  u64 checksum of bytes 0..63
+ *	72  the name, then count entries sorted by (key, id):
+ *	    u64 key, i64 author date, the id (20 bytes)
+ */
+#define MAGIC "PGIDENT1"
+#define FORMAT 1
+#define HEADER 72
+#define ENTRY 36
+#define NAME_MAX_LEN 4096
+
+/* A probe reads a few entries of a file of 36 MiB: through a small block cache. */
+#define CACHE_BLOCKS 1024
+
+struct pg_identity_index {
+	pg_pagefile *f;         /* the file, when read from disk */
+	unsigned char head[HEADER];
+	uint64_t entries_off;   /* where its entries start */
+	unsigned char *owned;   /* or the bytes just written, entries at entries */
+	const unsigned char *entries;
+	size_t count;
+	pg_oid tip;
+};
+
+static void put64(unsigned char *p, uint64_t v)
+{
+	int i;
+
+	for (i = 0; i < 8; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint64_t get64(const unsigned char *p)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static void put32(unsigned char *p, uint32_t v)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint32_t get32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* A checksum that catches damage, not an adversary: the directory is ours. */
+static uint64_t checksum(const unsigned char *p, size_t n)
+{
+	uint64_t h = 0x243f6a8885a308d3ULL ^ n;
+	size_t i;
+
+	for (i = 0; i + 8 <= n; i += 8) {
+		h ^= get64(p + i);
+		h *= 0x9e3779b97f4a7c15ULL;
+		h ^= h >> 29;
+	}
+	for (; i < n; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/* --- the key's fingerprint -------------------------------------------------------- */
+
+/*
+ * Commits that exercise what an identity key may look at: author, date and
+ * zone, the message before the trailers, trailers of every kind, quoted
+ * commit ids, headers.  A key function that treats any of them differently
+ * gives another fingerprint, and every index is made again.
+ */
+static const char *const samples[] = {
+	"tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\n"
+	"author A U Thor <author@example.org> 1600000000 +0200\n"
+	"committer C O Mitter <committer@example.org> 1600000100 -0700\n"
+	"\nsubsys: a plain change\n\nWhy it is needed.\n",
+	"tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\n"
+	"parent 1111111111111111111111111111111111111111\n"
+	"author Ånna Ümlaut <anna@example.org> 1500000000 +0000\n"
+	"committer Top <top@example.org> 1500000000 +0000\n"
+	"\nfs: fix the thing introduced by commit 1234567890ab (\"fs: add the thing\")\n\n"
+	"Commit 0123456789abcdef0123456789abcdef01234567 (\"fs: add the thing\")\n"
+	"broke it; see also commit deadbeefcafe.\n\n"
+	"Fixes: 1234567890ab (\"fs: add the thing\")\n"
+	"Reviewed-by: R <r@example.org>\n"
+	"Signed-off-by: Ånna Ümlaut <anna@example.org>\n"
+	"Link: https://lore.kernel.org/r/20200101000000.1-1-anna@example.org\n"
+	"(cherry picked from commit 89abcdef0123456789abcdef0123456789abcdef)\n",
+	"tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\n"
+	"parent 1111111111111111111111111111111111111111\n"
+	"parent 2222222222222222222222222222222222222222\n"
+	"author Top <top@example.org> 1700000000 -0800\n"
+	"committer Top <top@example.org> 1700000000 -0800\n"
+	"mergetag object 2222222222222222222222222222222222222222\n"
+	" type commit\n tag sub-for-linus\n tagger Sub <sub@example.org> 1699990000 +0100\n"
+	" \n sub updates\n"
+	"encoding ISO-8859-1\n"
+	"\nMerge tag 'sub-for-linus' of git://git.example.org/sub\n\n"
+	"Pull sub updates from Sub:\n\n - one\n - two\n",
+	"tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\n"
+	"author  <> 0 +0000\n"
+	"committer  <> 0 +0000\n"
+	"\n",
+	"tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\n"
+	"author Crlf <crlf@example.org> 1234567890 +0530\r\n"
+	"committer Crlf <crlf@example.org> 1234567890 +0530\r\n"
+	"\r\nsubject with CR\r\n\r\nSigned-off-by: Crlf <crlf@example.org>\r\n",
+};
+
+static uint64_t fingerprint_value;
+static int fingerprint_err;
+static pthread_once_t fingerprint_once = PTHREAD_ONCE_INIT;
+
+static void compute_fingerprint(void)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	pg_oid zero;
+	size_t i;
+
+	memset(&zero, 0, sizeof(zero));
+	for (i = 0; i < PG_ARRAY_SIZE(samples); i++) {
+		pg_commit *c = NULL;
+		uint64_t k;
+
+		if ((fingerprint_err = pg_commit_parse(&c, &zero, samples[i],
+						       strlen(samples[i]))) < 0)
+			return;
+		k = pg_identity_hash(c);
+		pg_commit_free(c);
+		h = (h ^ k) * 0x100000001b3ULL;
+		h ^= h >> 31;
+	}
+	fingerprint_value = h;
+}
+
+static int key_fingerprint(uint64_t *out)
+{
+	pthread_once(&fingerprint_once, compute_fingerprint);
+	*out = fingerprint_value;
+	return fingerprint_err < 0 ?
+	       pg_error_set(fingerprint_err, "identity index: a sample commit does not parse") : 0;
+}
+
+/* --- entries ---------------------------------------------------------------------- */
+
+static int entry_cmp(const void *a, const void *b)
+{
+	uint64_t ka = get64(a), kb = get64(b);
+
+	if (ka != kb)
+		return ka < kb ? -1 : 1;
+	return memcmp((const unsigned char *)a + 16, (const unsigned char *)b + 16, PG_OID_RAWSZ);
+}
+
+static void entry_put(unsigned char *e, uint64_t key, int64_t author_time, const pg_oid *id)
+{
+	put64(e, key);
+	put64(e + 8, (uint64_t)author_time);
+	memcpy(e + 16, id->id, PG_OID_RAWSZ);
+}
+
+/* The entries of the commits tip has and `since` (NULL: nothing) had not, sorted. */
+static int read_new(unsigned char **out, size_t *n, pg_repo *r, const pg_oid *tip,
+		    const pg_oid *since)
+{
+	pg_oid *ids = NULL;
+	size_t count = 0, i;
+	unsigned char *e = NULL;
+	int err;
+
+	*out = NULL;
+	*n = 0;
+	if ((err = pg_repo_walk_range(&ids, &count, r, tip, since, since ? 1 : 0)) < 0)
+		return err;
+	if (count && !(e = malloc(count * ENTRY))) {
+		err = pg_error_oom();
+		goto done;
+	}
+	for (i = 0; i < count; i++) {
+		pg_commit *c = NULL;
+
+		if ((err = pg_repo_read_commit(&c, r, &ids[i])) < 0)
+			goto done;
+		entry_put(e + i * ENTRY, pg_identity_hash(c), c->author.time, &ids[i]);
+		pg_commit_free(c);
+	}
+	if (count)
+		qsort(e, count, ENTRY, entry_cmp);
+	*out = e;
+	*n = count;
+	e = NULL;
+done:
+	free(e);
+	free(ids);
+	return err;
+}
+
+/* --- the file --------------------------------------------------------------------- */
+
+static void unmap(pg_identity_index *x)
+{
+	pg_pagefile_free(x->f);
+	x->f = NULL;
+}
+
+void pg_identity_index_free(pg_identity_index *x)
+{
+	if (!x)
+		return;
+	unmap(x);
+	free(x->owned);
+	free(x);
+}
+
+/* Entry i, into e (ENTRY bytes). */
+static int entry_at(const pg_identity_index *x, size_t i, unsigned char *e)
+{
+	if (x->owned) {
+		memcpy(e, x->entries + i * ENTRY, ENTRY);
+		return 0;
+	}
+	return pg_pagefile_read(x->f, x->entries_off + (uint64_t)i * ENTRY, e, ENTRY);
+}
+
+/*
+ * Open path.  0 with nothing open when it does not exist (*exists false)
+ * or cannot be an index (made again).
+ */
+static int open_file(pg_identity_index *x, const char *path, bool *exists)
+{
+	int err = pg_pagefile_open(&x->f, path, CACHE_BLOCKS);
+
+	*exists = err != PG_ENOTFOUND;
+	if (err == PG_ENOTFOUND || err == PG_EINVALID) {
+		pg_error_clear();
+		return 0;
+	}
+	return err < 0 ? pg_error_wrap(err, "identity index") : 0;
+}
+
+/*
+ * Whether the open file is a whole index of this upstream with this key;
+ * *why says what is wrong.  The entries' checksum is checked only when
+ * they are all read anyway (all_entries).
+ */
+static bool header_ok(pg_identity_index *x, const char *name, uint64_t fingerprint,
+		      const char **why)
+{
+	const unsigned char *h = x->head;
+	uint64_t len = x->f ? pg_pagefile_size(x->f) : 0;
+	size_t name_len = strlen(name), count;
+	char stored[NAME_MAX_LEN];
+
+	*why = "damaged";
+	if (len < HEADER || pg_pagefile_read(x->f, 0, x->head, HEADER) < 0 ||
+	    memcmp(h, MAGIC, 8) || get32(h + 8) != FORMAT) {
+		pg_error_clear();
+		return false;
+	}
+	if (get32(h + 12) != PG_IDENTITY_INDEX_KEY || get64(h + 16) != fingerprint) {
+		*why = "key";
+		return false;
+	}
+	if (checksum(h, 64) != get64(h + 64))
+		return false;
+	count = (size_t)get64(h + 24);
+	if (get32(h + 52) != name_len || len - HEADER < name_len ||
+	    pg_pagefile_read(x->f, HEADER, stored, name_len) < 0 ||
+	    memcmp(stored, name, name_len) || count > (len - HEADER - name_len) / ENTRY ||
+	    len != HEADER + name_len + (uint64_t)count * ENTRY) {
+		pg_error_clear();
+		return false;
+	}
+	x->entries_off = HEADER + name_len;
+	x->count = count;
+	memcpy(x->tip.id, h + 32, PG_OID_RAWSZ);
+	return true;
+}
+
+/* Every entry of the open file, checked (checksum, order); NULL when damaged. */
+static int all_entries(unsigned char **out, pg_identity_index *x)
+{
+	unsigned char *e;
+	size_t i;
+
+	*out = NULL;
+	if (x->count > SIZE_MAX / ENTRY || !(e = malloc(x->count * ENTRY + 1)))
+		return pg_error_oom();
+	if (pg_pagefile_read(x->f, x->entries_off, e, x->count * ENTRY) < 0 ||
+	    checksum(e, x->count * ENTRY) != get64(x->head + 56)) {
+		pg_error_clear();
+		free(e);
+		return 0;
+	}
+	for (i = 1; i < x->count; i++) {
+		if (entry_cmp(e + (i - 1) * ENTRY, e + i * ENTRY) >= 0) {
+			free(e);
+			return 0;
+		}
+	}
+	*out = e;
+	return 0;
+}
+
+/* Merge old and new entries (both sorted) under a header; write it atomically. */
+static int write_index(pg_identity_index *x, const char *path, const char *name,
+		       uint64_t fingerprint, const pg_oid *tip, const unsigned char *old,
+		       size_t nold, const unsigned char *add, size_t nadd)
+{
+	size_t name_len = strlen(name), len, i = 0, j = 0, k = 0;
+	unsigned char *buf, *e;
+	int err;
+
+	if (nold + nadd > (SIZE_MAX - HEADER - name_len) / ENTRY)
+		return pg_error_oom();
+	len = HEADER + name_len + (nold + nadd) * ENTRY;
+	if (!(buf = calloc(1, len)))
+		return pg_error_oom();
+	e = buf + HEADER + name_len;
+	while (i < nold || j < nadd) {
+		const unsigned char *next;
+		int c = i == nold ? 1 : j == nadd ? -1 :
+			entry_cmp(old + i * ENTRY, add + j * ENTRY);
+
+		next = c <= 0 ? old + i++ * ENTRY : add + j++ * ENTRY;
+		if (c == 0)
+			j++; /* the same commit twice: once */
+		memcpy(e + k++ * ENTRY, next, ENTRY);
+	}
+	len = HEADER + name_len + k * ENTRY;
+	memcpy(buf, MAGIC, 8);
+	put32(buf + 8, FORMAT);
+	put32(buf + 12, PG_IDENTITY_INDEX_KEY);
+	put64(buf + 16, fingerprint);
+	put64(buf + 24, k);
+	memcpy(buf + 32, tip->id, PG_OID_RAWSZ);
+	put32(buf + 52, (uint32_t)name_len);
+	put64(buf + 56, checksum(e, k * ENTRY));
+	put64(buf + 64, checksum(buf, 64));
+	memcpy(buf + HEADER, name, name_len);
+	if ((err = pg_write_file_atomic(path, buf, len)) < 0) {
+		free(buf);
+		return pg_error_wrap(err, "identity index");
+	}
+	unmap(x);
+	free(x->owned);
+	x->owned = buf;
+	x->entries = e;
+	x->count = k;
+	x->tip = *tip;
+	return 0;
+}
+
+int pg_identity_index_open(pg_identity_index **out, pg_repo *r, const char *home,
+			   const char *upstream, const pg_oid *tip, pg_identity_index_info *info)
+{
+	pg_identity_index *x = NULL;
+	pg_identity_index_info dummy;
+	pg_buf path = PG_BUF_INIT;
+	unsigned char *add = NULL, *old = NULL;
+	size_t nadd = 0;
+	uint64_t fingerprint;
+	const char *why = "new";
+	bool extend = false, exists = false;
+	int err;
+
+	*out = NULL;
+	if (!info)
+		info = &dummy;
+	memset(info, 0, sizeof(*info));
+	if (strlen(upstream) > NAME_MAX_LEN)
+		return pg_error_set(PG_EINVALID, "identity index: upstream name too long");
+	if ((err = key_fingerprint(&fingerprint)) < 0)
+		return err;
+	if (!(x = calloc(1, sizeof(*x))))
+		return pg_error_oom();
+	if ((err = pg_buf_printf(&path, "%s/identity", home)) < 0 ||
+	    (err = pg_mkdir_p(path.ptr)) < 0 ||
+	    (err = pg_buf_printf(&path, "/%016llx.idx",
+				 (unsigned long long)pg_hash_bytes(upstream, strlen(upstream)))) < 0 ||
+	    (err = open_file(x, path.ptr, &exists)) < 0)
+		goto done;
+	if (exists)
+		why = "damaged";
+	if (x->f && header_ok(x, upstream, fingerprint, &why)) {
+		if (!pg_oid_cmp(&x->tip, tip)) {
+			info->action = PG_IDENTITY_INDEX_CURRENT;
+			goto done;
+		}
+		/* a last tip that is gone, or not below the new one: history was rewritten */
+		why = "rewritten";
+		err = pg_repo_is_ancestor(r, &x->tip, tip);
+		if (err < 0)
+			pg_error_clear();
+		extend = err == 1;
+		err = 0;
+		if (extend && (err = all_entries(&old, x)) < 0)
+			goto done;
+		if (extend && !old) {
+			extend = false;
+			why = "damaged";
+		}
+	}
+	if ((err = read_new(&add, &nadd, r, tip, extend ? &x->tip : NULL)) < 0 ||
+	    (err = write_index(x, path.ptr, upstream, fingerprint, tip, old,
+			       extend ? x->count : 0, add, nadd)) < 0)
+		goto done;
+	info->action = extend ? PG_IDENTITY_INDEX_EXTENDED : PG_IDENTITY_INDEX_BUILT;
+	info->added = nadd;
+	info->why = extend ? NULL : why;
+done:
+	free(add);
+	free(old);
+	pg_buf_release(&path);
+	if (err < 0) {
+		pg_identity_index_free(x);
+		return err;
+	}
+	*out = x;
+	return 0;
+}
+
+size_t pg_identity_index_probe(pg_identity_hit *out, size_t max, const pg_identity_index *x,
+			       uint64_t key)
+{
+	size_t lo = 0, hi = x->count, n = 0;
+	unsigned char e[ENTRY];
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (entry_at(x, mid, e) < 0)
+			goto damaged;
+		if (get64(e) < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < x->count; lo++, n++) {
+		if (entry_at(x, lo, e) < 0)
+			goto damaged;
+		if (get64(e) != key)
+			break;
+		if (n < max) {
+			out[n].author_time = (int64_t)get64(e + 8);
+			memcpy(out[n].id.id, e + 16, PG_OID_RAWSZ);
+		}
+	}
+	return n;
+damaged:
+	/* the file went short under us: what was found so far */
+	pg_error_clear();
+	return n;
+}
+
+size_t pg_identity_index_count(const pg_identity_index *x)
+{
+	return x->count;
+}
+
+const pg_oid *pg_identity_index_tip(const pg_identity_index *x)
+{
+	return &x->tip;
+}
