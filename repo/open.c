@@ -103,6 +103,26 @@ int pg_repo_open(pg_repo **out, const char *path)
 	return 0;
 }
 
+int pg_repo_open_env(pg_repo **out)
+{
+	pg_repo *r = NULL;
+	int err, gerr;
+
+	*out = NULL;
+	if ((err = repo_new(&r, ".")) < 0)
+		return err;
+	gerr = git_repository_open_ext(&r->git, NULL, GIT_REPOSITORY_OPEN_FROM_ENV, NULL);
+	if (gerr < 0) {
+		err = gerr == GIT_ENOTFOUND ?
+			pg_error_set(PG_ENOTFOUND, "not in a git repository") :
+			pg_git_fail(gerr, "the repository here");
+		pg_repo_free(r);
+		return err;
+	}
+	*out = r;
+	return 0;
+}
+
 void pg_repo_free(pg_repo *r)
 {
 	if (!r)

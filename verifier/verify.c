@@ -216,3 +216,43 @@ done:
 	*out = p.report;
 	return 0;
 }
+
+int pg_verify_copies(pg_report **out, pg_repo *repo, const pg_oid *tip, const pg_oid *upstream,
+		     const pg_oid *hide, size_t nhide, const pg_policy *policy)
+{
+	pg_pull p;
+	size_t i;
+	int err;
+
+	*out = NULL;
+	memset(&p, 0, sizeof(p));
+	p.repo = repo;
+	p.policy = policy;
+	p.tag_commit = *tip;
+	p.upstream_tip = *upstream;
+	p.hide = hide;
+	p.nhide = nhide;
+	if ((err = pg_report_new(&p.report)) < 0)
+		return err;
+	p.report->max_per_check = policy->max_findings_per_check;
+	p.report->tag_commit = *tip;
+	p.report->upstream_tip = *upstream;
+	if ((err = pg_pull_load(&p)) < 0 || (err = pg_upstream_build(&p.upstream, &p)) < 0)
+		goto done;
+	p.report->ncommits = p.ncommits;
+	for (i = 0; i < p.ncommits; i++)
+		if (p.commits[i]->nparents > 1)
+			p.report->nmerges++;
+	p.report->upstream_examined = pg_upstream_examined(p.upstream);
+	p.report->upstream_since = pg_upstream_since(p.upstream);
+	if ((err = pg_check_rewritten_upstream(&p)) == 0)
+		err = pg_pull_story(&p);
+done:
+	pg_pull_release(&p);
+	if (err < 0) {
+		pg_report_free(p.report);
+		return err;
+	}
+	*out = p.report;
+	return 0;
+}
