@@ -10,7 +10,7 @@ _pullgate()
 		return
 	fi
 	local pull='--policy --upstream --protect --allow-committer --max-commits --keyring
-		--trust --allow-repository --pull-request --json --help'
+		--trust --allow-repository --pull-request --json --color --help'
 	case ${words[1]} in
 	verify) opts=$pull ;;
 	gate) opts="$pull --tree --branch --stages --approve --no-approve --boot-timeout" ;;
@@ -32,6 +32,10 @@ _pullgate()
 		;;
 	--tree)
 		_filedir -d
+		return
+		;;
+	--color)
+		COMPREPLY=($(compgen -W 'auto always never' -- "$cur"))
 		return
 		;;
 	--stages)

@@ -3,6 +3,7 @@
 #define PG_REPO_INTERNAL_H
 
 #include "common/map.h"
+#include "common/progress.h"
 #include "repo/repo.h"
 
 #include <git2.h>
@@ -18,6 +19,9 @@ struct pg_repo {
 	pg_map attached;        /* object directories attached as alternates */
 	char **attached_keys;   /* the map's keys, owned here */
 	size_t nattached, attached_alloc;
+	pg_progress_fn progress; /* a fetch's transfer progress, or NULL */
+	void *progress_ctx;
+	uint64_t progress_shown_ms, progress_started_ms;
 };
 
 /* Convert a libgit2 failure to one of ours, keeping its message after "what: ". */

@@ -4,6 +4,7 @@
 
 #include "common/buf.h"
 #include "common/oid.h"
+#include "common/progress.h"
 #include "repo/object.h"
 
 /*
@@ -51,6 +52,13 @@ int pg_repo_open_cache(pg_repo **out, const char *home);
  */
 int pg_repo_open(pg_repo **out, const char *path);
 void pg_repo_free(pg_repo *r);
+
+/*
+ * Report each fetch's transfer progress on r (objects received of the
+ * total, bytes) to fn, at most ten times a second and once when it ends;
+ * fn NULL stops it.  The events' stage is "fetch".
+ */
+void pg_repo_set_progress(pg_repo *r, pg_progress_fn fn, void *ctx);
 
 /*
  * The repository git itself would use here: $GIT_DIR and the other GIT_*

@@ -81,8 +81,9 @@ static void advance(slot *s, enum pg_job_state to, const pg_store_update *u)
 }
 
 /* The gate's progress: the build and the boot starting are states of their own. */
-static void progress(void *ctx, const char *stage, const char *line)
+static void progress(void *ctx, const pg_progress *p)
 {
+	const char *stage = p->stage, *line = p->line;
 	static const struct {
 		const char *stage;
 		enum pg_job_state state;

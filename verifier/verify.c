@@ -165,6 +165,8 @@ int pg_verify(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy
 	}
 	if ((err = pg_repo_open_cache(&p.repo, home)) < 0)
 		goto done;
+	if (spec->progress)
+		pg_repo_set_progress(p.repo, spec->progress, spec->progress_ctx);
 	if ((err = pg_repo_resolve(&target, &p.report->tag, p.repo, location, PG_REF_TAG,
 				   spec->tag)) < 0)
 		goto done;

@@ -16,6 +16,8 @@ typedef struct pg_pull_spec {
 	const char *upstream;        /* path or URL; NULL: the policy's */
 	const char *upstream_branch; /* NULL: the policy's, else upstream's HEAD */
 	const pg_pull_request *request; /* a parsed pull-request mail, or NULL */
+	pg_progress_fn progress;     /* fetch progress (common/progress.h), or NULL */
+	void *progress_ctx;
 } pg_pull_spec;
 
 /*
