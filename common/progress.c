@@ -43,8 +43,10 @@ int pg_progress_format(pg_buf *out, const pg_progress *p)
 				    (unsigned)(p->done * 100 / p->total));
 	else
 		err = pg_buf_printf(out, "%" PRIu64 " %s", p->done, p->unit ? p->unit : "");
-	if (err == 0 && p->bytes)
+	if (err == 0 && p->bytes >= 1024 * 1024)
 		err = pg_buf_printf(out, ", %.1f MiB", (double)p->bytes / (1024.0 * 1024.0));
+	else if (err == 0 && p->bytes)
+		err = pg_buf_printf(out, ", %.1f KiB", (double)p->bytes / 1024.0);
 	if (err == 0 && p->elapsed_ms >= 1000 && (err = pg_buf_puts(out, ", ")) == 0)
 		err = duration(out, p->elapsed_ms / 1000);
 	if (err == 0 && eta >= 0 && (err = pg_buf_puts(out, ", about ")) == 0 &&

@@ -3,7 +3,7 @@
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
-plan 16
+plan 19
 fixture_incident
 export PULLGATE_DATADIR="$TOP/tests/fakes"
 TREE="$SCRATCH/tree.git"
@@ -60,3 +60,21 @@ ok "$(yes has "$out" "$ESC[31merror$ESC[0m ")" "--color=always colours a pipe, N
 ok "$(yes lacks "$err" "$ESC")" "but progress stays plain lines: standard error is no terminal"
 run "$PULLGATE" verify --color=sometimes $ARGS "$KEES" "$T1"
 is "$rc" 2 "--color takes auto, always or never"
+
+# --- a fetch over the network: libgit2's transfer progress -------------------------
+# git daemon on loopback serves the sender's repository as git://
+PORT=$((30000 + $$ % 20000))
+git daemon --reuseaddr --export-all --base-path="$FX" --listen=127.0.0.1 --port="$PORT" \
+	--pid-file="$SCRATCH/daemon.pid" "$FX" >"$SCRATCH/daemon.log" 2>&1 &
+stop_daemon() { [ ! -f "$SCRATCH/daemon.pid" ] || kill "$(cat "$SCRATCH/daemon.pid")"; }
+TAP_CLEANUP="${TAP_CLEANUP:-} stop_daemon"
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	git ls-remote "git://127.0.0.1:$PORT/kees.git" >/dev/null 2>&1 && break
+	sleep 0.5
+done
+tty "PULLGATE_HOME='$SCRATCH/home-tty' '$PULLGATE' verify $ARGS git://127.0.0.1:$PORT/kees.git '$T2'"
+is "$rc" 0 "a pull fetched over git:// verifies"
+like "$(printf '%s' "$out" | tr '\r' '\n')" '^.\[K\[fetch\] ([0-9]+)/\1 objects \(100%\), [0-9.]+ KiB' \
+	"the fetch's objects received of the total and its bytes are shown"
+run env PULLGATE_HOME="$SCRATCH/home-pipe" "$PULLGATE" verify $ARGS "git://127.0.0.1:$PORT/kees.git" "$T2"
+like "$err" '^\[fetch\] [0-9]+/[0-9]+ objects' "and a plain line when standard error is no terminal"

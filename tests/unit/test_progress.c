@@ -47,6 +47,8 @@ static void test_format(void **state)
 	p.bytes = 3 * 1024 * 1024 + 512 * 1024;
 	p.elapsed_ms = 400;
 	expect_line(&p, "250 objects, 3.5 MiB");
+	p.bytes = 1536;
+	expect_line(&p, "250 objects, 1.5 KiB");
 	p.bytes = 0;
 	p.done = 2000;
 	p.total = 1000; /* past the total: 100%, no estimate */
