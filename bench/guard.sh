@@ -15,6 +15,7 @@
 # by machine; the ratios are the result.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
+. "$TOP/bench/synthetic.sh"
 PULLGATE=$(realpath "${1:-$TOP/build/release/pullgate}")
 HISTORY=${2:-100000}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/pullgate-bench.XXXXXX")
@@ -24,20 +25,7 @@ export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
 ms() { date +%s%3N; }
 median() { sort -n | sed -n 3p; }
 
-git init -q --bare "$WORK/upstream.git"
-awk -v n="$HISTORY" 'BEGIN {
-	t = 1600000000
-	for (i = 1; i <= n; i++) {
-		t += 600
-		printf "commit refs/heads/master\nmark :%d\n", i
-		printf "author Dev%d <dev%d@example.org> %d +0000\n", i % 97, i % 97, t
-		printf "committer Top Maintainer <top@example.org> %d +0000\n", t
-		msg = sprintf("subsys%d: change %d\n\nSigned-off-by: Dev%d <dev%d@example.org>\n", i % 31, i, i % 97, i % 97)
-		printf "data %d\n%s", length(msg), msg
-		if (i > 1) printf "from :%d\n", i - 1
-		printf "M 644 inline file%d\ndata %d\n%d\n\n", i % 50, length(i "") + 1, i
-	}
-}' | git --git-dir="$WORK/upstream.git" fast-import --quiet
+synthetic_upstream "$WORK/upstream.git" "$HISTORY"
 git clone -q --bare "$WORK/upstream.git" "$WORK/pub.git"
 git clone -q "$WORK/upstream.git" "$WORK/work"
 cd "$WORK/work"

@@ -14,6 +14,7 @@
 # diff metadata.  Times vary by machine; the ratios are the result.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
+. "$TOP/bench/synthetic.sh"
 PULLGATE=${1:-$TOP/build/release/pullgate}
 HISTORY=${2:-100000}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/pullgate-bench.XXXXXX")
@@ -37,20 +38,7 @@ export GNUPGHOME="$WORK/incident/gnupg"
 
 # --- a synthetic upstream with a long history ------------------------------------
 mkdir -p "$WORK/big"
-git init -q --bare "$WORK/big/upstream.git"
-awk -v n="$HISTORY" 'BEGIN {
-	t = 1600000000
-	for (i = 1; i <= n; i++) {
-		t += 600
-		printf "commit refs/heads/master\nmark :%d\n", i
-		printf "author Dev%d <dev%d@example.org> %d +0000\n", i % 97, i % 97, t
-		printf "committer Top Maintainer <top@example.org> %d +0000\n", t
-		msg = sprintf("subsys%d: change %d\n\nSigned-off-by: Dev%d <dev%d@example.org>\n", i % 31, i, i % 97, i % 97)
-		printf "data %d\n%s", length(msg), msg
-		if (i > 1) printf "from :%d\n", i - 1
-		printf "M 644 inline file%d\ndata %d\n%d\n\n", i % 50, length(i "") + 1, i
-	}
-}' | git --git-dir="$WORK/big/upstream.git" fast-import --quiet
+synthetic_upstream "$WORK/big/upstream.git" "$HISTORY"
 git clone -q "$WORK/big/upstream.git" "$WORK/big/work"
 (
 	cd "$WORK/big/work"

@@ -120,6 +120,23 @@ static int resolve_upstream(pg_pull *p, const char *location, const char *branch
 			    p->report->upstream_ref);
 }
 
+/* Load the pull's commits and the upstream side; count them in the report. */
+static int load(pg_pull *p)
+{
+	size_t i;
+	int err;
+
+	if ((err = pg_pull_load(p)) < 0 || (err = pg_upstream_build(&p->upstream, p)) < 0)
+		return err;
+	p->report->ncommits = p->ncommits;
+	for (i = 0; i < p->ncommits; i++)
+		if (p->commits[i]->nparents > 1)
+			p->report->nmerges++;
+	p->report->upstream_examined = pg_upstream_examined(p->upstream);
+	p->report->upstream_since = pg_upstream_since(p->upstream);
+	return 0;
+}
+
 int pg_verify(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy,
 	      const char *home)
 {
@@ -188,14 +205,8 @@ int pg_verify(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy
 		goto done;
 	}
 
-	if ((err = pg_pull_load(&p)) < 0 || (err = pg_upstream_build(&p.upstream, &p)) < 0)
+	if ((err = load(&p)) < 0)
 		goto done;
-	p.report->ncommits = p.ncommits;
-	for (i = 0; i < p.ncommits; i++)
-		if (p.commits[i]->nparents > 1)
-			p.report->nmerges++;
-	p.report->upstream_examined = pg_upstream_examined(p.upstream);
-	p.report->upstream_since = pg_upstream_since(p.upstream);
 
 	for (i = 0; i < PG_ARRAY_SIZE(checks); i++)
 		if ((err = checks[i](&p)) < 0)
@@ -223,7 +234,6 @@ int pg_verify_copies(pg_report **out, pg_repo *repo, const pg_oid *tip, const pg
 		     const pg_oid *hide, size_t nhide, const pg_policy *policy)
 {
 	pg_pull p;
-	size_t i;
 	int err;
 
 	*out = NULL;
@@ -239,14 +249,8 @@ int pg_verify_copies(pg_report **out, pg_repo *repo, const pg_oid *tip, const pg
 	p.report->max_per_check = policy->max_findings_per_check;
 	p.report->tag_commit = *tip;
 	p.report->upstream_tip = *upstream;
-	if ((err = pg_pull_load(&p)) < 0 || (err = pg_upstream_build(&p.upstream, &p)) < 0)
+	if ((err = load(&p)) < 0)
 		goto done;
-	p.report->ncommits = p.ncommits;
-	for (i = 0; i < p.ncommits; i++)
-		if (p.commits[i]->nparents > 1)
-			p.report->nmerges++;
-	p.report->upstream_examined = pg_upstream_examined(p.upstream);
-	p.report->upstream_since = pg_upstream_since(p.upstream);
 	if ((err = pg_check_rewritten_upstream(&p)) == 0)
 		err = pg_pull_story(&p);
 done:
