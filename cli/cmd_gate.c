@@ -28,16 +28,6 @@ static const struct option options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static void show_progress(void *ctx, const char *stage, const char *line)
-{
-	pg_buf b = PG_BUF_INIT;
-
-	(void)ctx;
-	if (pg_sanitize_terminal(&b, line, strlen(line), PG_SANITIZE_ONELINE) == 0)
-		fprintf(stderr, "[%s] %s\n", stage, b.ptr);
-	pg_buf_release(&b);
-}
-
 /* "merge,build,boot,approve" -> flags; -1 on an unknown name or a gap */
 static int parse_stages(const char *s)
 {
@@ -107,10 +97,11 @@ int cmd_gate(int argc, char **argv)
 	go.stages = PG_GATE_ALL;
 	go.home = cli_home();
 	go.datadir = cli_datadir();
-	go.progress = show_progress;
 	if ((rc = cli_pull_parse(&a, "gate", argc, argv, options, gate_option, &g)) !=
 	    CLI_CONTINUE)
 		goto done;
+	go.progress = cli_term_progress;
+	go.ctx = &a.term;
 	go.approve = g.approve >= 0 ? g.approve : a.policy->auto_approve;
 	if (!go.boot_timeout_s)
 		go.boot_timeout_s = a.policy->boot_timeout_seconds;

@@ -21,6 +21,8 @@ static const struct pg_cmd commands[] = {
 	{ "ktap", cmd_ktap, "ktap [--json] LOGFILE", "judge a kernel boot log (KTAP, splats)" },
 	{ "serve", cmd_serve, "serve [--config FILE] [--port N] | serve --hash-password",
 	  "run the webhook service, job store and dashboard" },
+	{ "guard", cmd_guard, "guard [--upstream REV] [--policy FILE] [REMOTE [URL]] | guard --install [--force]",
+	  "a git pre-push hook: refuse to push re-created upstream commits" },
 	{ "help", cmd_help, "help [COMMAND]", "show a command's manual page" },
 };
 

@@ -96,6 +96,9 @@ static int pull_option(cli_pull_args *a, int c, const char *arg)
 	case CLI_OPT_JSON:
 		a->json = true;
 		return 0;
+	case CLI_OPT_COLOR:
+		return cli_color_parse(&a->color, arg) < 0 ?
+			cli_usage(a->cmd, "--color wants auto, always or never, not '%s'", arg) : 0;
 	case CLI_OPT_PROTECT:
 	case CLI_OPT_ALLOW:
 		if (!strchr(arg, '@'))
@@ -192,10 +195,15 @@ int cli_pull_parse(cli_pull_args *a, const char *cmd, int argc, char **argv,
 	if ((rc = cli_parse_options(&first, cmd, argc, argv, options, dispatch_option, &d)) !=
 	    CLI_CONTINUE)
 		return rc;
-	return (rc = finish(a, argc, argv, first)) != 0 ? rc : CLI_CONTINUE;
+	if ((rc = finish(a, argc, argv, first)) != 0)
+		return rc;
+	cli_term_init(&a->term, a->color);
+	a->spec.progress = cli_term_progress;
+	a->spec.progress_ctx = &a->term;
+	return CLI_CONTINUE;
 }
 
-static int print_report(const cli_pull_args *a, const pg_report *report)
+static int print_report(cli_pull_args *a, const pg_report *report)
 {
 	pg_buf out = PG_BUF_INIT;
 	int err, rc;
@@ -205,7 +213,11 @@ static int print_report(const cli_pull_args *a, const pg_report *report)
 		pg_buf_release(&out);
 		return cli_fail("report");
 	}
-	fwrite(out.ptr, 1, out.len, stdout);
+	cli_term_end(&a->term);
+	if (a->json)
+		fwrite(out.ptr, 1, out.len, stdout);
+	else
+		cli_term_write_report(&a->term, stdout, out.ptr, out.len);
 	pg_buf_release(&out);
 	if (fflush(stdout) != 0) {
 		fprintf(stderr, "error: writing the report: %s\n", strerror(errno));
@@ -215,8 +227,9 @@ static int print_report(const cli_pull_args *a, const pg_report *report)
 	return rc;
 }
 
-int cli_pull_outcome(const cli_pull_args *a, int err, const pg_report *report)
+int cli_pull_outcome(cli_pull_args *a, int err, const pg_report *report)
 {
+	cli_term_end(&a->term);
 	if (err >= 0)
 		return print_report(a, report);
 	if (err == PG_EINVALID && !a->up_repo && !a->policy->upstream_url)

@@ -3,6 +3,7 @@
 #define PG_PULL_ARGS_H
 
 #include "cli/cli.h"
+#include "cli/term.h"
 #include "policies/policy.h"
 #include "verifier/report.h"
 #include "verifier/verify.h"
@@ -18,6 +19,7 @@ enum cli_pull_opt {
 	CLI_OPT_PULL_REQUEST,
 	CLI_OPT_POLICY,
 	CLI_OPT_REPOSITORY,
+	CLI_OPT_COLOR,
 	CLI_OPT__NEXT, /* a command's own options start here */
 };
 
@@ -31,7 +33,8 @@ enum cli_pull_opt {
 	{ "trust", required_argument, NULL, CLI_OPT_TRUST }, \
 	{ "pull-request", required_argument, NULL, CLI_OPT_PULL_REQUEST }, \
 	{ "policy", required_argument, NULL, CLI_OPT_POLICY }, \
-	{ "allow-repository", required_argument, NULL, CLI_OPT_REPOSITORY }
+	{ "allow-repository", required_argument, NULL, CLI_OPT_REPOSITORY }, \
+	{ "color", required_argument, NULL, CLI_OPT_COLOR }
 
 typedef struct cli_pull_args {
 	const char *cmd;            /* "verify" or "gate", for messages */
@@ -40,7 +43,9 @@ typedef struct cli_pull_args {
 	pg_pull_request *request;   /* the parsed --pull-request mail */
 	const char *mail;
 	char *up_repo, *up_branch;
-	pg_pull_spec spec;          /* filled by cli_pull_finish */
+	pg_pull_spec spec;          /* filled by cli_pull_finish; its progress goes to term */
+	enum cli_color color;       /* --color */
+	cli_term term;
 } cli_pull_args;
 
 /*
@@ -60,6 +65,6 @@ void cli_pull_release(cli_pull_args *a);
  * pg_verify or pg_gate_run) the error, else the report as text or JSON
  * and the status of its verdict.
  */
-int cli_pull_outcome(const cli_pull_args *a, int err, const pg_report *report);
+int cli_pull_outcome(cli_pull_args *a, int err, const pg_report *report);
 
 #endif

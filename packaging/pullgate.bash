@@ -6,21 +6,22 @@ _pullgate()
 	_init_completion || return
 
 	if [[ $cword -eq 1 ]]; then
-		COMPREPLY=($(compgen -W 'verify gate serve ktap policy version help' -- "$cur"))
+		COMPREPLY=($(compgen -W 'verify gate serve ktap policy guard version help' -- "$cur"))
 		return
 	fi
 	local pull='--policy --upstream --protect --allow-committer --max-commits --keyring
-		--trust --allow-repository --pull-request --json --help'
+		--trust --allow-repository --pull-request --json --color --help'
 	case ${words[1]} in
 	verify) opts=$pull ;;
 	gate) opts="$pull --tree --branch --stages --approve --no-approve --boot-timeout" ;;
 	serve) opts='--config --port --hash-password --help' ;;
 	ktap) opts='--json --help' ;;
 	policy) opts='--help' ;;
+	guard) opts='--install --force --upstream --policy --help' ;;
 	version) opts='--verbose' ;;
 	help)
 		[[ $cword -eq 2 ]] &&
-			COMPREPLY=($(compgen -W 'verify gate serve ktap policy version serve.yaml' -- "$cur"))
+			COMPREPLY=($(compgen -W 'verify gate serve ktap policy guard version serve.yaml' -- "$cur"))
 		return
 		;;
 	esac
@@ -33,11 +34,20 @@ _pullgate()
 		_filedir -d
 		return
 		;;
+	--color)
+		COMPREPLY=($(compgen -W 'auto always never' -- "$cur"))
+		return
+		;;
 	--stages)
 		COMPREPLY=($(compgen -W 'merge merge,build merge,build,boot merge,build,boot,approve' -- "$cur"))
 		return
 		;;
-	--upstream | --protect | --allow-committer | --max-commits | --trust | \
+	--upstream)
+		[[ ${words[1]} == guard ]] &&
+			COMPREPLY=($(compgen -W "$(git for-each-ref --format='%(refname:short)' refs/remotes 2>/dev/null)" -- "$cur"))
+		return
+		;;
+	--protect | --allow-committer | --max-commits | --trust | \
 		--allow-repository | --branch | --boot-timeout | --port)
 		return
 		;;
@@ -46,6 +56,8 @@ _pullgate()
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 	elif [[ ${words[1]} == policy && $cword -eq 2 ]]; then
 		COMPREPLY=($(compgen -W 'check' -- "$cur"))
+	elif [[ ${words[1]} == guard ]]; then
+		COMPREPLY=($(compgen -W "$(git remote 2>/dev/null)" -- "$cur"))
 	elif [[ ${words[1]} != version && ${words[1]} != serve ]]; then
 		_filedir # a repository, a policy, a log
 	fi

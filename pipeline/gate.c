@@ -36,6 +36,7 @@ static uint64_t now_ms(void)
 void pg_run_progress(const pg_run *run, const char *stage, const char *fmt, ...)
 {
 	char line[512];
+	pg_progress p = { 0 };
 	va_list ap;
 
 	if (!run->o->progress)
@@ -43,7 +44,25 @@ void pg_run_progress(const pg_run *run, const char *stage, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	run->o->progress(run->o->ctx, stage, line);
+	p.stage = stage;
+	p.line = line;
+	run->o->progress(run->o->ctx, &p);
+}
+
+void pg_run_progress_count(const pg_run *run, const char *stage, uint64_t done, uint64_t total,
+			   const char *unit, uint64_t elapsed_ms)
+{
+	pg_progress p = { .stage = stage, .transient = true, .done = done, .total = total,
+			  .unit = unit, .elapsed_ms = elapsed_ms };
+	pg_buf line = PG_BUF_INIT;
+
+	if (!run->o->progress)
+		return;
+	p.line = "";
+	if (pg_progress_format(&line, &p) == 0)
+		p.line = line.ptr;
+	run->o->progress(run->o->ctx, &p);
+	pg_buf_release(&line);
 }
 
 int pg_run_tree_path(pg_buf *out, const pg_gate_opts *o)

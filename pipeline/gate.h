@@ -3,12 +3,11 @@
 #define PG_GATE_H
 
 #include "common/buf.h"
+#include "common/progress.h"
 #include "verifier/verify.h"
 
 #include <signal.h>
 
-/* What a stage is doing, one line at a time: "fetching ...", "120 objects ...". */
-typedef void (*pg_progress_fn)(void *ctx, const char *stage, const char *line);
 
 enum pg_gate_stage {
 	PG_GATE_MERGE = 1 << 0,
@@ -32,7 +31,8 @@ typedef struct pg_gate_opts {
 	const char *merge_email;
 	unsigned build_timeout_s;    /* 0: 3600 */
 	unsigned boot_timeout_s;     /* 0: 300 */
-	pg_progress_fn progress;     /* may be NULL */
+	pg_progress_fn progress;     /* what a stage is doing (common/progress.h); may be NULL.
+					The verify stage reports through spec->progress. */
 	void *ctx;
 	volatile sig_atomic_t *cancel;
 } pg_gate_opts;

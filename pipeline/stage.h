@@ -55,6 +55,10 @@ int pg_stage_approve(pg_run *run, pg_stage *st);  /* stage_approve.c */
 /* Tell the caller's progress callback, if any, what the stage is doing. */
 void pg_run_progress(const pg_run *run, const char *stage, const char *fmt, ...) PG_PRINTF(3, 4);
 
+/* A status the next one replaces: done of total (0: unknown) unit, elapsed_ms into the step. */
+void pg_run_progress_count(const pg_run *run, const char *stage, uint64_t done, uint64_t total,
+			   const char *unit, uint64_t elapsed_ms);
+
 /* The maintainer's tree: o->tree, else home/linux. */
 int pg_run_tree_path(pg_buf *out, const pg_gate_opts *o);
 

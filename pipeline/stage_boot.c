@@ -4,6 +4,8 @@
 #include "common/error.h"
 #include "common/spawn.h"
 
+#include <inttypes.h>
+
 /* The console of a runaway kernel is capped before it is parsed. */
 #define CONSOLE_MAX ((size_t)64 << 20)
 
@@ -12,7 +14,30 @@ typedef struct boot {
 	pg_spawn_result proc;     /* boot.sh: 0 powered off, 1 no marker, 124 timeout */
 	bool timed_out;           /* boot.sh's timeout or ours */
 	pg_boot_result *result;   /* the parsed console; NULL when there was none */
+	pg_run *run;
+	unsigned timeout_s;
+	uint64_t started_ms, shown_ms; /* for the seconds booted */
 } boot;
+
+/* Seconds booted so far, at most once a second, whenever boot.sh prints. */
+static int boot_tick(void *ctx, const char *line, size_t len)
+{
+	boot *b = ctx;
+	uint64_t now = pg_progress_now_ms();
+	char text[96];
+	pg_progress p = { .stage = "boot", .line = text, .transient = true };
+
+	(void)line;
+	(void)len;
+	if (now - b->shown_ms >= 1000 && b->run->o->progress) {
+		b->shown_ms = now;
+		p.elapsed_ms = now - b->started_ms;
+		snprintf(text, sizeof(text), "%" PRIu64 " s of at most %u s", p.elapsed_ms / 1000,
+			 b->timeout_s);
+		b->run->o->progress(b->run->o->ctx, &p);
+	}
+	return 0;
+}
 
 /*
  * Boot the kernel in build_dir with boot.sh, its console to console and
@@ -42,6 +67,11 @@ static int run_boot(boot *b, pg_run *g, const char *build_dir, const char *conso
 	/* boot.sh packs the initramfs, then gives QEMU timeout_s */
 	so.timeout_ms = (timeout_s + 120) * 1000u;
 	so.cancel = g->o->cancel;
+	so.on_line = boot_tick;
+	so.ctx = b;
+	b->run = g;
+	b->timeout_s = timeout_s;
+	b->started_ms = b->shown_ms = pg_progress_now_ms();
 	if ((err = pg_spawn_run(&b->proc, argv, &so)) < 0)
 		goto done;
 	b->timed_out = b->proc.timed_out || b->proc.exit_code == 124;

@@ -22,6 +22,8 @@ typedef struct build {
 	pg_spawn_result proc;   /* how it ended, and the end of its output */
 	bool ok;
 	size_t objects;         /* compile steps seen ("  CC  foo.o" lines) */
+	uint64_t started_ms;    /* when this build began, for the ETA */
+	uint64_t shown_ms;      /* when progress was last reported */
 	pg_diag *diags;         /* at most MAX_DIAGS */
 	size_t ndiags, alloc;
 } build;
@@ -58,13 +60,20 @@ static int on_line(void *ctx, const char *line, size_t len)
 	int rc;
 
 	if (is_step(line, len, "CC") || is_step(line, len, "AS")) {
+		uint64_t now = pg_progress_now_ms();
+
 		b->objects++;
-		/* an incremental build compiles fewer: the hint is a full build's */
-		if (b->objects % 25 == 0 && b->objects_hint)
-			pg_run_progress(b->run, "build", "%zu objects (a full build: %zu)", b->objects,
-					b->objects_hint);
-		else if (b->objects % 25 == 0)
-			pg_run_progress(b->run, "build", "%zu objects", b->objects);
+		/*
+		 * The total is the previous full build's count for this build dir
+		 * (an incremental build compiles fewer and ends early); at most
+		 * four reports a second.
+		 */
+		if (now - b->shown_ms >= 250 || b->objects % 25 == 0) {
+			b->shown_ms = now;
+			pg_run_progress_count(b->run, "build", b->objects,
+					      b->objects_hint >= b->objects ? b->objects_hint : 0,
+					      "objects", now - b->started_ms);
+		}
 		return 0;
 	}
 	if ((rc = pg_diag_parse(&d, line, len)) <= 0)
@@ -146,6 +155,7 @@ static int run_build(build *b, const char *log)
 	argv[3] = log;
 	argv[4] = NULL;
 	b->objects_hint = read_objects_hint(hint.ptr);
+	b->started_ms = pg_progress_now_ms();
 	so.env = g->env;
 	so.log_path = log;
 	so.tail_max = TAIL_MAX;

@@ -3,6 +3,7 @@
 #define PG_REPO_INTERNAL_H
 
 #include "common/map.h"
+#include "common/progress.h"
 #include "repo/graph.h"
 #include "repo/repo.h"
 
@@ -34,6 +35,9 @@ struct pg_repo {
 	bool graphs_loaded;
 	enum pg_graph_gen gen;  /* the generation kind every loaded graph has */
 	pg_packs *packs;        /* the trusted directories' packs (pack.c), on first use */
+	pg_progress_fn progress; /* a fetch's transfer progress, or NULL */
+	void *progress_ctx;
+	uint64_t progress_shown_ms, progress_started_ms;
 };
 
 /*

@@ -121,6 +121,26 @@ int pg_repo_open(pg_repo **out, const char *path)
 	return 0;
 }
 
+int pg_repo_open_env(pg_repo **out)
+{
+	pg_repo *r = NULL;
+	int err, gerr;
+
+	*out = NULL;
+	if ((err = repo_new(&r, ".")) < 0)
+		return err;
+	gerr = git_repository_open_ext(&r->git, NULL, GIT_REPOSITORY_OPEN_FROM_ENV, NULL);
+	if (gerr < 0) {
+		err = gerr == GIT_ENOTFOUND ?
+			pg_error_set(PG_ENOTFOUND, "not in a git repository") :
+			pg_git_fail(gerr, "the repository here");
+		pg_repo_free(r);
+		return err;
+	}
+	*out = r;
+	return 0;
+}
+
 void pg_repo_free(pg_repo *r)
 {
 	if (!r)
@@ -317,6 +337,35 @@ done:
 	return err;
 }
 
+void pg_repo_set_progress(pg_repo *r, pg_progress_fn fn, void *ctx)
+{
+	r->progress = fn;
+	r->progress_ctx = ctx;
+}
+
+static int transfer_progress(const git_indexer_progress *stats, void *payload)
+{
+	pg_repo *r = payload;
+	uint64_t now = pg_progress_now_ms();
+	bool last = stats->total_objects && stats->indexed_objects == stats->total_objects;
+	pg_progress p = { .stage = "fetch", .transient = true, .unit = "objects" };
+	pg_buf line = PG_BUF_INIT;
+
+	if (!last && now - r->progress_shown_ms < 100)
+		return 0;
+	r->progress_shown_ms = now;
+	p.done = stats->received_objects;
+	p.total = stats->total_objects;
+	p.bytes = stats->received_bytes;
+	p.elapsed_ms = now - r->progress_started_ms;
+	p.line = "";
+	if (pg_progress_format(&line, &p) == 0)
+		p.line = line.ptr;
+	r->progress(r->progress_ctx, &p);
+	pg_buf_release(&line);
+	return 0;
+}
+
 static int fetch_url(pg_oid *out, pg_repo *r, const char *url, const char *ref,
 		     const char *into)
 {
@@ -339,6 +388,12 @@ static int fetch_url(pg_oid *out, pg_repo *r, const char *url, const char *ref,
 	opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
 	opts.prune = GIT_FETCH_NO_PRUNE;
 	opts.update_fetchhead = 0;
+	if (r->progress) {
+		opts.callbacks.transfer_progress = transfer_progress;
+		opts.callbacks.payload = r;
+		r->progress_started_ms = pg_progress_now_ms();
+		r->progress_shown_ms = 0;
+	}
 	if ((gerr = git_remote_create_anonymous(&remote, r->git, url)) < 0 ||
 	    (gerr = git_remote_fetch(remote, &arr, &opts, NULL)) < 0) {
 		err = pg_git_fail(gerr, "fetch '%s' from '%s'", ref, url);

@@ -4,6 +4,7 @@
 
 #include "common/buf.h"
 #include "common/oid.h"
+#include "common/progress.h"
 #include "repo/object.h"
 
 /*
@@ -53,6 +54,20 @@ int pg_repo_open_cache(pg_repo **out, const char *home);
  */
 int pg_repo_open(pg_repo **out, const char *path);
 void pg_repo_free(pg_repo *r);
+
+/*
+ * Report each fetch's transfer progress on r (objects received of the
+ * total, bytes) to fn, at most ten times a second and once when it ends;
+ * fn NULL stops it.  The events' stage is "fetch".
+ */
+void pg_repo_set_progress(pg_repo *r, pg_progress_fn fn, void *ctx);
+
+/*
+ * The repository git itself would use here: $GIT_DIR and the other GIT_*
+ * variables when set (as in a hook), else the current directory or the
+ * nearest parent that is one.  PG_ENOTFOUND when there is none.
+ */
+int pg_repo_open_env(pg_repo **out);
 
 /*
  * Whether location names a local repository rather than a URL to fetch:
@@ -142,6 +157,42 @@ int pg_repo_ref_delete(pg_repo *r, const char *ref);
 
 /* Whether ref is the branch checked out in r's own working tree (never for a bare r). */
 bool pg_repo_ref_checked_out(pg_repo *r, const char *ref);
+
+/* config.c */
+
+/*
+ * The value of a configuration key ("pullgate.upstream") as git reads it
+ * (repository, global and system files): malloc()ed into *out, or *out
+ * NULL and 0 when it is not set.
+ */
+int pg_repo_config_string(char **out, pg_repo *r, const char *key);
+
+/*
+ * The full name of the remote-tracking ref a local branch (a full ref,
+ * "refs/heads/x") tracks, its @{upstream}: malloc()ed into *out, or *out
+ * NULL and 0 when it tracks none.
+ */
+int pg_repo_branch_upstream(char **out, pg_repo *r, const char *branch_ref);
+
+/* The local branch HEAD is on (a full ref), or *out NULL when HEAD is detached. */
+int pg_repo_head_branch(char **out, pg_repo *r);
+
+/*
+ * The commit a revision names, as git rev-parse REV^{commit} finds it
+ * ("origin/master", "v6.12", a full ref or an id).  PG_ENOTFOUND when it
+ * names nothing, PG_EINVALID when it names no commit.
+ */
+int pg_repo_revparse_commit(pg_oid *out, pg_repo *r, const char *rev);
+
+/*
+ * The directory git runs this repository's hooks from: core.hooksPath
+ * (relative to the working tree) when set, else hooks/ in the common git
+ * directory.  malloc()ed into *out.
+ */
+int pg_repo_hooks_dir(char **out, pg_repo *r);
+
+/* Whether r has the object id (any type). */
+bool pg_repo_has_object(pg_repo *r, const pg_oid *id);
 
 /* read.c */
 

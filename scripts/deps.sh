@@ -13,7 +13,7 @@ g++ python3 util-linux
 qemu-system-arm linux-source-6.12 ccache clang lld llvm libclang-rt-14-dev
 bc bison flex libelf-dev cpio xz-utils kmod patch
 scdoc groff-base man-db bash-completion systemd
-dpkg-dev debhelper lintian python3-aiosmtpd
+dpkg-dev debhelper lintian python3-aiosmtpd b4 tmux
 "
 # g++ builds the kernel's GCC plugins (randstruct) on the host; python3 runs
 # git-filter-repo and kunit.py; util-linux has flock, which serializes kernel jobs.
@@ -21,7 +21,8 @@ dpkg-dev debhelper lintian python3-aiosmtpd
 # and bash-completion test the installed pages and completion; systemd has
 # systemd-analyze for the unit; dpkg-dev, debhelper and lintian build and
 # check the .deb (make check-deb); python3-aiosmtpd is the SMTP relay the
-# notice is tested against.
+# notice is tested against; b4 writes the mboxes verify --pull-request takes
+# (tests/integration/31-mail-b4.t); tmux captures the terminal for docs/.
 # clang (14 on Debian 12) with libclang-rt-14-dev's libFuzzer builds the fuzz
 # targets (mk/fuzz.mk).
 

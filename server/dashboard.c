@@ -494,7 +494,9 @@ int pg_page_pull(pg_req *rq, pg_resp *rs)
 	if (report)
 		summary_block(out, report);
 	actions(out, rq, j);
-	pg_buf_puts(out, "<section id=\"live\"><h2>Live progress</h2><ol id=\"progress\"></ol></section>\n");
+	pg_buf_puts(out, "<section id=\"live\"><h2>Live progress</h2>"
+		    "<div id=\"status\" hidden><progress id=\"status-bar\" max=\"1\"></progress> "
+		    "<span id=\"status-text\"></span></div><ol id=\"progress\"></ol></section>\n");
 	stages(out, j);
 	if (report)
 		findings(out, report);

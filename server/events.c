@@ -12,6 +12,10 @@ typedef struct event {
 	char stage[16];
 	char text[PG_EVENTS_LINE_MAX];
 	int64_t time;
+	bool numbers;       /* a progress event with the fields below */
+	bool transient;
+	uint64_t done, total, elapsed_ms;
+	int64_t eta_s;
 } event;
 
 typedef struct ring {
@@ -74,8 +78,8 @@ static ring *find(pg_events *ev, int64_t job, bool create)
 	return victim;
 }
 
-void pg_events_post(pg_events *ev, int64_t job, const char *kind, const char *stage,
-		    const char *text)
+static void post(pg_events *ev, int64_t job, const char *kind, const char *stage,
+		 const char *text, const pg_progress *p)
 {
 	ring *r;
 	event *e;
@@ -83,6 +87,14 @@ void pg_events_post(pg_events *ev, int64_t job, const char *kind, const char *st
 	pthread_mutex_lock(&ev->lock);
 	r = find(ev, job, true);
 	e = &r->ev[r->next % PG_EVENTS_PER_JOB];
+	e->numbers = p != NULL;
+	if (p) {
+		e->transient = p->transient;
+		e->done = p->done;
+		e->total = p->total;
+		e->elapsed_ms = p->elapsed_ms;
+		e->eta_s = pg_progress_eta_s(p);
+	}
 	e->seq = r->next++;
 	r->used = ++ev->clock;
 	snprintf(e->kind, sizeof(e->kind), "%s", kind);
@@ -91,6 +103,17 @@ void pg_events_post(pg_events *ev, int64_t job, const char *kind, const char *st
 	e->time = (int64_t)time(NULL);
 	pthread_cond_broadcast(&ev->cond);
 	pthread_mutex_unlock(&ev->lock);
+}
+
+void pg_events_post(pg_events *ev, int64_t job, const char *kind, const char *stage,
+		    const char *text)
+{
+	post(ev, job, kind, stage, text, NULL);
+}
+
+void pg_events_post_progress(pg_events *ev, int64_t job, const pg_progress *p)
+{
+	post(ev, job, "progress", p->stage, p->line, p);
 }
 
 static int format(pg_buf *out, const event *e)
@@ -106,6 +129,13 @@ static int format(pg_buf *out, const event *e)
 	/* made valid UTF-8: a line cut at the cap may end inside a sequence */
 	pg_json_put_str(w, "text", e->text);
 	pg_json_put_int(w, "time", e->time);
+	if (e->numbers) {
+		pg_json_put_bool(w, "transient", e->transient);
+		pg_json_put_int(w, "done", (int64_t)e->done);
+		pg_json_put_int(w, "total", (int64_t)e->total);
+		pg_json_put_int(w, "elapsed_ms", (int64_t)e->elapsed_ms);
+		pg_json_put_int(w, "eta_s", e->eta_s);
+	}
 	if ((err = pg_buf_printf(out, "id: %llu\nevent: %s\ndata: ", (unsigned long long)e->seq,
 				 e->kind)) < 0 ||
 	    (err = pg_json_write(out, w, PG_JSON_COMPACT)) < 0 ||

@@ -3,6 +3,7 @@
 #define PG_SERVER_EVENTS_H
 
 #include "common/buf.h"
+#include "common/progress.h"
 
 /*
  * The worker posts one event per progress line and per state change; the
@@ -23,6 +24,14 @@ void pg_events_free(pg_events *ev);
 /* kind: "progress" or "state"; stage may be NULL. Lines are cut at PG_EVENTS_LINE_MAX. */
 void pg_events_post(pg_events *ev, int64_t job, const char *kind, const char *stage,
 		    const char *text);
+
+/*
+ * A progress event with its numbers (common/progress.h): the stream's JSON
+ * then carries "done", "total" (0: unknown), "elapsed_ms", "eta_s" (-1:
+ * unknown) and "transient" (a status the next one replaces), which the
+ * dashboard draws as a bar.
+ */
+void pg_events_post_progress(pg_events *ev, int64_t job, const pg_progress *p);
 
 /*
  * Append, as server-sent events ("id: N\nevent: KIND\ndata: JSON\n\n"),

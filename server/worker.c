@@ -27,6 +27,7 @@ typedef struct slot {
 	bool by_user;
 	char user[128];
 	pg_worker_opts o;                /* the settings the job runs with, taken when claimed */
+	uint64_t status_ms;              /* when the last transient progress was posted */
 } slot;
 
 struct pg_worker {
@@ -81,20 +82,26 @@ static void advance(slot *s, enum pg_job_state to, const pg_store_update *u)
 }
 
 /* The gate's progress: the build and the boot starting are states of their own. */
-static void progress(void *ctx, const char *stage, const char *line)
+static void progress(void *ctx, const pg_progress *p)
 {
 	static const struct {
 		const char *stage;
 		enum pg_job_state state;
 	} map[] = { { "build", PG_JOB_BUILDING }, { "boot", PG_JOB_BOOTING } };
 	slot *s = ctx;
+	uint64_t now = pg_progress_now_ms();
 	size_t i;
 
-	if (!strcmp(line, "starting"))
+	if (!strcmp(p->line, "starting"))
 		for (i = 0; i < PG_ARRAY_SIZE(map); i++)
-			if (!strcmp(stage, map[i].stage))
+			if (!strcmp(p->stage, map[i].stage))
 				advance(s, map[i].state, NULL);
-	pg_events_post(s->w->o.events, s->id, "progress", stage, line);
+	/* a status at most once a second, so the ring keeps the lines that stay */
+	if (p->transient && now - s->status_ms < 1000)
+		return;
+	if (p->transient)
+		s->status_ms = now;
+	pg_events_post_progress(s->w->o.events, s->id, p);
 }
 
 /* The gate failed: cancelled by a user, interrupted by shutdown, or undecided. */
@@ -173,6 +180,9 @@ static int run_gate(slot *s, pg_report **out, const pg_job *j, unsigned stages, 
 	if (j->mail && (err = pg_mail_parse(&pr, j->mail, j->mail_len)) < 0)
 		return pg_error_wrap(err, "the pull-request mail");
 	spec.request = pr;
+	spec.progress = progress;
+	spec.progress_ctx = s;
+	s->status_ms = 0;
 	gate_opts(&go, run_name, sizeof(run_name), &s->o, j->id);
 	go.stages = stages;
 	go.approve = approve;

@@ -5,7 +5,7 @@
 
 #include <sys/stat.h>
 
-#define MAX_MESSAGES 4096   /* mbox messages looked at for "[GIT PULL" */
+#define MAX_MESSAGES 4096   /* mbox messages looked at for the request */
 #define MAX_MIME_DEPTH 4
 #define QUOTE_MAX PG_MAIL_QUOTE_MAX
 
@@ -587,62 +587,113 @@ static bool is_from_line(const char *l, size_t n)
 	return n >= 5 && !memcmp(l, "From ", 5);
 }
 
-/* How well a message's subject fits: 2 "[GIT PULL" not a reply, 1 a reply, 0 none. */
-static int subject_score(const char *s, size_t n)
-{
-	pg_buf d = PG_BUF_INIT;
-	const char *t;
-	size_t tn;
-	int score = 0;
+static int message_text(pg_buf *text, pg_buf *subject, const char *m, size_t mlen);
 
-	if (pg_mail_decode_header(&d, s, n) == 0 && strcasestr(d.ptr, "[GIT PULL")) {
-		t = d.ptr;
-		tn = d.len;
-		trim(&t, &tn);
-		score = starts_ci(t, tn, "re:") ? 1 : 2;
+/* A reply or a forward: "Re:", "Fwd:" and the prefixes mail readers write in other languages. */
+static bool is_reply(const char *s)
+{
+	static const char *const prefixes[] = { "re:", "fwd:", "fw:", "aw:", "sv:", "wg:",
+						"antw:", "odp:", "vs:", "tr:" };
+	size_t i;
+
+	for (i = 0; i < PG_ARRAY_SIZE(prefixes); i++)
+		if (!strncasecmp(s, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+/* The N of a "vN" word in the subject's first [...] ("[GIT PULL v2]"), else 1. */
+static unsigned subject_version(const char *s)
+{
+	const char *open = strchr(s, '['), *close = open ? strchr(open, ']') : NULL, *p;
+	unsigned v = 0;
+
+	if (!close)
+		return 1;
+	for (p = open + 1; p + 1 < close; p++)
+		if ((p[0] == 'v' || p[0] == 'V') && (p[-1] == ' ' || p[-1] == '[') &&
+		    p[1] >= '0' && p[1] <= '9') {
+			for (p++; p < close && *p >= '0' && *p <= '9' && v < 100000; p++)
+				v = v * 10 + (unsigned)(*p - '0');
+			return v ? v : 1;
+		}
+	return 1;
+}
+
+/*
+ * How well one message of an mbox fits as the pull request: its text
+ * parses as `git request-pull` output (8), its subject marks a pull
+ * request ("[GIT PULL", "[PULL", "pull-request") (2), and it is neither a
+ * reply nor a forward (1); among equals, the higher "vN".  A reply that
+ * quotes the request, a forward of it or the pr-tracker-bot's answer thus
+ * loses to the request itself, and a resend (v2) in the same thread to
+ * nothing.  *request says whether its text is a request-pull.
+ */
+static unsigned long message_score(bool *request, const char *m, size_t mlen)
+{
+	pg_buf text = PG_BUF_INIT, subject = PG_BUF_INIT;
+	pg_pull_request *pr = NULL;
+	unsigned long score = 0;
+
+	*request = false;
+	pg_buf_init(&text, PG_MAIL_MAX);
+	pg_buf_init(&subject, PG_MAIL_MAX);
+	if (message_text(&text, &subject, m, mlen) == 0) {
+		if (pg_mail_parse_body(&pr, text.ptr, text.len) == 0) {
+			*request = true;
+			score += 8;
+		}
+		if (strcasestr(subject.ptr, "[GIT PULL") || strcasestr(subject.ptr, "[PULL") ||
+		    strcasestr(subject.ptr, "pull-request"))
+			score += 2;
+		if (subject.len && !is_reply(subject.ptr))
+			score += 1;
+		score = score * 1000000 + subject_version(subject.ptr);
 	}
-	pg_buf_release(&d);
+	pg_error_clear();
+	pg_pull_request_free(pr);
+	pg_buf_release(&text);
+	pg_buf_release(&subject);
 	return score;
 }
 
 /*
- * Pick the message of an mbox: messages start at "From " lines at the top
- * or after a blank line.  The mboxrd ">From " quoting is undone.
+ * Pick the message of an mbox (message_score): messages start at "From "
+ * lines at the top or after a blank line; the first of the best wins.
+ * The mboxrd ">From " quoting is undone.  *request: whether the one picked
+ * is a request-pull.
  */
-static int mbox_pick(pg_buf *msg, const char *s, size_t len)
+static int mbox_pick(pg_buf *msg, bool *request, const char *s, size_t len)
 {
 	cursor c = { s, s + len };
 	const char *l, *nl, *start = s, *best = NULL, *best_end = NULL;
 	size_t n, count = 0;
-	int best_score = -1;
-	bool prev_blank = true;
+	unsigned long best_score = 0;
+	bool prev_blank = true, first = true;
 
+	*request = false;
 	for (;;) {
 		const char *at = c.p;
 		bool more = next_line(&c, &l, &n);
 
 		if (!more || (prev_blank && is_from_line(l, n) && at > start)) {
-			headers h;
-			bool is_mail;
-			size_t off;
-			int score = 0;
 			const char *hs = start;
+			unsigned long score;
+			bool req;
 
 			/* the "From " line itself is not a header */
 			if (is_from_line(hs, (size_t)(at - hs)))
 				hs = (nl = memchr(hs, '\n', (size_t)(at - hs))) ? nl + 1 : at;
-			headers_init(&h);
-			if (parse_headers(&h, &is_mail, &off, hs, (size_t)(at - hs)) == 0 &&
-			    h.seen_subject)
-				score = subject_score(h.subject.ptr, h.subject.len);
-			headers_release(&h);
-			if (score > best_score) {
+			score = message_score(&req, hs, (size_t)(at - hs));
+			if (first || score > best_score) {
 				best_score = score;
 				best = start;
 				best_end = at;
+				*request = req;
+				first = false;
 			}
 			start = at;
-			if (!more || ++count >= MAX_MESSAGES || best_score == 2)
+			if (!more || ++count >= MAX_MESSAGES)
 				break;
 		}
 		prev_blank = is_blank(l, n);
@@ -663,24 +714,34 @@ static int mbox_pick(pg_buf *msg, const char *s, size_t len)
 	return 0;
 }
 
+/* What pick_message found. */
+enum picked {
+	PICKED_MAIL,        /* a mail or a bare text, as it was */
+	PICKED_REQUEST,     /* an mbox's request-pull message */
+	PICKED_NO_REQUEST,  /* an mbox none of whose messages is a request-pull */
+};
+
 /*
  * The message of data that a mail reader would take: data itself with
  * unix line ends (in lf), or the one of an mbox mbox_pick chooses (in
  * msg), without its "From " line.
  */
-static int pick_message(const char **m, size_t *mlen, pg_buf *lf, pg_buf *msg,
-			const char *data, size_t len)
+static int pick_message(const char **m, size_t *mlen, enum picked *picked, pg_buf *lf,
+			pg_buf *msg, const char *data, size_t len)
 {
 	const char *nl;
+	bool request;
 	int err;
 
+	*picked = PICKED_MAIL;
 	if ((err = unix_lines(lf, data, len)) < 0)
 		return err;
 	*m = lf->ptr;
 	*mlen = lf->len;
 	if (is_from_line(*m, *mlen)) {
-		if ((err = mbox_pick(msg, *m, *mlen)) < 0)
+		if ((err = mbox_pick(msg, &request, *m, *mlen)) < 0)
 			return err;
+		*picked = request ? PICKED_REQUEST : PICKED_NO_REQUEST;
 		/* the "From " line itself is not a header */
 		nl = memchr(msg->ptr, '\n', msg->len);
 		*m = nl ? nl + 1 : msg->ptr + msg->len;
@@ -689,24 +750,16 @@ static int pick_message(const char **m, size_t *mlen, pg_buf *lf, pg_buf *msg,
 	return 0;
 }
 
-int pg_mail_text(pg_buf *text, pg_buf *subject, const char *data, size_t len)
+/* The decoded text/plain body and the Subject of one message (headers, or a bare text). */
+static int message_text(pg_buf *text, pg_buf *subject, const char *m, size_t mlen)
 {
-	pg_buf lf = PG_BUF_INIT, msg = PG_BUF_INIT, decoded = PG_BUF_INIT;
+	pg_buf decoded = PG_BUF_INIT;
 	headers h;
-	const char *m;
-	size_t mlen, body;
+	size_t body;
 	bool is_mail;
 	int err;
 
 	headers_init(&h);
-	pg_buf_init(&lf, PG_MAIL_MAX);
-	pg_buf_init(&msg, PG_MAIL_MAX);
-	if (len > PG_MAIL_MAX) {
-		err = pg_error_set(PG_ETOOBIG, "mail exceeds %zu MiB", PG_MAIL_MAX >> 20);
-		goto done;
-	}
-	if ((err = pick_message(&m, &mlen, &lf, &msg, data, len)) < 0)
-		goto done;
 	if ((err = parse_headers(&h, &is_mail, &body, m, mlen)) < 0)
 		goto done;
 	if (is_mail)
@@ -725,23 +778,56 @@ int pg_mail_text(pg_buf *text, pg_buf *subject, const char *data, size_t len)
 		err = pg_mail_squeeze(subject, decoded.ptr, decoded.len);
 done:
 	headers_release(&h);
-	pg_buf_release(&lf);
-	pg_buf_release(&msg);
 	pg_buf_release(&decoded);
 	return err;
+}
+
+static int mail_text(pg_buf *text, pg_buf *subject, enum picked *picked, const char *data,
+		     size_t len)
+{
+	pg_buf lf = PG_BUF_INIT, msg = PG_BUF_INIT;
+	const char *m;
+	size_t mlen;
+	int err;
+
+	pg_buf_init(&lf, PG_MAIL_MAX);
+	pg_buf_init(&msg, PG_MAIL_MAX);
+	if (len > PG_MAIL_MAX)
+		err = pg_error_set(PG_ETOOBIG, "mail exceeds %zu MiB", PG_MAIL_MAX >> 20);
+	else if ((err = pick_message(&m, &mlen, picked, &lf, &msg, data, len)) == 0)
+		err = message_text(text, subject, m, mlen);
+	pg_buf_release(&lf);
+	pg_buf_release(&msg);
+	return err;
+}
+
+int pg_mail_text(pg_buf *text, pg_buf *subject, const char *data, size_t len)
+{
+	enum picked picked;
+
+	return mail_text(text, subject, &picked, data, len);
 }
 
 int pg_mail_parse(pg_pull_request **out, const char *data, size_t len)
 {
 	pg_pull_request *pr = NULL;
 	pg_buf text = PG_BUF_INIT, subject = PG_BUF_INIT;
+	enum picked picked;
 	int err;
 
 	*out = NULL;
 	pg_buf_init(&text, PG_MAIL_MAX);
 	pg_buf_init(&subject, PG_MAIL_MAX);
-	if ((err = pg_mail_text(&text, &subject, data, len)) < 0 ||
-	    (err = pg_mail_parse_body(&pr, text.ptr, text.len)) < 0)
+	if ((err = mail_text(&text, &subject, &picked, data, len)) < 0)
+		goto done;
+	if (picked == PICKED_NO_REQUEST) {
+		/* say so, rather than why its first message is not one */
+		err = pg_error_set(PG_EINVALID, "no message of the mbox is a git request-pull mail "
+				   "(b4 am writes a pull request's cover letter to the .cover file "
+				   "beside the .mbx of its patches)");
+		goto done;
+	}
+	if ((err = pg_mail_parse_body(&pr, text.ptr, text.len)) < 0)
 		goto done;
 	if (subject.len) {
 		pr->git_pull = strcasestr(subject.ptr, "[GIT PULL") != NULL;
@@ -806,6 +892,7 @@ int pg_mail_header(pg_buf *out, const char *data, size_t len, const char *name)
 	const char *m, *l;
 	size_t mlen, n, fn;
 	bool in_field = false, found = false;
+	enum picked picked;
 	int err;
 
 	pg_buf_init(&lf, PG_MAIL_MAX);
@@ -814,7 +901,7 @@ int pg_mail_header(pg_buf *out, const char *data, size_t len, const char *name)
 		err = pg_error_set(PG_ETOOBIG, "mail exceeds %zu MiB", PG_MAIL_MAX >> 20);
 		goto done;
 	}
-	if ((err = pick_message(&m, &mlen, &lf, &msg, data, len)) < 0)
+	if ((err = pick_message(&m, &mlen, &picked, &lf, &msg, data, len)) < 0)
 		goto done;
 	/* the first field called name, its continuation lines joined by one space */
 	c.p = m;

@@ -83,15 +83,20 @@ static void prefetch_mergetags(pg_pull *p)
 
 int pg_pull_load(pg_pull *p)
 {
-	pg_oid *ids = NULL;
+	pg_oid *ids = NULL, *hide = calloc(p->nhide + 1, sizeof(*hide));
 	size_t n = 0, i, max = p->policy->max_pull_commits;
 	char hex[PG_OID_HEXSZ + 1];
 	int err;
 
+	if (!hide)
+		return pg_error_oom();
+	hide[0] = p->upstream_tip;
+	for (i = 0; i < p->nhide; i++)
+		hide[i + 1] = p->hide[i];
 	prefetch_tag(p);
 	/* O(pull + upstream side down to the merge base), as git rev-list */
-	if ((err = pg_repo_walk_range(&ids, &n, p->repo, &p->tag_commit, &p->upstream_tip, 1)) < 0)
-		return err;
+	if ((err = pg_repo_walk_range(&ids, &n, p->repo, &p->tag_commit, hide, p->nhide + 1)) < 0)
+		goto done;
 	/* no commit is read past the limit: a verdict on part of a pull is none */
 	if (max && n > max) {
 		err = pg_error_set(PG_ETOOBIG, "the pull has %zu commits, more than the policy's "
@@ -121,6 +126,7 @@ int pg_pull_load(pg_pull *p)
 	prefetch_mergetags(p);
 done:
 	free(ids);
+	free(hide);
 	return err;
 }
 

@@ -29,6 +29,9 @@ typedef struct pg_pull {
 	pg_tagobj *tag;        /* NULL for a lightweight tag */
 	pg_oid tag_commit;
 	pg_oid upstream_tip;
+	const pg_oid *hide;    /* more commits the pull excludes with their history
+				  (the guard: what the remote has), or NULL */
+	size_t nhide;
 
 	pg_commit **commits;   /* the pull, oldest first in topological order */
 	size_t ncommits;
@@ -53,7 +56,8 @@ enum pg_severity pg_pull_severity(const pg_pull *p, enum pg_check_id check);
 const pg_ident *pg_pull_sender(const pg_pull *p);
 
 /*
- * Load the commits reachable from tag_commit and not from upstream_tip.
+ * Load the commits reachable from tag_commit and not from upstream_tip
+ * nor from hide[0..nhide).
  * PG_ETOOBIG when there are more than the policy's max_pull_commits (none
  * is read then); PG_EINVALID "commit X is malformed: ..." for a pull
  * commit git would not have written (pg_commit.malformed).

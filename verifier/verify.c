@@ -138,10 +138,31 @@ static const char *index_action_name(const pg_identity_index_info *info)
 	return "built (damaged)";
 }
 
+/* Load the pull's commits and the upstream side; count them in the report. */
+static int load(pg_pull *p)
+{
+	const pg_identity_index_info *info;
+	size_t i;
+	int err;
+
+	if ((err = pg_pull_load(p)) < 0 || (err = pg_upstream_build(&p->upstream, p)) < 0)
+		return err;
+	p->report->ncommits = p->ncommits;
+	for (i = 0; i < p->ncommits; i++)
+		if (p->commits[i]->nparents > 1)
+			p->report->nmerges++;
+	p->report->upstream_examined = pg_upstream_examined(p->upstream);
+	p->report->upstream_since = pg_upstream_since(p->upstream);
+	if ((info = pg_upstream_index_info(p->upstream, &p->report->upstream_indexed))) {
+		p->report->upstream_index = index_action_name(info);
+		p->report->upstream_index_added = info->added;
+	}
+	return 0;
+}
+
 int pg_verify(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy,
 	      const char *home)
 {
-	const pg_identity_index_info *info;
 	pg_pull p;
 	pg_oid target;
 	char *abs = NULL;
@@ -184,6 +205,8 @@ int pg_verify(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy
 	}
 	if ((err = pg_repo_open_cache(&p.repo, home)) < 0)
 		goto done;
+	if (spec->progress)
+		pg_repo_set_progress(p.repo, spec->progress, spec->progress_ctx);
 	if ((err = pg_repo_resolve(&target, &p.report->tag, p.repo, location, PG_REF_TAG,
 				   spec->tag, NULL)) < 0)
 		goto done;
@@ -205,18 +228,8 @@ int pg_verify(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy
 		goto done;
 	}
 
-	if ((err = pg_pull_load(&p)) < 0 || (err = pg_upstream_build(&p.upstream, &p)) < 0)
+	if ((err = load(&p)) < 0)
 		goto done;
-	p.report->ncommits = p.ncommits;
-	for (i = 0; i < p.ncommits; i++)
-		if (p.commits[i]->nparents > 1)
-			p.report->nmerges++;
-	p.report->upstream_examined = pg_upstream_examined(p.upstream);
-	p.report->upstream_since = pg_upstream_since(p.upstream);
-	if ((info = pg_upstream_index_info(p.upstream, &p.report->upstream_indexed))) {
-		p.report->upstream_index = index_action_name(info);
-		p.report->upstream_index_added = info->added;
-	}
 
 	for (i = 0; i < PG_ARRAY_SIZE(checks); i++)
 		if ((err = checks[i](&p)) < 0)
@@ -232,6 +245,39 @@ done:
 	pg_tagobj_free(p.tag);
 	pg_repo_free(p.repo);
 	free(abs);
+	if (err < 0) {
+		pg_report_free(p.report);
+		return err;
+	}
+	*out = p.report;
+	return 0;
+}
+
+int pg_verify_copies(pg_report **out, pg_repo *repo, const pg_oid *tip, const pg_oid *upstream,
+		     const pg_oid *hide, size_t nhide, const pg_policy *policy)
+{
+	pg_pull p;
+	int err;
+
+	*out = NULL;
+	memset(&p, 0, sizeof(p));
+	p.repo = repo;
+	p.policy = policy;
+	p.tag_commit = *tip;
+	p.upstream_tip = *upstream;
+	p.hide = hide;
+	p.nhide = nhide;
+	if ((err = pg_report_new(&p.report)) < 0)
+		return err;
+	p.report->max_per_check = policy->max_findings_per_check;
+	p.report->tag_commit = *tip;
+	p.report->upstream_tip = *upstream;
+	if ((err = load(&p)) < 0)
+		goto done;
+	if ((err = pg_check_rewritten_upstream(&p)) == 0)
+		err = pg_pull_story(&p);
+done:
+	pg_pull_release(&p);
 	if (err < 0) {
 		pg_report_free(p.report);
 		return err;

@@ -3,6 +3,7 @@
 #define PG_VERIFY_H
 
 #include "policies/policy.h"
+#include "repo/repo.h"
 #include "verifier/report.h"
 
 typedef struct pg_pull_request pg_pull_request; /* verifier/mail.h */
@@ -15,6 +16,8 @@ typedef struct pg_pull_spec {
 	const char *upstream;        /* path or URL; NULL: the policy's */
 	const char *upstream_branch; /* NULL: the policy's, else upstream's HEAD */
 	const pg_pull_request *request; /* a parsed pull-request mail, or NULL */
+	pg_progress_fn progress;     /* fetch progress (common/progress.h), or NULL */
+	void *progress_ctx;
 } pg_pull_spec;
 
 /*
@@ -26,6 +29,20 @@ typedef struct pg_pull_spec {
  */
 int pg_verify(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy,
 	      const char *home);
+
+/*
+ * The rewritten-upstream check alone, on commits of a repository already
+ * open (the guard: a push about to leave the sender's repository): the
+ * commits reachable from tip and not from upstream nor from hide[0..nhide)
+ * are matched against upstream's (verifier/match.h) as pg_verify matches
+ * them.  On 0, *out is a report (pg_report_free) with the
+ * rewritten-upstream findings, the notes and the summary
+ * (pg_summary_format): summary.rewritten counts the copies.  Negative:
+ * could not decide (an unreadable or malformed commit, more commits than
+ * the policy's max-pull-commits).
+ */
+int pg_verify_copies(pg_report **out, pg_repo *repo, const pg_oid *tip, const pg_oid *upstream,
+		     const pg_oid *hide, size_t nhide, const pg_policy *policy);
 
 /*
  * Split "REPO[:BRANCH]": the branch is what follows the last ':' when what

@@ -74,9 +74,30 @@
 			while (list.children.length > 200)
 				list.removeChild(list.firstChild);
 		};
+		const status = document.getElementById('status');
+		const bar = document.getElementById('status-bar');
+		const statusText = document.getElementById('status-text');
+		// a status (objects built of the last build's total, with its ETA) is one bar,
+		// redrawn; every other progress event is a line of the log
 		src.addEventListener('progress', (e) => {
 			const d = JSON.parse(e.data);
-			add('progress', (d.stage ? '[' + d.stage + '] ' : '') + d.text);
+			const text = (d.stage ? '[' + d.stage + '] ' : '') + d.text;
+			if (!d.transient) {
+				if (status)
+					status.hidden = true;
+				add('progress', text);
+				return;
+			}
+			if (!status)
+				return;
+			status.hidden = false;
+			statusText.textContent = text;
+			if (d.total > 0) {
+				bar.max = d.total;
+				bar.value = Math.min(d.done, d.total);
+			} else {
+				bar.removeAttribute('value'); // indeterminate: no total known yet
+			}
 		});
 		src.addEventListener('state', (e) => {
 			const d = JSON.parse(e.data);

@@ -4,7 +4,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
-plan 49
+plan 51
 serve_setup
 serve_start
 T1=hardening-v6.16-rc1-fix1
@@ -54,6 +54,8 @@ like "$out" "<pre class=\"merge-message\">Merge tag &#39;hardening-v6.16-rc1-fix
 	"the page previews the merge commit's message, naming the URL the mail gave (not the mirror)"
 like "$out" '<tr class="ktap-pass"><td>pullgate.randstruct_reorders</td><td>pass</td>' \
 	"and lists the KUnit results"
+like "$out" '<div id="status" hidden><progress id="status-bar" max="1"></progress>' \
+	"the pull's page has the live log's progress bar"
 get "$URL/api/pulls/$ID2/log?stage=build"
 like "$out" 'CC +lib/a.o' "the build log's tail is served"
 get "$URL/api/pulls/$ID2/log?stage=boot"
@@ -64,6 +66,8 @@ events=$(curl -s -N -m 10 "$URL/api/pulls/$ID2/events" || true)
 like "$events" '^event: hello$' "the event stream says hello"
 like "$events" '"stage":"build","text":"building the merge"' "replays the build progress"
 like "$events" '^event: end$' "and ends, since the pull waits for a person"
+like "$events" '"stage":"build","text":"[0-9]+(/[0-9]+)? objects[^"]*","time":[0-9]+,"transient":true,"done":[1-9][0-9]*,"total":[0-9]+,"elapsed_ms":[0-9]+,"eta_s":-?[0-9]+' \
+	"the build's status carries its numbers for the dashboard's bar"
 
 # --- the maintainer approves ----------------------------------------------------------------
 curl -s -c "$SCRATCH/jar" -o "$SCRATCH/login.json" -X POST -H 'Content-Type: application/json' \

@@ -602,6 +602,47 @@ static void test_mbox(void **state)
 	pg_buf_release(&text);
 }
 
+/*
+ * A thread as b4 mbox writes it: the request is the message whose text is
+ * a request-pull, not a reply or forward carrying it, and of two requests
+ * the later version; with none, one line says where b4 am put it.
+ */
+static void test_mbox_thread(void **state)
+{
+	pg_buf m = PG_BUF_INIT;
+	pg_pull_request *pr = NULL;
+
+	(void)state;
+	assert_int_equal(pg_buf_printf(&m,
+		"From a@b x\nSubject: Re: [GIT PULL] fixes\n\n%s\n"
+		"From a@b x\nSubject: Fwd: [GIT PULL] fixes\n\n%s\n"
+		"From a@b x\nSubject: [PATCH 0/3] no pull at all\n\nhello\n\n"
+		"From a@b x\nSubject: [PULL] fixes\n\n%s\n"
+		"From a@b x\nSubject: [GIT PULL v3] fixes\n\n%s\n"
+		"From a@b x\nSubject: [GIT PULL v2] fixes\n\n%s\n"
+		"From a@b x\nSubject: AW: [GIT PULL v3] fixes\n\n%s\n",
+		REQUEST, REQUEST, REQUEST, REQUEST, REQUEST, REQUEST), 0);
+	assert_int_equal(pg_mail_parse(&pr, m.ptr, m.len), 0);
+	assert_string_equal(pr->subject, "[GIT PULL v3] fixes");
+	pg_pull_request_free(pr);
+
+	/* a pull request's subject is not needed when the text is one */
+	pg_buf_clear(&m);
+	assert_int_equal(pg_buf_printf(&m, "From a@b x\nSubject: [GIT PULL] empty\n\nnothing\n\n"
+				     "From a@b x\nSubject: [PATCH 0/2] fixes\n\n%s\n", REQUEST), 0);
+	assert_int_equal(pg_mail_parse(&pr, m.ptr, m.len), 0);
+	assert_string_equal(pr->subject, "[PATCH 0/2] fixes");
+	pg_pull_request_free(pr);
+
+	pg_buf_clear(&m);
+	assert_int_equal(pg_buf_puts(&m, "From a@b x\nSubject: [PATCH 1/2] a\n\npatch\n\n"
+				     "From a@b x\nSubject: [PATCH 2/2] b\n\npatch\n"), 0);
+	parse_fails(m.ptr, m.len, PG_EINVALID, "no message of the mbox is a git request-pull mail "
+		    "(b4 am writes a pull request's cover letter to the .cover file beside the .mbx "
+		    "of its patches)");
+	pg_buf_release(&m);
+}
+
 static void test_size_cap(void **state)
 {
 	size_t len = PG_MAIL_MAX + 1;
@@ -701,6 +742,7 @@ int main(void)
 		cmocka_unit_test(test_charsets_and_encodings),
 		cmocka_unit_test(test_format_flowed),
 		cmocka_unit_test(test_mbox),
+		cmocka_unit_test(test_mbox_thread),
 		cmocka_unit_test(test_size_cap),
 		cmocka_unit_test(test_too_many_entries),
 		cmocka_unit_test(test_garbage_never_crashes),

@@ -1,6 +1,7 @@
-/* test_repo.c - unit tests for the repository layer's one local-or-URL decision. */
+/* test_repo.c - unit tests for the repository layer's one local-or-URL decision and its configuration reads. */
 #include "tests/unit/unit.h"
 
+#include "common/error.h"
 #include "common/fs.h"
 #include "repo/repo.h"
 
@@ -43,12 +44,98 @@ static void test_scp_like_is_local_only_when_the_directory_exists(void **state)
 	assert_int_equal(pg_remove_tree(dir), 0);
 }
 
+static void write_text(const char *dir, const char *name, const char *text)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	assert_non_null(f = fopen(path, "w"));
+	fputs(text, f);
+	fclose(f);
+}
+
+/* A repository made by hand: HEAD on main, which tracks origin's master. */
+static void make_repo(char *dir, const char *extra_config)
+{
+	char path[4200];
+	static const char *const dirs[] = { ".git", ".git/objects", ".git/refs", ".git/refs/heads" };
+	size_t i;
+
+	assert_non_null(mkdtemp(dir));
+	for (i = 0; i < PG_ARRAY_SIZE(dirs); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, dirs[i]);
+		assert_int_equal(mkdir(path, 0755), 0);
+	}
+	write_text(dir, ".git/HEAD", "ref: refs/heads/main\n");
+	snprintf(path, sizeof(path), "[core]\n\trepositoryformatversion = 0\n\tbare = false\n"
+		 "[remote \"origin\"]\n\turl = /nowhere\n"
+		 "\tfetch = +refs/heads/*:refs/remotes/origin/*\n"
+		 "[branch \"main\"]\n\tremote = origin\n\tmerge = refs/heads/master\n%s",
+		 extra_config);
+	write_text(dir, ".git/config", path);
+}
+
+static void test_configuration_reads(void **state)
+{
+	char dir[] = "/tmp/pg-test-repo-XXXXXX";
+	pg_repo *r = NULL;
+	char *s = NULL;
+	pg_oid id;
+
+	(void)state;
+	make_repo(dir, "[pullgate]\n\tupstream = linus/master\n");
+	assert_int_equal(pg_repo_open(&r, dir), 0);
+	assert_int_equal(pg_repo_config_string(&s, r, "pullgate.upstream"), 0);
+	assert_string_equal(s, "linus/master");
+	free(s);
+	assert_int_equal(pg_repo_config_string(&s, r, "pullgate.nothing"), 0);
+	assert_null(s);
+	assert_int_equal(pg_repo_head_branch(&s, r), 0);
+	assert_string_equal(s, "refs/heads/main");
+	free(s);
+	/* the @{upstream} name comes from the configuration and the remote's refspec */
+	assert_int_equal(pg_repo_branch_upstream(&s, r, "refs/heads/main"), 0);
+	assert_string_equal(s, "refs/remotes/origin/master");
+	free(s);
+	assert_int_equal(pg_repo_branch_upstream(&s, r, "refs/heads/other"), 0);
+	assert_null(s);
+	assert_int_equal(pg_repo_hooks_dir(&s, r), 0);
+	assert_non_null(strstr(s, "/.git/hooks"));
+	free(s);
+	assert_int_equal(pg_repo_revparse_commit(&id, r, "origin/master"), PG_ENOTFOUND);
+	assert_int_equal(pg_oid_fromhex(&id, "0123456789012345678901234567890123456789", 40), 0);
+	assert_false(pg_repo_has_object(r, &id));
+	pg_repo_free(r);
+	assert_int_equal(pg_remove_tree(dir), 0);
+}
+
+static void test_hooks_path_is_configured_relative_to_the_working_tree(void **state)
+{
+	char dir[] = "/tmp/pg-test-repo-XXXXXX", want[4200], real[4096];
+	pg_repo *r = NULL;
+	char *s = NULL;
+
+	(void)state;
+	make_repo(dir, "[core]\n\thooksPath = my-hooks\n");
+	assert_int_equal(pg_repo_open(&r, dir), 0);
+	assert_int_equal(pg_repo_hooks_dir(&s, r), 0);
+	assert_non_null(realpath(dir, real));
+	snprintf(want, sizeof(want), "%s/my-hooks", real);
+	assert_string_equal(s, want);
+	free(s);
+	pg_repo_free(r);
+	assert_int_equal(pg_remove_tree(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_urls_are_remote),
 		cmocka_unit_test(test_paths_and_file_urls_are_local),
 		cmocka_unit_test(test_scp_like_is_local_only_when_the_directory_exists),
+		cmocka_unit_test(test_configuration_reads),
+		cmocka_unit_test(test_hooks_path_is_configured_relative_to_the_working_tree),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

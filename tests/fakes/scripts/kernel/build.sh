@@ -11,12 +11,20 @@
 #   silent  fail with no diagnostic
 #   sleep   hang (to be killed or timed out), its pid in BUILD/build.pid
 #   move    move the integration branch of FAKE_TREE to FAKE_MOVE_TO meanwhile
+# FAKE_OBJECTS=N compiles N more objects, FAKE_OBJECT_DELAY seconds each (for
+# progress: docs/terminal-gate.txt).
 set -eu
 src=$1 out=$2
 mkdir -p "$out"
 echo "  CC      lib/a.o"
 echo "  CC      lib/b.o"
 echo "  AS      arch/arm64/kernel/entry.o"
+i=0
+while [ "$i" -lt "${FAKE_OBJECTS:-0}" ]; do
+	i=$((i + 1))
+	echo "  CC      drivers/fake/obj$i.o"
+	[ -z "${FAKE_OBJECT_DELAY:-}" ] || sleep "$FAKE_OBJECT_DELAY"
+done
 echo "lib/old.c:1:1: warning: an old warning [-Wold]"
 # FAKE_STALE: as make, compile include/linux/overflow.h (and print its old
 # warning) only when it is newer than the last build
