@@ -1,10 +1,10 @@
 #!/bin/sh
-# 65-serve-evidence.t - serve keeps the gate's rules: the push record's tag only, approve and reject serialised, cleanup at start-up.
+# 65-serve-evidence.t - serve keeps the gate's rules: the push record's tag only, approve and reject serialised, cleanup at start-up, runs marked simulated.
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
-plan 25
+plan 32
 serve_setup
 # the maintainer's identity for merges
 sed -i 's/^  verify-workers: 2$/  verify-workers: 2\n  merge-name: Linus Torvalds\n  merge-email: torvalds@linux-foundation.org/' "$CONFIG"
@@ -103,6 +103,20 @@ is "$(git --git-dir="$TREE" log -1 --format=%s "$MERGE")" \
 is "$(git --git-dir="$TREE" log -1 --format='%an <%ae>' "$MERGE")" \
 	"Linus Torvalds <torvalds@linux-foundation.org>" "and is the maintainer's, as configured"
 
+# --- the dashboard: simulated, base against merge, provenance ---------------------------------
+get "$URL/pulls/$ID"
+like "$out" '<span class="simulated" id="simulated" title="stand-in build and boot scripts ran' \
+	"the pull's page shows a simulated badge"
+like "$out" '<section id="base-vs-merge"><h2>KUnit: base against merge</h2>' \
+	"and the KUnit suites of the base against the merge"
+like "$out" '<tr class="suite suite-ok"><th>overflow</th><td>2 passed, 0 failed, 0 skipped, 0 crashed</td><td>2 passed, 0 failed, 0 skipped, 0 crashed</td><td>ok</td></tr>' \
+	"a row per suite"
+like "$out" '<section id="provenance"><h2>Provenance</h2>' "and what ran in each stage"
+like "$out" "tests/fakes/scripts/kernel/boot.sh</code> sha256 <code>$(sha256sum <"$TOP/tests/fakes/scripts/kernel/boot.sh" | cut -d' ' -f1)</code>" \
+	"naming each script by its SHA-256"
+get "$URL/api/pulls/$ID"
+is "$(printf '%s' "$out" | jq -r .report.simulated)" true "the API's report says simulated"
+like "$(printf '%s' "$out" | jq -r '.decisions[0].note')" "approved by maintainer" "(the approval's note)"
 serve_kill
 
 # --- serve cleans up, at start-up, after a gate run that died ----------------------------------
