@@ -34,6 +34,7 @@ refused() {
 	like "$(messages boot-evidence)" "^error: no evidence of a good boot: $2" "$1: $2"
 	is "$(master)" "$BASE" "$1: the integration branch does not move"
 	is "$(stage approve)" "" "$1: nothing is approved"
+	reset_tree
 }
 
 # --- a clean boot passes, and the base is booted once per base ------------------------------
@@ -44,7 +45,7 @@ is "$rc" 0 "a good boot of the merge passes"
 is "$(stage boot)" passed "at the boot stage"
 is "$(printf '%s' "$out" | jq -r '[.suites[] | "\(.name):\(.base.passed)/\(.merge.passed):\(.verdict)"] | join(" ")')" \
 	"pullgate:2/2:ok overflow:2/2:ok" "the report has each suite on the base and the merge"
-NONCE=$(printf '%s' "$out" | jq -r '.provenance[] | select(.stage == "boot") | .nonce')
+NONCE=$(printf '%s' "$out" | jq -r '(.provenance // [])[] | select(.stage == "boot") | .nonce')
 like "$NONCE" '^[0-9a-f]{32}$' "the boot had a random nonce of its own"
 like "$(cat "$(printf '%s' "$out" | jq -r '.stages[] | select(.name == "boot") | .log')")" \
 	"pullgate-init: done nonce=$NONCE\$" "which its console's marker carries"
@@ -83,8 +84,9 @@ refused "no power-off" "the kernel did not power off after the init's marker"
 FAKE_BOOT=stale gate --approve
 refused "a stale log" "the init's marker carries nonce [0-9a-f]{32}, not this boot's"
 # the issue's second reproduction: a good run, then a boot script that fails at once
-is "$(ls "$PULLGATE_HOME/logs/$KEY"/run-*/boot.log | wc -l | tr -d ' ')" 11 \
-	"earlier runs' consoles are there to be confused with"
+gate --no-approve
+is "$rc" 0 "a good run"
+reset_tree
 FAKE_BOOT=nolog gate --approve
 refused "a boot script that stops before writing a console" "boot.sh exited with status 1"
 like "$(messages boot-evidence)" "boot.sh wrote no console log" "and none is read in its place"

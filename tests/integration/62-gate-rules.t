@@ -101,7 +101,7 @@ until_() {
 	while ! "$@" 2>/dev/null && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
 }
 killed() {
-	kill -KILL "$GATE"
+	kill -KILL "$GATE" 2>/dev/null || true
 	wait "$GATE" 2>/dev/null || true
 }
 # the next gate run, of another pull, cleans up after the dead one
@@ -117,40 +117,45 @@ has_ref() { git --git-dir="$TREE" rev-parse -q --verify "$1" >/dev/null; }
 master_moved() { [ "$(master)" != "$BASE" ]; }
 
 # in verify: nothing was made, so there is nothing to clean
+reset_tree
 start_gate --approve
 sleep 0.2
 killed
 is "$(pull_refs)" "" "killed in verify: no ref was made"
 # in the merge, as soon as it fetched the tag (the build waits, so it is no further)
+reset_tree
 FAKE_BUILD_DELAY=10 start_gate --approve
 until_ has_ref "refs/pullgate/tags/$T2"
 killed
 like "$(pull_refs)" "refs/pullgate/tags/$T2" "killed in the merge: the fetched tag's ref is left"
 recover "killed in the merge"
 # in the build: the build it left running is stopped too
+reset_tree
 rm -f "$BUILD/merged-built-once" "$BUILD/build.pid"
 FAKE_BUILD=sleep start_gate --approve
 until_ test -e "$BUILD/merged-built-once"
 killed
 is "$(pull_refs)" "refs/heads/pullgate/$KEY refs/pullgate/tags/$T2" "killed in the build: both refs are left"
-BPID=$(cat "$BUILD/build.pid")
+BPID=$(cat "$BUILD/build.pid" 2>/dev/null || echo 0)
 ok "$(kill -0 "$BPID"; echo $?)" "and the build runs on, orphaned"
 recover "killed in the build"
 ok "$([ ! -d "/proc/$BPID" ]; echo $?)" "killed in the build: the orphaned build was stopped"
 # in the boot
+reset_tree
 rm -f "$BUILD/boot.pid"
 FAKE_BOOT=sleep start_gate --approve
 until_ test -s "$BUILD/boot.pid"
 killed
 is "$(pull_refs)" "refs/heads/pullgate/$KEY refs/pullgate/tags/$T2" "killed in the boot: both refs are left"
-QPID=$(cat "$BUILD/boot.pid")
+QPID=$(cat "$BUILD/boot.pid" 2>/dev/null || echo 0)
 recover "killed in the boot"
 ok "$([ ! -d "/proc/$QPID" ]; echo $?)" "killed in the boot: the orphaned boot was stopped"
 # in the approval, after the branch moved, while the notice is written (a FIFO holds it)
+reset_tree
 n=$(ls -d "$PULLGATE_HOME/logs/$KEY"/run-* 2>/dev/null | wc -l | tr -d ' ')
 FAKE_BUILD_DELAY=1 start_gate --approve
 until_ test -d "$PULLGATE_HOME/logs/$KEY/run-$((n + 1))"
-mkfifo "$PULLGATE_HOME/logs/$KEY/run-$((n + 1))/notice.txt.tmp.$GATE"
+mkfifo "$PULLGATE_HOME/logs/$KEY/run-$((n + 1))/notice.txt.tmp.$GATE" 2>/dev/null || true
 until_ master_moved
 killed
 is "$(pull_refs)" "refs/heads/pullgate/$KEY refs/pullgate/tags/$T2" "killed in the approval: both refs are left"

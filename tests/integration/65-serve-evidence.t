@@ -65,6 +65,7 @@ git --git-dir="$KREPO" update-ref "refs/tags/$T2" "$T2_OBJ"
 serve_kill
 
 # --- a maintainer's approval and a reject of the same pull: one wins, the branch agrees --------
+git --git-dir="$TREE" update-ref refs/heads/master "$BASE"
 cp "$SCRATCH/manual.yaml" "$SCRATCH/policy.yaml"
 serve_start
 hook push "$SCRATCH/take2.json" race
@@ -75,7 +76,9 @@ MERGE=$(printf '%s' "$out" | jq -r .merge_commit)
 RUN_DIR=$(printf '%s' "$out" | jq -r .report.run_dir)
 is "$RUN_DIR" "$PULLGATE_HOME/logs/job-$ID/run-2" "the kernel run had a run directory of its own (verify had run-1)"
 # hold the approval after the branch moved: its notice is written into a FIFO nobody reads yet
-for d in "$RUN_DIR" "$PULLGATE_HOME/logs/job-$ID"; do mkfifo "$d/notice.txt.tmp.$SERVE_PID"; done
+for d in "$RUN_DIR" "$PULLGATE_HOME/logs/job-$ID"; do
+	[ ! -d "$d" ] || mkfifo "$d/notice.txt.tmp.$SERVE_PID"
+done
 login
 curl -s -m 30 -b "$SCRATCH/jar" -o "$SCRATCH/approve.json" -w '%{http_code}' -X POST \
 	-H "X-CSRF-Token: $CSRF" "$URL/api/pulls/$ID/approve" >"$SCRATCH/approve.code" &
@@ -85,7 +88,9 @@ curl -s -m 30 -b "$SCRATCH/jar" -o "$SCRATCH/reject.json" -w '%{http_code}' -X P
 	-H "X-CSRF-Token: $CSRF" "$URL/api/pulls/$ID/reject" >"$SCRATCH/reject.code" &
 R=$!
 sleep 1
-for d in "$RUN_DIR" "$PULLGATE_HOME/logs/job-$ID"; do timeout 5 cat "$d/notice.txt.tmp.$SERVE_PID" >/dev/null 2>&1 & done
+for d in "$RUN_DIR" "$PULLGATE_HOME/logs/job-$ID"; do
+	[ ! -p "$d/notice.txt.tmp.$SERVE_PID" ] || timeout 5 cat "$d/notice.txt.tmp.$SERVE_PID" >/dev/null 2>&1 &
+done
 wait "$A" || true
 wait "$R" || true
 is "$(cat "$SCRATCH/approve.code") $(cat "$SCRATCH/reject.code")" "200 409" \

@@ -13,7 +13,7 @@
 #   noktap      the marker, no KTAP         wrongnonce the marker of another boot
 #   nopoweroff  no power-off                vanish     the overflow suite is gone
 #   stale       copy an earlier run's console under PULLGATE_HOME/logs, exit 0
-#   nolog       exit 1 without a console (as boot.sh does for a missing Image)
+#   nolog       exit 1 without touching LOG (as boot.sh did for a missing Image)
 # FAKE_BOOT_EXIT: the merge's boot exits with this status, whatever its console.
 set -eu
 build=$1 log=$2 nonce=${4:-}
@@ -21,7 +21,6 @@ kind=merged
 grep -q 'base tree' "$build/arch/arm64/boot/Image" 2>/dev/null && kind=base
 echo "$kind" >>"$build/boots"
 if [ "$kind" = base ]; then mode=${FAKE_BASE_BOOT:-ok}; else mode=${FAKE_BOOT:-ok}; fi
-rm -f "$log"
 
 case $mode in
 stale)
