@@ -3,14 +3,9 @@
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
+. "$(dirname "$0")/../lib/gate.sh"
 plan 63
-fixture_incident
-export PULLGATE_DATADIR="$TOP/tests/fakes"
-TREE="$SCRATCH/tree.git"
-git clone -q --bare "$FX/upstream.git" "$TREE"
-BASE=$(git --git-dir="$TREE" rev-parse master)
-T2=hardening-v6.16-rc1-fix1-take2
-KEY=hardening-v6.16-rc1-fix1-take2
+gate_setup
 
 gate() {
 	run "$PULLGATE" gate --keyring "$KEYRING" --trust "$FPR_KEES" --upstream "$UP" \
@@ -27,13 +22,6 @@ state() {
 	pull_worktrees
 	ls "$PULLGATE_HOME/work" 2>/dev/null | grep -vx build || true
 }
-reset_tree() {
-	git --git-dir="$TREE" update-ref refs/heads/master "$BASE"
-	git --git-dir="$TREE" for-each-ref --format='%(refname)' refs/pullgate refs/heads/pullgate |
-		while read -r r; do git --git-dir="$TREE" update-ref -d "$r"; done
-}
-stage() { printf '%s' "$out" | jq -r --arg s "$1" '.stages[] | select(.name == $s) | .status'; }
-messages() { printf '%s' "$out" | jq -r --arg c "$1" '.findings[] | select(.check == $c) | .message'; }
 CLEAN=$(state)
 
 # --- take one never gets past verify ------------------------------------------

@@ -3,27 +3,13 @@
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
+. "$(dirname "$0")/../lib/gate.sh"
 plan 95
-fixture_incident
-export PULLGATE_DATADIR="$TOP/tests/fakes"
-TREE="$SCRATCH/tree.git"
-git clone -q --bare "$FX/upstream.git" "$TREE"
-BASE=$(git --git-dir="$TREE" rev-parse master)
-T2=hardening-v6.16-rc1-fix1-take2
-KEY=$T2
-BUILD="$PULLGATE_HOME/build/arm64-gcc"
+gate_setup
 
 gate() {
 	run "$PULLGATE" gate --json --keyring "$KEYRING" --trust "$FPR_KEES" --upstream "$UP" \
 		--tree "$TREE" "$@" "$KEES" "$T2"
-}
-stage() { printf '%s' "$out" | jq -r --arg s "$1" '.stages[] | select(.name == $s) | .status'; }
-messages() { printf '%s' "$out" | jq -r --arg c "$1" '.findings[] | select(.check == $c) | "\(.severity): \(.message)"'; }
-master() { git --git-dir="$TREE" rev-parse master; }
-reset_tree() {
-	git --git-dir="$TREE" update-ref refs/heads/master "$BASE"
-	git --git-dir="$TREE" for-each-ref --format='%(refname)' refs/pullgate refs/heads/pullgate |
-		while read -r r; do git --git-dir="$TREE" update-ref -d "$r"; done
 }
 # the base's kept boot, forgotten: the next run boots the base again (FAKE_BASE_BOOT)
 forget_base() { rm -rf "$BUILD"/base-boot-*; }
@@ -31,7 +17,7 @@ forget_base() { rm -rf "$BUILD"/base-boot-*; }
 refused() {
 	is "$rc" 1 "$1: the pull is refused (exit 1)"
 	is "$(stage boot)" failed "$1: at the boot stage"
-	like "$(messages boot-evidence)" "^error: no evidence of a good boot: $2" "$1: $2"
+	like "$(findings boot-evidence)" "^error: no evidence of a good boot: $2" "$1: $2"
 	is "$(master)" "$BASE" "$1: the integration branch does not move"
 	is "$(stage approve)" "" "$1: nothing is approved"
 	reset_tree
@@ -65,7 +51,7 @@ reset_tree
 # the issue's reproduction: "KTAP version 1", "1..0", and exit 1
 FAKE_BOOT=empty FAKE_BOOT_EXIT=1 gate --approve
 refused "1..0 and exit 1" "boot.sh exited with status 1"
-like "$(messages boot-evidence)" "no test passed" "1..0 and exit 1: and no test passed"
+like "$(findings boot-evidence)" "no test passed" "1..0 and exit 1: and no test passed"
 FAKE_BOOT=empty gate --approve
 refused "1..0" "no test passed"
 FAKE_BOOT_EXIT=1 gate --approve
@@ -89,7 +75,7 @@ is "$rc" 0 "a good run"
 reset_tree
 FAKE_BOOT=nolog gate --approve
 refused "a boot script that stops before writing a console" "boot.sh exited with status 1"
-like "$(messages boot-evidence)" "boot.sh wrote no console log" "and none is read in its place"
+like "$(findings boot-evidence)" "boot.sh wrote no console log" "and none is read in its place"
 FAKE_BOOT=vanish gate --approve
 refused "a vanished suite" "suite overflow ran on the base and did not report on the merge"
 is "$(printf '%s' "$out" | jq -r '.suites[] | select(.name == "overflow") | "\(.base.passed) \(.merge) \(.verdict)"')" \
@@ -100,7 +86,7 @@ is "$(git --git-dir="$TREE" for-each-ref refs/heads/pullgate refs/pullgate | wc 
 # --- splats and failures against the base ---------------------------------------------------
 FAKE_BOOT=splat gate --approve
 is "$rc" 1 "a new splat: refused"
-is "$(messages kernel-splat)" "error: warn: WARNING: CPU: 0 PID: 1 at lib/overflow.c:10 probe+0x10/0x20" \
+is "$(findings kernel-splat)" "error: warn: WARNING: CPU: 0 PID: 1 at lib/overflow.c:10 probe+0x10/0x20" \
 	"a new splat is an error"
 is "$(master)" "$BASE" "a new splat: the branch does not move"
 # a splat on the base only is not the merge's doing: the merge is judged on its own
@@ -108,7 +94,7 @@ is "$(master)" "$BASE" "a new splat: the branch does not move"
 forget_base
 FAKE_BASE_BOOT=splat gate --approve
 is "$rc" 0 "a splat on the base only: the merge's own evidence is clean, so it passes"
-is "$(messages kernel-splat)" "" "and the base's splat is not held against it"
+is "$(findings kernel-splat)" "" "and the base's splat is not held against it"
 is "$(printf '%s' "$out" | jq -r .base_boot)" "4 passed, 0 failed, 0 skipped, 0 crashed, 1 splats" \
 	"the report says what the base's boot showed"
 is "$(master)" "$(printf '%s' "$out" | jq -r .merge_commit)" "it is approved"
@@ -116,14 +102,14 @@ reset_tree
 # the same splat on both (the base's boot is kept: it still shows it)
 FAKE_BOOT=splat gate --approve
 is "$rc" 0 "a splat the base shows too does not block"
-is "$(messages kernel-splat)" \
+is "$(findings kernel-splat)" \
 	"warning: warn: WARNING: CPU: 0 PID: 1 at lib/overflow.c:10 probe+0x10/0x20 (pre-existing: the base's boot shows it too)" \
 	"it is reported as pre-existing, a warning"
 reset_tree
 forget_base
 FAKE_BASE_BOOT=fail FAKE_BOOT=fail gate --no-approve
 is "$rc" 0 "a KUnit failure the base has too does not block"
-is "$(messages ktap-failure)" "warning: pullgate.randstruct_reorders failed (pre-existing: the base's boot shows it too)" \
+is "$(findings ktap-failure)" "warning: pullgate.randstruct_reorders failed (pre-existing: the base's boot shows it too)" \
 	"it is reported as pre-existing"
 is "$(printf '%s' "$out" | jq -r '.suites[] | select(.name == "pullgate") | "\(.base.failed) \(.merge.failed) \(.verdict)"')" \
 	"1 1 pre-existing" "the suite table says so"
@@ -133,7 +119,7 @@ is "$rc" 0 "(the base's failing boot is kept)"
 forget_base
 FAKE_BOOT=fail gate --approve
 is "$rc" 1 "a KUnit failure the base does not have blocks"
-is "$(messages ktap-failure)" "error: pullgate.randstruct_reorders failed" "as a new failure"
+is "$(findings ktap-failure)" "error: pullgate.randstruct_reorders failed" "as a new failure"
 is "$(printf '%s' "$out" | jq -r '.suites[] | select(.name == "pullgate") | .verdict')" new-failures \
 	"the suite table says so"
 # a base that proves nothing excuses nothing: its failures are not pre-existing

@@ -3,18 +3,11 @@
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
+. "$(dirname "$0")/../lib/gate.sh"
 plan 60
-fixture_incident
-export PULLGATE_DATADIR="$TOP/tests/fakes"
-TREE="$SCRATCH/tree.git"
+gate_setup
 KREPO="$SCRATCH/kees.git"
-git clone -q --bare "$FX/upstream.git" "$TREE"
 git clone -q --mirror "$FX/kees.git" "$KREPO"
-BASE=$(git --git-dir="$TREE" rev-parse master)
-T1=hardening-v6.16-rc1-fix1
-T2=hardening-v6.16-rc1-fix1-take2
-KEY=$T2
-BUILD="$PULLGATE_HOME/build/arm64-gcc"
 JOURNAL="$PULLGATE_HOME/work/run.journal"
 
 gate() {
@@ -22,15 +15,6 @@ gate() {
 		--tree "$TREE" "$@"
 }
 stages() { printf '%s' "$out" | jq -r '[.stages[] | "\(.name):\(.status)"] | join(" ")'; }
-master() { git --git-dir="$TREE" rev-parse master; }
-pull_refs() {
-	git --git-dir="$TREE" for-each-ref --format='%(refname)' refs/heads/pullgate refs/pullgate |
-		paste -sd' ' -
-}
-reset_tree() {
-	git --git-dir="$TREE" update-ref refs/heads/master "$BASE"
-	for r in $(pull_refs); do git --git-dir="$TREE" update-ref -d "$r"; done
-}
 # sign_tag NAME TARGET: Kees signs a tag in KREPO (a private copy of the keys, no agent left)
 sign_tag() {
 	g="$SCRATCH/gnupg-sign"

@@ -4,6 +4,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
+. "$(dirname "$0")/../lib/gate.sh"
 plan 32
 serve_setup
 # the maintainer's identity for merges
@@ -14,11 +15,6 @@ BASE=$(git --git-dir="$TREE" rev-parse master)
 T1_OBJ=$(git --git-dir="$KREPO" rev-parse "refs/tags/$T1")
 T2_OBJ=$(git --git-dir="$KREPO" rev-parse "refs/tags/$T2")
 BUILD="$PULLGATE_HOME/build/arm64-gcc"
-master() { git --git-dir="$TREE" rev-parse master; }
-pull_refs() {
-	git --git-dir="$TREE" for-each-ref --format='%(refname)' refs/heads/pullgate refs/pullgate |
-		paste -sd' ' -
-}
 state() { curl -s "$URL/api/pulls/$1" | jq -r .state; }
 # record FILE TAG ID: a push record of TAG saying it now points at ID
 record() {
