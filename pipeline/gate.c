@@ -137,18 +137,30 @@ bool pg_gate_stages_valid(unsigned set)
 }
 
 /* One kernel job at a time per $PULLGATE_HOME; the lock dies with the process. */
-static int take_lock(pg_run *g)
+/*
+ * Open home's kernel lock into *fd and flock it (how: LOCK_EX, or with
+ * LOCK_NB, 1 when another process holds it).
+ */
+static int lock_home(int *fd, const char *home, int how)
 {
 	pg_buf path = PG_BUF_INIT;
 	int err;
 
-	if ((err = pg_buf_printf(&path, "%s/.kernel.lock", g->o->home)) < 0)
+	if ((err = pg_buf_printf(&path, "%s/.kernel.lock", home)) < 0)
 		return err;
-	g->lock_fd = open(path.ptr, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (g->lock_fd < 0 || flock(g->lock_fd, LOCK_EX) < 0)
+	*fd = open(path.ptr, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (*fd < 0)
 		err = pg_error_set(PG_EIO, "'%s': %s", path.ptr, strerror(errno));
+	else if (flock(*fd, how) < 0)
+		err = errno == EWOULDBLOCK ? 1 :
+		      pg_error_set(PG_EIO, "'%s': %s", path.ptr, strerror(errno));
 	pg_buf_release(&path);
 	return err;
+}
+
+static int take_lock(pg_run *g)
+{
+	return lock_home(&g->lock_fd, g->o->home, LOCK_EX);
 }
 
 static void run_init(pg_run *g, const pg_pull_spec *spec, const pg_policy *policy,
@@ -206,25 +218,14 @@ static int tools_key(pg_run *g)
 
 int pg_gate_recover(const char *home, pg_buf *what)
 {
-	pg_buf path = PG_BUF_INIT;
-	int fd = -1, err;
+	int fd = -1, err = lock_home(&fd, home, LOCK_EX | LOCK_NB);
 
-	if ((err = pg_buf_printf(&path, "%s/.kernel.lock", home)) < 0)
-		goto done;
-	fd = open(path.ptr, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		err = pg_error_set(PG_EIO, "'%s': %s", path.ptr, strerror(errno));
-		goto done;
-	}
-	/* a live run holds it: that run is not dead, and cleans up after itself */
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0)
-		goto done;
-	err = pg_journal_recover(home, what);
-done:
+	/* held: by a live run, which is not dead and cleans up after itself */
+	if (err == 0)
+		err = pg_journal_recover(home, what);
 	if (fd >= 0)
 		close(fd);
-	pg_buf_release(&path);
-	return err;
+	return err < 0 ? err : 0;
 }
 
 /* With the lock: clean up after a run that died, and say so. */
