@@ -1,11 +1,11 @@
 #!/bin/sh
-# 65-serve-evidence.t - serve keeps the gate's rules: the push record's tag only, approve and reject serialised, cleanup at start-up, runs marked simulated.
+# 65-serve-evidence.t - serve keeps the gate's rules: the push record's tag only, approve and reject serialised, cleanup at start-up after a run killed in the build or the boot, runs marked simulated.
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
 . "$(dirname "$0")/../lib/gate.sh"
-plan 32
+plan 45
 serve_setup
 # the maintainer's identity for merges
 sed -i 's/^  verify-workers: 2$/  verify-workers: 2\n  merge-name: Linus Torvalds\n  merge-email: torvalds@linux-foundation.org/' "$CONFIG"
@@ -118,30 +118,59 @@ like "$out" "tests/fakes/scripts/kernel/boot.sh</code> sha256 <code>$(sha256sum 
 get "$URL/api/pulls/$ID"
 is "$(printf '%s' "$out" | jq -r .report.simulated)" true "the API's report says simulated"
 like "$(printf '%s' "$out" | jq -r '.decisions[0].note')" "approved by maintainer" "(the approval's note)"
+
+# --- a maintainer's approval too is only of the tag object that was verified ------------------
+git --git-dir="$TREE" update-ref refs/heads/master "$BASE"
+hook push "$SCRATCH/take2.json" moved-before-approval
+ID=$(printf '%s' "$out" | jq -r '.jobs[0]')
+is "$(wait_state "$ID" waiting error rejected)" waiting "take two waits for the maintainer again"
+git --git-dir="$KREPO" update-ref "refs/tags/$T2" "$T1_OBJ"
+curl -s -m 30 -b "$SCRATCH/jar" -o "$SCRATCH/approve.json" -w '%{http_code}' -X POST \
+	-H "X-CSRF-Token: $CSRF" "$URL/api/pulls/$ID/approve" >"$SCRATCH/approve.code"
+is "$(cat "$SCRATCH/approve.code")" 409 "the tag was pushed again before the maintainer approved: refused"
+like "$(jq -r .error "$SCRATCH/approve.json")" "moved since it was verified.*tested again" \
+	"saying the tag moved, and that the pull is tested again"
+is "$(master)" "$BASE" "the branch did not move"
+is "$(wait_state "$ID" error approved waiting)" error \
+	"tested again, the tag is not the object the push record named"
+git --git-dir="$KREPO" update-ref "refs/tags/$T2" "$T2_OBJ"
+reset_tree
 serve_kill
 
 # --- serve cleans up, at start-up, after a gate run that died ----------------------------------
+# killed_in STATE WHAT PIDFILE DELIVERY: serve runs a pull whose WHAT (a stand-in set in the
+# environment by the caller's serve_start) hangs in STATE, writing its pid to PIDFILE; serve is
+# killed there, then started again with no kernel stage: only the start-up cleanup can remove
+# what the run left
+killed_in() {
+	hook push "$SCRATCH/take2.json" "$4"
+	ID=$(printf '%s' "$out" | jq -r '.jobs[0]')
+	is "$(wait_state "$ID" "$1")" "$1" "killed while $1: the pull got there (a $2 that hangs)"
+	until_ test -s "$3"
+	kill -KILL "$SERVE_PID"
+	wait "$SERVE_PID" 2>/dev/null || true
+	SERVE_PID=
+	PID=$(cat "$3")
+	is "$(pull_refs)" "refs/heads/pullgate/$T2 refs/pullgate/tags/$T2" "killed while $1: the run left its refs"
+	ok "$(kill -0 "$PID"; echo $?)" "killed while $1: and its $2 running"
+	sed -i 's/^  verify-workers: 2$/  verify-workers: 2\n  stages: []/' "$CONFIG"
+	: >"$SCRATCH/serve.err"
+	serve_start
+	like "$(cat "$SCRATCH/serve.err")" "a run of 'refs/tags/$T2' died: removed refs/heads/pullgate/$T2 and its tag's ref from '$TREE', and stopped the script it left running" \
+		"killed while $1: serve says, at start-up, that it cleaned up after the run that died"
+	is "$(pull_refs)" "" "killed while $1: its refs are gone"
+	ok "$([ ! -d "/proc/$PID" ]; echo $?)" "killed while $1: and its $2 was stopped"
+	ok "$([ ! -e "$PULLGATE_HOME/work/run.journal" ]; echo $?)" "killed while $1: and its journal removed"
+	is "$(wait_state "$ID" verified error)" verified "killed while $1: the pull runs again (verify only now)"
+	serve_kill
+	sed -i '/^  stages: \[\]$/d' "$CONFIG"
+}
 git --git-dir="$TREE" update-ref refs/heads/master "$BASE"
-rm -f "$BUILD/merged-built-once" "$BUILD/build.pid"
+rm -f "$BUILD/merged-built-once" "$BUILD/build.pid" "$BUILD/boot.pid"
 FAKE_BUILD=sleep serve_start
-hook push "$SCRATCH/take2.json" killed
-ID=$(printf '%s' "$out" | jq -r '.jobs[0]')
-is "$(wait_state "$ID" building)" building "a pull is being built (a build that hangs)"
-until_ test -s "$BUILD/build.pid"
-kill -KILL "$SERVE_PID"
-wait "$SERVE_PID" 2>/dev/null || true
-SERVE_PID=
-BPID=$(cat "$BUILD/build.pid")
-is "$(pull_refs)" "refs/heads/pullgate/$T2 refs/pullgate/tags/$T2" "the killed run left its refs"
-ok "$(kill -0 "$BPID"; echo $?)" "and its build running"
-# start again with no kernel stage: only the start-up cleanup can remove them
-sed -i 's/^  verify-workers: 2$/  verify-workers: 2\n  stages: []/' "$CONFIG"
+killed_in building build "$BUILD/build.pid" killed-in-build
+FAKE_BOOT=sleep serve_start
+killed_in booting boot "$BUILD/boot.pid" killed-in-boot
 serve_start
-like "$(cat "$SCRATCH/serve.err")" "a run of 'refs/tags/$T2' died: removed refs/heads/pullgate/$T2 and its tag's ref from '$TREE', and stopped the script it left running" \
-	"serve says, at start-up, that it cleaned up after the run that died"
-is "$(pull_refs)" "" "its refs are gone"
-ok "$([ ! -d "/proc/$BPID" ]; echo $?)" "and its build was stopped"
-ok "$([ ! -e "$PULLGATE_HOME/work/run.journal" ]; echo $?)" "and its journal removed"
-is "$(wait_state "$ID" verified error)" verified "the interrupted pull runs again (verify only now)"
 serve_stop
 is "$SERVE_RC" 0 "the server stops cleanly"
