@@ -14,6 +14,7 @@ enum {
 	OPT_APPROVE,
 	OPT_NO_APPROVE,
 	OPT_BOOT_TIMEOUT,
+	OPT_URL,
 };
 
 static const struct option options[] = {
@@ -24,6 +25,7 @@ static const struct option options[] = {
 	{ "approve", no_argument, NULL, OPT_APPROVE },
 	{ "no-approve", no_argument, NULL, OPT_NO_APPROVE },
 	{ "boot-timeout", required_argument, NULL, OPT_BOOT_TIMEOUT },
+	{ "url", required_argument, NULL, OPT_URL },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -49,6 +51,7 @@ static int parse_stages(const char *s)
 struct gate_args {
 	pg_gate_opts *go;
 	int approve; /* -1: as the policy says */
+	const char *url; /* --url: the public URL REPO mirrors */
 };
 
 static int gate_option(void *ctx, int c, const char *arg)
@@ -75,6 +78,12 @@ static int gate_option(void *ctx, int c, const char *arg)
 	case OPT_NO_APPROVE:
 		g->approve = c == OPT_APPROVE;
 		return 0;
+	case OPT_URL:
+		if (!*arg || strpbrk(arg, " \t\n") || arg[0] == '-')
+			return cli_usage("gate", "--url wants the repository's public URL, not '%s'",
+					 arg);
+		g->url = arg;
+		return 0;
 	case OPT_BOOT_TIMEOUT:
 		v = strtoul(arg, &end, 10);
 		if (*end || end == arg || v == 0 || v > 86400)
@@ -91,7 +100,7 @@ int cmd_gate(int argc, char **argv)
 	cli_pull_args a;
 	pg_report *report = NULL;
 	pg_gate_opts go = PG_GATE_OPTS_INIT;
-	struct gate_args g = { &go, -1 };
+	struct gate_args g = { &go, -1, NULL };
 	int rc, err;
 
 	go.stages = PG_GATE_ALL;
@@ -102,6 +111,9 @@ int cmd_gate(int argc, char **argv)
 		goto done;
 	go.progress = cli_term_progress;
 	go.ctx = &a.term;
+	/* the merge message and the notice name the public URL, not a local mirror */
+	if (g.url)
+		a.spec.name = g.url;
 	go.approve = g.approve >= 0 ? g.approve : a.policy->auto_approve;
 	if (!go.boot_timeout_s)
 		go.boot_timeout_s = a.policy->boot_timeout_seconds;

@@ -9,17 +9,34 @@
 
 static const struct option options[] = {
 	{ "json", no_argument, NULL, 'j' },
+	{ "nonce", required_argument, NULL, 'n' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
+struct ktap_args {
+	bool json;
+	const char *nonce;   /* the marker must carry it */
+};
+
 static int ktap_option(void *ctx, int c, const char *arg)
 {
-	(void)arg;
-	if (c != 'j')
+	struct ktap_args *k = ctx;
+
+	switch (c) {
+	case 'j':
+		k->json = true;
+		return 0;
+	case 'n':
+		if (!*arg || strlen(arg) > PG_KTAP_NONCE_MAX ||
+		    strspn(arg, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") !=
+		    strlen(arg))
+			return cli_usage("ktap", "--nonce wants letters and digits, not '%s'", arg);
+		k->nonce = arg;
+		return 0;
+	default:
 		return -1;
-	*(bool *)ctx = true;
-	return 0;
+	}
 }
 
 int cmd_ktap(int argc, char **argv)
@@ -27,10 +44,10 @@ int cmd_ktap(int argc, char **argv)
 	pg_buf log = PG_BUF_INIT, report = PG_BUF_INIT;
 	pg_boot_result *res = NULL;
 	const char *path;
-	bool json = false;
-	int rc, err, first = 0;
+	struct ktap_args k = { false, NULL };
+	int rc, err, first = 0, gaps = 0;
 
-	if ((rc = cli_parse_options(&first, "ktap", argc, argv, options, ktap_option, &json)) !=
+	if ((rc = cli_parse_options(&first, "ktap", argc, argv, options, ktap_option, &k)) !=
 	    CLI_CONTINUE)
 		return rc;
 	if (first == argc)
@@ -53,13 +70,20 @@ int cmd_ktap(int argc, char **argv)
 		rc = cli_fail("ktap");
 		goto done;
 	}
-	err = json ? pg_ktap_render_json(&report, res) : pg_ktap_render_text(&report, res);
+	err = k.json ? pg_ktap_render_json(&report, res) : pg_ktap_render_text(&report, res);
+	/* with --nonce, the marker must be this boot's (the renderers accept any marker) */
+	if (err == 0 && k.nonce && !k.json &&
+	    (!res->marker_nonce || strcmp(res->marker_nonce, k.nonce)))
+		err = pg_buf_printf(&report, "evidence missing: the init's marker does not carry "
+				    "nonce %s\n", k.nonce);
+	if (err == 0 && k.nonce)
+		err = gaps = pg_boot_evidence_gaps(NULL, res, k.nonce);
 	if (err < 0) {
 		rc = cli_fail("ktap");
 		goto done;
 	}
 	cli_puts_safe(stdout, report.ptr);
-	rc = pg_boot_result_ok(res) ? PG_EXIT_ACCEPT : PG_EXIT_REJECT;
+	rc = pg_boot_result_ok(res) && !gaps ? PG_EXIT_ACCEPT : PG_EXIT_REJECT;
 done:
 	pg_boot_result_free(res);
 	pg_buf_release(&report);

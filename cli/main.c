@@ -18,7 +18,7 @@ static const struct pg_cmd commands[] = {
 	  "verify, merge, build, boot and approve a pull" },
 	{ "version", cmd_version, "version [--verbose]",
 	  "print the version (--verbose: and the data and home directories)" },
-	{ "ktap", cmd_ktap, "ktap [--json] LOGFILE", "judge a kernel boot log (KTAP, splats)" },
+	{ "ktap", cmd_ktap, "ktap [--json] [--nonce N] LOGFILE", "judge a kernel boot log (KTAP, splats)" },
 	{ "serve", cmd_serve, "serve [--config FILE] [--port N] | serve --hash-password",
 	  "run the webhook service, job store and dashboard" },
 	{ "guard", cmd_guard, "guard [--upstream REV] [--policy FILE] [REMOTE [URL]] | guard --install [--force]",

@@ -223,6 +223,21 @@ const char *pg_json_get_str(const pg_json *v, const char *key)
 	return json_string_value(value(pg_json_get(v, key)));
 }
 
+bool pg_json_get_bool(const pg_json *v, const char *key)
+{
+	return json_is_true(value(pg_json_get(v, key)));
+}
+
+int pg_json_get_int(const pg_json *v, const char *key, int64_t *out)
+{
+	const json_t *j = value(pg_json_get(v, key));
+
+	if (!json_is_integer(j))
+		return PG_ENOTFOUND;
+	*out = (int64_t)json_integer_value(j);
+	return 0;
+}
+
 const pg_json *pg_json_at(const pg_json *v, size_t i)
 {
 	return v ? handle(json_array_get(value(v), i)) : NULL;

@@ -74,6 +74,12 @@ const pg_json *pg_json_get(const pg_json *v, const char *key);
 /* The member key when it is a string; NULL otherwise. */
 const char *pg_json_get_str(const pg_json *v, const char *key);
 
+/* Whether the member key is true (false when it is absent or no boolean). */
+bool pg_json_get_bool(const pg_json *v, const char *key);
+
+/* The member key when it is an integer: 0 and *out set; PG_ENOTFOUND otherwise (no message). */
+int pg_json_get_int(const pg_json *v, const char *key, int64_t *out);
+
 /* Element i of an array; NULL past its end or when v is no array. */
 const pg_json *pg_json_at(const pg_json *v, size_t i);
 

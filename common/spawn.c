@@ -171,6 +171,8 @@ int pg_spawn_run(pg_spawn_result *res, const char *const argv[], const pg_spawn_
 		_exit(127);
 	}
 	setpgid(pid, pid); /* also from here, so the group exists before any kill */
+	if (o->on_start)
+		o->on_start(o->ctx, (int)pid);
 	close(pipefd[1]);
 	pipefd[1] = -1;
 	close(errpipe[1]);

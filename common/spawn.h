@@ -25,10 +25,12 @@ typedef struct pg_spawn_opts {
 	pg_spawn_line_fn on_line;        /* called for each output line, may be NULL */
 	void *ctx;
 	volatile sig_atomic_t *cancel;   /* when it becomes non-zero the child is stopped */
+	/* called once the child runs, with its pid (its process group's id too); may be NULL */
+	void (*on_start)(void *ctx, int pid);
 } pg_spawn_opts;
 
 #define PG_SPAWN_OPTS_VERSION 1
-#define PG_SPAWN_OPTS_INIT { PG_SPAWN_OPTS_VERSION, NULL, NULL, NULL, 0, 0, 0, NULL, NULL, NULL }
+#define PG_SPAWN_OPTS_INIT { PG_SPAWN_OPTS_VERSION, NULL, NULL, NULL, 0, 0, 0, NULL, NULL, NULL, NULL }
 
 typedef struct pg_spawn_result {
 	int exit_code;     /* the exit status, or -1 when killed by a signal */

@@ -1,11 +1,13 @@
 /* gate.c - the stage runner: each stage records its timing and findings; the first rejection stops it. */
 #include "pipeline/stage.h"
+#include "pipeline/provenance.h"
+#include "common/digest.h"
 #include "common/error.h"
 #include "common/fs.h"
 
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -72,9 +74,41 @@ int pg_run_tree_path(pg_buf *out, const pg_gate_opts *o)
 
 int pg_run_logs_dir(pg_buf *out, const pg_gate_opts *o, const char *key)
 {
-	int err = pg_buf_printf(out, "%s/logs/%s", o->home, o->run_name ? o->run_name : key);
+	pg_buf dir = PG_BUF_INIT, link = PG_BUF_INIT, latest = PG_BUF_INIT;
+	char name[32];
+	unsigned n;
+	int err;
 
-	return err < 0 ? err : pg_mkdir_p(out->ptr);
+	if ((err = pg_buf_printf(&dir, "%s/logs/%s", o->home, o->run_name ? o->run_name : key)) < 0 ||
+	    (err = pg_mkdir_p(dir.ptr)) < 0)
+		goto done;
+	/* mkdir, not mkdir -p: a directory that exists is an earlier run's, never this one's */
+	for (n = 1;; n++) {
+		snprintf(name, sizeof(name), "run-%u", n);
+		pg_buf_clear(out);
+		if ((err = pg_buf_printf(out, "%s/%s", dir.ptr, name)) < 0)
+			goto done;
+		if (mkdir(out->ptr, 0755) == 0)
+			break;
+		if (errno != EEXIST || n == 1000000) {
+			err = pg_error_set(PG_EIO, "'%s': %s", out->ptr, strerror(errno));
+			goto done;
+		}
+	}
+	/* latest -> run-N, replaced in one rename: what a reader of the logs follows */
+	if ((err = pg_buf_printf(&link, "%s/latest.%ld", dir.ptr, (long)getpid())) < 0 ||
+	    (err = pg_buf_printf(&latest, "%s/latest", dir.ptr)) < 0)
+		goto done;
+	unlink(link.ptr);
+	if (symlink(name, link.ptr) < 0 || rename(link.ptr, latest.ptr) < 0) {
+		err = pg_error_set(PG_EIO, "'%s': %s", latest.ptr, strerror(errno));
+		unlink(link.ptr);
+	}
+done:
+	pg_buf_release(&dir);
+	pg_buf_release(&link);
+	pg_buf_release(&latest);
+	return err;
 }
 
 int pg_gate_pull_key(pg_buf *out, const char *tag)
@@ -82,8 +116,7 @@ int pg_gate_pull_key(pg_buf *out, const char *tag)
 	const char *p = strncmp(tag, "refs/tags/", 10) ? tag : tag + 10;
 	size_t start = out->len;
 	bool exact = *p != '\0';
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned mdlen = 0;
+	char hex[PG_SHA256_HEXSZ + 1];
 	int err = 0;
 
 	for (; *p && err == 0 && out->len - start < 80; p++) {
@@ -101,11 +134,9 @@ int pg_gate_pull_key(pg_buf *out, const char *tag)
 	 * tell it apart from the names it could now be confused with by 16
 	 * hex digits of the SHA-256 of the whole tag name.
 	 */
-	if (!EVP_Digest(tag, strlen(tag), md, &mdlen, EVP_sha256(), NULL) || mdlen < 8)
-		return pg_error_set(PG_ERROR, "SHA-256 of a tag name failed");
-	return pg_buf_printf(out, "%spull-%02x%02x%02x%02x%02x%02x%02x%02x",
-			     out->len > start ? "-" : "", md[0], md[1], md[2], md[3], md[4], md[5],
-			     md[6], md[7]);
+	if ((err = pg_sha256_hex(hex, tag, strlen(tag))) < 0)
+		return err;
+	return pg_buf_printf(out, "%spull-%.16s", out->len > start ? "-" : "", hex);
 }
 
 unsigned pg_gate_stage_flag(const char *name, size_t len)
@@ -125,18 +156,30 @@ bool pg_gate_stages_valid(unsigned set)
 }
 
 /* One kernel job at a time per $PULLGATE_HOME; the lock dies with the process. */
-static int take_lock(pg_run *g)
+/*
+ * Open home's kernel lock into *fd and flock it (how: LOCK_EX, or with
+ * LOCK_NB, 1 when another process holds it).
+ */
+static int lock_home(int *fd, const char *home, int how)
 {
 	pg_buf path = PG_BUF_INIT;
 	int err;
 
-	if ((err = pg_buf_printf(&path, "%s/.kernel.lock", g->o->home)) < 0)
+	if ((err = pg_buf_printf(&path, "%s/.kernel.lock", home)) < 0)
 		return err;
-	g->lock_fd = open(path.ptr, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (g->lock_fd < 0 || flock(g->lock_fd, LOCK_EX) < 0)
+	*fd = open(path.ptr, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (*fd < 0)
 		err = pg_error_set(PG_EIO, "'%s': %s", path.ptr, strerror(errno));
+	else if (flock(*fd, how) < 0)
+		err = errno == EWOULDBLOCK ? 1 :
+		      pg_error_set(PG_EIO, "'%s': %s", path.ptr, strerror(errno));
 	pg_buf_release(&path);
 	return err;
+}
+
+static int take_lock(pg_run *g)
+{
+	return lock_home(&g->lock_fd, g->o->home, LOCK_EX);
 }
 
 static void run_init(pg_run *g, const pg_pull_spec *spec, const pg_policy *policy,
@@ -153,6 +196,67 @@ static void run_init(pg_run *g, const pg_pull_spec *spec, const pg_policy *polic
 	pg_buf_init(&g->worktree, 0);
 	pg_buf_init(&g->build_dir, 0);
 	pg_buf_init(&g->home_env, 0);
+	pg_buf_init(&g->nonce, 0);
+	pg_buf_init(&g->tools_key, 0);
+	pg_buf_init(&g->base_boot, 0);
+	pg_buf_init(&g->journal, 0);
+}
+
+/*
+ * What a boot depends on besides the tree: the scripts and inputs of the
+ * build and the boot, by content, and the tools' versions.  A boot of the
+ * base is kept under it, so that a stand-in's boot never passes for a
+ * real one, nor a boot by another compiler or QEMU.
+ */
+static int tools_key(pg_run *g)
+{
+	const char *const *lists[] = { pg_build_files, pg_boot_files };
+	pg_buf text = PG_BUF_INIT, path = PG_BUF_INIT;
+	char hex[PG_SHA256_HEXSZ + 1];
+	size_t l, i;
+	int err = 0;
+
+	for (l = 0; l < PG_ARRAY_SIZE(lists) && err == 0; l++)
+		for (i = 0; lists[l][i] && err == 0; i++) {
+			char *sha = NULL;
+
+			pg_buf_clear(&path);
+			if ((err = pg_buf_printf(&path, "%s/%s", g->o->datadir, lists[l][i])) == 0 &&
+			    (err = pg_prov_file_sha256(&sha, path.ptr)) == 0)
+				err = pg_buf_printf(&text, "%s %s\n", lists[l][i], sha ? sha : "-");
+			free(sha);
+		}
+	if (err == 0)
+		err = pg_buf_printf(&text, "%s\n%s\n", g->toolchain, g->qemu);
+	if (err == 0 && (err = pg_sha256_hex(hex, text.ptr, text.len)) == 0)
+		err = pg_buf_puts(&g->tools_key, hex);
+	pg_buf_release(&text);
+	pg_buf_release(&path);
+	return err;
+}
+
+int pg_gate_recover(const char *home, pg_buf *what)
+{
+	int fd = -1, err = lock_home(&fd, home, LOCK_EX | LOCK_NB);
+
+	/* held: by a live run, which is not dead and cleans up after itself */
+	if (err == 0)
+		err = pg_journal_recover(home, what);
+	if (fd >= 0)
+		close(fd);
+	return err < 0 ? err : 0;
+}
+
+/* With the lock: clean up after a run that died, and say so. */
+static int recover(pg_run *g)
+{
+	pg_buf what = PG_BUF_INIT;
+	int err = pg_journal_recover(g->o->home, &what);
+
+	if (err == 0 && what.len)
+		pg_run_progress(g, "merge", "%s", what.ptr);
+	pg_buf_release(&what);
+	return err;
 }
 
 /* Everything a stage needs, before the first one: paths, the lock, the tree. */
@@ -174,20 +278,35 @@ static int prepare(pg_run *g)
 	    (err = pg_buf_puts(&g->worktree, "/build")) < 0 ||
 	    (err = pg_buf_printf(&g->build_dir, "%s/build/arm64-gcc", o->home)) < 0 ||
 	    (err = take_lock(g)) < 0 ||
+	    (err = recover(g)) < 0 ||
 	    (err = pg_tree_open(&g->tree, g->tree_path.ptr, o->branch ? o->branch : "master")) < 0)
 		return err;
 	/* find out now, not after a build, that approval could not move the branch */
-	if (o->approve && (o->stages & PG_GATE_APPROVE))
-		return pg_tree_can_advance(g->tree);
-	return 0;
+	if (o->approve && (o->stages & PG_GATE_APPROVE) && (err = pg_tree_can_advance(g->tree)) < 0)
+		return err;
+	/* this run's nonce, and the tools it will run (the base boot's cache key) */
+	if ((err = pg_random_hex(&g->nonce, 16)) < 0 ||
+	    (err = pg_prov_tool_version(&g->toolchain, "aarch64-linux-gnu-gcc")) < 0 ||
+	    (err = pg_prov_tool_version(&g->qemu, "qemu-system-aarch64")) < 0 ||
+	    (err = tools_key(g)) < 0)
+		return err;
+	return pg_journal_begin(g);
 }
 
 static void run_release(pg_run *g)
 {
 	if (g->tree && !g->keep_refs &&
 	    pg_tree_drop_pull_refs(g->tree, g->key.ptr, g->report->tag) < 0)
-		pg_error_clear();
+		pg_error_clear(); /* the journal stays: the next run cleans up */
+	else /* the refs are as they must stay: nothing is left for a recovery */
+		pg_journal_end(g);
 	pg_tree_free(g->tree);
+	free(g->toolchain);
+	free(g->qemu);
+	pg_buf_release(&g->nonce);
+	pg_buf_release(&g->tools_key);
+	pg_buf_release(&g->base_boot);
+	pg_buf_release(&g->journal);
 	if (g->lock_fd >= 0)
 		close(g->lock_fd);
 	pg_buf_release(&g->key);
@@ -213,6 +332,41 @@ static int write_report(const char *logs, const pg_report *r)
 	pg_buf_release(&path);
 	pg_buf_release(&json);
 	return err;
+}
+
+/*
+ * The tag that was verified must be the one the caller was told of (a push
+ * record's id): a tag pushed again since is not what was announced, and
+ * nothing of it may be merged.
+ */
+static int same_tag(const pg_report *r, const pg_gate_opts *o)
+{
+	char hex[PG_OID_HEXSZ + 1];
+
+	if (!o->expect_tag)
+		return 0;
+	pg_oid_tohex(hex, &r->tag_object);
+	if (!strcasecmp(hex, o->expect_tag))
+		return 0;
+	return pg_error_set(PG_ECONFLICT, "%s is %.12s, not the %.12s the push record names: "
+			    "nothing was merged", r->tag, hex, o->expect_tag);
+}
+
+/*
+ * The gate's own rule, whatever the policy says: only a tag whose
+ * signature verified good, by a signer the policy trusts for this
+ * repository and tag, with nothing else wrong with it, is merged.  A
+ * policy that turns tag-signature off or down, or has no keyring, leaves
+ * every pull here.
+ */
+static int trusted_tag(pg_report *r)
+{
+	if (r->tag_signer)
+		return 0;
+	return pg_report_add(NULL, r, PG_CHECK_TAG_SIGNATURE, PG_SEV_ERROR, NULL,
+			     "the gate merges only a tag whose signature verified good, by a "
+			     "signer the policy trusts for this repository and tag, with no "
+			     "tag-signature finding: '%s' has none such", r->tag);
 }
 
 /* Run the selected stages in order until one does not pass. */
@@ -271,6 +425,13 @@ int pg_gate_run(pg_report **out, const pg_pull_spec *spec, const pg_policy *poli
 	    (err = pg_report_add_stage(&st, g.report, "verify")) < 0)
 		goto done;
 	st->elapsed_ms = now_ms() - t0;
+	if (!(g.report->run_dir = pg_strdup(g.logs.ptr))) {
+		err = PG_ENOMEM;
+		goto done;
+	}
+	if (pg_report_verdict(g.report) == PG_VERDICT_ACCEPT && (o->stages & PG_GATE_ALL) &&
+	    ((err = same_tag(g.report, o)) < 0 || (err = trusted_tag(g.report)) < 0))
+		goto done;
 	if (pg_report_verdict(g.report) != PG_VERDICT_ACCEPT)
 		err = pg_stage_set(st, PG_STAGE_FAILED, NULL, "%zu error%s",
 				   pg_report_count(g.report, PG_SEV_ERROR),

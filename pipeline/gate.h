@@ -35,6 +35,8 @@ typedef struct pg_gate_opts {
 					The verify stage reports through spec->progress. */
 	void *ctx;
 	volatile sig_atomic_t *cancel;
+	const char *expect_tag;      /* the tag object's id (hex) a push record named:
+					anything else is not merged; NULL: none */
 } pg_gate_opts;
 
 #define PG_GATE_OPTS_VERSION 1
@@ -68,12 +70,28 @@ bool pg_gate_stages_valid(unsigned stages);
 
 /*
  * The maintainer approves a pull that waits (its report's approve stage is
- * "waiting"): move the integration branch from r->merge_base to
- * r->merge_commit with a compare-and-swap, mark r approved and write the
- * notice (its path in *notice).  PG_ECONFLICT when the branch moved since
- * the test: nothing changes and the pull must be run again.
+ * "waiting").  r holds what the gate's run recorded: tag, tag_object,
+ * tag_signer, merge_base, merge_commit, run_dir.  The tag is read again
+ * from spec->repo and must still be r->tag_object (and o->expect_tag, if
+ * given), r->tag_signer must name the trusted signer that verified it;
+ * then the integration branch moves from r->merge_base to r->merge_commit
+ * with a compare-and-swap, r is marked approved and the notice written
+ * (its path in *notice; naming spec->name, else spec->repo).  PG_ECONFLICT
+ * when the tag or the branch moved since the test: the branch does not
+ * move and the pull must be run again; PG_EINVALID without the signer.
  */
-int pg_gate_approve(pg_report *r, const pg_gate_opts *o, const char *repo, pg_buf *notice);
+int pg_gate_approve(pg_report *r, const pg_pull_spec *spec, const pg_gate_opts *o,
+		    pg_buf *notice);
+
+/*
+ * Clean up after a gate run in home that died (SIGKILL, a crash, power
+ * loss): stop the build or boot it left running, delete its pull's refs
+ * and the stale locks it left (pg_journal_recover).  Every gate run does
+ * this once it holds the kernel lock; `serve` does it at start-up.  When
+ * a live run holds the lock, nothing is done.  *what gets one line saying
+ * what was cleaned, or nothing.
+ */
+int pg_gate_recover(const char *home, pg_buf *what);
 
 /* The name pullgate uses for a pull in branches, worktrees and log dirs. */
 int pg_gate_pull_key(pg_buf *out, const char *tag);

@@ -334,6 +334,8 @@ static int plan_line(struct parser *ps, int level, unsigned long n)
 	if (level < ps->top && (err = close_deeper(ps, level, "no result: a new plan began")) < 0)
 		return err;
 	ps->frames[level].plan = n > PG_KTAP_MAX_TESTS ? PG_KTAP_MAX_TESTS : (long)n;
+	if (level == 0)
+		ps->r->plans++;
 	return 0;
 }
 
@@ -432,6 +434,43 @@ static int result_line(struct parser *ps, int level, bool ok, const char *s, siz
 
 /* ---- lines ------------------------------------------------------------- */
 
+/*
+ * The init's marker, "pullgate-init: done nonce=N": N is the nonce the
+ * boot script put on the kernel command line, so that only this boot's
+ * console carries it.  The first marker's nonce is kept; a later marker
+ * with another one (or none) means the log holds more than one boot.
+ */
+static int marker_line(struct parser *ps, const char *s, size_t n)
+{
+	const char *m = memmem(s, n, PG_KTAP_MARKER, strlen(PG_KTAP_MARKER));
+	const char *p = m + strlen(PG_KTAP_MARKER), *end = s + n, *nonce = NULL;
+	size_t len = 0;
+	pg_boot_result *r = ps->r;
+
+	if ((size_t)(end - p) > strlen(PG_KTAP_NONCE) &&
+	    !memcmp(p, PG_KTAP_NONCE, strlen(PG_KTAP_NONCE))) {
+		nonce = p + strlen(PG_KTAP_NONCE);
+		while (nonce + len < end && len <= PG_KTAP_NONCE_MAX &&
+		       ((nonce[len] >= '0' && nonce[len] <= '9') ||
+			(nonce[len] >= 'a' && nonce[len] <= 'z') ||
+			(nonce[len] >= 'A' && nonce[len] <= 'Z')))
+			len++;
+		if (!len || len > PG_KTAP_NONCE_MAX)
+			nonce = NULL;
+	}
+	if (!r->saw_marker) {
+		r->saw_marker = true;
+		r->marker_line = ps->lineno;
+		if (nonce && !(r->marker_nonce = pg_strndup(nonce, len)))
+			return PG_ENOMEM;
+		return 0;
+	}
+	if (!nonce != !r->marker_nonce ||
+	    (nonce && (strlen(r->marker_nonce) != len || memcmp(r->marker_nonce, nonce, len))))
+		r->markers_differ = true;
+	return 0;
+}
+
 static int parse_line(struct parser *ps, const char *s, size_t n)
 {
 	size_t indent = 0, k, len;
@@ -450,12 +489,14 @@ static int parse_line(struct parser *ps, const char *s, size_t n)
 		ps->last_ts = ps->ts;
 
 	if (contains(s, n, PG_KTAP_MARKER)) {
-		ps->r->saw_marker = true;
+		if ((err = marker_line(ps, s, n)) < 0)
+			return err;
 		if (ps->ts >= 0 && ps->marker_ts < 0)
 			ps->marker_ts = ps->ts;
 	}
 	if (contains(s, n, "reboot: Power down")) {
 		ps->r->powered_off = true;
+		ps->r->poweroff_line = ps->lineno;
 		if (ps->ts >= 0 && ps->poweroff_ts < 0)
 			ps->poweroff_ts = ps->ts;
 	}
@@ -572,6 +613,8 @@ int pg_ktap_parse(pg_boot_result **out, const char *log, size_t len)
 	ps.lineno++;
 	if ((err = close_deeper(&ps, 0, "no result: the log ended")) < 0)
 		goto done;
+	ps.r->plan = ps.frames[0].plan;
+	ps.r->top_results = ps.frames[0].nresults;
 	if (ps.frames[0].plan >= 0 && ps.frames[0].nresults < (size_t)ps.frames[0].plan &&
 	    (err = add_missing(&ps, 0, ps.frames[0].nresults + 1, (size_t)ps.frames[0].plan,
 			       "no result: the log ended")) < 0)
@@ -607,12 +650,134 @@ void pg_boot_result_free(pg_boot_result *r)
 	}
 	free(r->tests);
 	pg_splat_free_all(r->splats, r->nsplats);
+	free(r->marker_nonce);
 	free(r);
+}
+
+/* One gap: a line in why, if given, and one more in the count. */
+static int PG_PRINTF(3, 4) gap(pg_buf *why, int *n, const char *fmt, ...)
+{
+	va_list ap;
+	int err = 0;
+
+	(*n)++;
+	if (!why)
+		return 0;
+	va_start(ap, fmt);
+	err = pg_buf_vprintf(why, fmt, ap);
+	va_end(ap);
+	return err < 0 ? err : pg_buf_putc(why, '\n');
+}
+
+int pg_boot_evidence_gaps(pg_buf *why, const pg_boot_result *r, const char *nonce)
+{
+	int n = 0, err = 0;
+
+	if (!r->saw_ktap)
+		err = gap(why, &n, "the console shows no KTAP output");
+	else if (r->plan < 0)
+		err = gap(why, &n, "KTAP printed no plan (1..N) at the top level");
+	else if (r->plans > 1)
+		err = gap(why, &n, "the console holds %zu KTAP runs, not one", r->plans);
+	else if (r->top_results < (size_t)r->plan)
+		err = gap(why, &n, "the KTAP plan announced %ld result%s and %zu arrived", r->plan,
+			  r->plan == 1 ? "" : "s", r->top_results);
+	else if (r->top_results > (size_t)r->plan)
+		err = gap(why, &n, "%zu results arrived for a KTAP plan of %ld", r->top_results,
+			  r->plan);
+	if (err == 0 && !r->passed)
+		err = gap(why, &n, "no test passed");
+	if (err == 0 && !r->saw_marker)
+		err = gap(why, &n, "the init's marker (%s) never appeared", PG_KTAP_MARKER);
+	else if (err == 0 && nonce && !r->marker_nonce)
+		err = gap(why, &n, "the init's marker carries no nonce: it is not this boot's");
+	else if (err == 0 && nonce && strcmp(r->marker_nonce, nonce))
+		err = gap(why, &n, "the init's marker carries nonce %s, not this boot's %s",
+			  r->marker_nonce, nonce);
+	if (err == 0 && r->saw_marker && r->markers_differ)
+		err = gap(why, &n, "the init's markers carry different nonces: more than one boot");
+	if (err == 0 && (!r->powered_off || r->poweroff_line < r->marker_line))
+		err = gap(why, &n, "the kernel did not power off after the init's marker");
+	return err < 0 ? err : n;
 }
 
 bool pg_boot_result_ok(const pg_boot_result *r)
 {
-	return r && r->passed > 0 && !r->failed && !r->crashed && !r->nsplats;
+	return r && r->passed > 0 && !r->failed && !r->crashed && !r->nsplats &&
+	       pg_boot_evidence_gaps(NULL, r, NULL) == 0;
+}
+
+/* The top-level test above tests[i]; parents always come before their children. */
+static size_t top_of(const pg_boot_result *r, size_t i)
+{
+	while (r->tests[i].parent >= 0 && (size_t)r->tests[i].parent < i)
+		i = (size_t)r->tests[i].parent;
+	return i;
+}
+
+static void add_count(pg_ktap_suite *s, enum pg_ktap_status st)
+{
+	switch (st) {
+	case PG_KTAP_PASS: s->passed++; break;
+	case PG_KTAP_FAIL: s->failed++; break;
+	case PG_KTAP_SKIP: s->skipped++; break;
+	case PG_KTAP_CRASHED: s->crashed++; break;
+	}
+}
+
+int pg_ktap_suites(pg_ktap_suite **out, size_t *n, const pg_boot_result *r)
+{
+	pg_ktap_suite *suites = NULL;
+	size_t *slot = NULL, *below = NULL, *bad = NULL, i, alloc = 0, k = 0;
+	int err = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!r->ntests)
+		return 0;
+	/* per test: its suite's slot, how many tests are below it, how many of them are bad */
+	if (!(slot = calloc(r->ntests, sizeof(*slot))) || !(below = calloc(r->ntests, sizeof(*below))) ||
+	    !(bad = calloc(r->ntests, sizeof(*bad)))) {
+		err = pg_error_oom();
+		goto done;
+	}
+	for (i = 0; i < r->ntests; i++) {
+		long p;
+
+		if (r->tests[i].depth == 0 && r->tests[i].parent < 0) {
+			if ((err = PG_ARRAY_GROW(suites, k + 1, alloc)) < 0)
+				goto done;
+			memset(&suites[k], 0, sizeof(suites[k]));
+			suites[k].name = r->tests[i].name;
+			suites[k].test = i;
+			slot[i] = k++;
+		}
+		for (p = r->tests[i].parent; p >= 0 && (size_t)p < i; p = r->tests[p].parent) {
+			below[p]++;
+			if (r->tests[i].status == PG_KTAP_FAIL || r->tests[i].status == PG_KTAP_CRASHED)
+				bad[p]++;
+		}
+	}
+	for (i = 0; i < r->ntests; i++) {
+		const pg_ktap_test *t = &r->tests[i];
+		size_t top = top_of(r, i);
+		bool failure = t->status == PG_KTAP_FAIL || t->status == PG_KTAP_CRASHED;
+
+		if (r->tests[top].depth != 0 || r->tests[top].parent >= 0)
+			continue;
+		/* as the parser counts: leaves, empty blocks, and failures no child explains */
+		if (!t->has_subtests || !below[i] || (failure && !bad[i]))
+			add_count(&suites[slot[top]], t->status);
+	}
+	*out = suites;
+	*n = k;
+	suites = NULL;
+done:
+	free(suites);
+	free(slot);
+	free(below);
+	free(bad);
+	return err;
 }
 
 const char *pg_ktap_status_name(enum pg_ktap_status s)

@@ -24,6 +24,8 @@
  */
 
 #define PG_KTAP_MARKER "pullgate-init: done"  /* printed by qemu-images/init.c */
+#define PG_KTAP_NONCE " nonce="             /* then the nonce of the kernel command line */
+#define PG_KTAP_NONCE_MAX 64
 #define PG_KTAP_MAX_TESTS 20000
 #define PG_KTAP_MAX_DEPTH 16
 #define PG_KTAP_MAX_LINE 4096       /* longer lines are cut for parsing */
@@ -58,6 +60,14 @@ typedef struct pg_boot_result {
 	bool saw_marker;      /* PG_KTAP_MARKER appeared */
 	bool powered_off;     /* "reboot: Power down" appeared */
 	bool truncated;       /* a cap was hit; counts stay exact */
+
+	long plan;            /* the top-level plan "1..N" (KUnit: one per suite); -1: none */
+	size_t plans;         /* top-level plans seen: more than one is two runs in one log */
+	size_t top_results;   /* results that arrived at the top level */
+	char *marker_nonce;   /* what followed PG_KTAP_NONCE on the first marker line; NULL: none */
+	bool markers_differ;  /* a later marker line carried another nonce (or none) */
+	size_t marker_line;   /* the first marker line; 0: none */
+	size_t poweroff_line; /* the last "reboot: Power down" line; 0: none */
 } pg_boot_result;
 
 /*
@@ -70,10 +80,36 @@ int pg_ktap_parse(pg_boot_result **out, const char *log, size_t len);
 void pg_boot_result_free(pg_boot_result *r);
 
 /*
- * True when at least one test passed, none failed or crashed, and there
- * is no splat.  Skips are allowed.
+ * What the console fails to prove about the boot it captured, one line
+ * each appended to why (may be NULL), and how many: no KTAP output, no
+ * top-level plan or more than one, a plan whose results did not all
+ * arrive, no test passed, no init marker, a marker without nonce (when
+ * nonce is given; NULL accepts any marker, as `pullgate ktap` without
+ * --nonce does), markers that disagree, no power-off after the marker.
+ * Failed and crashed tests and splats are results, not gaps: the caller
+ * judges them (against a base, say).  Negative only for PG_ENOMEM.
+ */
+int pg_boot_evidence_gaps(pg_buf *why, const pg_boot_result *r, const char *nonce);
+
+/*
+ * True when the console proves a complete boot (no evidence gap, any
+ * marker nonce), at least one test passed, none failed or crashed, and
+ * there is no splat.  Skips are allowed.
  */
 bool pg_boot_result_ok(const pg_boot_result *r);
+
+/*
+ * A top-level test (KUnit: a suite) and the leaf results below it, counted
+ * as the result's own counts are.  name is borrowed from the result.
+ */
+typedef struct pg_ktap_suite {
+	const char *name;
+	size_t test;          /* its index in tests[] */
+	size_t passed, failed, skipped, crashed;
+} pg_ktap_suite;
+
+/* The suites of r in console order; *out is the caller's to free(). */
+int pg_ktap_suites(pg_ktap_suite **out, size_t *n, const pg_boot_result *r);
 
 const char *pg_ktap_status_name(enum pg_ktap_status s);   /* "pass", ... */
 

@@ -3,6 +3,19 @@
 #include "common/error.h"
 #include "common/json.h"
 
+/* Each evidence gap (any marker nonce) on a line of its own, after prefix. */
+static int put_gaps(pg_buf *out, const pg_boot_result *r, const char *prefix)
+{
+	pg_buf why = PG_BUF_INIT;
+	const char *p, *nl;
+	int err = pg_boot_evidence_gaps(&why, r, NULL);
+
+	for (p = why.ptr; err >= 0 && (nl = strchr(p, '\n')); p = nl + 1)
+		err = pg_buf_printf(out, "%s%.*s\n", prefix, (int)(nl - p), p);
+	pg_buf_release(&why);
+	return err < 0 ? err : 0;
+}
+
 int pg_ktap_render_text(pg_buf *out, const pg_boot_result *r)
 {
 	static const char *const label[] = { "ok", "FAIL", "skip", "CRASHED" };
@@ -30,6 +43,8 @@ int pg_ktap_render_text(pg_buf *out, const pg_boot_result *r)
 					    pg_splat_kind_name(s->kind), s->line,
 					    (int)first, s->text);
 	}
+	if (err == 0)
+		err = put_gaps(out, r, "evidence missing: ");
 	if (err == 0) {
 		if (r->boot_time >= 0)
 			err = pg_buf_printf(out, "boot: %.3f s", r->boot_time);
@@ -58,6 +73,27 @@ static void put_seconds(pg_json_writer *w, const char *key, double v)
 		pg_json_put_null(w, key);
 }
 
+/* "evidence_missing": the gaps (any marker nonce) as an array of lines. */
+static int put_gap_list(pg_json_writer *w, const pg_boot_result *r)
+{
+	pg_buf why = PG_BUF_INIT;
+	const char *p, *nl;
+	int err = pg_boot_evidence_gaps(&why, r, NULL);
+
+	pg_json_open_array(w, "evidence_missing");
+	for (p = why.ptr; err >= 0 && (nl = strchr(p, '\n')); p = nl + 1) {
+		char *line = pg_strndup(p, (size_t)(nl - p));
+
+		if (!line)
+			err = PG_ENOMEM;
+		pg_json_put_str(w, NULL, line);
+		free(line);
+	}
+	pg_json_close(w);
+	pg_buf_release(&why);
+	return err < 0 ? err : 0;
+}
+
 int pg_ktap_render_json(pg_buf *out, const pg_boot_result *r)
 {
 	pg_json_writer *w = NULL;
@@ -75,6 +111,15 @@ int pg_ktap_render_json(pg_buf *out, const pg_boot_result *r)
 	pg_json_put_bool(w, "marker", r->saw_marker);
 	pg_json_put_bool(w, "powered_off", r->powered_off);
 	pg_json_put_bool(w, "truncated", r->truncated);
+	if (r->plan >= 0)
+		pg_json_put_int(w, "plan", r->plan);
+	else
+		pg_json_put_null(w, "plan");
+	pg_json_put_str(w, "marker_nonce", r->marker_nonce);
+	if ((err = put_gap_list(w, r)) < 0) {
+		pg_json_writer_free(w);
+		return err;
+	}
 	pg_json_open_array(w, "tests");
 	for (i = 0; i < r->ntests; i++) {
 		const pg_ktap_test *t = &r->tests[i];

@@ -55,6 +55,60 @@ const char *pg_splat_kind_name(enum pg_splat_kind k)
 	return "unknown";
 }
 
+static bool is_hex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* A source line number: digits right after "x.c:", "x.h:", "x.S:" or "x.rs:". */
+static bool after_source(const char *line, size_t at)
+{
+	static const char *const ext[] = { ".c:", ".h:", ".S:", ".rs:" };
+	size_t i, n;
+
+	for (i = 0; i < PG_ARRAY_SIZE(ext); i++) {
+		n = strlen(ext[i]);
+		if (at >= n && !memcmp(line + at - n, ext[i], n))
+			return true;
+	}
+	return false;
+}
+
+int pg_splat_key(pg_buf *out, const pg_splat *s)
+{
+	const char *t = s->text;
+	size_t len = strcspn(t, "\n"), i = 0;
+	int err = pg_buf_printf(out, "%s ", pg_splat_kind_name(s->kind));
+
+	while (err == 0 && i < len) {
+		size_t j = i;
+
+		if (t[i] == '0' && i + 1 < len && (t[i + 1] == 'x' || t[i + 1] == 'X')) {
+			for (j = i + 2; j < len && is_hex(t[j]); j++)
+				;
+			err = pg_buf_puts(out, "0x#");
+		} else if (is_hex(t[i]) && (i == 0 || !is_hex(t[i - 1]))) {
+			bool digit = false;
+
+			/* a word of hex digits: a number when it has a digit and is long or all digits */
+			for (j = i; j < len && is_hex(t[j]); j++)
+				digit = digit || (t[j] >= '0' && t[j] <= '9');
+			if (digit && (j - i >= 8 || strspn(t + i, "0123456789") >= j - i) &&
+			    (j == len || !((t[j] >= 'g' && t[j] <= 'z') || (t[j] >= 'G' && t[j] <= 'Z') ||
+					   t[j] == '_')) &&
+			    !after_source(t, i))
+				err = pg_buf_putc(out, '#');
+			else
+				err = pg_buf_put(out, t + i, j - i);
+		} else {
+			err = pg_buf_putc(out, t[i]);
+			j = i + 1;
+		}
+		i = j;
+	}
+	return err;
+}
+
 void pg_splat_scan_init(pg_splat_scan *s)
 {
 	memset(s, 0, sizeof(*s));

@@ -2,7 +2,7 @@
 #ifndef PG_SPLAT_H
 #define PG_SPLAT_H
 
-#include "common/compat.h"
+#include "common/buf.h"
 
 #define PG_SPLAT_MAX 64     /* splats kept of one console; past it the scan is truncated */
 #define PG_SPLAT_LINES 8    /* lines kept of each splat */
@@ -25,6 +25,15 @@ typedef struct pg_splat {
 } pg_splat;
 
 const char *pg_splat_kind_name(enum pg_splat_kind k);     /* "oops", ... */
+
+/*
+ * What stays the same when a kernel shows the same splat again, to tell a
+ * splat the base shows too from a new one: the kind and the first line
+ * with the numbers of the moment made '#' (CPU, PID, task ids, addresses,
+ * offsets, hex values), only source line numbers ("file.c:123") kept.
+ * Appended to out.
+ */
+int pg_splat_key(pg_buf *out, const pg_splat *s);
 
 /* Free splats[0..n) (their texts) and the array. */
 void pg_splat_free_all(pg_splat *splats, size_t n);

@@ -32,11 +32,20 @@ typedef struct pg_run {
 	pg_buf home_env;      /* PULLGATE_HOME=... */
 	const char *env[3];
 
+	/* evidence: every run's own */
+	pg_buf nonce;         /* random, on this run's kernel command lines: the init prints it */
+	char *toolchain;      /* the cross compiler's and QEMU's version lines */
+	char *qemu;
+	pg_buf tools_key;     /* what a boot depends on but the tree: scripts, tools (hex) */
+
 	/* left by the stages */
 	pg_oid base;          /* merge: the integration head the merge was made on */
-	bool keep_refs;       /* approve: the merge waits for approval, or was approved */
+	pg_buf base_boot;     /* build: the directory holding the base's boot (console, meta) */
+	bool base_booted;     /* build: that boot is this run's, not kept from an earlier one */
+	bool keep_refs;       /* approve: the merge waits for the maintainer's approval */
 
 	int lock_fd;          /* the runner's: one kernel job per home */
+	pg_buf journal;       /* home/work/run.journal while the run holds the tree */
 } pg_run;
 
 /*
@@ -62,7 +71,38 @@ void pg_run_progress_count(const pg_run *run, const char *stage, uint64_t done, 
 /* The maintainer's tree: o->tree, else home/linux. */
 int pg_run_tree_path(pg_buf *out, const pg_gate_opts *o);
 
-/* A run's log directory, home/logs/<run_name or the pull's key>, made if missing. */
+/*
+ * A fresh log directory for a run: home/logs/<run_name or the pull's
+ * key>/run-N, N one more than any before, made here (never one an earlier
+ * run wrote), and home/logs/<...>/latest pointed at it.
+ */
 int pg_run_logs_dir(pg_buf *out, const pg_gate_opts *o, const char *key);
+
+/*
+ * The base's boot (stage_boot.c), for the boot stage to judge the merge's
+ * against.  It is kept in the build dir per base tree, scripts and tools:
+ * pg_run_base_boot_needed sets run->base_boot to where it is kept and
+ * says whether it is missing; then the build stage builds the base and
+ * calls pg_run_base_boot while the build dir holds the base's Image.
+ */
+bool pg_run_base_boot_needed(pg_run *run, const pg_oid *base_tree);
+int pg_run_base_boot(pg_run *run, const pg_oid *base_tree);
+
+/*
+ * The run journal (recover.c): while a run holds the tree it says which
+ * pull's refs exist and which child runs, so that whoever next holds the
+ * kernel lock can clean up after a run that died (SIGKILL, power loss).
+ */
+int pg_journal_begin(pg_run *run);
+void pg_journal_child(void *run, int pid);   /* a pg_spawn_opts on_start callback */
+void pg_journal_end(pg_run *run);
+
+/*
+ * With the kernel lock held: if the journal names a run that died, stop
+ * the child it left running, delete its pull's refs and stale locks, and
+ * remove the journal.  *what gets one line saying what was cleaned (empty
+ * when nothing was).
+ */
+int pg_journal_recover(const char *home, pg_buf *what);
 
 #endif

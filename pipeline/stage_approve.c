@@ -35,8 +35,34 @@ done:
 }
 
 /*
+ * The evidence approval rests on, checked again at the last moment: the
+ * tag's signature verified good by a trusted signer (the gate's rule,
+ * whatever the policy says), and the tag at the sender's repository is
+ * still the object that was verified (and that a push record named).
+ */
+static int still_verified(pg_tree *tree, const pg_report *r, const char *location,
+			  const char *expect)
+{
+	char hex[PG_OID_HEXSZ + 1];
+	int err;
+
+	if (!r->tag_signer)
+		return pg_error_set(PG_EINVALID, "'%s' has no signature verified good by a trusted "
+				    "signer: it cannot be approved", r->tag);
+	pg_oid_tohex(hex, &r->tag_object);
+	if (expect && strcasecmp(hex, expect))
+		return pg_error_set(PG_ECONFLICT, "%s is %.12s, not the %.12s the push record "
+				    "names: nothing was changed", r->tag, hex, expect);
+	if ((err = pg_tree_fetch_tag(tree, location, r->tag, &r->tag_object)) == PG_ECONFLICT)
+		return pg_error_wrap(err, "nothing was changed");
+	return err;
+}
+
+/*
  * Move the tree's integration branch from r->merge_base to r->merge_commit
- * (a compare-and-swap), mark r approved and write the notice.
+ * (a compare-and-swap), mark r approved and write the notice.  Once the
+ * branch moved the approval stands: a notice that cannot be written is
+ * only left out.
  */
 static int approve(pg_buf *notice, pg_tree *tree, const char *tree_path, const char *logs,
 		   pg_report *r, const char *repo, const char *why)
@@ -46,7 +72,11 @@ static int approve(pg_buf *notice, pg_tree *tree, const char *tree_path, const c
 	if ((err = pg_tree_advance(tree, &r->merge_base, &r->merge_commit, why)) < 0)
 		return err;
 	r->approved = true;
-	return write_notice(notice, logs, repo, r->tag, tree_path, pg_tree_branch(tree), r);
+	if (write_notice(notice, logs, repo, r->tag, tree_path, pg_tree_branch(tree), r) < 0) {
+		pg_error_clear();
+		pg_buf_clear(notice);
+	}
+	return 0;
 }
 
 int pg_stage_approve(pg_run *g, pg_stage *st)
@@ -56,20 +86,24 @@ int pg_stage_approve(pg_run *g, pg_stage *st)
 	const char *repo = g->spec->name ? g->spec->name : g->spec->repo;
 	int err;
 
-	g->keep_refs = true;
 	pg_oid_tohex(hex, &g->report->merge_commit);
-	if (!g->o->approve)
+	if (!g->o->approve) {
+		g->keep_refs = true; /* the maintainer approves it later, from them */
 		return pg_stage_set(st, PG_STAGE_WAITING, NULL, "merge %.12s waits for the "
 				    "maintainer on refs/heads/pullgate/%s", hex, g->key.ptr);
-	if ((err = approve(&notice, g->tree, g->tree_path.ptr, g->logs.ptr, g->report, repo,
+	}
+	pg_run_progress(g, "approve", "reading %s again from %s", g->report->tag, g->spec->repo);
+	if ((err = still_verified(g->tree, g->report, g->spec->repo, g->o->expect_tag)) == 0 &&
+	    (err = approve(&notice, g->tree, g->tree_path.ptr, g->logs.ptr, g->report, repo,
 			   "pullgate: approved")) == 0)
-		err = pg_stage_set(st, PG_STAGE_PASSED, notice.ptr, "%s moved to %.12s",
-				   pg_tree_branch(g->tree), hex);
+		err = pg_stage_set(st, PG_STAGE_PASSED, notice.len ? notice.ptr : NULL,
+				   "%s moved to %.12s", pg_tree_branch(g->tree), hex);
 	pg_buf_release(&notice);
 	return err;
 }
 
-int pg_gate_approve(pg_report *r, const pg_gate_opts *o, const char *repo, pg_buf *notice)
+int pg_gate_approve(pg_report *r, const pg_pull_spec *spec, const pg_gate_opts *o,
+		    pg_buf *notice)
 {
 	pg_tree *tree = NULL;
 	pg_buf key = PG_BUF_INIT, path = PG_BUF_INIT, logs = PG_BUF_INIT;
@@ -79,12 +113,17 @@ int pg_gate_approve(pg_report *r, const pg_gate_opts *o, const char *repo, pg_bu
 		return pg_error_set(PG_EINVALID, "'%s' has no tested merge to approve", r->tag);
 	if (r->approved)
 		return pg_error_set(PG_EEXISTS, "'%s' is already approved", r->tag);
-	if ((err = pg_run_tree_path(&path, o)) == 0 &&
-	    (err = pg_gate_pull_key(&key, r->tag)) == 0 &&
-	    (err = pg_run_logs_dir(&logs, o, key.ptr)) == 0 &&
-	    (err = pg_tree_open(&tree, path.ptr, o->branch ? o->branch : "master")) == 0)
-		err = approve(notice, tree, path.ptr, logs.ptr, r, repo,
-			      "pullgate: approved by the maintainer");
+	if ((err = pg_run_tree_path(&path, o)) < 0 || (err = pg_gate_pull_key(&key, r->tag)) < 0)
+		goto done;
+	/* the notice goes beside the logs of the run that tested the merge */
+	err = r->run_dir ? pg_buf_puts(&logs, r->run_dir) : pg_run_logs_dir(&logs, o, key.ptr);
+	if (err == 0 && (err = pg_tree_open(&tree, path.ptr, o->branch ? o->branch : "master")) == 0 &&
+	    (err = still_verified(tree, r, spec->repo, o->expect_tag)) == 0 &&
+	    (err = approve(notice, tree, path.ptr, logs.ptr, r, spec->name ? spec->name : spec->repo,
+			   "pullgate: approved by the maintainer")) == 0 &&
+	    pg_tree_drop_pull_refs(tree, key.ptr, r->tag) < 0)
+		pg_error_clear(); /* approved; the refs are only left over */
+done:
 	pg_tree_free(tree);
 	pg_buf_release(&key);
 	pg_buf_release(&path);

@@ -1,6 +1,7 @@
 /* stage_build.c - the build stage: the merge built, its warnings compared with the base's (kept per tree). */
 #include "pipeline/stage.h"
 #include "pipeline/diag.h"
+#include "pipeline/provenance.h"
 #include "common/array.h"
 #include "common/error.h"
 #include "common/fs.h"
@@ -90,6 +91,12 @@ static int on_line(void *ctx, const char *line, size_t len)
 	return 0;
 }
 
+/* The journal names the build while it runs: a recovery stops it if we die. */
+static void started(void *ctx, int pid)
+{
+	pg_journal_child(((build *)ctx)->run, pid);
+}
+
 /* Unlink object files under build_dir as new as the stamp (nftw has no context). */
 static _Thread_local time_t stamp_mtime;
 
@@ -163,7 +170,9 @@ static int run_build(build *b, const char *log)
 	so.on_line = on_line;
 	so.ctx = b;
 	so.cancel = g->o->cancel;
+	so.on_start = started;
 	err = pg_spawn_run(&b->proc, argv, &so);
+	pg_journal_child(g, 0);
 	b->ok = err == 0 && pg_spawn_succeeded(&b->proc);
 	if (err < 0)
 		goto done;
@@ -284,11 +293,16 @@ static int new_warnings(pg_run *g, const build *b, const pg_map *known, size_t *
  * and the merge's trees (the config is the build dir's) and is kept per
  * pair: a pull re-created with the same content (a rebuilt fixture, a
  * re-signed tag) is not built twice, and the worktree stays on the merge.
+ *
+ * The base is booted too, while its Image is in the build dir, for the
+ * boot stage to compare the merge's KUnit results and splats with; that
+ * boot is kept per base tree, scripts and tools (pg_run_base_boot).
  */
 static int baseline(pg_run *g, pg_buf *path, const char *log)
 {
 	pg_oid base_tree, merge_tree;
 	char base_hex[PG_OID_HEXSZ + 1], merge_hex[PG_OID_HEXSZ + 1], hex[PG_OID_HEXSZ + 1];
+	bool need_warnings, need_boot;
 	build base;
 	size_t touched;
 	int err;
@@ -301,15 +315,21 @@ static int baseline(pg_run *g, pg_buf *path, const char *log)
 	pg_oid_tohex(merge_hex, &merge_tree);
 	pg_oid_tohex(hex, &g->base);
 	if ((err = pg_buf_printf(path, "%s/warnings-%s-%s", g->build_dir.ptr, base_hex,
-				 merge_hex)) < 0 || access(path->ptr, R_OK) == 0)
+				 merge_hex)) < 0)
 		goto done;
-	/* no warnings recorded for this base: build it first, in the same tree */
+	need_warnings = access(path->ptr, R_OK) != 0;
+	need_boot = pg_run_base_boot_needed(g, &base_tree);
+	if (!need_warnings && !need_boot)
+		goto done;
+	/* build the base first, in the same tree */
 	if ((err = pg_tree_worktree_checkout(g->tree, g->key.ptr, g->worktree.ptr, &g->base)) < 0 ||
 	    (err = pg_tree_touch_changed(g->tree, g->worktree.ptr, &base_tree, &merge_tree,
 					 &touched)) < 0)
 		goto done;
-	pg_run_progress(g, "build", "building the base %.12s for its warnings, with the %zu file%s "
-			"the pull changes touched", hex, touched, touched == 1 ? "" : "s");
+	pg_run_progress(g, "build", "building the base %.12s for its %s, with the %zu file%s "
+			"the pull changes touched", hex,
+			need_warnings && need_boot ? "warnings and its boot" :
+			need_warnings ? "warnings" : "boot", touched, touched == 1 ? "" : "s");
 	if ((err = run_build(&base, log)) < 0)
 		goto done;
 	if (!base.ok) {
@@ -317,9 +337,41 @@ static int baseline(pg_run *g, pg_buf *path, const char *log)
 				   pg_tree_branch(g->tree), log);
 		goto done;
 	}
-	err = write_warnings(path->ptr, &base);
+	if (need_warnings && (err = write_warnings(path->ptr, &base)) < 0)
+		goto done;
+	if (need_boot)
+		err = pg_run_base_boot(g, &base_tree);
 done:
 	build_release(&base);
+	return err;
+}
+
+/* What ran and what it made: the scripts, the compiler, the config and the Image. */
+static int provenance(pg_run *g, const build *b, const char *log)
+{
+	pg_provenance *p = NULL;
+	pg_buf path = PG_BUF_INIT;
+	pg_oid tree;
+	char hex[PG_OID_HEXSZ + 1];
+	int err;
+
+	if ((err = pg_report_add_provenance(&p, g->report, "build")) < 0 ||
+	    (err = pg_prov_files(g->report, p, g->o->datadir, pg_build_files)) < 0 ||
+	    (err = pg_provenance_set(&p->toolchain, g->toolchain)) < 0 ||
+	    (err = pg_provenance_set(&p->log, log)) < 0 ||
+	    (err = pg_tree_commit_tree(&tree, g->tree, &g->report->merge_commit)) < 0)
+		goto done;
+	pg_oid_tohex(hex, &tree);
+	p->exit_status = b->proc.exit_code;
+	if ((err = pg_provenance_set(&p->tree, hex)) < 0 ||
+	    (err = pg_buf_printf(&path, "%s/.config", g->build_dir.ptr)) < 0 ||
+	    (err = pg_prov_file_sha256(&p->config_sha256, path.ptr)) < 0)
+		goto done;
+	pg_buf_clear(&path);
+	if ((err = pg_buf_printf(&path, "%s/arch/arm64/boot/Image", g->build_dir.ptr)) == 0)
+		err = pg_prov_file_sha256(&p->image_sha256, path.ptr);
+done:
+	pg_buf_release(&path);
 	return err;
 }
 
@@ -340,7 +392,8 @@ int pg_stage_build(pg_run *g, pg_stage *st)
 					     &g->report->merge_commit)) < 0)
 		goto done;
 	pg_run_progress(g, "build", "building the merge");
-	if ((err = run_build(&merged, log.ptr)) < 0)
+	if ((err = run_build(&merged, log.ptr)) < 0 ||
+	    (err = provenance(g, &merged, log.ptr)) < 0)
 		goto done;
 	if (!merged.ok) {
 		if ((err = failure_findings(g, &merged)) == 0)

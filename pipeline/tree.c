@@ -285,16 +285,38 @@ done:
 	return err;
 }
 
+/* A pull's two refs: its branch and the verified tag fetched into refs/pullgate/tags/. */
+static int pull_refs(pg_buf *branch, pg_buf *tagref, const char *name, const char *tag)
+{
+	const char *short_tag = strncmp(tag, "refs/tags/", 10) ? tag : tag + 10;
+	int err = pull_branch(branch, name);
+
+	return err < 0 ? err : pg_buf_printf(tagref, "refs/pullgate/tags/%s", short_tag);
+}
+
 int pg_tree_drop_pull_refs(pg_tree *t, const char *name, const char *tag)
 {
 	pg_buf a = PG_BUF_INIT, b = PG_BUF_INIT;
-	const char *short_tag = strncmp(tag, "refs/tags/", 10) ? tag : tag + 10;
 	int err;
 
-	if ((err = pull_branch(&a, name)) == 0 &&
-	    (err = pg_buf_printf(&b, "refs/pullgate/tags/%s", short_tag)) == 0 &&
+	if ((err = pull_refs(&a, &b, name, tag)) == 0 &&
 	    (err = pg_repo_ref_delete(t->repo, a.ptr)) == 0)
 		err = pg_repo_ref_delete(t->repo, b.ptr);
+	pg_buf_release(&a);
+	pg_buf_release(&b);
+	return err;
+}
+
+int pg_tree_drop_stale(pg_tree *t, const char *name, const char *tag)
+{
+	pg_buf a = PG_BUF_INIT, b = PG_BUF_INIT;
+	int err;
+
+	if ((err = pull_refs(&a, &b, name, tag)) == 0 &&
+	    (err = pg_repo_ref_unlock(t->repo, a.ptr)) == 0 &&
+	    (err = pg_repo_ref_unlock(t->repo, b.ptr)) == 0 &&
+	    (err = pg_repo_worktree_unlock(t->repo, BUILD_WORKTREE)) == 0)
+		err = pg_tree_drop_pull_refs(t, name, tag);
 	pg_buf_release(&a);
 	pg_buf_release(&b);
 	return err;

@@ -95,6 +95,13 @@ int pg_tree_remove_worktree(pg_tree *t, const char *name, const char *path);
 /* Delete refs/heads/pullgate/<name> and refs/pullgate/tags/<tag>, if present. */
 int pg_tree_drop_pull_refs(pg_tree *t, const char *name, const char *tag);
 
+/*
+ * After a run that died: remove the lock files it may have left on its
+ * pull's refs and on the build worktree's index, then the refs
+ * (pg_tree_drop_pull_refs).  Only with the kernel lock held.
+ */
+int pg_tree_drop_stale(pg_tree *t, const char *name, const char *tag);
+
 /* 0, or PG_ECONFLICT when the branch is checked out in the tree's working tree. */
 int pg_tree_can_advance(pg_tree *t);
 

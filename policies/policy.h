@@ -54,6 +54,9 @@ typedef struct pg_policy {
 
 	bool auto_approve;            /* approve without waiting for the maintainer */
 
+	char *merge_name;             /* merge-identity: author and committer of the gate's */
+	char *merge_email;            /* merges; NULL: the service's, else pullgate's */
+
 	unsigned build_timeout_minutes; /* merge bot: the kernel build stage */
 	unsigned boot_timeout_seconds;  /* merge bot: boot and KUnit in QEMU */
 } pg_policy;

@@ -66,6 +66,16 @@ static const char *why_glob(const char *s)
 	return NULL;
 }
 
+/* A name in a commit's author line: git's identity has no brackets in it. */
+static const char *why_ident_name(const char *s)
+{
+	if (strpbrk(s, "<>"))
+		return "no '<' or '>'";
+	if (strlen(s) > 200)
+		return "at most 200 characters";
+	return NULL;
+}
+
 static const char *why_location(const char *s)
 {
 	if (s[0] == '-')
@@ -193,6 +203,9 @@ static void read_severity(pg_yaml_reader *r, void *base, const pg_yaml_node *key
 		pg_yaml_unknown(r, key, "check", map_path, names, PG_CHECK__COUNT);
 	} else if (v->type != PG_YAML_SCALAR || pg_severity_from_name(&sev, v->value) < 0) {
 		pg_yaml_wrong(r, v, path, "error, warning or off");
+	} else if (id == PG_CHECK_BOOT_EVIDENCE && sev != PG_SEV_ERROR) {
+		/* the gate's own rule: a boot without evidence never passes */
+		pg_yaml_wrong(r, v, path, "error: a boot passes only on evidence, whatever the policy");
 	} else {
 		p->severity[id] = sev;
 	}
@@ -292,6 +305,13 @@ static const pg_yaml_field pipeline_fields[] = {
 	  MEMBER(pg_policy, boot_timeout_seconds), .max = 86400 },
 };
 
+static const pg_yaml_field merge_identity_fields[] = {
+	{ .key = "name", .kind = PG_FIELD_STRING, MEMBER(pg_policy, merge_name), .required = true,
+	  .why = why_ident_name, .wants = "the maintainer's name" },
+	{ .key = "email", .kind = PG_FIELD_STRING, MEMBER(pg_policy, merge_email),
+	  .required = true, .why = why_email, .wants = "an e-mail address" },
+};
+
 static const pg_yaml_field root_fields[] = {
 	{ .key = "upstream", PG_YAML_SECTION(upstream_fields, NULL) },
 	{ .key = "keyring", PG_YAML_SECTION(keyring_fields, check_keyring) },
@@ -306,6 +326,7 @@ static const pg_yaml_field root_fields[] = {
 	  .list_wants = "a mapping of check names to error, warning or off" },
 	{ .key = "approval", .kind = PG_FIELD_CUSTOM, .read = read_approval },
 	{ .key = "pipeline", PG_YAML_SECTION(pipeline_fields, NULL) },
+	{ .key = "merge-identity", PG_YAML_SECTION(merge_identity_fields, NULL) },
 };
 
 static const pg_yaml_doc policy_doc = {

@@ -1,9 +1,13 @@
-/* init.c - the static aarch64 /init of the KUnit boot: mount, print the marker, power off. */
+/* init.c - the static aarch64 /init of the KUnit boot: mount, print the marker with the run's nonce, power off. */
 /*
  * Built-in KUnit suites have all run before the kernel starts /init, so
  * by the time this runs the KTAP output is complete.  The marker goes to
  * /dev/kmsg as well as to the console, so that it carries a kernel
  * timestamp: pullgate's KTAP parser takes the boot time from it.
+ *
+ * The marker carries the nonce boot.sh put on the kernel command line
+ * (pullgate.nonce=N), read back from /proc/cmdline: only this boot's
+ * console can show it, so no earlier console passes for this run's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +19,8 @@
 #include <unistd.h>
 
 #define MARKER "pullgate-init: done"
+#define NONCE_PARAM "pullgate.nonce="
+#define NONCE_MAX 64
 
 static void mount_one(const char *source, const char *target, const char *type)
 {
@@ -68,17 +74,54 @@ static void print_uptime(void)
 	printf("pullgate-init: uptime %s s\n", buf);
 }
 
+/* The nonce of the kernel command line into out (letters and digits only); "" when none. */
+static void read_nonce(char *out, size_t cap)
+{
+	char line[4096], *p;
+	ssize_t n;
+	size_t len = 0;
+	int fd = open("/proc/cmdline", O_RDONLY);
+
+	out[0] = '\0';
+	if (fd < 0)
+		return;
+	n = read(fd, line, sizeof(line) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	line[n] = '\0';
+	for (p = line; (p = strstr(p, NONCE_PARAM)); p++) {
+		if (p != line && p[-1] != ' ')
+			continue;
+		p += strlen(NONCE_PARAM);
+		while (len + 1 < cap && ((p[len] >= '0' && p[len] <= '9') ||
+					 (p[len] >= 'a' && p[len] <= 'z') ||
+					 (p[len] >= 'A' && p[len] <= 'Z')))
+			len++;
+		memcpy(out, p, len);
+		out[len] = '\0';
+		return;
+	}
+}
+
 int main(void)
 {
+	char nonce[NONCE_MAX + 1], marker[sizeof(MARKER) + sizeof(" nonce=") + NONCE_MAX];
+
 	mount_one("devtmpfs", "/dev", "devtmpfs");
 	ensure_console();
 	mount_one("proc", "/proc", "proc");
 	mount_one("sysfs", "/sys", "sysfs");
 
+	read_nonce(nonce, sizeof(nonce));
+	if (nonce[0])
+		snprintf(marker, sizeof(marker), "%s nonce=%s", MARKER, nonce);
+	else
+		snprintf(marker, sizeof(marker), "%s", MARKER);
 	print_uptime();
-	printf("%s\n", MARKER);
+	printf("%s\n", marker);
 	fflush(stdout);
-	kmsg(MARKER);
+	kmsg(marker);
 
 	sync();
 	reboot(RB_POWER_OFF);

@@ -80,4 +80,7 @@ static inline void pg_oid_from_git(pg_oid *out, const git_oid *id)
 int pg_git_ref_target(pg_oid *out, git_repository *git, const char *name, const char *shown,
 		      const char *where);
 
+/* Unlink a stale lock file; 0 when it is not there. */
+int pg_repo_unlink_stale(const char *path);
+
 #endif

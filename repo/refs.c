@@ -2,6 +2,8 @@
 #include "repo/internal.h"
 #include "common/error.h"
 
+#include <unistd.h>
+
 bool pg_repo_refname_valid(const char *full_ref)
 {
 	int valid = 0;
@@ -67,6 +69,27 @@ int pg_repo_ref_delete(pg_repo *r, const char *ref)
 		gerr = git_reference_delete(found);
 	git_reference_free(found);
 	return gerr < 0 ? pg_git_fail(gerr, "'%s'", ref) : 0;
+}
+
+/* Unlink path; a missing file is fine. */
+int pg_repo_unlink_stale(const char *path)
+{
+	if (unlink(path) < 0 && errno != ENOENT)
+		return pg_error_set(PG_EIO, "'%s': %s", path, strerror(errno));
+	return 0;
+}
+
+int pg_repo_ref_unlock(pg_repo *r, const char *ref)
+{
+	pg_buf path = PG_BUF_INIT;
+	int err;
+
+	if (!pg_repo_refname_valid(ref) || strncmp(ref, "refs/", 5))
+		return pg_error_set(PG_EINVALID, "'%s' is not a ref", ref);
+	if ((err = pg_buf_printf(&path, "%s%s.lock", git_repository_commondir(r->git), ref)) == 0)
+		err = pg_repo_unlink_stale(path.ptr);
+	pg_buf_release(&path);
+	return err;
 }
 
 bool pg_repo_ref_checked_out(pg_repo *r, const char *ref)

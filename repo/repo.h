@@ -155,6 +155,13 @@ int pg_repo_ref_cas(pg_repo *r, const char *ref, const pg_oid *expected, const p
 /* Delete ref; 0 when it does not exist. */
 int pg_repo_ref_delete(pg_repo *r, const char *ref);
 
+/*
+ * Remove the lock file a writer of ref left behind when it was killed
+ * (ref + ".lock" in the common git directory); 0 when there is none.  Only
+ * for refs no live writer can hold: the caller's own, under its own lock.
+ */
+int pg_repo_ref_unlock(pg_repo *r, const char *ref);
+
 /* Whether ref is the branch checked out in r's own working tree (never for a bare r). */
 bool pg_repo_ref_checked_out(pg_repo *r, const char *ref);
 
@@ -343,6 +350,13 @@ int pg_repo_worktree_add(pg_repo *r, const char *name, const char *path, const c
  * is locked; 0 when there is none.
  */
 int pg_repo_worktree_prune(pg_repo *r, const char *name);
+
+/*
+ * Remove the index lock a checkout of the linked worktree called name left
+ * behind when it was killed; 0 when there is none.  As pg_repo_ref_unlock,
+ * only for a worktree no live process uses.
+ */
+int pg_repo_worktree_unlock(pg_repo *r, const char *name);
 
 /*
  * Point r's HEAD at the branch ref and check it out, overwriting changed

@@ -57,6 +57,20 @@ int pg_repo_worktree_prune(pg_repo *r, const char *name)
 	return gerr < 0 ? pg_git_fail(gerr, "worktree '%s'", name) : 0;
 }
 
+int pg_repo_worktree_unlock(pg_repo *r, const char *name)
+{
+	pg_buf path = PG_BUF_INIT;
+	int err;
+
+	if (!*name || strchr(name, '/') || !strcmp(name, "..") || !strcmp(name, "."))
+		return pg_error_set(PG_EINVALID, "'%s' is not a worktree name", name);
+	if ((err = pg_buf_printf(&path, "%sworktrees/%s/index.lock",
+				 git_repository_commondir(r->git), name)) == 0)
+		err = pg_repo_unlink_stale(path.ptr);
+	pg_buf_release(&path);
+	return err;
+}
+
 int pg_repo_checkout(pg_repo *r, const char *ref)
 {
 	git_checkout_options co;

@@ -17,7 +17,8 @@
 # first build is cold: several minutes on two cores) and booted in QEMU with
 # KUnit.  Only when the tree cannot be prepared does it say so and replay
 # the incident on the small fixture trees, where build and boot are the
-# stand-in scripts of tests/fakes (simulated).
+# stand-in scripts of tests/fakes: the gate marks such a run simulated, and
+# so do the verdict lines and the demo's last line.
 # PULLGATE_DEMO_KERNEL=real|fake forces one or the other.
 #
 # Take one is rejected at verify.  Take two passes every stage and waits
@@ -90,6 +91,8 @@ fi
 
 HASH=$(printf '%s\n' "$PASSWORD" | "$PULLGATE" serve --hash-password)
 CONFIG="$RUN/serve.yaml"
+# the merges are the top-level maintainer's, and name Kees's public URL
+# (git://git.kernel.org/ + the push record's repository), not the local copy
 cat >"$CONFIG" <<EOF
 # the demo's additions to the embedded defaults (docs/server.md)
 listen:
@@ -97,12 +100,15 @@ listen:
   port: ${PULLGATE_DEMO_PORT:-8080}
 policy: $POLICY
 repositories:
+  public-base: git://git.kernel.org/
   map:
     $KEES_NAME: $FX/kees.git
 accounts:
   - name: maintainer
     password-hash: '$HASH'
 $TREE_YAML
+  merge-name: Linus Torvalds
+  merge-email: torvalds@linux-foundation.org
 EOF
 
 SERVE_PID=
@@ -195,8 +201,9 @@ if [ "$(curl -s "$URL/api/pulls/$ID2" | jq -r .state)" = waiting ] &&
 	wait_for "$ID2" approved error
 fi
 
+# a pull's verdict; SIMULATED when stand-in scripts built and booted it (its report says so)
 verdict() {
-	curl -s "$URL/api/pulls/$1" | jq -r '"\(.state): \(.message)\n   stages: \([.stages[] | "\(.name) \(.status)"] | join(", "))"'
+	curl -s "$URL/api/pulls/$1" | jq -r '"\(.state)\(if .report.simulated then " (SIMULATED: stand-in build and boot scripts)" else "" end): \(.message)\n   stages: \([.stages[] | "\(.name) \(.status)"] | join(", "))"'
 }
 say
 say "== verdicts"
@@ -214,9 +221,18 @@ case $s2 in
 approved | waiting) ;;
 *) say "demo: take two should pass every stage, it is $s2" >&2; status=1 ;;
 esac
+# the last word: whether take two was really built and booted, or simulated
+if [ "$(curl -s "$URL/api/pulls/$ID2" | jq -r .report.simulated)" = true ]; then
+	last="demo: SIMULATED: take two's build and boot were the stand-in scripts of tests/fakes (the kernel tree could not be prepared): nothing was compiled or booted"
+else
+	last="demo: real: take two was cross-built for arm64 and booted in QEMU with KUnit on $PULLGATE_HOME/linux"
+fi
 if [ "$status" -eq 0 ] && [ -t 0 ] && [ "${PULLGATE_DEMO_STAY:-yes}" != no ]; then
 	say
 	say "the server keeps running for the dashboard: press Ctrl-C to stop it"
+	say "$last"
 	wait "$SERVE_PID" || true
+else
+	say "$last"
 fi
 exit "$status"

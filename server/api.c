@@ -159,9 +159,10 @@ static int log_path(pg_buf *out, pg_server *s, const pg_job *j, const char *stag
 	for (i = 0; i < j->nstages; i++)
 		if (!strcmp(j->stages[i].name, stage) && j->stages[i].log)
 			err = pg_buf_puts(out, j->stages[i].log);
-	/* while it runs: the worker names each job's log directory job-<id> */
+	/* while it runs: each job's logs are under job-<id>, its current run's at latest/ */
 	if (err == 0 && out->len == 0 && (!strcmp(stage, "build") || !strcmp(stage, "boot")))
-		err = pg_buf_printf(out, "%s/logs/job-%lld/%s.log", s->home, (long long)j->id, stage);
+		err = pg_buf_printf(out, "%s/logs/job-%lld/latest/%s.log", s->home,
+				    (long long)j->id, stage);
 	if (err == 0 && (out->len == 0 || !pg_server_owns_log(s, out->ptr)))
 		err = pg_error_set(PG_ENOTFOUND, "no %s log", stage);
 	return err;

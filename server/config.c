@@ -56,6 +56,7 @@ void pg_config_free(pg_config *c)
 	free(c->accounts);
 	free(c->tree);
 	free(c->branch);
+	free(c->public_base);
 	free(c->merge_name);
 	free(c->merge_email);
 	free(c->notice.relay);
@@ -230,9 +231,21 @@ static const pg_yaml_field hooks_fields[] = {
 	  .max = (size_t)64 << 20 },
 };
 
+/* What a merge message names: a network URL, ending where a repository name follows. */
+static const char *why_public_base(const char *s)
+{
+	if (!strstr(s, "://") || !strncmp(s, "file:", 5))
+		return "a network URL such as git://git.kernel.org/";
+	if (strpbrk(s, " \t") || s[strlen(s) - 1] != '/')
+		return "a URL without spaces, ending in '/'";
+	return NULL;
+}
+
 static const pg_yaml_field repositories_fields[] = {
 	{ .key = "base", .kind = PG_FIELD_STRING, MEMBER(pg_config, repo_base),
 	  .wants = "a URL or path" },
+	{ .key = "public-base", .kind = PG_FIELD_STRING, MEMBER(pg_config, public_base),
+	  .wants = "a URL", .why = why_public_base },
 	{ .key = "map", .kind = PG_FIELD_NAMES, MEMBER(pg_config, repos),
 	  .count = offsetof(pg_config, nrepos), .size = sizeof(pg_repo_map),
 	  .max = PG_CONFIG_MAX_REPOS, .entry = read_repo,

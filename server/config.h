@@ -46,6 +46,8 @@ typedef struct pg_config {
 	char *mail_secret;
 	size_t max_body;         /* bytes a hook body may have */
 	char *repo_base;         /* push records: base + repo name, when not in repos */
+	char *public_base;       /* push records: the public URL is this + repo name, for the
+				    merge message and notice; NULL: git://git.kernel.org/ */
 	pg_repo_map *repos;
 	size_t nrepos;
 	pg_account *accounts;

@@ -114,6 +114,27 @@ static void state_badge(pg_buf *out, const char *state)
 	html(out, "<span class=\"state state-%s\" data-state=\"%s\">%s</span>", state, state, state);
 }
 
+/* Whether a stored report says stand-in scripts built and booted it. */
+static bool simulated(const char *report_text)
+{
+	pg_json *report = NULL;
+	bool yes;
+
+	if (!report_text || pg_json_parse(&report, report_text, strlen(report_text)) < 0) {
+		pg_error_clear();
+		return false;
+	}
+	yes = pg_json_get_bool(report, "simulated");
+	pg_json_free(report);
+	return yes;
+}
+
+static void simulated_badge(pg_buf *out)
+{
+	pg_buf_puts(out, " <span class=\"simulated\" id=\"simulated\" title=\"stand-in build and "
+		    "boot scripts ran: nothing was really compiled or booted\">simulated</span>");
+}
+
 /* --- the queue ------------------------------------------------------------------ */
 
 int pg_page_queue(pg_req *rq, pg_resp *rs)
@@ -422,6 +443,77 @@ static void kunit(pg_buf *out, const pg_server *srv, const pg_job *j)
 	pg_buf_release(&log);
 }
 
+static void counts_cell(pg_buf *out, const pg_json *c)
+{
+	static const char *const keys[] = { "passed", "failed", "skipped", "crashed" };
+	int64_t n;
+	size_t i;
+
+	if (pg_json_get_int(c, "passed", &n) < 0) {
+		pg_buf_puts(out, "<td class=\"absent\">did not report</td>");
+		return;
+	}
+	pg_buf_puts(out, "<td>");
+	for (i = 0; i < PG_ARRAY_SIZE(keys); i++) {
+		n = 0;
+		pg_json_get_int(c, keys[i], &n);
+		pg_buf_printf(out, "%s%lld %s", i ? ", " : "", (long long)n, keys[i]);
+	}
+	pg_buf_puts(out, "</td>");
+}
+
+/* The KUnit suites on the base and on the merge, and the base's boot in one line. */
+static void comparison(pg_buf *out, const pg_json *report)
+{
+	const pg_json *list = pg_json_get(report, "suites"), *s;
+	size_t i;
+
+	if (!pg_json_len(list) && !pg_json_get_str(report, "base_boot"))
+		return;
+	pg_buf_puts(out, "<section id=\"base-vs-merge\"><h2>KUnit: base against merge</h2>\n");
+	if (pg_json_get_str(report, "base_boot"))
+		html(out, "<p class=\"base-boot\">the base's boot: %s</p>\n",
+		     pg_json_get_str(report, "base_boot"));
+	pg_buf_puts(out, "<table id=\"suites\"><thead><tr><th>suite</th><th>base</th><th>merge</th>"
+		    "<th>verdict</th></tr></thead><tbody>\n");
+	for (i = 0; (s = pg_json_at(list, i)); i++) {
+		html(out, "<tr class=\"suite suite-%s\"><th>%s</th>", pg_json_get_str(s, "verdict"),
+		     pg_json_get_str(s, "name"));
+		counts_cell(out, pg_json_get(s, "base"));
+		counts_cell(out, pg_json_get(s, "merge"));
+		html(out, "<td>%s</td></tr>\n", pg_json_get_str(s, "verdict"));
+	}
+	pg_buf_puts(out, "</tbody></table></section>\n");
+}
+
+/* What ran in each stage: the scripts by SHA-256, the tools, the Image. */
+static void provenance(pg_buf *out, const pg_json *report)
+{
+	const pg_json *list = pg_json_get(report, "provenance"), *p, *f;
+	size_t i, k;
+
+	if (!pg_json_len(list))
+		return;
+	pg_buf_puts(out, "<section id=\"provenance\"><h2>Provenance</h2>\n<table><thead><tr>"
+		    "<th>stage</th><th>what ran</th><th>tools and results</th></tr></thead><tbody>\n");
+	for (i = 0; (p = pg_json_at(list, i)); i++) {
+		html(out, "<tr><th>%s", pg_json_get_str(p, "stage"));
+		if (pg_json_get_bool(p, "simulated"))
+			simulated_badge(out);
+		pg_buf_puts(out, "</th><td><ul>");
+		for (k = 0; (f = pg_json_at(pg_json_get(p, "files"), k)); k++)
+			html(out, "<li><code>%s</code> sha256 <code>%s</code></li>",
+			     pg_json_get_str(f, "path"), pg_json_get_str(f, "sha256"));
+		html(out, "</ul></td><td><dl class=\"facts\"><dt>toolchain</dt><dd>%s</dd>"
+		     "<dt>qemu</dt><dd>%s</dd><dt>config sha256</dt><dd><code>%s</code></dd>"
+		     "<dt>Image sha256</dt><dd><code>%s</code></dd><dt>nonce</dt><dd><code>%s</code>"
+		     "</dd></dl></td></tr>\n", pg_json_get_str(p, "toolchain"), pg_json_get_str(p, "qemu"),
+		     pg_json_get_str(p, "config_sha256"), pg_json_get_str(p, "image_sha256"),
+		     pg_json_get_str(p, "nonce"));
+	}
+	pg_buf_puts(out, "</tbody></table></section>\n");
+}
+
 static void actions(pg_buf *out, pg_req *rq, const pg_job *j)
 {
 	pg_buf user = PG_BUF_INIT;
@@ -477,6 +569,8 @@ int pg_page_pull(pg_req *rq, pg_resp *rs)
 	pg_buf_printf(out, "<h1>#%lld ", (long long)j->id);
 	html(out, "<span class=\"tag\">%s</span> ", tag_name(j->tag));
 	state_badge(out, j->state);
+	if (simulated(j->report))
+		simulated_badge(out);
 	html(out, "</h1>\n<p class=\"lede\" id=\"message\">%s</p>\n<dl class=\"facts\">"
 	     "<dt>repository</dt><dd>%s", j->message, j->repo_name ? j->repo_name : j->repo);
 	if (j->repo_name && strcmp(j->repo_name, j->repo))
@@ -501,9 +595,13 @@ int pg_page_pull(pg_req *rq, pg_resp *rs)
 	if (report)
 		findings(out, report);
 	merge_preview(out, rq->srv, j, report);
-	kunit(out, rq->srv, j);
 	if (report)
+		comparison(out, report);
+	kunit(out, rq->srv, j);
+	if (report) {
+		provenance(out, report);
 		signatures(out, report);
+	}
 	if (j->ndecisions) {
 		pg_buf_puts(out, "<section id=\"decisions\"><h2>Decisions</h2><ul>");
 		for (i = 0; i < j->ndecisions; i++) {

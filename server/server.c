@@ -2,6 +2,7 @@
 #include "server/web.h"
 #include "common/error.h"
 #include "common/fs.h"
+#include "pipeline/gate.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -53,6 +54,18 @@ done:
 	return err;
 }
 
+/* What a gate run that died with the last stop left in the tree, cleaned before any job runs. */
+static int recover(pg_server *s)
+{
+	pg_buf what = PG_BUF_INIT;
+	int err = pg_gate_recover(s->home, &what);
+
+	if (err == 0 && what.len && s->log)
+		s->log(s->log_ctx, what.ptr);
+	pg_buf_release(&what);
+	return err;
+}
+
 int pg_server_start(pg_server **out, const pg_server_opts *o)
 {
 	pg_server *s = calloc(1, sizeof(*s));
@@ -91,6 +104,7 @@ int pg_server_start(pg_server **out, const pg_server_opts *o)
 	if ((err = pg_buf_printf(&db, "%s/pullgate.db", s->state)) < 0 ||
 	    (err = pg_store_open(&s->store, db.ptr)) < 0 ||
 	    (err = pg_job_requeue(s->store, &s->requeued)) < 0 ||
+	    (err = recover(s)) < 0 ||
 	    (err = pg_events_new(&s->events)) < 0 ||
 	    (err = pg_sessions_new(&s->sessions, o->config->session_hours * 3600u)) < 0)
 		goto fail;
@@ -104,6 +118,7 @@ int pg_server_start(pg_server **out, const pg_server_opts *o)
 	wo.branch = o->config->branch;
 	wo.merge_name = o->config->merge_name;
 	wo.merge_email = o->config->merge_email;
+	wo.public_base = o->config->public_base;
 	wo.stages = o->config->stages;
 	wo.verify_workers = o->config->verify_workers;
 	wo.log = o->log;

@@ -1,6 +1,7 @@
 /* worker.c - verify threads and the one kernel thread, driving pg_gate_run; the maintainer's decisions. */
 #include "server/worker.h"
 #include "common/error.h"
+#include "common/json.h"
 #include "repo/repo.h"
 #include "pipeline/gate.h"
 #include "server/job.h"
@@ -162,23 +163,46 @@ static void gate_opts(pg_gate_opts *go, char *run_name, size_t cap, const pg_wor
 	go->run_name = run_name;
 }
 
+/*
+ * Where a job's pull is fetched from (spec->repo) and the public URL the
+ * merge message and the notice name (spec->name): a mail's URL, fetched
+ * from the mirror the configuration maps it to; for a push record, the
+ * public base (git://git.kernel.org/ unless configured) and the record's
+ * repository name, whatever location the name maps to.  url holds it.
+ */
+static int pull_spec(pg_pull_spec *spec, pg_buf *url, const pg_worker_opts *o, const pg_job *j)
+{
+	int err;
+
+	memset(spec, 0, sizeof(*spec));
+	spec->repo = j->repo;
+	spec->tag = j->tag;
+	if (j->mail && j->repo_name && strcmp(j->repo_name, j->repo))
+		spec->name = j->repo_name;
+	if (j->mail || !j->repo_name)
+		return 0;
+	err = pg_buf_printf(url, "%s%s", o->public_base ? o->public_base :
+			    "git://git.kernel.org/", j->repo_name);
+	spec->name = url->ptr;
+	return err;
+}
+
 static int run_gate(slot *s, pg_report **out, const pg_job *j, unsigned stages, bool approve)
 {
 	pg_pull_request *pr = NULL;
 	pg_pull_spec spec;
 	pg_gate_opts go;
+	pg_buf url = PG_BUF_INIT;
 	char run_name[32];
 	int err;
 
 	*out = NULL;
-	memset(&spec, 0, sizeof(spec));
-	spec.repo = j->repo;
-	/* a mail's URL fetched from the mirror the configuration maps it to */
-	if (j->mail && j->repo_name && strcmp(j->repo_name, j->repo))
-		spec.name = j->repo_name;
-	spec.tag = j->tag;
-	if (j->mail && (err = pg_mail_parse(&pr, j->mail, j->mail_len)) < 0)
-		return pg_error_wrap(err, "the pull-request mail");
+	if ((err = pull_spec(&spec, &url, &s->o, j)) < 0)
+		goto done;
+	if (j->mail && (err = pg_mail_parse(&pr, j->mail, j->mail_len)) < 0) {
+		err = pg_error_wrap(err, "the pull-request mail");
+		goto done;
+	}
 	spec.request = pr;
 	spec.progress = progress;
 	spec.progress_ctx = s;
@@ -189,8 +213,13 @@ static int run_gate(slot *s, pg_report **out, const pg_job *j, unsigned stages, 
 	go.progress = progress;
 	go.ctx = s;
 	go.cancel = &s->cancel;
+	/* nothing but the tag object the push record named is merged, let alone approved */
+	if (stages)
+		go.expect_tag = j->expect;
 	err = pg_gate_run(out, &spec, s->o.policy, &go);
+done:
 	pg_pull_request_free(pr);
+	pg_buf_release(&url);
 	return err;
 }
 
@@ -260,10 +289,14 @@ static void kernel_job(slot *s, const pg_job *j)
 			 last && last->summary ? last->summary : "see the findings");
 		to = PG_JOB_REJECTED;
 	} else if (approve_stage && approve_stage->status == PG_STAGE_WAITING) {
-		u.message = "every stage passed: waiting for the maintainer";
+		u.message = r->simulated ? "every stage passed, SIMULATED (stand-in build and boot "
+			    "scripts): waiting for the maintainer" :
+			    "every stage passed: waiting for the maintainer";
 		to = PG_JOB_WAITING;
 	} else if (approve_stage && approve_stage->status == PG_STAGE_PASSED && r->approved) {
-		u.message = "approved by the policy (approval: auto)";
+		u.message = r->simulated ? "approved by the policy (approval: auto), SIMULATED "
+			    "(stand-in build and boot scripts)" :
+			    "approved by the policy (approval: auto)";
 		u.user = "pullgate";
 		u.action = "approve";
 		to = PG_JOB_APPROVED;
@@ -445,6 +478,8 @@ int pg_worker_reject(pg_worker *w, int64_t id, const char *user)
 	enum pg_job_state state;
 	int err;
 
+	/* never while an approval of it runs: one of the two wins, and the branch agrees */
+	pthread_mutex_lock(&w->approve_lock);
 	if ((err = current(w, id, &state)) == 0 &&
 	    (err = pg_buf_printf(&note, "rejected by %s", user)) == 0) {
 		u.message = note.ptr;
@@ -452,6 +487,7 @@ int pg_worker_reject(pg_worker *w, int64_t id, const char *user)
 		u.action = "reject";
 		err = move(w, id, state, PG_JOB_REJECTED, PG_JOB_BY_MAINTAINER, &u);
 	}
+	pthread_mutex_unlock(&w->approve_lock);
 	pg_buf_release(&note);
 	return err;
 }
@@ -463,18 +499,54 @@ static int oid_of(pg_oid *out, const char *hex)
 	return pg_oid_fromhex(out, hex, strlen(hex));
 }
 
+/*
+ * What the gate's run recorded and an approval rests on, from the stored
+ * report: the tag object verified, the trusted signer, the run's log
+ * directory (only one under home/logs).
+ */
+static int recorded(pg_report *r, const pg_worker *w, const pg_job *j)
+{
+	pg_json *report = NULL;
+	const char *signer, *dir;
+	size_t n = strlen(w->o.home);
+	int err;
+
+	if (!j->report || !j->tag_object)
+		return pg_error_set(PG_EINVALID, "pull %lld has no recorded report to approve",
+				    (long long)j->id);
+	if ((err = pg_oid_fromhex(&r->tag_object, j->tag_object, strlen(j->tag_object))) < 0 ||
+	    (err = pg_json_parse(&report, j->report, strlen(j->report))) < 0)
+		return err;
+	signer = pg_json_get_str(report, "tag_signer");
+	dir = pg_json_get_str(report, "run_dir");
+	if (dir && (strncmp(dir, w->o.home, n) || strncmp(dir + n, "/logs/", 6) ||
+		    strstr(dir, "/../")))
+		dir = NULL;
+	if ((signer && !(r->tag_signer = pg_strdup(signer))) ||
+	    (dir && !(r->run_dir = pg_strdup(dir))))
+		err = PG_ENOMEM;
+	pg_json_free(report);
+	return err;
+}
+
 int pg_worker_approve(pg_worker *w, int64_t id, const char *user)
 {
 	pg_store_update u = PG_STORE_UPDATE_INIT;
 	pg_job *j = NULL;
 	pg_report *r = NULL;
-	pg_buf notice = PG_BUF_INIT, note = PG_BUF_INIT;
+	pg_buf notice = PG_BUF_INIT, note = PG_BUF_INIT, url = PG_BUF_INIT, why = PG_BUF_INIT;
 	enum pg_job_state state = PG_JOB__COUNT;
 	pg_worker_opts o;
+	pg_pull_spec spec;
 	pg_gate_opts go;
 	char run_name[32];
 	int err;
 
+	/*
+	 * The claim: under the lock a reject takes too, the pull is read and
+	 * must still wait; nobody can reject it until the branch moved and the
+	 * pull is recorded approved (or the approval failed, moving nothing).
+	 */
 	pthread_mutex_lock(&w->approve_lock);
 	pthread_mutex_lock(&w->lock);
 	o = w->o;
@@ -497,20 +569,22 @@ int pg_worker_approve(pg_worker *w, int64_t id, const char *user)
 	r->tag_offset = j->tag_offset;
 	r->has_merge = true;
 	if ((err = oid_of(&r->merge_base, j->merge_base)) < 0 ||
-	    (err = oid_of(&r->merge_commit, j->merge_commit)) < 0)
+	    (err = oid_of(&r->merge_commit, j->merge_commit)) < 0 ||
+	    (err = recorded(r, w, j)) < 0 || (err = pull_spec(&spec, &url, &o, j)) < 0)
 		goto done;
 	gate_opts(&go, run_name, sizeof(run_name), &o, j->id);
-	/* the notice names the repository as the sender announced it */
-	err = pg_gate_approve(r, &go, j->mail && j->repo_name ? j->repo_name : j->repo, &notice);
+	go.expect_tag = j->expect;
+	err = pg_gate_approve(r, &spec, &go, &notice);
 	if (err == PG_ECONFLICT) {
-		char msg[1024];
-
-		snprintf(msg, sizeof(msg), "%s", pg_error_last());
-		u.message = "the integration branch moved since the test: testing again";
+		/* the branch or the tag moved since the test: nothing moved; test it anew */
+		pg_buf_puts(&why, pg_error_last());
+		pg_buf_puts(&note, why.ptr);
+		pg_buf_puts(&note, ": testing again");
+		u.message = note.ptr;
 		if (move(w, id, state, PG_JOB_QUEUED, PG_JOB_BY_MAINTAINER, &u) < 0)
 			logf_(w, "pull %lld: %s", (long long)id, pg_error_last());
 		pg_worker_wake(w);
-		err = pg_error_set(PG_ECONFLICT, "%s; the pull is queued to be tested again", msg);
+		err = pg_error_set(PG_ECONFLICT, "%s; the pull is queued to be tested again", why.ptr);
 		goto done;
 	}
 	if (err < 0)
@@ -534,6 +608,8 @@ done:
 	pg_job_free(j);
 	pg_buf_release(&notice);
 	pg_buf_release(&note);
+	pg_buf_release(&url);
+	pg_buf_release(&why);
 	return err;
 }
 

@@ -18,6 +18,7 @@ typedef struct pg_worker_opts {
 	const char *tree;           /* NULL: home/linux */
 	const char *branch;         /* NULL: master */
 	const char *merge_name, *merge_email;
+	const char *public_base;    /* push records' public URL: this + the repo name */
 	unsigned stages;            /* pg_gate_stage flags after verify; 0: verify only */
 	unsigned verify_workers;    /* at least 1 */
 	pg_log_fn log;              /* may be NULL */

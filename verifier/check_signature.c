@@ -298,6 +298,8 @@ static int check_tag(sigcheck *c)
 	pg_finding *f = NULL;
 	int err;
 
+	size_t before = pg_report_count_check(p->report, PG_CHECK_TAG_SIGNATURE);
+
 	s.name = !strncmp(ref, "refs/tags/", 10) ? ref + 10 : ref;
 	if (s.sev == PG_SEV_OFF)
 		return 0;
@@ -319,6 +321,11 @@ static int check_tag(sigcheck *c)
 	if ((err = verify(&r, c, &s)) == 0 && r.status == PG_GPG_GOOD &&
 	    (err = check_trust(c, &s, &r)) == 0)
 		err = check_tagger(c, &s, &r);
+	/* the gate merges only on this: good, trusted, and nothing else wrong with the tag */
+	if (err == 0 && r.status == PG_GPG_GOOD && r.fingerprint &&
+	    pg_report_count_check(p->report, PG_CHECK_TAG_SIGNATURE) == before &&
+	    !(p->report->tag_signer = pg_strdup(r.fingerprint)))
+		err = PG_ENOMEM;
 	pg_gpg_result_release(&r);
 	return err;
 }

@@ -63,6 +63,7 @@ void pg_report_free(pg_report *r)
 	free(r->tag);
 	free(r->upstream);
 	free(r->upstream_ref);
+	pg_report_free_evidence(r);
 	free(r);
 }
 

@@ -101,6 +101,47 @@ typedef struct pg_stage {
 
 const char *pg_stage_status_name(enum pg_stage_status s);
 
+/* A file a stage ran or read, and whether it is the one this pullgate was built with. */
+typedef struct pg_prov_file {
+	char *path;
+	char *sha256;         /* 64 hex digits; NULL when it could not be read */
+	bool shipped;         /* its content is the shipped file's (pg_shipped_files) */
+} pg_prov_file;
+
+/*
+ * How one stage's result came about, recorded by the gate: the scripts it
+ * ran with their SHA-256, the tools, what was built and booted.  Strings
+ * are owned by the report; NULL when not recorded.
+ */
+typedef struct pg_provenance {
+	char *stage;          /* "build", "boot" or "base-boot" */
+	pg_prov_file *files;
+	size_t nfiles, files_alloc;
+	char *tree;           /* the git tree id of the source built or booted */
+	char *toolchain;      /* the cross compiler's version line */
+	char *qemu;           /* qemu-system-aarch64's version line */
+	char *config_sha256;  /* of the build's .config */
+	char *image_sha256;   /* of arch/arm64/boot/Image, as built or as booted */
+	char *nonce;          /* boot: the nonce on the kernel command line */
+	char *log;            /* the console or build log */
+	int exit_status;      /* the script's exit status; -1: killed or not run */
+	bool cached;          /* base-boot: a boot of the same base, kept from before */
+	bool simulated;       /* a file is not the shipped one: a stand-in ran */
+} pg_provenance;
+
+/* Leaf results of one KUnit suite. */
+typedef struct pg_suite_counts {
+	size_t passed, failed, skipped, crashed;
+} pg_suite_counts;
+
+/* One suite on the base and on the merge (the boot stage's comparison). */
+typedef struct pg_suite_result {
+	char *name;
+	bool on_base, on_merge;
+	pg_suite_counts base, merge;
+	char *verdict;        /* "ok", "new-failures", "pre-existing", "vanished", "added" */
+} pg_suite_result;
+
 enum pg_verdict {
 	PG_VERDICT_ACCEPT = 0,
 	PG_VERDICT_REJECT = 1,
@@ -148,6 +189,17 @@ typedef struct pg_report {
 	size_t max_per_check;
 	size_t kept[PG_CHECK__COUNT];
 	size_t omitted[PG_CHECK__COUNT][PG_SEV_ERROR + 1];
+
+	/* the gate's evidence (docs/report-schema.md, "Evidence and provenance") */
+	char *tag_signer;    /* the trusted signer's fingerprint when the tag's signature
+				verified good with no tag-signature finding; else NULL */
+	char *run_dir;       /* the run's fresh log directory */
+	bool simulated;      /* a stage ran a stand-in instead of a shipped script */
+	pg_provenance *provenance;
+	size_t nprovenance, provenance_alloc;
+	pg_suite_result *suites;
+	size_t nsuites, suites_alloc;
+	char *base_boot;     /* one line on the base's boot, or NULL when none */
 } pg_report;
 
 int pg_report_new(pg_report **out);
@@ -218,6 +270,24 @@ int pg_report_format_text(pg_buf *out, const pg_report *r);
 
 /* The JSON report described in docs/report-schema.md. */
 int pg_report_format_json(pg_buf *out, const pg_report *r);
+
+/*
+ * Add a stage's provenance (*out borrowed until the next add; strings set
+ * with pg_provenance_set) and a file to it; sha256 may be NULL.  A file
+ * that is not shipped marks the provenance and the report simulated.
+ */
+int pg_report_add_provenance(pg_provenance **out, pg_report *r, const char *stage);
+int pg_provenance_add_file(pg_report *r, pg_provenance *p, const char *path,
+			   const char *sha256, bool shipped);
+/* Replace *field (a string member of p) with a copy of value (NULL clears it). */
+int pg_provenance_set(char **field, const char *value);
+
+/* Add a suite's row; base or merge NULL when it did not report there. */
+int pg_report_add_suite(pg_report *r, const char *name, const pg_suite_counts *base,
+			const pg_suite_counts *merge, const char *verdict);
+
+/* Free what the gate's evidence holds (pg_report_free calls it). */
+void pg_report_free_evidence(pg_report *r);
 
 #define PG_REPORT_SCHEMA_VERSION 1
 

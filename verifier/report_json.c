@@ -139,6 +139,78 @@ static void put_stages(pg_json_writer *w, const pg_report *r)
 	pg_json_close(w);
 }
 
+static void put_counts(pg_json_writer *w, const char *key, bool present,
+		       const pg_suite_counts *c)
+{
+	if (!present) {
+		pg_json_put_null(w, key);
+		return;
+	}
+	pg_json_open_object(w, key);
+	pg_json_put_int(w, "passed", (int64_t)c->passed);
+	pg_json_put_int(w, "failed", (int64_t)c->failed);
+	pg_json_put_int(w, "skipped", (int64_t)c->skipped);
+	pg_json_put_int(w, "crashed", (int64_t)c->crashed);
+	pg_json_close(w);
+}
+
+static void put_provenance(pg_json_writer *w, const pg_provenance *p)
+{
+	size_t i;
+
+	pg_json_open_object(w, NULL);
+	pg_json_put_str(w, "stage", p->stage);
+	pg_json_put_bool(w, "simulated", p->simulated);
+	pg_json_open_array(w, "files");
+	for (i = 0; i < p->nfiles; i++) {
+		pg_json_open_object(w, NULL);
+		pg_json_put_str(w, "path", p->files[i].path);
+		pg_json_put_str(w, "sha256", p->files[i].sha256);
+		pg_json_put_bool(w, "shipped", p->files[i].shipped);
+		pg_json_close(w);
+	}
+	pg_json_close(w);
+	pg_json_put_str(w, "tree", p->tree);
+	pg_json_put_str(w, "toolchain", p->toolchain);
+	pg_json_put_str(w, "qemu", p->qemu);
+	pg_json_put_str(w, "config_sha256", p->config_sha256);
+	pg_json_put_str(w, "image_sha256", p->image_sha256);
+	pg_json_put_str(w, "nonce", p->nonce);
+	pg_json_put_str(w, "log", p->log);
+	if (p->exit_status >= 0)
+		pg_json_put_int(w, "exit_status", p->exit_status);
+	else
+		pg_json_put_null(w, "exit_status");
+	pg_json_put_bool(w, "cached", p->cached);
+	pg_json_close(w);
+}
+
+/* The gate's evidence: where the run's logs are, what ran, and the suites on base and merge. */
+static void put_evidence(pg_json_writer *w, const pg_report *r)
+{
+	size_t i;
+
+	pg_json_put_bool(w, "simulated", r->simulated);
+	pg_json_put_str(w, "run_dir", r->run_dir);
+	pg_json_open_array(w, "provenance");
+	for (i = 0; i < r->nprovenance; i++)
+		put_provenance(w, &r->provenance[i]);
+	pg_json_close(w);
+	pg_json_put_str(w, "base_boot", r->base_boot);
+	pg_json_open_array(w, "suites");
+	for (i = 0; i < r->nsuites; i++) {
+		const pg_suite_result *s = &r->suites[i];
+
+		pg_json_open_object(w, NULL);
+		pg_json_put_str(w, "name", s->name);
+		put_counts(w, "base", s->on_base, &s->base);
+		put_counts(w, "merge", s->on_merge, &s->merge);
+		pg_json_put_str(w, "verdict", s->verdict);
+		pg_json_close(w);
+	}
+	pg_json_close(w);
+}
+
 int pg_report_format_json(pg_buf *out, const pg_report *r)
 {
 	pg_json_writer *w = NULL;
@@ -206,7 +278,9 @@ int pg_report_format_json(pg_buf *out, const pg_report *r)
 		pg_json_put_oid(w, "merge_base", r->has_merge ? &r->merge_base : NULL);
 		pg_json_put_oid(w, "merge_commit", r->has_merge ? &r->merge_commit : NULL);
 		pg_json_put_bool(w, "approved", r->approved);
+		put_evidence(w, r);
 	}
+	pg_json_put_str(w, "tag_signer", r->tag_signer);
 	if ((err = pg_json_write(out, w, PG_JSON_INDENT)) == 0)
 		err = pg_buf_putc(out, '\n');
 	pg_json_writer_free(w);

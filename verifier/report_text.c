@@ -185,6 +185,101 @@ static int put_stages(pg_buf *out, const pg_report *r)
 	return err;
 }
 
+static int put_counts(pg_buf *out, bool present, const pg_suite_counts *c)
+{
+	char cell[64];
+
+	if (present)
+		snprintf(cell, sizeof(cell), "%zu/%zu/%zu/%zu", c->passed, c->failed, c->skipped,
+			 c->crashed);
+	else
+		snprintf(cell, sizeof(cell), "-");
+	return pg_buf_printf(out, "  %-18s", cell);
+}
+
+/* "  label: value" when value is recorded. */
+static int put_fact(pg_buf *out, const char *label, const char *value)
+{
+	int err;
+
+	if (!value)
+		return 0;
+	if ((err = pg_buf_printf(out, "           %s: ", label)) == 0 &&
+	    (err = put_safe(out, value, VALUE_MAX)) == 0)
+		err = pg_buf_putc(out, '\n');
+	return err;
+}
+
+static int put_provenance(pg_buf *out, const pg_provenance *p)
+{
+	size_t i;
+	int err = pg_buf_printf(out, "  %-8s %s", p->stage, p->simulated ? "SIMULATED" : "shipped scripts");
+
+	if (err == 0 && p->exit_status >= 0)
+		err = pg_buf_printf(out, ", exit status %d", p->exit_status);
+	if (err == 0 && p->cached)
+		err = pg_buf_puts(out, ", kept from an earlier run");
+	if (err == 0)
+		err = pg_buf_putc(out, '\n');
+	for (i = 0; i < p->nfiles && err == 0; i++) {
+		const pg_prov_file *f = &p->files[i];
+
+		if ((err = pg_buf_puts(out, "           ")) == 0 &&
+		    (err = put_safe(out, f->path, VALUE_MAX)) == 0)
+			err = pg_buf_printf(out, " sha256 %s%s\n", f->sha256 ? f->sha256 : "(unreadable)",
+					    f->shipped ? "" : " (not the shipped file)");
+	}
+	if (err == 0)
+		err = put_fact(out, "tree", p->tree);
+	if (err == 0)
+		err = put_fact(out, "toolchain", p->toolchain);
+	if (err == 0)
+		err = put_fact(out, "qemu", p->qemu);
+	if (err == 0)
+		err = put_fact(out, "config sha256", p->config_sha256);
+	if (err == 0)
+		err = put_fact(out, "Image sha256", p->image_sha256);
+	if (err == 0)
+		err = put_fact(out, "nonce", p->nonce);
+	if (err == 0)
+		err = put_fact(out, "log", p->log);
+	return err;
+}
+
+/* Provenance per stage, the suites on base and merge, and a word when stand-ins ran. */
+static int put_evidence(pg_buf *out, const pg_report *r)
+{
+	size_t i;
+	int err = 0;
+
+	if (r->nprovenance)
+		err = pg_buf_puts(out, "provenance:\n");
+	for (i = 0; i < r->nprovenance && err == 0; i++)
+		err = put_provenance(out, &r->provenance[i]);
+	if (err == 0 && r->base_boot && (err = pg_buf_puts(out, "base boot: ")) == 0 &&
+	    (err = put_safe(out, r->base_boot, VALUE_MAX)) == 0)
+		err = pg_buf_putc(out, '\n');
+	if (err == 0 && r->nsuites)
+		err = pg_buf_printf(out, "kunit suites (pass/fail/skip/crash):\n  %-28s  %-18s  %-18s  %s\n",
+				    "suite", "base", "merge", "verdict");
+	for (i = 0; i < r->nsuites && err == 0; i++) {
+		const pg_suite_result *s = &r->suites[i];
+		pg_buf name = PG_BUF_INIT;
+
+		if ((err = put_safe(&name, s->name, 28)) == 0 &&
+		    (err = pg_buf_printf(out, "  %-28s", name.ptr)) == 0 &&
+		    (err = put_counts(out, s->on_base, &s->base)) == 0 &&
+		    (err = put_counts(out, s->on_merge, &s->merge)) == 0)
+			err = pg_buf_printf(out, "  %s\n", s->verdict);
+		pg_buf_release(&name);
+	}
+	if (err == 0 && r->simulated)
+		err = pg_buf_puts(out, "SIMULATED: stand-in scripts ran in place of pullgate's own "
+				  "(see provenance): nothing above was really built or booted\n");
+	return err;
+}
+
+
 /* "    also: error foreign-committer: committed by ...": a finding that follows from another. */
 static int put_implied(pg_buf *out, const pg_finding *f)
 {
@@ -304,7 +399,7 @@ int pg_report_format_text(pg_buf *out, const pg_report *r)
 			return err;
 	if ((err = put_omitted(out, r)) < 0)
 		return err;
-	if (r->nstages && (err = put_stages(out, r)) < 0)
+	if (r->nstages && ((err = put_stages(out, r)) < 0 || (err = put_evidence(out, r)) < 0))
 		return err;
 	if ((err = pg_buf_printf(out, "%sverdict: %s (%zu %s, %zu %s", r->nfindings || r->nnotes ? "\n" : "",
 				 pg_report_verdict(r) == PG_VERDICT_ACCEPT ? "accept" : "reject",

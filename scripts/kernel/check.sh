@@ -6,7 +6,8 @@
 # Every step is incremental: the tree is unpacked once, the series refs are
 # reproducible, the build is make with a persistent O= dir and ccache, and
 # only the boot always runs.  Fails on a failed or crashed test, a splat,
-# a missing marker or a boot timeout.  PG_BOOT_TIMEOUT (default 300 s).
+# a missing marker (with this boot's nonce), no power-off, an incomplete
+# KTAP plan, no passed test or a boot timeout.  PG_BOOT_TIMEOUT (default 300 s).
 set -eu
 . "$(dirname "$0")/lib.sh"
 [ $# -eq 1 ] || pg_die "usage: check.sh PULLGATE_BINARY"
@@ -56,14 +57,16 @@ build_worktree() {
 }
 step worktree build_worktree
 step build "$PG_TOP/scripts/kernel/build.sh" "$PULLGATE_HOME/work/build" "$out" "$out/build.log" Image
-step boot "$PG_TOP/scripts/kernel/boot.sh" "$out" "$bootlog" "$timeout" || {
+# this boot's nonce: its init prints it, so the verdict is on this boot's console only
+nonce=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+step boot "$PG_TOP/scripts/kernel/boot.sh" "$out" "$bootlog" "$timeout" "$nonce" || {
 	rc=$?
-	"$pullgate" ktap "$bootlog" || true
+	"$pullgate" ktap --nonce "$nonce" "$bootlog" || true
 	exit $rc
 }
 echo "check-kernel: KTAP summary of $bootlog:"
 set +e
-"$pullgate" ktap "$bootlog"
+"$pullgate" ktap --nonce "$nonce" "$bootlog"
 rc=$?
 set -e
 echo "check-kernel: total $(($(pg_now) - t0)) s"

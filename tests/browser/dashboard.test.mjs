@@ -149,7 +149,7 @@ try {
 		'the page reloads by itself when the pull is done');
 
 	await page.goto(`${url}/pulls/${srv.ID2}`);
-	ok(await page.locator('#kunit-table tr.ktap-pass').count() === 2, 'take two shows its KUnit results');
+	ok(await page.locator('#kunit-table tr.ktap-pass').count() === 4, 'take two shows its KUnit results');
 	ok(/^Merge tag 'hardening-v6.16-rc1-fix1-take2' of /.test(await page.locator('.merge-message').textContent()),
 		'and previews its merge commit');
 	await Promise.all([page.waitForLoadState('load'), page.waitForEvent('framenavigated'),

@@ -3,14 +3,9 @@
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
+. "$(dirname "$0")/../lib/gate.sh"
 plan 63
-fixture_incident
-export PULLGATE_DATADIR="$TOP/tests/fakes"
-TREE="$SCRATCH/tree.git"
-git clone -q --bare "$FX/upstream.git" "$TREE"
-BASE=$(git --git-dir="$TREE" rev-parse master)
-T2=hardening-v6.16-rc1-fix1-take2
-KEY=hardening-v6.16-rc1-fix1-take2
+gate_setup
 
 gate() {
 	run "$PULLGATE" gate --keyring "$KEYRING" --trust "$FPR_KEES" --upstream "$UP" \
@@ -27,13 +22,6 @@ state() {
 	pull_worktrees
 	ls "$PULLGATE_HOME/work" 2>/dev/null | grep -vx build || true
 }
-reset_tree() {
-	git --git-dir="$TREE" update-ref refs/heads/master "$BASE"
-	git --git-dir="$TREE" for-each-ref --format='%(refname)' refs/pullgate refs/heads/pullgate |
-		while read -r r; do git --git-dir="$TREE" update-ref -d "$r"; done
-}
-stage() { printf '%s' "$out" | jq -r --arg s "$1" '.stages[] | select(.name == $s) | .status'; }
-messages() { printf '%s' "$out" | jq -r --arg c "$1" '.findings[] | select(.check == $c) | .message'; }
 CLEAN=$(state)
 
 # --- take one never gets past verify ------------------------------------------
@@ -43,7 +31,7 @@ is "$rc" 1 "take one is rejected by the gate"
 is "$(printf '%s' "$out" | jq -r '[.stages[] | "\(.name):\(.status)"] | join(" ")')" "verify:failed" \
 	"at the verify stage: nothing is merged, built or booted"
 is "$(state)" "$CLEAN" "the tree is untouched"
-is "$(jq -r '"\(.verdict) \([.stages[].name] | join(","))"' "$PULLGATE_HOME/logs/hardening-v6.16-rc1-fix1/report.json")" \
+is "$(jq -r '"\(.verdict) \([.stages[].name] | join(","))"' "$PULLGATE_HOME/logs/hardening-v6.16-rc1-fix1/latest/report.json")" \
 	"reject verify" "the verdict is recorded in the pull's log directory"
 
 # --- stages run in order from merge: nothing is approved untested -------------------
@@ -139,9 +127,9 @@ like "$(git --git-dir="$TREE" log -1 --format=%B master)" "^Pull hardening fixes
 	"the message names what was pulled from whom"
 like "$(git --git-dir="$TREE" log -1 --format=%B master)" "^  randstruct: gcc-plugin: Fix attribute addition$" \
 	"and lists the merged commits"
-is "$(jq -r '"\(.verdict) \(.stages[-1].name):\(.stages[-1].status)"' "$PULLGATE_HOME/logs/$KEY/report.json")" \
+is "$(jq -r '"\(.verdict) \(.stages[-1].name):\(.stages[-1].status)"' "$PULLGATE_HOME/logs/$KEY/latest/report.json")" \
 	"accept approve:passed" "the recorded verdict says it was approved"
-notice=$(cat "$PULLGATE_HOME/logs/$KEY/notice.txt")
+notice=$(cat "$PULLGATE_HOME/logs/$KEY/latest/notice.txt")
 like "$notice" "^The pull request you sent on Sun, 01 Jun 2025 09:00:00 -0700:$" "a notice dated by the tag"
 like "$notice" "^has been merged into $TREE:master:$" "naming the tree"
 like "$notice" "^$MERGE$" "and the merge commit"
@@ -170,7 +158,7 @@ rm -f "$PULLGATE_HOME"/build/arm64-gcc/warnings-*
 touch "$PULLGATE_HOME/build/arm64-gcc/.fake-stamp"
 FAKE_STALE=1 gate --json --no-approve
 is "$rc" 0 "a pull whose changed file has an old warning passes"
-is "$(grep -c 'Wstale' "$PULLGATE_HOME/logs/$KEY/build.log")" 2 \
+is "$(grep -c 'Wstale' "$PULLGATE_HOME/logs/$KEY/latest/build.log")" 2 \
 	"both the base and the merge build compiled the changed file"
 is "$(messages new-warning)" "" "so its old warning is not reported as new"
 rm -f "$PULLGATE_HOME/build/arm64-gcc/.fake-stamp"

@@ -18,7 +18,7 @@ T2=hardening-v6.16-rc1-fix1-take2
 home=$PULLGATE_HOME
 . "$TOP/tests/lib/tap.sh"
 PULLGATE_HOME=$home
-plan 23
+plan 30
 
 # a master branch of the maintainer's own is never touched by the replay
 master_before=$(git -C "$LINUX" rev-parse -q --verify refs/heads/master || echo none)
@@ -43,13 +43,15 @@ run "$PULLGATE" gate --json --branch incident --policy "$FX/policy.yaml" "$FX/ke
 is "$rc" 1 "the gate rejects take one"
 is "$(printf '%s' "$out" | jq -r '[.stages[] | "\(.name):\(.status)"] | join(" ")')" "verify:failed" \
 	"at verify: nothing is merged, built or booted"
-ok "$([ ! -e "$PULLGATE_HOME/logs/$T1/build.log" ]; echo $?)" "no build was started for it"
+ok "$([ ! -e "$PULLGATE_HOME/logs/$T1/latest/build.log" ]; echo $?)" "no build was started for it"
 is "$(git -C "$LINUX" rev-parse incident)" "$BASE" "the integration branch has not moved"
 is "$(git -C "$LINUX" for-each-ref refs/heads/pullgate/$T1 refs/pullgate/tags/$T1)" "" \
 	"and no ref of take one was left in the tree"
 
 # --- take two ---------------------------------------------------------------------
-run "$PULLGATE" gate --json --branch incident --policy "$FX/policy.yaml" "$FX/kees.git" "$T2"
+KORG_KEES=git://git.kernel.org/pub/scm/linux/kernel/git/kees/linux
+run "$PULLGATE" gate --json --branch incident --policy "$FX/policy.yaml" --url "$KORG_KEES" \
+	"$FX/kees.git" "$T2"
 printf '%s\n' "$err" | grep -v '^\[build\] [0-9]* objects' | sed 's/^/# /'
 is "$rc" 0 "the gate approves take two"
 is "$(printf '%s' "$out" | jq -r '[.stages[] | "\(.name):\(.status)"] | join(" ")')" \
@@ -57,6 +59,22 @@ is "$(printf '%s' "$out" | jq -r '[.stages[] | "\(.name):\(.status)"] | join(" "
 	"after merge, build and boot"
 summary=$(printf '%s' "$out" | jq -r '.stages[] | select(.name == "boot") | .summary')
 like "$summary" '^[0-9]+ passed, 0 failed, 0 skipped, 0 crashed, 0 splats' "KUnit is green"
+is "$(printf '%s' "$out" | jq -r .simulated)" false "with the shipped scripts: not simulated"
+is "$(printf '%s' "$out" | jq -r '[.findings[] | select(.check == "boot-evidence")] | length')" 0 \
+	"the boot is evidence: this boot's marker, its plan complete, a power-off"
+# base against merge, suite by suite
+echo "# KUnit, base against merge (pass/fail/skip/crash):"
+printf '%s' "$out" | jq -r '.suites[] | "#   \(.name): \(if .base then "\(.base.passed)/\(.base.failed)/\(.base.skipped)/\(.base.crashed)" else "-" end) -> \(if .merge then "\(.merge.passed)/\(.merge.failed)/\(.merge.skipped)/\(.merge.crashed)" else "-" end)  \(.verdict)"'
+like "$(printf '%s' "$out" | jq -r '.suites[].name')" '^pullgate_flex$' "the report has a row for each suite"
+is "$(printf '%s' "$out" | jq -r '[.suites[] | select(.base == null or .merge == null)] | length')" 0 \
+	"every suite ran on both the base and the merge"
+is "$(printf '%s' "$out" | jq -r '[.suites[] | select(.verdict != "ok")] | length')" 0 \
+	"and none fails on the merge"
+printf '%s' "$out" | jq -r '.provenance[] | "# provenance \(.stage): \(.toolchain // .qemu), Image \(.image_sha256)"'
+like "$(printf '%s' "$out" | jq -r '.provenance[] | select(.stage == "boot") | .qemu')" '^QEMU emulator version' \
+	"the provenance names the QEMU that booted it"
+is "$(git -C "$LINUX" log -1 --format=%s incident)" "Merge tag '$T2' of $KORG_KEES" \
+	"the merge names Kees's public URL"
 bootlog=$(printf '%s' "$out" | jq -r '.stages[] | select(.name == "boot") | .log')
 like "$("$PULLGATE" ktap "$bootlog")" '^ok +pullgate_flex\.pg_define_flex_no_initializer$' \
 	"our __DEFINE_FLEX test ran and passed on the merged tree"
@@ -88,7 +106,7 @@ git -C "$LINUX" apply --cached "$P/upstream/f39f18f3c353.patch"
 want=$(git -C "$LINUX" write-tree)
 unset GIT_INDEX_FILE
 is "$(git -C "$LINUX" rev-parse "incident^{tree}")" "$want" "its tree is the base plus the series"
-like "$(cat "$PULLGATE_HOME/logs/$T2/notice.txt")" "^has been merged into $LINUX:incident:$" \
+like "$(cat "$PULLGATE_HOME/logs/$T2/latest/notice.txt")" "^has been merged into $LINUX:incident:$" \
 	"a pr-tracker-bot style notice is written"
 is "$(git -C "$LINUX" rev-parse -q --verify refs/heads/master || echo none)" "$master_before" \
 	"the replay left the tree's master branch as it was"

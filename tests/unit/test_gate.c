@@ -1,8 +1,13 @@
-/* test_gate.c - unit tests for the gate's pull keys and stage sets. */
+/* test_gate.c - unit tests for the gate's pull keys, stage sets and run directories. */
 #include "tests/unit/unit.h"
 
 #include "common/buf.h"
-#include "pipeline/gate.h"
+#include "common/fs.h"
+#include "pipeline/stage.h"
+
+#include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static char *key(const char *tag)
 {
@@ -79,12 +84,86 @@ static void test_stage_sets(void **state)
 	assert_false(pg_gate_stages_valid(PG_GATE_ALL + 1));
 }
 
+static void test_run_dirs_are_fresh(void **state)
+{
+	char home[] = "/tmp/pg-gate-XXXXXX", link[PATH_MAX];
+	pg_gate_opts o = PG_GATE_OPTS_INIT;
+	pg_buf a = PG_BUF_INIT, b = PG_BUF_INIT, c = PG_BUF_INIT, want = PG_BUF_INIT;
+	ssize_t n;
+
+	(void)state;
+	assert_non_null(mkdtemp(home));
+	o.home = home;
+	assert_int_equal(pg_run_logs_dir(&a, &o, "k"), 0);
+	assert_int_equal(pg_run_logs_dir(&b, &o, "k"), 0);
+	assert_int_equal(pg_buf_printf(&want, "%s/logs/k/run-1", home), 0);
+	assert_string_equal(a.ptr, want.ptr);
+	pg_buf_clear(&want);
+	assert_int_equal(pg_buf_printf(&want, "%s/logs/k/run-2", home), 0);
+	assert_string_equal(b.ptr, want.ptr);
+	pg_buf_clear(&want);
+	/* latest names the newest */
+	assert_int_equal(pg_buf_printf(&want, "%s/logs/k/latest", home), 0);
+	n = readlink(want.ptr, link, sizeof(link) - 1);
+	assert_true(n > 0);
+	link[n] = '\0';
+	assert_string_equal(link, "run-2");
+	/* a directory someone else made is never taken for this run's */
+	pg_buf_clear(&want);
+	assert_int_equal(pg_buf_printf(&want, "%s/logs/k/run-3", home), 0);
+	assert_int_equal(mkdir(want.ptr, 0755), 0);
+	o.run_name = "job-7";
+	assert_int_equal(pg_run_logs_dir(&c, &o, "k"), 0);
+	assert_non_null(strstr(c.ptr, "/logs/job-7/run-1"));
+	o.run_name = NULL;
+	pg_buf_clear(&c);
+	assert_int_equal(pg_run_logs_dir(&c, &o, "k"), 0);
+	assert_non_null(strstr(c.ptr, "/logs/k/run-4"));
+	assert_int_equal(pg_remove_tree(home), 0);
+	pg_buf_release(&a);
+	pg_buf_release(&b);
+	pg_buf_release(&c);
+	pg_buf_release(&want);
+}
+
+static void test_recover_without_journal(void **state)
+{
+	char home[] = "/tmp/pg-gate-XXXXXX";
+	pg_buf what = PG_BUF_INIT, path = PG_BUF_INIT;
+
+	(void)state;
+	assert_non_null(mkdtemp(home));
+	/* no run died: nothing to say, nothing done */
+	assert_int_equal(pg_gate_recover(home, &what), 0);
+	assert_int_equal(what.len, 0);
+	/* a journal that does not parse is removed, and said so */
+	assert_int_equal(pg_buf_printf(&path, "%s/work", home), 0);
+	assert_int_equal(pg_mkdir_p(path.ptr), 0);
+	assert_int_equal(pg_buf_puts(&path, "/run.journal"), 0);
+	assert_int_equal(pg_write_file_atomic(path.ptr, "garbage", 7), 0);
+	assert_int_equal(pg_gate_recover(home, &what), 0);
+	assert_non_null(strstr(what.ptr, "a run journal that does not parse"));
+	assert_int_equal(access(path.ptr, F_OK), -1);
+	/* one naming a tree that is gone: nothing to clean there, the journal goes */
+	pg_buf_clear(&what);
+	assert_int_equal(pg_write_file_atomic(path.ptr, "pullgate-run 1\0tree\0/nonexistent/tree\0"
+					      "key\0k\0tag\0refs/tags/t\0", 60), 0);
+	assert_int_equal(pg_gate_recover(home, &what), 0);
+	assert_string_equal(what.ptr, "a run of 'refs/tags/t' died; its tree '/nonexistent/tree' is gone");
+	assert_int_equal(access(path.ptr, F_OK), -1);
+	assert_int_equal(pg_remove_tree(home), 0);
+	pg_buf_release(&path);
+	pg_buf_release(&what);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plain_tags_keep_their_name),
 		cmocka_unit_test(test_changed_names_do_not_collide),
 		cmocka_unit_test(test_stage_sets),
+		cmocka_unit_test(test_run_dirs_are_fresh),
+		cmocka_unit_test(test_recover_without_journal),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -143,7 +143,8 @@ static void test_skips(void **state)
 	r = parse("KTAP version 1\n1..2\n"
 		  "    KTAP version 1\n    # Subtest: hw\n    1..0\n"
 		  "ok 1 hw # SKIP not on this machine\n"
-		  "ok 2 other\n");
+		  "ok 2 other\n"
+		  "pullgate-init: done\nreboot: Power down\n");
 	assert_counts(r, 1, 0, 1, 0);
 	assert_string_equal(find(r, "hw")->reason, "not on this machine");
 	assert_true(pg_boot_result_ok(r));
@@ -464,6 +465,153 @@ static void test_render_json(void **state)
 	pg_boot_result_free(r);
 }
 
+/* The gaps of a console as one string, one line each. */
+static char *gaps_of(const char *log, const char *nonce, int *n)
+{
+	pg_boot_result *r = parse(log);
+	pg_buf why = PG_BUF_INIT;
+
+	*n = pg_boot_evidence_gaps(&why, r, nonce);
+	assert_true(*n >= 0);
+	pg_boot_result_free(r);
+	return pg_buf_detach(&why);
+}
+
+#define GOOD_KTAP "[ 1.0] KTAP version 1\n[ 1.0] 1..1\n[ 1.0]     # Subtest: s\n" \
+	"[ 1.0]     1..1\n[ 1.0]     ok 1 a\n[ 1.0] ok 1 s\n"
+#define MARKER_OF(n) "[ 2.0] pullgate-init: done nonce=" n "\n"
+#define POWER_DOWN "[ 2.1] reboot: Power down\n"
+
+static void assert_gap(const char *log, const char *nonce, const char *want)
+{
+	int n;
+	char *why = gaps_of(log, nonce, &n);
+
+	if (!want) {
+		if (n != 0)
+			fail_msg("unexpected gaps: %s", why);
+	} else if (!strstr(why, want)) {
+		fail_msg("no gap '%s' in: %s", want, why);
+	}
+	free(why);
+}
+
+static void test_evidence_gaps(void **state)
+{
+	(void)state;
+	assert_gap(GOOD_KTAP MARKER_OF("abc123") POWER_DOWN, "abc123", NULL);
+	assert_gap(GOOD_KTAP MARKER_OF("abc123") POWER_DOWN, NULL, NULL);
+	/* each piece of evidence, missing */
+	assert_gap(MARKER_OF("abc123") POWER_DOWN, "abc123", "no KTAP output");
+	assert_gap("KTAP version 1\nok 1 a\n" MARKER_OF("abc123") POWER_DOWN, "abc123",
+		   "no plan");
+	assert_gap("KTAP version 1\n1..0\n" MARKER_OF("abc123") POWER_DOWN, "abc123",
+		   "no test passed");
+	assert_gap("KTAP version 1\n1..3\nok 1 a\nok 2 b\n" MARKER_OF("abc123") POWER_DOWN,
+		   "abc123", "announced 3 results and 2 arrived");
+	assert_gap(GOOD_KTAP GOOD_KTAP MARKER_OF("abc123") POWER_DOWN, "abc123", "2 KTAP runs");
+	assert_gap(GOOD_KTAP POWER_DOWN, "abc123", "never appeared");
+	assert_gap(GOOD_KTAP "[ 2.0] pullgate-init: done\n" POWER_DOWN, "abc123",
+		   "carries no nonce");
+	assert_gap(GOOD_KTAP MARKER_OF("0ld") POWER_DOWN, "abc123", "nonce 0ld, not this boot's abc123");
+	assert_gap(GOOD_KTAP MARKER_OF("abc123") MARKER_OF("0ld") POWER_DOWN, "abc123",
+		   "different nonces");
+	assert_gap(GOOD_KTAP MARKER_OF("abc123"), "abc123", "did not power off");
+	/* a power-off before the marker is an earlier boot's */
+	assert_gap(GOOD_KTAP POWER_DOWN MARKER_OF("abc123"), "abc123", "did not power off");
+	/* the kernel's echo of its command line is no marker */
+	assert_gap(GOOD_KTAP "[ 0.0] Kernel command line: pullgate.nonce=abc123\n" POWER_DOWN,
+		   "abc123", "never appeared");
+}
+
+static void test_ok_needs_evidence(void **state)
+{
+	pg_boot_result *r;
+
+	(void)state;
+	r = parse(GOOD_KTAP MARKER_OF("n1") POWER_DOWN);
+	assert_true(pg_boot_result_ok(r));
+	assert_string_equal(r->marker_nonce, "n1");
+	assert_int_equal(r->plan, 1);
+	assert_int_equal(r->top_results, 1);
+	pg_boot_result_free(r);
+	/* passes without the marker or the power-off prove nothing */
+	r = parse(GOOD_KTAP);
+	assert_int_equal(r->passed, 1);
+	assert_false(pg_boot_result_ok(r));
+	pg_boot_result_free(r);
+}
+
+static void test_suites(void **state)
+{
+	pg_boot_result *r;
+	pg_ktap_suite *s = NULL;
+	size_t n = 0, i, sum[4] = { 0, 0, 0, 0 };
+
+	(void)state;
+	r = parse(kunit_log);
+	assert_int_equal(pg_ktap_suites(&s, &n, r), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(s[0].name, "flex");
+	assert_int_equal(s[0].passed, 3);
+	assert_int_equal(s[0].skipped, 1);
+	assert_string_equal(s[1].name, "kconfig");
+	assert_int_equal(s[1].passed, 1);
+	free(s);
+	pg_boot_result_free(r);
+
+	/* a crash mid-suite: the missing suite is a suite of its own, crashed */
+	r = parse("KTAP version 1\n1..2\n    # Subtest: flex\n    1..3\n    ok 1 a\n"
+		  "    not ok 2 b\n");
+	assert_int_equal(pg_ktap_suites(&s, &n, r), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(s[0].name, "flex");
+	assert_string_equal(s[1].name, "#2");
+	for (i = 0; i < n; i++) {
+		sum[0] += s[i].passed;
+		sum[1] += s[i].failed;
+		sum[2] += s[i].skipped;
+		sum[3] += s[i].crashed;
+	}
+	/* the suites' counts add up to the console's */
+	assert_int_equal(sum[0], r->passed);
+	assert_int_equal(sum[1], r->failed);
+	assert_int_equal(sum[2], r->skipped);
+	assert_int_equal(sum[3], r->crashed);
+	free(s);
+	pg_boot_result_free(r);
+}
+
+static void test_splat_key(void **state)
+{
+	pg_boot_result *a, *b;
+	pg_buf ka = PG_BUF_INIT, kb = PG_BUF_INIT;
+
+	(void)state;
+	a = parse("[ 1.0] WARNING: CPU: 0 PID: 1 at lib/overflow.c:10 probe+0x10/0x20\n");
+	b = parse("[ 3.5] WARNING: CPU: 1 PID: 77 at lib/overflow.c:10 probe+0x14/0x28\n");
+	assert_int_equal(pg_splat_key(&ka, &a->splats[0]), 0);
+	assert_int_equal(pg_splat_key(&kb, &b->splats[0]), 0);
+	/* the same WARN at another moment is the same splat */
+	assert_string_equal(ka.ptr, kb.ptr);
+	assert_string_equal(ka.ptr, "warn WARNING: CPU: # PID: # at lib/overflow.c:10 probe+0x#/0x#");
+	pg_boot_result_free(b);
+	pg_buf_clear(&kb);
+	/* another line of the source is another splat */
+	b = parse("[ 1.0] WARNING: CPU: 0 PID: 1 at lib/overflow.c:11 probe+0x10/0x20\n");
+	assert_int_equal(pg_splat_key(&kb, &b->splats[0]), 0);
+	assert_string_not_equal(ka.ptr, kb.ptr);
+	pg_boot_result_free(b);
+	pg_buf_clear(&kb);
+	b = parse("[ 1.0] Unable to handle kernel paging request at virtual address dead000000000100\n");
+	assert_int_equal(pg_splat_key(&kb, &b->splats[0]), 0);
+	assert_string_equal(kb.ptr, "oops Unable to handle kernel paging request at virtual address #");
+	pg_boot_result_free(a);
+	pg_boot_result_free(b);
+	pg_buf_release(&ka);
+	pg_buf_release(&kb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -481,6 +629,10 @@ int main(void)
 		cmocka_unit_test(test_long_names_are_capped_and_clean),
 		cmocka_unit_test(test_render_text),
 		cmocka_unit_test(test_render_json),
+		cmocka_unit_test(test_evidence_gaps),
+		cmocka_unit_test(test_ok_needs_evidence),
+		cmocka_unit_test(test_suites),
+		cmocka_unit_test(test_splat_key),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -368,7 +368,7 @@ static void test_unknown_keys(void **state)
 		    "range-size, pull-request-base, pull-request-head, pull-request-url, "
 		    "pull-request-shortlog, pull-request-diffstat, signoff, fixes-tag, "
 		    "back-merge, recent-rebase, date-anomaly, merge-conflict, build-error, "
-		    "new-warning, boot-timeout, ktap-failure, kernel-splat)");
+		    "new-warning, boot-timeout, ktap-failure, kernel-splat, boot-evidence)");
 	parse_fails("? [a]\n: b\n", "t.yaml:1:3: keys at the top level are names, not a list");
 	parse_fails("limits: {~: 1}\n", "t.yaml:1:10: keys in 'limits' are names, not nothing");
 }
@@ -446,6 +446,34 @@ static void test_checks_and_severities(void **state)
 	parse_fails("checks:\n  signoff: Off\n",
 		    "t.yaml:2:12: 'checks.signoff' wants error, warning or off, not 'Off'");
 	parse_fails("approval: yes\n", "t.yaml:1:11: 'approval' wants auto or manual, not 'yes'");
+	/* the gate's own rule: boot-evidence is an error whatever the policy says */
+	parse_fails("checks:\n  boot-evidence: off\n",
+		    "t.yaml:2:18: 'checks.boot-evidence' wants error: a boot passes only on "
+		    "evidence, whatever the policy, not 'off'");
+}
+
+static void test_merge_identity(void **state)
+{
+	pg_policy *p = parse_ok("merge-identity:\n  name: Linus Torvalds\n"
+				"  email: torvalds@linux-foundation.org\n"), *d = NULL;
+
+	(void)state;
+	assert_string_equal(p->merge_name, "Linus Torvalds");
+	assert_string_equal(p->merge_email, "torvalds@linux-foundation.org");
+	pg_policy_free(p);
+	/* by default none: the service's, else pullgate's own */
+	assert_int_equal(pg_policy_new_default(&d), 0);
+	assert_null(d->merge_name);
+	assert_null(d->merge_email);
+	pg_policy_free(d);
+	parse_fails("merge-identity:\n  name: Linus\n",
+		    "t.yaml:2:3: 'merge-identity' has no 'email': expected an e-mail address");
+	parse_fails("merge-identity:\n  name: Linus <x>\n  email: a@b.example\n",
+		    "t.yaml:2:9: 'merge-identity.name' wants the maintainer's name, not 'Linus <x>': "
+		    "expected no '<' or '>'");
+	parse_fails("merge-identity:\n  name: Linus\n  email: linus\n",
+		    "t.yaml:3:10: 'merge-identity.email' wants an e-mail address, not 'linus': "
+		    "expected one '@' with a name before it and a domain after it");
 }
 
 static void test_fingerprints(void **state)
@@ -524,7 +552,7 @@ static void test_strings(void **state)
 	parse_fails("\"\\e[31mred\": 1\n",
 		    "t.yaml:1:1: unknown key 'red' at the top level (expected one of: upstream, "
 		    "keyring, signers, repositories, committers, limits, hygiene, checks, approval, "
-		    "pipeline)");
+		    "pipeline, merge-identity)");
 }
 
 static void test_refused_yaml_features(void **state)
@@ -565,7 +593,7 @@ static void test_bytes(void **state)
 	parse_fails("# \xC3\xA9\xC3\xA9\n\xC3\xA9: 1\n",
 		    "t.yaml:2:1: unknown key '\xC3\xA9' at the top level (expected one of: upstream, "
 		    "keyring, signers, repositories, committers, limits, hygiene, checks, approval, "
-		    "pipeline)");
+		    "pipeline, merge-identity)");
 	parse_fails("checks: {signoff: \xC3\xA9\xC3\xA9}\napproval: x\n",
 		    "t.yaml:1:19: 'checks.signoff' wants error, warning or off, not '\xC3\xA9\xC3\xA9'");
 }
@@ -636,7 +664,7 @@ static void test_check_collects_every_problem(void **state)
 		"t.yaml:8:11: 'approval' wants auto or manual, not 'yes'\n"
 		"t.yaml:9:1: unknown key 'sevrity' at the top level (expected one of: upstream, "
 		"keyring, signers, repositories, committers, limits, hygiene, checks, approval, "
-		"pipeline)\n");
+		"pipeline, merge-identity)\n");
 	free(got);
 
 	/* a syntax error ends the examination, after what came before it */
@@ -805,6 +833,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_default_yaml_is_the_builtin_default),
+		cmocka_unit_test(test_merge_identity),
 		cmocka_unit_test(test_kernel_toplevel_loads),
 		cmocka_unit_test(test_no_maintainer_signoff_loads),
 		cmocka_unit_test(test_signoff_from),

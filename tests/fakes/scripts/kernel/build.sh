@@ -11,6 +11,11 @@
 #   silent  fail with no diagnostic
 #   sleep   hang (to be killed or timed out), its pid in BUILD/build.pid
 #   move    move the integration branch of FAKE_TREE to FAKE_MOVE_TO meanwhile
+#   retag   point FAKE_SENDER's refs/tags/FAKE_RETAG at FAKE_RETAG_TO meanwhile
+#           (the sender pushes the tag again while the pull is tested)
+# FAKE_BUILD_DELAY: seconds to wait before building the merge.
+# Every build writes a stand-in BUILD/arch/arm64/boot/Image naming its tree
+# (tests/fakes' boot.sh reads it) and a BUILD/.config.
 # FAKE_OBJECTS=N compiles N more objects, FAKE_OBJECT_DELAY seconds each (for
 # progress: docs/terminal-gate.txt).
 set -eu
@@ -35,11 +40,16 @@ if [ -n "${FAKE_STALE:-}" ]; then
 	fi
 	touch "$out/.fake-stamp"
 fi
+mkdir -p "$out/arch/arm64/boot"
+echo "# stand-in config of tests/fakes" >"$out/.config"
 if ! grep -q fix "$src/include/linux/overflow.h" 2>/dev/null; then
 	echo base >>"$out/builds"
+	echo "stand-in Image of the base tree" >"$out/arch/arm64/boot/Image"
 	exit 0
 fi
+sleep "${FAKE_BUILD_DELAY:-0}"
 echo merged >>"$out/builds"
+echo "stand-in Image of the merged tree" >"$out/arch/arm64/boot/Image"
 # the pid of a hanging build is known before anyone waits on merged-built-once
 if [ "${FAKE_BUILD:-ok}" = sleep ]; then
 	echo $$ >"$out/build.pid"
@@ -52,5 +62,6 @@ error) echo "lib/overflow.c:3:7: error: 'boom' undeclared"; exit 2 ;;
 silent) echo "make: *** [Makefile:1] Error 1"; exit 2 ;;
 sleep) exec sleep 60 ;;
 move) git --git-dir="$FAKE_TREE" update-ref refs/heads/master "$FAKE_MOVE_TO" ;;
+retag) git --git-dir="$FAKE_SENDER" update-ref "refs/tags/$FAKE_RETAG" "$FAKE_RETAG_TO" ;;
 esac
 exit 0

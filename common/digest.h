@@ -1,0 +1,22 @@
+/* digest.h - SHA-256 of bytes and of files, and random nonces, as lower-case hex. */
+#ifndef PG_DIGEST_H
+#define PG_DIGEST_H
+
+#include "common/buf.h"
+
+/* 64 hex digits and a NUL. */
+#define PG_SHA256_HEXSZ 64
+
+/* The SHA-256 of data[0..len) into out (PG_SHA256_HEXSZ + 1 bytes). */
+int pg_sha256_hex(char *out, const void *data, size_t len);
+
+/*
+ * The SHA-256 of the file at path, read in blocks.  PG_ENOTFOUND when it
+ * does not exist, PG_EIO when it cannot be read.
+ */
+int pg_sha256_file(char *out, const char *path);
+
+/* Append nbytes from the system's CSPRNG to out as 2 * nbytes hex digits. */
+int pg_random_hex(pg_buf *out, size_t nbytes);
+
+#endif
