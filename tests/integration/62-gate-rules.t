@@ -139,7 +139,12 @@ reset_tree
 n=$(ls -d "$PULLGATE_HOME/logs/$KEY"/run-* 2>/dev/null | wc -l | tr -d ' ')
 FAKE_BUILD_DELAY=1 start_gate --approve
 until_ test -d "$PULLGATE_HOME/logs/$KEY/run-$((n + 1))"
-mkfifo "$PULLGATE_HOME/logs/$KEY/run-$((n + 1))/notice.txt.tmp.$GATE" 2>/dev/null || true
+# the temporary name is notice.txt.tmp.PID.SEQ, SEQ counting the process's atomic writes
+i=0
+while [ $i -lt 200 ]; do
+	mkfifo "$PULLGATE_HOME/logs/$KEY/run-$((n + 1))/notice.txt.tmp.$GATE.$i" 2>/dev/null || true
+	i=$((i + 1))
+done
 until_ master_moved
 killed
 is "$(pull_refs)" "refs/heads/pullgate/$KEY refs/pullgate/tags/$T2" "killed in the approval: both refs are left"

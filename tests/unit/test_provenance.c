@@ -9,6 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The checkout these tests run in: make check-unit runs them from its top. */
+#define SOURCE_TOP "."
+
 /* A data directory with scripts/kernel/ under a fresh temporary directory. */
 static char *datadir(void)
 {
@@ -57,8 +60,8 @@ static void test_the_shipped_scripts(void **state)
 
 	(void)state;
 	assert_int_equal(pg_report_new(&r), 0);
-	/* this source tree is the data directory the binary was built from */
-	p = record(r, PG_DATADIR, pg_boot_files);
+	/* the source tree (make check-unit runs from its top) holds the shipped scripts */
+	p = record(r, SOURCE_TOP, pg_boot_files);
 	assert_int_equal(p->nfiles, 5);
 	for (i = 0; i < p->nfiles; i++) {
 		assert_true(p->files[i].shipped);
@@ -87,8 +90,8 @@ static void test_stand_ins(void **state)
 	pg_report_free(r);
 
 	/* the shipped build.sh changed by one line is no longer the shipped one */
-	put(d, "scripts/kernel/build.sh", PG_DATADIR, "# changed\n");
-	put(d, "scripts/kernel/lib.sh", PG_DATADIR, NULL);
+	put(d, "scripts/kernel/build.sh", SOURCE_TOP, "# changed\n");
+	put(d, "scripts/kernel/lib.sh", SOURCE_TOP, NULL);
 	assert_int_equal(pg_report_new(&r), 0);
 	p = record(r, d, pg_build_files);
 	assert_false(p->files[0].shipped);
@@ -97,7 +100,7 @@ static void test_stand_ins(void **state)
 	pg_report_free(r);
 
 	/* the shipped script without one of its inputs: recorded as unreadable, not shipped */
-	put(d, "scripts/kernel/build.sh", PG_DATADIR, NULL);
+	put(d, "scripts/kernel/build.sh", SOURCE_TOP, NULL);
 	assert_int_equal(pg_report_new(&r), 0);
 	p = record(r, d, pg_build_files);
 	assert_int_equal(p->nfiles, 3);
