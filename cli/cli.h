@@ -28,6 +28,7 @@ int cmd_gate(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_ktap(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+int cmd_attest(int argc, char **argv);
 
 /* Print "error: <msg>" for the last library error; returns PG_EXIT_UNDECIDED. */
 int cli_fail(const char *what);

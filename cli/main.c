@@ -16,6 +16,8 @@ static const struct pg_cmd commands[] = {
 	  "verify, merge, build, boot and approve a pull" },
 	{ "version", cmd_version, "version", "print the version" },
 	{ "ktap", cmd_ktap, "ktap [--json] [--nonce N] LOGFILE", "judge a kernel boot log (KTAP, splats)" },
+	{ "attest", cmd_attest, "attest verify [--keyring FILE] [--tree DIR] COMMIT",
+	  "check the signed attestation (refs/notes/pullgate) on an approved merge" },
 	{ "serve", cmd_serve, "serve [--config FILE] [--port N] | serve --hash-password",
 	  "run the webhook service, job store and dashboard" },
 };

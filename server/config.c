@@ -3,6 +3,7 @@
 #include "common/error.h"
 #include "common/yaml_schema.h"
 #include "pipeline/gate.h"
+#include "policies/policy.h"
 
 /* A hook secret, given or read from a file, has at least this many characters. */
 #define SECRET_MIN 16
@@ -55,6 +56,8 @@ void pg_config_free(pg_config *c)
 	free(c->public_base);
 	free(c->merge_name);
 	free(c->merge_email);
+	free(c->attest_key);
+	free(c->attest_gnupg_home);
 	free(c);
 }
 
@@ -248,6 +251,13 @@ static const pg_yaml_field session_fields[] = {
 	{ .key = "secure-cookie", .kind = PG_FIELD_BOOL, MEMBER(pg_config, cookie_secure) },
 };
 
+static const pg_yaml_field attestation_fields[] = {
+	{ .key = "key", .kind = PG_FIELD_STRING, MEMBER(pg_config, attest_key), .required = true,
+	  .why = pg_policy_why_fingerprint, .wants = "the signing key's 40 hex digits" },
+	{ .key = "gnupg-home", .kind = PG_FIELD_PATH, MEMBER(pg_config, attest_gnupg_home),
+	  .wants = "a path" },
+};
+
 static const pg_yaml_field root_fields[] = {
 	{ .key = "listen", PG_YAML_SECTION(listen_fields, NULL) },
 	{ .key = "policy", .kind = PG_FIELD_PATH, MEMBER(pg_config, policy), .wants = "a path" },
@@ -260,6 +270,7 @@ static const pg_yaml_field root_fields[] = {
 	  .max = PG_CONFIG_MAX_ACCOUNTS, .sub = PG_YAML_SUB(account_fields, check_account),
 	  .list_wants = "a list of accounts" },
 	{ .key = "session", PG_YAML_SECTION(session_fields, NULL) },
+	{ .key = "attestation", PG_YAML_SECTION(attestation_fields, NULL) },
 };
 
 static const pg_yaml_doc config_doc = {
