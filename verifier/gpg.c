@@ -366,9 +366,22 @@ static bool is_fingerprint(const char *s)
 	return (n == 40 || n == 64) && strspn(s, "0123456789abcdefABCDEF") == n;
 }
 
+/* Asked for a passphrase: say no, and remember it was asked. */
+static gpgme_error_t no_passphrase(void *hook, const char *uid_hint, const char *info,
+				   int prev_bad, int fd)
+{
+	(void)uid_hint;
+	(void)info;
+	(void)prev_bad;
+	(void)fd;
+	*(bool *)hook = true;
+	return gpg_error(GPG_ERR_CANCELED);
+}
+
 int pg_gpg_sign(pg_buf *out, pg_gpg *g, const char *fpr, const char *payload,
 		size_t payload_len)
 {
+	bool asked = false;
 	gpgme_data_t text = NULL, sig = NULL;
 	gpgme_key_t key = NULL;
 	gpgme_sign_result_t res;
@@ -391,6 +404,7 @@ int pg_gpg_sign(pg_buf *out, pg_gpg *g, const char *fpr, const char *payload,
 	gpgme_set_armor(g->ctx, 1);
 	gpgme_set_textmode(g->ctx, 0);
 	/* a service never waits for a pinentry: a protected key fails here */
+	gpgme_set_passphrase_cb(g->ctx, no_passphrase, &asked);
 	if ((e = gpgme_set_pinentry_mode(g->ctx, GPGME_PINENTRY_MODE_LOOPBACK)) != 0 ||
 	    (e = gpgme_signers_add(g->ctx, key)) != 0 ||
 	    (e = gpgme_data_new_from_mem(&text, payload, payload_len, 0)) != 0 ||
@@ -399,7 +413,9 @@ int pg_gpg_sign(pg_buf *out, pg_gpg *g, const char *fpr, const char *payload,
 		goto done;
 	}
 	if ((e = gpgme_op_sign(g->ctx, text, sig, GPGME_SIG_MODE_DETACH)) != 0) {
-		err = fail(e, "gpg could not sign");
+		err = asked ? pg_error_set(PG_ERROR, "key %s needs a passphrase: pullgate signs "
+					   "without prompting, with a key that has none", fpr) :
+			      fail(e, "gpg could not sign");
 		goto done;
 	}
 	res = gpgme_op_sign_result(g->ctx);
@@ -413,6 +429,7 @@ int pg_gpg_sign(pg_buf *out, pg_gpg *g, const char *fpr, const char *payload,
 	err = armored ? pg_buf_put(out, armored, len) : pg_error_oom();
 done:
 	gpgme_free(armored);
+	gpgme_set_passphrase_cb(g->ctx, NULL, NULL);
 	gpgme_signers_clear(g->ctx);
 	gpgme_data_release(text);
 	gpgme_data_release(sig);

@@ -4,7 +4,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/gate.sh"
-plan 41
+plan 44
 gate_setup
 
 # the service's key, and a stranger's, each in a throwaway GNUPGHOME of its own
@@ -154,3 +154,19 @@ gate --policy "$SCRATCH/wrongkey.yaml"
 is "$rc" 0 "a key the GNUPGHOME lacks does not undo the approval"
 like "$(printf '%s' "$out" | jq -r .attestation)" "^failed: no signed note was written: no secret key $OFPR" \
 	"the report says the note could not be signed, and why"
+verify --keyring "$SCRATCH/attest.asc" master
+is "$rc" 3 "and there is no note"
+# a key that needs a passphrase: the service never waits for a prompt
+reset_tree
+PHOME="$SCRATCH/pass-gnupg"
+mkdir -m 700 "$PHOME"
+TAP_CLEANUP="${TAP_CLEANUP:-} pass_kill"
+pass_kill() { GNUPGHOME="$PHOME" gpgconf --kill gpg-agent 2>/dev/null; }
+GNUPGHOME="$PHOME" gpg --batch --quiet --pinentry-mode loopback --passphrase secret \
+	--quick-gen-key "locked <locked@example.org>" ed25519 sign never >/dev/null 2>&1
+PFPR=$(GNUPGHOME="$PHOME" gpg --batch --with-colons --list-keys 2>/dev/null | awk -F: '$1 == "fpr" { print $10; exit }')
+printf 'attestation:\n  key: %s\n  gnupg-home: %s\n' "$PFPR" "$PHOME" >"$SCRATCH/locked.yaml"
+gate --policy "$SCRATCH/locked.yaml" </dev/null
+is "$rc" 0 "a key behind a passphrase does not hold up the approval"
+like "$(printf '%s' "$out" | jq -r .attestation)" "^failed: no signed note was written: key $PFPR needs a passphrase: pullgate signs without prompting" \
+	"the report says it could not sign"
