@@ -71,12 +71,32 @@ static void put_int_of(pg_json_writer *w, const pg_json *from, const char *key)
 		pg_json_put_null(w, key);
 }
 
+/* The statement's strings copied from the report: from its root, or a stage's provenance. */
+static const struct copied {
+	const char *key;      /* in the statement */
+	const char *stage;    /* NULL: the report's root */
+	const char *from;     /* in the report */
+} copied[] = {
+	{ "repository", NULL, "repo" },
+	{ "tag", NULL, "tag" },
+	{ "tag_object", NULL, "tag_object" },
+	{ "tag_commit", NULL, "tag_commit" },
+	{ "signer", NULL, "tag_signer" },
+	{ "merge_commit", NULL, "merge_commit" },
+	{ "base_commit", NULL, "merge_base" },
+	{ "toolchain", "build", "toolchain" },
+	{ "qemu", "boot", "qemu" },
+	{ "config_sha256", "build", "config_sha256" },
+	{ "image_sha256", "build", "image_sha256" },
+	{ "booted_image_sha256", "boot", "image_sha256" },
+};
+
 int pg_attest_statement(pg_buf *out, const char *report, size_t len, const char *report_path,
 			const char *approval, int64_t time)
 {
 	pg_json *r = NULL;
 	pg_json_writer *w = NULL;
-	const pg_json *build, *boot, *suites, *s;
+	const pg_json *suites, *s;
 	char sha[PG_SHA256_HEXSZ + 1], when[32];
 	time_t t = (time_t)time;
 	struct tm tm;
@@ -95,33 +115,24 @@ int pg_attest_statement(pg_buf *out, const char *report, size_t len, const char 
 		goto done;
 	gmtime_r(&t, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	build = provenance(r, "build");
-	boot = provenance(r, "boot");
 
 	pg_json_put_str(w, "type", PG_ATTEST_TYPE);
 	pg_json_put_int(w, "version", PG_ATTEST_VERSION);
 	pg_json_put_str(w, "tool", "pullgate " PG_VERSION);
 	pg_json_put_str(w, "time", when);
 	pg_json_put_str(w, "approved_by", approval);
-	pg_json_put_str(w, "repository", pg_json_get_str(r, "repo"));
-	pg_json_put_str(w, "tag", pg_json_get_str(r, "tag"));
-	pg_json_put_str(w, "tag_object", pg_json_get_str(r, "tag_object"));
-	pg_json_put_str(w, "tag_commit", pg_json_get_str(r, "tag_commit"));
-	pg_json_put_str(w, "signer", pg_json_get_str(r, "tag_signer"));
+	for (i = 0; i < PG_ARRAY_SIZE(copied); i++) {
+		const pg_json *from = !copied[i].stage ? r : provenance(r, copied[i].stage);
+
+		pg_json_put_str(w, copied[i].key, pg_json_get_str(from, copied[i].from));
+	}
+	/* a stand-in's run is never presented as a real one */
+	pg_json_put_bool(w, "simulated", pg_json_get_bool(r, "simulated"));
 	pg_json_open_object(w, "verify");
 	pg_json_put_str(w, "verdict", pg_json_get_str(r, "verdict"));
 	put_int_of(w, r, "errors");
 	put_int_of(w, r, "warnings");
 	pg_json_close(w);
-	pg_json_put_str(w, "merge_commit", pg_json_get_str(r, "merge_commit"));
-	pg_json_put_str(w, "base_commit", pg_json_get_str(r, "merge_base"));
-	/* a stand-in's run is never presented as a real one */
-	pg_json_put_bool(w, "simulated", pg_json_get_bool(r, "simulated"));
-	pg_json_put_str(w, "toolchain", pg_json_get_str(build, "toolchain"));
-	pg_json_put_str(w, "qemu", pg_json_get_str(boot, "qemu"));
-	pg_json_put_str(w, "config_sha256", pg_json_get_str(build, "config_sha256"));
-	pg_json_put_str(w, "image_sha256", pg_json_get_str(build, "image_sha256"));
-	pg_json_put_str(w, "booted_image_sha256", pg_json_get_str(boot, "image_sha256"));
 	pg_json_open_array(w, "suites");
 	suites = pg_json_get(r, "suites");
 	for (i = 0; (s = pg_json_at(suites, i)); i++) {
