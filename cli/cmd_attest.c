@@ -97,6 +97,10 @@ int cmd_attest(int argc, char **argv)
 	struct attest_args a = { NULL, NULL };
 	int rc, first = 0;
 
+	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		cli_usage("attest", NULL);
+		return PG_EXIT_ACCEPT;
+	}
 	if (argc < 2 || strcmp(argv[1], "verify"))
 		return cli_usage("attest", argc < 2 ? "a subcommand is required: verify" :
 				 "'%s' is not an attest subcommand: verify", argv[1]);

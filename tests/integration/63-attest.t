@@ -4,7 +4,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/gate.sh"
-plan 44
+plan 50
 gate_setup
 
 # the service's key, and a stranger's, each in a throwaway GNUPGHOME of its own
@@ -170,3 +170,18 @@ gate --policy "$SCRATCH/locked.yaml" </dev/null
 is "$rc" 0 "a key behind a passphrase does not hold up the approval"
 like "$(printf '%s' "$out" | jq -r .attestation)" "^failed: no signed note was written: key $PFPR needs a passphrase: pullgate signs without prompting" \
 	"the report says it could not sign"
+
+# --- the command line ----------------------------------------------------------------
+run "$PULLGATE" attest
+is "$rc" 2 "attest without a subcommand is a usage error"
+run "$PULLGATE" attest sign master
+like "$err" "^error: 'sign' is not an attest subcommand: verify$" "an unknown subcommand is named"
+run "$PULLGATE" attest verify --tree "$TREE"
+like "$rc $err" "^2 error: COMMIT is required" "verify without a COMMIT is a usage error"
+run "$PULLGATE" attest --help
+like "$rc $err" "^0 usage: pullgate attest verify \[--keyring FILE\] \[--tree DIR\] COMMIT$" "--help prints the usage"
+verify --keyring "$SCRATCH/attest.asc" no-such-branch
+like "$rc $err" "^3 error: attest verify: 'no-such-branch' is no commit, ref or branch of the tree$" \
+	"a commit the tree lacks: could not check"
+verify --keyring "$SCRATCH/nonexistent.asc" master
+is "$rc" 3 "a keyring that is not there: could not check"
