@@ -4,7 +4,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/gate.sh"
-plan 50
+plan 52
 gate_setup
 
 # the service's key, and a stranger's, each in a throwaway GNUPGHOME of its own
@@ -148,6 +148,11 @@ like "$(printf '%s' "$out" | jq -r .attestation)" "^none: no attestation key is 
 	"and the report says there is no attestation"
 verify --keyring "$SCRATCH/attest.asc" master
 is "$rc" 3 "and there is none"
+like "$(jq -r .attestation "$PULLGATE_HOME/logs/$KEY/latest/report.json")" "^none: " "so says the report on disk"
+reset_tree
+run "$PULLGATE" gate --keyring "$KEYRING" --trust "$FPR_KEES" --upstream "$UP" --tree "$TREE" \
+	--approve --policy "$SCRATCH/policy.yaml" "$KEES" "$T2"
+like "$rc $out" "^attested: signed by key $AFPR in refs/notes/pullgate$" "the text report names the attestation"
 reset_tree
 sed "s/$AFPR/$OFPR/" "$SCRATCH/policy.yaml" >"$SCRATCH/wrongkey.yaml"
 gate --policy "$SCRATCH/wrongkey.yaml"
