@@ -39,6 +39,7 @@ void cli_usage_all(FILE *f);
  * (what --help prints): 0, or the usage error when there is none.
  */
 int cli_help(const char *topic);
+int cmd_attest(int argc, char **argv);
 
 /* Print "error: <msg>" for the last library error; returns PG_EXIT_UNDECIDED. */
 int cli_fail(const char *what);

@@ -19,6 +19,8 @@ static const struct pg_cmd commands[] = {
 	{ "version", cmd_version, "version [--verbose]",
 	  "print the version (--verbose: and the data and home directories)" },
 	{ "ktap", cmd_ktap, "ktap [--json] [--nonce N] LOGFILE", "judge a kernel boot log (KTAP, splats)" },
+	{ "attest", cmd_attest, "attest verify [--keyring FILE] [--tree DIR] COMMIT",
+	  "check the signed attestation (refs/notes/pullgate) on an approved merge" },
 	{ "serve", cmd_serve, "serve [--config FILE] [--port N] | serve --hash-password",
 	  "run the webhook service, job store and dashboard" },
 	{ "guard", cmd_guard, "guard [--upstream REV] [--policy FILE] [REMOTE [URL]] | guard --install [--force]",

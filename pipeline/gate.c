@@ -335,6 +335,35 @@ static int write_report(const char *logs, const pg_report *r)
 }
 
 /*
+ * The report, and for an approved merge its signed attestation: a note
+ * that hashes the report as written, so the report goes first.  Should
+ * the note fail, the report is written again saying so.
+ */
+static int attest_and_write_report(pg_run *g)
+{
+	pg_buf home = PG_BUF_INIT, path = PG_BUF_INIT;
+	const char *key = NULL;
+	int err = 0, sign = 0;
+
+	if (g->report->approved &&
+	    (err = sign = pg_attest_plan(&home, &key, g->report, g->o, g->policy)) < 0)
+		goto done;
+	if ((err = write_report(g->logs.ptr, g->report)) < 0 || !sign)
+		goto done;
+	pg_run_progress(g, "approve", "signing the attestation with key %s", key);
+	if ((err = pg_buf_printf(&path, "%s/report.json", g->logs.ptr)) < 0 ||
+	    (err = pg_attest_sign(g->report, g->tree_path.ptr, path.ptr, "gate", key,
+				  home.ptr)) <= 0)
+		goto done;
+	pg_run_progress(g, "approve", "%s", g->report->attestation);
+	err = write_report(g->logs.ptr, g->report);
+done:
+	pg_buf_release(&home);
+	pg_buf_release(&path);
+	return err;
+}
+
+/*
  * The tag that was verified must be the one the caller was told of (a push
  * record's id): a tag pushed again since is not what was announced, and
  * nothing of it may be merged.
@@ -442,7 +471,7 @@ int pg_gate_run(pg_report **out, const pg_pull_spec *spec, const pg_policy *poli
 	    (err = prepare(&g)) == 0)
 		err = run_stages(&g);
 	if (err == 0)
-		err = write_report(g.logs.ptr, g.report);
+		err = attest_and_write_report(&g);
 done:
 	/* cleanup may meet errors of its own: keep the message of the one that stopped us */
 	snprintf(msg, sizeof(msg), "%s", err < 0 ? pg_error_last() : "");

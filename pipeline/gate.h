@@ -37,6 +37,9 @@ typedef struct pg_gate_opts {
 	volatile sig_atomic_t *cancel;
 	const char *expect_tag;      /* the tag object's id (hex) a push record named:
 					anything else is not merged; NULL: none */
+	const char *attest_key;      /* the key that signs the attestation of an approved
+					merge (fingerprint); NULL: the policy's, if any */
+	const char *attest_gnupg_home; /* its GNUPGHOME; NULL: home/gnupg */
 } pg_gate_opts;
 
 #define PG_GATE_OPTS_VERSION 1

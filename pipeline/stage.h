@@ -61,6 +61,20 @@ int pg_stage_build(pg_run *run, pg_stage *st);    /* stage_build.c */
 int pg_stage_boot(pg_run *run, pg_stage *st);     /* stage_boot.c */
 int pg_stage_approve(pg_run *run, pg_stage *st);  /* stage_approve.c */
 
+/*
+ * The attestation of an approved merge (stage_approve.c): pg_attest_plan
+ * finds the key (the service's, else the policy's) and its GNUPGHOME and
+ * sets r->attestation to what will be written, or to "none: ..." when no
+ * key is configured; 1 when a note is to be signed.  Once the report is
+ * on disk, pg_attest_sign signs its statement and writes the note on
+ * r->merge_commit; when that fails, r->attestation says so ("failed: ...")
+ * and it returns 1 (write the report again), the approval standing.
+ */
+int pg_attest_plan(pg_buf *gnupg_home, const char **key, pg_report *r, const pg_gate_opts *o,
+		   const pg_policy *p);
+int pg_attest_sign(pg_report *r, const char *tree_path, const char *report_path,
+		   const char *approval, const char *key, const char *gnupg_home);
+
 /* Tell the caller's progress callback, if any, what the stage is doing. */
 void pg_run_progress(const pg_run *run, const char *stage, const char *fmt, ...) PG_PRINTF(3, 4);
 

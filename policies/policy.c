@@ -68,6 +68,8 @@ void pg_policy_free(pg_policy *p)
 	free(p->gnupg_home);
 	free(p->merge_name);
 	free(p->merge_email);
+	free(p->attest_key);
+	free(p->attest_gnupg_home);
 	free(p);
 }
 

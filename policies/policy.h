@@ -57,9 +57,15 @@ typedef struct pg_policy {
 	char *merge_name;             /* merge-identity: author and committer of the gate's */
 	char *merge_email;            /* merges; NULL: the service's, else pullgate's */
 
+	char *attest_key;             /* attestation: the service's signing key (fingerprint) */
+	char *attest_gnupg_home;      /* the GNUPGHOME holding it; NULL: $PULLGATE_HOME/gnupg */
+
 	unsigned build_timeout_minutes; /* merge bot: the kernel build stage */
 	unsigned boot_timeout_seconds;  /* merge bot: boot and KUnit in QEMU */
 } pg_policy;
+
+/* NULL when s is a key fingerprint (40 hex digits); else what was wanted. */
+const char *pg_policy_why_fingerprint(const char *s);
 
 /* A policy file larger than this is refused (PG_ETOOBIG). */
 #define PG_POLICY_MAX_SIZE ((size_t)1 << 20)

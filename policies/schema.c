@@ -100,6 +100,13 @@ static const char *why_branch(const char *s)
 
 /* --- values a field kind cannot say ---------------------------------------- */
 
+const char *pg_policy_why_fingerprint(const char *s)
+{
+	if (strlen(s) != 40 || strspn(s, "0123456789abcdefABCDEF") != 40)
+		return "a fingerprint of 40 hex digits without spaces";
+	return NULL;
+}
+
 /* 40 hex digits, stored upper case, and each key given once in the whole policy. */
 static void read_fingerprint(pg_yaml_reader *r, void *base, const pg_yaml_node *v,
 			     const char *path, const pg_yaml_field *f)
@@ -116,8 +123,8 @@ static void read_fingerprint(pg_yaml_reader *r, void *base, const pg_yaml_node *
 	(void)f;
 	if (!s)
 		return;
-	if (strlen(s) != 40 || strspn(s, "0123456789abcdefABCDEF") != 40) {
-		pg_yaml_wrong(r, v, path, "a fingerprint of 40 hex digits without spaces");
+	if (pg_policy_why_fingerprint(s)) {
+		pg_yaml_wrong(r, v, path, pg_policy_why_fingerprint(s));
 		return;
 	}
 	if (!(fpr = pg_strdup(s))) {
@@ -312,6 +319,13 @@ static const pg_yaml_field merge_identity_fields[] = {
 	  .required = true, .why = why_email, .wants = "an e-mail address" },
 };
 
+static const pg_yaml_field attestation_fields[] = {
+	{ .key = "key", .kind = PG_FIELD_STRING, MEMBER(pg_policy, attest_key), .required = true,
+	  .why = pg_policy_why_fingerprint, .wants = "the signing key's 40 hex digits" },
+	{ .key = "gnupg-home", .kind = PG_FIELD_PATH, MEMBER(pg_policy, attest_gnupg_home),
+	  .wants = "a path" },
+};
+
 static const pg_yaml_field root_fields[] = {
 	{ .key = "upstream", PG_YAML_SECTION(upstream_fields, NULL) },
 	{ .key = "keyring", PG_YAML_SECTION(keyring_fields, check_keyring) },
@@ -327,6 +341,7 @@ static const pg_yaml_field root_fields[] = {
 	{ .key = "approval", .kind = PG_FIELD_CUSTOM, .read = read_approval },
 	{ .key = "pipeline", PG_YAML_SECTION(pipeline_fields, NULL) },
 	{ .key = "merge-identity", PG_YAML_SECTION(merge_identity_fields, NULL) },
+	{ .key = "attestation", PG_YAML_SECTION(attestation_fields, NULL) },
 };
 
 static const pg_yaml_doc policy_doc = {

@@ -27,6 +27,7 @@
  *	diff.c      patch ids and the paths a diff touches
  *	merge.c     merge two commits' trees, write a commit
  *	worktree.c  linked worktrees and checkouts
+ *	notes.c     git notes on commits
  */
 typedef struct pg_repo pg_repo;
 
@@ -333,6 +334,23 @@ typedef struct pg_new_commit {
 
 /* Write the commit c describes to r; no ref moves. */
 int pg_repo_commit_write(pg_oid *out, pg_repo *r, const pg_new_commit *c);
+
+/* notes.c */
+
+/*
+ * The note on commit under notes_ref ("refs/notes/pullgate"), appended to
+ * out (whose cap applies).  PG_ENOTFOUND when there is no such note (or
+ * no such notes ref).
+ */
+int pg_repo_note_read(pg_buf *out, pg_repo *r, const char *notes_ref, const pg_oid *commit);
+
+/*
+ * Write text as the note on commit under notes_ref, replacing one that is
+ * there, in a notes commit by name <email> with log as its message.  The
+ * note is the exact bytes of text (git notes add would clean them up).
+ */
+int pg_repo_note_write(pg_repo *r, const char *notes_ref, const pg_oid *commit,
+		       const char *text, const char *name, const char *email, const char *log);
 
 /* worktree.c */
 

@@ -70,6 +70,7 @@ if [ "$kernel" = real ]; then
 	# the replay's own integration branch (fixtures/kernel-incident.sh)
 	TREE_YAML="pipeline:
   branch: incident"
+	TREE_DIR="$PULLGATE_HOME/linux"
 	DATADIR="$TOP"
 	WAIT_S=${PULLGATE_DEMO_TIMEOUT:-7200}
 else
@@ -85,9 +86,27 @@ else
 	git clone -q --bare "$FX/upstream.git" "$FX/tree.git"
 	TREE_YAML="pipeline:
   tree: $FX/tree.git"
+	TREE_DIR="$FX/tree.git"
 	DATADIR="$TOP/tests/fakes"
 	WAIT_S=${PULLGATE_DEMO_TIMEOUT:-120}
 fi
+
+# the service's own OpenPGP key, which signs the attestation of an approved merge
+# (docs/attestation.md): made once in $PULLGATE_HOME/gnupg, without a passphrase
+AHOME="$PULLGATE_HOME/gnupg"
+mkdir -p -m 700 "$AHOME"
+attest_fpr() {
+	GNUPGHOME="$AHOME" gpg --batch --with-colons --list-secret-keys 2>/dev/null |
+		awk -F: '$1 == "fpr" { print $10; exit }'
+}
+AFPR=$(attest_fpr)
+if [ -z "$AFPR" ]; then
+	say "== making the service's attestation key in $AHOME"
+	GNUPGHOME="$AHOME" gpg --batch --quiet --passphrase '' --quick-gen-key \
+		"pullgate attestation <pullgate@localhost>" ed25519 sign never >/dev/null 2>&1
+	AFPR=$(attest_fpr)
+fi
+GNUPGHOME="$AHOME" gpg --batch --armor --export "$AFPR" >"$AHOME/pullgate.asc" 2>/dev/null
 
 HASH=$(printf '%s\n' "$PASSWORD" | "$PULLGATE" serve --hash-password)
 CONFIG="$RUN/serve.yaml"
@@ -106,6 +125,9 @@ repositories:
 accounts:
   - name: maintainer
     password-hash: '$HASH'
+attestation:
+  key: $AFPR
+  gnupg-home: $AHOME
 $TREE_YAML
   merge-name: Linus Torvalds
   merge-email: torvalds@linux-foundation.org
@@ -117,6 +139,8 @@ stop() {
 	kill -TERM "$SERVE_PID" 2>/dev/null || true
 	wait "$SERVE_PID" 2>/dev/null || true
 	SERVE_PID=
+	# the agent that signing started in the service's home ends with the service
+	GNUPGHOME="$AHOME" gpgconf --kill gpg-agent 2>/dev/null || true
 }
 trap stop EXIT
 trap 'stop; exit 130' INT TERM
@@ -199,6 +223,11 @@ if [ "$(curl -s "$URL/api/pulls/$ID2" | jq -r .state)" = waiting ] &&
 	curl -s -b "$RUN/cookies" -o /dev/null -X POST -H "X-CSRF-Token: $(jq -r .csrf "$RUN/login.json")" \
 		"$URL/api/pulls/$ID2/approve"
 	wait_for "$ID2" approved error
+	if [ "$(curl -s "$URL/api/pulls/$ID2" | jq -r .state)" = approved ]; then
+		merge=$(curl -s "$URL/api/pulls/$ID2" | jq -r .merge_commit)
+		say "   its attestation (git log --notes=pullgate; pullgate attest verify):"
+		say "   $("$PULLGATE" attest verify --keyring "$AHOME/pullgate.asc" --tree "$TREE_DIR" "$merge" 2>&1)"
+	fi
 fi
 
 # a pull's verdict; SIMULATED when stand-in scripts built and booted it (its report says so)

@@ -3,6 +3,7 @@
 #include "common/error.h"
 #include "common/yaml_schema.h"
 #include "pipeline/gate.h"
+#include "policies/policy.h"
 
 /* A hook secret, given or read from a file, has at least this many characters. */
 #define SECRET_MIN 16
@@ -61,6 +62,8 @@ void pg_config_free(pg_config *c)
 	free(c->merge_email);
 	free(c->notice.relay);
 	free(c->notice.from);
+	free(c->attest_key);
+	free(c->attest_gnupg_home);
 	free(c);
 }
 
@@ -293,6 +296,13 @@ static const pg_yaml_field notice_fields[] = {
 	  MEMBER(pg_config, notice.timeout_seconds), .min = 1, .max = 600 },
 };
 
+static const pg_yaml_field attestation_fields[] = {
+	{ .key = "key", .kind = PG_FIELD_STRING, MEMBER(pg_config, attest_key), .required = true,
+	  .why = pg_policy_why_fingerprint, .wants = "the signing key's 40 hex digits" },
+	{ .key = "gnupg-home", .kind = PG_FIELD_PATH, MEMBER(pg_config, attest_gnupg_home),
+	  .wants = "a path" },
+};
+
 static const pg_yaml_field root_fields[] = {
 	{ .key = "listen", PG_YAML_SECTION(listen_fields, NULL) },
 	{ .key = "policy", .kind = PG_FIELD_PATH, MEMBER(pg_config, policy), .wants = "a path" },
@@ -306,6 +316,7 @@ static const pg_yaml_field root_fields[] = {
 	  .list_wants = "a list of accounts" },
 	{ .key = "session", PG_YAML_SECTION(session_fields, NULL) },
 	{ .key = "notice", PG_YAML_SECTION(notice_fields, check_notice) },
+	{ .key = "attestation", PG_YAML_SECTION(attestation_fields, NULL) },
 };
 
 static const pg_yaml_doc config_doc = {

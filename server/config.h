@@ -56,6 +56,8 @@ typedef struct pg_config {
 	char *tree;              /* the maintainer's tree; NULL: $PULLGATE_HOME/linux */
 	char *branch;            /* NULL: master */
 	char *merge_name, *merge_email;
+	char *attest_key;        /* attestation: the service's signing key; wins over the policy's */
+	char *attest_gnupg_home; /* the GNUPGHOME holding it; NULL: $PULLGATE_HOME/gnupg */
 	unsigned verify_workers; /* verifications that run at once */
 	unsigned session_hours;
 	bool cookie_secure;      /* add Secure to the session cookie (behind TLS) */

@@ -4,7 +4,10 @@
 #include "common/error.h"
 #include "common/json.h"
 #include "common/sanitize.h"
+#include "pipeline/attest.h"
 #include "pipeline/ktap.h"
+#include "policies/policy.h"
+#include "server/config.h"
 
 #include <time.h>
 
@@ -514,6 +517,73 @@ static void provenance(pg_buf *out, const pg_json *report)
 	pg_buf_puts(out, "</tbody></table></section>\n");
 }
 
+/*
+ * The attestation of an approved pull: the note on its merge, checked as
+ * `pullgate attest verify` does, against the service's configured key.
+ */
+static void attestation(pg_buf *out, const pg_server *srv, const pg_job *j)
+{
+	const pg_config *c = srv->config;
+	const char *key = c->attest_key ? c->attest_key : srv->policy->attest_key;
+	const char *home = c->attest_key ? c->attest_gnupg_home : srv->policy->attest_gnupg_home;
+	pg_buf tree = PG_BUF_INIT, ghome = PG_BUF_INIT;
+	pg_attest_result res;
+	pg_json *st = NULL;
+	const char *verdict;
+
+	if (strcmp(j->state, "approved") || !j->merge_commit)
+		return;
+	pg_attest_result_init(&res);
+	pg_buf_puts(out, "<section id=\"attestation\"><h2>Attestation</h2>\n");
+	if (!key) {
+		pg_buf_puts(out, "<p class=\"attest attest-none\" id=\"attest-verdict\">none: no "
+			    "attestation key is configured (attestation.key)</p>\n");
+		goto done;
+	}
+	if (c->tree)
+		pg_buf_puts(&tree, c->tree);
+	else
+		pg_buf_printf(&tree, "%s/linux", srv->home);
+	if (home)
+		pg_buf_puts(&ghome, home);
+	else
+		pg_buf_printf(&ghome, "%s/gnupg", srv->home);
+	if (pg_attest_verify(&res, tree.ptr, j->merge_commit, NULL, ghome.ptr, NULL) < 0) {
+		html(out, "<p class=\"attest attest-error\" id=\"attest-verdict\">not checked: %s</p>\n",
+		     pg_error_last());
+		pg_error_clear();
+		goto done;
+	}
+	/* the service's home may hold other keys: only its own signs its notes */
+	if (res.status == PG_ATTEST_VALID && strcasecmp(res.fingerprint, key)) {
+		res.status = PG_ATTEST_INVALID;
+		pg_buf_clear(&res.why);
+		pg_buf_printf(&res.why, "signed by key %s, not the service's %s", res.fingerprint,
+			      key);
+	}
+	verdict = res.status == PG_ATTEST_VALID ? "valid" :
+		  res.status == PG_ATTEST_INVALID ? "invalid" : "none";
+	html(out, "<p class=\"attest attest-%s\" id=\"attest-verdict\">%s", verdict, verdict);
+	if (res.status == PG_ATTEST_VALID)
+		html(out, ": signed by key <code>%s</code>", res.fingerprint);
+	html(out, "; %s</p>\n", res.why.ptr);
+	if (res.statement.len && pg_json_parse(&st, res.statement.ptr, res.statement.len) == 0)
+		html(out, "<dl class=\"facts\"><dt>signed at</dt><dd>%s</dd><dt>approved by</dt>"
+		     "<dd>%s</dd><dt>report sha256</dt><dd><code>%s</code></dd></dl>\n",
+		     pg_json_get_str(st, "time"), pg_json_get_str(st, "approved_by"),
+		     pg_json_get_str(pg_json_get(st, "report"), "sha256"));
+	pg_error_clear();
+	if (res.statement.len)
+		html(out, "<details><summary>the signed statement (refs/notes/pullgate)</summary>"
+		     "<pre class=\"statement\">%s</pre></details>\n", res.statement.ptr);
+done:
+	pg_buf_puts(out, "</section>\n");
+	pg_json_free(st);
+	pg_attest_result_release(&res);
+	pg_buf_release(&tree);
+	pg_buf_release(&ghome);
+}
+
 static void actions(pg_buf *out, pg_req *rq, const pg_job *j)
 {
 	pg_buf user = PG_BUF_INIT;
@@ -602,6 +672,7 @@ int pg_page_pull(pg_req *rq, pg_resp *rs)
 		provenance(out, report);
 		signatures(out, report);
 	}
+	attestation(out, rq->srv, j);
 	if (j->ndecisions) {
 		pg_buf_puts(out, "<section id=\"decisions\"><h2>Decisions</h2><ul>");
 		for (i = 0; i < j->ndecisions; i++) {

@@ -118,6 +118,8 @@ int pg_server_start(pg_server **out, const pg_server_opts *o)
 	wo.branch = o->config->branch;
 	wo.merge_name = o->config->merge_name;
 	wo.merge_email = o->config->merge_email;
+	wo.attest_key = o->config->attest_key;
+	wo.attest_gnupg_home = o->config->attest_gnupg_home;
 	wo.public_base = o->config->public_base;
 	wo.stages = o->config->stages;
 	wo.verify_workers = o->config->verify_workers;

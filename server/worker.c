@@ -157,6 +157,10 @@ static void gate_opts(pg_gate_opts *go, char *run_name, size_t cap, const pg_wor
 	go->datadir = o->datadir;
 	go->merge_name = o->merge_name;
 	go->merge_email = o->merge_email;
+	/* the service's key wins; else the policy's */
+	go->attest_key = o->attest_key ? o->attest_key : o->policy->attest_key;
+	go->attest_gnupg_home = o->attest_key ? o->attest_gnupg_home :
+				o->policy->attest_gnupg_home;
 	go->build_timeout_s = o->policy->build_timeout_minutes * 60u;
 	go->boot_timeout_s = o->policy->boot_timeout_seconds;
 	snprintf(run_name, cap, "job-%lld", (long long)id);
@@ -589,8 +593,9 @@ int pg_worker_approve(pg_worker *w, int64_t id, const char *user)
 	}
 	if (err < 0)
 		goto done;
-	if ((err = pg_buf_printf(&note, "approved by %s: %s moved to %.12s", user,
-				 o.branch ? o.branch : "master", j->merge_commit)) < 0)
+	if ((err = pg_buf_printf(&note, "approved by %s: %s moved to %.12s; attestation %s", user,
+				 o.branch ? o.branch : "master", j->merge_commit,
+				 r->attestation ? r->attestation : "none")) < 0)
 		goto done;
 	u.message = note.ptr;
 	u.user = user;

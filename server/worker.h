@@ -18,6 +18,8 @@ typedef struct pg_worker_opts {
 	const char *tree;           /* NULL: home/linux */
 	const char *branch;         /* NULL: master */
 	const char *merge_name, *merge_email;
+	const char *attest_key;     /* the attestation key, and its GNUPGHOME; NULL: the policy's */
+	const char *attest_gnupg_home;
 	const char *public_base;    /* push records' public URL: this + the repo name */
 	unsigned stages;            /* pg_gate_stage flags after verify; 0: verify only */
 	unsigned verify_workers;    /* at least 1 */

@@ -1,4 +1,4 @@
-/* gpg.c - verify detached OpenPGP signatures with gpgme over a keyring or a GNUPGHOME. */
+/* gpg.c - OpenPGP signatures with gpgme: detached ones verified over a keyring or a GNUPGHOME, and made. */
 #include "verifier/gpg.h"
 #include "common/array.h"
 #include "common/buf.h"
@@ -883,4 +883,82 @@ void pg_gpg_prefetch_finish(pg_gpg_prefetch *pf)
 	}
 	pthread_mutex_unlock(&c->lock);
 	prefetch_free(pf);
+}
+
+static bool is_fingerprint(const char *s)
+{
+	size_t n = strlen(s);
+
+	return (n == 40 || n == 64) && strspn(s, "0123456789abcdefABCDEF") == n;
+}
+
+/* Asked for a passphrase: say no, and remember it was asked. */
+static gpgme_error_t no_passphrase(void *hook, const char *uid_hint, const char *info,
+				   int prev_bad, int fd)
+{
+	(void)uid_hint;
+	(void)info;
+	(void)prev_bad;
+	(void)fd;
+	*(bool *)hook = true;
+	return gpg_error(GPG_ERR_CANCELED);
+}
+
+int pg_gpg_sign(pg_buf *out, pg_gpg *g, const char *fpr, const char *payload,
+		size_t payload_len)
+{
+	bool asked = false;
+	gpgme_data_t text = NULL, sig = NULL;
+	gpgme_key_t key = NULL;
+	gpgme_sign_result_t res;
+	gpgme_error_t e;
+	char *armored = NULL;
+	size_t len = 0;
+	int err = 0;
+
+	if (!is_fingerprint(fpr))
+		return pg_error_set(PG_EINVALID, "'%s' is not a key fingerprint (40 hex digits)", fpr);
+	e = gpgme_get_key(g->ctx, fpr, &key, 1);
+	if (gpgme_err_code(e) == GPG_ERR_EOF || (e == 0 && (!key || !key->can_sign)))
+		err = pg_error_set(PG_ENOTFOUND, "no secret key %s that can sign in the GNUPGHOME",
+				   fpr);
+	else if (e)
+		err = fail(e, "looking up the signing key");
+	if (err < 0)
+		goto done;
+	gpgme_signers_clear(g->ctx);
+	gpgme_set_armor(g->ctx, 1);
+	gpgme_set_textmode(g->ctx, 0);
+	/* a service never waits for a pinentry: a protected key fails here */
+	gpgme_set_passphrase_cb(g->ctx, no_passphrase, &asked);
+	if ((e = gpgme_set_pinentry_mode(g->ctx, GPGME_PINENTRY_MODE_LOOPBACK)) != 0 ||
+	    (e = gpgme_signers_add(g->ctx, key)) != 0 ||
+	    (e = gpgme_data_new_from_mem(&text, payload, payload_len, 0)) != 0 ||
+	    (e = gpgme_data_new(&sig)) != 0) {
+		err = fail(e, "setting up the signature");
+		goto done;
+	}
+	if ((e = gpgme_op_sign(g->ctx, text, sig, GPGME_SIG_MODE_DETACH)) != 0) {
+		err = asked ? pg_error_set(PG_ERROR, "key %s needs a passphrase: pullgate signs "
+					   "without prompting, with a key that has none", fpr) :
+			      fail(e, "gpg could not sign");
+		goto done;
+	}
+	res = gpgme_op_sign_result(g->ctx);
+	if (!res || !res->signatures || res->signatures->next || res->invalid_signers) {
+		err = pg_error_set(PG_ERROR, "signing with key %s: gpg made no single signature",
+				   fpr);
+		goto done;
+	}
+	armored = gpgme_data_release_and_get_mem(sig, &len);
+	sig = NULL;
+	err = armored ? pg_buf_put(out, armored, len) : pg_error_oom();
+done:
+	gpgme_free(armored);
+	gpgme_set_passphrase_cb(g->ctx, NULL, NULL);
+	gpgme_signers_clear(g->ctx);
+	gpgme_data_release(text);
+	gpgme_data_release(sig);
+	gpgme_key_unref(key);
+	return err;
 }

@@ -1,7 +1,8 @@
-/* gpg.h - OpenPGP signature verification: the one place pullgate uses gpgme. */
+/* gpg.h - OpenPGP signatures made and verified: the one place pullgate uses gpgme. */
 #ifndef PG_GPG_H
 #define PG_GPG_H
 
+#include "common/buf.h"
 #include "common/compat.h"
 
 /*
@@ -128,5 +129,16 @@ void pg_gpg_prefetch_finish(pg_gpg_prefetch *pf);
  */
 int pg_gpg_verify(pg_gpg_result *out, pg_gpg *g, const char *payload, size_t payload_len,
 		  const char *sig, size_t sig_len);
+
+/*
+ * Sign payload with the secret key whose fingerprint is fpr (40 hex
+ * digits, the primary key's) in g's GNUPGHOME, and append the armored
+ * detached signature to out.  Never prompts: a key that needs a
+ * passphrase fails.  PG_ENOTFOUND when the home holds no secret key fpr,
+ * PG_EINVALID when fpr is not a fingerprint, PG_ERROR when gpg could not
+ * sign (the message says why).
+ */
+int pg_gpg_sign(pg_buf *out, pg_gpg *g, const char *fpr, const char *payload,
+		size_t payload_len);
 
 #endif

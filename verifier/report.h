@@ -200,6 +200,8 @@ typedef struct pg_report {
 	pg_suite_result *suites;
 	size_t nsuites, suites_alloc;
 	char *base_boot;     /* one line on the base's boot, or NULL when none */
+	char *attestation;   /* approved: one line on the signed note on the merge
+				(docs/attestation.md), also when there is none; else NULL */
 } pg_report;
 
 int pg_report_new(pg_report **out);

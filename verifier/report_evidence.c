@@ -48,6 +48,7 @@ void pg_report_free_evidence(pg_report *r)
 	free(r->tag_signer);
 	free(r->run_dir);
 	free(r->base_boot);
+	free(r->attestation);
 }
 
 int pg_report_add_provenance(pg_provenance **out, pg_report *r, const char *stage)

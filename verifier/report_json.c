@@ -278,6 +278,7 @@ int pg_report_format_json(pg_buf *out, const pg_report *r)
 		pg_json_put_oid(w, "merge_base", r->has_merge ? &r->merge_base : NULL);
 		pg_json_put_oid(w, "merge_commit", r->has_merge ? &r->merge_commit : NULL);
 		pg_json_put_bool(w, "approved", r->approved);
+		pg_json_put_str(w, "attestation", r->attestation);
 		put_evidence(w, r);
 	}
 	pg_json_put_str(w, "tag_signer", r->tag_signer);

@@ -182,6 +182,9 @@ static int put_stages(pg_buf *out, const pg_report *r)
 		err = pg_buf_printf(out, "merge:    %s%s\n", hex,
 				    r->approved ? " (the integration branch moved here)" : "");
 	}
+	if (err == 0 && r->attestation && (err = pg_buf_puts(out, "attested: ")) == 0 &&
+	    (err = put_safe(out, r->attestation, VALUE_MAX)) == 0)
+		err = pg_buf_putc(out, '\n');
 	return err;
 }
 

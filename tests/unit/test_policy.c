@@ -476,6 +476,26 @@ static void test_merge_identity(void **state)
 		    "expected one '@' with a name before it and a domain after it");
 }
 
+static void test_attestation(void **state)
+{
+	pg_policy *p = parse_ok("attestation:\n  key: 0123456789ABCDEF0123456789abcdef01234567\n"
+				"  gnupg-home: /srv/pullgate/gnupg\n"), *d = NULL;
+
+	(void)state;
+	assert_string_equal(p->attest_key, "0123456789ABCDEF0123456789abcdef01234567");
+	assert_string_equal(p->attest_gnupg_home, "/srv/pullgate/gnupg");
+	pg_policy_free(p);
+	/* by default none: an approval then says it has no attestation */
+	assert_int_equal(pg_policy_new_default(&d), 0);
+	assert_null(d->attest_key);
+	pg_policy_free(d);
+	parse_fails("attestation:\n  gnupg-home: /x\n",
+		    "t.yaml:2:3: 'attestation' has no 'key': expected the signing key's 40 hex digits");
+	parse_fails("attestation:\n  key: 493176BD\n",
+		    "t.yaml:2:8: 'attestation.key' wants the signing key's 40 hex digits, not "
+		    "'493176BD': expected a fingerprint of 40 hex digits without spaces");
+}
+
 static void test_fingerprints(void **state)
 {
 	(void)state;
@@ -552,7 +572,7 @@ static void test_strings(void **state)
 	parse_fails("\"\\e[31mred\": 1\n",
 		    "t.yaml:1:1: unknown key 'red' at the top level (expected one of: upstream, "
 		    "keyring, signers, repositories, committers, limits, hygiene, checks, approval, "
-		    "pipeline, merge-identity)");
+		    "pipeline, merge-identity, attestation)");
 }
 
 static void test_refused_yaml_features(void **state)
@@ -593,7 +613,7 @@ static void test_bytes(void **state)
 	parse_fails("# \xC3\xA9\xC3\xA9\n\xC3\xA9: 1\n",
 		    "t.yaml:2:1: unknown key '\xC3\xA9' at the top level (expected one of: upstream, "
 		    "keyring, signers, repositories, committers, limits, hygiene, checks, approval, "
-		    "pipeline, merge-identity)");
+		    "pipeline, merge-identity, attestation)");
 	parse_fails("checks: {signoff: \xC3\xA9\xC3\xA9}\napproval: x\n",
 		    "t.yaml:1:19: 'checks.signoff' wants error, warning or off, not '\xC3\xA9\xC3\xA9'");
 }
@@ -664,7 +684,7 @@ static void test_check_collects_every_problem(void **state)
 		"t.yaml:8:11: 'approval' wants auto or manual, not 'yes'\n"
 		"t.yaml:9:1: unknown key 'sevrity' at the top level (expected one of: upstream, "
 		"keyring, signers, repositories, committers, limits, hygiene, checks, approval, "
-		"pipeline, merge-identity)\n");
+		"pipeline, merge-identity, attestation)\n");
 	free(got);
 
 	/* a syntax error ends the examination, after what came before it */
@@ -834,6 +854,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_default_yaml_is_the_builtin_default),
 		cmocka_unit_test(test_merge_identity),
+		cmocka_unit_test(test_attestation),
 		cmocka_unit_test(test_kernel_toplevel_loads),
 		cmocka_unit_test(test_no_maintainer_signoff_loads),
 		cmocka_unit_test(test_signoff_from),

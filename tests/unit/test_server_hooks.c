@@ -154,7 +154,8 @@ static void test_config(void **state)
 		"  map: {pub/scm/linux/kernel/git/kees/linux: /srv/kees.git}\n"
 		"pipeline: {stages: [merge, build], verify-workers: 3, branch: next}\n"
 		"accounts:\n  - {name: linus, password-hash: 'pbkdf2-sha256$1000$00$00'}\n"
-		"session: {hours: 2, secure-cookie: true}\n";
+		"session: {hours: 2, secure-cookie: true}\n"
+		"attestation: {key: 0123456789ABCDEF0123456789ABCDEF01234567, gnupg-home: gnupg}\n";
 	pg_config *c = NULL;
 	pg_buf loc = PG_BUF_INIT;
 
@@ -174,6 +175,8 @@ static void test_config(void **state)
 	assert_string_equal(c->accounts[0].name, "linus");
 	assert_int_equal(c->session_hours, 2);
 	assert_true(c->cookie_secure);
+	assert_string_equal(c->attest_key, "0123456789ABCDEF0123456789ABCDEF01234567");
+	assert_string_equal(c->attest_gnupg_home, "/etc/pullgate/gnupg");
 	assert_int_equal(pg_config_repo_location(&loc, c, "pub/scm/linux/kernel/git/kees/linux"), 0);
 	assert_string_equal(loc.ptr, "/srv/kees.git");
 	pg_buf_clear(&loc);
@@ -190,6 +193,7 @@ static void test_config(void **state)
 	assert_string_equal(c->address, "127.0.0.1");
 	assert_int_equal(c->stages, PG_GATE_ALL);
 	assert_null(c->policy);
+	assert_null(c->attest_key);
 	assert_int_equal(pg_config_repo_location(&loc, c, "x"), PG_ENOTFOUND);
 	pg_config_free(c);
 	pg_buf_release(&loc);
@@ -223,6 +227,10 @@ static void test_config_refusals(void **state)
 	config_bad("policy: a\npolicy: b\n",
 		   "s.yaml:2:1: duplicate key 'policy' at the top level (first at 1:1)");
 	config_bad("[1]\n", "wants a mapping");
+	config_bad("attestation: {key: 4931 76BD}\n",
+		   "s.yaml:1:20: 'attestation.key' wants the signing key's 40 hex digits, not "
+		   "'4931 76BD': expected a fingerprint of 40 hex digits without spaces");
+	config_bad("attestation: {gnupg-home: /x}\n", "'attestation' has no 'key'");
 	config_bad("listen: {port: 1\n", "s.yaml:");
 }
 

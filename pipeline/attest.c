@@ -1,0 +1,381 @@
+/* attest.c - the attestation of an approved merge: a signed JSON statement in a git note, made and checked. */
+#include "pipeline/attest.h"
+#include "common/digest.h"
+#include "common/error.h"
+#include "common/json.h"
+#include "repo/repo.h"
+#include "verifier/gpg.h"
+
+#include <time.h>
+
+/* A report is a few hundred KiB at most; past this it is not the gate's. */
+#define REPORT_MAX ((size_t)16 << 20)
+
+static const char sig_begin[] = "-----BEGIN PGP SIGNATURE-----\n";
+
+void pg_attest_result_init(pg_attest_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	pg_buf_init(&r->why, 0);
+	pg_buf_init(&r->statement, PG_ATTEST_MAX);
+}
+
+void pg_attest_result_release(pg_attest_result *r)
+{
+	pg_buf_release(&r->why);
+	pg_buf_release(&r->statement);
+	free(r->fingerprint);
+	r->fingerprint = NULL;
+}
+
+/* The report's counts of one side of a suite, or null when it did not run there. */
+static void put_counts(pg_json_writer *w, const char *key, const pg_json *c)
+{
+	static const char *const names[] = { "passed", "failed", "skipped", "crashed" };
+	size_t i;
+	int64_t n;
+
+	if (!c || !pg_json_get(c, "passed")) {
+		pg_json_put_null(w, key);
+		return;
+	}
+	pg_json_open_object(w, key);
+	for (i = 0; i < PG_ARRAY_SIZE(names); i++)
+		if (pg_json_get_int(c, names[i], &n) == 0)
+			pg_json_put_int(w, names[i], n);
+	pg_json_close(w);
+}
+
+/* The report's provenance of stage, or NULL. */
+static const pg_json *provenance(const pg_json *report, const char *stage)
+{
+	const pg_json *list = pg_json_get(report, "provenance"), *p;
+	size_t i;
+
+	for (i = 0; (p = pg_json_at(list, i)); i++) {
+		const char *s = pg_json_get_str(p, "stage");
+
+		if (s && !strcmp(s, stage))
+			return p;
+	}
+	return NULL;
+}
+
+static void put_int_of(pg_json_writer *w, const pg_json *from, const char *key)
+{
+	int64_t n;
+
+	if (pg_json_get_int(from, key, &n) == 0)
+		pg_json_put_int(w, key, n);
+	else
+		pg_json_put_null(w, key);
+}
+
+/* The statement's strings copied from the report: from its root, or a stage's provenance. */
+static const struct copied {
+	const char *key;      /* in the statement */
+	const char *stage;    /* NULL: the report's root */
+	const char *from;     /* in the report */
+} copied[] = {
+	{ "repository", NULL, "repo" },
+	{ "tag", NULL, "tag" },
+	{ "tag_object", NULL, "tag_object" },
+	{ "tag_commit", NULL, "tag_commit" },
+	{ "signer", NULL, "tag_signer" },
+	{ "merge_commit", NULL, "merge_commit" },
+	{ "base_commit", NULL, "merge_base" },
+	{ "toolchain", "build", "toolchain" },
+	{ "qemu", "boot", "qemu" },
+	{ "config_sha256", "build", "config_sha256" },
+	{ "image_sha256", "build", "image_sha256" },
+	{ "booted_image_sha256", "boot", "image_sha256" },
+};
+
+int pg_attest_statement(pg_buf *out, const char *report, size_t len, const char *report_path,
+			const char *approval, int64_t time)
+{
+	pg_json *r = NULL;
+	pg_json_writer *w = NULL;
+	const pg_json *suites, *s;
+	char sha[PG_SHA256_HEXSZ + 1], when[32];
+	time_t t = (time_t)time;
+	struct tm tm;
+	size_t i;
+	int err;
+
+	if ((err = pg_json_parse(&r, report, len)) < 0) {
+		err = pg_error_wrap(err, "report '%s'", report_path);
+		goto done;
+	}
+	if (!pg_json_get_str(r, "merge_commit") || !pg_json_get_str(r, "merge_base")) {
+		err = pg_error_set(PG_EINVALID, "report '%s' names no tested merge", report_path);
+		goto done;
+	}
+	if ((err = pg_sha256_hex(sha, report, len)) < 0 || (err = pg_json_writer_new(&w)) < 0)
+		goto done;
+	gmtime_r(&t, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+
+	pg_json_put_str(w, "type", PG_ATTEST_TYPE);
+	pg_json_put_int(w, "version", PG_ATTEST_VERSION);
+	pg_json_put_str(w, "tool", "pullgate " PG_VERSION);
+	pg_json_put_str(w, "time", when);
+	pg_json_put_str(w, "approved_by", approval);
+	for (i = 0; i < PG_ARRAY_SIZE(copied); i++) {
+		const pg_json *from = !copied[i].stage ? r : provenance(r, copied[i].stage);
+
+		pg_json_put_str(w, copied[i].key, pg_json_get_str(from, copied[i].from));
+	}
+	/* a stand-in's run is never presented as a real one */
+	pg_json_put_bool(w, "simulated", pg_json_get_bool(r, "simulated"));
+	pg_json_open_object(w, "verify");
+	pg_json_put_str(w, "verdict", pg_json_get_str(r, "verdict"));
+	put_int_of(w, r, "errors");
+	put_int_of(w, r, "warnings");
+	pg_json_close(w);
+	pg_json_open_array(w, "suites");
+	suites = pg_json_get(r, "suites");
+	for (i = 0; (s = pg_json_at(suites, i)); i++) {
+		pg_json_open_object(w, NULL);
+		pg_json_put_str(w, "name", pg_json_get_str(s, "name"));
+		pg_json_put_str(w, "verdict", pg_json_get_str(s, "verdict"));
+		put_counts(w, "base", pg_json_get(s, "base"));
+		put_counts(w, "merge", pg_json_get(s, "merge"));
+		pg_json_close(w);
+	}
+	pg_json_close(w);
+	pg_json_open_object(w, "report");
+	pg_json_put_str(w, "path", report_path);
+	pg_json_put_str(w, "sha256", sha);
+	pg_json_close(w);
+	if ((err = pg_json_write(out, w, PG_JSON_INDENT)) == 0)
+		err = pg_buf_putc(out, '\n');
+done:
+	pg_json_writer_free(w);
+	pg_json_free(r);
+	return err;
+}
+
+int pg_attest_split(size_t *stmt_len, const char *note, size_t len)
+{
+	const char *p = note, *end = note + len;
+
+	/* the first line that is exactly the armor's first: a JSON line never is */
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+
+		if (n == sizeof(sig_begin) - 1 && !memcmp(p, sig_begin, n)) {
+			if (p == note)
+				break;
+			*stmt_len = (size_t)(p - note);
+			return 0;
+		}
+		p += n;
+	}
+	return pg_error_set(PG_EINVALID, "the note is no signed statement: %s",
+			    p == note && len ? "nothing before the signature" :
+			    "no OpenPGP signature block");
+}
+
+int pg_attest_write(const char *tree_path, const pg_oid *merge, const char *report_path,
+		    const char *approval, const pg_attest_signer *s)
+{
+	pg_buf report, note = PG_BUF_INIT;
+	pg_gpg *g = NULL;
+	pg_repo *repo = NULL;
+	size_t stmt_len;
+	int err;
+
+	pg_buf_init(&report, REPORT_MAX);
+	if ((err = pg_buf_read_file(&report, report_path)) < 0 ||
+	    (err = pg_attest_statement(&note, report.ptr, report.len, report_path, approval,
+				       (int64_t)time(NULL))) < 0)
+		goto done;
+	stmt_len = note.len;
+	if ((err = pg_gpg_new(&g, NULL, s->gnupg_home, NULL)) < 0 ||
+	    (err = pg_gpg_sign(&note, g, s->key, note.ptr, stmt_len)) < 0 ||
+	    (err = pg_repo_open(&repo, tree_path)) < 0)
+		goto done;
+	err = pg_repo_note_write(repo, PG_ATTEST_NOTES_REF, merge, note.ptr, s->name, s->email,
+				 "pullgate: attestation");
+done:
+	pg_repo_free(repo);
+	pg_gpg_free(g);
+	pg_buf_release(&report);
+	pg_buf_release(&note);
+	return err;
+}
+
+static int invalid(pg_attest_result *out, const char *fmt, ...) PG_PRINTF(2, 3);
+
+static int invalid(pg_attest_result *out, const char *fmt, ...)
+{
+	va_list ap;
+	int err;
+
+	out->status = PG_ATTEST_INVALID;
+	pg_buf_clear(&out->why);
+	va_start(ap, fmt);
+	err = pg_buf_vprintf(&out->why, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+/* The signature over the statement, judged: only a good one by a key in the keyring passes. */
+static int check_signature(pg_attest_result *out, const char *note, size_t len, size_t stmt_len,
+			   const char *keyring, const char *gnupg_home, const char *tmpdir)
+{
+	pg_gpg *g = NULL;
+	pg_gpg_result res = { 0 };
+	int err;
+
+	if ((err = pg_gpg_new(&g, keyring, gnupg_home, tmpdir)) < 0 ||
+	    (err = pg_gpg_verify(&res, g, note, stmt_len, note + stmt_len, len - stmt_len)) < 0)
+		goto done;
+	switch (res.status) {
+	case PG_GPG_GOOD:
+		if (!(out->fingerprint = pg_strdup(res.fingerprint)))
+			err = PG_ENOMEM;
+		break;
+	case PG_GPG_BAD:
+		err = invalid(out, "the signature does not match the statement: the note was "
+			      "altered");
+		break;
+	case PG_GPG_NO_KEY:
+		err = invalid(out, "signed by key %s, which is not in the keyring",
+			      res.signer ? res.signer : "(unnamed)");
+		break;
+	case PG_GPG_ERROR:
+		err = invalid(out, "the signature cannot be checked: %s",
+			      res.detail ? res.detail : "gpg said no more");
+		break;
+	default:
+		err = invalid(out, "the signature is %s (key %s)", pg_gpg_status_name(res.status),
+			      res.fingerprint ? res.fingerprint : res.signer ? res.signer : "?");
+		break;
+	}
+done:
+	pg_gpg_result_release(&res);
+	pg_gpg_free(g);
+	return err;
+}
+
+/* The signed statement: ours, of this commit, and of the report on disk if it is there. */
+static int check_statement(pg_attest_result *out, const pg_oid *commit)
+{
+	pg_json *st = NULL;
+	const char *type, *merge, *path, *sha;
+	char hex[PG_OID_HEXSZ + 1], ondisk[PG_SHA256_HEXSZ + 1];
+	int64_t version = 0;
+	int err;
+
+	pg_oid_tohex(hex, commit);
+	if (pg_json_parse(&st, out->statement.ptr, out->statement.len) < 0) {
+		pg_error_clear();
+		return invalid(out, "the signed statement is not JSON");
+	}
+	type = pg_json_get_str(st, "type");
+	merge = pg_json_get_str(st, "merge_commit");
+	if (!type || strcmp(type, PG_ATTEST_TYPE) ||
+	    pg_json_get_int(st, "version", &version) < 0 || version != PG_ATTEST_VERSION) {
+		err = invalid(out, "the statement is not a %s version %d", PG_ATTEST_TYPE,
+			      PG_ATTEST_VERSION);
+		goto done;
+	}
+	if (!merge || strcasecmp(merge, hex)) {
+		err = invalid(out, "the statement attests merge %.40s, not %s: the note was moved",
+			      merge ? merge : "(none)", hex);
+		goto done;
+	}
+	path = pg_json_get_str(pg_json_get(st, "report"), "path");
+	sha = pg_json_get_str(pg_json_get(st, "report"), "sha256");
+	err = path ? pg_sha256_file(ondisk, path) : PG_ENOTFOUND;
+	if (err == PG_ENOTFOUND) {
+		pg_error_clear();
+		err = pg_buf_printf(&out->why, "the report is not on disk here: not compared");
+		goto done;
+	}
+	if (err < 0)
+		goto done;
+	if (!sha || strcasecmp(sha, ondisk)) {
+		err = invalid(out, "the report on disk, '%s', is not the one attested (sha256 %.16s, "
+			      "attested %.16s)", path, ondisk, sha ? sha : "none");
+		goto done;
+	}
+	out->report_checked = true;
+	err = pg_buf_printf(&out->why, "the report '%s' is the one attested", path);
+done:
+	pg_json_free(st);
+	return err;
+}
+
+/* A commit id, abbreviated or not, a full ref or a branch, peeled to its commit. */
+static int resolve(pg_oid *out, pg_repo *repo, const char *rev)
+{
+	pg_buf ref = PG_BUF_INIT;
+	size_t n = strlen(rev);
+	pg_oid id;
+	int err;
+
+	if (n >= 4 && n <= PG_OID_HEXSZ && strspn(rev, "0123456789abcdefABCDEF") == n &&
+	    (err = pg_repo_resolve_prefix(&id, repo, rev, n)) != PG_ENOTFOUND) {
+		if (err < 0)
+			return err;
+		return pg_repo_peel_commit(out, repo, &id);
+	}
+	pg_error_clear();
+	err = strncmp(rev, "refs/", 5) ? pg_buf_printf(&ref, "refs/heads/%s", rev) :
+					 pg_buf_puts(&ref, rev);
+	if (err == 0 && !pg_repo_refname_valid(ref.ptr))
+		err = pg_error_set(PG_EINVALID, "'%s' is no commit id, ref or branch", rev);
+	if (err == 0 && (err = pg_repo_ref_target(&id, repo, ref.ptr)) == PG_ENOTFOUND)
+		err = pg_error_set(err, "'%s' is no commit, ref or branch of the tree", rev);
+	if (err == 0)
+		err = pg_repo_peel_commit(out, repo, &id);
+	pg_buf_release(&ref);
+	return err;
+}
+
+int pg_attest_verify(pg_attest_result *out, const char *tree_path, const char *rev,
+		     const char *keyring, const char *gnupg_home, const char *tmpdir)
+{
+	pg_repo *repo = NULL;
+	const pg_oid *commit = &out->commit;
+	pg_buf note;
+	size_t stmt_len = 0;
+	int err;
+
+	pg_buf_init(&note, PG_ATTEST_MAX);
+	out->status = PG_ATTEST_VALID;
+	if ((err = pg_repo_open(&repo, tree_path)) < 0 ||
+	    (err = resolve(&out->commit, repo, rev)) < 0)
+		goto done;
+	if ((err = pg_repo_note_read(&note, repo, PG_ATTEST_NOTES_REF, commit)) == PG_ENOTFOUND) {
+		out->status = PG_ATTEST_NONE;
+		err = pg_buf_puts(&out->why, pg_error_last());
+		pg_error_clear();
+		goto done;
+	}
+	if (err == PG_ETOOBIG) {
+		pg_error_clear();
+		err = invalid(out, "the note is larger than any attestation");
+		goto done;
+	}
+	if (err < 0)
+		goto done;
+	if (pg_attest_split(&stmt_len, note.ptr, note.len) < 0) {
+		err = invalid(out, "%s", pg_error_last());
+		pg_error_clear();
+		goto done;
+	}
+	if ((err = pg_buf_put(&out->statement, note.ptr, stmt_len)) < 0 ||
+	    (err = check_signature(out, note.ptr, note.len, stmt_len, keyring, gnupg_home,
+				   tmpdir)) < 0 || out->status != PG_ATTEST_VALID)
+		goto done;
+	err = check_statement(out, commit);
+done:
+	pg_repo_free(repo);
+	pg_buf_release(&note);
+	return err;
+}

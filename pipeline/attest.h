@@ -1,0 +1,95 @@
+/* attest.h - the signed attestation of an approved merge: a git note in refs/notes/pullgate. */
+#ifndef PG_ATTEST_H
+#define PG_ATTEST_H
+
+#include "common/buf.h"
+#include "common/oid.h"
+
+/*
+ * When a pull is approved, the gate writes a note on its merge commit in
+ * the maintainer's tree: a small JSON statement of what was tested
+ * (docs/attestation.md), then the service's armored detached OpenPGP
+ * signature over the statement's exact bytes:
+ *
+ *	{ ...the statement, indented... }\n
+ *	-----BEGIN PGP SIGNATURE-----\n
+ *	...
+ *	-----END PGP SIGNATURE-----\n
+ *
+ * The statement is everything before the first line that is exactly
+ * "-----BEGIN PGP SIGNATURE-----" (its final newline included).
+ */
+#define PG_ATTEST_NOTES_REF "refs/notes/pullgate"
+#define PG_ATTEST_TYPE "pullgate-attestation"
+#define PG_ATTEST_VERSION 1
+/* A note larger than this is no attestation of ours. */
+#define PG_ATTEST_MAX ((size_t)1 << 20)
+
+/*
+ * The statement for the report at report_path (the JSON one the gate
+ * wrote, report[0..len) its bytes): who signed the tag and the verify
+ * verdict, the merge and its base, the tools, config and Image, the
+ * per-suite KUnit results and the report's SHA-256, approved by approval
+ * ("gate" or "maintainer") at time (Unix seconds).  Appended to out, a
+ * JSON object ending in a newline.  PG_EINVALID when the report is not
+ * JSON or names no merge.
+ */
+int pg_attest_statement(pg_buf *out, const char *report, size_t len, const char *report_path,
+			const char *approval, int64_t time);
+
+/*
+ * Where note[0..len) splits: *stmt_len bytes of statement, the signature
+ * after them.  PG_EINVALID when there is no signature block, or no
+ * statement before it.
+ */
+int pg_attest_split(size_t *stmt_len, const char *note, size_t len);
+
+/* Who signs, and as whom the notes commit is written. */
+typedef struct pg_attest_signer {
+	const char *key;         /* fingerprint of the secret key */
+	const char *gnupg_home;  /* the GNUPGHOME holding it */
+	const char *name;        /* the notes commit's author and committer */
+	const char *email;
+} pg_attest_signer;
+
+/*
+ * Sign the statement of the report at report_path (read from disk, so
+ * that what is hashed is what is there) and write it as the note on merge
+ * in tree_path's PG_ATTEST_NOTES_REF, replacing any note there.  Nothing
+ * is written when signing fails.
+ */
+int pg_attest_write(const char *tree_path, const pg_oid *merge, const char *report_path,
+		    const char *approval, const pg_attest_signer *s);
+
+enum pg_attest_status {
+	PG_ATTEST_VALID = 0,
+	PG_ATTEST_INVALID,   /* why says what is wrong, in one line */
+	PG_ATTEST_NONE,      /* no note on the commit */
+};
+
+typedef struct pg_attest_result {
+	enum pg_attest_status status;
+	pg_oid commit;           /* the commit that was checked */
+	pg_buf why;              /* INVALID: one line; VALID: what was checked */
+	char *fingerprint;       /* the signing key's, when the signature was good */
+	pg_buf statement;        /* the statement's bytes, when there was a note */
+	bool report_checked;     /* the report it names was on disk and matched */
+} pg_attest_result;
+
+void pg_attest_result_init(pg_attest_result *r);
+void pg_attest_result_release(pg_attest_result *r);
+
+/*
+ * Check the attestation on the commit rev names in tree_path (a full or
+ * abbreviated commit id, a full ref or a branch; out->commit is set to
+ * it, PG_ENOTFOUND when there is none): the note's signature
+ * against exactly one of keyring (a public keyring file, imported into a
+ * private home under tmpdir) and gnupg_home, that its statement names
+ * commit as the merge, and that the report it hashes is that one when
+ * the report is on disk.  An invalid or missing attestation is a status;
+ * negative only when the check could not run (no tree, gpg failed).
+ */
+int pg_attest_verify(pg_attest_result *out, const char *tree_path, const char *rev,
+		     const char *keyring, const char *gnupg_home, const char *tmpdir);
+
+#endif

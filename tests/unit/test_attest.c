@@ -1,0 +1,110 @@
+/* test_attest.c - unit tests for the attestation's statement and the note's layout (pipeline/attest.c). */
+#include "tests/unit/unit.h"
+
+#include "common/digest.h"
+#include "common/error.h"
+#include "common/json.h"
+#include "pipeline/attest.h"
+
+#define MERGE "1111111111111111111111111111111111111111"
+#define BASE "2222222222222222222222222222222222222222"
+
+static const char report[] =
+	"{\"schema\": 1, \"verdict\": \"accept\", \"errors\": 0, \"warnings\": 2,\n"
+	" \"repo\": \"git://example.org/x.git\", \"tag\": \"refs/tags/v1\",\n"
+	" \"tag_object\": \"3333333333333333333333333333333333333333\",\n"
+	" \"tag_commit\": \"4444444444444444444444444444444444444444\",\n"
+	" \"merge_base\": \"" BASE "\", \"merge_commit\": \"" MERGE "\",\n"
+	" \"approved\": true, \"simulated\": false, \"tag_signer\": \"ABCD\",\n"
+	" \"provenance\": [\n"
+	"  {\"stage\": \"build\", \"toolchain\": \"gcc 14\", \"config_sha256\": \"c0\",\n"
+	"   \"image_sha256\": \"i0\"},\n"
+	"  {\"stage\": \"boot\", \"qemu\": \"QEMU 9\", \"image_sha256\": \"i0\"}],\n"
+	" \"suites\": [{\"name\": \"ext4_inode_test\", \"verdict\": \"added\", \"base\": null,\n"
+	"   \"merge\": {\"passed\": 3, \"failed\": 0, \"skipped\": 1, \"crashed\": 0}}]}\n";
+
+static void test_statement(void **state)
+{
+	pg_buf out = PG_BUF_INIT;
+	pg_json *v = NULL;
+	const pg_json *s;
+	char sha[PG_SHA256_HEXSZ + 1];
+	int64_t n = 0;
+
+	(void)state;
+	assert_int_equal(pg_attest_statement(&out, report, strlen(report), "/r/report.json",
+					     "gate", 86400), 0);
+	assert_true(out.len > 0 && out.ptr[out.len - 1] == '\n');
+	assert_int_equal(pg_json_parse(&v, out.ptr, out.len), 0);
+	assert_string_equal(pg_json_get_str(v, "type"), PG_ATTEST_TYPE);
+	assert_int_equal(pg_json_get_int(v, "version", &n), 0);
+	assert_int_equal(n, PG_ATTEST_VERSION);
+	assert_string_equal(pg_json_get_str(v, "time"), "1970-01-02T00:00:00Z");
+	assert_string_equal(pg_json_get_str(v, "merge_commit"), MERGE);
+	assert_string_equal(pg_json_get_str(v, "base_commit"), BASE);
+	assert_string_equal(pg_json_get_str(v, "repository"), "git://example.org/x.git");
+	assert_string_equal(pg_json_get_str(v, "signer"), "ABCD");
+	assert_string_equal(pg_json_get_str(pg_json_get(v, "verify"), "verdict"), "accept");
+	assert_int_equal(pg_json_get_int(pg_json_get(v, "verify"), "warnings", &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(pg_json_get_str(v, "toolchain"), "gcc 14");
+	assert_string_equal(pg_json_get_str(v, "qemu"), "QEMU 9");
+	assert_string_equal(pg_json_get_str(v, "config_sha256"), "c0");
+	assert_false(pg_json_get_bool(v, "simulated"));
+	s = pg_json_at(pg_json_get(v, "suites"), 0);
+	assert_string_equal(pg_json_get_str(s, "name"), "ext4_inode_test");
+	assert_null(pg_json_get_str(s, "base"));
+	assert_non_null(pg_json_get(s, "base"));
+	assert_int_equal(pg_json_get_int(pg_json_get(s, "merge"), "skipped", &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(pg_sha256_hex(sha, report, strlen(report)), 0);
+	assert_string_equal(pg_json_get_str(pg_json_get(v, "report"), "sha256"), sha);
+	assert_string_equal(pg_json_get_str(pg_json_get(v, "report"), "path"), "/r/report.json");
+	pg_json_free(v);
+	pg_buf_release(&out);
+}
+
+static void test_statement_refuses(void **state)
+{
+	pg_buf out = PG_BUF_INIT;
+	static const char nomerge[] = "{\"verdict\": \"accept\", \"merge_commit\": null}";
+
+	(void)state;
+	assert_int_equal(pg_attest_statement(&out, nomerge, strlen(nomerge), "r", "gate", 0),
+			 PG_EINVALID);
+	assert_non_null(strstr(pg_error_last(), "names no tested merge"));
+	assert_int_equal(pg_attest_statement(&out, "{", 1, "r", "gate", 0), PG_EINVALID);
+	assert_int_equal(out.len, 0);
+	pg_buf_release(&out);
+}
+
+static void test_split(void **state)
+{
+	static const char note[] = "{\n  \"a\": \"-----BEGIN PGP SIGNATURE-----\"\n}\n"
+				   "-----BEGIN PGP SIGNATURE-----\n\nabc\n-----END PGP SIGNATURE-----\n";
+	static const char nosig[] = "{\n}\n";
+	static const char onlysig[] = "-----BEGIN PGP SIGNATURE-----\nabc\n";
+	static const char notaline[] = "{}\n-----BEGIN PGP SIGNATURE----- \nabc\n";
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(pg_attest_split(&n, note, strlen(note)), 0);
+	assert_int_equal(n, strlen("{\n  \"a\": \"-----BEGIN PGP SIGNATURE-----\"\n}\n"));
+	assert_int_equal(pg_attest_split(&n, nosig, strlen(nosig)), PG_EINVALID);
+	assert_non_null(strstr(pg_error_last(), "no OpenPGP signature block"));
+	assert_int_equal(pg_attest_split(&n, onlysig, strlen(onlysig)), PG_EINVALID);
+	assert_non_null(strstr(pg_error_last(), "nothing before the signature"));
+	assert_int_equal(pg_attest_split(&n, notaline, strlen(notaline)), PG_EINVALID);
+	assert_int_equal(pg_attest_split(&n, "", 0), PG_EINVALID);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_statement),
+		cmocka_unit_test(test_statement_refuses),
+		cmocka_unit_test(test_split),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
