@@ -12,9 +12,12 @@ gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-12-plugin-dev-aarch64-linux-gnu
 g++ python3 util-linux
 qemu-system-arm linux-source-6.12 ccache clang lld llvm
 bc bison flex libelf-dev cpio xz-utils kmod patch
+distcc lava-common
 "
 # g++ builds the kernel's GCC plugins (randstruct) on the host; python3 runs
 # git-filter-repo and kunit.py; util-linux has flock, which serializes kernel jobs.
+# distcc: builds on distcc hosts (check-distcc runs two distccd on loopback);
+# lava-common: LAVA's own job schema, which every generated LAVA job must pass.
 
 missing=""
 for p in $PKGS; do
