@@ -30,15 +30,7 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-if [ $# -lt 3 ] || [ $# -gt 5 ]; then
-	pg_log "usage: lava.sh BUILD_DIR LOG TIMEOUT [NONCE [INITRAMFS]]"
-	exit 2
-fi
-build=$1 log=$2 timeout=$3
-nonce=${4:-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')}
-case $timeout in ''|*[!0-9]*) pg_log "TIMEOUT must be a number of seconds"; exit 2 ;; esac
-case $nonce in ''|*[!A-Za-z0-9]*) pg_log "NONCE must be letters and digits"; exit 2 ;; esac
-[ ${#nonce} -le 64 ] || { pg_log "NONCE must be at most 64 characters"; exit 2; }
+pg_boot_args "$@"
 [ "$timeout" -ge 60 ] || { pg_log "TIMEOUT must be at least 60 s for a LAVA job"; exit 2; }
 : "${PG_LAVA_ARTIFACTS_URL:?set PG_LAVA_ARTIFACTS_URL to the URL of \$PULLGATE_HOME}"
 case $PG_LAVA_ARTIFACTS_URL in
@@ -48,8 +40,7 @@ esac
 device_type=${PG_LAVA_DEVICE_TYPE:-qemu}
 case $device_type in ''|*[!A-Za-z0-9_.-]*) pg_log "PG_LAVA_DEVICE_TYPE: letters, digits, '_.-'"; exit 2 ;; esac
 
-mkdir -p "$(dirname "$log")"
-rm -f "$log"
+pg_boot_inputs
 dir=$(cd "$(dirname "$log")" && pwd)
 home=$(cd "$PULLGATE_HOME" && pwd)
 case $dir in
@@ -57,14 +48,6 @@ case $dir in
 *) pg_die "'$dir' is not under \$PULLGATE_HOME: the lab could not download from it" ;;
 esac
 job=${PG_LAVA_JOB:-"${log%.log}-job.yaml"}
-image="$build/arch/arm64/boot/Image"
-[ -r "$image" ] || pg_die "'$image' missing; build the kernel first"
-if [ $# -eq 5 ]; then
-	initramfs=$5
-else
-	initramfs=$("$PG_TOP/qemu-images/mkinitramfs.sh" "$build" "$PG_BUILD/qemu")
-fi
-[ -r "$initramfs" ] || pg_die "'$initramfs' missing"
 cp "$image" "$dir/Image"
 cp "$initramfs" "$dir/initramfs.cpio"
 base=${PG_LAVA_ARTIFACTS_URL%/}/$rel
