@@ -14,6 +14,7 @@ enum {
 	OPT_APPROVE,
 	OPT_NO_APPROVE,
 	OPT_BOOT_TIMEOUT,
+	OPT_BOOT_ON,
 	OPT_URL,
 };
 
@@ -25,6 +26,7 @@ static const struct option options[] = {
 	{ "approve", no_argument, NULL, OPT_APPROVE },
 	{ "no-approve", no_argument, NULL, OPT_NO_APPROVE },
 	{ "boot-timeout", required_argument, NULL, OPT_BOOT_TIMEOUT },
+	{ "boot-on", required_argument, NULL, OPT_BOOT_ON },
 	{ "url", required_argument, NULL, OPT_URL },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -52,6 +54,7 @@ struct gate_args {
 	pg_gate_opts *go;
 	int approve; /* -1: as the policy says */
 	const char *url; /* --url: the public URL REPO mirrors */
+	int boot_on_lava; /* --boot-on: 1 lava, 0 qemu, -1 as the policy says */
 };
 
 static int gate_option(void *ctx, int c, const char *arg)
@@ -84,6 +87,11 @@ static int gate_option(void *ctx, int c, const char *arg)
 					 arg);
 		g->url = arg;
 		return 0;
+	case OPT_BOOT_ON:
+		if (strcmp(arg, "qemu") && strcmp(arg, "lava"))
+			return cli_usage("gate", "--boot-on wants qemu or lava, not '%s'", arg);
+		g->boot_on_lava = !strcmp(arg, "lava");
+		return 0;
 	case OPT_BOOT_TIMEOUT:
 		v = strtoul(arg, &end, 10);
 		if (*end || end == arg || v == 0 || v > 86400)
@@ -100,7 +108,7 @@ int cmd_gate(int argc, char **argv)
 	cli_pull_args a;
 	pg_report *report = NULL;
 	pg_gate_opts go = PG_GATE_OPTS_INIT;
-	struct gate_args g = { &go, -1, NULL };
+	struct gate_args g = { &go, -1, NULL, -1 };
 	int rc, err;
 
 	go.stages = PG_GATE_ALL;
@@ -115,6 +123,8 @@ int cmd_gate(int argc, char **argv)
 	if (g.url)
 		a.spec.name = g.url;
 	go.approve = g.approve >= 0 ? g.approve : a.policy->auto_approve;
+	if (g.boot_on_lava >= 0)
+		a.policy->boot_on_lava = g.boot_on_lava;
 	if (!go.boot_timeout_s)
 		go.boot_timeout_s = a.policy->boot_timeout_seconds;
 	go.build_timeout_s = a.policy->build_timeout_minutes * 60u;

@@ -3,6 +3,7 @@
 #include "common/buf.h"
 #include "common/error.h"
 #include "pipeline/ktap.h"
+#include "pipeline/lava.h"
 
 /* Boot logs are a few MiB at most; anything far larger is not one. */
 #define KTAP_LOG_MAX ((size_t)64 << 20)
@@ -10,6 +11,7 @@
 static const struct option options[] = {
 	{ "json", no_argument, NULL, 'j' },
 	{ "nonce", required_argument, NULL, 'n' },
+	{ "lava", no_argument, NULL, 'l' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -17,6 +19,7 @@ static const struct option options[] = {
 struct ktap_args {
 	bool json;
 	const char *nonce;   /* the marker must carry it */
+	bool lava;           /* LOGFILE is a LAVA job's log: its console is read out of it */
 };
 
 static int ktap_option(void *ctx, int c, const char *arg)
@@ -26,6 +29,9 @@ static int ktap_option(void *ctx, int c, const char *arg)
 	switch (c) {
 	case 'j':
 		k->json = true;
+		return 0;
+	case 'l':
+		k->lava = true;
 		return 0;
 	case 'n':
 		if (!*arg || strlen(arg) > PG_KTAP_NONCE_MAX ||
@@ -39,12 +45,32 @@ static int ktap_option(void *ctx, int c, const char *arg)
 	}
 }
 
+/* Replace a LAVA job's log by the console its target records hold. */
+static int lava_console(pg_buf *log, const char *path)
+{
+	pg_buf console;
+	size_t n = 0;
+	int err;
+
+	pg_buf_init(&console, KTAP_LOG_MAX);
+	if ((err = pg_lava_console(&console, &n, log->ptr, log->len)) == 0 && n == 0)
+		err = pg_error_set(PG_EINVALID, "'%s' holds no console record of a LAVA job log", path);
+	if (err == 0) {
+		pg_buf t = *log;
+
+		*log = console;
+		console = t;
+	}
+	pg_buf_release(&console);
+	return err;
+}
+
 int cmd_ktap(int argc, char **argv)
 {
 	pg_buf log = PG_BUF_INIT, report = PG_BUF_INIT;
 	pg_boot_result *res = NULL;
 	const char *path;
-	struct ktap_args k = { false, NULL };
+	struct ktap_args k = { false, NULL, false };
 	int rc, err, first = 0, gaps = 0;
 
 	if ((rc = cli_parse_options(&first, "ktap", argc, argv, options, ktap_option, &k)) !=
@@ -63,6 +89,10 @@ int cmd_ktap(int argc, char **argv)
 	else
 		err = pg_buf_read_file(&log, path);
 	if (err < 0) {
+		rc = cli_fail("ktap");
+		goto done;
+	}
+	if (k.lava && (err = lava_console(&log, path)) < 0) {
 		rc = cli_fail("ktap");
 		goto done;
 	}

@@ -7,6 +7,7 @@
 # binary was built with: the hashes of those files are compiled in.
 
 SHIPPED := scripts/kernel/build.sh scripts/kernel/boot.sh scripts/kernel/lib.sh \
+	scripts/kernel/lava.sh \
 	qemu-images/kernel.config qemu-images/mkinitramfs.sh qemu-images/init.c \
 	qemu-images/initramfs.list
 

@@ -196,6 +196,9 @@ static void run_init(pg_run *g, const pg_pull_spec *spec, const pg_policy *polic
 	pg_buf_init(&g->worktree, 0);
 	pg_buf_init(&g->build_dir, 0);
 	pg_buf_init(&g->home_env, 0);
+	pg_buf_init(&g->distcc_env, 0);
+	for (size_t i = 0; i < PG_ARRAY_SIZE(g->lava_env); i++)
+		pg_buf_init(&g->lava_env[i], 0);
 	pg_buf_init(&g->nonce, 0);
 	pg_buf_init(&g->tools_key, 0);
 	pg_buf_init(&g->base_boot, 0);
@@ -210,7 +213,7 @@ static void run_init(pg_run *g, const pg_pull_spec *spec, const pg_policy *polic
  */
 static int tools_key(pg_run *g)
 {
-	const char *const *lists[] = { pg_build_files, pg_boot_files };
+	const char *const *lists[] = { pg_build_files, pg_run_boot_files(g) };
 	pg_buf text = PG_BUF_INIT, path = PG_BUF_INIT;
 	char hex[PG_SHA256_HEXSZ + 1];
 	size_t l, i;
@@ -228,6 +231,10 @@ static int tools_key(pg_run *g)
 		}
 	if (err == 0)
 		err = pg_buf_printf(&text, "%s\n%s\n", g->toolchain, g->qemu);
+	/* a boot on a LAVA lab is not a boot in local QEMU, nor on another device type */
+	if (err == 0 && g->policy->boot_on_lava)
+		err = pg_buf_printf(&text, "lava %s\n", g->policy->lava_device_type ?
+				    g->policy->lava_device_type : "qemu");
 	if (err == 0 && (err = pg_sha256_hex(hex, text.ptr, text.len)) == 0)
 		err = pg_buf_puts(&g->tools_key, hex);
 	pg_buf_release(&text);
@@ -259,18 +266,58 @@ static int recover(pg_run *g)
 	return err;
 }
 
+/*
+ * Booting on LAVA: lava.sh's settings from the policy, as data in its
+ * environment (the token stays in its file: only the file's name is passed).
+ */
+static int lava_env(pg_run *g, size_t *n)
+{
+	const pg_policy *p = g->policy;
+	const char *names[] = { "PG_LAVA_ARTIFACTS_URL", "PG_LAVA_URL", "PG_LAVA_TOKEN_FILE",
+				"PG_LAVA_DEVICE_TYPE" };
+	const char *values[] = { p->lava_artifacts_url, p->lava_url, p->lava_token_file,
+				 p->lava_device_type };
+	size_t i;
+	int err;
+
+	if (!p->boot_on_lava)
+		return 0;
+	if (!p->lava_artifacts_url)
+		return pg_error_set(PG_EINVALID, "the policy boots on LAVA but names no "
+				    "pipeline.lava.artifacts-url for the lab to download the kernel from");
+	for (i = 0; i < PG_ARRAY_SIZE(names); i++) {
+		if (!values[i])
+			continue;
+		if ((err = pg_buf_printf(&g->lava_env[i], "%s=%s", names[i], values[i])) < 0)
+			return err;
+		g->env[(*n)++] = g->lava_env[i].ptr;
+	}
+	return 0;
+}
+
 /* Everything a stage needs, before the first one: paths, the lock, the tree. */
 static int prepare(pg_run *g)
 {
 	const pg_gate_opts *o = g->o;
+	size_t i, n;
 	int err;
 
 	if ((err = pg_buf_printf(&g->home_env, "PULLGATE_HOME=%s", o->home)) < 0)
 		return err;
+	/* the policy's distcc hosts, checked by its schema: build.sh compiles on them */
+	for (i = 0; i < g->policy->ndistcc_hosts; i++)
+		if ((err = pg_buf_printf(&g->distcc_env, "%s%s", i ? " " : "PG_DISTCC_HOSTS=",
+					 g->policy->distcc_hosts[i])) < 0)
+			return err;
 	/* the scripts share our state directory and stream make's output to us */
 	g->env[0] = g->home_env.ptr;
 	g->env[1] = "PG_BUILD_STREAM=1";
-	g->env[2] = NULL;
+	n = 2;
+	if (g->distcc_env.len)
+		g->env[n++] = g->distcc_env.ptr;
+	if ((err = lava_env(g, &n)) < 0)
+		return err;
+	g->env[n] = NULL;
 	/* the worktree itself is made by libgit2, its parent by us */
 	if ((err = pg_run_tree_path(&g->tree_path, o)) < 0 ||
 	    (err = pg_buf_printf(&g->worktree, "%s/work", o->home)) < 0 ||
@@ -315,6 +362,9 @@ static void run_release(pg_run *g)
 	pg_buf_release(&g->worktree);
 	pg_buf_release(&g->build_dir);
 	pg_buf_release(&g->home_env);
+	pg_buf_release(&g->distcc_env);
+	for (size_t i = 0; i < PG_ARRAY_SIZE(g->lava_env); i++)
+		pg_buf_release(&g->lava_env[i]);
 }
 
 /*

@@ -13,6 +13,11 @@ const char *const pg_boot_files[] = {
 	"qemu-images/init.c", "qemu-images/initramfs.list", NULL,
 };
 
+const char *const pg_lava_boot_files[] = {
+	"scripts/kernel/lava.sh", "scripts/kernel/lib.sh", "qemu-images/mkinitramfs.sh",
+	"qemu-images/init.c", "qemu-images/initramfs.list", NULL,
+};
+
 static const char *shipped_sha256(const char *path)
 {
 	size_t i;

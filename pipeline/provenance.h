@@ -22,6 +22,7 @@ extern const size_t pg_nshipped_files;
 /* The files each stage runs or reads, relative to the data directory (NULL-terminated). */
 extern const char *const pg_build_files[];
 extern const char *const pg_boot_files[];
+extern const char *const pg_lava_boot_files[];  /* the boot on a LAVA lab's */
 
 /*
  * Record each of files (the first is the script the stage runs) under

@@ -30,7 +30,9 @@ typedef struct pg_run {
 
 	/* the build and boot scripts' environment on top of ours */
 	pg_buf home_env;      /* PULLGATE_HOME=... */
-	const char *env[3];
+	pg_buf distcc_env;    /* PG_DISTCC_HOSTS=...: the policy's distcc hosts, if any */
+	pg_buf lava_env[4];   /* PG_LAVA_*=...: the policy's LAVA lab, when it boots there */
+	const char *env[8];
 
 	/* evidence: every run's own */
 	pg_buf nonce;         /* random, on this run's kernel command lines: the init prints it */
@@ -100,6 +102,9 @@ int pg_run_logs_dir(pg_buf *out, const pg_gate_opts *o, const char *key);
  * calls pg_run_base_boot while the build dir holds the base's Image.
  */
 bool pg_run_base_boot_needed(pg_run *run, const pg_oid *base_tree);
+
+/* The boot's script and inputs: boot.sh's, or lava.sh's when the policy boots on LAVA. */
+const char *const *pg_run_boot_files(const pg_run *run);
 int pg_run_base_boot(pg_run *run, const pg_oid *base_tree);
 
 /*

@@ -1,6 +1,7 @@
 /* stage_boot.c - the boot stage: the merge booted in QEMU, judged on this run's evidence against the base's boot. */
 #include "pipeline/stage.h"
 #include "pipeline/evidence.h"
+#include "pipeline/lava.h"
 #include "pipeline/provenance.h"
 #include "common/digest.h"
 #include "common/error.h"
@@ -38,6 +39,35 @@ static void boot_release(boot *b)
 	pg_boot_result_free(b->result);
 	free(b->image_sha256);
 	boot_init(b);
+}
+
+const char *const *pg_run_boot_files(const pg_run *g)
+{
+	return g->policy->boot_on_lava ? pg_lava_boot_files : pg_boot_files;
+}
+
+/*
+ * lava.sh wrote the LAVA job's log beside the console (lava_log): the
+ * console is its target records, for the same parser and judge as a
+ * local boot's.  No log (the job did not run) leaves no console.
+ */
+static int lava_console(const char *lava_log, const char *console)
+{
+	pg_buf log, text;
+	int err;
+
+	pg_buf_init(&log, CONSOLE_MAX);
+	pg_buf_init(&text, CONSOLE_MAX);
+	err = pg_buf_read_file(&log, lava_log);
+	if (err == PG_ENOTFOUND) {
+		pg_error_clear();
+		err = 0;
+	} else if (err == 0 && (err = pg_lava_console(&text, NULL, log.ptr, log.len)) == 0) {
+		err = pg_write_file_atomic(console, text.ptr, text.len);
+	}
+	pg_buf_release(&log);
+	pg_buf_release(&text);
+	return err;
 }
 
 static int image_path(pg_buf *out, const pg_run *g)
@@ -105,19 +135,22 @@ static int run_boot(boot *b, pg_run *g, const char *console, const char *log,
 		    const char *nonce, unsigned timeout_s)
 {
 	pg_spawn_opts so = PG_SPAWN_OPTS_INIT;
-	pg_buf script = PG_BUF_INIT, image = PG_BUF_INIT;
+	pg_buf script = PG_BUF_INIT, image = PG_BUF_INIT, lava_log = PG_BUF_INIT;
+	bool lava = g->policy->boot_on_lava;
 	char timeout[16];
 	const char *argv[6];
 	int err;
 
 	snprintf(timeout, sizeof(timeout), "%u", timeout_s);
-	if ((err = pg_buf_printf(&script, "%s/scripts/kernel/boot.sh", g->o->datadir)) < 0 ||
+	if ((err = pg_buf_printf(&script, "%s/%s", g->o->datadir, pg_run_boot_files(g)[0])) < 0 ||
 	    (err = image_path(&image, g)) < 0 ||
-	    (err = pg_prov_file_sha256(&b->image_sha256, image.ptr)) < 0)
+	    (err = pg_prov_file_sha256(&b->image_sha256, image.ptr)) < 0 ||
+	    (lava && (err = pg_buf_printf(&lava_log, "%.*s/lava.log",
+					  (int)(strrchr(console, '/') - console), console)) < 0))
 		goto done;
 	argv[0] = script.ptr;
 	argv[1] = g->build_dir.ptr;
-	argv[2] = console;
+	argv[2] = lava ? lava_log.ptr : console;
 	argv[3] = timeout;
 	argv[4] = nonce;
 	argv[5] = NULL;
@@ -139,6 +172,15 @@ static int run_boot(boot *b, pg_run *g, const char *console, const char *log,
 		err = pg_error_set(PG_ECANCELLED, "the boot was cancelled");
 		goto done;
 	}
+	/* exported, not run: nothing was booted, so there is nothing to judge */
+	if (lava && !b->proc.timed_out && b->proc.exit_code == 3) {
+		err = pg_error_set(PG_EUNSUPPORTED, "the LAVA job is written to %.*s/lava-job.yaml "
+				   "and was not run (the policy names no pipeline.lava.url): no boot, "
+				   "no verdict", (int)(strrchr(console, '/') - console), console);
+		goto done;
+	}
+	if (lava && (err = lava_console(lava_log.ptr, console)) < 0)
+		goto done;
 	b->run.timed_out = b->proc.timed_out || b->proc.exit_code == 124;
 	b->run.exit_status = b->proc.exit_code;
 	b->run.nonce = nonce;
@@ -146,6 +188,7 @@ static int run_boot(boot *b, pg_run *g, const char *console, const char *log,
 done:
 	pg_buf_release(&script);
 	pg_buf_release(&image);
+	pg_buf_release(&lava_log);
 	return err;
 }
 
@@ -275,7 +318,7 @@ static int load_base(boot *b, char **nonce, pg_run *g)
 		err = pg_write_file_atomic(copy.ptr, text.ptr, text.len);
 	pg_error_clear();
 	if (err < 0 || (err = pg_report_add_provenance(&p, g->report, "base-boot")) < 0 ||
-	    (err = pg_prov_files(g->report, p, g->o->datadir, pg_boot_files)) < 0 ||
+	    (err = pg_prov_files(g->report, p, g->o->datadir, pg_run_boot_files(g))) < 0 ||
 	    (err = pg_provenance_set(&p->qemu, g->qemu)) < 0 ||
 	    (err = pg_provenance_set(&p->image_sha256, b->image_sha256)) < 0 ||
 	    (err = pg_provenance_set(&p->nonce, *nonce)) < 0 ||
@@ -338,12 +381,13 @@ int pg_stage_boot(pg_run *g, pg_stage *st)
 		goto done;
 	/* the array may move when the base's is added: keep the index */
 	at = g->report->nprovenance - 1;
-	if ((err = pg_prov_files(g->report, p, g->o->datadir, pg_boot_files)) < 0 ||
+	if ((err = pg_prov_files(g->report, p, g->o->datadir, pg_run_boot_files(g))) < 0 ||
 	    (err = pg_provenance_set(&p->qemu, g->qemu)) < 0 ||
 	    (err = pg_provenance_set(&p->nonce, g->nonce.ptr)) < 0 ||
 	    (err = pg_provenance_set(&p->log, console.ptr)) < 0)
 		goto done;
-	pg_run_progress(g, "boot", "booting in qemu-system-aarch64 (timeout %u s)", t);
+	pg_run_progress(g, "boot", "booting %s (timeout %u s)", g->policy->boot_on_lava ?
+			"on the LAVA lab" : "in qemu-system-aarch64", t);
 	b.stage = "boot";
 	if ((err = run_boot(&b, g, console.ptr, log.ptr, g->nonce.ptr, t)) < 0)
 		goto done;

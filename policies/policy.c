@@ -61,6 +61,7 @@ void pg_policy_free(pg_policy *p)
 	list_free(p->repositories, p->nrepositories);
 	list_free(p->protected_committers, p->nprotected);
 	list_free(p->allowed_committers, p->nallowed);
+	list_free(p->distcc_hosts, p->ndistcc_hosts);
 	free(p->source);
 	free(p->upstream_url);
 	free(p->upstream_branch);
@@ -70,6 +71,10 @@ void pg_policy_free(pg_policy *p)
 	free(p->merge_email);
 	free(p->attest_key);
 	free(p->attest_gnupg_home);
+	free(p->lava_url);
+	free(p->lava_token_file);
+	free(p->lava_artifacts_url);
+	free(p->lava_device_type);
 	free(p);
 }
 

@@ -62,6 +62,13 @@ typedef struct pg_policy {
 
 	unsigned build_timeout_minutes; /* merge bot: the kernel build stage */
 	unsigned boot_timeout_seconds;  /* merge bot: boot and KUnit in QEMU */
+	char **distcc_hosts;          /* merge bot: distcc hosts (HOST[:PORT][/LIMIT]) the */
+	size_t ndistcc_hosts;         /* build compiles on; none: local only */
+	bool boot_on_lava;            /* merge bot: boot on a LAVA lab (lava.sh), not local QEMU */
+	char *lava_url;               /* the LAVA server; NULL: the job is exported, not run */
+	char *lava_token_file;        /* a file holding its API token */
+	char *lava_artifacts_url;     /* where $PULLGATE_HOME is published for the lab */
+	char *lava_device_type;       /* NULL: qemu */
 } pg_policy;
 
 /* NULL when s is a key fingerprint (40 hex digits); else what was wanted. */

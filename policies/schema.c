@@ -305,11 +305,96 @@ static const pg_yaml_field hygiene_fields[] = {
 	  MEMBER(pg_policy, future_slack_minutes), .max = 525600 },
 };
 
+/*
+ * A distcc host as DISTCC_HOSTS spells a TCP one: HOST[:PORT][/LIMIT], HOST
+ * a name or an IPv4 address.  Nothing else: no ssh (@), no options, no
+ * spaces, so that the list is data and the build runs only distcc.
+ */
+static const char *why_distcc_host(const char *s)
+{
+	size_t host = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-");
+	const char *p = s + host;
+	size_t n;
+
+	if (host == 0 || host > 253 || s[0] == '-' || s[0] == '.')
+		return "HOST[:PORT][/LIMIT], HOST a name or an IPv4 address";
+	if (*p == ':') {
+		n = strspn(++p, "0123456789");
+		if (n == 0 || n > 5 || *p == '0' || strtoul(p, NULL, 10) > 65535)
+			return "a port of 1 to 65535 after ':'";
+		p += n;
+	}
+	if (*p == '/') {
+		n = strspn(++p, "0123456789");
+		if (n == 0 || n > 3 || *p == '0')
+			return "a job limit of 1 to 999 after '/'";
+		p += n;
+	}
+	return *p ? "HOST[:PORT][/LIMIT] and nothing else (no ssh '@', no ',' options)" : NULL;
+}
+
+/* boot-on: where the boot stage boots (stage_boot.c). */
+static void read_boot_on(pg_yaml_reader *r, void *base, const pg_yaml_node *v, const char *path,
+			 const pg_yaml_field *f)
+{
+	pg_policy *p = base;
+
+	(void)f;
+	if (v->type == PG_YAML_SCALAR && !strcmp(v->value, "qemu"))
+		p->boot_on_lava = false;
+	else if (v->type == PG_YAML_SCALAR && !strcmp(v->value, "lava"))
+		p->boot_on_lava = true;
+	else
+		pg_yaml_wrong(r, v, path, "qemu or lava");
+}
+
+/* What the lab downloads from and the server is reached at: an http(s) URL. */
+static const char *why_http_url(const char *s)
+{
+	if (strncmp(s, "http://", 7) && strncmp(s, "https://", 8))
+		return "an http:// or https:// URL";
+	if (strpbrk(s, " \t\"'\\"))
+		return "a URL without spaces or quotes";
+	return NULL;
+}
+
+static const char *why_device_type(const char *s)
+{
+	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") ==
+	       strlen(s) ? NULL : "letters, digits, '_', '.' and '-'";
+}
+
+static const pg_yaml_field lava_fields[] = {
+	{ .key = "url", .kind = PG_FIELD_STRING, MEMBER(pg_policy, lava_url),
+	  .wants = "the LAVA server's URL", .why = why_http_url },
+	{ .key = "token-file", .kind = PG_FIELD_PATH, MEMBER(pg_policy, lava_token_file),
+	  .wants = "a path" },
+	{ .key = "artifacts-url", .kind = PG_FIELD_STRING, MEMBER(pg_policy, lava_artifacts_url),
+	  .wants = "the URL of $PULLGATE_HOME", .why = why_http_url, .required = true },
+	{ .key = "device-type", .kind = PG_FIELD_STRING, MEMBER(pg_policy, lava_device_type),
+	  .wants = "a LAVA device type", .why = why_device_type, .max = 200 },
+};
+
+/* A server wants a token; a lab to boot on wants a place. */
+static void check_lava(pg_yaml_reader *r, void *base, const pg_yaml_node *map, const char *path)
+{
+	const pg_policy *p = base;
+
+	if (p->lava_url && !p->lava_token_file)
+		pg_yaml_problem_at(r, map, "'%s' names a url and no token-file: the server wants "
+				   "a token", path);
+}
+
 static const pg_yaml_field pipeline_fields[] = {
 	{ .key = "build-timeout-minutes", .kind = PG_FIELD_UINT,
 	  MEMBER(pg_policy, build_timeout_minutes), .max = 1440 },
 	{ .key = "boot-timeout-seconds", .kind = PG_FIELD_UINT,
 	  MEMBER(pg_policy, boot_timeout_seconds), .max = 86400 },
+	{ .key = "distcc-hosts", .kind = PG_FIELD_STRINGS, .why = why_distcc_host,
+	  .wants = "a distcc host", .list_wants = "a list of distcc hosts",
+	  LIST_OF(pg_policy, distcc_hosts, ndistcc_hosts), .max = 300 },
+	{ .key = "boot-on", .kind = PG_FIELD_CUSTOM, .read = read_boot_on },
+	{ .key = "lava", PG_YAML_SECTION(lava_fields, check_lava) },
 };
 
 static const pg_yaml_field merge_identity_fields[] = {

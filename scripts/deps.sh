@@ -13,7 +13,7 @@ g++ python3 util-linux
 qemu-system-arm linux-source-6.12 ccache clang lld llvm libclang-rt-14-dev
 bc bison flex libelf-dev cpio xz-utils kmod patch
 scdoc groff-base man-db bash-completion systemd
-dpkg-dev debhelper lintian python3-aiosmtpd b4 tmux
+dpkg-dev debhelper lintian python3-aiosmtpd b4 tmux distcc lava-common
 "
 # g++ builds the kernel's GCC plugins (randstruct) on the host; python3 runs
 # git-filter-repo and kunit.py; util-linux has flock, which serializes kernel jobs.
@@ -25,6 +25,8 @@ dpkg-dev debhelper lintian python3-aiosmtpd b4 tmux
 # (tests/integration/31-mail-b4.t); tmux captures the terminal for docs/.
 # clang (14 on Debian 12) with libclang-rt-14-dev's libFuzzer builds the fuzz
 # targets (mk/fuzz.mk).
+# distcc: builds on distcc hosts (check-distcc runs two distccd on loopback);
+# lava-common: LAVA's own job schema, which every generated LAVA job must pass.
 
 missing=""
 for p in $PKGS; do

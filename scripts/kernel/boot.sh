@@ -23,25 +23,8 @@ set -eu
 
 MARKER="pullgate-init: done"
 
-if [ $# -lt 3 ] || [ $# -gt 5 ]; then
-	pg_log "usage: boot.sh BUILD_DIR LOG TIMEOUT [NONCE [INITRAMFS]]"
-	exit 2
-fi
-build=$1 log=$2 timeout=$3
-nonce=${4:-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')}
-case $timeout in ''|*[!0-9]*) pg_log "TIMEOUT must be a number of seconds"; exit 2 ;; esac
-case $nonce in ''|*[!A-Za-z0-9]*) pg_log "NONCE must be letters and digits"; exit 2 ;; esac
-[ ${#nonce} -le 64 ] || { pg_log "NONCE must be at most 64 characters"; exit 2; }
-mkdir -p "$(dirname "$log")"
-rm -f "$log"
-image="$build/arch/arm64/boot/Image"
-[ -r "$image" ] || pg_die "'$image' missing; build the kernel first"
-if [ $# -eq 5 ]; then
-	initramfs=$5
-else
-	initramfs=$("$PG_TOP/qemu-images/mkinitramfs.sh" "$build" "$PG_BUILD/qemu")
-fi
-[ -r "$initramfs" ] || pg_die "'$initramfs' missing"
+pg_boot_args "$@"
+pg_boot_inputs
 pg_log "$(qemu-system-aarch64 --version | head -n1); nonce $nonce"
 
 t0=$(pg_now)

@@ -11,6 +11,14 @@
 # With PG_BUILD_STREAM=1 in the environment make's output goes to stdout
 # instead of LOG (the caller logs it), and kbuild's step lines are kept.
 #
+# With PG_DISTCC_HOSTS="HOST[:PORT][/LIMIT] ..." (the policy's
+# pipeline.distcc-hosts) the compiles that miss ccache run on those distcc
+# hosts (CCACHE_PREFIX=distcc), make's -j is the sum of their
+# limits (4 when a host names none, as distcc counts) and at least PG_JOBS,
+# and at the end one line per host says how many objects it built; a host
+# that is down costs nothing but time: distcc compiles its jobs here and
+# the summary says so.  distcc's own log is LOG's name with -distcc.log.
+#
 # Output of every step is appended to LOG; on failure the end of it is
 # shown.  The config is regenerated only when the fragment or the tree's
 # Kconfig inputs change (a stamp in BUILD_DIR), so a rerun is incremental.
@@ -69,6 +77,46 @@ fail() {
 	exit 1
 }
 
+# distcc: hosts are data (checked here again, as the policy's schema does)
+distcc_log=""
+if [ -n "${PG_DISTCC_HOSTS:-}" ]; then
+	jobs=0
+	for h in $PG_DISTCC_HOSTS; do
+		printf '%s\n' "$h" | grep -Eqx '[A-Za-z0-9][A-Za-z0-9.-]*(:[1-9][0-9]{0,4})?(/[1-9][0-9]{0,2})?' ||
+			pg_die "PG_DISTCC_HOSTS: '$h' is not HOST[:PORT][/LIMIT]"
+		case $h in */*) jobs=$((jobs + ${h##*/})) ;; *) jobs=$((jobs + 4)) ;; esac
+	done
+	[ "$jobs" -ge "$PG_JOBS" ] && PG_JOBS=$jobs
+	distcc_log="${log%.log}-distcc.log"
+	: >"$distcc_log"
+	# DISTCC_VERBOSE: the log names the host of every compile, for the summary
+	export DISTCC_HOSTS="$PG_DISTCC_HOSTS" DISTCC_LOG="$distcc_log" DISTCC_VERBOSE=1
+	mkdir -p "$out/.distcc"
+	export DISTCC_DIR="$out/.distcc" CCACHE_PREFIX=distcc
+	pg_log "distcc: compiling on $PG_DISTCC_HOSTS with -j$PG_JOBS"
+fi
+
+# Which host built how many objects, and which jobs fell back to this
+# machine (kbuild's compiler probes, which distcc runs here, are no objects).
+distcc_summary() {
+	[ -n "$distcc_log" ] || return 0
+	sed -n 's/.* compile \([^ ]*\) on \([^ ]*\) completed ok$/\1 \2/p' "$distcc_log" |
+		grep -v '^(null) ' | cut -d' ' -f2 | sort | uniq -c |
+		while read -r n h; do pg_log "distcc: $h built $n objects"; done
+	sed -n 's/.*connect to \([^ ]*\) failed: .*/\1/p' "$distcc_log" | sort | uniq -c |
+		while read -r n h; do
+			pg_log "distcc: $h could not be reached $n times (down?): its jobs went to the other hosts or here"
+		done
+	sed -n 's/.*still in backoff period for \([^ ]*\)$/\1/p' "$distcc_log" | sort | uniq -c |
+		while read -r n h; do pg_log "distcc: $h skipped $n times, backing off after a failure"; done
+	sed -n 's/.*failed to distribute .* to \([^ ]*\), running locally instead$/\1/p' "$distcc_log" |
+		sort | uniq -c | while read -r n h; do
+			pg_log "distcc: $h refused or failed $n jobs, compiled here instead"
+		done
+	n=$(grep -c 'failed to distribute, running locally instead' "$distcc_log" || true)
+	[ "$n" = 0 ] || pg_log "distcc: $n jobs could not be distributed and were compiled here"
+}
+
 # The config depends on the fragment, the toolchain and the tree's Kconfig
 # files (a series or a pull may change them).  Only those: re-running
 # allnoconfig for a change elsewhere would make every object look stale.
@@ -112,7 +160,15 @@ else
 	echo "$stamp" >"$out/.pullgate-config"
 fi
 
+# distccd (3.3 on) refuses -fplugin: with the kernel's GCC plugins every
+# compile is refused and runs here.  Safe (never an object without its
+# plugin), but no farm: say so before the build, not only after it.
+if [ -n "$distcc_log" ] && grep -qx 'CONFIG_GCC_PLUGINS=y' "$out/.config"; then
+	pg_log "distcc: warning: the config loads GCC plugins (-fplugin), which distccd refuses as insecure: those compiles run here"
+fi
+
 echo "### make $targets" >>"$log"
 # shellcheck disable=SC2086
-kmake "$@" $targets || fail "make $targets failed"
+kmake "$@" $targets || { distcc_summary; fail "make $targets failed"; }
+distcc_summary
 pg_log "built $targets in $(($(pg_now) - t0)) s ($out)"

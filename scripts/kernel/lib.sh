@@ -45,3 +45,30 @@ pg_git_tmpidx() {
 }
 
 pg_now() { date +%s; }
+
+# The arguments boot.sh and lava.sh share: BUILD_DIR LOG TIMEOUT [NONCE
+# [INITRAMFS]].  pg_boot_args checks them and sets build, log, timeout and
+# nonce (a random one when none is given); exit 2 on a usage error.
+pg_boot_args() {
+	if [ $# -lt 3 ] || [ $# -gt 5 ]; then
+		pg_log "usage: ${0##*/} BUILD_DIR LOG TIMEOUT [NONCE [INITRAMFS]]"
+		exit 2
+	fi
+	build=$1 log=$2 timeout=$3 initramfs=${5:-}
+	nonce=${4:-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')}
+	case $timeout in ''|*[!0-9]*) pg_log "TIMEOUT must be a number of seconds"; exit 2 ;; esac
+	case $nonce in ''|*[!A-Za-z0-9]*) pg_log "NONCE must be letters and digits"; exit 2 ;; esac
+	[ ${#nonce} -le 64 ] || { pg_log "NONCE must be at most 64 characters"; exit 2; }
+}
+
+# Then pg_boot_inputs removes LOG (an earlier console is never left for this
+# run's) and sets image and initramfs (packed from qemu-images/ when not given).
+pg_boot_inputs() {
+	mkdir -p "$(dirname "$log")"
+	rm -f "$log"
+	image="$build/arch/arm64/boot/Image"
+	[ -r "$image" ] || pg_die "'$image' missing; build the kernel first"
+	[ -n "$initramfs" ] ||
+		initramfs=$("$PG_TOP/qemu-images/mkinitramfs.sh" "$build" "$PG_BUILD/qemu")
+	[ -r "$initramfs" ] || pg_die "'$initramfs' missing"
+}

@@ -659,6 +659,45 @@ static void test_caps(void **state)
 	pg_buf_release(&big);
 }
 
+/* distcc hosts are TCP hosts only: nothing build.sh could take for a command or an option. */
+static void test_distcc_hosts(void **state)
+{
+	pg_policy *p;
+
+	(void)state;
+	p = parse_ok("pipeline:\n  distcc-hosts: [build1.example.org:3632/8, 10.0.0.2/4, b3]\n");
+	assert_int_equal(p->ndistcc_hosts, 3);
+	assert_string_equal(p->distcc_hosts[0], "build1.example.org:3632/8");
+	assert_string_equal(p->distcc_hosts[2], "b3");
+	pg_policy_free(p);
+	p = parse_ok("pipeline:\n  distcc-hosts: []\n");
+	assert_int_equal(p->ndistcc_hosts, 0);
+	pg_policy_free(p);
+	parse_fails("pipeline:\n  distcc-hosts: [user@build1]\n",
+		    "t.yaml:2:18: 'pipeline.distcc-hosts[0]' wants a distcc host, not 'user@build1': "
+		    "expected HOST[:PORT][/LIMIT] and nothing else (no ssh '@', no ',' options)");
+	parse_fails("pipeline:\n  distcc-hosts: ['b1,lzo']\n",
+		    "t.yaml:2:18: 'pipeline.distcc-hosts[0]' wants a distcc host, not 'b1,lzo': "
+		    "expected HOST[:PORT][/LIMIT] and nothing else (no ssh '@', no ',' options)");
+	parse_fails("pipeline:\n  distcc-hosts: ['b1 b2']\n",
+		    "t.yaml:2:18: 'pipeline.distcc-hosts[0]' wants a distcc host, not 'b1 b2': "
+		    "expected HOST[:PORT][/LIMIT] and nothing else (no ssh '@', no ',' options)");
+	parse_fails("pipeline:\n  distcc-hosts: [b1:0]\n",
+		    "t.yaml:2:18: 'pipeline.distcc-hosts[0]' wants a distcc host, not 'b1:0': "
+		    "expected a port of 1 to 65535 after ':'");
+	parse_fails("pipeline:\n  distcc-hosts: [b1:70000]\n",
+		    "t.yaml:2:18: 'pipeline.distcc-hosts[0]' wants a distcc host, not 'b1:70000': "
+		    "expected a port of 1 to 65535 after ':'");
+	parse_fails("pipeline:\n  distcc-hosts: [b1/0]\n",
+		    "t.yaml:2:18: 'pipeline.distcc-hosts[0]' wants a distcc host, not 'b1/0': "
+		    "expected a job limit of 1 to 999 after '/'");
+	parse_fails("pipeline:\n  distcc-hosts: [--help]\n",
+		    "t.yaml:2:18: 'pipeline.distcc-hosts[0]' wants a distcc host, not '--help': "
+		    "expected HOST[:PORT][/LIMIT], HOST a name or an IPv4 address");
+	parse_fails("pipeline:\n  distcc-hosts: b1\n",
+		    "t.yaml:2:17: 'pipeline.distcc-hosts' wants a list of distcc hosts, not 'b1'");
+}
+
 static void test_check_collects_every_problem(void **state)
 {
 	static const char text[] =
@@ -872,6 +911,7 @@ int main(void)
 		cmocka_unit_test(test_refused_yaml_features),
 		cmocka_unit_test(test_bytes),
 		cmocka_unit_test(test_caps),
+		cmocka_unit_test(test_distcc_hosts),
 		cmocka_unit_test(test_check_collects_every_problem),
 		cmocka_unit_test(test_check_caps_the_count),
 		cmocka_unit_test(test_check_file_errors),

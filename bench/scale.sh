@@ -1,0 +1,61 @@
+#!/bin/sh
+# scale.sh - a cold arm64 Image built on distcc hosts beside the same build done locally, same run; the ratio.
+#
+# usage: bench/scale.sh [HOST[:PORT][/LIMIT]...]
+#
+# Both sides build the QEMU config without its GCC plugins (distccd refuses
+# -fplugin, so with them nothing would be distributed: see docs/kernel.md,
+# "distcc") from an empty build dir with an empty ccache, on the series tree
+# in $PULLGATE_HOME/work/build (run make check-kernel once first).  Without
+# hosts two distccd are started on loopback ports: they share this
+# machine's cores, so the ratio then shows distcc's overhead, not a farm's
+# speed-up; name real hosts for that.  Prints seconds, the objects each
+# host built (build.sh's summary) and the ratio distcc/local.
+#
+# Not in make check: two cold builds, about 20 minutes on 2 cores.  The
+# issue's N=1/N=2 pulls-per-hour bench needs N build worktrees, which the
+# gate does not have yet (docs/scale.md).
+set -eu
+PG_TOP=$(cd "$(dirname "$0")/.." && pwd)
+. "$PG_TOP/scripts/kernel/lib.sh"
+wt="$PULLGATE_HOME/work/build"
+[ -f "$wt/Makefile" ] || pg_die "no build worktree; run make check-kernel first"
+
+bench=$(mktemp -d "${TMPDIR:-/tmp}/pullgate-bench-scale.XXXXXX")
+pids=""
+cleanup() {
+	for p in $pids; do kill "$p" 2>/dev/null || true; done
+	rm -rf "$bench"
+}
+trap cleanup EXIT
+chmod 1777 "$bench"
+
+hosts="$*"
+if [ -z "$hosts" ]; then
+	for n in a b; do
+		port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+		: >"$bench/$n.log"
+		chmod 666 "$bench/$n.log"
+		distccd --daemon --allow 127.0.0.1 --listen 127.0.0.1 --port "$port" --jobs 2 \
+			--log-file "$bench/$n.log" --pid-file "$bench/$n.pid"
+		hosts="$hosts 127.0.0.1:$port/2"
+	done
+	sleep 1
+	pids="$(cat "$bench/a.pid") $(cat "$bench/b.pid")"
+fi
+
+grep -v 'GCC_PLUGIN\|RANDSTRUCT' "$PG_TOP/qemu-images/kernel.config" >"$bench/frag.config"
+printf '# CONFIG_GCC_PLUGINS is not set\nCONFIG_RANDSTRUCT_NONE=y\n' >>"$bench/frag.config"
+
+side() { # NAME [HOSTS]
+	t0=$(pg_now)
+	CCACHE_DIR="$bench/ccache-$1" PG_DISTCC_HOSTS="${2:-}" \
+		"$PG_TOP/scripts/kernel/build.sh" --fragment "$bench/frag.config" "$wt" "$bench/$1" \
+		"$bench/$1.log" Image 2>&1 | grep 'distcc: ' || true
+	echo $(($(pg_now) - t0))
+}
+echo "bench: distcc on$hosts"
+t_distcc=$(side distcc "$hosts" | tee /dev/stderr | tail -n 1)
+t_local=$(side local | tail -n 1)
+echo "bench: cold Image, distcc ${t_distcc} s, local ${t_local} s"
+awk -v a="$t_distcc" -v b="$t_local" 'BEGIN { printf "bench: ratio distcc/local %.2f\n", a / b }'

@@ -1,0 +1,20 @@
+/* lava.h - a LAVA job's log read back as the console it recorded, for the KTAP parser. */
+#ifndef PG_LAVA_H
+#define PG_LAVA_H
+
+#include "common/buf.h"
+
+/*
+ * LAVA's job log (api/v0.2/jobs/ID/logs/, output.yaml) is a YAML list
+ * with one record a line, each a flow mapping that is also JSON:
+ *   - {"dt": "2026-12-03T22:00:00.000000", "lvl": "target", "msg": "ok 1 pullgate"}
+ * The device's console is the "target" records' messages, in order; the
+ * dispatcher's own records (info, debug, results) are not console.  Each
+ * target message is appended to out as one line; a line that is no such
+ * record is skipped.  0, or PG_ENOMEM / PG_ETOOBIG (out's cap).  *records
+ * (may be NULL) gets how many console lines were found: none means the
+ * log is not LAVA's or the device printed nothing.
+ */
+int pg_lava_console(pg_buf *out, size_t *records, const char *log, size_t len);
+
+#endif
