@@ -47,6 +47,8 @@ typedef struct cli_pull_args {
 	const char *mail;
 	char *up_repo, *up_branch;
 	pg_pull_spec spec;          /* filled by cli_pull_finish */
+	bool scratch_held;          /* scratch_fd holds a share of $PULLGATE_HOME/tmp */
+	int scratch_fd;
 } cli_pull_args;
 
 /*

@@ -19,6 +19,7 @@ int pg_policy_new_default(pg_policy **out)
 	p->protect_upstream_maintainer = true;
 	p->lookback_days = 365;
 	p->max_upstream_commits = 200000;
+	p->fetch_timeout_seconds = 900;
 	p->recent_rebase_hours = 24;
 	p->future_slack_minutes = 60;
 	p->build_timeout_minutes = 120;

@@ -42,6 +42,7 @@ typedef struct pg_policy {
 	size_t max_commits;           /* 0: no limit beyond the description */
 	unsigned lookback_days;       /* how far back copies of upstream are sought */
 	size_t max_upstream_commits;  /* hard cap on that search */
+	unsigned fetch_timeout_seconds; /* each fetch of a URL ends within this */
 
 	unsigned recent_rebase_hours; /* recent-rebase: the window before the tag */
 	unsigned future_slack_minutes;/* date-anomaly: tolerated clock skew */

@@ -292,9 +292,37 @@ done:
 	return err;
 }
 
+/* This thread's fetch limits (pg_repo_set_fetch_limits). */
+static _Thread_local pg_fetch_limits limits;
+
+void pg_repo_set_fetch_limits(const pg_fetch_limits *l)
+{
+	if (l)
+		limits = *l;
+	else
+		memset(&limits, 0, sizeof(limits));
+}
+
+/* The transfer's callbacks: a fetch that makes progress is still held to its limits. */
+static int transfer_check(const git_indexer_progress *stats, void *payload)
+{
+	(void)stats;
+	(void)payload;
+	return pg_git_fetch_check();
+}
+
+static int sideband_check(const char *str, int len, void *payload)
+{
+	(void)str;
+	(void)len;
+	(void)payload;
+	return pg_git_fetch_check();
+}
+
 static int fetch_url(pg_oid *out, pg_repo *r, const char *url, const char *ref,
 		     const char *into)
 {
+	bool timed_out, cancelled;
 	git_remote *remote = NULL;
 	git_fetch_options opts;
 	pg_buf spec = PG_BUF_INIT, local = PG_BUF_INIT;
@@ -314,11 +342,25 @@ static int fetch_url(pg_oid *out, pg_repo *r, const char *url, const char *ref,
 	opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
 	opts.prune = GIT_FETCH_NO_PRUNE;
 	opts.update_fetchhead = 0;
+	opts.callbacks.transfer_progress = transfer_check;
+	opts.callbacks.sideband_progress = sideband_check;
+	if ((err = pg_git_stream_register()) < 0)
+		goto done;
+	pg_git_fetch_begin(limits.timeout_s, limits.cancel);
 	if ((gerr = git_remote_create_anonymous(&remote, r->git, url)) < 0 ||
 	    (gerr = git_remote_fetch(remote, &arr, &opts, NULL)) < 0) {
-		err = pg_git_fail(gerr, "fetch '%s' from '%s'", ref, url);
+		pg_git_fetch_end(&timed_out, &cancelled);
+		if (timed_out)
+			err = pg_error_set(PG_ETIMEOUT, "fetch '%s' from '%s': no complete answer "
+					   "within %u s (the policy's fetch-timeout-seconds)", ref, url,
+					   limits.timeout_s);
+		else if (cancelled)
+			err = pg_error_set(PG_ECANCELLED, "fetch '%s' from '%s': cancelled", ref, url);
+		else
+			err = pg_git_fail(gerr, "fetch '%s' from '%s'", ref, url);
 		goto done;
 	}
+	pg_git_fetch_end(&timed_out, &cancelled);
 	err = pg_git_ref_target(out, r->git, local.ptr, ref, url);
 done:
 	git_remote_free(remote);
