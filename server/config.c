@@ -16,6 +16,8 @@ int pg_config_new_default(pg_config **out)
 		return pg_error_oom();
 	c->port = 8080;
 	c->max_body = (size_t)4 << 20;
+	c->limits.findings_per_check = 100;
+	c->limits.report_size = (size_t)1 << 20;
 	c->stages = PG_GATE_ALL;
 	c->verify_workers = 2;
 	c->session_hours = 12;
@@ -200,6 +202,13 @@ static const pg_yaml_field hooks_fields[] = {
 	  .max = (size_t)64 << 20 },
 };
 
+static const pg_yaml_field limits_fields[] = {
+	{ .key = "findings-per-check", .kind = PG_FIELD_UINT,
+	  MEMBER(pg_config, limits.findings_per_check), .min = 1, .max = 100000 },
+	{ .key = "report-size", .kind = PG_FIELD_SIZE, MEMBER(pg_config, limits.report_size),
+	  .min = 65536, .max = (size_t)256 << 20 },
+};
+
 static const pg_yaml_field repositories_fields[] = {
 	{ .key = "base", .kind = PG_FIELD_STRING, MEMBER(pg_config, repo_base),
 	  .wants = "a URL or path" },
@@ -247,6 +256,7 @@ static const pg_yaml_field root_fields[] = {
 	  .max = PG_CONFIG_MAX_ACCOUNTS, .sub = PG_YAML_SUB(account_fields, check_account),
 	  .list_wants = "a list of accounts" },
 	{ .key = "session", PG_YAML_SECTION(session_fields, NULL) },
+	{ .key = "limits", PG_YAML_SECTION(limits_fields, NULL) },
 };
 
 static const pg_yaml_doc config_doc = {

@@ -26,6 +26,12 @@ typedef struct pg_repo_map {
 	char *location;
 } pg_repo_map;
 
+/* What one stored report may cost (docs/server.md, "Limits"). */
+typedef struct pg_config_limits {
+	unsigned findings_per_check; /* stored per check and severity, the rest counted */
+	size_t report_size;          /* bytes of a stored JSON report */
+} pg_config_limits;
+
 typedef struct pg_config {
 	char *source;            /* the file, or "(built-in)" */
 	char *address;           /* "127.0.0.1" */
@@ -47,6 +53,7 @@ typedef struct pg_config {
 	unsigned verify_workers; /* verifications that run at once */
 	unsigned session_hours;
 	bool cookie_secure;      /* add Secure to the session cookie (behind TLS) */
+	pg_config_limits limits;
 } pg_config;
 
 /* The embedded defaults. *out is the caller's (pg_config_free). */

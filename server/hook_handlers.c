@@ -76,14 +76,21 @@ static int queue(pg_req *rq, pg_resp *rs, const pg_job_spec *jobs, size_t njobs,
 	pg_buf ids = PG_BUF_INIT, digest = PG_BUF_INIT, out = PG_BUF_INIT;
 	const char *delivery = pg_req_header(rq, "X-Pullgate-Delivery");
 	const int64_t *id;
-	size_t i, n;
+	size_t i, n, created;
+	pg_delivery d;
 	int err;
 
 	/* the body's own digest, so that a redelivery is known by what it carries */
 	if ((err = pg_auth_hmac_hex(&digest, "pullgate-delivery", rq->body.ptr, rq->body.len)) < 0)
 		goto done;
-	err = pg_store_add_delivery(s->store, &ids, delivery, mail ? "pull-request" : "push",
-				    digest.ptr, pg_job_state_name(PG_JOB_QUEUED), jobs, njobs);
+	memset(&d, 0, sizeof(d));
+	d.id = delivery;
+	d.hook = mail ? "pull-request" : "push";
+	d.digest = digest.ptr;
+	d.state = pg_job_state_name(PG_JOB_QUEUED);
+	d.jobs = jobs;
+	d.njobs = njobs;
+	err = pg_store_add_delivery(s->store, &ids, &created, &d);
 	if (err == PG_ECONFLICT) {
 		err = refuse(rq, rs, PG_REJECT_CONFLICT, 409, "%s", pg_error_last());
 		goto done;

@@ -28,11 +28,11 @@ int pg_page_metrics(pg_req *rq, pg_resp *rs)
 
 	pg_buf_puts(out, "# HELP pullgate_jobs Pulls in the store, by state.\n"
 		    "# TYPE pullgate_jobs gauge\n");
-	if ((err = pg_store_count_states(s->store, count_state, out)) < 0)
+	if ((err = pg_store_count_states(pg_server_reader(s), count_state, out)) < 0)
 		return err;
 	pg_buf_puts(out, "# HELP pullgate_stage_duration_seconds Time spent in each stage, "
 		    "over the last run of every pull.\n# TYPE pullgate_stage_duration_seconds summary\n");
-	if ((err = pg_store_stage_totals(s->store, stage_total, out)) < 0)
+	if ((err = pg_store_stage_totals(pg_server_reader(s), stage_total, out)) < 0)
 		return err;
 	pthread_mutex_lock(&s->metrics_lock);
 	pg_buf_puts(out, "# HELP pullgate_hook_rejections_total Hook deliveries refused, by hook "
@@ -62,7 +62,7 @@ int pg_page_metrics(pg_req *rq, pg_resp *rs)
 
 int pg_page_healthz(pg_req *rq, pg_resp *rs)
 {
-	if (pg_store_ping(rq->srv->store) < 0)
+	if (pg_store_ping(pg_server_reader(rq->srv)) < 0)
 		return pg_resp_error(rs, 503, "the store does not answer: %s", pg_error_last());
 	return pg_resp_text(rs, 200, "application/json", "{\"status\": \"ok\"}\n", 17);
 }

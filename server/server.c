@@ -1,10 +1,12 @@
 /* server.c - start and stop the service: store, policy, secrets, worker, listener, in that order. */
 #include "server/web.h"
+#include "server/clock.h"
 #include "common/error.h"
 #include "common/fs.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 bool pg_server_owns_log(const pg_server *s, const char *path)
@@ -53,6 +55,79 @@ done:
 	return err;
 }
 
+#define CHECKPOINT_EVERY_MS 250
+
+/* Copy the write-ahead log into the database now and then, so that no hook's commit does. */
+static void *checkpoints(void *p)
+{
+	pg_server *s = p;
+	struct timespec until;
+
+	pthread_mutex_lock(&s->checkpointer_lock);
+	while (!s->checkpointer_stop) {
+		pg_monotonic_after(&until, CHECKPOINT_EVERY_MS);
+		pthread_cond_timedwait(&s->checkpointer_wake, &s->checkpointer_lock, &until);
+		pthread_mutex_unlock(&s->checkpointer_lock);
+		if (pg_store_checkpoint(s->checkpoint_store) < 0)
+			pg_server_log(s, "%s", pg_error_last());
+		pthread_mutex_lock(&s->checkpointer_lock);
+	}
+	pthread_mutex_unlock(&s->checkpointer_lock);
+	return NULL;
+}
+
+static int start_checkpoints(pg_server *s, const char *db)
+{
+	pthread_condattr_t attr;
+	int err;
+
+	if ((err = pg_store_open(&s->checkpoint_store, db)) < 0)
+		return err;
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->checkpointer_wake, &attr);
+	pthread_condattr_destroy(&attr);
+	if (pthread_create(&s->checkpointer, NULL, checkpoints, s) != 0)
+		return pg_error_set(PG_EIO, "cannot start the checkpointer");
+	s->checkpointer_running = true;
+	/* the hooks' commits only append to the log and sync it */
+	pg_store_manual_checkpoints(s->store);
+	return 0;
+}
+
+static void stop_checkpoints(pg_server *s)
+{
+	if (s->checkpointer_running) {
+		pthread_mutex_lock(&s->checkpointer_lock);
+		s->checkpointer_stop = true;
+		pthread_cond_broadcast(&s->checkpointer_wake);
+		pthread_mutex_unlock(&s->checkpointer_lock);
+		pthread_join(s->checkpointer, NULL);
+		pthread_cond_destroy(&s->checkpointer_wake);
+		s->checkpointer_running = false;
+	}
+	pg_store_free(s->checkpoint_store);
+	s->checkpoint_store = NULL;
+}
+
+/* The connections the HTTP threads read through: WAL lets them read while a group commits. */
+static int open_readers(pg_server *s, const char *db)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < PG_SERVER_READERS && err == 0; i++)
+		err = pg_store_open(&s->readers[i], db);
+	return err;
+}
+
+pg_store *pg_server_reader(pg_server *s)
+{
+	unsigned i = __atomic_fetch_add(&s->next_reader, 1, __ATOMIC_RELAXED);
+
+	return s->readers[i % PG_SERVER_READERS];
+}
+
 int pg_server_start(pg_server **out, const pg_server_opts *o)
 {
 	pg_server *s = calloc(1, sizeof(*s));
@@ -65,6 +140,7 @@ int pg_server_start(pg_server **out, const pg_server_opts *o)
 	if (!s)
 		return pg_error_oom();
 	pthread_mutex_init(&s->metrics_lock, NULL);
+	pthread_mutex_init(&s->checkpointer_lock, NULL);
 	s->config = o->config;
 	s->log = o->log;
 	s->log_ctx = o->log_ctx;
@@ -90,12 +166,21 @@ int pg_server_start(pg_server **out, const pg_server_opts *o)
 	}
 	if ((err = pg_buf_printf(&db, "%s/pullgate.db", s->state)) < 0 ||
 	    (err = pg_store_open(&s->store, db.ptr)) < 0 ||
+	    /* the worker's own connection: a long write of its never holds up a hook */
+	    (err = pg_store_open(&s->worker_store, db.ptr)) < 0 ||
+	    (err = open_readers(s, db.ptr)) < 0 ||
+	    (err = start_checkpoints(s, db.ptr)) < 0 ||
 	    (err = pg_job_requeue(s->store, &s->requeued)) < 0 ||
 	    (err = pg_events_new(&s->events)) < 0 ||
 	    (err = pg_sessions_new(&s->sessions, o->config->session_hours * 3600u)) < 0)
 		goto fail;
+	pg_store_set_limits(s->store, o->config->limits.findings_per_check,
+			    o->config->limits.report_size);
+	pg_store_set_limits(s->worker_store, o->config->limits.findings_per_check,
+			    o->config->limits.report_size);
+	pg_store_sync_decisions_only(s->worker_store);
 	memset(&wo, 0, sizeof(wo));
-	wo.store = s->store;
+	wo.store = s->worker_store;
 	wo.events = s->events;
 	wo.policy = s->policy;
 	wo.home = s->home;
@@ -133,6 +218,8 @@ size_t pg_server_requeued(const pg_server *s)
 
 void pg_server_stop(pg_server *s)
 {
+	size_t i;
+
 	if (!s)
 		return;
 	s->stopping = true;
@@ -143,13 +230,18 @@ void pg_server_stop(pg_server *s)
 	pg_worker_stop(s->worker);
 	pg_events_free(s->events);
 	pg_sessions_free(s->sessions);
+	stop_checkpoints(s);
 	pg_store_free(s->store);
+	pg_store_free(s->worker_store);
+	for (i = 0; i < PG_SERVER_READERS; i++)
+		pg_store_free(s->readers[i]);
 	pg_policy_free(s->policy);
 	pg_free_secret(s->push_secret);
 	pg_free_secret(s->mail_secret);
 	free(s->home);
 	free(s->datadir);
 	free(s->state);
+	pthread_mutex_destroy(&s->checkpointer_lock);
 	pthread_mutex_destroy(&s->metrics_lock);
 	free(s);
 }

@@ -26,10 +26,21 @@ enum pg_hook_reject {
 	PG_REJECT__COUNT
 };
 
+/* Connections the HTTP threads read the store through. */
+#define PG_SERVER_READERS 4
+
 struct pg_server {
 	const pg_config *config;
 	pg_policy *policy;
-	pg_store *store;
+	pg_store *store;                /* the HTTP threads' writes (deliveries) */
+	pg_store *readers[PG_SERVER_READERS]; /* their reads, never behind a write's sync */
+	unsigned next_reader;
+	pg_store *worker_store;         /* the worker's */
+	pg_store *checkpoint_store;     /* the checkpointer's (server.c) */
+	pthread_t checkpointer;
+	bool checkpointer_running, checkpointer_stop;
+	pthread_mutex_t checkpointer_lock;
+	pthread_cond_t checkpointer_wake;
 	pg_events *events;
 	pg_worker *worker;
 	pg_sessions *sessions;
@@ -107,6 +118,9 @@ int pg_resp_text(pg_resp *rs, unsigned status, const char *type, const char *tex
 /* Count a refused hook for /metrics. */
 void pg_server_count_reject(pg_server *s, bool mail, enum pg_hook_reject why);
 void pg_server_log(pg_server *s, const char *fmt, ...) PG_PRINTF(2, 3);
+
+/* A connection to read the store through (server.c): each of the readers in turn. */
+pg_store *pg_server_reader(pg_server *s);
 
 /* Whether path is a log the gate wrote (under home/logs), so that it may be served. */
 bool pg_server_owns_log(const pg_server *s, const char *path);
