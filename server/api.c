@@ -2,6 +2,7 @@
 #include "server/web.h"
 #include "common/error.h"
 #include "common/json.h"
+#include "server/clock.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -468,18 +469,40 @@ int pg_api_login(pg_req *rq, pg_resp *rs)
 	const char *user, *password, *ctype = pg_req_header(rq, "Content-Type");
 	const pg_account *acc;
 	pg_buf id = PG_BUF_INIT, csrf = PG_BUF_INIT;
+	char addr[64], after[32];
+	uint64_t wait;
+	bool right;
 	int err = 0;
 
 	if (!ctype || strncasecmp(ctype, "application/json", 16))
 		return pg_resp_error(rs, 415, "Content-Type must be application/json");
 	if (pg_json_parse(&in, rq->body.ptr, rq->body.len) < 0 ||
 	    !(user = pg_json_get_str(in, "user")) || !(password = pg_json_get_str(in, "password"))) {
-		err = pg_resp_error(rs, 400, "the body must be {\"user\": ..., \"password\": ...}");
+		err = pg_resp_error(rs, 400, "the body must be {\"user\": ..., \"password\": ...}%s%s",
+				    in ? "" : ": ", in ? "" : pg_error_last());
+		goto done;
+	}
+	/* a throttled attempt is refused before its password costs a PBKDF2 */
+	pg_req_address(rq, addr, sizeof(addr));
+	if ((wait = pg_throttle_begin(s->throttle, user, addr, pg_now_ms()))) {
+		snprintf(after, sizeof(after), "%llu", (unsigned long long)((wait + 999) / 1000));
+		pthread_mutex_lock(&s->metrics_lock);
+		s->login_throttled++;
+		pthread_mutex_unlock(&s->metrics_lock);
+		pg_resp_header(rs, "Retry-After", after);
+		err = pg_resp_error(rs, 429, "too many failed log-ins for this account or from this "
+				    "address: try again in %s s", after);
 		goto done;
 	}
 	acc = find_account(s->config, user);
-	if (pg_auth_password_check(acc ? acc->hash : dummy, password) < 0 || !acc) {
-		pg_server_log(s, "login refused for an account");
+	right = pg_auth_password_check(acc ? acc->hash : dummy, password) == 0 && acc;
+	pg_throttle_end(s->throttle, user, addr, right, pg_now_ms());
+	pthread_mutex_lock(&s->metrics_lock);
+	s->password_checks++;
+	s->login_failures += !right;
+	pthread_mutex_unlock(&s->metrics_lock);
+	if (!right) {
+		pg_server_log(s, "login refused for an account (from %s)", addr);
 		err = pg_resp_error(rs, 401, "wrong user name or password");
 		goto done;
 	}

@@ -4,6 +4,7 @@
 
 static const char *const reasons[PG_REJECT__COUNT] = {
 	"signature", "delivery", "size", "content-type", "malformed", "repository", "conflict",
+	"replay",
 };
 
 static void count_state(void *ctx, const char *state, int64_t n)
@@ -23,6 +24,7 @@ int pg_page_metrics(pg_req *rq, pg_resp *rs)
 {
 	pg_server *s = rq->srv;
 	pg_buf *out = &rs->body;
+	pg_conns_stats cs;
 	size_t h, i;
 	int err;
 
@@ -54,7 +56,33 @@ int pg_page_metrics(pg_req *rq, pg_resp *rs)
 		      "pullgate_http_server_errors_total %llu\n",
 		      (unsigned long long)s->hooks_accepted[0], (unsigned long long)s->hooks_accepted[1],
 		      (unsigned long long)s->http_requests, (unsigned long long)s->http_errors);
+	pg_buf_printf(out, "# HELP pullgate_http_misdirected_total Requests refused for their Host "
+		      "header.\n# TYPE pullgate_http_misdirected_total counter\n"
+		      "pullgate_http_misdirected_total %llu\n"
+		      "# HELP pullgate_login_failures_total Log-ins with a wrong user or password.\n"
+		      "# TYPE pullgate_login_failures_total counter\n"
+		      "pullgate_login_failures_total %llu\n"
+		      "# HELP pullgate_login_throttled_total Log-ins refused, unchecked, while their "
+		      "account or address was throttled.\n"
+		      "# TYPE pullgate_login_throttled_total counter\n"
+		      "pullgate_login_throttled_total %llu\n"
+		      "# HELP pullgate_password_checks_total Passwords checked (PBKDF2 runs).\n"
+		      "# TYPE pullgate_password_checks_total counter\n"
+		      "pullgate_password_checks_total %llu\n",
+		      (unsigned long long)s->http_misdirected, (unsigned long long)s->login_failures,
+		      (unsigned long long)s->login_throttled, (unsigned long long)s->password_checks);
 	pthread_mutex_unlock(&s->metrics_lock);
+	pg_conns_get_stats(s->conns, &cs);
+	pg_buf_printf(out, "# HELP pullgate_http_connections Connections open now.\n"
+		      "# TYPE pullgate_http_connections gauge\n"
+		      "pullgate_http_connections %zu\n"
+		      "# HELP pullgate_http_request_timeouts_total Requests not received within "
+		      "their deadline.\n# TYPE pullgate_http_request_timeouts_total counter\n"
+		      "pullgate_http_request_timeouts_total %llu\n"
+		      "# HELP pullgate_http_refused_connections_total Connections refused past "
+		      "their address's share.\n# TYPE pullgate_http_refused_connections_total counter\n"
+		      "pullgate_http_refused_connections_total %llu\n",
+		      cs.open, (unsigned long long)cs.timeouts, (unsigned long long)cs.refused);
 	rs->status = 200;
 	rs->type = "text/plain; version=0.0.4; charset=utf-8";
 	return 0;

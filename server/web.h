@@ -6,9 +6,11 @@
 #include "policies/policy.h"
 #include "server/auth.h"
 #include "server/config.h"
+#include "server/conns.h"
 #include "server/events.h"
 #include "server/job.h"
 #include "server/server.h"
+#include "server/throttle.h"
 #include "server/store.h"
 #include "server/worker.h"
 
@@ -23,6 +25,7 @@ enum pg_hook_reject {
 	PG_REJECT_MALFORMED,
 	PG_REJECT_REPOSITORY,
 	PG_REJECT_CONFLICT,
+	PG_REJECT_REPLAY,      /* a signed timestamp outside the replay window */
 	PG_REJECT__COUNT
 };
 
@@ -44,9 +47,13 @@ struct pg_server {
 	pg_events *events;
 	pg_worker *worker;
 	pg_sessions *sessions;
+	pg_throttle *throttle;          /* failed log-ins by account and address */
 	char *home, *datadir, *state;
+	int state_fd;                   /* the exclusive lock on state/pullgate.lock */
+	int scratch_fd;                 /* the shared lock on home/tmp/.lock */
 	char *push_secret, *mail_secret;
 	void *mhd;                      /* struct MHD_Daemon, owned by http.c */
+	pg_conns *conns;                /* the open connections and their deadlines (http.c) */
 	char url[160];
 	size_t requeued;
 	pg_log_fn log;
@@ -57,6 +64,13 @@ struct pg_server {
 	uint64_t hooks_accepted[2];
 	uint64_t http_requests;
 	uint64_t http_errors;           /* 5xx */
+	uint64_t http_misdirected;      /* refused for their Host header */
+	uint64_t login_failures;        /* wrong user or password */
+	uint64_t login_throttled;       /* refused before the password was checked */
+	uint64_t password_checks;       /* PBKDF2 runs */
+	time_t mhd_log_window;          /* libmicrohttpd's messages, rate-limited */
+	unsigned mhd_log_count;
+	uint64_t mhd_log_dropped;
 };
 
 typedef struct pg_req {
@@ -67,6 +81,7 @@ typedef struct pg_req {
 	int64_t id;                     /* the /pulls/ID of the path, when the route has one */
 	const char *rest;               /* what a trailing '*' of the route matched */
 	pg_buf body;                    /* capped when the route was found */
+	pg_conn *k;                     /* the connection's entry in srv->conns */
 	bool too_big;
 	bool hook_mail;                 /* for metrics: which hook */
 } pg_req;
@@ -97,6 +112,9 @@ const char *pg_req_arg(const pg_req *rq, const char *name);
 /* A decimal count from a query argument: 0 leaves *out (absent); -1 when malformed or over max. */
 int pg_req_count(size_t *out, const char *s, size_t max);
 const char *pg_req_cookie(const pg_req *rq, const char *name);
+
+/* The client's address as text ("127.0.0.1", "::1"), or "" when unknown. */
+void pg_req_address(const pg_req *rq, char *out, size_t cap);
 
 /* The logged-in maintainer (appended to user; csrf too when not NULL): 0, or PG_ENOTFOUND. */
 int pg_req_session(const pg_req *rq, pg_buf *user, pg_buf *csrf);
