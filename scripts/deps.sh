@@ -9,13 +9,13 @@ libgit2-dev libgpgme-dev libyaml-dev libmicrohttpd-dev libsqlite3-dev
 libjansson-dev libssl-dev libcmocka-dev
 git-filter-repo
 gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-12-plugin-dev-aarch64-linux-gnu
-g++ python3 util-linux openssl
+g++ python3 util-linux openssl wrk
 qemu-system-arm linux-source-6.12 ccache clang lld llvm
 bc bison flex libelf-dev cpio xz-utils kmod patch
 "
 # g++ builds the kernel's GCC plugins (randstruct) on the host; python3 runs
 # git-filter-repo and kunit.py; util-linux has flock, which serializes kernel jobs;
-# openssl signs hooks in scripts/demo.sh.
+# openssl signs hooks in scripts/demo.sh; wrk drives bench/serve.sh.
 
 missing=""
 for p in $PKGS; do
