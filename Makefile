@@ -101,7 +101,7 @@ check-integration: $(O)/pullgate
 
 # The same suite under ASan+UBSan.
 check-sanitized:
-	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0:fast_unwind_on_malloc=0 \
 		$(MAKE) BUILD=asan check-unit check-integration
 
 # Static checks on our own sources.

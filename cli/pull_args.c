@@ -4,10 +4,13 @@
 #include "common/array.h"
 #include "common/buf.h"
 #include "common/error.h"
+#include "common/fs.h"
 #include "common/sanitize.h"
+#include "repo/repo.h"
 #include "verifier/mail.h"
 
 #include <ctype.h>
+#include <unistd.h>
 
 /* Load the --policy file among argv, else the built-in policy: 0, or an exit status. */
 static int load_policy(cli_pull_args *a, int argc, char **argv, const struct option *options)
@@ -43,6 +46,8 @@ void cli_pull_release(cli_pull_args *a)
 	pg_pull_request_free(a->request);
 	free(a->up_repo);
 	free(a->up_branch);
+	if (a->scratch_held)
+		close(a->scratch_fd);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -151,6 +156,26 @@ static int read_request(pg_pull_request **out, const char *path)
 	return rc;
 }
 
+/*
+ * Before verifying: a share of $PULLGATE_HOME/tmp, where the private GnuPG
+ * homes go, cleared of what killed runs left when no other pullgate uses
+ * it; and the policy's deadline on every fetch of a URL.
+ */
+static int claim_scratch(cli_pull_args *a)
+{
+	pg_buf tmp = PG_BUF_INIT;
+	pg_fetch_limits fl = { a->policy->fetch_timeout_seconds, NULL };
+	size_t removed;
+	int err;
+
+	pg_repo_set_fetch_limits(&fl);
+	if ((err = pg_buf_printf(&tmp, "%s/tmp", cli_home())) == 0 &&
+	    (err = pg_scratch_claim(&a->scratch_fd, &removed, tmp.ptr)) == 0)
+		a->scratch_held = true;
+	pg_buf_release(&tmp);
+	return err < 0 ? cli_fail(NULL) : 0;
+}
+
 /* After the options: REPO and TAG, then the mail.  0, or an exit status. */
 static int finish(cli_pull_args *a, int argc, char **argv, int first)
 {
@@ -165,7 +190,7 @@ static int finish(cli_pull_args *a, int argc, char **argv, int first)
 	if (a->mail && (rc = read_request(&a->request, a->mail)) != 0)
 		return rc;
 	a->spec.request = a->request;
-	return 0;
+	return claim_scratch(a);
 }
 
 struct dispatch {

@@ -1,6 +1,7 @@
 /* buf.c - capped string buffer and the file helpers built on it. */
 #include "common/buf.h"
 #include "common/error.h"
+#include "common/fs.h"
 
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -179,12 +180,15 @@ int pg_buf_read_stream(pg_buf *buf, FILE *f, const char *what)
 
 int pg_buf_read_file(pg_buf *buf, const char *path)
 {
-	FILE *f = fopen(path, "rb");
-	int err;
+	FILE *f;
+	int fd, err;
 
-	if (!f)
-		return pg_error_set(errno == ENOENT ? PG_ENOTFOUND : PG_EIO,
-				    "'%s': %s", path, strerror(errno));
+	if ((err = pg_open_regular(&fd, NULL, path, NULL, false)) < 0)
+		return err;
+	if (!(f = fdopen(fd, "rb"))) {
+		close(fd);
+		return pg_error_set(PG_EIO, "'%s': %s", path, strerror(errno));
+	}
 	err = pg_buf_read_stream(buf, f, path);
 	fclose(f);
 	return err;

@@ -49,8 +49,10 @@ void pg_buf_clear(pg_buf *buf);
 void pg_buf_rtrim(pg_buf *buf);
 
 /*
- * Read a whole file; fails with PG_ETOOBIG past buf->max, PG_ENOTFOUND when
- * it does not exist, PG_EIO otherwise.
+ * Read a whole regular file; fails with PG_ETOOBIG past buf->max,
+ * PG_ENOTFOUND when it does not exist, PG_EINVALID when it is not a
+ * regular file (a FIFO, a device, a directory: pg_open_regular, without
+ * blocking), PG_EIO otherwise.
  */
 int pg_buf_read_file(pg_buf *buf, const char *path);
 

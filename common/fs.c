@@ -1,9 +1,12 @@
-/* fs.c - making and removing directory trees; mapping files. */
+/* fs.c - making and removing directory trees; mapping files; files opened only when regular; shared scratch directories. */
 #include "common/fs.h"
+#include "common/buf.h"
 #include "common/error.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -81,4 +84,98 @@ void pg_unmap_file(void *map, size_t len)
 {
 	if (map)
 		munmap(map, len);
+}
+
+int pg_open_regular(int *out, off_t *size, const char *path, const char *what, bool streams)
+{
+	const char *kind;
+	struct stat st;
+	int fd;
+
+	*out = -1;
+	/* O_NONBLOCK: opening a FIFO nobody writes must not wait */
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) < 0 ||
+	    fstat(fd, &st) < 0 || fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
+		int e = errno;
+
+		if (fd >= 0)
+			close(fd);
+		if (what)
+			return pg_error_set(e == ENOENT ? PG_ENOTFOUND : PG_EIO, "cannot open: %s",
+					    strerror(e));
+		return pg_error_set(e == ENOENT ? PG_ENOTFOUND : PG_EIO, "'%s': %s", path,
+				    strerror(e));
+	}
+	if (!S_ISREG(st.st_mode) && !(streams && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)))) {
+		close(fd);
+		kind = S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" :
+		       S_ISSOCK(st.st_mode) ? "a socket" : "a device";
+		if (what)
+			return pg_error_set(PG_EINVALID, "is %s, not %s", kind, what);
+		return pg_error_set(PG_EINVALID, "'%s' is %s, not a regular file", path, kind);
+	}
+	if (size)
+		*size = S_ISREG(st.st_mode) ? st.st_size : 0;
+	*out = fd;
+	return 0;
+}
+
+/* Remove every directory of ours in dir (not another user's). */
+static size_t sweep(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	pg_buf path = PG_BUF_INIT;
+	size_t n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		struct stat st;
+
+		if (e->d_name[0] == '.')
+			continue;
+		pg_buf_clear(&path);
+		if (pg_buf_printf(&path, "%s/%s", dir, e->d_name) < 0 || lstat(path.ptr, &st) < 0 ||
+		    !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+			continue;
+		if (pg_remove_tree(path.ptr) == 0)
+			n++;
+		pg_error_clear();
+	}
+	closedir(d);
+	pg_buf_release(&path);
+	return n;
+}
+
+int pg_scratch_claim(int *fd, size_t *removed, const char *dir)
+{
+	pg_buf lock = PG_BUF_INIT;
+	int err = 0, l = -1;
+
+	*fd = -1;
+	*removed = 0;
+	/* beside dir, not in it: dir holds only what its users make */
+	if ((err = pg_mkdir_p(dir)) < 0 || (err = pg_buf_printf(&lock, "%s.lock", dir)) < 0)
+		goto done;
+	if ((l = open(lock.ptr, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) < 0) {
+		err = pg_error_set(PG_EIO, "'%s': %s", lock.ptr, strerror(errno));
+		goto done;
+	}
+	/* alone: whatever is there was left by a process that is gone */
+	if (flock(l, LOCK_EX | LOCK_NB) == 0)
+		*removed = sweep(dir);
+	while (flock(l, LOCK_SH) < 0) {
+		if (errno != EINTR) {
+			err = pg_error_set(PG_EIO, "'%s': %s", lock.ptr, strerror(errno));
+			goto done;
+		}
+	}
+	*fd = l;
+	l = -1;
+done:
+	if (l >= 0)
+		close(l);
+	pg_buf_release(&lock);
+	return err;
 }

@@ -1,8 +1,10 @@
-/* fs.h - directories: make a path, remove a tree, tell one. */
+/* fs.h - directories: make a path, remove a tree, tell one; open only regular files; shared scratch directories. */
 #ifndef PG_FS_H
 #define PG_FS_H
 
 #include "common/compat.h"
+
+#include <sys/types.h>
 
 /* mkdir -p: make path and its missing parents (0755). */
 int pg_mkdir_p(const char *path);
@@ -21,5 +23,29 @@ bool pg_is_dir(const char *path);
  */
 int pg_map_file(void **map, size_t *len, const char *path);
 void pg_unmap_file(void *map, size_t len);
+
+/*
+ * Open path for reading only when it is a regular file: a FIFO, a socket,
+ * a device or a directory is PG_EINVALID, found without blocking (a plain
+ * open of a FIFO nobody writes waits for ever).  With streams, a pipe or a
+ * character device is taken too (its size is 0: the caller reads to its
+ * cap), and a FIFO nobody writes reads as empty.  Messages name the path
+ * ("'P' is a FIFO, not a regular file"), or, for a caller that names it
+ * itself, what it wanted ("is a directory, not a mail").  *out is the
+ * descriptor (close-on-exec), and *size, when given, the file's size.
+ * PG_ENOTFOUND, PG_EIO.
+ */
+int pg_open_regular(int *out, off_t *size, const char *path, const char *what, bool streams);
+
+/*
+ * A scratch directory that several processes share, such as
+ * $PULLGATE_HOME/tmp: every process that makes directories in it holds a
+ * shared lock on DIR.lock (beside it) for as long as it may use them (*fd:
+ * keep it open; closing it lets go).  When no other process holds one, whatever
+ * directory of ours is in dir was left by a process that was killed, and
+ * is removed first (*removed counts them); a directory of a live process
+ * is never touched.
+ */
+int pg_scratch_claim(int *fd, size_t *removed, const char *dir);
 
 #endif

@@ -6,6 +6,15 @@
 #include <jansson.h>
 #include <string.h>
 
+/*
+ * A pg_json is a json_t under another name: the reader hands out
+ * jansson's own values, borrowed from the parsed root, without copies.
+ */
+static const json_t *value(const pg_json *v)
+{
+	return (const json_t *)(const void *)v;
+}
+
 struct pg_json_writer {
 	json_t *open[PG_JSON_MAX_DEPTH];  /* open[0] is the root; puts go to open[depth - 1] */
 	size_t depth;
@@ -35,6 +44,29 @@ int pg_json_writer_new(pg_json_writer **out)
 		free(w);
 		return pg_error_oom();
 	}
+	w->depth = 1;
+	*out = w;
+	return 0;
+}
+
+int pg_json_writer_from(pg_json_writer **out, const char *text, size_t len)
+{
+	pg_json_writer *w = NULL;
+	pg_json *root = NULL;
+	int err;
+
+	*out = NULL;
+	if ((err = pg_json_parse(&root, text, len)) < 0)
+		return err;
+	if (!json_is_object(value(root))) {
+		pg_json_free(root);
+		return pg_error_set(PG_EINVALID, "json: the document is not an object");
+	}
+	if (!(w = calloc(1, sizeof(*w)))) {
+		pg_json_free(root);
+		return pg_error_oom();
+	}
+	w->open[0] = (json_t *)(void *)root;
 	w->depth = 1;
 	*out = w;
 	return 0;
@@ -179,14 +211,6 @@ int pg_json_write(pg_buf *out, const pg_json_writer *w, enum pg_json_style style
 	return 0;
 }
 
-/*
- * A pg_json is a json_t under another name: the reader hands out
- * jansson's own values, borrowed from the parsed root, without copies.
- */
-static const json_t *value(const pg_json *v)
-{
-	return (const json_t *)(const void *)v;
-}
 
 static const pg_json *handle(const json_t *v)
 {
@@ -246,4 +270,9 @@ const pg_json *pg_json_at(const pg_json *v, size_t i)
 size_t pg_json_len(const pg_json *v)
 {
 	return v ? json_array_size(value(v)) : 0;
+}
+
+int64_t pg_json_int(const pg_json *v, int64_t dflt)
+{
+	return v && json_is_integer(value(v)) ? (int64_t)json_integer_value(value(v)) : dflt;
 }

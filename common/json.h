@@ -27,6 +27,14 @@ typedef struct pg_json_writer pg_json_writer;
 
 /* A writer with an empty object open at the root. */
 int pg_json_writer_new(pg_json_writer **out);
+
+/*
+ * A writer whose root is the object text holds, open: what is put at the
+ * root is added after its members, or takes the place of the member of
+ * the same key (where that one was).  PG_EINVALID when text is not a JSON
+ * object (duplicate keys refused), PG_ENOMEM.
+ */
+int pg_json_writer_from(pg_json_writer **out, const char *text, size_t len);
 void pg_json_writer_free(pg_json_writer *w);
 
 void pg_json_open_object(pg_json_writer *w, const char *key);
@@ -85,5 +93,8 @@ const pg_json *pg_json_at(const pg_json *v, size_t i);
 
 /* How many elements an array has; 0 when v is no array. */
 size_t pg_json_len(const pg_json *v);
+
+/* v as an integer; dflt when v is NULL or no integer. */
+int64_t pg_json_int(const pg_json *v, int64_t dflt);
 
 #endif

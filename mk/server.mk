@@ -1,6 +1,7 @@
 # server.mk - pullgate serve: the embedded dashboard assets, the browser test and its setup.
 #
 #   make check-browser   the dashboard in headless Chromium (tests/browser/, playwright-core)
+#   make bench-serve     bench/serve.sh against this build (wrk on loopback); part of `make bench`
 #
 # The HTTP tests are ordinary integration tests (tests/integration/7x-*.t).
 
@@ -23,3 +24,9 @@ check-browser: $(O)/pullgate
 		node tests/browser/dashboard.test.mjs
 
 CHECKS += check-browser
+
+# A benchmark, never part of make check: it prints ratios against its goals.
+.PHONY: bench bench-serve
+bench: bench-serve
+bench-serve: $(O)/pullgate
+	bench/serve.sh $(CURDIR)/$(O)/pullgate

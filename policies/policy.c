@@ -21,6 +21,7 @@ int pg_policy_new_default(pg_policy **out)
 	p->max_findings_per_check = 200;
 	p->lookback_days = 365;
 	p->max_upstream_commits = 200000;
+	p->fetch_timeout_seconds = 900;
 	p->recent_rebase_hours = 24;
 	p->recent_rebase_min_age_days = 28;
 	p->signoff_author = true;

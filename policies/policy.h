@@ -44,6 +44,7 @@ typedef struct pg_policy {
 	size_t max_findings_per_check;/* findings kept of one check; the rest counted (0: all) */
 	unsigned lookback_days;       /* how far back copies of upstream are sought */
 	size_t max_upstream_commits;  /* hard cap on that search */
+	unsigned fetch_timeout_seconds; /* each fetch of a URL ends within this */
 
 	unsigned recent_rebase_hours; /* recent-rebase: the window before the tag */
 	unsigned recent_rebase_min_age_days; /* ...and how long before each was written */

@@ -8,6 +8,7 @@
 #include "repo/repo.h"
 
 #include <git2.h>
+#include <signal.h>
 
 /*
  * Only the .c files of repo/ include this header (check-code.sh refuses git2.h
@@ -71,6 +72,18 @@ static inline void pg_oid_from_git(pg_oid *out, const git_oid *id)
 {
 	memcpy(out->id, id->id, PG_OID_RAWSZ);
 }
+
+/*
+ * stream.c: the network stream that honours this thread's fetch limits.
+ * Register it (once per process) before a fetch; begin a fetch with its
+ * limits, and end it to learn whether they stopped it.  check is what the
+ * stream and the transfer callbacks ask: 0, or -1 with libgit2's error set
+ * once the deadline passed or the flag was set.
+ */
+int pg_git_stream_register(void);
+void pg_git_fetch_begin(unsigned timeout_s, const volatile sig_atomic_t *cancel);
+int pg_git_fetch_check(void);
+int pg_git_fetch_end(bool *timed_out, bool *cancelled);
 
 /*
  * The object the ref `name` of git points at, symbolic refs followed.

@@ -352,7 +352,7 @@ static int transfer_progress(const git_indexer_progress *stats, void *payload)
 	pg_buf line = PG_BUF_INIT;
 
 	if (!last && now - r->progress_shown_ms < 100)
-		return 0;
+		return pg_git_fetch_check();
 	r->progress_shown_ms = now;
 	p.done = stats->received_objects;
 	p.total = stats->total_objects;
@@ -363,12 +363,40 @@ static int transfer_progress(const git_indexer_progress *stats, void *payload)
 		p.line = line.ptr;
 	r->progress(r->progress_ctx, &p);
 	pg_buf_release(&line);
-	return 0;
+	return pg_git_fetch_check();
+}
+
+/* This thread's fetch limits (pg_repo_set_fetch_limits). */
+static _Thread_local pg_fetch_limits limits;
+
+void pg_repo_set_fetch_limits(const pg_fetch_limits *l)
+{
+	if (l)
+		limits = *l;
+	else
+		memset(&limits, 0, sizeof(limits));
+}
+
+/* The transfer's callbacks: a fetch that makes progress is still held to its limits. */
+static int transfer_check(const git_indexer_progress *stats, void *payload)
+{
+	(void)stats;
+	(void)payload;
+	return pg_git_fetch_check();
+}
+
+static int sideband_check(const char *str, int len, void *payload)
+{
+	(void)str;
+	(void)len;
+	(void)payload;
+	return pg_git_fetch_check();
 }
 
 static int fetch_url(pg_oid *out, pg_repo *r, const char *url, const char *ref,
 		     const char *into)
 {
+	bool timed_out, cancelled;
 	git_remote *remote = NULL;
 	git_fetch_options opts;
 	pg_buf spec = PG_BUF_INIT, local = PG_BUF_INIT;
@@ -388,17 +416,31 @@ static int fetch_url(pg_oid *out, pg_repo *r, const char *url, const char *ref,
 	opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
 	opts.prune = GIT_FETCH_NO_PRUNE;
 	opts.update_fetchhead = 0;
+	/* a fetch that makes progress is still held to its limits */
+	opts.callbacks.transfer_progress = r->progress ? transfer_progress : transfer_check;
+	opts.callbacks.sideband_progress = sideband_check;
+	opts.callbacks.payload = r;
 	if (r->progress) {
-		opts.callbacks.transfer_progress = transfer_progress;
-		opts.callbacks.payload = r;
 		r->progress_started_ms = pg_progress_now_ms();
 		r->progress_shown_ms = 0;
 	}
+	if ((err = pg_git_stream_register()) < 0)
+		goto done;
+	pg_git_fetch_begin(limits.timeout_s, limits.cancel);
 	if ((gerr = git_remote_create_anonymous(&remote, r->git, url)) < 0 ||
 	    (gerr = git_remote_fetch(remote, &arr, &opts, NULL)) < 0) {
-		err = pg_git_fail(gerr, "fetch '%s' from '%s'", ref, url);
+		pg_git_fetch_end(&timed_out, &cancelled);
+		if (timed_out)
+			err = pg_error_set(PG_ETIMEOUT, "fetch '%s' from '%s': no complete answer "
+					   "within %u s (the policy's fetch-timeout-seconds)", ref, url,
+					   limits.timeout_s);
+		else if (cancelled)
+			err = pg_error_set(PG_ECANCELLED, "fetch '%s' from '%s': cancelled", ref, url);
+		else
+			err = pg_git_fail(gerr, "fetch '%s' from '%s'", ref, url);
 		goto done;
 	}
+	pg_git_fetch_end(&timed_out, &cancelled);
 	err = pg_git_ref_target(out, r->git, local.ptr, ref, url);
 done:
 	git_remote_free(remote);

@@ -7,6 +7,8 @@
 #include "common/progress.h"
 #include "repo/object.h"
 
+#include <signal.h>
+
 /*
  * A pg_repo is one git repository opened through libgit2: the verifier's
  * object cache, the maintainer's tree or a worktree of it.  libgit2's
@@ -117,6 +119,23 @@ typedef struct pg_fetch_opts {
  */
 int pg_repo_fetch(pg_oid *out, pg_repo *r, const char *location, const char *ref,
 		  const pg_fetch_opts *opts);
+
+/*
+ * What bounds the fetches from a URL that this thread makes from now on
+ * (pg_repo_fetch, pg_repo_resolve): each whole fetch (connecting, the
+ * negotiation, the transfer) must end within timeout_s seconds (0: no
+ * deadline), and stops soon after *cancel is set (cancel may be NULL).
+ * A fetch stopped so fails with PG_ETIMEOUT or PG_ECANCELLED.  The
+ * verifier's and the gate's callers set them from the policy
+ * (fetch-timeout-seconds) and their stop flag; NULL limits clear them.
+ * Over ssh:// only the connection is bounded.
+ */
+typedef struct pg_fetch_limits {
+	unsigned timeout_s;
+	const volatile sig_atomic_t *cancel;
+} pg_fetch_limits;
+
+void pg_repo_set_fetch_limits(const pg_fetch_limits *limits);
 
 enum pg_ref_kind {
 	PG_REF_TAG,    /* name is a tag: "v1" or "refs/tags/v1" */

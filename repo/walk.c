@@ -4,42 +4,70 @@
 #include "common/error.h"
 
 /*
- * libgit2's walk stops at a commit it cannot parse without naming it.  Find
- * that commit with our own lenient parser (bounded) and name it in the
- * error; otherwise keep the original error.
+ * libgit2's walk stops at a commit it cannot parse, or cannot find,
+ * without naming it.  Find that commit with our own lenient parser
+ * (bounded) and name it in the error; otherwise keep the original error.
+ * A commit that is not there at all is no malformed commit: the history
+ * is incomplete (a shallow clone, a partial fetch), and the error names
+ * the commit whose parent it is.
  */
 #define DIAGNOSE_MAX 100000
 
-static int name_unparseable(pg_repo *r, const pg_oid *tip, int err)
+/* What a missing commit means: the history is incomplete; child names it as a parent (or NULL). */
+static int missing(const git_oid *id, const git_oid *child)
 {
-	pg_oid *queue = NULL;
+	char hex[PG_OID_HEXSZ + 1], of[PG_OID_HEXSZ + 1];
+
+	git_oid_tostr(hex, sizeof(hex), id);
+	if (!child)
+		return pg_error_set(PG_ENOTFOUND, "commit %s is not in the repository", hex);
+	git_oid_tostr(of, sizeof(of), child);
+	return pg_error_set(PG_ENOTFOUND, "commit %s, a parent of %s, is not in the repository: "
+			    "its history is incomplete (a shallow clone or a partial fetch?); fetch "
+			    "it whole", hex, of);
+}
+
+typedef struct visit {
+	pg_oid id;
+	pg_oid child;      /* the commit that names it as a parent */
+	bool has_child;
+} visit;
+
+static int name_unparseable(pg_repo *r, const pg_oid *tip, int err, bool *named)
+{
+	visit *queue = NULL;
 	pg_map seen = PG_MAP_INIT;
 	size_t head = 0, tail = 0, i;
 	char hex[PG_OID_HEXSZ + 1], saved[512];
 
+	*named = true;
 	snprintf(saved, sizeof(saved), "%s", pg_error_last());
-	if (!(queue = malloc(DIAGNOSE_MAX * sizeof(*queue))))
+	if (!(queue = calloc(DIAGNOSE_MAX, sizeof(*queue))))
 		return err;
-	queue[tail++] = *tip;
+	queue[tail++].id = *tip;
 	while (head < tail) {
-		pg_oid id = queue[head++];
+		visit v = queue[head++];
 		git_commit *gc = NULL;
 		pg_commit *c = NULL;
+		int gerr;
 
-		if (git_commit_lookup(&gc, r->git, pg_git_oid(&id)) < 0) {
+		if ((gerr = git_commit_lookup(&gc, r->git, pg_git_oid(&v.id))) < 0) {
 			const git_error *e = git_error_last();
 
-			pg_oid_tohex(hex, &id);
-			err = pg_error_set(PG_EINVALID, "commit %s is malformed: %s", hex,
-					   e && e->message ? e->message : "cannot be parsed");
+			pg_oid_tohex(hex, &v.id);
+			if (gerr == GIT_ENOTFOUND)
+				err = missing(pg_git_oid(&v.id), v.has_child ? pg_git_oid(&v.child) : NULL);
+			else
+				err = pg_error_set(PG_EINVALID, "commit %s is malformed: %s", hex,
+						   e && e->message ? e->message : "cannot be parsed");
 			goto done;
 		}
 		git_commit_free(gc);
-		if (pg_repo_read_commit(&c, r, &id) < 0)
+		if (pg_repo_read_commit(&c, r, &v.id) < 0)
 			continue;
 		/* the walk's quick parser insists on a committer with an e-mail and a date */
 		if (!c->committer.email[0] || !c->committer.time) {
-			pg_oid_tohex(hex, &id);
+			pg_oid_tohex(hex, &v.id);
 			err = pg_error_set(PG_EINVALID, "commit %s is malformed: its committer "
 					   "line has no e-mail or no date", hex);
 			pg_commit_free(c);
@@ -48,17 +76,32 @@ static int name_unparseable(pg_repo *r, const pg_oid *tip, int err)
 		for (i = 0; i < c->nparents && tail < DIAGNOSE_MAX; i++) {
 			if (pg_map_get(&seen, c->parents[i].id, PG_OID_RAWSZ))
 				continue;
-			queue[tail] = c->parents[i];
-			if (pg_map_set(&seen, queue[tail].id, PG_OID_RAWSZ, &queue[tail]) < 0)
+			queue[tail].id = c->parents[i];
+			queue[tail].child = v.id;
+			queue[tail].has_child = true;
+			if (pg_map_set(&seen, queue[tail].id.id, PG_OID_RAWSZ, &queue[tail]) < 0)
 				break;
 			tail++;
 		}
 		pg_commit_free(c);
 	}
 	pg_error_set(err, "%s", saved);
+	*named = false;
 done:
 	pg_map_release(&seen);
 	free(queue);
+	return err;
+}
+
+/* The commit of tip's history, then of each hidden one's, that stopped a walk; err when none. */
+static int diagnose(pg_repo *r, const pg_oid *tip, const pg_oid *hide, size_t nhide, int err)
+{
+	bool named = false;
+	size_t i;
+
+	err = name_unparseable(r, tip, err, &named);
+	for (i = 0; i < nhide && !named; i++)
+		err = name_unparseable(r, &hide[i], err, &named);
 	return err;
 }
 
@@ -75,12 +118,12 @@ static int start_walk(git_revwalk **out, pg_repo *r, unsigned sort, const pg_oid
 	    (gerr = git_revwalk_sorting(walk, sort)) < 0 ||
 	    (gerr = git_revwalk_push(walk, pg_git_oid(tip))) < 0) {
 		git_revwalk_free(walk);
-		return name_unparseable(r, tip, pg_git_fail(gerr, "walk"));
+		return diagnose(r, tip, NULL, 0, pg_git_fail(gerr, "walk"));
 	}
 	for (i = 0; i < nhide; i++) {
 		if ((gerr = git_revwalk_hide(walk, pg_git_oid(&hide[i]))) < 0) {
 			git_revwalk_free(walk);
-			return name_unparseable(r, &hide[i], pg_git_fail(gerr, "walk"));
+			return diagnose(r, &hide[i], NULL, 0, pg_git_fail(gerr, "walk"));
 		}
 	}
 	*out = walk;
@@ -438,7 +481,7 @@ int pg_repo_walk_subjects(char ***subjects, size_t *n, pg_repo *r, const pg_oid 
 		git_commit_free(c);
 	}
 	if (gerr != GIT_ITEROVER) {
-		err = pg_git_fail(gerr, "walk");
+		err = diagnose(r, tip, hide, 1, pg_git_fail(gerr, "walk"));
 		goto done;
 	}
 	*subjects = list;

@@ -170,12 +170,14 @@ fi
 URL=${URL%/}
 SECRET=$(cat "$PULLGATE_HOME/hook-secret")
 
-# hook FILE DELIVERY: POST a push record signed with the hook secret; prints the job id
+# hook FILE DELIVERY: POST a push record signed with the hook secret, with the time it
+# was signed (the signature covers "TIMESTAMP." and the body); prints the job id
 hook() {
-	sig=$(perl -MDigest::SHA=hmac_sha256_hex -e 'local $/; binmode STDIN; print hmac_sha256_hex(<STDIN>, $ARGV[0])' \
-		"$SECRET" <"$1")
+	ts=$(date +%s)
+	sig=$( (printf '%s.' "$ts"; cat "$1") | openssl dgst -sha256 -hmac "$SECRET" -r | cut -d' ' -f1)
 	curl -s -f -X POST -H 'Content-Type: application/json' -H "X-Pullgate-Delivery: $2" \
-		-H "X-Pullgate-Signature: sha256=$sig" --data-binary "@$1" "$URL/hooks/push" | jq -r '.jobs[0]'
+		-H "X-Pullgate-Timestamp: $ts" -H "X-Pullgate-Signature: sha256=$sig" \
+		--data-binary "@$1" "$URL/hooks/push" | jq -r '.jobs[0]'
 }
 record() {
 	new=$(git --git-dir="$FX/kees.git" rev-parse "refs/tags/$2")

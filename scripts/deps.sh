@@ -9,7 +9,7 @@ libgit2-dev libgpgme-dev libyaml-dev libmicrohttpd-dev libsqlite3-dev
 libjansson-dev libssl-dev libcmocka-dev zlib1g-dev
 git-filter-repo
 gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-12-plugin-dev-aarch64-linux-gnu
-g++ python3 util-linux
+g++ python3 util-linux openssl wrk
 qemu-system-arm linux-source-6.12 ccache clang lld llvm libclang-rt-14-dev
 bc bison flex libelf-dev cpio xz-utils kmod patch
 scdoc groff-base man-db bash-completion systemd

@@ -2,6 +2,7 @@
 #include "server/web.h"
 #include "common/error.h"
 #include "common/json.h"
+#include "server/clock.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -71,7 +72,7 @@ int pg_api_list(pg_req *rq, pg_resp *rs)
 		return pg_resp_error(rs, 400, "limit wants a number from 1 to %d", LIST_MAX);
 	if (pg_req_count(&offset, pg_req_arg(rq, "offset"), (size_t)1 << 40) < 0)
 		return pg_resp_error(rs, 400, "offset wants a number");
-	if ((err = pg_store_list(rq->srv->store, &l, state, offset, limit)) < 0)
+	if ((err = pg_store_list(pg_server_reader(rq->srv), &l, state, offset, limit)) < 0)
 		return err;
 	if ((err = pg_json_writer_new(&w)) == 0) {
 		pg_json_put_int(w, "total", (int64_t)l.total);
@@ -94,7 +95,7 @@ int pg_api_list(pg_req *rq, pg_resp *rs)
 
 static int get_job(pg_req *rq, pg_resp *rs, pg_job **j)
 {
-	int err = pg_store_get(rq->srv->store, j, rq->id);
+	int err = pg_store_get(pg_server_reader(rq->srv), j, rq->id);
 
 	if (err == PG_ENOTFOUND) {
 		pg_resp_error(rs, 404, "pull %lld does not exist", (long long)rq->id);
@@ -193,7 +194,7 @@ static bool job_final(pg_server *s, int64_t id)
 	bool fin = true;
 
 	/* verified is the end only when no kernel stage follows */
-	if (pg_store_get(s->store, &j, id) == 0 && pg_job_state_from_name(&st, j->state) == 0)
+	if (pg_store_get(pg_server_reader(s), &j, id) == 0 && pg_job_state_from_name(&st, j->state) == 0)
 		fin = pg_job_state_is_final(st) || (st == PG_JOB_VERIFIED && !s->config->stages);
 	pg_job_free(j);
 	return fin;
@@ -324,7 +325,7 @@ static ssize_t sse_read(void *ctx, uint64_t pos, char *buf, size_t max)
 		if (!e->started) {
 			/* first, where the job is now */
 			e->started = true;
-			if (pg_store_get(e->srv->store, &j, e->id) == 0)
+			if (pg_store_get(pg_server_reader(e->srv), &j, e->id) == 0)
 				pg_buf_printf(&e->pending, "retry: 3000\nevent: hello\ndata: "
 					      "{\"state\": \"%s\"}\n\n", j->state);
 			pg_job_free(j);
@@ -380,7 +381,7 @@ static int decided(pg_req *rq, pg_resp *rs, const char *what)
 	pg_json_writer *w = NULL;
 	int err;
 
-	if ((err = pg_store_get(rq->srv->store, &j, rq->id)) == 0 &&
+	if ((err = pg_store_get(pg_server_reader(rq->srv), &j, rq->id)) == 0 &&
 	    (err = pg_json_writer_new(&w)) == 0) {
 		job_fields(w, j);
 		pg_json_put_str(w, "done", what);
@@ -469,18 +470,40 @@ int pg_api_login(pg_req *rq, pg_resp *rs)
 	const char *user, *password, *ctype = pg_req_header(rq, "Content-Type");
 	const pg_account *acc;
 	pg_buf id = PG_BUF_INIT, csrf = PG_BUF_INIT;
+	char addr[64], after[32];
+	uint64_t wait;
+	bool right;
 	int err = 0;
 
 	if (!ctype || strncasecmp(ctype, "application/json", 16))
 		return pg_resp_error(rs, 415, "Content-Type must be application/json");
 	if (pg_json_parse(&in, rq->body.ptr, rq->body.len) < 0 ||
 	    !(user = pg_json_get_str(in, "user")) || !(password = pg_json_get_str(in, "password"))) {
-		err = pg_resp_error(rs, 400, "the body must be {\"user\": ..., \"password\": ...}");
+		err = pg_resp_error(rs, 400, "the body must be {\"user\": ..., \"password\": ...}%s%s",
+				    in ? "" : ": ", in ? "" : pg_error_last());
+		goto done;
+	}
+	/* a throttled attempt is refused before its password costs a PBKDF2 */
+	pg_req_address(rq, addr, sizeof(addr));
+	if ((wait = pg_throttle_begin(s->throttle, user, addr, pg_now_ms()))) {
+		snprintf(after, sizeof(after), "%llu", (unsigned long long)((wait + 999) / 1000));
+		pthread_mutex_lock(&s->metrics_lock);
+		s->login_throttled++;
+		pthread_mutex_unlock(&s->metrics_lock);
+		pg_resp_header(rs, "Retry-After", after);
+		err = pg_resp_error(rs, 429, "too many failed log-ins for this account or from this "
+				    "address: try again in %s s", after);
 		goto done;
 	}
 	acc = find_account(s->config, user);
-	if (pg_auth_password_check(acc ? acc->hash : dummy, password) < 0 || !acc) {
-		pg_server_log(s, "login refused for an account");
+	right = pg_auth_password_check(acc ? acc->hash : dummy, password) == 0 && acc;
+	pg_throttle_end(s->throttle, user, addr, right, pg_now_ms());
+	pthread_mutex_lock(&s->metrics_lock);
+	s->password_checks++;
+	s->login_failures += !right;
+	pthread_mutex_unlock(&s->metrics_lock);
+	if (!right) {
+		pg_server_log(s, "login refused for an account (from %s)", addr);
 		err = pg_resp_error(rs, 401, "wrong user name or password");
 		goto done;
 	}

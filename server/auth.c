@@ -2,9 +2,11 @@
 #include "server/auth.h"
 #include "common/error.h"
 
+#include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <openssl/params.h>
 #include <openssl/rand.h>
 #include <pthread.h>
 
@@ -70,7 +72,35 @@ bool pg_auth_equal(const char *a, const char *b)
 	return CRYPTO_memcmp(a, b, la) == 0;
 }
 
-int pg_auth_hook_verify(const char *secret, const char *header, const void *body, size_t len)
+/* The hex HMAC-SHA256 of "TIMESTAMP.BODY", fed in pieces (the body is not copied). */
+static int hmac_signed(pg_buf *out, const char *secret, const char *timestamp, const void *body,
+		       size_t len)
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	size_t mdlen = 0;
+	EVP_MAC *mac = EVP_MAC_fetch(NULL, "HMAC", NULL);
+	EVP_MAC_CTX *ctx = mac ? EVP_MAC_CTX_new(mac) : NULL;
+	OSSL_PARAM params[] = {
+		OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *)"SHA256", 0),
+		OSSL_PARAM_construct_end(),
+	};
+	int err = 0;
+
+	if (!ctx || !EVP_MAC_init(ctx, (const unsigned char *)secret, strlen(secret), params) ||
+	    !EVP_MAC_update(ctx, (const unsigned char *)timestamp, strlen(timestamp)) ||
+	    !EVP_MAC_update(ctx, (const unsigned char *)".", 1) ||
+	    !EVP_MAC_update(ctx, body, len) || !EVP_MAC_final(ctx, md, &mdlen, sizeof(md)))
+		err = pg_error_set(PG_ERROR, "HMAC-SHA256 failed");
+	else
+		err = put_hex(out, md, mdlen);
+	OPENSSL_cleanse(md, sizeof(md));
+	EVP_MAC_CTX_free(ctx);
+	EVP_MAC_free(mac);
+	return err;
+}
+
+int pg_auth_hook_verify(const char *secret, const char *header, const char *timestamp,
+			const void *body, size_t len)
 {
 	pg_buf want = PG_BUF_INIT;
 	char got[65];
@@ -79,6 +109,9 @@ int pg_auth_hook_verify(const char *secret, const char *header, const void *body
 
 	if (!header)
 		return pg_error_set(PG_EINVALID, "the request carries no signature");
+	if (!timestamp)
+		return pg_error_set(PG_EINVALID, "the request carries no X-Pullgate-Timestamp: "
+				    "sign 'TIMESTAMP.BODY' and send the timestamp with it");
 	if (strncmp(header, "sha256=", 7) || strlen(header + 7) != 64)
 		return pg_error_set(PG_EINVALID, "the signature is not 'sha256=<64 hex digits>'");
 	for (i = 0; i < 64; i++) {
@@ -87,10 +120,10 @@ int pg_auth_hook_verify(const char *secret, const char *header, const void *body
 		got[i] = c >= 'A' && c <= 'F' ? (char)(c + 32) : c;
 	}
 	got[64] = '\0';
-	if ((err = pg_auth_hmac_hex(&want, secret, body, len)) < 0)
+	if ((err = hmac_signed(&want, secret, timestamp, body, len)) < 0)
 		return err;
 	err = pg_auth_equal(want.ptr, got) ? 0 :
-		pg_error_set(PG_EINVALID, "the signature does not match the body");
+		pg_error_set(PG_EINVALID, "the signature does not match the timestamp and the body");
 	pg_buf_release_secret(&want);
 	return err;
 }

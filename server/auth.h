@@ -13,10 +13,14 @@ int pg_auth_hmac_hex(pg_buf *out, const char *secret, const void *data, size_t l
 
 /*
  * Check a hook signature header, "sha256=<64 hex digits>", against the
- * body: 0 when it matches, PG_EINVALID when it is malformed or does not
- * (compared in constant time).  A NULL header is PG_EINVALID.
+ * HMAC-SHA256 under secret of "TIMESTAMP.BODY": the X-Pullgate-Timestamp
+ * header's text, a full stop, and the raw body.  0 when it matches,
+ * PG_EINVALID when it is malformed or does not (compared in constant
+ * time).  A NULL header or timestamp is PG_EINVALID.  Whether the
+ * timestamp is recent is the caller's to check, once it is authentic.
  */
-int pg_auth_hook_verify(const char *secret, const char *header, const void *body, size_t len);
+int pg_auth_hook_verify(const char *secret, const char *header, const char *timestamp,
+			const void *body, size_t len);
 
 /* Constant-time equality of two NUL-terminated strings (length leaks, contents do not). */
 bool pg_auth_equal(const char *a, const char *b);

@@ -17,6 +17,14 @@ int pg_config_new_default(pg_config **out)
 		return pg_error_oom();
 	c->port = 8080;
 	c->max_body = (size_t)4 << 20;
+	c->replay_window = 300;
+	c->limits.connections = 1024;
+	c->limits.per_address = 64;
+	c->limits.header_timeout = 10;
+	c->limits.body_timeout = 60;
+	c->limits.findings_per_check = 100;
+	c->limits.report_size = (size_t)1 << 20;
+	c->limits.login_backoff = 1;
 	c->stages = PG_GATE_ALL;
 	c->verify_workers = 2;
 	c->session_hours = 12;
@@ -40,6 +48,9 @@ void pg_config_free(pg_config *c)
 		return;
 	free(c->source);
 	free(c->address);
+	for (i = 0; i < c->nhosts; i++)
+		free(c->hosts[i]);
+	free(c->hosts);
 	free(c->policy);
 	free(c->state);
 	pg_free_secret(c->push_secret);
@@ -154,6 +165,13 @@ static void read_stages(pg_yaml_reader *r, void *base, const pg_yaml_node *v, co
 	c->stages = flags;
 }
 
+/* A Host name as a request carries it, without a port: a DNS name or an IP address. */
+static const char *why_host(const char *s)
+{
+	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:") !=
+		strlen(s) ? "a host name or an IP address, without a port" : NULL;
+}
+
 static const char *why_hash(const char *s)
 {
 	return strncmp(s, "pbkdf2-sha256$", 14) ? "the output of 'pullgate serve --hash-password'" :
@@ -216,6 +234,9 @@ static const pg_yaml_field listen_fields[] = {
 	{ .key = "address", .kind = PG_FIELD_STRING, MEMBER(pg_config, address),
 	  .wants = "an IP address" },
 	{ .key = "port", .kind = PG_FIELD_UINT, MEMBER(pg_config, port), .max = 65535 },
+	{ .key = "hosts", .kind = PG_FIELD_STRINGS, MEMBER(pg_config, hosts),
+	  .count = offsetof(pg_config, nhosts), .max = 255, .why = why_host,
+	  .wants = "a host name", .list_wants = "a list of host names" },
 };
 
 /* Read into the secret's char *, the hook's member. */
@@ -232,6 +253,25 @@ static const pg_yaml_field hooks_fields[] = {
 	  .sub = PG_YAML_SUB(secret_fields, check_secret) },
 	{ .key = "max-body", .kind = PG_FIELD_SIZE, MEMBER(pg_config, max_body), .min = 1024,
 	  .max = (size_t)64 << 20 },
+	{ .key = "replay-window", .kind = PG_FIELD_UINT, MEMBER(pg_config, replay_window),
+	  .min = 10, .max = 86400 },
+};
+
+static const pg_yaml_field limits_fields[] = {
+	{ .key = "connections", .kind = PG_FIELD_UINT, MEMBER(pg_config, limits.connections),
+	  .min = 16, .max = 65536 },
+	{ .key = "connections-per-address", .kind = PG_FIELD_UINT,
+	  MEMBER(pg_config, limits.per_address), .min = 1, .max = 65536 },
+	{ .key = "header-timeout", .kind = PG_FIELD_UINT, MEMBER(pg_config, limits.header_timeout),
+	  .min = 1, .max = 3600 },
+	{ .key = "body-timeout", .kind = PG_FIELD_UINT, MEMBER(pg_config, limits.body_timeout),
+	  .min = 1, .max = 3600 },
+	{ .key = "findings-per-check", .kind = PG_FIELD_UINT,
+	  MEMBER(pg_config, limits.findings_per_check), .min = 1, .max = 100000 },
+	{ .key = "report-size", .kind = PG_FIELD_SIZE, MEMBER(pg_config, limits.report_size),
+	  .min = 65536, .max = (size_t)256 << 20 },
+	{ .key = "login-backoff", .kind = PG_FIELD_UINT, MEMBER(pg_config, limits.login_backoff),
+	  .min = 1, .max = 60 },
 };
 
 /* What a merge message names: a network URL, ending where a repository name follows. */
@@ -317,6 +357,7 @@ static const pg_yaml_field root_fields[] = {
 	{ .key = "session", PG_YAML_SECTION(session_fields, NULL) },
 	{ .key = "notice", PG_YAML_SECTION(notice_fields, check_notice) },
 	{ .key = "attestation", PG_YAML_SECTION(attestation_fields, NULL) },
+	{ .key = "limits", PG_YAML_SECTION(limits_fields, NULL) },
 };
 
 static const pg_yaml_doc config_doc = {

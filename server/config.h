@@ -35,16 +35,32 @@ typedef struct pg_notice_conf {
 	unsigned retry_seconds;  /* before the second try, doubled each time: 30 */
 	unsigned timeout_seconds; /* for each answer of the relay: 60 */
 } pg_notice_conf;
+/* What one client, one request and one stored report may cost (docs/server.md, "Limits"). */
+typedef struct pg_config_limits {
+	unsigned connections;        /* open connections at once */
+	unsigned per_address;        /* of them from one non-loopback address */
+	unsigned header_timeout;     /* seconds for a request's line and headers */
+	unsigned body_timeout;       /* seconds for its body */
+	unsigned findings_per_check; /* stored per check and severity, the rest counted */
+	size_t report_size;          /* bytes of a stored JSON report */
+	unsigned login_backoff;      /* seconds a throttled log-in first waits (then doubled) */
+} pg_config_limits;
+
+/* The Host names allowed when the configuration names none (besides the listen address). */
+#define PG_CONFIG_HOSTS "localhost", "127.0.0.1", "::1"
 
 typedef struct pg_config {
 	char *source;            /* the file, or "(built-in)" */
 	char *address;           /* "127.0.0.1" */
 	unsigned port;           /* 8080; 0 picks a free port */
+	char **hosts;            /* names a request's Host may carry; none: PG_CONFIG_HOSTS */
+	size_t nhosts;
 	char *policy;            /* a policy file, or NULL for the built-in one */
 	char *state;             /* where pullgate.db lives; NULL: $PULLGATE_HOME */
 	char *push_secret;       /* NULL: generated in the state dir on first start */
 	char *mail_secret;
 	size_t max_body;         /* bytes a hook body may have */
+	unsigned replay_window;  /* seconds a hook's signed timestamp may be off */
 	char *repo_base;         /* push records: base + repo name, when not in repos */
 	char *public_base;       /* push records: the public URL is this + repo name, for the
 				    merge message and notice; NULL: git://git.kernel.org/ */
@@ -62,6 +78,7 @@ typedef struct pg_config {
 	unsigned session_hours;
 	bool cookie_secure;      /* add Secure to the session cookie (behind TLS) */
 	pg_notice_conf notice;
+	pg_config_limits limits;
 } pg_config;
 
 /* The embedded defaults. *out is the caller's (pg_config_free). */

@@ -14,6 +14,9 @@
 #define QUEUE_PAGE 50
 #define MERGE_MSG_MAX ((size_t)64 << 10)
 #define CONSOLE_MAX ((size_t)16 << 20)
+/* A page stays readable (and small) whatever a console holds: the rest is in the log. */
+#define KUNIT_ROWS 2000
+#define SPLATS_SHOWN 20
 
 /* Append s escaped for HTML (after making it valid UTF-8); NULL appends nothing. */
 static void esc(pg_buf *out, const char *s)
@@ -153,7 +156,7 @@ int pg_page_queue(pg_req *rq, pg_resp *rs)
 		return pg_resp_error(rs, 400, "unknown state");
 	if (pg_req_count(&offset, pg_req_arg(rq, "offset"), (size_t)1 << 40) < 0)
 		return pg_resp_error(rs, 400, "offset wants a count");
-	if ((err = pg_store_list(rq->srv->store, &l, state, offset, QUEUE_PAGE)) < 0)
+	if ((err = pg_store_list(pg_server_reader(rq->srv), &l, state, offset, QUEUE_PAGE)) < 0)
 		return err;
 	page_start(out, rq, "queue", "data-page=\"queue\"");
 	pg_buf_printf(out, "<h1>Pulls</h1>\n<p class=\"filters\">%s all</a>",
@@ -261,6 +264,32 @@ static void other_finding(pg_buf *out, const pg_json *f)
 	pg_buf_puts(out, "</li>\n");
 }
 
+/* What the store left out of a large report (server/store_report.c): counted, not shown. */
+static void omitted(pg_buf *out, const pg_json *stored)
+{
+	const pg_json *list = pg_json_get(stored, "omitted"), *o;
+	size_t i;
+
+	if (!stored)
+		return;
+	pg_buf_puts(out, "<div class=\"omitted\" id=\"omitted\"><p>This report is too large to keep "
+		    "whole: ");
+	if (pg_json_len(list)) {
+		pg_buf_printf(out, "the first %lld findings of each check and severity are kept, and "
+			      "these are only counted:</p><ul>",
+			      (long long)pg_json_int(pg_json_get(stored, "findings_per_check"), 0));
+		for (i = 0; (o = pg_json_at(list, i)); i++) {
+			pg_buf_printf(out, "<li><span class=\"count\">%lld</span> more ",
+				      (long long)pg_json_int(pg_json_get(o, "count"), 0));
+			html(out, "<span class=\"check\">%s</span> %s findings</li>",
+			     pg_json_get_str(o, "check"), pg_json_get_str(o, "severity"));
+		}
+		pg_buf_puts(out, "</ul>");
+	} else
+		pg_buf_puts(out, "the findings are kept without their details.</p>");
+	pg_buf_puts(out, "</div>\n");
+}
+
 static void findings(pg_buf *out, const pg_json *report)
 {
 	const pg_json *list = pg_json_get(report, "findings"), *f;
@@ -276,7 +305,8 @@ static void findings(pg_buf *out, const pg_json *report)
 			nother++;
 	}
 	pg_buf_printf(out, "<section id=\"findings\"><h2>Findings</h2>\n");
-	if (!nrw && !nother)
+	omitted(out, pg_json_get(report, "stored"));
+	if (!nrw && !nother && !pg_json_len(pg_json_get(pg_json_get(report, "stored"), "omitted")))
 		pg_buf_puts(out, "<p class=\"clean\">No findings.</p>\n");
 	if (nrw) {
 		pg_buf_printf(out, "<section id=\"rewritten\"><h3>%zu rewritten upstream commit%s, "
@@ -413,7 +443,7 @@ static void kunit(pg_buf *out, const pg_server *srv, const pg_job *j)
 	const pg_job_stage *b = stage_of(j, "boot");
 	pg_boot_result *r = NULL;
 	pg_buf log = PG_BUF_INIT;
-	size_t i;
+	size_t i, shown = 0;
 
 	if (!b)
 		return;
@@ -432,15 +462,21 @@ static void kunit(pg_buf *out, const pg_server *srv, const pg_job *j)
 	for (i = 0; i < r->ntests; i++) {
 		const pg_ktap_test *t = &r->tests[i];
 
-		if (t->has_subtests)
+		if (t->has_subtests || shown++ >= KUNIT_ROWS)
 			continue;
 		html(out, "<tr class=\"ktap-%s\"><td>%s</td><td>%s</td><td>%s</td></tr>\n",
 		     pg_ktap_status_name(t->status), t->path, pg_ktap_status_name(t->status), t->reason);
 	}
 	pg_buf_puts(out, "</tbody></table>\n");
-	for (i = 0; i < r->nsplats; i++)
+	if (shown > KUNIT_ROWS)
+		pg_buf_printf(out, "<p class=\"omitted\">%zu more tests: see the boot log.</p>\n",
+			      shown - KUNIT_ROWS);
+	for (i = 0; i < r->nsplats && i < SPLATS_SHOWN; i++)
 		html(out, "<pre class=\"splat\">%s: %s</pre>\n", pg_splat_kind_name(r->splats[i].kind),
 		     r->splats[i].text);
+	if (r->nsplats > SPLATS_SHOWN)
+		pg_buf_printf(out, "<p class=\"omitted\">%zu more splats: see the boot log.</p>\n",
+			      r->nsplats - SPLATS_SHOWN);
 	pg_buf_puts(out, "</section>\n");
 	pg_boot_result_free(r);
 	pg_buf_release(&log);
@@ -623,7 +659,7 @@ int pg_page_pull(pg_req *rq, pg_resp *rs)
 	size_t i;
 	int err;
 
-	err = pg_store_get(rq->srv->store, &j, rq->id);
+	err = pg_store_get(pg_server_reader(rq->srv), &j, rq->id);
 	if (err == PG_ENOTFOUND)
 		return pg_resp_error(rs, 404, "pull %lld does not exist", (long long)rq->id);
 	if (err < 0)

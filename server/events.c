@@ -2,6 +2,7 @@
 #include "server/events.h"
 #include "common/error.h"
 #include "common/json.h"
+#include "server/clock.h"
 
 #include <pthread.h>
 #include <time.h>
@@ -172,13 +173,7 @@ int pg_events_read(pg_events *ev, pg_buf *out, int64_t job, uint64_t *seq, unsig
 	struct timespec until;
 	int n = 0;
 
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_sec += timeout_ms / 1000;
-	until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
+	pg_monotonic_after(&until, timeout_ms);
 	pthread_mutex_lock(&ev->lock);
 	while (!ev->closed && (n = append_after(ev, out, job, seq)) == 0)
 		if (pthread_cond_timedwait(&ev->cond, &ev->lock, &until) != 0)

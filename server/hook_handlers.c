@@ -4,7 +4,9 @@
 #include "common/error.h"
 #include "verifier/mail.h"
 
+#include <ctype.h>
 #include <strings.h>
+#include <time.h>
 
 /* The media type without parameters, compared case-insensitively against a list. */
 static bool type_is(const char *header, const char *const *types, size_t n)
@@ -47,41 +49,121 @@ static int malformed(pg_hook_decision *d, int err, const char *what)
 		      "malformed %s: %s", what, pg_error_last());
 }
 
+/* A timestamp as X-Pullgate-Timestamp carries it: the Unix time in seconds. */
+static bool timestamp_valid(const char *t, int64_t *out)
+{
+	size_t n = t ? strlen(t) : 0;
+
+	if (!n || n > 12 || strspn(t, "0123456789") != n)
+		return false;
+	*out = (int64_t)strtoll(t, NULL, 10);
+	return true;
+}
+
 /*
  * What both hooks check before looking at the body: its type, the delivery
- * id and the signature.  0 to go on; 1 when d holds the refusal.
+ * id, the signature of the timestamp and the body, and that the timestamp
+ * is within the replay window of this service's clock (so that a captured
+ * request is refused once the window has passed; within it, the store
+ * knows the signature).  0 to go on; 1 when d holds the refusal.
  */
 static int authenticate(pg_hook_decision *d, const pg_hook_input *in, const char *const *types,
 			size_t ntypes, const char *want)
 {
+	const char *ts = in->timestamp;
+	unsigned window = in->config->replay_window;
+	int64_t t = 0, off;
+
 	if (!type_is(in->content_type, types, ntypes))
 		return 1 + refuse(d, PG_REJECT_CONTENT_TYPE, 415, "Content-Type must be %s", want);
 	if (!pg_hook_delivery_valid(in->delivery))
 		return 1 + refuse(d, PG_REJECT_DELIVERY, 400, "X-Pullgate-Delivery must be 1 "
 				  "to 128 characters of [A-Za-z0-9._:-]");
-	if (pg_auth_hook_verify(in->secret, in->signature, in->body, in->body_len) < 0)
+	if (ts && !timestamp_valid(ts, &t))
+		return 1 + refuse(d, PG_REJECT_SIGNATURE, 401, "X-Pullgate-Timestamp must be "
+				  "the Unix time in seconds, the time the request was signed");
+	if (pg_auth_hook_verify(in->secret, in->signature, ts, in->body, in->body_len) < 0)
 		return 1 + refuse(d, PG_REJECT_SIGNATURE, 401, "X-Pullgate-Signature: %s",
 				  pg_error_last());
+	off = (int64_t)time(NULL) - t;
+	if (off > (int64_t)window || -off > (int64_t)window)
+		return 1 + refuse(d, PG_REJECT_REPLAY, 401, "X-Pullgate-Timestamp is %lld s %s "
+				  "this service's clock, more than the replay window of %u s: a "
+				  "replayed or delayed request is refused (sign it again, now)",
+				  (long long)(off < 0 ? -off : off), off < 0 ? "ahead of" : "behind",
+				  window);
 	return 0;
 }
 
-/* Record the delivery and answer: 202 with the new jobs, 200 for a redelivery, 409 for a clash. */
-static int queue(pg_req *rq, pg_resp *rs, const pg_job_spec *jobs, size_t njobs,
-		 const char *note)
+/*
+ * What makes two jobs the same pull, for the store's dedupe: the kind,
+ * the location fetched, the tag and the object id the push names, or for
+ * a mail, the mail itself (which names no object id).
+ */
+static int dedupe_key(pg_buf *out, const pg_job_spec *j, const char *body_digest)
+{
+	return pg_buf_printf(out, "%s\n%s\n%s\n%s", j->kind, j->repo, j->tag,
+			     j->expect ? j->expect : body_digest);
+}
+
+/* The states in which a job is open: an equal delivery names it instead of making another. */
+static size_t open_states(const char **out)
+{
+	size_t n = 0;
+	int st;
+
+	for (st = 0; st < PG_JOB__COUNT; st++)
+		if (!pg_job_state_is_final((enum pg_job_state)st) || st == PG_JOB_WAITING)
+			out[n++] = pg_job_state_name((enum pg_job_state)st);
+	return n;
+}
+
+/*
+ * Record the delivery and answer: 202 with the new jobs, 200 for a
+ * redelivery, a replay of a signed request or jobs that are all open
+ * already, 409 for a clash.
+ */
+static int queue(pg_req *rq, pg_resp *rs, pg_job_spec *jobs, size_t njobs, const char *note)
 {
 	pg_server *s = rq->srv;
 	bool mail = rq->hook_mail;
-	pg_buf ids = PG_BUF_INIT, digest = PG_BUF_INIT, out = PG_BUF_INIT;
-	const char *delivery = pg_req_header(rq, "X-Pullgate-Delivery");
+	pg_buf ids = PG_BUF_INIT, digest = PG_BUF_INIT, signature = PG_BUF_INIT, out = PG_BUF_INIT;
+	pg_buf *keys = NULL;
+	const char *open[PG_JOB__COUNT];
+	pg_delivery d;
 	const int64_t *id;
-	size_t i, n;
+	size_t i, n, created = 0;
+	char sig[64];
+	bool again;
 	int err;
 
+	memset(&d, 0, sizeof(d));
 	/* the body's own digest, so that a redelivery is known by what it carries */
-	if ((err = pg_auth_hmac_hex(&digest, "pullgate-delivery", rq->body.ptr, rq->body.len)) < 0)
+	/* and what it signed, in one case (upper-case hex is accepted), to know a replay */
+	for (i = 0; i < 64; i++)
+		sig[i] = (char)tolower((unsigned char)pg_req_header(rq, "X-Pullgate-Signature")[7 + i]);
+	if ((err = pg_auth_hmac_hex(&digest, "pullgate-delivery", rq->body.ptr, rq->body.len)) < 0 ||
+	    (err = pg_auth_hmac_hex(&signature, "pullgate-signature", sig, 64)) < 0)
 		goto done;
-	err = pg_store_add_delivery(s->store, &ids, delivery, mail ? "pull-request" : "push",
-				    digest.ptr, pg_job_state_name(PG_JOB_QUEUED), jobs, njobs);
+	if (njobs && !(keys = calloc(njobs, sizeof(*keys)))) {
+		err = pg_error_oom();
+		goto done;
+	}
+	for (i = 0; i < njobs; i++) {
+		if ((err = dedupe_key(&keys[i], &jobs[i], digest.ptr)) < 0)
+			goto done;
+		jobs[i].dedupe = keys[i].ptr;
+	}
+	d.id = pg_req_header(rq, "X-Pullgate-Delivery");
+	d.hook = mail ? "pull-request" : "push";
+	d.digest = digest.ptr;
+	d.signature = signature.ptr;
+	d.state = pg_job_state_name(PG_JOB_QUEUED);
+	d.jobs = jobs;
+	d.njobs = njobs;
+	d.open = open;
+	d.nopen = open_states(open);
+	err = pg_store_add_delivery(s->store, &ids, &created, &d);
 	if (err == PG_ECONFLICT) {
 		pg_server_count_reject(s, mail, PG_REJECT_CONFLICT);
 		err = pg_resp_error(rs, 409, "%s", pg_error_last());
@@ -89,31 +171,42 @@ static int queue(pg_req *rq, pg_resp *rs, const pg_job_spec *jobs, size_t njobs,
 	}
 	if (err < 0 && err != PG_EEXISTS)
 		goto done;
+	again = err == PG_EEXISTS;
 	id = (const int64_t *)(const void *)ids.ptr;
 	n = ids.len / sizeof(int64_t);
-	pg_buf_printf(&out, "{\"delivery\": \"%s\", \"duplicate\": %s, \"jobs\": [", delivery,
-		      err == PG_EEXISTS ? "true" : "false");
+	pg_buf_printf(&out, "{\"delivery\": \"%s\", \"duplicate\": %s, \"jobs\": [", d.id,
+		      again || (n && !created) ? "true" : "false");
 	for (i = 0; i < n; i++)
 		pg_buf_printf(&out, "%s%lld", i ? ", " : "", (long long)id[i]);
 	pg_buf_puts(&out, "], \"urls\": [");
 	for (i = 0; i < n; i++)
 		pg_buf_printf(&out, "%s\"/api/pulls/%lld\"", i ? ", " : "", (long long)id[i]);
-	pg_buf_printf(&out, "], \"message\": \"%s\"}\n",
-		      err == PG_EEXISTS ? "this delivery was received before: no new job" : note);
-	if (err != PG_EEXISTS) {
+	pg_buf_puts(&out, "], \"message\": \"");
+	if (again)
+		pg_buf_puts(&out, pg_error_last());
+	else if (n && !created)
+		pg_buf_puts(&out, "an open job verifies this tag and object already: no new job");
+	else
+		pg_buf_puts(&out, note);
+	pg_buf_puts(&out, "\"}\n");
+	if (!again) {
 		pthread_mutex_lock(&s->metrics_lock);
 		s->hooks_accepted[mail]++;
 		pthread_mutex_unlock(&s->metrics_lock);
-		for (i = 0; i < n; i++)
-			pg_server_log(s, "pull %lld: queued from %s delivery %s", (long long)id[i],
-				      mail ? "pull-request" : "push", delivery);
-		pg_worker_wake(s->worker);
+		if (n)
+			pg_server_log(s, "%s delivery %s: %zu new job%s, %zu open already", d.hook, d.id,
+				      created, created == 1 ? "" : "s", n - created);
+		if (created)
+			pg_worker_wake(s->worker);
 	}
-	err = pg_resp_text(rs, err == PG_EEXISTS ? 200 : n ? 202 : 200, "application/json",
-			   out.ptr, out.len);
+	err = pg_resp_text(rs, again || !created ? 200 : 202, "application/json", out.ptr, out.len);
 done:
+	for (i = 0; keys && i < njobs; i++)
+		pg_buf_release(&keys[i]);
+	free(keys);
 	pg_buf_release(&ids);
 	pg_buf_release(&digest);
+	pg_buf_release(&signature);
 	pg_buf_release(&out);
 	return err;
 }
@@ -259,6 +352,7 @@ static int hook(pg_req *rq, pg_resp *rs, const char *secret)
 		.content_type = pg_req_header(rq, "Content-Type"),
 		.delivery = pg_req_header(rq, "X-Pullgate-Delivery"),
 		.signature = pg_req_header(rq, "X-Pullgate-Signature"),
+		.timestamp = pg_req_header(rq, "X-Pullgate-Timestamp"),
 		.body = rq->body.ptr,
 		.body_len = rq->body.len,
 	};

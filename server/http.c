@@ -8,6 +8,7 @@
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #define SMALL_BODY 4096
@@ -108,6 +109,21 @@ const char *pg_req_header(const pg_req *rq, const char *name)
 const char *pg_req_arg(const pg_req *rq, const char *name)
 {
 	return MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+void pg_req_address(const pg_req *rq, char *out, size_t cap)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(rq->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *a = ci ? ci->client_addr : NULL;
+
+	*out = '\0';
+	if (a && a->sa_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)a)->sin_addr, out,
+			  (socklen_t)cap);
+	else if (a && a->sa_family == AF_INET6)
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)a)->sin6_addr, out,
+			  (socklen_t)cap);
 }
 
 int pg_req_count(size_t *out, const char *s, size_t max)
@@ -331,6 +347,7 @@ static enum MHD_Result refuse(struct MHD_Connection *conn, conn_state *cs, unsig
 	enum MHD_Result ret;
 	va_list ap;
 
+	pg_conns_answering(cs->rq.srv->conns, cs->rq.k);
 	memset(&rs, 0, sizeof(rs));
 	pg_buf_init(&rs.body, 0);
 	va_start(ap, fmt);
@@ -345,6 +362,74 @@ static enum MHD_Result refuse(struct MHD_Connection *conn, conn_state *cs, unsig
 	return ret;
 }
 
+/*
+ * The name of a Host header ("name", "name:port", "[v6]" or "[v6]:port")
+ * in out, without brackets, port or a final dot; false when it is malformed.
+ */
+static bool host_name(char *out, size_t cap, const char *h)
+{
+	const char *colon, *end, *port;
+	size_t n;
+
+	if (*h == '[') {
+		if (!(end = strchr(h, ']')))
+			return false;
+		port = *++end == ':' ? end + 1 : end;
+		n = (size_t)(end - h) - 2;
+		h++;
+		if (*end && *end != ':')
+			return false;
+	} else {
+		colon = strchr(h, ':');
+		if (colon && strrchr(h, ':') != colon)
+			return false; /* an IPv6 address wants brackets */
+		port = colon ? colon + 1 : h + strlen(h);
+		n = colon ? (size_t)(colon - h) : strlen(h);
+	}
+	if (strspn(port, "0123456789") != strlen(port) || !n || n >= cap)
+		return false;
+	memcpy(out, h, n);
+	if (n > 1 && out[n - 1] == '.')
+		n--;
+	out[n] = '\0';
+	return true;
+}
+
+static bool ip_literal(const char *s)
+{
+	unsigned char a[sizeof(struct in6_addr)];
+
+	return inet_pton(AF_INET, s, a) == 1 || inet_pton(AF_INET6, s, a) == 1;
+}
+
+/*
+ * A request must name this service in its Host header: the listen
+ * address, or one of the configured names (by default the loopback ones).
+ * A page whose name an attacker rebinds to this address (DNS rebinding)
+ * carries the attacker's name and is refused.  A service listening on
+ * every address cannot know which of its addresses a client used: any IP
+ * address is taken then, as no DNS name is involved.
+ */
+static bool host_allowed(const pg_server *s, const char *header, bool *malformed)
+{
+	static const char *const defaults[] = { PG_CONFIG_HOSTS };
+	const pg_config *c = s->config;
+	const char *const *names = c->nhosts ? (const char *const *)c->hosts : defaults;
+	size_t n = c->nhosts ? c->nhosts : PG_ARRAY_SIZE(defaults), i;
+	char name[256];
+
+	*malformed = !header || !host_name(name, sizeof(name), header);
+	if (*malformed)
+		return false;
+	if (!strcasecmp(name, c->address) ||
+	    ((!strcmp(c->address, "0.0.0.0") || !strcmp(c->address, "::")) && ip_literal(name)))
+		return true;
+	for (i = 0; i < n; i++)
+		if (!strcasecmp(name, names[i]))
+			return true;
+	return false;
+}
+
 static enum MHD_Result dispatch(struct MHD_Connection *conn, conn_state *cs)
 {
 	pg_server *s = cs->rq.srv;
@@ -352,6 +437,7 @@ static enum MHD_Result dispatch(struct MHD_Connection *conn, conn_state *cs)
 	enum MHD_Result ret;
 	int err;
 
+	pg_conns_answering(s->conns, cs->rq.k);
 	if (cs->rq.too_big) {
 		if (cs->route->body == 2)
 			pg_server_count_reject(s, cs->rq.hook_mail, PG_REJECT_SIZE);
@@ -385,7 +471,9 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
 
 	(void)version;
 	if (!cs) {
+		const union MHD_ConnectionInfo *ci;
 		const char *len;
+		bool malformed;
 
 		if (!(cs = calloc(1, sizeof(*cs))))
 			return MHD_NO;
@@ -393,6 +481,9 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
 		cs->rq.srv = s;
 		cs->rq.conn = conn;
 		cs->rq.method = method;
+		ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+		cs->rq.k = ci ? ci->socket_context : NULL;
+		pg_conns_body(s->conns, cs->rq.k);
 		pg_buf_init(&cs->rq.body, 1);
 		if (!(cs->path = pg_strdup(url)))
 			return MHD_NO;
@@ -400,6 +491,16 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
 		pthread_mutex_lock(&s->metrics_lock);
 		s->http_requests++;
 		pthread_mutex_unlock(&s->metrics_lock);
+		if (!host_allowed(s, pg_req_header(&cs->rq, "Host"), &malformed)) {
+			pthread_mutex_lock(&s->metrics_lock);
+			s->http_misdirected++;
+			pthread_mutex_unlock(&s->metrics_lock);
+			if (malformed)
+				return refuse(conn, cs, 400, "the request wants a Host header naming "
+					      "this service");
+			return refuse(conn, cs, 421, "this service does not answer to that Host "
+				      "name (listen.hosts in its configuration)");
+		}
 		if (!(cs->route = find_route(cs, method, url))) {
 			if (cs->allow[0])
 				return refuse(conn, cs, 405, "%s is not allowed here", method);
@@ -431,25 +532,87 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
 static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 		      enum MHD_RequestTerminationCode toe)
 {
+	pg_server *s = cls;
 	conn_state *cs = *con_cls;
 
-	(void)cls;
 	(void)conn;
 	(void)toe;
 	if (!cs)
 		return;
+	pg_conns_answered(s->conns, cs->rq.k);
 	pg_buf_release(&cs->rq.body);
 	free(cs->path);
 	free(cs);
 	*con_cls = NULL;
 }
 
+/* Each connection from accept to close, for its deadlines and its address's share. */
+static void notify_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+			      enum MHD_ConnectionNotificationCode code)
+{
+	pg_server *s = cls;
+	const union MHD_ConnectionInfo *fd, *addr;
+
+	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+		pg_conns_close(s->conns, *socket_context);
+		*socket_context = NULL;
+		return;
+	}
+	fd = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	addr = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	*socket_context = NULL;
+	if (fd && addr && addr->client_addr)
+		*socket_context = pg_conns_open(s->conns, fd->connect_fd, addr->client_addr,
+						addr->client_addr->sa_family == AF_INET6 ?
+						sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
+	if (!*socket_context && fd)
+		shutdown(fd->connect_fd, SHUT_RDWR); /* untracked: not served */
+}
+
+/* Room for every connection the limit lets in, and the store, logs and children. */
+static void raise_fd_limit(unsigned connections)
+{
+	struct rlimit rl;
+	rlim_t want = (rlim_t)connections + 256;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < want) {
+		rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+#define MHD_LOG_BURST 10      /* libmicrohttpd lines logged per window */
+#define MHD_LOG_WINDOW 60     /* seconds */
+
+/*
+ * libmicrohttpd's own messages, mostly about clients that went away: a
+ * flood of slow or broken clients must not flood the log, so at most a
+ * burst per window is logged, and how many were not.
+ */
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
 	pg_server *s = cls;
 	char line[512];
+	time_t now = time(NULL);
+	uint64_t dropped = 0;
+	bool say;
 	size_t n;
 
+	pthread_mutex_lock(&s->metrics_lock);
+	if (now - s->mhd_log_window >= MHD_LOG_WINDOW) {
+		dropped = s->mhd_log_dropped;
+		s->mhd_log_window = now;
+		s->mhd_log_count = 0;
+		s->mhd_log_dropped = 0;
+	}
+	say = s->mhd_log_count++ < MHD_LOG_BURST;
+	s->mhd_log_dropped += !say;
+	pthread_mutex_unlock(&s->metrics_lock);
+	if (dropped)
+		pg_server_log(s, "(%llu more messages of libmicrohttpd were not logged)",
+			      (unsigned long long)dropped);
+	if (!say)
+		return;
 	vsnprintf(line, sizeof(line), fmt, ap);
 	n = strlen(line);
 	while (n && line[n - 1] == '\n')
@@ -464,10 +627,14 @@ int pg_http_start(pg_server *s)
 	struct sockaddr_in6 a6;
 	const struct sockaddr *addr;
 	const union MHD_DaemonInfo *info;
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
+	const pg_config_limits *lim = &s->config->limits;
+	pg_conns_limits cl;
+	/* a thread per connection, polled (not select: past 1024 descriptors) */
+	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_THREAD_PER_CONNECTION |
 			 MHD_USE_ERROR_LOG;
 	bool v6 = strchr(s->config->address, ':') != NULL;
 	struct MHD_Daemon *d;
+	int err;
 
 	memset(&a4, 0, sizeof(a4));
 	memset(&a6, 0, sizeof(a6));
@@ -485,12 +652,19 @@ int pg_http_start(pg_server *s)
 			return pg_error_set(PG_EINVALID, "'%s' is not an IP address", s->config->address);
 		addr = (const struct sockaddr *)&a4;
 	}
+	cl.per_address = lim->per_address;
+	cl.header_ms = lim->header_timeout * 1000u;
+	cl.body_ms = lim->body_timeout * 1000u;
+	if ((err = pg_conns_new(&s->conns, &cl)) < 0)
+		return err;
+	raise_fd_limit(lim->connections);
 	d = MHD_start_daemon(flags, (uint16_t)s->config->port, NULL, NULL, access_handler, s,
 			     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s,
 			     MHD_OPTION_SOCK_ADDR, addr,
 			     MHD_OPTION_NOTIFY_COMPLETED, completed, s,
-			     MHD_OPTION_CONNECTION_LIMIT, (unsigned)128,
-			     MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)64,
+			     MHD_OPTION_NOTIFY_CONNECTION, notify_connection, s,
+			     MHD_OPTION_CONNECTION_LIMIT, lim->connections,
+			     /* a client that stops reading its answer */
 			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
 			     MHD_OPTION_END);
 	if (!d)
@@ -508,4 +682,6 @@ void pg_http_stop(pg_server *s)
 	if (s->mhd)
 		MHD_stop_daemon(s->mhd);
 	s->mhd = NULL;
+	pg_conns_free(s->conns);
+	s->conns = NULL;
 }

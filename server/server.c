@@ -1,11 +1,14 @@
 /* server.c - start and stop the service: store, policy, secrets, worker, listener, in that order. */
 #include "server/web.h"
+#include "server/clock.h"
 #include "common/error.h"
 #include "common/fs.h"
 #include "pipeline/gate.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 bool pg_server_owns_log(const pg_server *s, const char *path)
@@ -66,10 +69,128 @@ static int recover(pg_server *s)
 	return err;
 }
 
+/*
+ * One service per state directory: an exclusive lock on state/pullgate.lock
+ * for as long as it runs (the kernel lets go when the process ends, killed
+ * or not), which names its pid for the next one that tries.
+ */
+static int lock_state(int *out, const char *state)
+{
+	pg_buf path = PG_BUF_INIT, pid = PG_BUF_INIT;
+	char held[32] = "";
+	ssize_t n;
+	int fd, err = 0;
+
+	*out = -1;
+	if ((err = pg_buf_printf(&path, "%s/pullgate.lock", state)) < 0)
+		goto done;
+	if ((fd = open(path.ptr, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) < 0) {
+		err = pg_error_set(PG_EIO, "'%s': %s", path.ptr, strerror(errno));
+		goto done;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		n = errno == EWOULDBLOCK ? pread(fd, held, sizeof(held) - 1, 0) : -1;
+		held[n > 0 ? strcspn(held, "\n") : 0] = '\0';
+		err = errno == EWOULDBLOCK || n >= 0 ?
+			pg_error_set(PG_ECONFLICT, "state directory '%s' is in use by another "
+				     "pullgate serve%s%s%s: one service per state directory", state,
+				     held[0] ? " (pid " : "", held, held[0] ? ")" : "") :
+			pg_error_set(PG_EIO, "'%s': %s", path.ptr, strerror(errno));
+		close(fd);
+		goto done;
+	}
+	if ((err = pg_buf_printf(&pid, "%ld\n", (long)getpid())) < 0 || ftruncate(fd, 0) < 0 ||
+	    pwrite(fd, pid.ptr, pid.len, 0) != (ssize_t)pid.len) {
+		err = err < 0 ? err : pg_error_set(PG_EIO, "'%s': %s", path.ptr, strerror(errno));
+		close(fd);
+		goto done;
+	}
+	*out = fd;
+done:
+	pg_buf_release(&path);
+	pg_buf_release(&pid);
+	return err;
+}
+
+#define CHECKPOINT_EVERY_MS 250
+
+/* Copy the write-ahead log into the database now and then, so that no hook's commit does. */
+static void *checkpoints(void *p)
+{
+	pg_server *s = p;
+	struct timespec until;
+
+	pthread_mutex_lock(&s->checkpointer_lock);
+	while (!s->checkpointer_stop) {
+		pg_monotonic_after(&until, CHECKPOINT_EVERY_MS);
+		pthread_cond_timedwait(&s->checkpointer_wake, &s->checkpointer_lock, &until);
+		pthread_mutex_unlock(&s->checkpointer_lock);
+		if (pg_store_checkpoint(s->checkpoint_store) < 0)
+			pg_server_log(s, "%s", pg_error_last());
+		pthread_mutex_lock(&s->checkpointer_lock);
+	}
+	pthread_mutex_unlock(&s->checkpointer_lock);
+	return NULL;
+}
+
+static int start_checkpoints(pg_server *s, const char *db)
+{
+	pthread_condattr_t attr;
+	int err;
+
+	if ((err = pg_store_open(&s->checkpoint_store, db)) < 0)
+		return err;
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->checkpointer_wake, &attr);
+	pthread_condattr_destroy(&attr);
+	if (pthread_create(&s->checkpointer, NULL, checkpoints, s) != 0)
+		return pg_error_set(PG_EIO, "cannot start the checkpointer");
+	s->checkpointer_running = true;
+	/* the hooks' commits only append to the log and sync it */
+	pg_store_manual_checkpoints(s->store);
+	return 0;
+}
+
+static void stop_checkpoints(pg_server *s)
+{
+	if (s->checkpointer_running) {
+		pthread_mutex_lock(&s->checkpointer_lock);
+		s->checkpointer_stop = true;
+		pthread_cond_broadcast(&s->checkpointer_wake);
+		pthread_mutex_unlock(&s->checkpointer_lock);
+		pthread_join(s->checkpointer, NULL);
+		pthread_cond_destroy(&s->checkpointer_wake);
+		s->checkpointer_running = false;
+	}
+	pg_store_free(s->checkpoint_store);
+	s->checkpoint_store = NULL;
+}
+
+/* The connections the HTTP threads read through: WAL lets them read while a group commits. */
+static int open_readers(pg_server *s, const char *db)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < PG_SERVER_READERS && err == 0; i++)
+		err = pg_store_open(&s->readers[i], db);
+	return err;
+}
+
+pg_store *pg_server_reader(pg_server *s)
+{
+	unsigned i = __atomic_fetch_add(&s->next_reader, 1, __ATOMIC_RELAXED);
+
+	return s->readers[i % PG_SERVER_READERS];
+}
+
 int pg_server_start(pg_server **out, const pg_server_opts *o)
 {
 	pg_server *s = calloc(1, sizeof(*s));
-	pg_buf db = PG_BUF_INIT;
+	pg_buf db = PG_BUF_INIT, tmp = PG_BUF_INIT;
+	pg_throttle_rules tr = PG_THROTTLE_RULES_INIT;
+	size_t swept = 0;
 	pg_worker_opts wo;
 	char *gen = NULL;
 	int err;
@@ -78,6 +199,8 @@ int pg_server_start(pg_server **out, const pg_server_opts *o)
 	if (!s)
 		return pg_error_oom();
 	pthread_mutex_init(&s->metrics_lock, NULL);
+	pthread_mutex_init(&s->checkpointer_lock, NULL);
+	s->state_fd = s->scratch_fd = -1;
 	s->config = o->config;
 	s->log = o->log;
 	s->log_ctx = o->log_ctx;
@@ -86,8 +209,20 @@ int pg_server_start(pg_server **out, const pg_server_opts *o)
 		err = PG_ENOMEM;
 		goto fail;
 	}
-	if ((err = pg_mkdir_p(s->state)) < 0 || (err = pg_mkdir_p(s->home)) < 0)
+	if ((err = pg_mkdir_p(s->state)) < 0 || (err = pg_mkdir_p(s->home)) < 0 ||
+	    (err = lock_state(&s->state_fd, s->state)) < 0)
 		goto fail;
+	/* what a killed verification left in home/tmp (its private GnuPG homes) */
+	if ((err = pg_buf_printf(&tmp, "%s/tmp", s->home)) < 0 ||
+	    (err = pg_scratch_claim(&s->scratch_fd, &swept, tmp.ptr)) < 0)
+		goto fail;
+	if (swept && o->log) {
+		char line[128];
+
+		snprintf(line, sizeof(line), "removed %zu temporary director%s left by a killed run",
+			 swept, swept == 1 ? "y" : "ies");
+		o->log(o->log_ctx, line);
+	}
 	if ((err = o->config->policy ? pg_policy_load(&s->policy, o->config->policy) :
 	     pg_policy_new_default(&s->policy)) < 0)
 		goto fail;
@@ -101,15 +236,26 @@ int pg_server_start(pg_server **out, const pg_server_opts *o)
 		err = PG_ENOMEM;
 		goto fail;
 	}
+	tr.base_ms = o->config->limits.login_backoff * 1000u;
 	if ((err = pg_buf_printf(&db, "%s/pullgate.db", s->state)) < 0 ||
 	    (err = pg_store_open(&s->store, db.ptr)) < 0 ||
+	    /* the worker's own connection: a long write of its never holds up a hook */
+	    (err = pg_store_open(&s->worker_store, db.ptr)) < 0 ||
+	    (err = open_readers(s, db.ptr)) < 0 ||
+	    (err = start_checkpoints(s, db.ptr)) < 0 ||
 	    (err = pg_job_requeue(s->store, &s->requeued)) < 0 ||
 	    (err = recover(s)) < 0 ||
 	    (err = pg_events_new(&s->events)) < 0 ||
-	    (err = pg_sessions_new(&s->sessions, o->config->session_hours * 3600u)) < 0)
+	    (err = pg_sessions_new(&s->sessions, o->config->session_hours * 3600u)) < 0 ||
+	    (err = pg_throttle_new(&s->throttle, &tr)) < 0)
 		goto fail;
+	pg_store_set_limits(s->store, o->config->limits.findings_per_check,
+			    o->config->limits.report_size);
+	pg_store_set_limits(s->worker_store, o->config->limits.findings_per_check,
+			    o->config->limits.report_size);
+	pg_store_sync_decisions_only(s->worker_store);
 	memset(&wo, 0, sizeof(wo));
-	wo.store = s->store;
+	wo.store = s->worker_store;
 	wo.events = s->events;
 	wo.policy = s->policy;
 	wo.home = s->home;
@@ -133,11 +279,13 @@ int pg_server_start(pg_server **out, const pg_server_opts *o)
 		goto fail;
 	pg_free_secret(gen);
 	pg_buf_release(&db);
+	pg_buf_release(&tmp);
 	*out = s;
 	return 0;
 fail:
 	pg_free_secret(gen);
 	pg_buf_release(&db);
+	pg_buf_release(&tmp);
 	pg_server_stop(s);
 	return err;
 }
@@ -154,6 +302,8 @@ size_t pg_server_requeued(const pg_server *s)
 
 void pg_server_stop(pg_server *s)
 {
+	size_t i;
+
 	if (!s)
 		return;
 	s->stopping = true;
@@ -165,7 +315,12 @@ void pg_server_stop(pg_server *s)
 	pg_notify_stop(s->notify);
 	pg_events_free(s->events);
 	pg_sessions_free(s->sessions);
+	pg_throttle_free(s->throttle);
+	stop_checkpoints(s);
 	pg_store_free(s->store);
+	pg_store_free(s->worker_store);
+	for (i = 0; i < PG_SERVER_READERS; i++)
+		pg_store_free(s->readers[i]);
 	pg_policy_free(s->policy);
 	pg_free_secret(s->push_secret);
 	pg_free_secret(s->mail_secret);
@@ -173,6 +328,12 @@ void pg_server_stop(pg_server *s)
 	free(s->home);
 	free(s->datadir);
 	free(s->state);
+	if (s->scratch_fd >= 0)
+		close(s->scratch_fd);
+	/* the last thing: the next service may start once the store is closed */
+	if (s->state_fd >= 0)
+		close(s->state_fd);
+	pthread_mutex_destroy(&s->checkpointer_lock);
 	pthread_mutex_destroy(&s->metrics_lock);
 	free(s);
 }

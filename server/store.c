@@ -1,7 +1,8 @@
-/* store.c - the SQLite job store: the schema, opening it (WAL) and closing it. */
+/* store.c - the SQLite job store: the schema and its upgrades, opening it (WAL, synced) and closing it. */
 #include "server/store_sql.h"
 
-static const char schema[] =
+/* Schema 1, as the first release made it; later versions are upgrades below. */
+static const char schema_v1[] =
 	"CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
 	"CREATE TABLE IF NOT EXISTS deliveries ("
 	"  id TEXT PRIMARY KEY, hook TEXT NOT NULL, digest TEXT NOT NULL, at INTEGER NOT NULL);"
@@ -30,16 +31,89 @@ static const char schema[] =
 	"  id INTEGER PRIMARY KEY AUTOINCREMENT, pull INTEGER NOT NULL REFERENCES pulls(id),"
 	"  user TEXT NOT NULL, action TEXT NOT NULL, at INTEGER NOT NULL, note TEXT);";
 
+/*
+ * Each upgrade takes schema N-1 to N, in the transaction that opens the
+ * store.  2: a delivery's signature, to know a replay under a new id; a
+ * pull's dedupe key, to know an open twin; and which pulls each delivery
+ * names (made or found open), filled from the pulls each one made.
+ */
+static const char *const upgrades[] = {
+	[2] = "ALTER TABLE deliveries ADD COLUMN signature TEXT;"
+	      "CREATE INDEX deliveries_signature ON deliveries (signature);"
+	      "ALTER TABLE pulls ADD COLUMN dedupe TEXT;"
+	      "CREATE INDEX pulls_dedupe ON pulls (dedupe);"
+	      "CREATE TABLE delivery_pulls ("
+	      "  delivery TEXT NOT NULL REFERENCES deliveries(id),"
+	      "  pull INTEGER NOT NULL REFERENCES pulls(id), PRIMARY KEY (delivery, pull))"
+	      "  WITHOUT ROWID;"
+	      "INSERT INTO delivery_pulls (delivery, pull)"
+	      "  SELECT delivery, id FROM pulls WHERE delivery IS NOT NULL;"
+	      /* delivery_pulls answers what pulls.delivery's index did: one index less to write */
+	      "DROP INDEX pulls_delivery;",
+};
+
+static int upgrade(pg_store *s, const char *path)
+{
+	sqlite3_stmt *st = NULL;
+	char version[16];
+	int v = 0, err, rc;
+
+	if ((err = exec(s, schema_v1)) < 0)
+		return err;
+	rc = sqlite3_prepare_v2(s->db, "SELECT value FROM meta WHERE key = 'schema'", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return fail(s, rc, "meta");
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	if (v > PG_STORE_SCHEMA_VERSION)
+		return pg_error_set(PG_EINVALID, "store '%s' has schema %d; this pullgate knows %d",
+				    path, v, PG_STORE_SCHEMA_VERSION);
+	/* a new file has schema 1 now */
+	for (v = v ? v + 1 : 2; v <= PG_STORE_SCHEMA_VERSION && err == 0; v++)
+		err = exec(s, upgrades[v]);
+	snprintf(version, sizeof(version), "%d", PG_STORE_SCHEMA_VERSION);
+	if (err == 0 && (err = prepare(s, &st, "INSERT OR REPLACE INTO meta (key, value)"
+				       " VALUES ('schema', ?)")) == 0) {
+		bind_text(st, 1, version);
+		err = step_done(s, st, "meta");
+	}
+	return err;
+}
+
+/*
+ * While another connection writes, wait in short steps: SQLite's own busy
+ * handler sleeps up to 100 ms a try, so that a hook behind the worker's
+ * commit would wait many times as long as the commit takes.
+ */
+#define BUSY_STEP_US 200
+#define BUSY_MAX_US (10 * 1000 * 1000)
+
+static int busy(void *ctx, int tries)
+{
+	struct timespec ts = { 0, BUSY_STEP_US * 1000L };
+
+	(void)ctx;
+	if ((long long)tries * BUSY_STEP_US >= BUSY_MAX_US)
+		return 0;
+	nanosleep(&ts, NULL);
+	return 1;
+}
+
 int pg_store_open(pg_store **out, const char *path)
 {
 	pg_store *s = NULL;
-	sqlite3_stmt *st = NULL;
-	int rc, err = 0, version = 0;
+	int rc, err = 0;
 
 	*out = NULL;
 	if (!(s = calloc(1, sizeof(*s))))
 		return pg_error_oom();
 	pthread_mutex_init(&s->lock, NULL);
+	pthread_mutex_init(&s->group_lock, NULL);
+	pthread_cond_init(&s->group_done, NULL);
+	s->queue_tail = &s->queue;
+	s->findings_per_check = 100;
+	s->report_size = (size_t)1 << 20;
 	rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
 			     SQLITE_OPEN_FULLMUTEX, NULL);
 	if (rc != SQLITE_OK) {
@@ -47,25 +121,18 @@ int pg_store_open(pg_store **out, const char *path)
 				   s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
 		goto done;
 	}
-	sqlite3_busy_timeout(s->db, 5000);
-	/* WAL survives a SIGKILL with every committed transaction; NORMAL sync is enough in WAL */
+	sqlite3_busy_handler(s->db, busy, NULL);
+	/*
+	 * WAL, synced at every commit (FULL): a hook is answered only once its
+	 * delivery is on disk.  Deliveries are committed in groups, so the
+	 * sync is paid once per group, not per hook.
+	 */
 	if ((err = exec(s, "PRAGMA journal_mode=WAL")) < 0 ||
-	    (err = exec(s, "PRAGMA synchronous=NORMAL")) < 0 ||
+	    (err = exec(s, "PRAGMA synchronous=FULL")) < 0 ||
 	    (err = exec(s, "PRAGMA foreign_keys=ON")) < 0 ||
 	    (err = exec(s, "BEGIN IMMEDIATE")) < 0)
 		goto done;
-	if ((err = exec(s, schema)) == 0 &&
-	    (err = prepare(s, &st, "SELECT value FROM meta WHERE key = 'schema'")) == 0) {
-		if (sqlite3_step(st) == SQLITE_ROW)
-			version = sqlite3_column_int(st, 0);
-		if (version > PG_STORE_SCHEMA_VERSION)
-			err = pg_error_set(PG_EINVALID, "store '%s' has schema %d; this pullgate knows %d",
-					   path, version, PG_STORE_SCHEMA_VERSION);
-		else if (version == 0)
-			err = exec(s, "INSERT INTO meta (key, value) VALUES ('schema', '1')");
-	}
-	sqlite3_finalize(st);
-	if ((err = end_transaction(s, err)) == 0) {
+	if ((err = end_transaction(s, upgrade(s, path))) == 0) {
 		*out = s;
 		s = NULL;
 	}
@@ -76,19 +143,72 @@ done:
 
 void pg_store_free(pg_store *s)
 {
+	size_t i;
+
 	if (!s)
 		return;
+	for (i = 0; i < s->nstmts; i++)
+		sqlite3_finalize(s->stmts[i].st);
 	sqlite3_close(s->db);
+	pthread_cond_destroy(&s->group_done);
+	pthread_mutex_destroy(&s->group_lock);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }
 
-int pg_store_ping(pg_store *s)
+void pg_store_sync_decisions_only(pg_store *s)
 {
-	int err;
+	pthread_mutex_lock(&s->lock);
+	if (exec(s, "PRAGMA synchronous=NORMAL") == 0)
+		s->sync_decisions_only = true;
+	pg_error_clear();
+	pthread_mutex_unlock(&s->lock);
+}
+
+void pg_store_set_limits(pg_store *s, size_t per_check, size_t max_bytes)
+{
+	pthread_mutex_lock(&s->lock);
+	s->findings_per_check = per_check ? per_check : 1;
+	s->report_size = max_bytes;
+	pthread_mutex_unlock(&s->lock);
+}
+
+void pg_store_manual_checkpoints(pg_store *s)
+{
+	pthread_mutex_lock(&s->lock);
+	sqlite3_wal_autocheckpoint(s->db, 0);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* A log this long is restarted: passive checkpoints alone never restart one that is always written. */
+#define WAL_RESTART_PAGES 8192
+
+int pg_store_checkpoint(pg_store *s)
+{
+	int rc, log = 0, done_pages = 0;
 
 	pthread_mutex_lock(&s->lock);
-	err = exec(s, "SELECT 1 FROM meta LIMIT 1");
+	rc = sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_PASSIVE, &log, &done_pages);
+	/* the next writer starts the log again from its beginning, once all of it is copied */
+	if (rc == SQLITE_OK && log > WAL_RESTART_PAGES)
+		rc = sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_RESTART, NULL, NULL);
+	rc = rc == SQLITE_OK || rc == SQLITE_BUSY ? 0 : fail(s, rc, "checkpoint");
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+int pg_store_ping(pg_store *s)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, err;
+
+	pthread_mutex_lock(&s->lock);
+	if ((err = prepare(s, &st, "SELECT 1 FROM meta LIMIT 1")) == 0) {
+		rc = sqlite3_step(st);
+		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+			err = fail(s, rc, "meta");
+		done(s, st);
+	}
 	pthread_mutex_unlock(&s->lock);
 	return err;
 }

@@ -7,19 +7,43 @@
 
 /*
  * One module owns sqlite3.  The database is in WAL mode with a busy
- * timeout; every change is one transaction, so a SIGKILL leaves either the
- * old or the new state, never half of one.  The schema is versioned in
- * the meta table.  Calls are serialized by a mutex: any thread may use
- * one pg_store.  A pull's state is stored as its name; what the states
- * mean and which moves between them are allowed is server/job.h's.
+ * timeout; every change is one transaction, synced to disk before the call
+ * returns (synchronous=FULL), so a SIGKILL or a power cut leaves either
+ * the old or the new state, never half of one, and what a call said was
+ * stored is.  The schema is versioned in the meta table; an older one is
+ * upgraded when opened.  Calls on one pg_store are serialized by a mutex:
+ * any thread may use it.  Threads that should not wait for each other
+ * (the HTTP threads and the worker) each open their own pg_store on the
+ * same file: WAL lets them read at once, and writes take turns.  A pull's
+ * state is stored as its name; what the states mean and which moves
+ * between them are allowed is server/job.h's.
  */
-#define PG_STORE_SCHEMA_VERSION 1
+#define PG_STORE_SCHEMA_VERSION 2
 
 typedef struct pg_store pg_store;
 
 /* Open (creating if needed) the database at path. Errors: PG_EIO, PG_EINVALID (newer schema). */
 int pg_store_open(pg_store **out, const char *path);
 void pg_store_free(pg_store *s);
+
+/*
+ * Sync only the commits that record a decision (pg_store_update.action),
+ * not every one: for a connection whose other changes a power cut may undo
+ * and the next start redoes, as the worker's are (a pull whose new state
+ * is lost is found running, queued again and run again).  A crash of the
+ * process loses nothing either way (WAL).  The worker's commits then no
+ * longer hold the write lock for a sync, and hooks do not wait behind them.
+ */
+void pg_store_sync_decisions_only(pg_store *s);
+
+/*
+ * What a stored report may hold (pg_store_set_state): per check and
+ * severity, the first per_check findings are kept (in the JSON and the
+ * findings table) and the rest counted, and the JSON is at most max_bytes
+ * (fewer findings and then none of their details are kept until it fits).
+ * Defaults: 100 and 1 MiB.
+ */
+void pg_store_set_limits(pg_store *s, size_t per_check, size_t max_bytes);
 
 /* A job to create, as a hook saw it.  Strings are copied. */
 typedef struct pg_job_spec {
@@ -31,6 +55,12 @@ typedef struct pg_job_spec {
 	const char *sender;      /* the pushing user or the mail's From, or NULL */
 	const char *mail;        /* the raw mail, or NULL */
 	size_t mail_len;
+	/*
+	 * What makes two jobs the same pull (the hook's choice: repository,
+	 * tag and object id): while a job with this key is open, a delivery
+	 * names that job instead of making another.  NULL: never the same.
+	 */
+	const char *dedupe;
 } pg_job_spec;
 
 typedef struct pg_job_stage {
@@ -79,16 +109,33 @@ typedef struct pg_job {
 
 void pg_job_free(pg_job *j);
 
+/* A hook's delivery, as pg_store_add_delivery records it.  Strings are copied. */
+typedef struct pg_delivery {
+	const char *id;          /* the delivery id: the same for a retry */
+	const char *hook;        /* "push" or "pull-request" */
+	const char *digest;      /* of the body: a retry carries the same body */
+	const char *signature;   /* of what was signed (timestamp and body); NULL: none */
+	const char *state;       /* the new jobs' state */
+	const pg_job_spec *jobs;
+	size_t njobs;
+	const char *const *open; /* the states in which a job is open, for dedupe */
+	size_t nopen;
+} pg_delivery;
+
 /*
- * Record a delivery and create its jobs, in state (a state's name), in one
- * transaction.  ids receives the job ids (appended as int64_t values; may
- * be none).  When the delivery id is known already and digest matches,
- * nothing is created, the earlier jobs' ids are given and PG_EEXISTS is
- * returned; with another digest, PG_ECONFLICT.
+ * Record a delivery and create its jobs, in one transaction, durable when
+ * this returns.  ids receives the jobs' ids (appended as int64_t values;
+ * may be none); *created how many of them are new: a job whose dedupe key
+ * an open job has is not made again, that job's id is given instead.
+ * When the delivery id is known already and digest matches, nothing is
+ * recorded, the ids of its jobs are given and PG_EEXISTS is returned; with
+ * another digest, PG_ECONFLICT.  When another delivery carried the same
+ * signature (a replay under a new id), nothing is recorded, the ids of
+ * that one's jobs are given and PG_EEXISTS is returned, the message saying
+ * so.  Concurrent calls are committed together, one sync for them all
+ * (group commit); each gets its own answer.
  */
-int pg_store_add_delivery(pg_store *s, pg_buf *ids, const char *delivery, const char *hook,
-			  const char *digest, const char *state, const pg_job_spec *jobs,
-			  size_t njobs);
+int pg_store_add_delivery(pg_store *s, pg_buf *ids, size_t *created, const pg_delivery *d);
 
 /* A job with its stages and decisions; PG_ENOTFOUND for an unknown id. */
 int pg_store_get(pg_store *s, pg_job **out, int64_t id);
@@ -152,5 +199,19 @@ int pg_store_stage_totals(pg_store *s, pg_store_stage_fn fn, void *ctx);
 
 /* Whether the database answers (for /healthz). */
 int pg_store_ping(pg_store *s);
+
+/*
+ * Checkpoints: by default a connection copies the write-ahead log into the
+ * database after a commit that grew it past 1000 pages, in the committing
+ * thread.  pg_store_manual_checkpoints turns that off for s (its commits
+ * then only append and sync), and pg_store_checkpoint copies what it can
+ * without waiting for readers or writers (a passive checkpoint), and when
+ * the log has grown past 8192 pages, waits for the writer of the moment to
+ * copy the rest, so that the next one starts it again from the beginning
+ * (the log stays bounded): a service runs it from a thread of its own, so
+ * that no hook's commit does the copying.
+ */
+void pg_store_manual_checkpoints(pg_store *s);
+int pg_store_checkpoint(pg_store *s);
 
 #endif

@@ -2,10 +2,17 @@
 #include "server/store_sql.h"
 #include "common/array.h"
 
-static const char job_columns[] =
-	"id, delivery, kind, repo, repo_name, tag, expect, sender, mail, state, verdict, errors,"
-	" warnings, commits, merges, message, report, tag_object, tag_time, tag_offset,"
-	" merge_base, merge_commit, attempts, created, updated";
+/*
+ * A job's columns, in the order read_job reads them.  A list leaves out
+ * the mail and the report, the two that may be large: SQLite does not
+ * read what is not selected.
+ */
+#define JOB_COLUMNS(mail, report) \
+	"SELECT id, delivery, kind, repo, repo_name, tag, expect, sender, " mail ", state," \
+	" verdict, errors, warnings, commits, merges, message, " report ", tag_object, tag_time," \
+	" tag_offset, merge_base, merge_commit, attempts, created, updated FROM pulls "
+#define JOB_SELECT JOB_COLUMNS("mail", "report")
+#define JOB_LISTED JOB_COLUMNS("NULL", "NULL")
 
 static char *col_dup(sqlite3_stmt *st, int i, bool *ok)
 {
@@ -110,16 +117,15 @@ static int read_job(pg_job **out, sqlite3_stmt *st, bool with_blobs)
 	return 0;
 }
 
-static int select_job(pg_store *s, pg_job **out, const char *where, const char *arg, int64_t id)
+/* The first job sql (a JOB_SELECT) selects, with its one argument: arg, or else id. */
+static int select_job(pg_store *s, pg_job **out, const char *sql, const char *arg, int64_t id)
 {
 	sqlite3_stmt *st = NULL;
-	pg_buf sql = PG_BUF_INIT;
 	int rc, err;
 
 	*out = NULL;
-	if ((err = pg_buf_printf(&sql, "SELECT %s FROM pulls WHERE %s", job_columns, where)) < 0 ||
-	    (err = prepare(s, &st, sql.ptr)) < 0)
-		goto done;
+	if ((err = prepare(s, &st, sql)) < 0)
+		return err;
 	if (arg)
 		bind_text(st, 1, arg);
 	else
@@ -129,9 +135,7 @@ static int select_job(pg_store *s, pg_job **out, const char *where, const char *
 		err = read_job(out, st, true);
 	else if (rc != SQLITE_DONE)
 		err = fail(s, rc, "pulls");
-done:
-	sqlite3_finalize(st);
-	pg_buf_release(&sql);
+	done(s, st);
 	return err;
 }
 
@@ -140,7 +144,7 @@ int pg_store_oldest(pg_store *s, pg_job **out, const char *state)
 	int err;
 
 	pthread_mutex_lock(&s->lock);
-	err = select_job(s, out, "state = ? ORDER BY id LIMIT 1", state, 0);
+	err = select_job(s, out, JOB_SELECT "WHERE state = ? ORDER BY id LIMIT 1", state, 0);
 	pthread_mutex_unlock(&s->lock);
 	return err;
 }
@@ -206,7 +210,7 @@ int pg_store_get(pg_store *s, pg_job **out, int64_t id)
 
 	*out = NULL;
 	pthread_mutex_lock(&s->lock);
-	if ((err = select_job(s, &j, "id = ?", NULL, id)) == 0 && !j)
+	if ((err = select_job(s, &j, JOB_SELECT "WHERE id = ?", NULL, id)) == 0 && !j)
 		err = pg_error_set(PG_ENOTFOUND, "pull %lld does not exist", (long long)id);
 	if (err == 0 &&
 	    (err = read_rows(s, j, "SELECT name, status, seconds, log, summary FROM stages"
@@ -253,9 +257,8 @@ static int list_row(sqlite3_stmt *st, void *ctx)
 int pg_store_list(pg_store *s, pg_job_list *out, const char *state, size_t offset, size_t limit)
 {
 	sqlite3_stmt *st = NULL;
-	pg_buf sql = PG_BUF_INIT;
 	page p = { out, 0 };
-	int err;
+	int rc, err;
 
 	memset(out, 0, sizeof(*out));
 	pthread_mutex_lock(&s->lock);
@@ -264,12 +267,15 @@ int pg_store_list(pg_store *s, pg_job_list *out, const char *state, size_t offse
 		goto unlock;
 	if (state)
 		bind_text(st, 1, state);
-	if (sqlite3_step(st) == SQLITE_ROW)
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		out->total = (size_t)sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	if ((err = pg_buf_printf(&sql, "SELECT %s FROM pulls %s ORDER BY id DESC LIMIT ? OFFSET ?",
-				 job_columns, state ? "WHERE state = ?" : "")) < 0 ||
-	    (err = prepare(s, &st, sql.ptr)) < 0)
+	else
+		err = fail(s, rc, "pulls");
+	done(s, st);
+	if (err < 0 ||
+	    (err = prepare(s, &st, state ?
+			   JOB_LISTED "WHERE state = ? ORDER BY id DESC LIMIT ? OFFSET ?" :
+			   JOB_LISTED "ORDER BY id DESC LIMIT ? OFFSET ?")) < 0)
 		goto unlock;
 	if (state)
 		bind_text(st, 1, state);
@@ -278,7 +284,6 @@ int pg_store_list(pg_store *s, pg_job_list *out, const char *state, size_t offse
 	err = each_row(s, st, "pulls", list_row, &p);
 unlock:
 	pthread_mutex_unlock(&s->lock);
-	pg_buf_release(&sql);
 	if (err < 0)
 		pg_job_list_release(out);
 	return err;
@@ -295,8 +300,8 @@ int pg_store_count_states(pg_store *s, pg_store_count_fn fn, void *ctx)
 			fn(ctx, (const char *)sqlite3_column_text(st, 0), sqlite3_column_int64(st, 1));
 		if (rc != SQLITE_DONE)
 			err = fail(s, rc, "pulls");
+		done(s, st);
 	}
-	sqlite3_finalize(st);
 	pthread_mutex_unlock(&s->lock);
 	return err;
 }
@@ -314,8 +319,8 @@ int pg_store_stage_totals(pg_store *s, pg_store_stage_fn fn, void *ctx)
 			   sqlite3_column_double(st, 2));
 		if (rc != SQLITE_DONE)
 			err = fail(s, rc, "stages");
+		done(s, st);
 	}
-	sqlite3_finalize(st);
 	pthread_mutex_unlock(&s->lock);
 	return err;
 }

@@ -1,4 +1,4 @@
-/* store_sql.h - the SQLite handle and the statement helpers that the store's files share (private). */
+/* store_sql.h - the SQLite handle, its cache of prepared statements and the helpers the store's files share (private). */
 #ifndef PG_SERVER_STORE_SQL_H
 #define PG_SERVER_STORE_SQL_H
 
@@ -9,9 +9,27 @@
 #include <sqlite3.h>
 #include <time.h>
 
+/* Statements kept prepared for the handle's life: every one the store runs fits. */
+#define STMT_CACHE 64
+
+typedef struct pg_store_pending pg_store_pending;
+
 struct pg_store {
 	sqlite3 *db;
 	pthread_mutex_t lock;   /* every call holds it: one statement or transaction at a time */
+	struct {
+		const char *sql;    /* the string literal it was prepared from, by address */
+		sqlite3_stmt *st;
+	} stmts[STMT_CACHE];
+	size_t nstmts;
+	size_t findings_per_check;   /* pg_store_set_limits */
+	size_t report_size;
+	bool sync_decisions_only;    /* pg_store_sync_decisions_only */
+	/* deliveries waiting for the next group commit (store_write.c) */
+	pthread_mutex_t group_lock;
+	pthread_cond_t group_done;
+	pg_store_pending *queue, **queue_tail;
+	bool committing;
 };
 
 /* SQLite's failure as ours, with its message: foreign codes stop here. */
@@ -32,24 +50,58 @@ static inline int exec(pg_store *s, const char *sql)
 	return rc == SQLITE_OK ? 0 : fail(s, rc, sql);
 }
 
+/*
+ * The statement for sql, a string literal (it is known by its address),
+ * prepared the first time and kept: later calls only bind and step it.
+ * Give it back with done() (reset, not finalized).
+ */
 static inline int prepare(pg_store *s, sqlite3_stmt **st, const char *sql)
 {
-	int rc = sqlite3_prepare_v2(s->db, sql, -1, st, NULL);
+	size_t i;
+	int rc;
 
-	return rc == SQLITE_OK ? 0 : fail(s, rc, "prepare");
+	for (i = 0; i < s->nstmts; i++)
+		if (s->stmts[i].sql == sql) {
+			*st = s->stmts[i].st;
+			return 0;
+		}
+	rc = sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL);
+	if (rc != SQLITE_OK)
+		return fail(s, rc, "prepare");
+	if (s->nstmts < STMT_CACHE) {
+		s->stmts[s->nstmts].sql = sql;
+		s->stmts[s->nstmts++].st = *st;
+	}
+	return 0;
 }
 
-/* Run a statement that returns no row, and finalize it. */
+/* A statement is done with: reset for its next use (finalized if the cache had no room). */
+static inline void done(pg_store *s, sqlite3_stmt *st)
+{
+	size_t i;
+
+	if (!st)
+		return;
+	for (i = 0; i < s->nstmts; i++)
+		if (s->stmts[i].st == st) {
+			sqlite3_reset(st);
+			sqlite3_clear_bindings(st);
+			return;
+		}
+	sqlite3_finalize(st);
+}
+
+/* Run a statement that returns no row, and give it back. */
 static inline int step_done(pg_store *s, sqlite3_stmt *st, const char *what)
 {
 	int rc = sqlite3_step(st), err = rc == SQLITE_DONE ? 0 : fail(s, rc, what);
 
-	sqlite3_finalize(st);
+	done(s, st);
 	return err;
 }
 
 /*
- * Step through st's rows, calling row for each, and finalize st: 0, the
+ * Step through st's rows, calling row for each, and give st back: 0, the
  * first error row returned, or the store's.
  */
 static inline int each_row(pg_store *s, sqlite3_stmt *st, const char *what,
@@ -61,14 +113,25 @@ static inline int each_row(pg_store *s, sqlite3_stmt *st, const char *what,
 		err = row(st, ctx);
 	if (err == 0 && rc != SQLITE_DONE)
 		err = fail(s, rc, what);
-	sqlite3_finalize(st);
+	done(s, st);
 	return err;
+}
+
+/* Run sql, a string literal with no argument and no row, through the statement cache. */
+static inline int run(pg_store *s, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	int err;
+
+	if ((err = prepare(s, &st, sql)) < 0)
+		return err;
+	return step_done(s, st, sql);
 }
 
 /* Commit when err is 0, else (or when the commit fails) roll back; err or the commit's. */
 static inline int end_transaction(pg_store *s, int err)
 {
-	if (err == 0 && (err = exec(s, "COMMIT")) == 0)
+	if (err == 0 && (err = run(s, "COMMIT")) == 0)
 		return 0;
 	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	return err;
@@ -83,5 +146,9 @@ static inline int64_t now(void)
 {
 	return (int64_t)time(NULL);
 }
+
+/* store_report.c: the report as stored, bounded by the store's limits. */
+int pg_store_report_json(pg_store *s, pg_buf *json, const pg_report *full, pg_report *view,
+			 pg_finding **kept);
 
 #endif

@@ -1,4 +1,4 @@
-/* store_write.c - what changes the store: deliveries and their jobs, changes of state with reports and decisions. */
+/* store_write.c - what changes the store: deliveries and their jobs (committed in groups), changes of state with reports and decisions. */
 #include "server/store_sql.h"
 
 static int delivery_row(sqlite3_stmt *st, void *ids)
@@ -8,93 +8,252 @@ static int delivery_row(sqlite3_stmt *st, void *ids)
 	return pg_buf_put(ids, &id, sizeof(id));
 }
 
-/* A delivery seen before: PG_EEXISTS with its jobs' ids, or PG_ECONFLICT; 0 when new. */
-static int seen(pg_store *s, pg_buf *ids, const char *delivery, const char *digest)
-{
-	sqlite3_stmt *st = NULL;
-	int rc, err;
-
-	if ((err = prepare(s, &st, "SELECT digest FROM deliveries WHERE id = ?")) < 0)
-		return err;
-	bind_text(st, 1, delivery);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW && strcmp((const char *)sqlite3_column_text(st, 0), digest))
-		err = pg_error_set(PG_ECONFLICT, "delivery '%s' was seen with another body", delivery);
-	else if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		err = fail(s, rc, "deliveries");
-	sqlite3_finalize(st);
-	if (err < 0 || rc != SQLITE_ROW)
-		return err;
-	if ((err = prepare(s, &st, "SELECT id FROM pulls WHERE delivery = ? ORDER BY id")) < 0)
-		return err;
-	bind_text(st, 1, delivery);
-	if ((err = each_row(s, st, "deliveries", delivery_row, ids)) < 0)
-		return err;
-	return pg_error_set(PG_EEXISTS, "delivery '%s' was seen already", delivery);
-}
-
-static int add_jobs(pg_store *s, pg_buf *ids, const char *delivery, const char *state,
-		    const pg_job_spec *jobs, size_t njobs)
-{
-	sqlite3_stmt *st = NULL;
-	size_t i;
-	int rc, err;
-
-	if ((err = prepare(s, &st, "INSERT INTO pulls (delivery, kind, repo, repo_name, tag, expect,"
-			   " sender, mail, state, created, updated)"
-			   " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) < 0)
-		return err;
-	for (i = 0; i < njobs && err == 0; i++) {
-		int64_t id;
-
-		sqlite3_reset(st);
-		bind_text(st, 1, delivery);
-		bind_text(st, 2, jobs[i].kind);
-		bind_text(st, 3, jobs[i].repo);
-		bind_text(st, 4, jobs[i].repo_name);
-		bind_text(st, 5, jobs[i].tag);
-		bind_text(st, 6, jobs[i].expect);
-		bind_text(st, 7, jobs[i].sender);
-		if (jobs[i].mail)
-			sqlite3_bind_blob64(st, 8, jobs[i].mail, jobs[i].mail_len, SQLITE_TRANSIENT);
-		else
-			sqlite3_bind_null(st, 8);
-		bind_text(st, 9, state);
-		sqlite3_bind_int64(st, 10, now());
-		sqlite3_bind_int64(st, 11, now());
-		if ((rc = sqlite3_step(st)) != SQLITE_DONE)
-			err = fail(s, rc, "pulls");
-		id = sqlite3_last_insert_rowid(s->db);
-		if (err == 0)
-			err = pg_buf_put(ids, &id, sizeof(id));
-	}
-	sqlite3_finalize(st);
-	return err;
-}
-
-int pg_store_add_delivery(pg_store *s, pg_buf *ids, const char *delivery, const char *hook,
-			  const char *digest, const char *state, const pg_job_spec *jobs,
-			  size_t njobs)
+/* The pulls a recorded delivery names, in order. */
+static int delivery_pulls(pg_store *s, pg_buf *ids, const char *delivery)
 {
 	sqlite3_stmt *st = NULL;
 	int err;
 
-	pthread_mutex_lock(&s->lock);
-	if ((err = exec(s, "BEGIN IMMEDIATE")) == 0) {
-		if ((err = seen(s, ids, delivery, digest)) == 0 &&
-		    (err = prepare(s, &st, "INSERT INTO deliveries (id, hook, digest, at)"
-				   " VALUES (?, ?, ?, ?)")) == 0) {
-			bind_text(st, 1, delivery);
-			bind_text(st, 2, hook);
-			bind_text(st, 3, digest);
-			sqlite3_bind_int64(st, 4, now());
-			if ((err = step_done(s, st, "deliveries")) == 0)
-				err = add_jobs(s, ids, delivery, state, jobs, njobs);
-		}
-		err = end_transaction(s, err);
+	if ((err = prepare(s, &st, "SELECT pull FROM delivery_pulls WHERE delivery = ?"
+			   " ORDER BY pull")) < 0)
+		return err;
+	bind_text(st, 1, delivery);
+	return each_row(s, st, "deliveries", delivery_row, ids);
+}
+
+/*
+ * A delivery seen before: PG_EEXISTS with its jobs' ids (a retry, or a
+ * replay of what another delivery signed), or PG_ECONFLICT; 0 when new.
+ */
+static int seen(pg_store *s, pg_buf *ids, const pg_delivery *d)
+{
+	sqlite3_stmt *st = NULL;
+	char *first = NULL;
+	int rc, err;
+
+	if ((err = prepare(s, &st, "SELECT digest FROM deliveries WHERE id = ?")) < 0)
+		return err;
+	bind_text(st, 1, d->id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && strcmp((const char *)sqlite3_column_text(st, 0), d->digest))
+		err = pg_error_set(PG_ECONFLICT, "delivery '%s' was seen with another body", d->id);
+	else if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		err = fail(s, rc, "deliveries");
+	done(s, st);
+	if (err < 0)
+		return err;
+	if (rc == SQLITE_ROW) {
+		if ((err = delivery_pulls(s, ids, d->id)) < 0)
+			return err;
+		return pg_error_set(PG_EEXISTS, "this delivery was received before: no new job");
 	}
-	pthread_mutex_unlock(&s->lock);
+	if (!d->signature)
+		return 0;
+	if ((err = prepare(s, &st, "SELECT id FROM deliveries WHERE signature = ? LIMIT 1")) < 0)
+		return err;
+	bind_text(st, 1, d->signature);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && !(first = pg_strdup((const char *)sqlite3_column_text(st, 0))))
+		err = PG_ENOMEM;
+	else if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		err = fail(s, rc, "deliveries");
+	done(s, st);
+	if (err == 0 && first && (err = delivery_pulls(s, ids, first)) == 0)
+		err = pg_error_set(PG_EEXISTS, "this signed request was received before, as "
+				   "delivery '%.128s': a replay makes no new job", first);
+	free(first);
 	return err;
+}
+
+/* An open job with the same dedupe key: its id in *id, or 0. */
+static int open_twin(pg_store *s, int64_t *id, const pg_delivery *d, const char *dedupe)
+{
+	sqlite3_stmt *st = NULL;
+	size_t i;
+	int rc = SQLITE_DONE, err;
+
+	*id = 0;
+	if (!dedupe)
+		return 0;
+	/* the pulls of one key are few: look at each one's state */
+	if ((err = prepare(s, &st, "SELECT id, state FROM pulls WHERE dedupe = ? ORDER BY id")) < 0)
+		return err;
+	bind_text(st, 1, dedupe);
+	while (!*id && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		for (i = 0; i < d->nopen; i++)
+			if (!strcmp((const char *)sqlite3_column_text(st, 1), d->open[i]))
+				*id = sqlite3_column_int64(st, 0);
+	if (!*id && rc != SQLITE_DONE)
+		err = fail(s, rc, "pulls");
+	done(s, st);
+	return err;
+}
+
+static int link_pull(pg_store *s, const char *delivery, int64_t id)
+{
+	sqlite3_stmt *st = NULL;
+	int err;
+
+	if ((err = prepare(s, &st, "INSERT OR IGNORE INTO delivery_pulls (delivery, pull)"
+			   " VALUES (?, ?)")) < 0)
+		return err;
+	bind_text(st, 1, delivery);
+	sqlite3_bind_int64(st, 2, id);
+	return step_done(s, st, "deliveries");
+}
+
+static int add_jobs(pg_store *s, pg_buf *ids, size_t *created, const pg_delivery *d)
+{
+	sqlite3_stmt *st = NULL;
+	size_t i;
+	int rc, err = 0;
+
+	for (i = 0; i < d->njobs && err == 0; i++) {
+		const pg_job_spec *j = &d->jobs[i];
+		int64_t id;
+
+		if ((err = open_twin(s, &id, d, j->dedupe)) < 0)
+			break;
+		if (!id) {
+			if ((err = prepare(s, &st, "INSERT INTO pulls (delivery, kind, repo, repo_name,"
+					   " tag, expect, sender, mail, state, created, updated, dedupe)"
+					   " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) < 0)
+				break;
+			bind_text(st, 1, d->id);
+			bind_text(st, 2, j->kind);
+			bind_text(st, 3, j->repo);
+			bind_text(st, 4, j->repo_name);
+			bind_text(st, 5, j->tag);
+			bind_text(st, 6, j->expect);
+			bind_text(st, 7, j->sender);
+			if (j->mail)
+				sqlite3_bind_blob64(st, 8, j->mail, j->mail_len, SQLITE_TRANSIENT);
+			bind_text(st, 9, d->state);
+			sqlite3_bind_int64(st, 10, now());
+			sqlite3_bind_int64(st, 11, now());
+			bind_text(st, 12, j->dedupe);
+			if ((rc = sqlite3_step(st)) != SQLITE_DONE)
+				err = fail(s, rc, "pulls");
+			id = sqlite3_last_insert_rowid(s->db);
+			done(s, st);
+			(*created)++;
+		}
+		if (err == 0 && (err = link_pull(s, d->id, id)) == 0)
+			err = pg_buf_put(ids, &id, sizeof(id));
+	}
+	return err;
+}
+
+/* One delivery, inside the group's transaction. */
+static int add_one(pg_store *s, pg_buf *ids, size_t *created, const pg_delivery *d)
+{
+	sqlite3_stmt *st = NULL;
+	int err;
+
+	if ((err = seen(s, ids, d)) < 0 || (err = prepare(s, &st, "INSERT INTO deliveries"
+							     " (id, hook, digest, at, signature)"
+							     " VALUES (?, ?, ?, ?, ?)")) < 0)
+		return err;
+	bind_text(st, 1, d->id);
+	bind_text(st, 2, d->hook);
+	bind_text(st, 3, d->digest);
+	sqlite3_bind_int64(st, 4, now());
+	bind_text(st, 5, d->signature);
+	if ((err = step_done(s, st, "deliveries")) < 0)
+		return err;
+	return add_jobs(s, ids, created, d);
+}
+
+/* A delivery waiting for its group's commit, and its answer. */
+struct pg_store_pending {
+	const pg_delivery *d;
+	pg_buf *ids;
+	size_t *created;
+	size_t ids_len;          /* where its ids start, to take them back on failure */
+	int err;
+	char msg[512];
+	bool done;
+	pg_store_pending *next;
+};
+
+/*
+ * Record a group of deliveries in one transaction: one sync for them all.
+ * Each is a savepoint of its own, so that one that fails (a conflict, a
+ * replay) takes nothing of the others with it.
+ */
+static void commit_group(pg_store *s, pg_store_pending *group)
+{
+	pg_store_pending *p;
+	int err;
+
+	pthread_mutex_lock(&s->lock);
+	err = run(s, "BEGIN IMMEDIATE");
+	for (p = group; p && err == 0; p = p->next) {
+		p->ids_len = p->ids->len;
+		*p->created = 0;
+		if ((err = run(s, "SAVEPOINT delivery")) < 0)
+			break;
+		pg_error_clear();
+		p->err = add_one(s, p->ids, p->created, p->d);
+		snprintf(p->msg, sizeof(p->msg), "%s", pg_error_last());
+		if (p->err < 0 && (err = run(s, "ROLLBACK TO delivery")) < 0)
+			break;
+		if ((err = run(s, "RELEASE delivery")) < 0)
+			break;
+	}
+	err = end_transaction(s, err);
+	pthread_mutex_unlock(&s->lock);
+	for (p = group; p; p = p->next) {
+		/* nothing of the group is stored: each says why */
+		if (err < 0 && p->err >= 0) {
+			p->err = err;
+			snprintf(p->msg, sizeof(p->msg), "%s", pg_error_last());
+		}
+		if (p->err < 0)
+			*p->created = 0;
+		if (p->err < 0 && p->err != PG_EEXISTS)
+			pg_buf_truncate(p->ids, p->ids_len);
+	}
+}
+
+int pg_store_add_delivery(pg_store *s, pg_buf *ids, size_t *created, const pg_delivery *d)
+{
+	pg_store_pending me, *group;
+
+	memset(&me, 0, sizeof(me));
+	me.d = d;
+	me.ids = ids;
+	me.created = created;
+	*created = 0;
+	pthread_mutex_lock(&s->group_lock);
+	*s->queue_tail = &me;
+	s->queue_tail = &me.next;
+	/* whoever finds no commit under way commits what is queued, its own delivery included */
+	while (!me.done) {
+		if (s->committing) {
+			pthread_cond_wait(&s->group_done, &s->group_lock);
+			continue;
+		}
+		s->committing = true;
+		group = s->queue;
+		s->queue = NULL;
+		s->queue_tail = &s->queue;
+		pthread_mutex_unlock(&s->group_lock);
+		commit_group(s, group);
+		pthread_mutex_lock(&s->group_lock);
+		while (group) {
+			pg_store_pending *next = group->next;
+
+			group->done = true;
+			group = next;
+		}
+		s->committing = false;
+		pthread_cond_broadcast(&s->group_done);
+	}
+	pthread_mutex_unlock(&s->group_lock);
+	if (me.err < 0)
+		return pg_error_set(me.err, "%s", me.msg);
+	return 0;
 }
 
 /* Run sql, which takes a job's id and returns no row. */
@@ -134,7 +293,7 @@ static int save_rows(pg_store *s, int64_t id, const pg_report *r)
 		if ((rc = sqlite3_step(st)) != SQLITE_DONE)
 			err = fail(s, rc, "stages");
 	}
-	sqlite3_finalize(st);
+	done(s, st);
 	if (err < 0 || (err = prepare(s, &st, "INSERT INTO findings (pull, seq, check_id, severity,"
 				      " commit_id, upstream_id, subject, message)"
 				      " VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) < 0)
@@ -156,12 +315,16 @@ static int save_rows(pg_store *s, int64_t id, const pg_report *r)
 		if ((rc = sqlite3_step(st)) != SQLITE_DONE)
 			err = fail(s, rc, "findings");
 	}
-	sqlite3_finalize(st);
+	done(s, st);
 	return err;
 }
 
-/* The report's columns of a job; its stages and findings are save_rows'. */
-static int save_report(pg_store *s, int64_t id, const pg_report *r, const pg_buf *json)
+/*
+ * The report's columns of a job, its verdict and counts from the whole
+ * report r; its stages and the findings the view kept are save_rows'.
+ */
+static int save_report(pg_store *s, int64_t id, const pg_report *r, const pg_report *view,
+		       const pg_buf *json)
 {
 	sqlite3_stmt *st = NULL;
 	char obj[PG_OID_HEXSZ + 1], base[PG_OID_HEXSZ + 1], merge[PG_OID_HEXSZ + 1];
@@ -188,7 +351,7 @@ static int save_report(pg_store *s, int64_t id, const pg_report *r, const pg_buf
 	sqlite3_bind_int64(st, 12, id);
 	if ((err = step_done(s, st, "pulls")) < 0)
 		return err;
-	return save_rows(s, id, r);
+	return save_rows(s, id, view);
 }
 
 static int add_decision(pg_store *s, int64_t id, const char *user, const char *action,
@@ -238,7 +401,7 @@ static int swap_state(pg_store *s, int64_t id, const char *from, const char *to,
 		err = pg_error_set(PG_ENOTFOUND, "pull %lld does not exist", (long long)id);
 	else
 		err = fail(s, rc, "pulls");
-	sqlite3_finalize(st);
+	done(s, st);
 	return err;
 }
 
@@ -246,20 +409,33 @@ int pg_store_set_state(pg_store *s, int64_t id, const char *from, const char *to
 		       const pg_store_update *u)
 {
 	pg_buf json = PG_BUF_INIT;
+	pg_report view;
+	pg_finding *kept = NULL;
 	int err;
 
-	if (u->report && (err = pg_report_format_json(&json, u->report)) < 0)
+	/* the whole report is never formatted: only what the store keeps of it */
+	if (u->report && (err = pg_store_report_json(s, &json, u->report, &view, &kept)) < 0) {
+		free(kept);
+		pg_buf_release(&json);
 		return err;
+	}
 	pthread_mutex_lock(&s->lock);
-	if ((err = exec(s, "BEGIN IMMEDIATE")) == 0) {
+	/* a decision a person was told of is on disk before they are told */
+	if (u->action && s->sync_decisions_only && (err = exec(s, "PRAGMA synchronous=FULL")) < 0)
+		goto unlock;
+	if ((err = run(s, "BEGIN IMMEDIATE")) == 0) {
 		if ((err = swap_state(s, id, from, to, u)) == 0 && u->report)
-			err = save_report(s, id, u->report, &json);
+			err = save_report(s, id, u->report, &view, &json);
 		if (err == 0 && u->action)
 			err = add_decision(s, id, u->user, u->action, u->message);
 		err = end_transaction(s, err);
 	}
+	if (u->action && s->sync_decisions_only)
+		sqlite3_exec(s->db, "PRAGMA synchronous=NORMAL", NULL, NULL, NULL);
+unlock:
 	pthread_mutex_unlock(&s->lock);
 	pg_buf_release(&json);
+	free(kept);
 	return err;
 }
 

@@ -6,11 +6,13 @@
 #include "policies/policy.h"
 #include "server/auth.h"
 #include "server/config.h"
+#include "server/conns.h"
 #include "server/events.h"
 #include "server/hooks.h"
 #include "server/job.h"
 #include "server/notify.h"
 #include "server/server.h"
+#include "server/throttle.h"
 #include "server/store.h"
 #include "server/worker.h"
 
@@ -25,6 +27,7 @@ enum pg_hook_reject {
 	PG_REJECT_MALFORMED,
 	PG_REJECT_REPOSITORY,
 	PG_REJECT_CONFLICT,
+	PG_REJECT_REPLAY,      /* a signed timestamp outside the replay window */
 	PG_REJECT__COUNT
 };
 
@@ -43,6 +46,7 @@ typedef struct pg_hook_input {
 	const char *content_type;   /* the request's headers; NULL when absent */
 	const char *delivery;       /* X-Pullgate-Delivery */
 	const char *signature;      /* X-Pullgate-Signature */
+	const char *timestamp;      /* X-Pullgate-Timestamp; NULL when absent */
 	const char *body;
 	size_t body_len;
 } pg_hook_input;
@@ -77,16 +81,31 @@ struct pg_retired;
  * requests run: read each pointer once per use; what it pointed to stays
  * valid until the server stops.
  */
+/* Connections the HTTP threads read the store through. */
+#define PG_SERVER_READERS 4
+
 struct pg_server {
 	const pg_config *config;
 	pg_policy *policy;
-	pg_store *store;
+	pg_store *store;                /* the HTTP threads' writes (deliveries) */
+	pg_store *readers[PG_SERVER_READERS]; /* their reads, never behind a write's sync */
+	unsigned next_reader;
+	pg_store *worker_store;         /* the worker's */
+	pg_store *checkpoint_store;     /* the checkpointer's (server.c) */
+	pthread_t checkpointer;
+	bool checkpointer_running, checkpointer_stop;
+	pthread_mutex_t checkpointer_lock;
+	pthread_cond_t checkpointer_wake;
 	pg_events *events;
 	pg_worker *worker;
 	pg_sessions *sessions;
+	pg_throttle *throttle;          /* failed log-ins by account and address */
 	char *home, *datadir, *state;
+	int state_fd;                   /* the exclusive lock on state/pullgate.lock */
+	int scratch_fd;                 /* the shared lock on home/tmp/.lock */
 	char *push_secret, *mail_secret;
 	void *mhd;                      /* struct MHD_Daemon, owned by http.c */
+	pg_conns *conns;                /* the open connections and their deadlines (http.c) */
 	char url[160];
 	size_t requeued;
 	pg_log_fn log;
@@ -101,6 +120,13 @@ struct pg_server {
 	pg_config *owned_config;        /* the last reload's configuration (reload.c) */
 	struct pg_retired *retired;     /* what reloads replaced, freed at stop */
 	size_t nretired, retired_alloc;
+	uint64_t http_misdirected;      /* refused for their Host header */
+	uint64_t login_failures;        /* wrong user or password */
+	uint64_t login_throttled;       /* refused before the password was checked */
+	uint64_t password_checks;       /* PBKDF2 runs */
+	time_t mhd_log_window;          /* libmicrohttpd's messages, rate-limited */
+	unsigned mhd_log_count;
+	uint64_t mhd_log_dropped;
 };
 
 typedef struct pg_req {
@@ -111,6 +137,7 @@ typedef struct pg_req {
 	int64_t id;                     /* the /pulls/ID of the path, when the route has one */
 	const char *rest;               /* what a trailing '*' of the route matched */
 	pg_buf body;                    /* capped when the route was found */
+	pg_conn *k;                     /* the connection's entry in srv->conns */
 	bool too_big;
 	bool hook_mail;                 /* for metrics: which hook */
 } pg_req;
@@ -142,6 +169,9 @@ const char *pg_req_arg(const pg_req *rq, const char *name);
 int pg_req_count(size_t *out, const char *s, size_t max);
 const char *pg_req_cookie(const pg_req *rq, const char *name);
 
+/* The client's address as text ("127.0.0.1", "::1"), or "" when unknown. */
+void pg_req_address(const pg_req *rq, char *out, size_t cap);
+
 /* The logged-in maintainer (appended to user; csrf too when not NULL): 0, or PG_ENOTFOUND. */
 int pg_req_session(const pg_req *rq, pg_buf *user, pg_buf *csrf);
 
@@ -168,6 +198,8 @@ int pg_server_hook_secret(char **out, const char *state);
 
 /* Free what reloads replaced, and the last reload's configuration (reload.c). */
 void pg_server_free_retired(pg_server *s);
+/* A connection to read the store through (server.c): each of the readers in turn. */
+pg_store *pg_server_reader(pg_server *s);
 
 /* Whether path is a log the gate wrote (under home/logs), so that it may be served. */
 bool pg_server_owns_log(const pg_server *s, const char *path);

@@ -41,6 +41,7 @@ struct pg_worker {
 	size_t nthreads;
 	bool git_ready;         /* pg_git_init() succeeded: shut down after the threads */
 	slot slots[MAX_THREADS];        /* one per thread */
+	char hold[128];                 /* PULLGATE_TEST_HOLD, for the kill tests; "" in service */
 };
 
 static void logf_(pg_worker *w, const char *fmt, ...) PG_PRINTF(2, 3);
@@ -82,6 +83,33 @@ static void advance(slot *s, enum pg_job_state to, const pg_store_update *u)
 		s->state = to;
 }
 
+/*
+ * A test's hook, never set in service: PULLGATE_TEST_HOLD=STAGE:TEXT stops
+ * the job at its first progress line of STAGE that starts with TEXT (any
+ * line without ":TEXT"), leaves home/held-STAGE, and waits until the job
+ * is cancelled or the service stops, so that a test can kill the service
+ * at a known point of a stage.
+ */
+static void hold(slot *s, const char *stage, const char *line)
+{
+	const char *want = s->w->hold, *colon = strchr(want, ':');
+	size_t n = colon ? (size_t)(colon - want) : strlen(want);
+	char path[4096];
+	FILE *f;
+
+	if (!*want || strlen(stage) != n || strncmp(stage, want, n) ||
+	    (colon && strncmp(line, colon + 1, strlen(colon + 1))))
+		return;
+	snprintf(path, sizeof(path), "%s/held-%s", s->w->o.home, stage);
+	if ((f = fopen(path, "w")))
+		fclose(f);
+	while (!s->cancel) {
+		struct timespec ts = { 0, 50000000L };
+
+		nanosleep(&ts, NULL);
+	}
+}
+
 /* The gate's progress: the build and the boot starting are states of their own. */
 static void progress(void *ctx, const pg_progress *p)
 {
@@ -103,6 +131,7 @@ static void progress(void *ctx, const pg_progress *p)
 	if (p->transient)
 		s->status_ms = now;
 	pg_events_post_progress(s->w->o.events, s->id, p);
+	hold(s, p->stage, p->line);
 }
 
 /* The gate failed: cancelled by a user, interrupted by shutdown, or undecided. */
@@ -195,6 +224,7 @@ static int run_gate(slot *s, pg_report **out, const pg_job *j, unsigned stages, 
 {
 	pg_pull_request *pr = NULL;
 	pg_pull_spec spec;
+	pg_fetch_limits fl;
 	pg_gate_opts go;
 	pg_buf url = PG_BUF_INIT;
 	char run_name[32];
@@ -220,7 +250,12 @@ static int run_gate(slot *s, pg_report **out, const pg_job *j, unsigned stages, 
 	/* nothing but the tag object the push record named is merged, let alone approved */
 	if (stages)
 		go.expect_tag = j->expect;
+	/* a fetch that hangs is stopped by the policy's deadline, or by a cancel or a shutdown */
+	fl.timeout_s = s->o.policy->fetch_timeout_seconds;
+	fl.cancel = &s->cancel;
+	pg_repo_set_fetch_limits(&fl);
 	err = pg_gate_run(out, &spec, s->o.policy, &go);
+	pg_repo_set_fetch_limits(NULL);
 done:
 	pg_pull_request_free(pr);
 	pg_buf_release(&url);
@@ -397,6 +432,8 @@ int pg_worker_start(pg_worker **out, const pg_worker_opts *opts)
 	}
 	w->git_ready = true;
 	w->o = *opts;
+	snprintf(w->hold, sizeof(w->hold), "%s", getenv("PULLGATE_TEST_HOLD") ?
+		 getenv("PULLGATE_TEST_HOLD") : "");
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_mutex_init(&w->approve_lock, NULL);
 	pthread_condattr_init(&attr);

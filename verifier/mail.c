@@ -2,8 +2,10 @@
 #include "verifier/mail.h"
 #include "verifier/mail_lines.h"
 #include "common/error.h"
+#include "common/fs.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define MAX_MESSAGES 4096   /* mbox messages looked at for the request */
 #define MAX_MIME_DEPTH 4
@@ -661,7 +663,9 @@ static unsigned long message_score(bool *request, const char *m, size_t mlen)
  * Pick the message of an mbox (message_score): messages start at "From "
  * lines at the top or after a blank line; the first of the best wins.
  * The mboxrd ">From " quoting is undone.  *request: whether the one picked
- * is a request-pull.
+ * is a request-pull.  Past MAX_MESSAGES messages without a request-pull
+ * among them, the search stops and says so (PG_ETOOBIG): the mail may be
+ * further on, so "not a request-pull mail" would be a guess.
  */
 static int mbox_pick(pg_buf *msg, bool *request, const char *s, size_t len)
 {
@@ -693,8 +697,15 @@ static int mbox_pick(pg_buf *msg, bool *request, const char *s, size_t len)
 				first = false;
 			}
 			start = at;
-			if (!more || ++count >= MAX_MESSAGES)
+			if (!more)
 				break;
+			if (++count >= MAX_MESSAGES) {
+				if (*request)
+					break;
+				return pg_error_set(PG_ETOOBIG, "the mbox holds more than %d messages and "
+						    "none of the first %d is a [GIT PULL] mail: the "
+						    "search stops there", MAX_MESSAGES, MAX_MESSAGES);
+			}
 		}
 		prev_blank = is_blank(l, n);
 	}
@@ -848,27 +859,21 @@ done:
 int pg_mail_read(pg_pull_request **out, const char *path)
 {
 	pg_buf data = PG_BUF_INIT;
-	struct stat st;
+	off_t size;
 	FILE *f = NULL;
-	int err;
+	int fd, err;
 
 	*out = NULL;
 	pg_buf_init(&data, PG_MAIL_MAX);
-	if (!(f = fopen(path, "rb"))) {
-		err = pg_error_set(errno == ENOENT ? PG_ENOTFOUND : PG_EIO, "cannot open: %s",
-				   strerror(errno));
+	/* a mail may come on a pipe (read to the cap); a FIFO nobody writes must not hang the open */
+	if ((err = pg_open_regular(&fd, &size, path, "a mail", true)) < 0)
 		goto done;
-	}
-	if (fstat(fileno(f), &st) < 0) {
+	if (!(f = fdopen(fd, "rb"))) {
+		close(fd);
 		err = pg_error_set(PG_EIO, "cannot open: %s", strerror(errno));
 		goto done;
 	}
-	if (S_ISDIR(st.st_mode)) {
-		err = pg_error_set(PG_EINVALID, "is a directory, not a mail");
-		goto done;
-	}
-	/* a regular file is refused before reading; a pipe at the cap */
-	if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > PG_MAIL_MAX) {
+	if ((uintmax_t)size > PG_MAIL_MAX) {
 		err = pg_error_set(PG_ETOOBIG, "mail exceeds %zu MiB", PG_MAIL_MAX >> 20);
 		goto done;
 	}

@@ -130,11 +130,14 @@ try {
 
 	// --- live progress: a pull pushed now is watched while it builds ---------------------------
 	const body = readFileSync(srv.LIVE);
-	const sig = 'sha256=' + createHmac('sha256', srv.PUSH_SECRET).update(body).digest('hex');
+	// the signature covers "TIMESTAMP." and the body, and the timestamp goes with it
+	const ts = String(Math.floor(Date.now() / 1000));
+	const sig = 'sha256=' + createHmac('sha256', srv.PUSH_SECRET).update(ts + '.').update(body)
+		.digest('hex');
 	const res = await fetch(url + '/hooks/push', {
 		method: 'POST', body,
 		headers: { 'Content-Type': 'application/json', 'X-Pullgate-Delivery': 'browser-live',
-			'X-Pullgate-Signature': sig },
+			'X-Pullgate-Timestamp': ts, 'X-Pullgate-Signature': sig },
 	});
 	const live = (await res.json()).jobs[0];
 	ok(res.status === 202, 'a push signed in the test is accepted', res.status);

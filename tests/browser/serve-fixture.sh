@@ -45,7 +45,22 @@ echo "ID1=$ID1"
 echo "ID2=$ID2"
 echo "IDX=$IDX"
 echo "PASSWORD=$SERVE_PASSWORD"
-cp "$SCRATCH/take2.json" "$SCRATCH/live.json"
+# the live pull: take two's commits under a tag of their own, signed by Kees (take two's
+# job is open, waiting, and a push of its own tag would name that job instead of a new one)
+LIVE_TAG=hardening-v6.16-rc1-fix1-take2-live
+mkdir -m 700 "$SCRATCH/gnupg-live"
+for f in "$FX/gnupg"/*; do
+	case ${f##*/} in
+	S.*) ;;
+	*) cp -r "$f" "$SCRATCH/gnupg-live/" ;;
+	esac
+done
+GNUPGHOME="$SCRATCH/gnupg-live" GIT_COMMITTER_NAME="Kees Cook" GIT_COMMITTER_EMAIL=kees@kernel.org \
+	git --git-dir="$KREPO" -c tag.gpgSign=true tag -s -u "$FPR_KEES" \
+	-m "hardening fixes for v6.16-rc1 (live)" "$LIVE_TAG" \
+	"refs/tags/hardening-v6.16-rc1-fix1-take2^{commit}" >/dev/null
+GNUPGHOME="$SCRATCH/gnupg-live" gpgconf --kill gpg-agent 2>/dev/null || true
+push_record "$SCRATCH/live.json" "$LIVE_TAG"
 echo "LIVE=$SCRATCH/live.json"
 echo "PUSH_SECRET=$PUSH_SECRET"
 echo READY

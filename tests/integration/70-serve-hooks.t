@@ -22,7 +22,7 @@ is "$code" 401 "a push without a signature is refused (401)"
 like "$(err_of)" "carries no signature" "with a JSON error saying why"
 hook push "$B" wrongsig-1 application/json "another-secret-0123456789"
 is "$code" 401 "a push signed with another secret is refused"
-like "$(err_of)" "does not match the body" "the error says the signature does not match"
+like "$(err_of)" "does not match the timestamp and the body" "the error says the signature does not match"
 code=$(curl -s -o "$SCRATCH/.r" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
 	-H 'X-Pullgate-Delivery: badsig-1' -H 'X-Pullgate-Signature: sha1=abcdef' \
 	--data-binary "@$B" "$URL/hooks/push")
@@ -32,8 +32,10 @@ hook pull-request "$B" crosssig-1 message/rfc822 "$PUSH_SECRET"
 is "$code" 401 "the push secret does not sign pull-request mails"
 # a signature over other bytes: the body was changed in transit
 sed 's/"user": "kees"/"user": "mallory"/' "$B" >"$SCRATCH/tampered.json"
+TS=$(date +%s)
 code=$(curl -s -o "$SCRATCH/.r" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
-	-H 'X-Pullgate-Delivery: tampered-1' -H "X-Pullgate-Signature: $(sign "$PUSH_SECRET" "$B")" \
+	-H 'X-Pullgate-Delivery: tampered-1' -H "X-Pullgate-Timestamp: $TS" \
+	-H "X-Pullgate-Signature: $(sign "$PUSH_SECRET" "$B" "$TS")" \
 	--data-binary "@$SCRATCH/tampered.json" "$URL/hooks/push")
 is "$code" 401 "a body changed after signing is refused"
 
@@ -61,8 +63,8 @@ is "$code" 413 "a body over max-body is refused (413)"
 like "$(err_of)" "larger than 262144 bytes" "naming the cap"
 # no Content-Length: the cap holds while the body streams in
 code=$(curl -s -o "$SCRATCH/.r" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
-	-H 'Transfer-Encoding: chunked' -H 'X-Pullgate-Delivery: huge-2' \
-	-H "X-Pullgate-Signature: $(sign "$PUSH_SECRET" "$SCRATCH/huge.json")" \
+	-H 'Transfer-Encoding: chunked' -H 'X-Pullgate-Delivery: huge-2' -H "X-Pullgate-Timestamp: $TS" \
+	-H "X-Pullgate-Signature: $(sign "$PUSH_SECRET" "$SCRATCH/huge.json" "$TS")" \
 	--data-binary "@$SCRATCH/huge.json" "$URL/hooks/push")
 is "$code" 413 "a chunked body over max-body is refused too"
 hook push "$B" ctype-1 text/html

@@ -10,13 +10,7 @@ T2=hardening-v6.16-rc1-fix1-take2
 BASE=$(git --git-dir="$TREE" rev-parse master)
 push_record "$SCRATCH/take2.json" "$T2"
 
-# stop_build: end the stand-in build that a killed server left running (its own process group)
-stop_build() {
-	ps -eo pid=,pgid=,args= | awk -v home="$PULLGATE_HOME" '
-		index($0, "tests/fakes/scripts/kernel/build.sh") && index($0, home) { print $2 }' |
-		sort -u | while read -r g; do kill -KILL -- "-$g" 2>/dev/null || true; done
-}
-TAP_CLEANUP="stop_build"
+TAP_CLEANUP="stop_fakes"
 login() {
 	curl -s -c "$SCRATCH/jar" -o "$SCRATCH/login.json" -X POST -H 'Content-Type: application/json' \
 		-d "{\"user\":\"maintainer\",\"password\":\"$SERVE_PASSWORD\"}" "$URL/api/login"
@@ -50,7 +44,7 @@ is "$(wait_state "$ID" building)" building "another run of it is building"
 kill -KILL "$SERVE_PID"
 wait "$SERVE_PID" 2>/dev/null || true
 SERVE_PID=
-stop_build
+stop_fakes
 is "$(sqlite3 "$SCRATCH/state/pullgate.db" "select state from pulls where id = $ID")" building \
 	"after SIGKILL the store still says building"
 unset FAKE_BUILD

@@ -73,6 +73,15 @@ serve_start() {
 	[ -n "$URL" ] || { cat "$SCRATCH/serve.err" >&2; return 1; }
 }
 
+# stop_fakes [DIR]: end the stand-in builds and boots (tests/fakes) that a killed server
+# left running for this test (those whose arguments name DIR, by default $SCRATCH), by
+# their process groups
+stop_fakes() {
+	ps -eo pid=,pgid=,args= | awk -v dir="${1:-$SCRATCH}" '
+		index($0, "tests/fakes/scripts/kernel/") && index($0, dir) { print $2 }' |
+		sort -u | while read -r g; do kill -KILL -- "-$g" 2>/dev/null || true; done
+}
+
 serve_kill() {
 	[ -n "${SERVE_PID:-}" ] || return 0
 	kill -TERM "$SERVE_PID" 2>/dev/null || true
@@ -91,21 +100,23 @@ serve_stop() {
 	SERVE_PID=
 }
 
-# sign SECRET FILE: the X-Pullgate-Signature value for FILE's bytes
+# sign SECRET FILE TIMESTAMP: the X-Pullgate-Signature value of "TIMESTAMP." and FILE's bytes
 sign() {
-	perl -MDigest::SHA=hmac_sha256_hex -e 'local $/; binmode STDIN; print "sha256=", hmac_sha256_hex(<STDIN>, $ARGV[0])' \
-		"$1" <"$2"
+	perl -MDigest::SHA=hmac_sha256_hex -e 'local $/; binmode STDIN; print "sha256=", hmac_sha256_hex("$ARGV[1]." . <STDIN>, $ARGV[0])' \
+		"$1" "$3" <"$2"
 }
 
-# hook PATH FILE DELIVERY [CONTENT-TYPE [SECRET]]: POST a signed body; sets $code and $out
+# hook PATH FILE DELIVERY [CONTENT-TYPE [SECRET [TIMESTAMP]]]: POST a body signed with
+# TIMESTAMP (default: now, also left in $TS); sets $code and $out
 hook() {
 	case $1 in
 	push) ctype=${4:-application/json} secret=${5:-$PUSH_SECRET} ;;
 	*) ctype=${4:-message/rfc822} secret=${5:-$MAIL_SECRET} ;;
 	esac
+	TS=${6:-$(date +%s)}
 	code=$(curl -s -o "$SCRATCH/.hook" -w '%{http_code}' -X POST \
 		-H "Content-Type: $ctype" -H "X-Pullgate-Delivery: $3" \
-		-H "X-Pullgate-Signature: $(sign "$secret" "$2")" \
+		-H "X-Pullgate-Timestamp: $TS" -H "X-Pullgate-Signature: $(sign "$secret" "$2" "$TS")" \
 		--data-binary "@$2" "$URL/hooks/$1")
 	out=$(cat "$SCRATCH/.hook")
 }

@@ -18,32 +18,53 @@ static void test_hmac_vector(void **state)
 static void test_hook_signature(void **state)
 {
 	static const char body[] = "{\"repo\": \"x\"}";
+	static const char ts[] = "1750000000";
 	const char *secret = "0123456789abcdef-secret";
-	pg_buf sig = PG_BUF_INIT, hdr = PG_BUF_INIT;
+	pg_buf sig = PG_BUF_INIT, hdr = PG_BUF_INIT, msg = PG_BUF_INIT;
 	size_t i;
 
 	(void)state;
-	assert_int_equal(pg_auth_hmac_hex(&sig, secret, body, strlen(body)), 0);
+	/* what is signed: the timestamp, a full stop, the body */
+	assert_int_equal(pg_buf_printf(&msg, "%s.%s", ts, body), 0);
+	assert_int_equal(pg_auth_hmac_hex(&sig, secret, msg.ptr, msg.len), 0);
 	assert_int_equal(pg_buf_printf(&hdr, "sha256=%s", sig.ptr), 0);
-	assert_int_equal(pg_auth_hook_verify(secret, hdr.ptr, body, strlen(body)), 0);
+	assert_int_equal(pg_auth_hook_verify(secret, hdr.ptr, ts, body, strlen(body)), 0);
 	/* upper-case hex is the same signature */
 	for (i = 7; i < hdr.len; i++)
 		if (hdr.ptr[i] >= 'a' && hdr.ptr[i] <= 'f')
 			hdr.ptr[i] = (char)(hdr.ptr[i] - 32);
-	assert_int_equal(pg_auth_hook_verify(secret, hdr.ptr, body, strlen(body)), 0);
+	assert_int_equal(pg_auth_hook_verify(secret, hdr.ptr, ts, body, strlen(body)), 0);
 
-	assert_int_equal(pg_auth_hook_verify(secret, NULL, body, strlen(body)), PG_EINVALID);
+	assert_int_equal(pg_auth_hook_verify(secret, NULL, ts, body, strlen(body)), PG_EINVALID);
 	assert_string_equal(pg_error_last(), "the request carries no signature");
-	assert_int_equal(pg_auth_hook_verify(secret, "sha1=abc", body, strlen(body)), PG_EINVALID);
-	assert_int_equal(pg_auth_hook_verify(secret, hdr.ptr, body, strlen(body) - 1), PG_EINVALID);
-	assert_string_equal(pg_error_last(), "the signature does not match the body");
-	assert_int_equal(pg_auth_hook_verify("another-secret-12345", hdr.ptr, body, strlen(body)),
+	/* without its timestamp, or with another one, the signature is refused */
+	assert_int_equal(pg_auth_hook_verify(secret, hdr.ptr, NULL, body, strlen(body)),
+			 PG_EINVALID);
+	assert_non_null(strstr(pg_error_last(), "no X-Pullgate-Timestamp"));
+	assert_int_equal(pg_auth_hook_verify(secret, hdr.ptr, "1750000001", body, strlen(body)),
+			 PG_EINVALID);
+	assert_string_equal(pg_error_last(), "the signature does not match the timestamp and the body");
+	/* a signature of the body alone (the old scheme) does not do */
+	pg_buf_clear(&sig);
+	pg_buf_clear(&hdr);
+	assert_int_equal(pg_auth_hmac_hex(&sig, secret, body, strlen(body)), 0);
+	assert_int_equal(pg_buf_printf(&hdr, "sha256=%s", sig.ptr), 0);
+	assert_int_equal(pg_auth_hook_verify(secret, hdr.ptr, ts, body, strlen(body)), PG_EINVALID);
+	pg_buf_clear(&sig);
+	pg_buf_clear(&hdr);
+	assert_int_equal(pg_auth_hmac_hex(&sig, secret, msg.ptr, msg.len), 0);
+	assert_int_equal(pg_buf_printf(&hdr, "sha256=%s", sig.ptr), 0);
+	assert_int_equal(pg_auth_hook_verify(secret, "sha1=abc", ts, body, strlen(body)), PG_EINVALID);
+	assert_int_equal(pg_auth_hook_verify(secret, hdr.ptr, ts, body, strlen(body) - 1),
+			 PG_EINVALID);
+	assert_int_equal(pg_auth_hook_verify("another-secret-12345", hdr.ptr, ts, body, strlen(body)),
 			 PG_EINVALID);
 	/* one digit short, or one more */
 	hdr.ptr[hdr.len - 1] = '\0';
-	assert_int_equal(pg_auth_hook_verify(secret, hdr.ptr, body, strlen(body)), PG_EINVALID);
+	assert_int_equal(pg_auth_hook_verify(secret, hdr.ptr, ts, body, strlen(body)), PG_EINVALID);
 	pg_buf_release(&sig);
 	pg_buf_release(&hdr);
+	pg_buf_release(&msg);
 }
 
 static void test_equal(void **state)

@@ -158,17 +158,25 @@ static pg_store *store_with(size_t n)
 	pg_job_spec jobs[3];
 	pg_buf ids = PG_BUF_INIT;
 	pg_store *s = NULL;
-	size_t i;
+	pg_delivery d;
+	size_t i, created;
 
 	memset(jobs, 0, sizeof(jobs));
+	memset(&d, 0, sizeof(d));
 	for (i = 0; i < n; i++) {
 		jobs[i].kind = "push";
 		jobs[i].repo = "/srv/kees.git";
 		jobs[i].tag = "refs/tags/a";
 	}
 	assert_int_equal(pg_store_open(&s, ":memory:"), 0);
-	assert_int_equal(pg_store_add_delivery(s, &ids, "d1", "push", "x",
-					       pg_job_state_name(PG_JOB_QUEUED), jobs, n), 0);
+	d.id = "d1";
+	d.hook = "push";
+	d.digest = "x";
+	d.state = pg_job_state_name(PG_JOB_QUEUED);
+	d.jobs = jobs;
+	d.njobs = n;
+	assert_int_equal(pg_store_add_delivery(s, &ids, &created, &d), 0);
+	assert_int_equal(created, n);
 	pg_buf_release(&ids);
 	return s;
 }

@@ -3,6 +3,7 @@
 
 #include "common/error.h"
 #include "common/fs.h"
+#include "common/json.h"
 #include "server/job.h"
 #include "server/store.h"
 
@@ -40,11 +41,33 @@ static pg_job_spec job(const char *tag)
 	return j;
 }
 
-/* Add a delivery of new, queued jobs. */
+static const char *const open_states[] = { "queued", "verifying", "waiting" };
+
+/* Add a delivery of new, queued jobs, signed as sig (may be NULL); *made counts the new ones. */
+static int add_signed(pg_store *s, pg_buf *ids, size_t *made, const char *delivery,
+		      const char *digest, const char *sig, const pg_job_spec *jobs, size_t njobs)
+{
+	pg_delivery d;
+
+	memset(&d, 0, sizeof(d));
+	d.id = delivery;
+	d.hook = "push";
+	d.digest = digest;
+	d.signature = sig;
+	d.state = "queued";
+	d.jobs = jobs;
+	d.njobs = njobs;
+	d.open = open_states;
+	d.nopen = PG_ARRAY_SIZE(open_states);
+	return pg_store_add_delivery(s, ids, made, &d);
+}
+
 static int add(pg_store *s, pg_buf *ids, const char *delivery, const char *digest,
 	       const pg_job_spec *jobs, size_t njobs)
 {
-	return pg_store_add_delivery(s, ids, delivery, "push", digest, "queued", jobs, njobs);
+	size_t made;
+
+	return add_signed(s, ids, &made, delivery, digest, NULL, jobs, njobs);
 }
 
 /* Move a job with only a message, as the store sees it (the table is job.c's). */
@@ -90,6 +113,132 @@ static void test_deliveries_are_idempotent(void **state)
 	/* a delivery with no job is remembered too */
 	assert_int_equal(add(s, &ids, "d2", "x", NULL, 0), 0);
 	assert_int_equal(add(s, &ids, "d2", "x", NULL, 0), PG_EEXISTS);
+	pg_store_free(s);
+	pg_buf_release(&ids);
+}
+
+static void test_replays_and_open_twins(void **state)
+{
+	pg_store *s = NULL;
+	pg_buf ids = PG_BUF_INIT;
+	pg_job_spec a = job("refs/tags/a"), b = job("refs/tags/b");
+	size_t made;
+	int64_t first;
+
+	(void)state;
+	unlink(path);
+	a.dedupe = "push\nrepo\nrefs/tags/a\n0123";
+	b.dedupe = "push\nrepo\nrefs/tags/b\n0123";
+	assert_int_equal(pg_store_open(&s, path), 0);
+	assert_int_equal(add_signed(s, &ids, &made, "d1", "body-1", "sig-1", &a, 1), 0);
+	assert_int_equal(made, 1);
+	first = id_at(&ids, 0);
+	/* what d1 signed, sent again under a new delivery id: its jobs, nothing new */
+	pg_buf_clear(&ids);
+	assert_int_equal(add_signed(s, &ids, &made, "d2", "body-1", "sig-1", &a, 1), PG_EEXISTS);
+	assert_non_null(strstr(pg_error_last(), "received before, as delivery 'd1'"));
+	assert_int_equal(made, 0);
+	assert_int_equal(ids.len, sizeof(int64_t));
+	assert_int_equal(id_at(&ids, 0), first);
+	/* signed anew (another timestamp) while the job is open: that job, no twin */
+	pg_buf_clear(&ids);
+	assert_int_equal(add_signed(s, &ids, &made, "d3", "body-1", "sig-3", &a, 1), 0);
+	assert_int_equal(made, 0);
+	assert_int_equal(id_at(&ids, 0), first);
+	/* and a retry of d3 names the same job */
+	pg_buf_clear(&ids);
+	assert_int_equal(add_signed(s, &ids, &made, "d3", "body-1", "sig-3", &a, 1), PG_EEXISTS);
+	assert_int_equal(id_at(&ids, 0), first);
+	/* another tag in the same delivery is new, the open one is named */
+	{
+		pg_job_spec two[2] = { a, b };
+
+		pg_buf_clear(&ids);
+		assert_int_equal(add_signed(s, &ids, &made, "d4", "body-4", "sig-4", two, 2), 0);
+		assert_int_equal(made, 1);
+		assert_int_equal(id_at(&ids, 0), first);
+		assert_true(id_at(&ids, 1) > first);
+	}
+	/* once the job is no longer open, the tag may be verified again */
+	assert_int_equal(set(s, first, "queued", "rejected", NULL), 0);
+	pg_buf_clear(&ids);
+	assert_int_equal(add_signed(s, &ids, &made, "d5", "body-1", "sig-5", &a, 1), 0);
+	assert_int_equal(made, 1);
+	assert_true(id_at(&ids, 0) != first);
+	pg_store_free(s);
+	pg_buf_release(&ids);
+}
+
+/* A report with n rewritten-upstream errors, n warnings of range-size, each with a long detail. */
+static pg_report *big_report(size_t n)
+{
+	pg_report *r = NULL;
+	pg_finding *f;
+	char detail[2048];
+	size_t i;
+
+	memset(detail, 'd', sizeof(detail) - 1);
+	detail[sizeof(detail) - 1] = '\0';
+	assert_int_equal(pg_report_new(&r), 0);
+	r->tag = strdup("refs/tags/big");
+	r->ncommits = n;
+	for (i = 0; i < n; i++) {
+		assert_int_equal(pg_report_add(&f, r, PG_CHECK_REWRITTEN_UPSTREAM, PG_SEV_ERROR, NULL,
+					       "copy %zu", i), 0);
+		assert_int_equal(pg_finding_detail(f, "tree", detail, "x"), 0);
+		assert_int_equal(pg_report_add(NULL, r, PG_CHECK_RANGE_SIZE, PG_SEV_WARNING, NULL,
+					       "warning %zu", i), 0);
+	}
+	return r;
+}
+
+static void test_reports_are_bounded(void **state)
+{
+	pg_store *s = NULL;
+	pg_buf ids = PG_BUF_INIT;
+	pg_job_spec one = job("refs/tags/big");
+	pg_store_update u = PG_STORE_UPDATE_INIT;
+	pg_report *r = big_report(5000);
+	pg_json *doc = NULL;
+	const pg_json *omitted;
+	pg_job *j = NULL;
+	int64_t id;
+
+	(void)state;
+	unlink(path);
+	assert_int_equal(pg_store_open(&s, path), 0);
+	assert_int_equal(add(s, &ids, "d1", "x", &one, 1), 0);
+	id = id_at(&ids, 0);
+	u.report = r;
+	assert_int_equal(pg_store_set_state(s, id, "queued", "rejected", &u), 0);
+	assert_int_equal(pg_store_get(s, &j, id), 0);
+	/* the pull's counts and verdict are the whole report's */
+	assert_int_equal(j->errors, 5000);
+	assert_int_equal(j->warnings, 5000);
+	assert_string_equal(j->verdict, "reject");
+	/* the stored JSON keeps 100 of each check and severity, and says what it left out */
+	assert_true(strlen(j->report) <= ((size_t)1 << 20));
+	assert_int_equal(pg_json_parse(&doc, j->report, strlen(j->report)), 0);
+	assert_string_equal(pg_json_get_str(doc, "verdict"), "reject");
+	assert_int_equal(pg_json_len(pg_json_get(doc, "findings")), 200);
+	omitted = pg_json_get(pg_json_get(doc, "stored"), "omitted");
+	assert_int_equal(pg_json_len(omitted), 2);
+	assert_string_equal(pg_json_get_str(pg_json_at(omitted, 0), "check"), "rewritten-upstream");
+	assert_non_null(strstr(j->report, "\"errors\": 5000"));
+	assert_non_null(strstr(j->report, "\"count\": 4900"));
+	pg_json_free(doc);
+	pg_job_free(j);
+	/* a tighter size: fewer findings, then none of their details */
+	pg_store_set_limits(s, 100, 65536);
+	assert_int_equal(pg_store_set_state(s, id, "rejected", "rejected", &u), 0);
+	assert_int_equal(pg_store_get(s, &j, id), 0);
+	assert_true(strlen(j->report) <= 65536);
+	assert_int_equal(pg_json_parse(&doc, j->report, strlen(j->report)), 0);
+	assert_true(pg_json_len(pg_json_get(doc, "findings")) >= 2);
+	assert_true(pg_json_len(pg_json_get(doc, "findings")) < 200);
+	pg_json_free(doc);
+	pg_job_free(j);
+	pg_report_free(r);
 	pg_store_free(s);
 	pg_buf_release(&ids);
 }
@@ -269,6 +418,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_deliveries_are_idempotent),
+		cmocka_unit_test(test_replays_and_open_twins),
+		cmocka_unit_test(test_reports_are_bounded),
 		cmocka_unit_test(test_claim_and_report),
 		cmocka_unit_test(test_decisions_and_states),
 		cmocka_unit_test(test_requeue_after_a_crash),

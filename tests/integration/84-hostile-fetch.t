@@ -1,0 +1,65 @@
+#!/bin/sh
+# 84-hostile-fetch.t - a repository that accepts the connection and never answers: every fetch has a deadline, and a stop stops it.
+set -eu
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/fixtures.sh"
+. "$(dirname "$0")/../lib/serve.sh"
+plan 12
+python3 "$TOP/tests/lib/hostile.py" blackhole "$SCRATCH/port" &
+HOLE=$!
+TAP_CLEANUP="kill_hole"
+kill_hole() { kill "$HOLE" 2>/dev/null || true; }
+i=0
+while [ ! -s "$SCRATCH/port" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+P=$(cat "$SCRATCH/port")
+printf 'limits:\n  fetch-timeout-seconds: 2\n' >"$SCRATCH/short.yaml"
+
+# --- the command line: each kind of URL ends at the deadline ------------------------------------
+for scheme in git http https; do
+	u="$scheme://127.0.0.1:$P/linux.git"
+	start=$(date +%s)
+	run timeout 30 "$PULLGATE" verify --policy "$SCRATCH/short.yaml" --upstream "$u" "$u" v1
+	took=$(( $(date +%s) - start ))
+	is "$rc:$err" "3:error: fetch 'refs/tags/v1' from '$u': no complete answer within 2 s (the policy's fetch-timeout-seconds)" \
+		"a $scheme:// server that never answers: could not decide (exit 3), saying why"
+	ok "$([ "$took" -le 6 ] && echo 0 || echo 1)" "at the deadline (${took} s)"
+done
+
+# --- the service: the pull ends in error, the worker is free again ----------------------------------
+serve_setup
+sed -i "s|^  map:$|&\n    hole/linux: git://127.0.0.1:$P/linux.git|" "$CONFIG"
+sed -i "s|^repositories:$|&\n  - 'git://127.0.0.1:*/*'|" "$SCRATCH/policy.yaml"
+printf 'limits:\n  fetch-timeout-seconds: 3\n' >>"$SCRATCH/policy.yaml"
+serve_start
+cat >"$SCRATCH/hole.json" <<EOR
+{ "repo": "hole/linux", "changes": [ { "ref": "refs/tags/v1",
+  "old": "$(printf '0%.0s' $(seq 40))", "new": "$(printf '1%.0s' $(seq 40))" } ] }
+EOR
+hook push "$SCRATCH/hole.json" hole-1
+is "$code" 202 "a push naming the silent repository is queued"
+ID=$(printf '%s' "$out" | jq -r '.jobs[0]')
+is "$(wait_state "$ID" error rejected verified)" error "the pull ends in error at the fetch deadline"
+get "$URL/api/pulls/$ID"
+like "$(printf '%s' "$out" | jq -r .message)" "no complete answer within 3 s" "saying the fetch timed out"
+serve_stop
+
+# --- SIGTERM stops a fetch that would wait much longer -----------------------------------------------
+sed -i 's/fetch-timeout-seconds: 3$/fetch-timeout-seconds: 600/' "$SCRATCH/policy.yaml"
+serve_start
+hook push "$SCRATCH/hole.json" hole-2
+ID=$(printf '%s' "$out" | jq -r '.jobs[0]')
+wait_state "$ID" verifying >/dev/null
+sleep 1
+start=$(date +%s)
+kill -TERM "$SERVE_PID"
+i=0
+while kill -0 "$SERVE_PID" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+if kill -0 "$SERVE_PID" 2>/dev/null; then
+	kill -KILL "$SERVE_PID"
+fi
+set +e; wait "$SERVE_PID"; rc=$?; set -e
+SERVE_PID=
+is "$rc" 0 "SIGTERM stops the service in the middle of a fetch that hangs, with status 0"
+ok "$([ $(( $(date +%s) - start )) -le 5 ] && echo 0 || echo 1)" "within seconds"
+is "$(sqlite3 "$SCRATCH/state/pullgate.db" "select state || ' ' || message from pulls where id = $ID")" \
+	"queued interrupted by a shutdown: run again" "the pull goes back to the queue, for the next start"
