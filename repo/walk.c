@@ -428,7 +428,10 @@ int pg_repo_walk_range(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tip,
 		if (err < 0)
 			goto done;
 	}
-	if ((err = paint(&w)) < 0)
+	/* a commit not there: name it and the commit whose parent it is */
+	if ((err = paint(&w)) == PG_ENOTFOUND)
+		err = diagnose(r, tip, hide, nhide, err);
+	if (err < 0)
 		goto done;
 	pg_csrc_each(&s, collect_result, &c);
 	if ((err = c.err) < 0 || !c.n)
@@ -580,7 +583,8 @@ int pg_repo_walk_since(pg_repo *r, const pg_oid *tip, int64_t since, size_t max,
 		if (it.time < since && --slop == 0)
 			break;
 		for (i = 0; i < it.n->nparents && err == 0; i++)
-			err = walk_enqueue(&s, &h, it.n->parents[i]);
+			if ((err = walk_enqueue(&s, &h, it.n->parents[i])) == PG_ENOTFOUND)
+				err = missing(pg_git_oid(&it.n->parents[i]->id), pg_git_oid(&it.n->id));
 		if (err)
 			break;
 		visited++;
