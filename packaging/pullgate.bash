@@ -13,9 +13,9 @@ _pullgate()
 		--trust --allow-repository --pull-request --json --color --help'
 	case ${words[1]} in
 	verify) opts=$pull ;;
-	gate) opts="$pull --tree --branch --stages --approve --no-approve --boot-timeout" ;;
+	gate) opts="$pull --tree --branch --stages --approve --no-approve --boot-timeout --boot-on --url" ;;
 	serve) opts='--config --port --hash-password --help' ;;
-	ktap) opts='--json --help' ;;
+	ktap) opts='--json --nonce --lava --help' ;;
 	policy) opts='--help' ;;
 	guard) opts='--install --force --upstream --policy --help' ;;
 	version) opts='--verbose' ;;
@@ -38,6 +38,10 @@ _pullgate()
 		COMPREPLY=($(compgen -W 'auto always never' -- "$cur"))
 		return
 		;;
+	--boot-on)
+		COMPREPLY=($(compgen -W 'qemu lava' -- "$cur"))
+		return
+		;;
 	--stages)
 		COMPREPLY=($(compgen -W 'merge merge,build merge,build,boot merge,build,boot,approve' -- "$cur"))
 		return
@@ -48,7 +52,7 @@ _pullgate()
 		return
 		;;
 	--protect | --allow-committer | --max-commits | --trust | \
-		--allow-repository | --branch | --boot-timeout | --port)
+		--allow-repository | --branch | --boot-timeout | --port | --url | --nonce)
 		return
 		;;
 	esac
