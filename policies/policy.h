@@ -53,6 +53,7 @@ typedef struct pg_policy {
 
 	unsigned build_timeout_minutes; /* merge bot: the kernel build stage */
 	unsigned boot_timeout_seconds;  /* merge bot: boot and KUnit in QEMU */
+	unsigned kunit_select_max;      /* KUnit test options one pull may add (0: none) */
 } pg_policy;
 
 /* A policy file larger than this is refused (PG_ETOOBIG). */

@@ -261,6 +261,8 @@ static const pg_yaml_field pipeline_fields[] = {
 	  MEMBER(pg_policy, build_timeout_minutes), .max = 1440 },
 	{ .key = "boot-timeout-seconds", .kind = PG_FIELD_UINT,
 	  MEMBER(pg_policy, boot_timeout_seconds), .max = 86400 },
+	{ .key = "kunit-select-max", .kind = PG_FIELD_UINT,
+	  MEMBER(pg_policy, kunit_select_max), .max = 1000 },
 };
 
 static const pg_yaml_field merge_identity_fields[] = {

@@ -1,0 +1,565 @@
+/* select.c - pull-aware KUnit selection: .kunitconfig and Kconfig test options for the changed paths. */
+#include "pipeline/select.h"
+#include "common/array.h"
+#include "common/error.h"
+
+#include <ctype.h>
+
+/* A .kunitconfig or a Kconfig test option waiting for the cap. */
+typedef struct cand {
+	char *option;       /* CONFIG_X */
+	char *path;         /* the changed path */
+	char *source;       /* the file */
+	char *depends;      /* Kconfig only */
+	size_t group;       /* the .kunitconfig it belongs to (its first option's index + 1); 0: none */
+	bool test;
+	bool relevant;      /* its name matches a changed file's */
+	size_t order;
+} cand;
+
+typedef struct sel {
+	const pg_select_src *src;
+	const char *const *paths;
+	size_t npaths;
+	cand *c;
+	size_t n, alloc;
+	char **seen;        /* files already read (.kunitconfig, Kconfig dirs) */
+	size_t nseen, seen_alloc;
+	pg_buf file;
+	bool full;          /* PG_SELECT_MAX_OPTIONS reached */
+} sel;
+
+static void cand_release(cand *c)
+{
+	free(c->option);
+	free(c->path);
+	free(c->source);
+	free(c->depends);
+}
+
+/* A test option's name: X_KUNIT_TEST, X_KUNIT_TESTS, X_KUNIT, or KUnit's own KUNIT_TEST. */
+static bool test_name(const char *name, size_t len)
+{
+	static const char *const suffix[] = { "_KUNIT_TEST", "_KUNIT_TESTS", "_KUNIT" };
+	size_t i;
+
+	if (len == 10 && !memcmp(name, "KUNIT_TEST", 10))
+		return true;
+	for (i = 0; i < PG_ARRAY_SIZE(suffix); i++) {
+		size_t n = strlen(suffix[i]);
+
+		if (len > n && !memcmp(name + len - n, suffix[i], n))
+			return true;
+	}
+	return false;
+}
+
+static void free_names(char **names, size_t n)
+{
+	while (n)
+		free(names[--n]);
+	free(names);
+}
+
+/*
+ * Whether a changed file's name holds the option's stem, lower case:
+ * "string_helpers" of STRING_HELPERS_KUNIT_TEST in lib/string_helpers.c.
+ */
+static bool name_matches_paths(const sel *s, const char *name)
+{
+	char stem[128];
+	size_t i, len = strlen(name);
+	const char *cut = strstr(name, "_KUNIT");
+
+	if (cut)
+		len = (size_t)(cut - name);
+	if (len == 0 || len >= sizeof(stem))
+		return false;
+	for (i = 0; i < len; i++)
+		stem[i] = (char)tolower((unsigned char)name[i]);
+	stem[len] = '\0';
+	for (i = 0; i < s->npaths; i++) {
+		const char *base = strrchr(s->paths[i], '/');
+		char file[256];
+		size_t k;
+
+		base = base ? base + 1 : s->paths[i];
+		/* the file's name with '-' read as '_', as Kconfig names are written */
+		for (k = 0; base[k] && k + 1 < sizeof(file); k++)
+			file[k] = base[k] == '-' ? '_' : (char)tolower((unsigned char)base[k]);
+		file[k] = '\0';
+		if (strstr(file, stem))
+			return true;
+	}
+	return false;
+}
+
+static bool seen(sel *s, const char *what, int *err)
+{
+	size_t i;
+
+	*err = 0;
+	for (i = 0; i < s->nseen; i++)
+		if (!strcmp(s->seen[i], what))
+			return true;
+	if ((*err = PG_ARRAY_GROW(s->seen, s->nseen + 1, s->seen_alloc)) < 0)
+		return false;
+	if (!(s->seen[s->nseen] = pg_strdup(what))) {
+		*err = PG_ENOMEM;
+		return false;
+	}
+	s->nseen++;
+	return false;
+}
+
+static int add_cand(sel *s, const char *opt, size_t optlen, const char *path, const char *source,
+		    const char *depends, size_t group, bool test)
+{
+	cand *c;
+	size_t i;
+	int err;
+
+	for (i = 0; i < s->n; i++)
+		if (strlen(s->c[i].option) == optlen && !memcmp(s->c[i].option, opt, optlen))
+			return 0; /* the first source that named it keeps it */
+	if (s->n >= PG_SELECT_MAX_OPTIONS) {
+		s->full = true;
+		return 0;
+	}
+	if ((err = PG_ARRAY_GROW(s->c, s->n + 1, s->alloc)) < 0)
+		return err;
+	c = &s->c[s->n];
+	memset(c, 0, sizeof(*c));
+	c->group = group;
+	c->test = test;
+	c->order = s->n;
+	if (!(c->option = pg_strndup(opt, optlen)) || !(c->path = pg_strdup(path)) ||
+	    !(c->source = pg_strdup(source)) || (depends && !(c->depends = pg_strdup(depends)))) {
+		cand_release(c);
+		return PG_ENOMEM;
+	}
+	c->relevant = !group && name_matches_paths(s, c->option + 7);
+	s->n++;
+	return 0;
+}
+
+/* Read a file of the tree into s->file; 0 with found false when there is none (or too big). */
+static int read_file(sel *s, const char *path, bool *found)
+{
+	int err;
+
+	*found = false;
+	pg_buf_release(&s->file);
+	pg_buf_init(&s->file, PG_SELECT_FILE_MAX);
+	err = s->src->read(s->src->ctx, path, &s->file);
+	if (err == PG_ENOTFOUND || err == PG_ETOOBIG) {
+		pg_error_clear();
+		return 0;
+	}
+	*found = err == 0;
+	return err;
+}
+
+/* "CONFIG_NAME=y|m" lines of a .kunitconfig; other lines become refused rows of r. */
+static int take_kunitconfig(sel *s, pg_report *r, const char *source, const char *path)
+{
+	const char *p = s->file.ptr, *end = p + s->file.len;
+	size_t group = s->n + 1;
+	pg_buf line = PG_BUF_INIT;
+	int err = 0;
+
+	while (p < end && err == 0) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p), name;
+
+		pg_buf_clear(&line);
+		if ((err = pg_buf_put(&line, p, len)) < 0)
+			break;
+		pg_buf_rtrim(&line);
+		p += len + 1;
+		if (!line.len || line.ptr[0] == '#')
+			continue; /* "# CONFIG_X is not set" too: a pull does not turn the base's off */
+		name = strspn(line.ptr, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
+		if (name > 7 && !strncmp(line.ptr, "CONFIG_", 7) && line.ptr[name] == '=' &&
+		    (!strcmp(line.ptr + name + 1, "y") || !strcmp(line.ptr + name + 1, "m"))) {
+			err = add_cand(s, line.ptr, name, path, source, NULL, group,
+				       test_name(line.ptr + 7, name - 7));
+		} else {
+			pg_selected *row;
+			pg_buf what = PG_BUF_INIT;
+
+			if ((err = pg_buf_put(&what, line.ptr, line.len > 80 ? 80 : line.len)) == 0 &&
+			    (err = pg_report_add_selected(&row, r, what.ptr, path, source, false,
+							  PG_SELECTED_REFUSED)) == 0)
+				err = pg_provenance_set(&row->reason, "only CONFIG_X=y and =m lines are "
+							"taken from a pull's .kunitconfig");
+			pg_buf_release(&what);
+		}
+	}
+	pg_buf_release(&line);
+	return err;
+}
+
+/* The nearest .kunitconfig up the directory tree of path. */
+static int find_kunitconfig(sel *s, pg_report *r, const char *path)
+{
+	pg_buf dir = PG_BUF_INIT, file = PG_BUF_INIT;
+	bool found = false;
+	int err = 0;
+
+	if ((err = pg_buf_puts(&dir, path)) < 0)
+		goto done;
+	for (;;) {
+		char *slash = strrchr(dir.ptr, '/');
+
+		/* up one: "a/b/c" -> "a/b" -> "a" -> "" (the root) */
+		pg_buf_truncate(&dir, slash ? (size_t)(slash - dir.ptr) : 0);
+		pg_buf_clear(&file);
+		if ((err = pg_buf_printf(&file, "%s%s.kunitconfig", dir.ptr, dir.len ? "/" : "")) < 0 ||
+		    (err = read_file(s, file.ptr, &found)) < 0)
+			goto done;
+		if (found)
+			break;
+		if (!dir.len)
+			goto done;
+	}
+	if (!seen(s, file.ptr, &err) && err == 0)
+		err = take_kunitconfig(s, r, file.ptr, path);
+done:
+	pg_buf_release(&dir);
+	pg_buf_release(&file);
+	return err;
+}
+
+/* The depends lines of the Kconfig entry starting at p, joined by " && ". */
+static int entry_depends(pg_buf *out, const char *p, const char *end)
+{
+	int err = 0;
+
+	while (p < end && err == 0) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *e = nl ? nl : end, *q = p;
+
+		while (q < e && (*q == ' ' || *q == '\t'))
+			q++;
+		if (q == p && q < e && *q != '#')
+			break; /* a line at column 0: the next entry */
+		if ((size_t)(e - q) >= 4 && (!memcmp(q, "help", 4) || !memcmp(q, "---", 3)))
+			break; /* the help text may say "depends on" too */
+		if ((size_t)(e - q) > 11 && !memcmp(q, "depends on ", 11)) {
+			q += 11;
+			if (out->len)
+				err = pg_buf_puts(out, " && ");
+			if (err == 0)
+				err = pg_buf_put(out, q, (size_t)(e - q));
+			pg_buf_rtrim(out);
+		}
+		p = nl ? nl + 1 : end;
+	}
+	return err;
+}
+
+/* The test options declared ("config X" / "menuconfig X" at a line's start) in s->file. */
+static int scan_kconfig(sel *s, const char *source, const char *path)
+{
+	const char *p = s->file.ptr, *end = p + s->file.len;
+	pg_buf dep = PG_BUF_INIT;
+	int err = 0;
+
+	while (p < end && err == 0) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *e = nl ? nl : end, *q = p;
+		size_t kw = 0, name;
+
+		p = nl ? nl + 1 : end;
+		while (q < e && (*q == ' ' || *q == '\t'))
+			q++;
+		if ((size_t)(e - q) > 7 && !memcmp(q, "config ", 7))
+			kw = 7;
+		else if ((size_t)(e - q) > 11 && !memcmp(q, "menuconfig ", 11))
+			kw = 11;
+		if (!kw)
+			continue;
+		q += kw;
+		while (q < e && *q == ' ')
+			q++;
+		name = strspn(q, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+		if (name > (size_t)(e - q))
+			name = (size_t)(e - q);
+		if (!name || !test_name(q, name))
+			continue;
+		pg_buf_clear(&dep);
+		if ((err = pg_buf_puts(&dep, "CONFIG_")) < 0 || (err = pg_buf_put(&dep, q, name)) < 0)
+			break;
+		{
+			pg_buf d = PG_BUF_INIT;
+
+			if ((err = entry_depends(&d, p, end)) == 0)
+				err = add_cand(s, dep.ptr, dep.len, path, source, d.len ? d.ptr : NULL, 0,
+					       true);
+			pg_buf_release(&d);
+		}
+	}
+	pg_buf_release(&dep);
+	return err;
+}
+
+static bool is_kconfig(const char *name)
+{
+	return !strcmp(name, "Kconfig") || !strncmp(name, "Kconfig.", 8);
+}
+
+/*
+ * The Kconfig files of path's directory, or of its nearest parent that has
+ * any; the root's (which only sources the others) is not read.
+ */
+static int find_kconfig(sel *s, const char *path)
+{
+	pg_buf dir = PG_BUF_INIT, file = PG_BUF_INIT;
+	char **names = NULL;
+	size_t n = 0, i, nk = 0;
+	bool found;
+	int err = 0;
+
+	if ((err = pg_buf_puts(&dir, path)) < 0)
+		goto done;
+	for (;;) {
+		char *slash = strrchr(dir.ptr, '/');
+
+		if (!slash)
+			goto done; /* the root */
+		pg_buf_truncate(&dir, (size_t)(slash - dir.ptr));
+		free_names(names, n);
+		names = NULL;
+		n = 0;
+		err = s->src->list(s->src->ctx, dir.ptr, &names, &n);
+		if (err == PG_ENOTFOUND) {
+			pg_error_clear();
+			err = 0;
+			continue;
+		}
+		if (err < 0)
+			goto done;
+		for (i = 0, nk = 0; i < n; i++)
+			nk += is_kconfig(names[i]);
+		if (nk)
+			break;
+	}
+	if (seen(s, dir.ptr, &err) || err < 0)
+		goto done;
+	for (i = 0; i < n && err == 0; i++) {
+		if (!is_kconfig(names[i]))
+			continue;
+		pg_buf_clear(&file);
+		if ((err = pg_buf_printf(&file, "%s/%s", dir.ptr, names[i])) == 0 &&
+		    (err = read_file(s, file.ptr, &found)) == 0 && found)
+			err = scan_kconfig(s, file.ptr, path);
+	}
+done:
+	free_names(names, n);
+	pg_buf_release(&dir);
+	pg_buf_release(&file);
+	return err;
+}
+
+/* Whether the base's fragment sets option ("CONFIG_X=..." or "# CONFIG_X is not set"). */
+static bool in_base(const char *base, const char *option)
+{
+	size_t len = strlen(option);
+	const char *p;
+
+	for (p = base; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		const char *q = p;
+
+		if (!strncmp(q, "# ", 2))
+			q += 2;
+		if (!strncmp(q, option, len) && (q[len] == '=' || (q != p && q[len] == ' ')))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The .kunitconfigs' options first, together (what their directories ask
+ * for), then the Kconfig options whose name matches a changed file's, then
+ * the order they were found in.
+ */
+static int cmp_cand(const void *a, const void *b)
+{
+	const cand *x = a, *y = b;
+
+	if (!x->group != !y->group)
+		return x->group ? -1 : 1;
+	if (x->relevant != y->relevant)
+		return x->relevant ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* The candidates' rows in r: in the base, added, or over the cap. */
+static int decide(sel *s, pg_report *r, const char *base, unsigned cap)
+{
+	size_t i, k, added = 0;
+	int err = 0;
+
+	qsort(s->c, s->n, sizeof(*s->c), cmp_cand);
+	for (i = 0; i < s->n && err == 0; i = k) {
+		size_t want = 0;
+		bool over;
+
+		/* a group: every option of one .kunitconfig; else one option */
+		for (k = i + 1; s->c[i].group && k < s->n && s->c[k].group == s->c[i].group; k++)
+			;
+		for (size_t j = i; j < k; j++)
+			want += s->c[j].test && !in_base(base, s->c[j].option);
+		over = added + want > cap;
+		if (!over)
+			added += want;
+		for (size_t j = i; j < k && err == 0; j++) {
+			cand *c = &s->c[j];
+			pg_selected *row;
+			enum pg_selected_status st = in_base(base, c->option) ? PG_SELECTED_IN_BASE :
+						     over ? PG_SELECTED_CAPPED : PG_SELECTED_ADDED;
+
+			if ((err = pg_report_add_selected(&row, r, c->option, c->path, c->source,
+							  c->test, st)) < 0 ||
+			    (err = pg_provenance_set(&row->depends, c->depends)) < 0)
+				break;
+			if (st == PG_SELECTED_IN_BASE)
+				err = pg_provenance_set(&row->reason, "the base configuration sets it: "
+							"its value holds");
+			else if (st == PG_SELECTED_CAPPED) {
+				pg_buf why = PG_BUF_INIT;
+
+				if ((err = pg_buf_printf(&why, "over the policy's kunit-select-max (%u "
+							 "test options per pull)", cap)) == 0)
+					err = pg_provenance_set(&row->reason, why.ptr);
+				pg_buf_release(&why);
+			}
+		}
+	}
+	return err;
+}
+
+static int note(pg_report *r, const sel *s)
+{
+	size_t i, added = 0, capped = 0, from_base = 0;
+	pg_buf line = PG_BUF_INIT;
+	int err;
+
+	for (i = 0; i < r->nselected; i++) {
+		const pg_selected *x = &r->selected[i];
+
+		added += x->test && x->status == PG_SELECTED_ADDED;
+		capped += x->test && x->status == PG_SELECTED_CAPPED;
+		from_base += x->test && x->status == PG_SELECTED_IN_BASE;
+	}
+	if (added)
+		err = pg_buf_printf(&line, "%zu KUnit test option%s added to the baseline for %zu "
+				    "changed path%s", added, added == 1 ? "" : "s", s->npaths,
+				    s->npaths == 1 ? "" : "s");
+	else if (capped)
+		err = pg_buf_printf(&line, "nothing added beyond the baseline: every test option "
+				    "the changed paths select is over the policy's cap");
+	else if (from_base)
+		err = pg_buf_printf(&line, "nothing added beyond the baseline: the test options "
+				    "the changed paths select are in the base configuration already");
+	else
+		err = pg_buf_printf(&line, "nothing added beyond the baseline: no .kunitconfig or "
+				    "Kconfig test option covers the %zu changed path%s", s->npaths,
+				    s->npaths == 1 ? "" : "s");
+	if (err == 0 && capped && added)
+		err = pg_buf_printf(&line, "; %zu more over the policy's cap", capped);
+	if (err == 0 && s->full)
+		err = pg_buf_printf(&line, "; only the first %d options found were considered",
+				    PG_SELECT_MAX_OPTIONS);
+	if (err == 0)
+		err = pg_provenance_set(&r->selection_note, line.ptr);
+	pg_buf_release(&line);
+	return err;
+}
+
+int pg_select(pg_report *r, const pg_select_src *src, const char *const *paths, size_t npaths,
+	      const char *base_config, unsigned cap)
+{
+	sel s;
+	size_t i;
+	int err = 0;
+
+	memset(&s, 0, sizeof(s));
+	s.src = src;
+	s.paths = paths;
+	s.npaths = npaths;
+	pg_buf_init(&s.file, PG_SELECT_FILE_MAX);
+	r->has_selection = true;
+	r->selection_paths = npaths;
+	r->selection_cap = cap;
+	for (i = 0; i < npaths && err == 0; i++)
+		if ((err = find_kunitconfig(&s, r, paths[i])) == 0)
+			err = find_kconfig(&s, paths[i]);
+	if (err == 0 && (err = decide(&s, r, base_config, cap)) == 0)
+		err = note(r, &s);
+	for (i = 0; i < s.n; i++)
+		cand_release(&s.c[i]);
+	free(s.c);
+	free_names(s.seen, s.nseen);
+	pg_buf_release(&s.file);
+	return err;
+}
+
+int pg_select_fragment(pg_buf *out, const pg_report *r)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < r->nselected && err == 0; i++)
+		if (r->selected[i].status == PG_SELECTED_ADDED ||
+		    r->selected[i].status == PG_SELECTED_ENABLED ||
+		    r->selected[i].status == PG_SELECTED_SKIPPED)
+			err = pg_buf_printf(out, "%s=y\n", r->selected[i].option);
+	return err;
+}
+
+/* Whether config has the line "option=y". */
+static bool config_has(const char *config, const char *option)
+{
+	size_t len = strlen(option);
+	const char *p;
+
+	for (p = config; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (!strncmp(p, option, len) && !strncmp(p + len, "=y", 2) &&
+		    (p[len + 2] == '\n' || p[len + 2] == '\0'))
+			return true;
+	return false;
+}
+
+int pg_select_check_config(pg_report *r, const char *config)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < r->nselected && err == 0; i++) {
+		pg_selected *x = &r->selected[i];
+		pg_buf why = PG_BUF_INIT;
+
+		if (x->status != PG_SELECTED_ADDED && x->status != PG_SELECTED_ENABLED &&
+		    x->status != PG_SELECTED_SKIPPED)
+			continue;
+		if (config_has(config, x->option)) {
+			x->status = PG_SELECTED_ENABLED;
+			err = pg_provenance_set(&x->reason, NULL);
+		} else {
+			x->status = PG_SELECTED_SKIPPED;
+			if (x->depends)
+				err = pg_buf_printf(&why, "Kconfig left it unset for arm64 virt: "
+						    "depends on %s", x->depends);
+			else
+				err = pg_buf_printf(&why, "Kconfig left it unset for arm64 virt (a "
+						    "dependency or an architecture it needs does "
+						    "not hold)");
+			if (err == 0)
+				err = pg_provenance_set(&x->reason, why.ptr);
+		}
+		pg_buf_release(&why);
+	}
+	return err;
+}
