@@ -12,7 +12,7 @@ static const struct pg_cmd commands[] = {
 	  "validate policy files" },
 	{ "gate", cmd_gate,
 	  "gate [--tree DIR] [--branch NAME] [--stages merge,build,boot,approve] "
-	  "[--approve|--no-approve] [--boot-timeout S] [--url URL] " CLI_PULL_USAGE,
+	  "[--approve|--no-approve] [--boot-timeout S] [--url URL] [--explain-tests] " CLI_PULL_USAGE,
 	  "verify, merge, build, boot and approve a pull" },
 	{ "version", cmd_version, "version", "print the version" },
 	{ "ktap", cmd_ktap, "ktap [--json] [--nonce N] LOGFILE", "judge a kernel boot log (KTAP, splats)" },

@@ -37,6 +37,8 @@ typedef struct pg_gate_opts {
 	volatile sig_atomic_t *cancel;
 	const char *expect_tag;      /* the tag object's id (hex) a push record named:
 					anything else is not merged; NULL: none */
+	bool explain_tests;          /* verify and merge only, then record the KUnit
+					selection (report->selection): nothing is built */
 } pg_gate_opts;
 
 #define PG_GATE_OPTS_VERSION 1

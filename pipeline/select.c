@@ -2,6 +2,7 @@
 #include "pipeline/select.h"
 #include "common/array.h"
 #include "common/error.h"
+#include "repo/repo.h"
 
 #include <ctype.h>
 
@@ -52,13 +53,6 @@ static bool test_name(const char *name, size_t len)
 			return true;
 	}
 	return false;
-}
-
-static void free_names(char **names, size_t n)
-{
-	while (n)
-		free(names[--n]);
-	free(names);
 }
 
 /*
@@ -329,7 +323,7 @@ static int find_kconfig(sel *s, const char *path)
 		if (!slash)
 			goto done; /* the root */
 		pg_buf_truncate(&dir, (size_t)(slash - dir.ptr));
-		free_names(names, n);
+		pg_repo_strings_free(names, n);
 		names = NULL;
 		n = 0;
 		err = s->src->list(s->src->ctx, dir.ptr, &names, &n);
@@ -356,9 +350,180 @@ static int find_kconfig(sel *s, const char *path)
 			err = scan_kconfig(s, file.ptr, path);
 	}
 done:
-	free_names(names, n);
+	pg_repo_strings_free(names, n);
 	pg_buf_release(&dir);
 	pg_buf_release(&file);
+	return err;
+}
+
+/* --- the suites an option builds ---------------------------------------------------- */
+
+#define SUITES_MAX 16   /* suite names kept per option */
+
+/* Append the names of the KUnit suites text defines ("struct kunit_suite x = { .name = "n" }"). */
+static int suite_names(pg_buf *out, const char *text)
+{
+	const char *p = text;
+	size_t kept = 0;
+	int err = 0;
+
+	while (err == 0 && kept < SUITES_MAX && (p = strstr(p, "struct kunit_suite "))) {
+		const char *open, *semi, *name, *q;
+		size_t len;
+
+		p += 19;
+		open = strchr(p, '{');
+		semi = strchr(p, ';');
+		if (!open || (semi && semi < open))
+			continue; /* a declaration or a pointer, not a definition */
+		if (!(name = strstr(open, ".name")) || (semi && name > semi))
+			continue;
+		if (!(q = strchr(name, '"')) || (semi && q > semi))
+			continue;
+		q++;
+		len = strspn(q, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.");
+		if (!len || len > 64 || q[len] != '"')
+			continue;
+		if ((out->len && (err = pg_buf_putc(out, ' ')) < 0) || (err = pg_buf_put(out, q, len)) < 0)
+			break;
+		kept++;
+	}
+	return err;
+}
+
+/* Append to names (space-separated) the .o stems of a Makefile line naming $(CONFIG_X) or "stem-objs"/"stem-y". */
+static int line_objects(pg_buf *names, const char *line, size_t len)
+{
+	const char *p = line, *end = line + len;
+	int err = 0;
+
+	while (p < end && err == 0) {
+		size_t w;
+
+		while (p < end && (*p == ' ' || *p == '\t' || *p == '\\'))
+			p++;
+		w = 0;
+		while (p + w < end && p[w] != ' ' && p[w] != '\t' && p[w] != '\\')
+			w++;
+		if (w > 2 && p[w - 2] == '.' && p[w - 1] == 'o' && w - 2 < 128) {
+			if ((err = pg_buf_putc(names, ' ')) == 0 && (err = pg_buf_put(names, p, w - 2)) == 0)
+				err = pg_buf_putc(names, ' ');
+		}
+		p += w;
+	}
+	return err;
+}
+
+/*
+ * The Makefile's objects built by option: the ".o" words of its lines that
+ * name $(CONFIG_X), and of the "stem-objs"/"stem-y" lines of those objects.
+ * *objs gets " stem  stem2 " (each word in spaces).
+ */
+static int makefile_objects(pg_buf *objs, const char *mk, const char *option)
+{
+	pg_buf ref = PG_BUF_INIT, composite = PG_BUF_INIT;
+	const char *p;
+	int pass, err;
+
+	if ((err = pg_buf_printf(&ref, "$(%s)", option)) < 0)
+		goto done;
+	for (pass = 0; pass < 2 && err == 0; pass++) {
+		for (p = mk; *p && err == 0;) {
+			const char *e = p;
+			size_t len;
+
+			/* a logical line: through backslash-newlines */
+			while (*e && (*e != '\n' || (e > p && e[-1] == '\\')))
+				e++;
+			len = (size_t)(e - p);
+			if (pass == 0) {
+				const char *hit = strstr(p, ref.ptr);
+
+				if (hit && hit < e)
+					err = line_objects(objs, p, len);
+			} else {
+				size_t w = strcspn(p, " \t:+=\n");
+				const char *dash = w > 2 ? p + w : NULL;
+
+				/* "stem-objs", "stem-y" of a stem we have */
+				while (dash && dash > p && dash[-1] != '-')
+					dash--;
+				if (dash && dash > p + 1 && (!strncmp(dash, "objs", 4) || !strncmp(dash, "y", 1))) {
+					pg_buf_clear(&composite);
+					if ((err = pg_buf_putc(&composite, ' ')) == 0 &&
+					    (err = pg_buf_put(&composite, p, (size_t)(dash - 1 - p))) == 0 &&
+					    (err = pg_buf_putc(&composite, ' ')) == 0 &&
+					    strstr(objs->ptr, composite.ptr))
+						err = line_objects(objs, p + w, len - w);
+				}
+			}
+			p = *e ? e + 1 : e;
+		}
+	}
+done:
+	pg_buf_release(&ref);
+	pg_buf_release(&composite);
+	return err;
+}
+
+/*
+ * The suites an option builds, by its directory's sources: the files of
+ * the Makefile's objects for it, and a "<stem>-test.c"/"<stem>_test.c"
+ * that <stem>.c includes under the option (as ext4's mballoc.c does).
+ */
+static int option_suites(sel *s, pg_selected *row, const char *dir)
+{
+	pg_buf objs = PG_BUF_INIT, path = PG_BUF_INIT, names = PG_BUF_INIT, mk = PG_BUF_INIT;
+	char **files = NULL;
+	size_t nfiles = 0, i;
+	bool found;
+	int err;
+
+	if ((err = pg_buf_printf(&path, "%s%sMakefile", dir, *dir ? "/" : "")) < 0 ||
+	    (err = read_file(s, path.ptr, &found)) < 0 || !found ||
+	    (err = pg_buf_put(&mk, s->file.ptr, s->file.len)) < 0 ||
+	    (err = makefile_objects(&objs, mk.ptr, row->option)) < 0)
+		goto done;
+	err = s->src->list(s->src->ctx, dir, &files, &nfiles);
+	if (err == PG_ENOTFOUND) {
+		pg_error_clear();
+		err = 0;
+	}
+	for (i = 0; i < nfiles && err == 0; i++) {
+		const char *f = files[i];
+		size_t len = strlen(f);
+		char key[160];
+		bool take = false;
+
+		if (len < 3 || len > 120 || strcmp(f + len - 2, ".c"))
+			continue;
+		snprintf(key, sizeof(key), " %.*s ", (int)(len - 2), f);
+		take = strstr(objs.ptr, key) != NULL;
+		if (!take && len > 7 && (!strcmp(f + len - 7, "-test.c") || !strcmp(f + len - 7, "_test.c"))) {
+			/* included by <stem>.c under the option? */
+			pg_buf_clear(&path);
+			if ((err = pg_buf_printf(&path, "%s%s%.*s.c", dir, *dir ? "/" : "",
+						 (int)(len - 7), f)) < 0 ||
+			    (err = read_file(s, path.ptr, &found)) < 0)
+				break;
+			snprintf(key, sizeof(key), "#include \"%s\"", f);
+			take = found && strstr(s->file.ptr, key) && strstr(s->file.ptr, row->option);
+		}
+		if (!take)
+			continue;
+		pg_buf_clear(&path);
+		if ((err = pg_buf_printf(&path, "%s%s%s", dir, *dir ? "/" : "", f)) == 0 &&
+		    (err = read_file(s, path.ptr, &found)) == 0 && found)
+			err = suite_names(&names, s->file.ptr);
+	}
+	if (err == 0 && names.len)
+		err = pg_provenance_set(&row->suites, names.ptr);
+done:
+	pg_repo_strings_free(files, nfiles);
+	pg_buf_release(&objs);
+	pg_buf_release(&path);
+	pg_buf_release(&names);
+	pg_buf_release(&mk);
 	return err;
 }
 
@@ -424,6 +589,15 @@ static int decide(sel *s, pg_report *r, const char *base, unsigned cap)
 							  c->test, st)) < 0 ||
 			    (err = pg_provenance_set(&row->depends, c->depends)) < 0)
 				break;
+			if (c->test && st == PG_SELECTED_ADDED) {
+				const char *slash = strrchr(c->source, '/');
+				char *dir = pg_strndup(c->source, slash ? (size_t)(slash - c->source) : 0);
+
+				err = dir ? option_suites(s, row, dir) : PG_ENOMEM;
+				free(dir);
+				if (err < 0)
+					break;
+			}
 			if (st == PG_SELECTED_IN_BASE)
 				err = pg_provenance_set(&row->reason, "the base configuration sets it: "
 							"its value holds");
@@ -501,7 +675,7 @@ int pg_select(pg_report *r, const pg_select_src *src, const char *const *paths, 
 	for (i = 0; i < s.n; i++)
 		cand_release(&s.c[i]);
 	free(s.c);
-	free_names(s.seen, s.nseen);
+	pg_repo_strings_free(s.seen, s.nseen);
 	pg_buf_release(&s.file);
 	return err;
 }

@@ -222,6 +222,14 @@ size_t pg_report_count_check(const pg_report *r, enum pg_check_id check);
  */
 int pg_report_format_text(pg_buf *out, const pg_report *r);
 
+/*
+ * The KUnit selection for a terminal (part of the text report): the note,
+ * one line per option (status, source, the path that selected it), its
+ * reason, and each of its suites with its base and merge results when the
+ * boot ran.  Nothing when r has no selection.
+ */
+int pg_report_format_selection(pg_buf *out, const pg_report *r);
+
 /* The JSON report described in docs/report-schema.md. */
 int pg_report_format_json(pg_buf *out, const pg_report *r);
 

@@ -15,6 +15,15 @@ static const char *const files[][2] = {
 	  "config EXT4_KUNIT_TESTS\n\ttristate \"KUnit tests for ext4\"\n"
 	  "\tdepends on EXT4_FS && KUNIT\n\thelp\n\t  depends on nothing said here\n" },
 	{ "fs/ext4/inode.c", "int x;\n" },
+	{ "fs/ext4/Makefile", "ext4-y := inode.o mballoc.o\n"
+	  "ext4-inode-test-objs += inode-test.o\n"
+	  "obj-$(CONFIG_EXT4_KUNIT_TESTS) += \\\n\text4-inode-test.o\n" },
+	{ "fs/ext4/inode-test.c", "extern struct kunit_suite *p;\n"
+	  "static struct kunit_suite ext4_inode_test_suite = {\n\t.name = \"ext4_inode_test\",\n};\n" },
+	{ "fs/ext4/mballoc.c", "#ifdef CONFIG_EXT4_KUNIT_TESTS\n#include \"mballoc-test.c\"\n#endif\n" },
+	{ "fs/ext4/mballoc-test.c", "static struct kunit_suite mbt = {\n\t.init = i,\n"
+	  "\t.name = \"ext4_mballoc_test\",\n};\n" },
+	{ "fs/ext4/other-test.c", "static struct kunit_suite o = {\n\t.name = \"not_built\",\n};\n" },
 	{ "fs/ext4/sub/deep.c", "int y;\n" },
 	{ "lib/Kconfig", "config STRING_KUNIT_TEST\n\ttristate\n\tdepends on KUNIT\n"
 	  "config LIST_KUNIT_TEST\n\ttristate\n" },
@@ -118,7 +127,10 @@ static void test_nearest_kunitconfig(void **state)
 	/* found up the tree, from the directory of the kunitconfig */
 	assert_string_equal(s->source, "fs/ext4/.kunitconfig");
 	assert_true(s->test);
+	/* its suites: the Makefile's object (through ext4-inode-test-objs) and the test mballoc.c includes */
+	assert_string_equal(s->suites, "ext4_inode_test ext4_mballoc_test");
 	assert_int_equal(row(r, "CONFIG_EXT4_FS")->status, PG_SELECTED_ADDED);
+	assert_null(row(r, "CONFIG_EXT4_FS")->suites);
 	assert_false(row(r, "CONFIG_EXT4_FS")->test);
 	/* the base's line holds */
 	assert_int_equal(row(r, "CONFIG_KUNIT")->status, PG_SELECTED_IN_BASE);
