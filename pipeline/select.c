@@ -652,6 +652,14 @@ static int note(pg_report *r, const sel *s)
 	return err;
 }
 
+static bool same_dir(const char *a, const char *b)
+{
+	const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
+	size_t la = sa ? (size_t)(sa - a) : 0, lb = sb ? (size_t)(sb - b) : 0;
+
+	return la == lb && !memcmp(a, b, la);
+}
+
 int pg_select(pg_report *r, const pg_select_src *src, const char *const *paths, size_t npaths,
 	      const char *base_config, unsigned cap)
 {
@@ -667,9 +675,13 @@ int pg_select(pg_report *r, const pg_select_src *src, const char *const *paths, 
 	r->has_selection = true;
 	r->selection_paths = npaths;
 	r->selection_cap = cap;
-	for (i = 0; i < npaths && err == 0; i++)
+	for (i = 0; i < npaths && err == 0; i++) {
+		/* the files of one directory find the same: its first path stands for them */
+		if (i && same_dir(paths[i - 1], paths[i]))
+			continue;
 		if ((err = find_kunitconfig(&s, r, paths[i])) == 0)
 			err = find_kconfig(&s, paths[i]);
+	}
 	if (err == 0 && (err = decide(&s, r, base_config, cap)) == 0)
 		err = note(r, &s);
 	for (i = 0; i < s.n; i++)

@@ -488,11 +488,22 @@ int pg_stage_build(pg_run *g, pg_stage *st)
 					   merged.proc.timed_out ? "timed out" : "failed");
 		goto done;
 	}
-	if ((err = new_warnings(g, &merged, &known, &fresh)) == 0)
+	if ((err = new_warnings(g, &merged, &known, &fresh)) == 0) {
+		size_t i, on = 0, off = 0;
+		char sel[96] = "";
+
+		for (i = 0; i < g->report->nselected; i++) {
+			on += g->report->selected[i].status == PG_SELECTED_ENABLED;
+			off += g->report->selected[i].status == PG_SELECTED_SKIPPED;
+		}
+		if (on || off)
+			snprintf(sel, sizeof(sel), "; KUnit selection: %zu option%s enabled, %zu "
+				 "skipped", on, on == 1 ? "" : "s", off);
 		err = pg_stage_set(st, pg_report_verdict(g->report) == PG_VERDICT_ACCEPT ?
 				   PG_STAGE_PASSED : PG_STAGE_FAILED, log.ptr,
-				   "%zu objects compiled, %zu new warning%s", merged.objects, fresh,
-				   fresh == 1 ? "" : "s");
+				   "%zu objects compiled, %zu new warning%s%s", merged.objects, fresh,
+				   fresh == 1 ? "" : "s", sel);
+	}
 done:
 	pg_map_release(&known);
 	pg_buf_release(&lines);
