@@ -566,7 +566,8 @@ static int decide(sel *s, pg_report *r, const char *base, unsigned cap)
 	size_t i, k, added = 0;
 	int err = 0;
 
-	qsort(s->c, s->n, sizeof(*s->c), cmp_cand);
+	if (s->n)
+		qsort(s->c, s->n, sizeof(*s->c), cmp_cand);
 	for (i = 0; i < s->n && err == 0; i = k) {
 		size_t want = 0;
 		bool over;
