@@ -16,6 +16,7 @@ enum {
 	OPT_BOOT_TIMEOUT,
 	OPT_BOOT_ON,
 	OPT_URL,
+	OPT_EXPLAIN_TESTS,
 };
 
 static const struct option options[] = {
@@ -28,6 +29,7 @@ static const struct option options[] = {
 	{ "boot-timeout", required_argument, NULL, OPT_BOOT_TIMEOUT },
 	{ "boot-on", required_argument, NULL, OPT_BOOT_ON },
 	{ "url", required_argument, NULL, OPT_URL },
+	{ "explain-tests", no_argument, NULL, OPT_EXPLAIN_TESTS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -76,6 +78,9 @@ static int gate_option(void *ctx, int c, const char *arg)
 			return cli_usage("gate", "--stages wants merge, build, boot, approve in "
 					 "order from merge without a gap, not '%s'", arg);
 		g->go->stages = (unsigned)flags;
+		return 0;
+	case OPT_EXPLAIN_TESTS:
+		g->go->explain_tests = true;
 		return 0;
 	case OPT_APPROVE:
 	case OPT_NO_APPROVE:
@@ -129,6 +134,11 @@ int cmd_gate(int argc, char **argv)
 		go.boot_timeout_s = a.policy->boot_timeout_seconds;
 	go.build_timeout_s = a.policy->build_timeout_minutes * 60u;
 	go.cancel = cli_catch_stop_signals();
+	/* the KUnit selection of the merge, without building: verify and merge only */
+	if (go.explain_tests) {
+		go.stages = PG_GATE_MERGE;
+		go.approve = false;
+	}
 
 	err = pg_gate_run(&report, &a.spec, a.policy, &go);
 	rc = cli_pull_outcome(&a, err, report);

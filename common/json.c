@@ -247,6 +247,11 @@ const char *pg_json_get_str(const pg_json *v, const char *key)
 	return json_string_value(value(pg_json_get(v, key)));
 }
 
+const char *pg_json_str(const pg_json *v)
+{
+	return json_string_value(value(v));
+}
+
 bool pg_json_get_bool(const pg_json *v, const char *key)
 {
 	return json_is_true(value(pg_json_get(v, key)));

@@ -82,6 +82,9 @@ const pg_json *pg_json_get(const pg_json *v, const char *key);
 /* The member key when it is a string; NULL otherwise. */
 const char *pg_json_get_str(const pg_json *v, const char *key);
 
+/* v itself when it is a string (an element of an array); NULL otherwise. */
+const char *pg_json_str(const pg_json *v);
+
 /* Whether the member key is true (false when it is absent or no boolean). */
 bool pg_json_get_bool(const pg_json *v, const char *key);
 

@@ -13,7 +13,7 @@ _pullgate()
 		--trust --allow-repository --pull-request --json --color --help'
 	case ${words[1]} in
 	verify) opts=$pull ;;
-	gate) opts="$pull --tree --branch --stages --approve --no-approve --boot-timeout --boot-on --url" ;;
+	gate) opts="$pull --tree --branch --stages --approve --no-approve --boot-timeout --boot-on --url --explain-tests" ;;
 	serve) opts='--config --port --hash-password --help' ;;
 	ktap) opts='--json --nonce --lava --help' ;;
 	policy) opts='--help' ;;

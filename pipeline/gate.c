@@ -203,6 +203,8 @@ static void run_init(pg_run *g, const pg_pull_spec *spec, const pg_policy *polic
 	pg_buf_init(&g->tools_key, 0);
 	pg_buf_init(&g->base_boot, 0);
 	pg_buf_init(&g->journal, 0);
+	pg_buf_init(&g->select_path, 0);
+	pg_buf_init(&g->select_key, 0);
 }
 
 /*
@@ -354,6 +356,8 @@ static void run_release(pg_run *g)
 	pg_buf_release(&g->tools_key);
 	pg_buf_release(&g->base_boot);
 	pg_buf_release(&g->journal);
+	pg_buf_release(&g->select_path);
+	pg_buf_release(&g->select_key);
 	if (g->lock_fd >= 0)
 		close(g->lock_fd);
 	pg_buf_release(&g->key);
@@ -490,6 +494,8 @@ int pg_gate_run(pg_report **out, const pg_pull_spec *spec, const pg_policy *poli
 	int err;
 
 	*out = NULL;
+	if (o->explain_tests && o->stages != PG_GATE_MERGE)
+		return pg_error_set(PG_EINVALID, "explaining the tests runs verify and merge only");
 	if (!pg_gate_stages_valid(o->stages))
 		return pg_error_set(PG_EINVALID, "the stages must run in order from merge, without a gap "
 				    "(merge, build, boot, approve): nothing is booted unbuilt or approved untested");
@@ -520,6 +526,9 @@ int pg_gate_run(pg_report **out, const pg_pull_spec *spec, const pg_policy *poli
 	if (err == 0 && st->status == PG_STAGE_PASSED && (o->stages & PG_GATE_ALL) &&
 	    (err = prepare(&g)) == 0)
 		err = run_stages(&g);
+	/* --explain-tests: what the build would select, from the merge the stage made */
+	if (err == 0 && o->explain_tests && g.report->has_merge && g.tree)
+		err = pg_run_select(&g);
 	if (err == 0)
 		err = attest_and_write_report(&g);
 done:

@@ -40,6 +40,8 @@ typedef struct pg_gate_opts {
 	const char *attest_key;      /* the key that signs the attestation of an approved
 					merge (fingerprint); NULL: the policy's, if any */
 	const char *attest_gnupg_home; /* its GNUPGHOME; NULL: home/gnupg */
+	bool explain_tests;          /* verify and merge only, then record the KUnit
+					selection (report->selection): nothing is built */
 } pg_gate_opts;
 
 #define PG_GATE_OPTS_VERSION 1

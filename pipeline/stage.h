@@ -40,6 +40,10 @@ typedef struct pg_run {
 	char *qemu;
 	pg_buf tools_key;     /* what a boot depends on but the tree: scripts, tools (hex) */
 
+	/* the pull-aware KUnit selection (pg_run_select): the fragment's file, and its hash */
+	pg_buf select_path;   /* empty: nothing selected, build.sh gets no --select */
+	pg_buf select_key;    /* SHA-256 (hex) of that fragment, part of the base boot's key */
+
 	/* left by the stages */
 	pg_oid base;          /* merge: the integration head the merge was made on */
 	pg_buf base_boot;     /* build: the directory holding the base's boot (console, meta) */
@@ -106,6 +110,15 @@ bool pg_run_base_boot_needed(pg_run *run, const pg_oid *base_tree);
 /* The boot's script and inputs: boot.sh's, or lava.sh's when the policy boots on LAVA. */
 const char *const *pg_run_boot_files(const pg_run *run);
 int pg_run_base_boot(pg_run *run, const pg_oid *base_tree);
+
+/*
+ * The KUnit selection for the pull (stage_build.c): the paths the merge
+ * changes against its base, read in the merge's tree (pipeline/select.h),
+ * capped by the policy, recorded in the report; the added options are
+ * written to the run's kunit-select.config (run->select_path) for both
+ * the base's and the merge's build.  Needs the merge stage's merge.
+ */
+int pg_run_select(pg_run *run);
 
 /*
  * The run journal (recover.c): while a run holds the tree it says which

@@ -196,9 +196,10 @@ done:
 
 /*
  * build_dir/base-boot-<key>: console.log, boot-script.log and meta
- * ("nonce N\nexit E\nimage SHA\n").  The key hashes the base's tree and
+ * ("nonce N\nexit E\nimage SHA\n").  The key hashes the base's tree,
  * run->tools_key (every build and boot script and input by content, the
- * compiler's and QEMU's versions), which with the fragment fix the config.
+ * compiler's and QEMU's versions) and the pull's KUnit selection, if any,
+ * which with the fragment fix the config.
  */
 static int base_dir(pg_buf *out, const pg_run *g, const pg_oid *base_tree)
 {
@@ -208,6 +209,7 @@ static int base_dir(pg_buf *out, const pg_run *g, const pg_oid *base_tree)
 
 	pg_oid_tohex(tree, base_tree);
 	if ((err = pg_buf_printf(&text, "%s %s", tree, g->tools_key.ptr)) == 0 &&
+	    (!g->select_key.len || (err = pg_buf_printf(&text, " %s", g->select_key.ptr)) == 0) &&
 	    (err = pg_sha256_hex(key, text.ptr, text.len)) == 0)
 		err = pg_buf_printf(out, "%s/base-boot-%.24s", g->build_dir.ptr, key);
 	pg_buf_release(&text);

@@ -2,7 +2,10 @@
 #include "pipeline/stage.h"
 #include "pipeline/diag.h"
 #include "pipeline/provenance.h"
+#include "pipeline/select.h"
+#include "repo/repo.h"
 #include "common/array.h"
+#include "common/digest.h"
 #include "common/error.h"
 #include "common/fs.h"
 #include "common/map.h"
@@ -146,7 +149,8 @@ static int run_build(build *b, const char *log)
 	pg_run *g = b->run;
 	pg_spawn_opts so = PG_SPAWN_OPTS_INIT;
 	pg_buf script = PG_BUF_INIT, stamp = PG_BUF_INIT, hint = PG_BUF_INIT;
-	const char *argv[5];
+	const char *argv[7];
+	size_t k = 0;
 	int err;
 
 	if ((err = pg_buf_printf(&script, "%s/scripts/kernel/build.sh", g->o->datadir)) < 0 ||
@@ -156,11 +160,15 @@ static int run_build(build *b, const char *log)
 	    (err = pg_write_file_atomic(stamp.ptr, "", 0)) < 0 ||
 	    (err = pg_buf_printf(&hint, "%s/.pullgate-objects", g->build_dir.ptr)) < 0)
 		goto done;
-	argv[0] = script.ptr;
-	argv[1] = g->worktree.ptr;
-	argv[2] = g->build_dir.ptr;
-	argv[3] = log;
-	argv[4] = NULL;
+	argv[k++] = script.ptr;
+	if (g->select_path.len) {
+		argv[k++] = "--select";
+		argv[k++] = g->select_path.ptr;
+	}
+	argv[k++] = g->worktree.ptr;
+	argv[k++] = g->build_dir.ptr;
+	argv[k++] = log;
+	argv[k] = NULL;
 	b->objects_hint = read_objects_hint(hint.ptr);
 	b->started_ms = pg_progress_now_ms();
 	so.env = g->env;
@@ -314,8 +322,9 @@ static int baseline(pg_run *g, pg_buf *path, const char *log)
 	pg_oid_tohex(base_hex, &base_tree);
 	pg_oid_tohex(merge_hex, &merge_tree);
 	pg_oid_tohex(hex, &g->base);
-	if ((err = pg_buf_printf(path, "%s/warnings-%s-%s", g->build_dir.ptr, base_hex,
-				 merge_hex)) < 0)
+	/* the selection changes the config, and so what is compiled: it is part of the key */
+	if ((err = pg_buf_printf(path, "%s/warnings-%s-%s%s%.16s", g->build_dir.ptr, base_hex,
+				 merge_hex, g->select_key.len ? "-" : "", g->select_key.ptr)) < 0)
 		goto done;
 	need_warnings = access(path->ptr, R_OK) != 0;
 	need_boot = pg_run_base_boot_needed(g, &base_tree);
@@ -343,6 +352,92 @@ static int baseline(pg_run *g, pg_buf *path, const char *log)
 		err = pg_run_base_boot(g, &base_tree);
 done:
 	build_release(&base);
+	return err;
+}
+
+/* --- the pull-aware KUnit selection ------------------------------------------------ */
+
+typedef struct tree_src {
+	pg_tree *tree;
+	pg_oid root;           /* the merge's tree */
+} tree_src;
+
+static int src_read(void *ctx, const char *path, pg_buf *out)
+{
+	tree_src *t = ctx;
+
+	return pg_tree_read_file(out, t->tree, &t->root, path);
+}
+
+static int src_list(void *ctx, const char *dir, char ***names, size_t *n)
+{
+	tree_src *t = ctx;
+
+	return pg_tree_list_files(names, n, t->tree, &t->root, dir);
+}
+
+/* The base fragment; a stand-in's datadir may have none (then nothing is in the base). */
+static int read_base_config(pg_buf *out, const char *path)
+{
+	int err = pg_buf_read_file(out, path);
+
+	if (err == PG_ENOTFOUND) {
+		pg_error_clear();
+		err = 0;
+	}
+	return err;
+}
+
+int pg_run_select(pg_run *g)
+{
+	pg_buf base = PG_BUF_INIT, frag = PG_BUF_INIT, path = PG_BUF_INIT;
+	tree_src ts = { g->tree, { { 0 } } };
+	pg_select_src src = { src_read, src_list, &ts };
+	char **paths = NULL;
+	char hex[PG_SHA256_HEXSZ + 1];
+	size_t n = 0;
+	int err;
+
+	pg_buf_clear(&g->select_path);
+	pg_buf_clear(&g->select_key);
+	if ((err = pg_tree_commit_tree(&ts.root, g->tree, &g->report->merge_commit)) < 0 ||
+	    (err = pg_tree_changed_paths(&paths, &n, g->tree, &g->base,
+					 &g->report->merge_commit)) < 0 ||
+	    (err = pg_buf_printf(&path, "%s/qemu-images/kernel.config", g->o->datadir)) < 0 ||
+	    (err = read_base_config(&base, path.ptr)) < 0 ||
+	    (err = pg_select(g->report, &src, (const char *const *)paths, n, base.ptr,
+			     g->policy->kunit_select_max)) < 0 ||
+	    (err = pg_select_fragment(&frag, g->report)) < 0 || !frag.len)
+		goto done;
+	if ((err = pg_buf_printf(&g->select_path, "%s/kunit-select.config", g->logs.ptr)) < 0 ||
+	    (err = pg_write_file_atomic(g->select_path.ptr, frag.ptr, frag.len)) < 0 ||
+	    (err = pg_sha256_hex(hex, frag.ptr, frag.len)) < 0)
+		goto done;
+	err = pg_buf_puts(&g->select_key, hex);
+done:
+	if (err < 0)
+		pg_buf_clear(&g->select_path);
+	pg_repo_strings_free(paths, n);
+	pg_buf_release(&base);
+	pg_buf_release(&frag);
+	pg_buf_release(&path);
+	return err;
+}
+
+/* Which added options the built config holds: the rest Kconfig refused (skipped). */
+static int check_selection(pg_run *g)
+{
+	pg_buf path = PG_BUF_INIT, config;
+	int err;
+
+	if (!g->select_path.len)
+		return 0;
+	pg_buf_init(&config, (size_t)16 << 20);
+	if ((err = pg_buf_printf(&path, "%s/.config", g->build_dir.ptr)) == 0 &&
+	    (err = pg_buf_read_file(&config, path.ptr)) == 0)
+		err = pg_select_check_config(g->report, config.ptr);
+	pg_buf_release(&path);
+	pg_buf_release(&config);
 	return err;
 }
 
@@ -386,6 +481,7 @@ int pg_stage_build(pg_run *g, pg_stage *st)
 	build_init(&merged, g);
 	if ((err = pg_buf_printf(&log, "%s/build.log", g->logs.ptr)) < 0 ||
 	    (err = pg_write_file_atomic(log.ptr, "", 0)) < 0 ||
+	    (err = pg_run_select(g)) < 0 ||
 	    (err = baseline(g, &path, log.ptr)) < 0 ||
 	    (err = read_warnings(&known, &lines, path.ptr)) < 0 ||
 	    (err = pg_tree_worktree_checkout(g->tree, g->key.ptr, g->worktree.ptr,
@@ -393,7 +489,8 @@ int pg_stage_build(pg_run *g, pg_stage *st)
 		goto done;
 	pg_run_progress(g, "build", "building the merge");
 	if ((err = run_build(&merged, log.ptr)) < 0 ||
-	    (err = provenance(g, &merged, log.ptr)) < 0)
+	    (err = provenance(g, &merged, log.ptr)) < 0 ||
+	    (merged.ok && (err = check_selection(g)) < 0))
 		goto done;
 	if (!merged.ok) {
 		if ((err = failure_findings(g, &merged)) == 0)
@@ -401,11 +498,22 @@ int pg_stage_build(pg_run *g, pg_stage *st)
 					   merged.proc.timed_out ? "timed out" : "failed");
 		goto done;
 	}
-	if ((err = new_warnings(g, &merged, &known, &fresh)) == 0)
+	if ((err = new_warnings(g, &merged, &known, &fresh)) == 0) {
+		size_t i, on = 0, off = 0;
+		char sel[96] = "";
+
+		for (i = 0; i < g->report->nselected; i++) {
+			on += g->report->selected[i].status == PG_SELECTED_ENABLED;
+			off += g->report->selected[i].status == PG_SELECTED_SKIPPED;
+		}
+		if (on || off)
+			snprintf(sel, sizeof(sel), "; KUnit selection: %zu option%s enabled, %zu "
+				 "skipped", on, on == 1 ? "" : "s", off);
 		err = pg_stage_set(st, pg_report_verdict(g->report) == PG_VERDICT_ACCEPT ?
 				   PG_STAGE_PASSED : PG_STAGE_FAILED, log.ptr,
-				   "%zu objects compiled, %zu new warning%s", merged.objects, fresh,
-				   fresh == 1 ? "" : "s");
+				   "%zu objects compiled, %zu new warning%s%s", merged.objects, fresh,
+				   fresh == 1 ? "" : "s", sel);
+	}
 done:
 	pg_map_release(&known);
 	pg_buf_release(&lines);

@@ -77,6 +77,22 @@ int pg_tree_commit_tree(pg_oid *out, pg_tree *t, const pg_oid *commit)
 	return pg_repo_commit_tree(out, t->repo, commit);
 }
 
+int pg_tree_read_file(pg_buf *out, pg_tree *t, const pg_oid *tree, const char *path)
+{
+	return pg_repo_tree_read_file(out, t->repo, tree, path);
+}
+
+int pg_tree_list_files(char ***names, size_t *n, pg_tree *t, const pg_oid *tree, const char *dir)
+{
+	return pg_repo_tree_list_files(names, n, t->repo, tree, dir);
+}
+
+int pg_tree_changed_paths(char ***paths, size_t *n, pg_tree *t, const pg_oid *from,
+			  const pg_oid *to)
+{
+	return pg_repo_diff_paths(paths, n, t->repo, from, to);
+}
+
 /* A path git could hand us that must not be followed out of the worktree. */
 static bool unsafe_path(const char *p)
 {

@@ -26,6 +26,16 @@ const char *pg_tree_branch(const pg_tree *t);
 /* The integration branch's commit; PG_ENOTFOUND when the branch does not exist. */
 int pg_tree_head(pg_oid *out, pg_tree *t);
 
+/*
+ * The kernel tree of commit, read for the KUnit selection: a file
+ * (PG_ENOTFOUND when none), the files of a directory, and the paths that
+ * differ between two commits (pg_repo_diff_paths).
+ */
+int pg_tree_read_file(pg_buf *out, pg_tree *t, const pg_oid *tree, const char *path);
+int pg_tree_list_files(char ***names, size_t *n, pg_tree *t, const pg_oid *tree, const char *dir);
+int pg_tree_changed_paths(char ***paths, size_t *n, pg_tree *t, const pg_oid *from,
+			  const pg_oid *to);
+
 /* The tree of commit; PG_ENOTFOUND when the commit is not in the repository. */
 int pg_tree_commit_tree(pg_oid *out, pg_tree *t, const pg_oid *commit);
 

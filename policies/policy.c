@@ -29,6 +29,7 @@ int pg_policy_new_default(pg_policy **out)
 	p->future_slack_minutes = 60;
 	p->build_timeout_minutes = 120;
 	p->boot_timeout_seconds = 300;
+	p->kunit_select_max = 8;
 	if (!(p->source = pg_strdup("(built-in)"))) {
 		free(p);
 		return PG_ENOMEM;

@@ -397,6 +397,8 @@ static const pg_yaml_field pipeline_fields[] = {
 	  LIST_OF(pg_policy, distcc_hosts, ndistcc_hosts), .max = 300 },
 	{ .key = "boot-on", .kind = PG_FIELD_CUSTOM, .read = read_boot_on },
 	{ .key = "lava", PG_YAML_SECTION(lava_fields, check_lava) },
+	{ .key = "kunit-select-max", .kind = PG_FIELD_UINT,
+	  MEMBER(pg_policy, kunit_select_max), .max = 1000 },
 };
 
 static const pg_yaml_field merge_identity_fields[] = {

@@ -188,3 +188,97 @@ int pg_repo_resolve_prefix(pg_oid *out, pg_repo *r, const char *hex, size_t len)
 	git_object_free(obj);
 	return 0;
 }
+
+/* The tree entry at path in tree (*out freed by the caller); PG_ENOTFOUND when none. */
+static int tree_entry(git_tree_entry **out, git_tree **root, pg_repo *r, const pg_oid *tree,
+		      const char *path)
+{
+	int gerr;
+
+	*out = NULL;
+	if ((gerr = git_tree_lookup(root, r->git, pg_git_oid(tree))) < 0)
+		return pg_git_fail(gerr, "tree");
+	gerr = git_tree_entry_bypath(out, *root, path);
+	if (gerr == GIT_ENOTFOUND)
+		return pg_error_set(PG_ENOTFOUND, "no '%s' in the tree", path);
+	return gerr < 0 ? pg_git_fail(gerr, "'%s'", path) : 0;
+}
+
+int pg_repo_tree_read_file(pg_buf *out, pg_repo *r, const pg_oid *tree, const char *path)
+{
+	git_tree *root = NULL;
+	git_tree_entry *e = NULL;
+	pg_oid id;
+	int err;
+
+	if ((err = tree_entry(&e, &root, r, tree, path)) == 0) {
+		if (git_tree_entry_type(e) != GIT_OBJECT_BLOB) {
+			err = pg_error_set(PG_ENOTFOUND, "'%s' is not a file", path);
+		} else {
+			pg_oid_from_git(&id, git_tree_entry_id(e));
+			err = pg_repo_read_raw(out, NULL, r, &id);
+		}
+	}
+	git_tree_entry_free(e);
+	git_tree_free(root);
+	return err;
+}
+
+int pg_repo_tree_list_files(char ***names, size_t *n, pg_repo *r, const pg_oid *tree,
+			    const char *dir)
+{
+	git_tree *root = NULL, *sub = NULL;
+	git_tree_entry *e = NULL;
+	const git_tree *t;
+	char **list = NULL;
+	size_t i, count = 0, total;
+	int gerr, err = 0;
+
+	*names = NULL;
+	*n = 0;
+	if (*dir) {
+		if ((err = tree_entry(&e, &root, r, tree, dir)) < 0)
+			goto done;
+		if (git_tree_entry_type(e) != GIT_OBJECT_TREE) {
+			err = pg_error_set(PG_ENOTFOUND, "'%s' is not a directory", dir);
+			goto done;
+		}
+		if ((gerr = git_tree_lookup(&sub, r->git, git_tree_entry_id(e))) < 0) {
+			err = pg_git_fail(gerr, "'%s'", dir);
+			goto done;
+		}
+		t = sub;
+	} else {
+		if ((gerr = git_tree_lookup(&root, r->git, pg_git_oid(tree))) < 0) {
+			err = pg_git_fail(gerr, "tree");
+			goto done;
+		}
+		t = root;
+	}
+	total = git_tree_entrycount(t);
+	if (!(list = calloc(total + 1, sizeof(*list)))) {
+		err = pg_error_oom();
+		goto done;
+	}
+	for (i = 0; i < total; i++) {
+		const git_tree_entry *te = git_tree_entry_byindex(t, i);
+
+		if (git_tree_entry_type(te) != GIT_OBJECT_BLOB)
+			continue;
+		if (!(list[count] = pg_strdup(git_tree_entry_name(te)))) {
+			err = PG_ENOMEM;
+			goto done;
+		}
+		count++;
+	}
+	*names = list;
+	*n = count;
+	list = NULL;
+	count = 0;
+done:
+	pg_repo_strings_free(list, count);
+	git_tree_entry_free(e);
+	git_tree_free(sub);
+	git_tree_free(root);
+	return err;
+}

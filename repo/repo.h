@@ -251,6 +251,20 @@ int pg_repo_peel_commit(pg_oid *out, pg_repo *r, const pg_oid *id);
 int pg_repo_commit_tree(pg_oid *out, pg_repo *r, const pg_oid *commit);
 
 /*
+ * The blob at path ("dir/file") in tree, appended to out (capped by
+ * out->max).  PG_ENOTFOUND when there is no such path or it is not a file.
+ */
+int pg_repo_tree_read_file(pg_buf *out, pg_repo *r, const pg_oid *tree, const char *path);
+
+/*
+ * The names of the files (blobs, not subtrees) directly in directory dir
+ * of tree ("" the root), in tree order.  PG_ENOTFOUND when dir is not a
+ * directory there.  Free with pg_repo_strings_free.
+ */
+int pg_repo_tree_list_files(char ***names, size_t *n, pg_repo *r, const pg_oid *tree,
+			    const char *dir);
+
+/*
  * Resolve an abbreviated commit id (at least 4 hex digits).  PG_ENOTFOUND
  * when nothing matches, PG_EINVALID when it is not hex or is ambiguous.
  */

@@ -525,6 +525,70 @@ static void comparison(pg_buf *out, const pg_json *report)
 	pg_buf_puts(out, "</tbody></table></section>\n");
 }
 
+/* A suite's row of the report's base-against-merge table, or NULL. */
+static const pg_json *suite_row(const pg_json *report, const char *name)
+{
+	const pg_json *s;
+	size_t i;
+
+	for (i = 0; (s = pg_json_at(pg_json_get(report, "suites"), i)); i++)
+		if (pg_json_get_str(s, "name") && !strcmp(pg_json_get_str(s, "name"), name))
+			return s;
+	return NULL;
+}
+
+/* The pull-aware KUnit selection: each option, what selected it, its suites on base and merge. */
+static void selection(pg_buf *out, const pg_json *report)
+{
+	const pg_json *sel = pg_json_get(report, "selection"), *o, *name;
+	size_t i, k;
+
+	if (!pg_json_get_str(sel, "note"))
+		return;
+	html(out, "<section id=\"selection\"><h2>KUnit selection</h2>\n<p class=\"note\">%s</p>\n",
+	     pg_json_get_str(sel, "note"));
+	if (!pg_json_len(pg_json_get(sel, "options"))) {
+		pg_buf_puts(out, "</section>\n");
+		return;
+	}
+	pg_buf_puts(out, "<table id=\"selected\"><thead><tr><th>option</th><th>status</th>"
+		    "<th>selected by</th><th>suite</th><th>base</th><th>merge</th><th>verdict</th>"
+		    "</tr></thead><tbody>\n");
+	for (i = 0; (o = pg_json_at(pg_json_get(sel, "options"), i)); i++) {
+		const pg_json *suites = pg_json_get(o, "suites");
+		size_t n = pg_json_len(suites);
+
+		html(out, "<tr class=\"selected selected-%s\"><th>%s</th><td>%s",
+		     pg_json_get_str(o, "status"), pg_json_get_str(o, "option"),
+		     pg_json_get_str(o, "status"));
+		if (pg_json_get_str(o, "reason"))
+			html(out, "<div class=\"reason\">%s</div>", pg_json_get_str(o, "reason"));
+		html(out, "</td><td><code>%s</code> from <code>%s</code></td>",
+		     pg_json_get_str(o, "path"), pg_json_get_str(o, "source"));
+		if (!n)
+			pg_buf_puts(out, "<td colspan=\"4\"></td>");
+		for (k = 0; (name = pg_json_at(suites, k)); k++) {
+			const char *s = pg_json_str(name);
+			const pg_json *row = s ? suite_row(report, s) : NULL;
+
+			if (k)
+				pg_buf_puts(out, "<tr class=\"selected-suite\"><td colspan=\"3\"></td>");
+			html(out, "<td>%s</td>", s ? s : "");
+			if (row) {
+				counts_cell(out, pg_json_get(row, "base"));
+				counts_cell(out, pg_json_get(row, "merge"));
+				html(out, "<td>%s</td>", pg_json_get_str(row, "verdict"));
+			} else {
+				pg_buf_puts(out, "<td colspan=\"3\" class=\"absent\">not booted</td>");
+			}
+			if (k + 1 < n)
+				pg_buf_puts(out, "</tr>\n");
+		}
+		pg_buf_puts(out, "</tr>\n");
+	}
+	pg_buf_puts(out, "</tbody></table></section>\n");
+}
+
 /* What ran in each stage: the scripts by SHA-256, the tools, the Image. */
 static void provenance(pg_buf *out, const pg_json *report)
 {
@@ -701,8 +765,10 @@ int pg_page_pull(pg_req *rq, pg_resp *rs)
 	if (report)
 		findings(out, report);
 	merge_preview(out, rq->srv, j, report);
-	if (report)
+	if (report) {
 		comparison(out, report);
+		selection(out, report);
+	}
 	kunit(out, rq->srv, j);
 	if (report) {
 		provenance(out, report);

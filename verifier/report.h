@@ -142,6 +142,30 @@ typedef struct pg_suite_result {
 	char *verdict;        /* "ok", "new-failures", "pre-existing", "vanished", "added" */
 } pg_suite_result;
 
+/* What became of a config option the pull's changed paths selected (pipeline/select.c). */
+enum pg_selected_status {
+	PG_SELECTED_ADDED,    /* requested on top of the base configuration (not built yet) */
+	PG_SELECTED_ENABLED,  /* requested, and the built .config has it */
+	PG_SELECTED_SKIPPED,  /* requested, and Kconfig left it unset (reason) */
+	PG_SELECTED_IN_BASE,  /* the base configuration sets it already: the base's value holds */
+	PG_SELECTED_CAPPED,   /* over the policy's kunit-select-max */
+	PG_SELECTED_REFUSED,  /* a line pullgate does not take from a pull (reason) */
+};
+
+const char *pg_selected_status_name(enum pg_selected_status s);
+
+/* One option the selection looked at, the changed path that selected it and its fate. */
+typedef struct pg_selected {
+	char *option;         /* "CONFIG_EXT4_KUNIT_TESTS" */
+	char *path;           /* the first changed path that selected it */
+	char *source;         /* the file it came from: "fs/ext4/.kunitconfig", "lib/Kconfig.debug" */
+	char *depends;        /* its Kconfig entry's "depends on", or NULL */
+	char *reason;         /* why it was skipped, capped, refused or kept; or NULL */
+	char *suites;         /* the KUnit suites its sources declare, space-separated; or NULL */
+	bool test;            /* a test option: counted against the cap */
+	enum pg_selected_status status;
+} pg_selected;
+
 enum pg_verdict {
 	PG_VERDICT_ACCEPT = 0,
 	PG_VERDICT_REJECT = 1,
@@ -202,6 +226,14 @@ typedef struct pg_report {
 	char *base_boot;     /* one line on the base's boot, or NULL when none */
 	char *attestation;   /* approved: one line on the signed note on the merge
 				(docs/attestation.md), also when there is none; else NULL */
+
+	/* the pull-aware KUnit selection (docs/kernel.md), when one was made */
+	bool has_selection;
+	pg_selected *selected;
+	size_t nselected, selected_alloc;
+	size_t selection_paths; /* changed paths it looked at */
+	unsigned selection_cap; /* the policy's kunit-select-max */
+	char *selection_note;   /* one line: what the selection adds, or why nothing */
 } pg_report;
 
 int pg_report_new(pg_report **out);
@@ -270,6 +302,14 @@ size_t pg_report_omitted(const pg_report *r, enum pg_check_id check);
  */
 int pg_report_format_text(pg_buf *out, const pg_report *r);
 
+/*
+ * The KUnit selection for a terminal (part of the text report): the note,
+ * one line per option (status, source, the path that selected it), its
+ * reason, and each of its suites with its base and merge results when the
+ * boot ran.  Nothing when r has no selection.
+ */
+int pg_report_format_selection(pg_buf *out, const pg_report *r);
+
 /* The JSON report described in docs/report-schema.md. */
 int pg_report_format_json(pg_buf *out, const pg_report *r);
 
@@ -287,6 +327,14 @@ int pg_provenance_set(char **field, const char *value);
 /* Add a suite's row; base or merge NULL when it did not report there. */
 int pg_report_add_suite(pg_report *r, const char *name, const pg_suite_counts *base,
 			const pg_suite_counts *merge, const char *verdict);
+
+/*
+ * Add a selected option (strings copied; path, source, depends, reason and
+ * suites may be NULL); *out borrowed until the next add.
+ */
+int pg_report_add_selected(pg_selected **out, pg_report *r, const char *option,
+			   const char *path, const char *source, bool test,
+			   enum pg_selected_status status);
 
 /* Free what the gate's evidence holds (pg_report_free calls it). */
 void pg_report_free_evidence(pg_report *r);

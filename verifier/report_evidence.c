@@ -45,6 +45,18 @@ void pg_report_free_evidence(pg_report *r)
 		free(r->suites[i].verdict);
 	}
 	free(r->suites);
+	for (i = 0; i < r->nselected; i++) {
+		pg_selected *s = &r->selected[i];
+
+		free(s->option);
+		free(s->path);
+		free(s->source);
+		free(s->depends);
+		free(s->reason);
+		free(s->suites);
+	}
+	free(r->selected);
+	free(r->selection_note);
 	free(r->tag_signer);
 	free(r->run_dir);
 	free(r->base_boot);
@@ -109,5 +121,44 @@ int pg_report_add_suite(pg_report *r, const char *name, const pg_suite_counts *b
 	if ((s->on_merge = merge != NULL))
 		s->merge = *merge;
 	r->nsuites++;
+	return 0;
+}
+
+const char *pg_selected_status_name(enum pg_selected_status s)
+{
+	static const char *const names[] = {
+		[PG_SELECTED_ADDED] = "added",     [PG_SELECTED_ENABLED] = "enabled",
+		[PG_SELECTED_SKIPPED] = "skipped", [PG_SELECTED_IN_BASE] = "in-base",
+		[PG_SELECTED_CAPPED] = "capped",   [PG_SELECTED_REFUSED] = "refused",
+	};
+
+	return (size_t)s < PG_ARRAY_SIZE(names) ? names[s] : "unknown";
+}
+
+int pg_report_add_selected(pg_selected **out, pg_report *r, const char *option,
+			   const char *path, const char *source, bool test,
+			   enum pg_selected_status status)
+{
+	pg_selected *s;
+	int err;
+
+	if (out)
+		*out = NULL;
+	if ((err = PG_ARRAY_GROW(r->selected, r->nselected + 1, r->selected_alloc)) < 0)
+		return err;
+	s = &r->selected[r->nselected];
+	memset(s, 0, sizeof(*s));
+	if (!(s->option = pg_strdup(option)) || (path && !(s->path = pg_strdup(path))) ||
+	    (source && !(s->source = pg_strdup(source)))) {
+		free(s->option);
+		free(s->path);
+		return PG_ENOMEM;
+	}
+	s->test = test;
+	s->status = status;
+	r->has_selection = true;
+	r->nselected++;
+	if (out)
+		*out = s;
 	return 0;
 }

@@ -185,6 +185,48 @@ static void put_provenance(pg_json_writer *w, const pg_provenance *p)
 	pg_json_close(w);
 }
 
+/* The pull-aware KUnit selection: null when none was made. */
+static void put_selection(pg_json_writer *w, const pg_report *r)
+{
+	size_t i;
+
+	if (!r->has_selection) {
+		pg_json_put_null(w, "selection");
+		return;
+	}
+	pg_json_open_object(w, "selection");
+	pg_json_put_int(w, "paths", (int64_t)r->selection_paths);
+	pg_json_put_int(w, "cap", (int64_t)r->selection_cap);
+	pg_json_put_str(w, "note", r->selection_note);
+	pg_json_open_array(w, "options");
+	for (i = 0; i < r->nselected; i++) {
+		const pg_selected *s = &r->selected[i];
+		const char *p = s->suites;
+
+		pg_json_open_object(w, NULL);
+		pg_json_put_str(w, "option", s->option);
+		pg_json_put_str(w, "status", pg_selected_status_name(s->status));
+		pg_json_put_bool(w, "test", s->test);
+		pg_json_put_str(w, "path", s->path);
+		pg_json_put_str(w, "source", s->source);
+		pg_json_put_str(w, "depends", s->depends);
+		pg_json_put_str(w, "reason", s->reason);
+		pg_json_open_array(w, "suites");
+		while (p && *p) {
+			size_t n = strcspn(p, " ");
+			char name[80];
+
+			snprintf(name, sizeof(name), "%.*s", (int)(n < 79 ? n : 79), p);
+			pg_json_put_str(w, NULL, name);
+			p += n + (p[n] == ' ');
+		}
+		pg_json_close(w);
+		pg_json_close(w);
+	}
+	pg_json_close(w);
+	pg_json_close(w);
+}
+
 /* The gate's evidence: where the run's logs are, what ran, and the suites on base and merge. */
 static void put_evidence(pg_json_writer *w, const pg_report *r)
 {
@@ -209,6 +251,7 @@ static void put_evidence(pg_json_writer *w, const pg_report *r)
 		pg_json_close(w);
 	}
 	pg_json_close(w);
+	put_selection(w, r);
 }
 
 int pg_report_format_json(pg_buf *out, const pg_report *r)

@@ -249,6 +249,65 @@ static int put_provenance(pg_buf *out, const pg_provenance *p)
 	return err;
 }
 
+/* A suite's row of the base-against-merge table, or NULL when it did not report. */
+static const pg_suite_result *find_suite(const pg_report *r, const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < r->nsuites; i++)
+		if (strlen(r->suites[i].name) == len && !memcmp(r->suites[i].name, name, len))
+			return &r->suites[i];
+	return NULL;
+}
+
+int pg_report_format_selection(pg_buf *out, const pg_report *r)
+{
+	size_t i;
+	int err = 0;
+
+	if (!r->has_selection)
+		return 0;
+	if ((err = pg_buf_puts(out, "kunit selection: ")) < 0 ||
+	    (err = put_safe(out, r->selection_note, VALUE_MAX)) < 0 ||
+	    (err = pg_buf_printf(out, " (cap %u)\n", r->selection_cap)) < 0)
+		return err;
+	for (i = 0; i < r->nselected && err == 0; i++) {
+		const pg_selected *s = &r->selected[i];
+		const char *p = s->suites;
+
+		if ((err = pg_buf_puts(out, "  ")) < 0 || (err = put_safe(out, s->option, 60)) < 0 ||
+		    (err = pg_buf_printf(out, " %s, from ", pg_selected_status_name(s->status))) < 0 ||
+		    (err = put_safe(out, s->source, 120)) < 0 ||
+		    (err = pg_buf_puts(out, " for ")) < 0 || (err = put_safe(out, s->path, 200)) < 0 ||
+		    (err = pg_buf_putc(out, '\n')) < 0)
+			break;
+		if (s->reason && ((err = pg_buf_puts(out, "    ")) < 0 ||
+				  (err = put_safe(out, s->reason, VALUE_MAX)) < 0 ||
+				  (err = pg_buf_putc(out, '\n')) < 0))
+			break;
+		while (err == 0 && p && *p) {
+			size_t n = strcspn(p, " ");
+			const pg_suite_result *res = find_suite(r, p, n);
+			pg_buf name = PG_BUF_INIT;
+
+			if ((err = pg_buf_put(&name, p, n)) == 0 &&
+			    (err = pg_buf_puts(out, "    suite ")) == 0 &&
+			    (err = put_safe(out, name.ptr, 64)) == 0) {
+				if (!res)
+					err = pg_buf_puts(out, r->nsuites ? ": did not report\n" : "\n");
+				else if ((err = pg_buf_puts(out, ": base")) == 0 &&
+					 (err = put_counts(out, res->on_base, &res->base)) == 0 &&
+					 (err = pg_buf_puts(out, " merge")) == 0 &&
+					 (err = put_counts(out, res->on_merge, &res->merge)) == 0)
+					err = pg_buf_printf(out, " %s\n", res->verdict);
+			}
+			pg_buf_release(&name);
+			p += n + (p[n] == ' ');
+		}
+	}
+	return err;
+}
+
 /* Provenance per stage, the suites on base and merge, and a word when stand-ins ran. */
 static int put_evidence(pg_buf *out, const pg_report *r)
 {
@@ -276,6 +335,8 @@ static int put_evidence(pg_buf *out, const pg_report *r)
 			err = pg_buf_printf(out, "  %s\n", s->verdict);
 		pg_buf_release(&name);
 	}
+	if (err == 0)
+		err = pg_report_format_selection(out, r);
 	if (err == 0 && r->simulated)
 		err = pg_buf_puts(out, "SIMULATED: stand-in scripts ran in place of pullgate's own "
 				  "(see provenance): nothing above was really built or booted\n");

@@ -1,11 +1,14 @@
 #!/bin/sh
 # build.sh - configure and cross-build an arm64 kernel out of tree (O=) with ccache.
 #
-# usage: scripts/kernel/build.sh [--llvm] [--fragment FILE] SRC_TREE BUILD_DIR LOG [TARGET...]
+# usage: scripts/kernel/build.sh [--llvm] [--fragment FILE] [--select FILE] SRC_TREE BUILD_DIR LOG [TARGET...]
 #
 #   --llvm           build with LLVM=1 (clang, lld) instead of the GNU cross tools
 #   --fragment FILE  config fragment (default qemu-images/kernel.config), applied
 #                    with KCONFIG_ALLCONFIG over allnoconfig and then verified
+#   --select FILE    options selected for a pull (pullgate's KUnit selection),
+#                    applied before the fragment, whose lines win; not verified
+#                    here: Kconfig may refuse them, and pullgate reads .config
 #   TARGET...        make targets (default: Image)
 #
 # With PG_BUILD_STREAM=1 in the environment make's output goes to stdout
@@ -27,18 +30,20 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 
 llvm=""
+select=""
 fragment="$PG_TOP/qemu-images/kernel.config"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--llvm) llvm=1; shift ;;
 	--fragment) [ $# -ge 2 ] || exit 2; fragment=$2; shift 2 ;;
+	--select) [ $# -ge 2 ] || exit 2; select=$2; shift 2 ;;
 	--) shift; break ;;
-	-*) pg_log "usage: build.sh [--llvm] [--fragment FILE] SRC_TREE BUILD_DIR LOG [TARGET...]"; exit 2 ;;
+	-*) pg_log "usage: build.sh [--llvm] [--fragment FILE] [--select FILE] SRC_TREE BUILD_DIR LOG [TARGET...]"; exit 2 ;;
 	*) break ;;
 	esac
 done
 if [ $# -lt 3 ]; then
-	pg_log "usage: build.sh [--llvm] [--fragment FILE] SRC_TREE BUILD_DIR LOG [TARGET...]"
+	pg_log "usage: build.sh [--llvm] [--fragment FILE] [--select FILE] SRC_TREE BUILD_DIR LOG [TARGET...]"
 	exit 2
 fi
 src=$1 out=$2 log=$3
@@ -47,6 +52,7 @@ shift 3
 targets="$*"
 [ -f "$src/Makefile" ] || pg_die "'$src' is not a kernel tree"
 [ -r "$fragment" ] || pg_die "'$fragment' not readable"
+[ -z "$select" ] || [ -r "$select" ] || pg_die "'$select' not readable"
 
 mkdir -p "$out" "$(dirname "$log")" "$CCACHE_DIR"
 out=$(cd "$out" && pwd)
@@ -121,16 +127,26 @@ distcc_summary() {
 # files (a series or a pull may change them).  Only those: re-running
 # allnoconfig for a change elsewhere would make every object look stale.
 kconfigs=$(cd "$src" && find . -name 'Kconfig*' -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum)
-stamp=$(printf '%s\n%s\n%s\n%s\n' "$(sha256sum <"$fragment")" "$stamp_tool" "$llvm" "$kconfigs" |
-	sha256sum | cut -d' ' -f1)
+# no selection keeps the stamp of a build without one
+selected=""
+[ -z "$select" ] || selected=$(sha256sum <"$select")
+stamp=$(printf '%s\n%s\n%s\n%s\n%s' "$(sha256sum <"$fragment")" "$stamp_tool" "$llvm" "$kconfigs" \
+	"${selected:+$selected
+}" | sha256sum | cut -d' ' -f1)
 
 t0=$(pg_now)
 if [ -f "$out/.config" ] && [ "$(cat "$out/.pullgate-config" 2>/dev/null)" = "$stamp" ]; then
 	pg_log "config: up to date"
 else
-	echo "### allnoconfig + $fragment" >>"$log"
+	# the selection first: a line of the fragment for the same option comes later and wins
+	allconfig=$fragment
+	if [ -n "$select" ]; then
+		allconfig="$out/.pullgate-allconfig"
+		cat "$select" "$fragment" >"$allconfig"
+	fi
+	echo "### allnoconfig + $fragment${select:+ + $select}" >>"$log"
 	# Kconfig reads the fragment through the environment, so only this make sees it.
-	KCONFIG_ALLCONFIG="$fragment" make -s -C "$src" O="$out" "$@" allnoconfig \
+	KCONFIG_ALLCONFIG="$allconfig" make -s -C "$src" O="$out" "$@" allnoconfig \
 		>>"$log" 2>&1 || fail "allnoconfig failed"
 	rm -f "$out/.pullgate-config"
 	# Check that every option of the fragment holds (or is refused on purpose).

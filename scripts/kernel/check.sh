@@ -1,5 +1,5 @@
 #!/bin/sh
-# check.sh - the whole kernel check: tree, series and seed report, arm64 build, QEMU boot, KTAP verdict.
+# check.sh - the whole kernel check: tree, series and seed report, arm64 build, QEMU boot, KTAP verdict, an ext4 pull's selected suites.
 #
 # usage: scripts/kernel/check.sh PULLGATE_BINARY
 #
@@ -8,6 +8,8 @@
 # only the boot always runs.  Fails on a failed or crashed test, a splat,
 # a missing marker (with this boot's nonce), no power-off, an incomplete
 # KTAP plan, no passed test or a boot timeout.  PG_BOOT_TIMEOUT (default 300 s).
+# Then select-check.sh: a pull touching fs/ext4/ through the gate, whose
+# selected ext4 suites must run and pass on the base and the merge.
 set -eu
 . "$(dirname "$0")/lib.sh"
 [ $# -eq 1 ] || pg_die "usage: check.sh PULLGATE_BINARY"
@@ -69,5 +71,9 @@ set +e
 "$pullgate" ktap --nonce "$nonce" "$bootlog"
 rc=$?
 set -e
-echo "check-kernel: total $(($(pg_now) - t0)) s"
 [ $rc -eq 0 ] || pg_die "KUnit failures, crashes or splats (see above and $bootlog)"
+# The pull-aware selection on the real tree: an ext4 pull through the gate,
+# which takes the kernel lock itself.
+exec 9>&-
+step select "$PG_TOP/scripts/kernel/select-check.sh" "$pullgate"
+echo "check-kernel: total $(($(pg_now) - t0)) s"

@@ -5,7 +5,7 @@ set -eu
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
 . "$(dirname "$0")/../lib/gate.sh"
-plan 45
+plan 47
 serve_setup
 # the maintainer's identity for merges
 sed -i 's/^  verify-workers: 2$/  verify-workers: 2\n  merge-name: Linus Torvalds\n  merge-email: torvalds@linux-foundation.org/' "$CONFIG"
@@ -113,6 +113,9 @@ like "$out" '<section id="base-vs-merge"><h2>KUnit: base against merge</h2>' \
 like "$out" '<tr class="suite suite-ok"><th>overflow</th><td>2 passed, 0 failed, 0 skipped, 0 crashed</td><td>2 passed, 0 failed, 0 skipped, 0 crashed</td><td>ok</td></tr>' \
 	"a row per suite"
 like "$out" '<section id="provenance"><h2>Provenance</h2>' "and what ran in each stage"
+like "$out" '<section id="selection"><h2>KUnit selection</h2>$' "and the KUnit selection"
+like "$out" '^<p class="note">nothing added beyond the baseline: no .kunitconfig or Kconfig test option covers the 4 changed paths</p>$' \
+	"which says when it adds nothing beyond the baseline"
 like "$out" "tests/fakes/scripts/kernel/boot.sh</code> sha256 <code>$(sha256sum <"$TOP/tests/fakes/scripts/kernel/boot.sh" | cut -d' ' -f1)</code>" \
 	"naming each script by its SHA-256"
 get "$URL/api/pulls/$ID"

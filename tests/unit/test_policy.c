@@ -111,6 +111,7 @@ static void test_default_yaml_is_the_builtin_default(void **state)
 	assert_int_equal(file->auto_approve, builtin->auto_approve);
 	assert_int_equal(file->build_timeout_minutes, builtin->build_timeout_minutes);
 	assert_int_equal(file->boot_timeout_seconds, builtin->boot_timeout_seconds);
+	assert_int_equal(file->kunit_select_max, builtin->kunit_select_max);
 	assert_string_equal(file->source, "policies/default.yaml");
 	assert_string_equal(builtin->source, "(built-in)");
 

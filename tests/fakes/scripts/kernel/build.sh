@@ -1,5 +1,5 @@
 #!/bin/sh
-# build.sh - a stand-in for scripts/kernel/build.sh in the gate tests: SRC BUILD LOG.
+# build.sh - a stand-in for scripts/kernel/build.sh in the gate tests: [--select FILE] SRC BUILD LOG.
 #
 # FAKE_BUILD picks what it does with the merged tree (the one whose
 # include/linux/overflow.h carries take two's "fix"); the base tree always
@@ -19,6 +19,9 @@
 # FAKE_OBJECTS=N compiles N more objects, FAKE_OBJECT_DELAY seconds each (for
 # progress: docs/terminal-gate.txt).
 set -eu
+# the KUnit selection: kept beside the build, for the tests to read
+select=""
+if [ "${1:-}" = --select ]; then select=$2; shift 2; fi
 src=$1 out=$2
 mkdir -p "$out"
 echo "  CC      lib/a.o"
@@ -42,6 +45,8 @@ if [ -n "${FAKE_STALE:-}" ]; then
 fi
 mkdir -p "$out/arch/arm64/boot"
 echo "# stand-in config of tests/fakes" >"$out/.config"
+# a selected option "holds" unless its name says it cannot
+[ -z "$select" ] || grep -v '_UNBUILDABLE_' "$select" >>"$out/.config" || true
 if ! grep -q fix "$src/include/linux/overflow.h" 2>/dev/null; then
 	echo base >>"$out/builds"
 	echo "stand-in Image of the base tree" >"$out/arch/arm64/boot/Image"
