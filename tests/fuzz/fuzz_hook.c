@@ -3,6 +3,8 @@
 #include "server/auth.h"
 #include "server/web.h"
 
+#include <time.h>
+
 /*
  * An input is a flags byte, header lines up to an empty line, then the
  * body:
@@ -79,8 +81,9 @@ static void check_decision(const pg_hook_decision *d, const pg_hook_input *in, b
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *p = (const char *)data + (size ? 1 : 0), *end = (const char *)data + size;
-	char *type = NULL, *delivery = NULL, *signature = NULL;
-	pg_buf good = PG_BUF_INIT;
+	char *type = NULL, *delivery = NULL, *signature = NULL, *stamp = NULL;
+	char now[24];
+	pg_buf good = PG_BUF_INIT, signed_text = PG_BUF_INIT;
 	pg_hook_input in;
 	pg_hook_decision d;
 	unsigned flags = size ? data[0] : 0;
@@ -100,6 +103,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			free(delivery), delivery = v;
 		else if ((v = header(line, n, "X-Pullgate-Signature")))
 			free(signature), signature = v;
+		else if ((v = header(line, n, "X-Pullgate-Timestamp")))
+			free(stamp), stamp = v;
 	}
 	memset(&in, 0, sizeof(in));
 	in.mail = flags & 1;
@@ -110,16 +115,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	in.delivery = delivery;
 	in.body = p;
 	in.body_len = (size_t)(end - p);
-	if ((flags & 2) && pg_buf_puts(&good, "sha256=") == 0 &&
-	    pg_auth_hmac_hex(&good, SECRET, in.body, in.body_len) == 0)
+	in.timestamp = stamp;
+	in.signature = signature;
+	/* flags & 2: signed as a sender signs, "TIMESTAMP.BODY" with the time now */
+	snprintf(now, sizeof(now), "%lld", (long long)time(NULL));
+	if ((flags & 2) && pg_buf_printf(&signed_text, "%s.", now) == 0 &&
+	    pg_buf_put(&signed_text, in.body, in.body_len) == 0 &&
+	    pg_buf_puts(&good, "sha256=") == 0 &&
+	    pg_auth_hmac_hex(&good, SECRET, signed_text.ptr, signed_text.len) == 0) {
 		in.signature = good.ptr;
-	else
-		in.signature = signature;
+		in.timestamp = now;
+	}
 	if (pg_hook_decide(&d, &in) == 0)
-		check_decision(&d, &in, pg_auth_hook_verify(SECRET, in.signature, in.body,
-							    in.body_len) == 0);
+		check_decision(&d, &in, pg_auth_hook_verify(SECRET, in.signature, in.timestamp,
+							    in.body, in.body_len) == 0);
 	pg_hook_decision_release(&d);
 	pg_buf_release(&good);
+	pg_buf_release(&signed_text);
+	free(stamp);
 	free(type);
 	free(delivery);
 	free(signature);

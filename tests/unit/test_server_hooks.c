@@ -7,6 +7,8 @@
 #include "server/hooks.h"
 #include "server/web.h"
 
+#include <time.h>
+
 #define ZERO "0000000000000000000000000000000000000000"
 #define ONE "1111111111111111111111111111111111111111"
 
@@ -242,13 +244,17 @@ static unsigned decide(pg_hook_decision *d, bool mail, const char *type, const c
 	static const char pol[] = "repositories: ['/srv/git/*.git', 'https://example.org/*']\n";
 	pg_config *c = NULL;
 	pg_policy *p = NULL;
-	pg_buf sig = PG_BUF_INIT;
+	pg_buf sig = PG_BUF_INIT, text = PG_BUF_INIT;
 	pg_hook_input in;
+	char now[24];
 
 	assert_int_equal(pg_config_parse(&c, cfg, strlen(cfg), "s.yaml"), 0);
 	assert_int_equal(pg_policy_parse(&p, pol, strlen(pol), "p.yaml"), 0);
+	/* signed as a sender signs: "TIMESTAMP.BODY", the time now */
+	snprintf(now, sizeof(now), "%lld", (long long)time(NULL));
+	assert_int_equal(pg_buf_printf(&text, "%s.%s", now, body), 0);
 	assert_int_equal(pg_buf_puts(&sig, "sha256="), 0);
-	assert_int_equal(pg_auth_hmac_hex(&sig, "0123456789abcdef", body, strlen(body)), 0);
+	assert_int_equal(pg_auth_hmac_hex(&sig, "0123456789abcdef", text.ptr, text.len), 0);
 	memset(&in, 0, sizeof(in));
 	in.mail = mail;
 	in.secret = "0123456789abcdef";
@@ -257,10 +263,12 @@ static unsigned decide(pg_hook_decision *d, bool mail, const char *type, const c
 	in.content_type = type;
 	in.delivery = delivery;
 	in.signature = sign ? sig.ptr : "sha256=00";
+	in.timestamp = now;
 	in.body = body;
 	in.body_len = strlen(body);
 	assert_int_equal(pg_hook_decide(d, &in), 0);
 	pg_buf_release(&sig);
+	pg_buf_release(&text);
 	pg_config_free(c);
 	pg_policy_free(p);
 	return d->status;
