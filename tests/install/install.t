@@ -92,5 +92,5 @@ is "$(printf '%s' "$out" | jq -r '[.stages[] | "\(.name):\(.status)"] | join(" "
 like "$(cat "$PULLGATE_HOME/build/arm64-gcc/builds" 2>/dev/null)" "^merged$" \
 	"with the stand-in build of the moved data directory"
 is "$(git --git-dir="$TREE" rev-list --count "$BASE..master")" 5 "approval moved the branch"
-ok "$([ -s "$PULLGATE_HOME/logs/hardening-v6.16-rc1-fix1-take2/notice.txt" ]; echo $?)" \
+ok "$([ -s "$PULLGATE_HOME/logs/hardening-v6.16-rc1-fix1-take2/latest/notice.txt" ]; echo $?)" \
 	"the CLI gate writes the notice to a file"
