@@ -68,4 +68,16 @@ corpus_policy() {
 	' "$base" >"$out"
 }
 
+# corpus_list_all FILE: FILE's policy with every finding listed
+# (max-findings-per-check: 0), so that each rewritten pair is scored, not
+# only the first 200 a check lists.
+corpus_list_all() {
+	awk '
+		/^limits:/ { print; print "  max-findings-per-check: 0"; done = 1; next }
+		/^[ ]+max-findings-per-check:/ { next }
+		{ print }
+		END { if (!done) { print "limits:"; print "  max-findings-per-check: 0" } }
+	' "$1" >"$1.tmp" && mv "$1.tmp" "$1"
+}
+
 ms() { date +%s%3N; }

@@ -33,7 +33,8 @@
 #          verified with the policy as given and with fixes-tag off, in the
 #          same run, and the difference is divided by the total.
 #
-# POLICY defaults to policies/no-maintainer-signoff.yaml.  tag-signature and
+# POLICY defaults to policies/no-maintainer-signoff.yaml, with every finding
+# listed (max-findings-per-check: 0).  tag-signature and
 # mergetag-signature are turned off: the custodians' public keys are not
 # available offline, so signatures are "not checked", and say so.  -k DIR
 # keeps every JSON report there.  Needs git, jq and, for `rewrite`,
@@ -83,6 +84,8 @@ mkdir -p "$WORK/reports" "$PULLGATE_HOME"
 corpus_policy "$POLICY" "$WORK/policy.yaml" tag-signature=off mergetag-signature=off
 corpus_policy "$POLICY" "$WORK/policy-nofixes.yaml" tag-signature=off mergetag-signature=off \
 	fixes-tag=off
+corpus_list_all "$WORK/policy.yaml"
+corpus_list_all "$WORK/policy-nofixes.yaml"
 echo "corpus: $CORPUS ($REF), pullgate: $PULLGATE"
 echo "policy: $POLICY, with tag-signature and mergetag-signature off (signatures not checked: no keyring)"
 

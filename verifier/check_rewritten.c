@@ -271,6 +271,10 @@ static int report_copy(pg_pull *p, const pg_commit *c, const pg_commit *o, const
 		aspect(&summary, "quoted ids rewritten");
 
 	pg_oid_tohex(hex, &o->id);
+	/* marked first: the findings that follow from it are no root causes, listed or not */
+	if ((err = pg_report_mark_copy(p->report, &c->id,
+				       pg_pull_severity(p, PG_CHECK_REWRITTEN_UPSTREAM))) < 0)
+		goto done;
 	if ((err = pg_report_add(&f, p->report, PG_CHECK_REWRITTEN_UPSTREAM,
 				 pg_pull_severity(p, PG_CHECK_REWRITTEN_UPSTREAM), c,
 				 "rewritten copy of upstream commit %.12s", hex)) < 0 || !f)

@@ -56,6 +56,10 @@ void pg_report_free(pg_report *r)
 		free(r->notes[i].message);
 	}
 	free(r->notes);
+	pg_map_release(&r->copies);
+	for (i = 0; i < r->ncopies; i++)
+		free(r->copy_ids[i]);
+	free(r->copy_ids);
 	for (i = 0; i < r->nsignatures; i++)
 		signature_release(&r->signatures[i]);
 	free(r->signatures);
@@ -65,6 +69,44 @@ void pg_report_free(pg_report *r)
 	free(r->upstream_ref);
 	pg_report_free_evidence(r);
 	free(r);
+}
+
+bool pg_check_follows_from_copy(enum pg_check_id check)
+{
+	switch (check) {
+	case PG_CHECK_FOREIGN_COMMITTER:
+	case PG_CHECK_SIGNOFF:
+	case PG_CHECK_FIXES_TAG:
+	case PG_CHECK_BACK_MERGE:
+	case PG_CHECK_RECENT_REBASE:
+	case PG_CHECK_DATE_ANOMALY:
+		return true;
+	default:
+		return false;
+	}
+}
+
+int pg_report_mark_copy(pg_report *r, const pg_oid *commit, enum pg_severity sev)
+{
+	pg_oid *id;
+	int err;
+
+	if (sev == PG_SEV_OFF || pg_report_copy_severity(r, commit))
+		return 0;
+	if (!(id = malloc(sizeof(*id))))
+		return pg_error_oom();
+	*id = *commit;
+	if ((err = PG_ARRAY_GROW(r->copy_ids, r->ncopies + 1, r->copies_alloc)) < 0) {
+		free(id);
+		return err;
+	}
+	r->copy_ids[r->ncopies++] = id;
+	return pg_map_set(&r->copies, id->id, PG_OID_RAWSZ, (void *)(uintptr_t)(sev + 1));
+}
+
+unsigned pg_report_copy_severity(const pg_report *r, const pg_oid *commit)
+{
+	return (unsigned)(uintptr_t)pg_map_get(&r->copies, commit->id, PG_OID_RAWSZ);
 }
 
 int pg_report_add(pg_finding **out, pg_report *r, enum pg_check_id check,
@@ -82,7 +124,11 @@ int pg_report_add(pg_finding **out, pg_report *r, enum pg_check_id check,
 	if ((unsigned)check >= PG_CHECK__COUNT || (unsigned)sev > PG_SEV_ERROR)
 		return pg_error_set(PG_EINVALID, "finding of an unknown check or severity");
 	if (r->max_per_check && r->kept[check] >= r->max_per_check) {
+		unsigned copy = commit ? pg_report_copy_severity(r, &commit->id) : 0;
+
 		r->omitted[check][sev]++;
+		if (copy && pg_check_follows_from_copy(check) && sev <= copy - 1)
+			r->omitted_implied[check][sev]++;
 		return 0;
 	}
 	va_start(ap, fmt);
@@ -256,11 +302,12 @@ size_t pg_report_count_roots(const pg_report *r, enum pg_severity sev)
 	size_t i, n = 0;
 
 	for (i = 0; i < r->nfindings; i++)
-		if (r->findings[i].severity == sev && !r->findings[i].implied_by)
+		if (r->findings[i].severity == sev && !r->findings[i].implied_by &&
+		    !r->findings[i].implied_unlisted)
 			n++;
 	if ((unsigned)sev <= PG_SEV_ERROR)
 		for (i = 0; i < PG_CHECK__COUNT; i++)
-			n += r->omitted[i][sev];
+			n += r->omitted[i][sev] - r->omitted_implied[i][sev];
 	return n;
 }
 
@@ -269,8 +316,10 @@ size_t pg_report_count_implied(const pg_report *r)
 	size_t i, n = 0;
 
 	for (i = 0; i < r->nfindings; i++)
-		if (r->findings[i].implied_by)
+		if (r->findings[i].implied_by || r->findings[i].implied_unlisted)
 			n++;
+	for (i = 0; i < PG_CHECK__COUNT; i++)
+		n += r->omitted_implied[i][PG_SEV_WARNING] + r->omitted_implied[i][PG_SEV_ERROR];
 	return n;
 }
 

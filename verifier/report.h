@@ -4,6 +4,7 @@
 
 #include "common/buf.h"
 #include "common/checks.h"
+#include "common/map.h"
 #include "repo/object.h"
 
 /*
@@ -35,6 +36,12 @@ typedef struct pg_finding {
 	 * a rewritten copy are what the rewrite did, not separate problems.
 	 */
 	size_t implied_by;
+	/*
+	 * It follows from the rewritten-upstream finding of its commit, but
+	 * that one was counted past the policy's cap, not listed (implied_by
+	 * is 0): no root cause either.
+	 */
+	bool implied_unlisted;
 } pg_finding;
 
 /*
@@ -213,6 +220,15 @@ typedef struct pg_report {
 	size_t max_per_check;
 	size_t kept[PG_CHECK__COUNT];
 	size_t omitted[PG_CHECK__COUNT][PG_SEV_ERROR + 1];
+	/* of those, the ones on a rewritten copy that follow from it (no root causes) */
+	size_t omitted_implied[PG_CHECK__COUNT][PG_SEV_ERROR + 1];
+	/*
+	 * The pull's rewritten copies, listed or not (pg_report_mark_copy):
+	 * commit id -> 1 + the severity of its rewritten-upstream finding.
+	 */
+	pg_map copies;
+	pg_oid **copy_ids;  /* the map's keys */
+	size_t ncopies, copies_alloc;
 
 	/* the gate's evidence (docs/report-schema.md, "Evidence and provenance") */
 	char *tag_signer;    /* the trusted signer's fingerprint when the tag's signature
@@ -249,6 +265,23 @@ int pg_report_add(pg_finding **out, pg_report *r, enum pg_check_id check,
 		  enum pg_severity sev, const pg_commit *commit, const char *fmt, ...)
 	PG_PRINTF(6, 7);
 
+/*
+ * Whether a finding of check on a rewritten copy is what the rewrite did
+ * (a foreign committer, a missing sign-off, a back-merge, an odd date):
+ * it follows from the copy's rewritten-upstream finding.
+ */
+bool pg_check_follows_from_copy(enum pg_check_id check);
+
+/*
+ * Record that commit is a rewritten copy whose rewritten-upstream finding
+ * has severity sev, before that finding is added: a later finding that
+ * follows from it is no root cause, whether the caps list them or not.
+ */
+int pg_report_mark_copy(pg_report *r, const pg_oid *commit, enum pg_severity sev);
+
+/* 1 + the severity of commit's rewritten-upstream finding, or 0: no copy. */
+unsigned pg_report_copy_severity(const pg_report *r, const pg_oid *commit);
+
 /* Add a note about commit (may be NULL); upstream may be NULL. */
 int pg_report_add_note(pg_report *r, enum pg_check_id check, const pg_commit *commit,
 		       const pg_oid *upstream, const char *fmt, ...) PG_PRINTF(5, 6);
@@ -269,12 +302,12 @@ int pg_stage_set(pg_stage *s, enum pg_stage_status status, const char *log,
 
 /*
  * Findings of severity sev, the omitted ones included: the verdict counts
- * them too.  pg_report_count_roots counts only root causes (an omitted
- * finding counts as one: nothing links it to another).
+ * them too.  pg_report_count_roots counts only root causes: an omitted
+ * finding counts as one unless it follows from its commit's copy.
  */
 size_t pg_report_count(const pg_report *r, enum pg_severity sev);
 size_t pg_report_count_roots(const pg_report *r, enum pg_severity sev);
-/* Findings that follow from another (implied_by set). */
+/* Findings that follow from another (implied_by or implied_unlisted), omitted ones included. */
 size_t pg_report_count_implied(const pg_report *r);
 /* Reject when any finding is an error, root cause or not. */
 enum pg_verdict pg_report_verdict(const pg_report *r);

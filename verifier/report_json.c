@@ -27,6 +27,8 @@ static void put_finding(pg_json_writer *w, const pg_finding *f)
 		pg_json_put_int(w, "implied_by", (int64_t)f->implied_by - 1);
 	else
 		pg_json_put_null(w, "implied_by");
+	if (f->implied_unlisted)
+		pg_json_put_bool(w, "implied_unlisted", true);
 	pg_json_close(w);
 }
 

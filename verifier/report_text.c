@@ -449,7 +449,7 @@ int pg_report_format_text(pg_buf *out, const pg_report *r)
 	if ((r->nsignatures || r->no_keyring) && (err = pg_buf_putc(out, '\n')) < 0)
 		return err;
 	for (i = 0; i < r->nfindings; i++) {
-		if (r->findings[i].implied_by)
+		if (r->findings[i].implied_by || r->findings[i].implied_unlisted)
 			continue;
 		if ((err = put_finding(out, &r->findings[i])) < 0)
 			return err;
@@ -457,6 +457,15 @@ int pg_report_format_text(pg_buf *out, const pg_report *r)
 			if (r->findings[k].implied_by == i + 1 &&
 			    (err = put_implied(out, &r->findings[k])) < 0)
 				return err;
+	}
+	for (i = 0, k = 0; i < r->nfindings; i++) {
+		if (!r->findings[i].implied_unlisted)
+			continue;
+		if (!k++ && (err = pg_buf_puts(out, "on rewritten copies past the cap of "
+					       "rewritten-upstream findings, following from them:\n")) < 0)
+			return err;
+		if ((err = put_finding(out, &r->findings[i])) < 0)
+			return err;
 	}
 	for (i = 0; i < r->nnotes; i++)
 		if ((err = put_note(out, &r->notes[i])) < 0)

@@ -3,29 +3,6 @@
 #include "verifier/pull.h"
 #include "common/error.h"
 
-/*
- * A rewritten copy of an upstream commit carries that commit's committer,
- * sign-offs, merges and dates: a foreign committer, a missing sign-off, a
- * back-merge or an odd date on it are what the rewrite did, not separate
- * problems.  They stay in the report, under their copy.  A finding that
- * would raise its copy's severity (an error under a copy reported as a
- * warning) stays a root cause.
- */
-static bool follows_from_copy(enum pg_check_id check)
-{
-	switch (check) {
-	case PG_CHECK_FOREIGN_COMMITTER:
-	case PG_CHECK_SIGNOFF:
-	case PG_CHECK_FIXES_TAG:
-	case PG_CHECK_BACK_MERGE:
-	case PG_CHECK_RECENT_REBASE:
-	case PG_CHECK_DATE_ANOMALY:
-		return true;
-	default:
-		return false;
-	}
-}
-
 static int count_copy(pg_summary *s, const pg_commit *c, const pg_commit *o)
 {
 	pg_commit_delta d;
@@ -65,18 +42,32 @@ int pg_pull_story(pg_pull *p)
 		const pg_finding *f = &r->findings[i];
 
 		if (f->check == PG_CHECK_REWRITTEN_UPSTREAM && f->has_commit && f->has_upstream &&
-		    !pg_map_get(&root, f->commit.id, PG_OID_RAWSZ))
+		    !pg_map_get(&root, f->commit.id, PG_OID_RAWSZ) &&
+		    (err = pg_report_mark_copy(r, &f->commit, f->severity)) == 0)
 			err = pg_map_set(&root, f->commit.id, PG_OID_RAWSZ, (void *)(uintptr_t)(i + 1));
 	}
+	/*
+	 * A rewritten copy of an upstream commit carries that commit's
+	 * committer, sign-offs, merges and dates: a foreign committer, a
+	 * missing sign-off, a back-merge or an odd date on it are what the
+	 * rewrite did, not separate problems.  They stay in the report, under
+	 * their copy's finding, or marked as following from it when the cap
+	 * left that finding unlisted.  A finding that would raise its copy's
+	 * severity (an error under a copy reported as a warning) stays a root
+	 * cause.
+	 */
 	for (i = 0; i < r->nfindings && err == 0; i++) {
 		pg_finding *f = &r->findings[i];
+		unsigned copy;
 		uintptr_t at;
 
-		if (!f->has_commit || !follows_from_copy(f->check) ||
-		    !(at = (uintptr_t)pg_map_get(&root, f->commit.id, PG_OID_RAWSZ)))
+		if (!f->has_commit || !pg_check_follows_from_copy(f->check) ||
+		    !(copy = pg_report_copy_severity(r, &f->commit)) || f->severity > copy - 1)
 			continue;
-		if (f->severity <= r->findings[at - 1].severity)
+		if ((at = (uintptr_t)pg_map_get(&root, f->commit.id, PG_OID_RAWSZ)))
 			f->implied_by = at;
+		else
+			f->implied_unlisted = true;
 	}
 	pg_map_release(&root);
 	return err;

@@ -147,6 +147,21 @@ try {
 	const seen = await page.locator('#progress li').allTextContents();
 	ok(seen.some((t) => /^\[build\] /.test(t)) && seen.some((t) => t === 'state: building'),
 		'server-sent events show the build as it runs', seen);
+	// the build's status: one bar against the object count of take two's build, with an ETA
+	// (a quarter of the way, for docs/dashboard-progress.png)
+	await page.waitForFunction(() => {
+		const st = document.getElementById('status'), bar = document.getElementById('status-bar');
+		return st && !st.hidden && bar.hasAttribute('value') && bar.value * 4 >= bar.max &&
+			/ left$/.test(document.getElementById('status-text').textContent);
+	}, null, { timeout: 20000 });
+	const bar = await page.evaluate(() => {
+		const b = document.getElementById('status-bar');
+		return { value: b.value, max: b.max, text: document.getElementById('status-text').textContent };
+	});
+	ok(bar.max > 1 && bar.value <= bar.max &&
+		/^\[build\] [0-9]+\/[0-9]+ objects \([0-9]+%\), .*about .* left$/.test(bar.text),
+		'the build shows a progress bar with its count and ETA', bar);
+	await page.screenshot({ path: join(artifacts, 'dashboard-progress.png'), fullPage: false });
 	await page.waitForSelector('h1 .state[data-state="waiting"]', { timeout: 30000 });
 	ok(await page.evaluate(() => document.body.dataset.final) === 'yes',
 		'the page reloads by itself when the pull is done');

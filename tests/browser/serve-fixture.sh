@@ -6,7 +6,9 @@
 # The build is the stand-in of tests/fakes slowed down by tests/browser/fakes
 # (BROWSER_BUILD_DELAY seconds, default 2), so that a pull the browser test
 # pushes itself (LIVE, a push record, signed with PUSH_SECRET) is seen
-# running.  Prints KEY=VALUE lines (URL, ID1, ID2, IDX, PASSWORD, LIVE,
+# running, and compiles FAKE_OBJECTS (40) objects, FAKE_OBJECT_DELAY (0.15)
+# seconds each, so that its page shows the build's progress bar against the
+# object count of take two's build.  Prints KEY=VALUE lines (URL, ID1, ID2, IDX, PASSWORD, LIVE,
 # PUSH_SECRET), then READY, and
 # keeps the server running until it gets SIGTERM; then it stops the server
 # and removes its scratch directory.
@@ -25,6 +27,7 @@ trap 'cleanup; exit 0' TERM INT
 trap cleanup EXIT
 
 SERVE_DATADIR="$TOP/tests/browser/fakes"
+export FAKE_OBJECTS="${FAKE_OBJECTS:-40}" FAKE_OBJECT_DELAY="${FAKE_OBJECT_DELAY:-0.15}"
 serve_setup >/dev/null
 serve_start
 push_record "$SCRATCH/take1.json" hardening-v6.16-rc1-fix1

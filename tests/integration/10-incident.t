@@ -3,7 +3,7 @@
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
-plan 26
+plan 30
 fixture_incident
 
 run "$PULLGATE" verify --keyring "$KEYRING" --trust "$FPR_KEES" --upstream "$UP" "$KEES" hardening-v6.16-rc1-fix1-take2
@@ -70,6 +70,7 @@ is "$(printf '%s' "$json" | jq -r '.summary | "\(.rewritten) \(.rewritten_merges
 	"35 7 7 4" "the JSON summary: 35 upstream commits re-created, 7 merges, 7 signed tags dropped, 4 to carry"
 is "$(printf '%s' "$json" | jq -r 'keys_unsorted | index("summary") < index("findings")')" true \
 	"and it comes before the findings"
+all=$json
 implied=$(printf '%s' "$json" | jq '[.findings[] | select(.implied_by != null)] | length')
 is "$(printf '%s' "$json" | jq -r '"\(.summary.root_errors) \(.summary.root_warnings) \(.summary.implied)"')" \
 	"35 0 $implied" "the root causes are the 35 copies; what the copies imply is grouped under them"
@@ -78,3 +79,21 @@ is "$(printf '%s' "$json" | jq -r '[.findings[] | select(.implied_by == null) | 
 
 v=$(printf '%s' "$json" | jq -r '"\(.schema) \(.verdict) \(.commits) \(.merges)"')
 is "$v" "1 reject 39 7" "the JSON report carries schema, verdict and counts"
+
+# Past the policy's cap the root causes stay the copies: what a copy implies is no root
+# cause, whether its own rewritten-upstream finding is listed or only counted.
+printf 'limits: {max-findings-per-check: 5}\n' >"$SCRATCH/five.yaml"
+run "$PULLGATE" verify --json --policy "$SCRATCH/five.yaml" --keyring "$KEYRING" --trust "$FPR_KEES" \
+	--upstream "$UP" "$KEES" hardening-v6.16-rc1-fix1
+json=$out
+is "$(printf '%s' "$json" | jq -r '"\(.errors) \(.summary.root_errors) \(.summary.root_warnings) \(.summary.implied)"')" \
+	"$(printf '%s' "$all" | jq -r '"\(.errors) \(.summary.root_errors) \(.summary.root_warnings) \(.summary.implied)"')" \
+	"capped at 5 per check, the counts of root causes and implied findings are those of the whole report"
+is "$(printf '%s' "$json" | jq -r '[.findings[] | select(.implied_by == null and .implied_unlisted != true) | .check] | unique | join(",")')" \
+	"rewritten-upstream" "a listed finding on a copy whose own finding is only counted is marked implied_unlisted"
+run "$PULLGATE" verify --policy "$SCRATCH/five.yaml" --keyring "$KEYRING" --trust "$FPR_KEES" \
+	--upstream "$UP" "$KEES" hardening-v6.16-rc1-fix1
+like "$out" '^verdict: reject \(35 errors, 0 warnings; [0-9]+ more findings follow from them\)$' \
+	"the text verdict still counts 35 root causes"
+like "$out" '^on rewritten copies past the cap of rewritten-upstream findings, following from them:$' \
+	"and lists the findings on unlisted copies under their own heading"

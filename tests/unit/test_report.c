@@ -18,6 +18,63 @@ static pg_commit *commit(const char *subject)
 	return c;
 }
 
+/*
+ * Findings past the cap that follow from a rewritten copy are no root
+ * causes: the verdict line counts the copies, not what each rewrite did.
+ */
+static void test_cap_keeps_root_causes(void **state)
+{
+	pg_report *r = NULL;
+	pg_commit *c[6];
+	pg_buf out = PG_BUF_INIT;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(pg_report_new(&r), 0);
+	r->max_per_check = 2;
+	for (i = 0; i < 6; i++) {
+		c[i] = commit("subsys: a copy");
+		memset(&c[i]->id, 0, sizeof(c[i]->id));
+		c[i]->id.id[0] = (unsigned char)(i + 1);
+	}
+	/* five copies, the first two listed; the sixth commit is the pull's own */
+	for (i = 0; i < 5; i++) {
+		assert_int_equal(pg_report_mark_copy(r, &c[i]->id, PG_SEV_ERROR), 0);
+		assert_int_equal(pg_report_add(NULL, r, PG_CHECK_REWRITTEN_UPSTREAM, PG_SEV_ERROR, c[i],
+					       "copy %zu", i), 0);
+	}
+	assert_int_equal(pg_report_mark_copy(r, &c[1]->id, PG_SEV_ERROR), 0); /* again: no-op */
+	assert_int_equal(r->ncopies, 5);
+	assert_int_equal(pg_report_copy_severity(r, &c[4]->id), PG_SEV_ERROR + 1);
+	assert_int_equal(pg_report_copy_severity(r, &c[5]->id), 0);
+	/* what each rewrite did, past the cap from the third on; and one on the pull's own commit */
+	for (i = 0; i < 6; i++)
+		assert_int_equal(pg_report_add(NULL, r, PG_CHECK_FOREIGN_COMMITTER, PG_SEV_WARNING,
+					       c[i], "foreign %zu", i), 0);
+	/* a check that does not follow from a copy stays a root cause past the cap */
+	for (i = 0; i < 3; i++)
+		assert_int_equal(pg_report_add(NULL, r, PG_CHECK_RANGE_SIZE, PG_SEV_WARNING, c[i],
+					       "size"), 0);
+	assert_int_equal(r->omitted_implied[PG_CHECK_FOREIGN_COMMITTER][PG_SEV_WARNING], 3);
+	assert_int_equal(r->omitted_implied[PG_CHECK_RANGE_SIZE][PG_SEV_WARNING], 0);
+	assert_int_equal(pg_report_count(r, PG_SEV_ERROR), 5);
+	assert_int_equal(pg_report_count_roots(r, PG_SEV_ERROR), 5);
+	/* the kept foreign-committer findings are linked by the story; the pull's own stays */
+	r->findings[2].implied_by = 1;
+	r->findings[3].implied_by = 2;
+	assert_int_equal(pg_report_count(r, PG_SEV_WARNING), 9);
+	/* roots: 1 range-size omitted + 2 kept range-size + the own commit's omitted foreign one */
+	assert_int_equal(pg_report_count_roots(r, PG_SEV_WARNING), 4);
+	assert_int_equal(pg_report_count_implied(r), 5);
+	assert_int_equal(pg_report_format_text(&out, r), 0);
+	assert_non_null(strstr(out.ptr, "verdict: reject (5 errors, 4 warnings; 5 more findings "
+				      "follow from them)"));
+	pg_buf_release(&out);
+	pg_report_free(r);
+	for (i = 0; i < 6; i++)
+		pg_commit_free(c[i]);
+}
+
 static void test_add_and_count(void **state)
 {
 	pg_report *r = NULL;
@@ -123,6 +180,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_add_and_count),
 		cmocka_unit_test(test_cap_per_check),
+		cmocka_unit_test(test_cap_keeps_root_causes),
 		cmocka_unit_test(test_no_cap),
 	};
 
