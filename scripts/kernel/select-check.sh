@@ -10,7 +10,8 @@
 # own, refs/heads/select-check (reset to series each run; master is never
 # touched).  The selection adds fs/ext4/.kunitconfig: the base and the
 # merge are built with ext4 and its tests (one incremental build; ccache
-# keeps it for the next run) and booted.  Fails unless the gate passes,
+# keeps it for the next run) and booted, in a build dir of its own
+# ($PULLGATE_HOME/select-home, the tree and ccache shared).  Fails unless the gate passes,
 # CONFIG_EXT4_KUNIT_TESTS is enabled, and ext4_inode_test and
 # ext4_mballoc_test ran on the base and the merge with passes and no failure.
 set -eu
@@ -26,7 +27,11 @@ pg_git update-ref "refs/heads/$branch" "$(cat "$FX/base")"
 export GNUPGHOME="$FX/gnupg"
 report="$PG_BUILD/select-check.json"
 rc=0
-"$pullgate" gate --json --stages merge,build,boot --branch "$branch" --policy "$FX/policy.yaml" \
+# A home of its own for the gate (its build worktree and O= dir), the tree and ccache shared:
+# the ext4 selection's config then stays in its own build dir, and the next run's check-kernel
+# and check-incident builds, with the plain config, stay incremental instead of flipping back.
+PULLGATE_HOME="$PULLGATE_HOME/select-home" "$pullgate" gate --json --stages merge,build,boot \
+	--tree "$PG_LINUX" --branch "$branch" --policy "$FX/policy.yaml" \
 	"$FX/sender.git" select-ext4 >"$report" || rc=$?
 gpgconf --kill gpg-agent 2>/dev/null || true
 jq -r '.stages[] | "select-check: \(.name) \(.status): \(.summary // "")"' "$report"
