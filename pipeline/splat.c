@@ -17,15 +17,47 @@ static bool contains(const char *s, size_t n, const char *needle)
 	return memmem(s, n, needle, strlen(needle)) != NULL;
 }
 
+/* lockdep's and RCU-lockdep's headers: WARNING: without "CPU:", each one a locking bug */
+static bool lockdep_header(const char *s, size_t n)
+{
+	static const char *const heads[] = {
+		"WARNING: possible ",            /* circular, recursive, irq lock inversion */
+		"WARNING: inconsistent lock state",
+		"WARNING: bad unlock balance",
+		"WARNING: held lock freed",
+		"WARNING: lock held ",
+		"WARNING: suspicious RCU usage",
+		"WARNING: bad contention",
+		"WARNING: Nested lock was not taken",
+		"WARNING: chain_key collision",
+		"WARNING: locking correctness",
+	};
+	size_t i;
+
+	for (i = 0; i < PG_ARRAY_SIZE(heads); i++)
+		if (starts(s, n, heads[i]))
+			return true;
+	return false;
+}
+
 static int splat_kind(const char *s, size_t n)
 {
 	if (starts(s, n, "Kernel panic - not syncing"))
 		return PG_SPLAT_PANIC;
 	if (starts(s, n, "WARNING: CPU:") || starts(s, n, "WARNING: at "))
 		return PG_SPLAT_WARN;
-	if (starts(s, n, "kernel BUG at ") || starts(s, n, "BUG: ") ||
-	    contains(s, n, "BUG: soft lockup") || contains(s, n, "BUG: workqueue lockup"))
+	if (lockdep_header(s, n))
+		return PG_SPLAT_LOCKDEP;
+	/* "BUG kmalloc-64 (Not tainted): Poison overwritten": SLUB's debug checks */
+	if (starts(s, n, "kernel BUG at ") || starts(s, n, "Kernel BUG at ") ||
+	    starts(s, n, "BUG: ") || (starts(s, n, "BUG ") && contains(s, n, "): ")) ||
+	    contains(s, n, "BUG: soft lockup") || contains(s, n, "BUG: workqueue lockup") ||
+	    contains(s, n, "Watchdog detected hard LOCKUP"))
 		return PG_SPLAT_BUG;
+	if (starts(s, n, "kmemleak: ") && contains(s, n, "new suspected memory leak"))
+		return PG_SPLAT_LEAK;
+	if (starts(s, n, "Out of memory") || contains(s, n, ": page allocation failure: order:"))
+		return PG_SPLAT_OOM;
 	if (starts(s, n, "Unable to handle kernel ") || starts(s, n, "Internal error: ") ||
 	    starts(s, n, "Oops: ") || starts(s, n, "Oops - ") ||
 	    starts(s, n, "general protection fault"))
@@ -51,6 +83,9 @@ const char *pg_splat_kind_name(enum pg_splat_kind k)
 	case PG_SPLAT_UBSAN: return "ubsan";
 	case PG_SPLAT_HUNG: return "hung";
 	case PG_SPLAT_STALL: return "stall";
+	case PG_SPLAT_LOCKDEP: return "lockdep";
+	case PG_SPLAT_LEAK: return "leak";
+	case PG_SPLAT_OOM: return "oom";
 	}
 	return "unknown";
 }

@@ -10,11 +10,15 @@
 enum pg_splat_kind {
 	PG_SPLAT_OOPS,   /* Oops, "Unable to handle kernel ...", GPF */
 	PG_SPLAT_WARN,   /* WARNING: CPU: ... */
-	PG_SPLAT_BUG,    /* kernel BUG at, BUG: ... (KASAN, lockups, sleeping in atomic) */
+	PG_SPLAT_BUG,    /* kernel BUG at, BUG: ... (KASAN, lockups, sleeping in atomic),
+			    BUG <slab> (...): (SLUB debug), hard LOCKUP */
 	PG_SPLAT_PANIC,  /* Kernel panic - not syncing */
 	PG_SPLAT_UBSAN,  /* UBSAN: ... */
 	PG_SPLAT_HUNG,   /* INFO: task ... blocked for more than */
-	PG_SPLAT_STALL   /* RCU stall */
+	PG_SPLAT_STALL,  /* RCU stall */
+	PG_SPLAT_LOCKDEP,/* WARNING: possible circular locking dependency detected, ... */
+	PG_SPLAT_LEAK,   /* kmemleak: N new suspected memory leaks */
+	PG_SPLAT_OOM     /* Out of memory: Killed process ..., page allocation failure */
 };
 
 typedef struct pg_splat {

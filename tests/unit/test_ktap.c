@@ -289,6 +289,37 @@ static void test_oops_warn_bug(void **state)
 	assert_string_equal(pg_splat_kind_name(r->splats[1].kind), "warn");
 	pg_boot_result_free(r);
 
+	/* the reports that are no WARN(): lockdep, SLUB, kmemleak, OOM, hard lockups */
+	r = parse("[    1.0] ======================================================\n"
+		  "[    1.0] WARNING: possible circular locking dependency detected\n"
+		  "[    1.0] 6.12.0 #1 Not tainted\n"
+		  "\n"
+		  "[    2.0] WARNING: suspicious RCU usage\n"
+		  "\n"
+		  "[    3.0] BUG kmalloc-64 (Not tainted): Poison overwritten\n"
+		  "\n"
+		  "[    4.0] kmemleak: 2 new suspected memory leaks (see /sys/kernel/debug/kmemleak)\n"
+		  "[    5.0] Out of memory: Killed process 12 (init) total-vm:1kB\n"
+		  "\n"
+		  "[    6.0] kworker/0:1: page allocation failure: order:4, mode:0xcc0\n"
+		  "\n"
+		  "[    7.0] NMI watchdog: Watchdog detected hard LOCKUP on cpu 1\n"
+		  "\n"
+		  "[    8.0] WARNING: this is not a kernel report header\n"
+		  "[    9.0] BUG reports go to the list\n");
+	assert_int_equal(r->nsplats, 7);
+	assert_int_equal(r->splats[0].kind, PG_SPLAT_LOCKDEP);
+	assert_int_equal(r->splats[1].kind, PG_SPLAT_LOCKDEP);
+	assert_int_equal(r->splats[2].kind, PG_SPLAT_BUG);
+	assert_int_equal(r->splats[3].kind, PG_SPLAT_LEAK);
+	assert_int_equal(r->splats[4].kind, PG_SPLAT_OOM);
+	assert_int_equal(r->splats[5].kind, PG_SPLAT_OOM);
+	assert_int_equal(r->splats[6].kind, PG_SPLAT_BUG);
+	assert_string_equal(pg_splat_kind_name(r->splats[0].kind), "lockdep");
+	assert_string_equal(pg_splat_kind_name(r->splats[3].kind), "leak");
+	assert_string_equal(pg_splat_kind_name(r->splats[4].kind), "oom");
+	pg_boot_result_free(r);
+
 	/* a splat fails a run whose tests all passed */
 	r = parse("ok 1 a\n[    1.0] WARNING: CPU: 1 PID: 9 at x.c:1 f+0x0/0x4\n");
 	assert_counts(r, 1, 0, 0, 0);
