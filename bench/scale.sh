@@ -13,8 +13,8 @@
 # host built (build.sh's summary) and the ratio distcc/local.
 #
 # Not in make check: two cold builds, about 20 minutes on 2 cores.  The
-# issue's N=1/N=2 pulls-per-hour bench needs N build worktrees, which the
-# gate does not have yet (docs/scale.md).
+# pulls-per-hour figures with one build worktree and two are
+# bench/throughput.sh's (docs/scale.md).
 set -eu
 PG_TOP=$(cd "$(dirname "$0")/.." && pwd)
 . "$PG_TOP/scripts/kernel/lib.sh"

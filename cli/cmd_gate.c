@@ -17,6 +17,7 @@ enum {
 	OPT_BOOT_ON,
 	OPT_URL,
 	OPT_EXPLAIN_TESTS,
+	OPT_BUILD_WORKTREES,
 };
 
 static const struct option options[] = {
@@ -30,6 +31,7 @@ static const struct option options[] = {
 	{ "boot-on", required_argument, NULL, OPT_BOOT_ON },
 	{ "url", required_argument, NULL, OPT_URL },
 	{ "explain-tests", no_argument, NULL, OPT_EXPLAIN_TESTS },
+	{ "build-worktrees", required_argument, NULL, OPT_BUILD_WORKTREES },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -96,6 +98,13 @@ static int gate_option(void *ctx, int c, const char *arg)
 		if (strcmp(arg, "qemu") && strcmp(arg, "lava"))
 			return cli_usage("gate", "--boot-on wants qemu or lava, not '%s'", arg);
 		g->boot_on_lava = !strcmp(arg, "lava");
+		return 0;
+	case OPT_BUILD_WORKTREES:
+		v = strtoul(arg, &end, 10);
+		if (*end || end == arg || arg[0] == '-' || v == 0 || v > PG_GATE_MAX_WORKTREES)
+			return cli_usage("gate", "--build-worktrees wants 1 to %d, not '%s'",
+					 PG_GATE_MAX_WORKTREES, arg);
+		g->go->build_worktrees = (unsigned)v;
 		return 0;
 	case OPT_BOOT_TIMEOUT:
 		v = strtoul(arg, &end, 10);

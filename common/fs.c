@@ -1,4 +1,4 @@
-/* fs.c - making and removing directory trees; mapping files; files opened only when regular; shared scratch directories. */
+/* fs.c - making and removing directory trees; mapping files; files opened only when regular; shared scratch directories; lock files. */
 #include "common/fs.h"
 #include "common/buf.h"
 #include "common/error.h"
@@ -178,4 +178,23 @@ done:
 		close(l);
 	pg_buf_release(&lock);
 	return err;
+}
+
+int pg_lock_file(int *fd, const char *path, bool wait)
+{
+	int l = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+	*fd = -1;
+	if (l < 0)
+		return pg_error_set(PG_EIO, "'%s': %s", path, strerror(errno));
+	while (flock(l, wait ? LOCK_EX : LOCK_EX | LOCK_NB) < 0) {
+		int e = errno;
+
+		if (e == EINTR)
+			continue;
+		close(l);
+		return e == EWOULDBLOCK ? 1 : pg_error_set(PG_EIO, "'%s': %s", path, strerror(e));
+	}
+	*fd = l;
+	return 0;
 }

@@ -1,4 +1,4 @@
-/* fs.h - directories: make a path, remove a tree, tell one; open only regular files; shared scratch directories. */
+/* fs.h - directories: make a path, remove a tree, tell one; open only regular files; shared scratch directories; lock files. */
 #ifndef PG_FS_H
 #define PG_FS_H
 
@@ -47,5 +47,14 @@ int pg_open_regular(int *out, off_t *size, const char *path, const char *what, b
  * is never touched.
  */
 int pg_scratch_claim(int *fd, size_t *removed, const char *dir);
+
+/*
+ * Open path (made if missing, 0644, close-on-exec, so that no child keeps
+ * it) into *fd and lock it exclusively with flock: 0 when locked; 1 when
+ * another open file holds it and wait is false (*fd is then -1); with
+ * wait, block until it is free.  The lock goes with *fd's close, or with
+ * the process however it ends.  PG_EIO.
+ */
+int pg_lock_file(int *fd, const char *path, bool wait);
 
 #endif

@@ -13,7 +13,8 @@ _pullgate()
 		--trust --allow-repository --pull-request --json --color --help'
 	case ${words[1]} in
 	verify) opts=$pull ;;
-	gate) opts="$pull --tree --branch --stages --approve --no-approve --boot-timeout --boot-on --url --explain-tests" ;;
+	gate) opts="$pull --tree --branch --stages --approve --no-approve --boot-timeout --boot-on --url --explain-tests
+		--build-worktrees" ;;
 	serve) opts='--config --port --hash-password --help' ;;
 	ktap) opts='--json --nonce --lava --help' ;;
 	policy) opts='--help' ;;
@@ -40,6 +41,10 @@ _pullgate()
 		;;
 	--boot-on)
 		COMPREPLY=($(compgen -W 'qemu lava' -- "$cur"))
+		return
+		;;
+	--build-worktrees)
+		COMPREPLY=($(compgen -W '1 2 3 4' -- "$cur"))
 		return
 		;;
 	--stages)

@@ -10,6 +10,8 @@
 
 /* A report is a few hundred KiB at most; past this it is not the gate's. */
 #define REPORT_MAX ((size_t)16 << 20)
+/* Writes of the note tried when another note lands meanwhile. */
+#define NOTE_TRIES 10
 
 static const char sig_begin[] = "-----BEGIN PGP SIGNATURE-----\n";
 
@@ -184,8 +186,9 @@ int pg_attest_write(const char *tree_path, const pg_oid *merge, const char *repo
 	pg_buf report, note = PG_BUF_INIT;
 	pg_gpg *g = NULL;
 	pg_repo *repo = NULL;
+	struct timespec ts = { 0, 20 * 1000 * 1000L };
 	size_t stmt_len;
-	int err;
+	int err, tries;
 
 	pg_buf_init(&report, REPORT_MAX);
 	if ((err = pg_buf_read_file(&report, report_path)) < 0 ||
@@ -197,8 +200,14 @@ int pg_attest_write(const char *tree_path, const pg_oid *merge, const char *repo
 	    (err = pg_gpg_sign(&note, g, s->key, note.ptr, stmt_len)) < 0 ||
 	    (err = pg_repo_open(&repo, tree_path)) < 0)
 		goto done;
-	err = pg_repo_note_write(repo, PG_ATTEST_NOTES_REF, merge, note.ptr, s->name, s->email,
-				 "pullgate: attestation");
+	/* another approval's note may land between our read of the notes ref and our write */
+	for (tries = 0; tries < NOTE_TRIES; tries++) {
+		err = pg_repo_note_write(repo, PG_ATTEST_NOTES_REF, merge, note.ptr, s->name,
+					 s->email, "pullgate: attestation");
+		if (err != PG_ECONFLICT)
+			break;
+		nanosleep(&ts, NULL);
+	}
 done:
 	pg_repo_free(repo);
 	pg_gpg_free(g);

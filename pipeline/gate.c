@@ -5,8 +5,6 @@
 #include "common/error.h"
 #include "common/fs.h"
 
-#include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -155,33 +153,6 @@ bool pg_gate_stages_valid(unsigned set)
 	return set <= PG_GATE_ALL && (set & (set + 1)) == 0;
 }
 
-/* One kernel job at a time per $PULLGATE_HOME; the lock dies with the process. */
-/*
- * Open home's kernel lock into *fd and flock it (how: LOCK_EX, or with
- * LOCK_NB, 1 when another process holds it).
- */
-static int lock_home(int *fd, const char *home, int how)
-{
-	pg_buf path = PG_BUF_INIT;
-	int err;
-
-	if ((err = pg_buf_printf(&path, "%s/.kernel.lock", home)) < 0)
-		return err;
-	*fd = open(path.ptr, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (*fd < 0)
-		err = pg_error_set(PG_EIO, "'%s': %s", path.ptr, strerror(errno));
-	else if (flock(*fd, how) < 0)
-		err = errno == EWOULDBLOCK ? 1 :
-		      pg_error_set(PG_EIO, "'%s': %s", path.ptr, strerror(errno));
-	pg_buf_release(&path);
-	return err;
-}
-
-static int take_lock(pg_run *g)
-{
-	return lock_home(&g->lock_fd, g->o->home, LOCK_EX);
-}
-
 static void run_init(pg_run *g, const pg_pull_spec *spec, const pg_policy *policy,
 		     const pg_gate_opts *o)
 {
@@ -190,6 +161,7 @@ static void run_init(pg_run *g, const pg_pull_spec *spec, const pg_policy *polic
 	g->policy = policy;
 	g->o = o;
 	g->lock_fd = -1;
+	g->pull_lock_fd = -1;
 	pg_buf_init(&g->key, 0);
 	pg_buf_init(&g->logs, 0);
 	pg_buf_init(&g->tree_path, 0);
@@ -244,23 +216,11 @@ static int tools_key(pg_run *g)
 	return err;
 }
 
-int pg_gate_recover(const char *home, pg_buf *what)
-{
-	int fd = -1, err = lock_home(&fd, home, LOCK_EX | LOCK_NB);
-
-	/* held: by a live run, which is not dead and cleans up after itself */
-	if (err == 0)
-		err = pg_journal_recover(home, what);
-	if (fd >= 0)
-		close(fd);
-	return err < 0 ? err : 0;
-}
-
 /* With the lock: clean up after a run that died, and say so. */
 static int recover(pg_run *g)
 {
 	pg_buf what = PG_BUF_INIT;
-	int err = pg_journal_recover(g->o->home, &what);
+	int err = pg_journal_recover(g->o->home, g->slot, g->key.ptr, &what);
 
 	if (err == 0 && what.len)
 		pg_run_progress(g, "merge", "%s", what.ptr);
@@ -320,13 +280,9 @@ static int prepare(pg_run *g)
 	if ((err = lava_env(g, &n)) < 0)
 		return err;
 	g->env[n] = NULL;
-	/* the worktree itself is made by libgit2, its parent by us */
+	/* a build worktree of our own (libgit2 makes it, we its parent), after a dead run's cleanup */
 	if ((err = pg_run_tree_path(&g->tree_path, o)) < 0 ||
-	    (err = pg_buf_printf(&g->worktree, "%s/work", o->home)) < 0 ||
-	    (err = pg_mkdir_p(g->worktree.ptr)) < 0 ||
-	    (err = pg_buf_puts(&g->worktree, "/build")) < 0 ||
-	    (err = pg_buf_printf(&g->build_dir, "%s/build/arm64-gcc", o->home)) < 0 ||
-	    (err = take_lock(g)) < 0 ||
+	    (err = pg_run_take_slot(g)) < 0 ||
 	    (err = recover(g)) < 0 ||
 	    (err = pg_tree_open(&g->tree, g->tree_path.ptr, o->branch ? o->branch : "master")) < 0)
 		return err;
@@ -358,8 +314,11 @@ static void run_release(pg_run *g)
 	pg_buf_release(&g->journal);
 	pg_buf_release(&g->select_path);
 	pg_buf_release(&g->select_key);
+	/* the pull's lock last: its refs are as they must stay by now */
 	if (g->lock_fd >= 0)
 		close(g->lock_fd);
+	if (g->pull_lock_fd >= 0)
+		close(g->pull_lock_fd);
 	pg_buf_release(&g->key);
 	pg_buf_release(&g->logs);
 	pg_buf_release(&g->tree_path);

@@ -42,7 +42,17 @@ typedef struct pg_gate_opts {
 	const char *attest_gnupg_home; /* its GNUPGHOME; NULL: home/gnupg */
 	bool explain_tests;          /* verify and merge only, then record the KUnit
 					selection (report->selection): nothing is built */
+	unsigned build_worktrees;    /* build worktrees the run may take the first free of,
+					each with its own O= dir and lock (0: 1, home/work/build);
+					at most PG_GATE_MAX_WORKTREES */
+	bool *branch_moved;          /* set when the approval found the integration branch
+					moved since the merge was made (the run then fails with
+					PG_ECONFLICT, nothing moved): test it again on the new
+					head.  May be NULL */
 } pg_gate_opts;
+
+/* The most build worktrees a run chooses from (pipeline.build-worktrees). */
+#define PG_GATE_MAX_WORKTREES 16
 
 #define PG_GATE_OPTS_VERSION 1
 
@@ -56,8 +66,11 @@ typedef struct pg_gate_opts {
  * branch, with a compare-and-swap against the head the merge was made on.
  * Whatever happens, the tree's working tree and integration branch are
  * left as they were unless the pull was approved, and the pull's refs are
- * removed unless its merge is kept for approval.  The build worktree,
- * home/work/build, is pullgate's own and stays, on the last pull's branch.
+ * removed unless its merge is kept for approval.  The run builds in the
+ * first free of opts->build_worktrees build worktrees (home/work/build,
+ * then home/slots/<k>/work/build), after any other run of the same pull,
+ * waiting for one when all are taken; a build worktree is pullgate's own
+ * and stays, detached at the last merge built there.
  * Negative: could not decide (the report, if any, is freed).
  */
 int pg_gate_run(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy,
@@ -89,12 +102,13 @@ int pg_gate_approve(pg_report *r, const pg_pull_spec *spec, const pg_gate_opts *
 		    pg_buf *notice);
 
 /*
- * Clean up after a gate run in home that died (SIGKILL, a crash, power
- * loss): stop the build or boot it left running, delete its pull's refs
- * and the stale locks it left (pg_journal_recover).  Every gate run does
- * this once it holds the kernel lock; `serve` does it at start-up.  When
- * a live run holds the lock, nothing is done.  *what gets one line saying
- * what was cleaned, or nothing.
+ * Clean up after the gate runs in home that died (SIGKILL, a crash, power
+ * loss), in every build worktree there is: stop the build or boot each
+ * left running, delete its pull's refs and the stale locks it left
+ * (pg_journal_recover).  Every gate run does this for its build worktree
+ * once it holds its lock; `serve` does it for all at start-up.  A build
+ * worktree a live run holds is left alone.  *what gets one line per
+ * worktree cleaned, or nothing.
  */
 int pg_gate_recover(const char *home, pg_buf *what);
 

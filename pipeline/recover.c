@@ -8,17 +8,20 @@
 #include <unistd.h>
 
 /*
- * The journal is one small file, home/work/run.journal, written whole
- * (atomically) each time: "pullgate-run 1", then NUL-separated pairs of
- * name and value (tree, key, tag; pid and start while a script runs).
- * It exists only while a run holds the kernel lock, so whoever holds the
- * lock and finds one knows that its run died.
+ * The journal is one small file per build worktree, work/run.journal in
+ * its root (pg_slot_root), written whole (atomically) each time:
+ * "pullgate-run 1", then NUL-separated pairs of name and value (tree, key,
+ * tag; pid and start while a script runs).  It exists only while a run
+ * holds the build worktree's lock, so whoever holds the lock and finds one
+ * knows that its run died.
  */
 #define JOURNAL_MAGIC "pullgate-run 1"
 
-static int journal_path(pg_buf *out, const char *home)
+static int journal_path(pg_buf *out, const char *home, unsigned slot)
 {
-	return pg_buf_printf(out, "%s/work/run.journal", home);
+	int err = pg_slot_root(out, home, slot);
+
+	return err < 0 ? err : pg_buf_puts(out, "/work/run.journal");
 }
 
 /* The start time of process pid, in clock ticks since boot (/proc/PID/stat, field 22); 0: gone. */
@@ -65,7 +68,7 @@ int pg_journal_begin(pg_run *g)
 {
 	int err;
 
-	if ((err = journal_path(&g->journal, g->o->home)) < 0 ||
+	if ((err = journal_path(&g->journal, g->o->home, g->slot)) < 0 ||
 	    (err = write_journal(g, 0)) < 0)
 		pg_buf_clear(&g->journal);
 	return err;
@@ -122,16 +125,28 @@ static bool stop_child(const pg_buf *j)
 	return true;
 }
 
-int pg_journal_recover(const char *home, pg_buf *what)
+/* A key as pg_gate_pull_key makes them: a file name of its own under home/work/pulls. */
+static bool plain_key(const char *key)
+{
+	return *key && *key != '.' && strlen(key) <= 128 &&
+	       strspn(key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") ==
+		       strlen(key);
+}
+
+int pg_journal_recover(const char *home, unsigned slot, const char *held_key, pg_buf *what)
 {
 	pg_buf path = PG_BUF_INIT, j = PG_BUF_INIT;
 	pg_tree *tree = NULL;
 	const char *tree_path, *key, *tag;
-	bool stopped;
-	int err;
+	char wt_name[16], where[48] = "";
+	bool stopped, live = false;
+	int err, fd = -1;
 
 	pg_buf_init(&j, 64 << 10);
-	if ((err = journal_path(&path, home)) < 0)
+	pg_slot_worktree_name(wt_name, sizeof(wt_name), slot);
+	if (slot > 1)
+		snprintf(where, sizeof(where), " in build worktree %u", slot);
+	if ((err = journal_path(&path, home, slot)) < 0)
 		goto done;
 	if ((err = pg_buf_read_file(&j, path.ptr)) == PG_ENOTFOUND) {
 		pg_error_clear();
@@ -145,7 +160,7 @@ int pg_journal_recover(const char *home, pg_buf *what)
 	key = tree_path ? entry(&j, "key") : NULL;
 	tag = tree_path ? entry(&j, "tag") : NULL;
 	stopped = tree_path && stop_child(&j);
-	if (!tree_path || !key || !tag) {
+	if (!tree_path || !key || !tag || !plain_key(key)) {
 		err = pg_buf_printf(what, "removed '%s', a run journal that does not parse",
 				    path.ptr);
 		unlink(path.ptr);
@@ -154,18 +169,30 @@ int pg_journal_recover(const char *home, pg_buf *what)
 	/* the branch is pg_tree_open's to check; any will do to reach the pull's refs */
 	if ((err = pg_tree_open(&tree, tree_path, "master")) == PG_ENOTFOUND) {
 		pg_error_clear();
-		err = pg_buf_printf(what, "a run of '%s' died; its tree '%s' is gone", tag,
+		err = pg_buf_printf(what, "a run of '%s' died%s; its tree '%s' is gone", tag, where,
 				    tree_path);
 		unlink(path.ptr);
 		goto done;
 	}
-	if (err < 0 || (err = pg_tree_drop_stale(tree, key, tag)) < 0)
+	if (err < 0 ||
+	    (!(held_key && !strcmp(held_key, key)) && (err = pg_run_lock_pull(&fd, home, key)) < 0))
 		goto done;
-	err = pg_buf_printf(what, "a run of '%s' died: removed refs/heads/pullgate/%s and its "
-			    "tag's ref from '%s'%s", tag, key, tree_path,
-			    stopped ? ", and stopped the script it left running" : "");
+	/* the pull runs again in another build worktree already: its refs are that run's now */
+	live = err == 1;
+	if ((err = pg_tree_drop_stale(tree, live ? NULL : key, tag, wt_name)) < 0)
+		goto done;
+	if (live)
+		err = pg_buf_printf(what, "a run of '%s' died%s; its refs are left to the run of it "
+				    "that holds the pull now%s", tag, where,
+				    stopped ? "; stopped the script it left running" : "");
+	else
+		err = pg_buf_printf(what, "a run of '%s' died%s: removed refs/heads/pullgate/%s and "
+				    "its tag's ref from '%s'%s", tag, where, key, tree_path,
+				    stopped ? ", and stopped the script it left running" : "");
 	unlink(path.ptr);
 done:
+	if (fd >= 0)
+		close(fd);
 	pg_tree_free(tree);
 	pg_buf_release(&path);
 	pg_buf_release(&j);

@@ -24,7 +24,9 @@ typedef struct pg_run {
 	pg_tree *tree;
 	pg_buf tree_path;
 
-	/* where the kernel is built: pullgate's one worktree of the tree and its O= dir */
+	/* where the kernel is built: the run's build worktree of the tree and its O= dir (slot.c) */
+	unsigned slot;        /* which build worktree, 1 to o->build_worktrees */
+	char wt_name[16];     /* its name among the tree's worktrees: build, build-2, ... */
 	pg_buf worktree;
 	pg_buf build_dir;
 
@@ -50,8 +52,9 @@ typedef struct pg_run {
 	bool base_booted;     /* build: that boot is this run's, not kept from an earlier one */
 	bool keep_refs;       /* approve: the merge waits for the maintainer's approval */
 
-	int lock_fd;          /* the runner's: one kernel job per home */
-	pg_buf journal;       /* home/work/run.journal while the run holds the tree */
+	int lock_fd;          /* the build worktree's lock: one run in it at a time */
+	int pull_lock_fd;     /* the pull's lock: one run of a pull at a time */
+	pg_buf journal;       /* work/run.journal of the build worktree while the run holds it */
 } pg_run;
 
 /*
@@ -121,20 +124,49 @@ int pg_run_base_boot(pg_run *run, const pg_oid *base_tree);
 int pg_run_select(pg_run *run);
 
 /*
- * The run journal (recover.c): while a run holds the tree it says which
- * pull's refs exist and which child runs, so that whoever next holds the
- * kernel lock can clean up after a run that died (SIGKILL, power loss).
+ * The build worktrees (slot.c).  Worktree k (1 to PG_GATE_MAX_WORKTREES)
+ * lives under its root: home itself for the first, so that a home made
+ * before there were more keeps its warm tree, build dir and ccache, and
+ * home/slots/<k> for the others, laid out alike below (work/build, the
+ * worktree; build/arm64-gcc, its O= dir; work/run.journal; .kernel.lock),
+ * so that a compile's command line, relative to the build dir under
+ * CCACHE_BASEDIR=home, is the same in every one and hits the one ccache.
+ * The base's warnings and boot and the object count a build's progress
+ * reads are kept in the O= dir: no two runs share one at a time.
+ */
+int pg_slot_root(pg_buf *out, const char *home, unsigned k);
+void pg_slot_worktree_name(char *out, size_t cap, unsigned k);
+
+/*
+ * Take the pull's lock (home/work/pulls/<key>.lock: two runs of one pull
+ * would share its refs), then the first free build worktree of
+ * o->build_worktrees, waiting for either, with one progress line, until
+ * it frees or the run is cancelled (PG_ECANCELLED).  Sets run->slot,
+ * wt_name, worktree, build_dir, lock_fd and pull_lock_fd.
+ */
+int pg_run_take_slot(pg_run *run);
+
+/* Try the pull's lock for key without waiting: 0 taken (*fd), 1 held by a live run. */
+int pg_run_lock_pull(int *fd, const char *home, const char *key);
+
+/*
+ * The run journal (recover.c): while a run holds its build worktree it
+ * says which pull's refs exist and which child runs, so that whoever next
+ * holds that worktree's lock can clean up after a run that died (SIGKILL,
+ * power loss).
  */
 int pg_journal_begin(pg_run *run);
 void pg_journal_child(void *run, int pid);   /* a pg_spawn_opts on_start callback */
 void pg_journal_end(pg_run *run);
 
 /*
- * With the kernel lock held: if the journal names a run that died, stop
- * the child it left running, delete its pull's refs and stale locks, and
- * remove the journal.  *what gets one line saying what was cleaned (empty
- * when nothing was).
+ * With build worktree slot's lock held: if its journal names a run that
+ * died, stop the child it left running, remove the worktree's stale index
+ * lock and, unless another live run of the same pull holds the pull's
+ * lock (held_key: the pull whose lock the caller holds, or NULL), the
+ * pull's refs and their stale locks; remove the journal.  *what gets one
+ * line saying what was cleaned (empty when nothing was).
  */
-int pg_journal_recover(const char *home, pg_buf *what);
+int pg_journal_recover(const char *home, unsigned slot, const char *held_key, pg_buf *what);
 
 #endif

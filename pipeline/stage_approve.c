@@ -63,15 +63,25 @@ static int still_verified(pg_tree *tree, const pg_report *r, const char *locatio
  * Move the tree's integration branch from r->merge_base to r->merge_commit
  * (a compare-and-swap), mark r approved and write the notice.  Once the
  * branch moved the approval stands: a notice that cannot be written is
- * only left out.
+ * only left out.  Refused because another approval moved the branch since
+ * the merge was made, *moved (if given) says so: the pull must be tested
+ * again on the new head, never approved onto it untested.
  */
 static int approve(pg_buf *notice, pg_tree *tree, const char *tree_path, const char *logs,
-		   pg_report *r, const char *repo, const char *why)
+		   pg_report *r, const char *repo, const char *why, bool *moved)
 {
+	pg_oid head;
+	char msg[512];
 	int err;
 
-	if ((err = pg_tree_advance(tree, &r->merge_base, &r->merge_commit, why)) < 0)
-		return err;
+	if ((err = pg_tree_advance(tree, &r->merge_base, &r->merge_commit, why)) < 0) {
+		snprintf(msg, sizeof(msg), "%s", pg_error_last());
+		/* refused because the branch is elsewhere now, not locked or checked out */
+		if (err == PG_ECONFLICT && moved && pg_tree_head(&head, tree) == 0 &&
+		    pg_oid_cmp(&head, &r->merge_base))
+			*moved = true;
+		return pg_error_set(err, "%s", msg);
+	}
 	r->approved = true;
 	if (write_notice(notice, logs, repo, r->tag, tree_path, pg_tree_branch(tree), r) < 0) {
 		pg_error_clear();
@@ -144,7 +154,7 @@ int pg_stage_approve(pg_run *g, pg_stage *st)
 	pg_run_progress(g, "approve", "reading %s again from %s", g->report->tag, g->spec->repo);
 	if ((err = still_verified(g->tree, g->report, g->spec->repo, g->o->expect_tag)) == 0 &&
 	    (err = approve(&notice, g->tree, g->tree_path.ptr, g->logs.ptr, g->report, repo,
-			   "pullgate: approved")) == 0)
+			   "pullgate: approved", g->o->branch_moved)) == 0)
 		err = pg_stage_set(st, PG_STAGE_PASSED, notice.len ? notice.ptr : NULL,
 				   "%s moved to %.12s", pg_tree_branch(g->tree), hex);
 	pg_buf_release(&notice);
@@ -171,7 +181,7 @@ int pg_gate_approve(pg_report *r, const pg_pull_spec *spec, const pg_gate_opts *
 	if (err == 0 && (err = pg_tree_open(&tree, path.ptr, o->branch ? o->branch : "master")) == 0 &&
 	    (err = still_verified(tree, r, spec->repo, o->expect_tag)) == 0 &&
 	    (err = approve(notice, tree, path.ptr, logs.ptr, r, spec->name ? spec->name : spec->repo,
-			   "pullgate: approved by the maintainer")) == 0 &&
+			   "pullgate: approved by the maintainer", o->branch_moved)) == 0 &&
 	    pg_tree_drop_pull_refs(tree, key.ptr, r->tag) < 0)
 		pg_error_clear(); /* approved; the refs are only left over */
 	/* the attestation hashes the report of the run that tested the merge */

@@ -331,7 +331,8 @@ static int baseline(pg_run *g, pg_buf *path, const char *log)
 	if (!need_warnings && !need_boot)
 		goto done;
 	/* build the base first, in the same tree */
-	if ((err = pg_tree_worktree_checkout(g->tree, g->key.ptr, g->worktree.ptr, &g->base)) < 0 ||
+	if ((err = pg_tree_worktree_checkout(g->tree, g->wt_name, g->key.ptr, g->worktree.ptr,
+					     &g->base)) < 0 ||
 	    (err = pg_tree_touch_changed(g->tree, g->worktree.ptr, &base_tree, &merge_tree,
 					 &touched)) < 0)
 		goto done;
@@ -484,7 +485,7 @@ int pg_stage_build(pg_run *g, pg_stage *st)
 	    (err = pg_run_select(g)) < 0 ||
 	    (err = baseline(g, &path, log.ptr)) < 0 ||
 	    (err = read_warnings(&known, &lines, path.ptr)) < 0 ||
-	    (err = pg_tree_worktree_checkout(g->tree, g->key.ptr, g->worktree.ptr,
+	    (err = pg_tree_worktree_checkout(g->tree, g->wt_name, g->key.ptr, g->worktree.ptr,
 					     &g->report->merge_commit)) < 0)
 		goto done;
 	pg_run_progress(g, "build", "building the merge");

@@ -1,4 +1,4 @@
-/* tree.c - the maintainer's tree: fetch a verified tag, merge it with its mergetag, build worktree, CAS advance. */
+/* tree.c - the maintainer's tree: fetch a verified tag, merge it with its mergetag, build worktrees, CAS advance. */
 #include "pipeline/tree.h"
 #include "common/error.h"
 #include "common/fs.h"
@@ -6,6 +6,8 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 struct pg_tree {
 	pg_repo *repo;
@@ -253,13 +255,39 @@ static int pull_branch(pg_buf *out, const char *name)
 	return pg_buf_printf(out, "refs/heads/pullgate/%s", name);
 }
 
+/*
+ * The pulls' branches are written under a lock of the tree's own
+ * (pullgate-refs.lock in its git directory), held by runs in every build
+ * worktree and process: libgit2 removes refs/heads/pullgate/ once a
+ * delete leaves it empty, and a branch made in it at that moment by
+ * another run would fail.  *fd: close it to let go.
+ */
+static int lock_refs(int *fd, pg_tree *t)
+{
+	pg_buf path = PG_BUF_INIT;
+	int err;
+
+	*fd = -1;
+	if ((err = pg_buf_printf(&path, "%s/pullgate-refs.lock", pg_repo_common_dir(t->repo))) == 0)
+		err = pg_lock_file(fd, path.ptr, true);
+	pg_buf_release(&path);
+	return err;
+}
+
+static void unlock_refs(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
 int pg_tree_set_pull_branch(pg_tree *t, const char *name, const pg_oid *commit)
 {
 	pg_buf full = PG_BUF_INIT;
-	int err;
+	int err, fd = -1;
 
-	if ((err = pull_branch(&full, name)) == 0)
+	if ((err = pull_branch(&full, name)) == 0 && (err = lock_refs(&fd, t)) == 0)
 		err = pg_repo_ref_set(t->repo, full.ptr, commit, "pullgate: merge");
+	unlock_refs(fd);
 	pg_buf_release(&full);
 	return err;
 }
@@ -271,11 +299,8 @@ int pg_tree_remove_worktree(pg_tree *t, const char *name, const char *path)
 	return err < 0 ? err : pg_remove_tree(path);
 }
 
-/* The worktree pullgate builds in; git names it after its directory. */
-#define BUILD_WORKTREE "build"
-
-int pg_tree_worktree_checkout(pg_tree *t, const char *name, const char *path,
-			      const pg_oid *commit)
+int pg_tree_worktree_checkout(pg_tree *t, const char *wt_name, const char *name,
+			      const char *path, const pg_oid *commit)
 {
 	pg_repo *wt = NULL;
 	pg_buf full = PG_BUF_INIT;
@@ -283,18 +308,21 @@ int pg_tree_worktree_checkout(pg_tree *t, const char *name, const char *path,
 
 	if ((err = pg_tree_set_pull_branch(t, name, commit)) < 0 ||
 	    (err = pull_branch(&full, name)) < 0 ||
-	    (err = registered = pg_repo_worktree_exists(t->repo, BUILD_WORKTREE)) < 0)
+	    (err = registered = pg_repo_worktree_exists(t->repo, wt_name)) < 0)
 		goto done;
 	/* a registered worktree whose directory went away is pruned and made again */
 	if (registered && pg_repo_open(&wt, path) < 0) {
-		if ((err = pg_tree_remove_worktree(t, BUILD_WORKTREE, path)) < 0)
+		if ((err = pg_tree_remove_worktree(t, wt_name, path)) < 0)
 			goto done;
 		registered = 0;
 	}
-	if (registered) /* the worktree is on the pull's own branch, at commit */
-		err = pg_repo_checkout(wt, full.ptr);
-	else if ((err = pg_remove_tree(path)) == 0)
-		err = pg_repo_worktree_add(t->repo, BUILD_WORKTREE, path, full.ptr);
+	/* made on the pull's branch (libgit2 adds a worktree on a branch only) */
+	if (!registered && ((err = pg_remove_tree(path)) < 0 ||
+			    (err = pg_repo_worktree_add(t->repo, wt_name, path, full.ptr)) < 0 ||
+			    (err = pg_repo_open(&wt, path)) < 0))
+		goto done;
+	/* then detached at the commit: no worktree holds a pull's branch for another */
+	err = pg_repo_checkout_detached(wt, commit);
 done:
 	pg_repo_free(wt);
 	pg_buf_release(&full);
@@ -313,26 +341,29 @@ static int pull_refs(pg_buf *branch, pg_buf *tagref, const char *name, const cha
 int pg_tree_drop_pull_refs(pg_tree *t, const char *name, const char *tag)
 {
 	pg_buf a = PG_BUF_INIT, b = PG_BUF_INIT;
-	int err;
+	int err, fd = -1;
 
-	if ((err = pull_refs(&a, &b, name, tag)) == 0 &&
+	if ((err = pull_refs(&a, &b, name, tag)) == 0 && (err = lock_refs(&fd, t)) == 0 &&
 	    (err = pg_repo_ref_delete(t->repo, a.ptr)) == 0)
 		err = pg_repo_ref_delete(t->repo, b.ptr);
+	unlock_refs(fd);
 	pg_buf_release(&a);
 	pg_buf_release(&b);
 	return err;
 }
 
-int pg_tree_drop_stale(pg_tree *t, const char *name, const char *tag)
+int pg_tree_drop_stale(pg_tree *t, const char *name, const char *tag, const char *wt_name)
 {
 	pg_buf a = PG_BUF_INIT, b = PG_BUF_INIT;
 	int err;
 
+	if ((err = pg_repo_worktree_unlock(t->repo, wt_name)) < 0 || !name)
+		goto done;
 	if ((err = pull_refs(&a, &b, name, tag)) == 0 &&
 	    (err = pg_repo_ref_unlock(t->repo, a.ptr)) == 0 &&
-	    (err = pg_repo_ref_unlock(t->repo, b.ptr)) == 0 &&
-	    (err = pg_repo_worktree_unlock(t->repo, BUILD_WORKTREE)) == 0)
+	    (err = pg_repo_ref_unlock(t->repo, b.ptr)) == 0)
 		err = pg_tree_drop_pull_refs(t, name, tag);
+done:
 	pg_buf_release(&a);
 	pg_buf_release(&b);
 	return err;
@@ -347,15 +378,31 @@ int pg_tree_can_advance(pg_tree *t)
 	return 0;
 }
 
+/* How long a compare-and-swap waits for a lock another writer holds on the branch. */
+#define ADVANCE_TRIES 40
+#define ADVANCE_WAIT_NS (50 * 1000 * 1000L)
+
 int pg_tree_advance(pg_tree *t, const pg_oid *expected, const pg_oid *next, const char *reason)
 {
-	int err;
+	pg_oid now;
+	int err, i;
 
 	if ((err = pg_tree_can_advance(t)) < 0)
 		return err;
-	err = pg_repo_ref_cas(t->repo, t->branch_ref, expected, next, reason);
-	if (err == PG_ECONFLICT)
-		return pg_error_set(PG_ECONFLICT, "'%s' moved while the pull was tested; "
-				    "nothing was changed", t->branch_ref);
-	return err;
+	for (i = 0; i < ADVANCE_TRIES; i++) {
+		struct timespec ts = { 0, ADVANCE_WAIT_NS };
+
+		err = pg_repo_ref_cas(t->repo, t->branch_ref, expected, next, reason);
+		if (err != PG_ECONFLICT)
+			return err;
+		/* moved: refused; still there: locked by another writer for a moment */
+		if ((err = pg_tree_head(&now, t)) < 0)
+			return err;
+		if (pg_oid_cmp(&now, expected))
+			return pg_error_set(PG_ECONFLICT, "'%s' moved while the pull was tested; "
+					    "nothing was changed", t->branch_ref);
+		nanosleep(&ts, NULL);
+	}
+	return pg_error_set(PG_ECONFLICT, "'%s' stayed locked by another writer (its .lock file); "
+			    "nothing was changed", t->branch_ref);
 }

@@ -11,8 +11,9 @@
  * branch moves only through pg_tree_advance(), a compare-and-swap of the
  * ref.  Everything else pullgate writes lives under refs/pullgate/ and
  * refs/heads/pullgate/, and in worktrees under the caller's work
- * directory, so a failed or killed run leaves the integration branch and
- * the main working tree untouched.  The repository is reached only
+ * directories, so a failed or killed run leaves the integration branch and
+ * the main working tree untouched.  Runs in several build worktrees may
+ * share the tree at once: each pull's refs are its own.  The repository is reached only
  * through the repo/ layer (repo/repo.h).
  */
 typedef struct pg_tree pg_tree;
@@ -91,33 +92,39 @@ int pg_tree_merge(pg_merge_result *out, pg_tree *t, const pg_oid *base, const pg
 int pg_tree_set_pull_branch(pg_tree *t, const char *name, const pg_oid *commit);
 
 /*
- * Point refs/heads/pullgate/<name> at commit and check it out in the
- * worktree at path, making the worktree if it does not exist.  One
- * worktree serves every pull in turn, on the pull's own branch: kbuild
- * and ccache key their work on the source tree's path, so a new path per
- * pull would cost a full kernel rebuild each time.  pg_tree_remove_worktree()
- * removes a worktree, files included.
+ * Point refs/heads/pullgate/<name> at commit and check commit out,
+ * detached, in the linked worktree called wt_name at path, making the
+ * worktree if it does not exist.  A build worktree serves every pull in
+ * turn: kbuild and ccache key their work on the source tree's path, so a
+ * new path per pull would cost a full kernel rebuild each time.  Its HEAD
+ * is detached, so that no build worktree holds a pull's branch that
+ * another one is to check out.  pg_tree_remove_worktree() removes a
+ * worktree, files included.
  */
-int pg_tree_worktree_checkout(pg_tree *t, const char *name, const char *path,
-			      const pg_oid *commit);
+int pg_tree_worktree_checkout(pg_tree *t, const char *wt_name, const char *name,
+			      const char *path, const pg_oid *commit);
 int pg_tree_remove_worktree(pg_tree *t, const char *name, const char *path);
 
 /* Delete refs/heads/pullgate/<name> and refs/pullgate/tags/<tag>, if present. */
 int pg_tree_drop_pull_refs(pg_tree *t, const char *name, const char *tag);
 
 /*
- * After a run that died: remove the lock files it may have left on its
- * pull's refs and on the build worktree's index, then the refs
- * (pg_tree_drop_pull_refs).  Only with the kernel lock held.
+ * After a run that died: remove the index lock it may have left in the
+ * worktree called wt_name; then, when name is not NULL, the lock files on
+ * its pull's refs and the refs (pg_tree_drop_pull_refs).  Only with that
+ * worktree's lock held, and with the pull's lock for its refs.
  */
-int pg_tree_drop_stale(pg_tree *t, const char *name, const char *tag);
+int pg_tree_drop_stale(pg_tree *t, const char *name, const char *tag, const char *wt_name);
 
 /* 0, or PG_ECONFLICT when the branch is checked out in the tree's working tree. */
 int pg_tree_can_advance(pg_tree *t);
 
 /*
  * Move the integration branch from expected to next, atomically: fails with
- * PG_ECONFLICT, moving nothing, when the branch is no longer at expected.
+ * PG_ECONFLICT, moving nothing, when the branch is no longer at expected
+ * (then pg_tree_head tells where it is) or stays locked by another writer
+ * for two seconds (a lock held for a moment, by another run's approval or
+ * a push, is waited for).
  */
 int pg_tree_advance(pg_tree *t, const pg_oid *expected, const pg_oid *next, const char *reason);
 

@@ -410,9 +410,13 @@ int pg_repo_worktree_prune(pg_repo *r, const char *name);
 int pg_repo_worktree_unlock(pg_repo *r, const char *name);
 
 /*
- * Point r's HEAD at the branch ref and check it out, overwriting changed
- * files and removing untracked ones.
+ * Detach r's HEAD at commit and check it out, overwriting changed files
+ * and removing untracked ones.  A detached worktree holds no branch, so
+ * that the same branch can be checked out in another worktree next.
  */
-int pg_repo_checkout(pg_repo *r, const char *ref);
+int pg_repo_checkout_detached(pg_repo *r, const pg_oid *commit);
+
+/* The directory git keeps r's refs, objects and worktrees in (a worktree's: its main repository's); borrowed. */
+const char *pg_repo_common_dir(const pg_repo *r);
 
 #endif

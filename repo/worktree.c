@@ -1,4 +1,4 @@
-/* worktree.c - linked worktrees: find, add and prune them, and check a branch out. */
+/* worktree.c - linked worktrees: find, add and prune them, and check a commit out. */
 #include "repo/internal.h"
 #include "common/error.h"
 
@@ -71,15 +71,23 @@ int pg_repo_worktree_unlock(pg_repo *r, const char *name)
 	return err;
 }
 
-int pg_repo_checkout(pg_repo *r, const char *ref)
+int pg_repo_checkout_detached(pg_repo *r, const pg_oid *commit)
 {
 	git_checkout_options co;
+	char hex[PG_OID_HEXSZ + 1];
 	int gerr;
 
 	git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
 	co.checkout_strategy = GIT_CHECKOUT_FORCE | GIT_CHECKOUT_REMOVE_UNTRACKED;
-	if ((gerr = git_repository_set_head(r->git, ref)) < 0 ||
-	    (gerr = git_checkout_head(r->git, &co)) < 0)
-		return pg_git_fail(gerr, "checkout '%s' in '%s'", ref, r->path);
+	if ((gerr = git_repository_set_head_detached(r->git, pg_git_oid(commit))) < 0 ||
+	    (gerr = git_checkout_head(r->git, &co)) < 0) {
+		pg_oid_tohex(hex, commit);
+		return pg_git_fail(gerr, "checkout %.12s in '%s'", hex, r->path);
+	}
 	return 0;
+}
+
+const char *pg_repo_common_dir(const pg_repo *r)
+{
+	return git_repository_commondir(r->git);
 }

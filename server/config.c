@@ -27,6 +27,7 @@ int pg_config_new_default(pg_config **out)
 	c->limits.login_backoff = 1;
 	c->stages = PG_GATE_ALL;
 	c->verify_workers = 2;
+	c->build_worktrees = 1;
 	c->session_hours = 12;
 	c->notice.port = 25;
 	c->notice.attempts = 4;
@@ -306,6 +307,8 @@ static const pg_yaml_field pipeline_fields[] = {
 	  .wants = "an e-mail address" },
 	{ .key = "verify-workers", .kind = PG_FIELD_UINT, MEMBER(pg_config, verify_workers),
 	  .min = 1, .max = 16 },
+	{ .key = "build-worktrees", .kind = PG_FIELD_UINT, MEMBER(pg_config, build_worktrees),
+	  .min = 1, .max = PG_GATE_MAX_WORKTREES },
 };
 
 static const pg_yaml_field account_fields[] = {

@@ -75,6 +75,7 @@ typedef struct pg_config {
 	char *attest_key;        /* attestation: the service's signing key; wins over the policy's */
 	char *attest_gnupg_home; /* the GNUPGHOME holding it; NULL: $PULLGATE_HOME/gnupg */
 	unsigned verify_workers; /* verifications that run at once */
+	unsigned build_worktrees; /* kernel jobs that run at once, each in a build worktree */
 	unsigned session_hours;
 	bool cookie_secure;      /* add Secure to the session cookie (behind TLS) */
 	pg_notice_conf notice;

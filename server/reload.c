@@ -76,6 +76,8 @@ static int keep_restart_keys(pg_config *c, const pg_config *old, pg_buf *restart
 		NOTE("pipeline.stages");
 	if (c->verify_workers != old->verify_workers)
 		NOTE("pipeline.verify-workers");
+	if (c->build_worktrees != old->build_worktrees)
+		NOTE("pipeline.build-worktrees");
 	if (c->session_hours != old->session_hours)
 		NOTE("session.hours");
 #undef NOTE
@@ -91,6 +93,7 @@ static int keep_restart_keys(pg_config *c, const pg_config *old, pg_buf *restart
 	c->port = old->port;
 	c->stages = old->stages;
 	c->verify_workers = old->verify_workers;
+	c->build_worktrees = old->build_worktrees;
 	c->session_hours = old->session_hours;
 done:
 	free(address);

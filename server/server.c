@@ -57,14 +57,21 @@ done:
 	return err;
 }
 
-/* What a gate run that died with the last stop left in the tree, cleaned before any job runs. */
+/*
+ * What the gate runs that died with the last stop left in the tree, in
+ * every build worktree, cleaned before any job runs: a log line for each.
+ */
 static int recover(pg_server *s)
 {
 	pg_buf what = PG_BUF_INIT;
 	int err = pg_gate_recover(s->home, &what);
+	char *line, *next;
 
-	if (err == 0 && what.len && s->log)
-		s->log(s->log_ctx, what.ptr);
+	for (line = what.ptr; err == 0 && what.len && s->log && line; line = next) {
+		if ((next = strchr(line, '\n')))
+			*next++ = '\0';
+		s->log(s->log_ctx, line);
+	}
 	pg_buf_release(&what);
 	return err;
 }
@@ -269,6 +276,7 @@ int pg_server_start(pg_server **out, const pg_server_opts *o)
 	wo.public_base = o->config->public_base;
 	wo.stages = o->config->stages;
 	wo.verify_workers = o->config->verify_workers;
+	wo.build_worktrees = o->config->build_worktrees;
 	wo.log = o->log;
 	wo.log_ctx = o->log_ctx;
 	if ((err = pg_notify_start(&s->notify, s->store, o->config, o->log, o->log_ctx)) < 0)

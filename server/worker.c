@@ -1,4 +1,4 @@
-/* worker.c - verify threads and the one kernel thread, driving pg_gate_run; the maintainer's decisions. */
+/* worker.c - verify threads and a kernel thread per build worktree, driving pg_gate_run; the maintainer's decisions. */
 #include "server/worker.h"
 #include "common/error.h"
 #include "common/json.h"
@@ -11,7 +11,7 @@
 #include <signal.h>
 #include <time.h>
 
-#define MAX_THREADS 17
+#define MAX_THREADS 32 /* 16 verify workers and 16 build worktrees */
 #define IDLE_POLL_MS 2000
 
 /*
@@ -25,6 +25,7 @@ typedef struct slot {
 	int64_t id;                      /* the job it runs; 0: none */
 	enum pg_job_state state;
 	volatile sig_atomic_t cancel;
+	bool branch_moved;               /* the approval found the branch moved: test again */
 	bool by_user;
 	char user[128];
 	pg_worker_opts o;                /* the settings the job runs with, taken when claimed */
@@ -149,6 +150,12 @@ static void ended_in_error(slot *s, int err)
 	} else if (s->cancel || err == PG_ECANCELLED) {
 		u.message = "interrupted by a shutdown: run again";
 		advance(s, PG_JOB_QUEUED, &u);
+	} else if (err == PG_ECONFLICT && s->branch_moved) {
+		/* another job's approval won: this merge was tested on a head that is gone */
+		snprintf(msg, sizeof(msg), "%s: testing it again on the new head", pg_error_last());
+		u.message = msg;
+		advance(s, PG_JOB_QUEUED, &u);
+		pg_worker_wake(s->w);
 	} else {
 		u.message = msg;
 		advance(s, PG_JOB_ERROR, &u);
@@ -192,6 +199,7 @@ static void gate_opts(pg_gate_opts *go, char *run_name, size_t cap, const pg_wor
 				o->policy->attest_gnupg_home;
 	go->build_timeout_s = o->policy->build_timeout_minutes * 60u;
 	go->boot_timeout_s = o->policy->boot_timeout_seconds;
+	go->build_worktrees = o->build_worktrees;
 	snprintf(run_name, cap, "job-%lld", (long long)id);
 	go->run_name = run_name;
 }
@@ -247,6 +255,8 @@ static int run_gate(slot *s, pg_report **out, const pg_job *j, unsigned stages, 
 	go.progress = progress;
 	go.ctx = s;
 	go.cancel = &s->cancel;
+	s->branch_moved = false;
+	go.branch_moved = &s->branch_moved;
 	/* nothing but the tag object the push record named is merged, let alone approved */
 	if (stages)
 		go.expect_tag = j->expect;
@@ -415,7 +425,7 @@ int pg_worker_start(pg_worker **out, const pg_worker_opts *opts)
 {
 	pg_worker *w = calloc(1, sizeof(*w));
 	pthread_condattr_t attr;
-	unsigned i, n;
+	unsigned i, n, k;
 	int err = 0;
 
 	*out = NULL;
@@ -441,13 +451,17 @@ int pg_worker_start(pg_worker **out, const pg_worker_opts *opts)
 	pthread_cond_init(&w->wake, &attr);
 	pthread_condattr_destroy(&attr);
 	n = opts->verify_workers ? opts->verify_workers : 1;
-	if (n > MAX_THREADS - 1)
-		n = MAX_THREADS - 1;
-	for (i = 0; i < n + (opts->stages ? 1 : 0) && err == 0; i++) {
+	if (n > MAX_THREADS / 2)
+		n = MAX_THREADS / 2;
+	/* a kernel thread per build worktree: each job takes a free one (pg_gate_run) */
+	k = !opts->stages ? 0 : opts->build_worktrees ? opts->build_worktrees : 1;
+	if (k > MAX_THREADS / 2)
+		k = MAX_THREADS / 2;
+	for (i = 0; i < n + k && err == 0; i++) {
 		slot *s = &w->slots[w->nthreads];
 
 		s->w = w;
-		s->kernel = i == n;
+		s->kernel = i >= n;
 		if (pthread_create(&w->threads[w->nthreads], NULL, loop, s) != 0)
 			err = pg_error_set(PG_EIO, "cannot start a worker thread");
 		else

@@ -1,4 +1,4 @@
-/* worker.h - the job runner: concurrent verification, one kernel job at a time, cancellable. */
+/* worker.h - the job runner: concurrent verification, a kernel job per build worktree, cancellable. */
 #ifndef PG_SERVER_WORKER_H
 #define PG_SERVER_WORKER_H
 
@@ -23,6 +23,7 @@ typedef struct pg_worker_opts {
 	const char *public_base;    /* push records' public URL: this + the repo name */
 	unsigned stages;            /* pg_gate_stage flags after verify; 0: verify only */
 	unsigned verify_workers;    /* at least 1 */
+	unsigned build_worktrees;   /* kernel jobs at once, each in a build worktree; 0: 1 */
 	pg_log_fn log;              /* may be NULL */
 	void *log_ctx;
 	/* a job was approved (by the policy or the maintainer); notice: the
@@ -35,13 +36,16 @@ typedef struct pg_worker pg_worker;
 
 /*
  * Start verify_workers verification threads (queued -> verifying ->
- * rejected | verified) and, when stages is not 0, one kernel thread
- * (verified -> merging -> building -> booting -> waiting | approved |
- * passed | rejected); server/job.h has every move.  The kernel thread runs
- * pg_gate_run, which verifies again on the fetched tag, so a tag that
- * moved after verification is caught.  A push record's expected id must
- * match the tag object that was verified, else the job ends in error.
- * Every change of state is posted to the events and logged.
+ * rejected | verified) and, when stages is not 0, build_worktrees kernel
+ * threads (verified -> merging -> building -> booting -> waiting |
+ * approved | passed | rejected); server/job.h has every move.  A kernel
+ * thread runs pg_gate_run in the first free build worktree, which
+ * verifies again on the fetched tag, so a tag that moved after
+ * verification is caught.  A push record's expected id must match the
+ * tag object that was verified, else the job ends in error.  A job whose
+ * approval (approval: auto) found the integration branch moved by another
+ * job's since its merge was made goes back to the queue, to be tested on
+ * the new head.  Every change of state is posted to the events and logged.
  */
 int pg_worker_start(pg_worker **out, const pg_worker_opts *opts);
 

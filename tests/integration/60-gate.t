@@ -4,7 +4,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/gate.sh"
-plan 63
+plan 68
 gate_setup
 
 gate() {
@@ -17,10 +17,11 @@ pull_worktrees() {
 		grep -v -e "^worktree $TREE\$" -e "^worktree $PULLGATE_HOME/work/build\$" | wc -l | tr -d ' '
 }
 # state: the tree's refs, the pulls' worktrees and what else is in the work directory
+# (but the build worktree and the pulls' lock files, which stay)
 state() {
 	git --git-dir="$TREE" for-each-ref --format='%(objectname) %(refname)'
 	pull_worktrees
-	ls "$PULLGATE_HOME/work" 2>/dev/null | grep -vx build || true
+	ls "$PULLGATE_HOME/work" 2>/dev/null | grep -vx -e build -e pulls || true
 }
 CLEAN=$(state)
 
@@ -170,6 +171,26 @@ FAKE_BUILD=move FAKE_TREE="$TREE" FAKE_MOVE_TO="$OTHER" gate --approve
 is "$rc" 3 "a branch that moved under the test means pullgate cannot decide"
 like "$err" "moved while the pull was tested; nothing was changed" "and says so"
 is "$(git --git-dir="$TREE" rev-parse master)" "$OTHER" "the other update is not overwritten"
+reset_tree
+
+# --- another writer's lock on the branch: a moment is waited for, longer is refused ----
+FAKE_BUILD=lock FAKE_TREE="$TREE" gate --approve
+is "$rc" 3 "a lock on the branch that stays means pullgate cannot decide"
+like "$err" "'refs/heads/master' stayed locked by another writer" "and says so"
+is "$(master)" "$BASE" "and the branch did not move"
+rm -f "$TREE/refs/heads/master.lock"
+reset_tree
+FAKE_BUILD=lock FAKE_TREE="$TREE" "$PULLGATE" gate --keyring "$KEYRING" --trust "$FPR_KEES" \
+	--upstream "$UP" --tree "$TREE" --approve "$KEES" "$T2" >/dev/null 2>"$SCRATCH/lock.err" &
+pid=$!
+i=0
+while ! grep -q '^\[approve\] reading' "$SCRATCH/lock.err" && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+# the approval's compare-and-swap meets the lock; it goes within the two seconds it waits
+sleep 0.8
+rm -f "$TREE/refs/heads/master.lock"
+set +e; wait "$pid"; rc=$?; set -e
+is "$rc" 0 "a lock held on the branch for a moment is waited for"
+is "$(git --git-dir="$TREE" rev-parse master^1)" "$BASE" "and the branch moves from the base to the merge"
 reset_tree
 
 # --- killed in the middle of a build -----------------------------------------------------

@@ -137,12 +137,13 @@ get() {
 	out=$(cat "$SCRATCH/.get")
 }
 
-# wait_state ID STATE...: until the pull is in one of STATEs (30 s at most); prints the state
+# wait_state ID STATE...: until the pull is in one of STATEs (30 s at most, or
+# $WAIT_TENTHS tenths of a second); prints the state
 wait_state() {
 	id=$1
 	shift
 	i=0
-	while [ $i -lt 300 ]; do
+	while [ $i -lt "${WAIT_TENTHS:-300}" ]; do
 		s=$(curl -s "$URL/api/pulls/$id" | jq -r .state)
 		for want in "$@"; do
 			[ "$s" = "$want" ] && { echo "$s"; return 0; }
@@ -154,36 +155,42 @@ wait_state() {
 	return 1
 }
 
-# xss_tag NAME: a tag signed by Kees in $KREPO: take two plus one commit whose
-# subject is an HTML/JS payload and which has no Signed-off-by (a finding
-# quotes it).  Prints the payload.
-XSS='<script>alert(1)</script><img src=x onerror="alert(2)">'
-xss_tag() {
-	w="$SCRATCH/xss-work"
-	rm -rf "$w" "$SCRATCH/gnupg-xss"
+# kees_tag NAME FILE CONTENT MESSAGE TAG-MESSAGE: a tag signed by Kees in $KREPO:
+# take two plus one commit (MESSAGE) that writes CONTENT to FILE
+kees_tag() {
+	w="$SCRATCH/tag-work"
+	rm -rf "$w" "$SCRATCH/gnupg-tag"
 	# a private copy of the keys, without the agent sockets another test may have made
-	mkdir -m 700 "$SCRATCH/gnupg-xss"
+	mkdir -m 700 "$SCRATCH/gnupg-tag"
 	for f in "$FX/gnupg"/*; do
 		case ${f##*/} in
 		S.*) ;;
-		*) cp -r "$f" "$SCRATCH/gnupg-xss/" ;;
+		*) cp -r "$f" "$SCRATCH/gnupg-tag/" ;;
 		esac
 	done
 	git clone -q --no-checkout "$KREPO" "$w"
 	(
 		cd "$w"
-		export GNUPGHOME="$SCRATCH/gnupg-xss" GIT_AUTHOR_NAME="Kees Cook" \
+		export GNUPGHOME="$SCRATCH/gnupg-tag" GIT_AUTHOR_NAME="Kees Cook" \
 			GIT_AUTHOR_EMAIL=kees@kernel.org GIT_COMMITTER_NAME="Kees Cook" \
 			GIT_COMMITTER_EMAIL=kees@kernel.org
-		git checkout -q -b xss "refs/tags/hardening-v6.16-rc1-fix1-take2^{commit}"
-		echo xss >xss.txt
-		git add xss.txt
-		git commit -q -m "$XSS"
-		git -c tag.gpgSign=true tag -s -u "$FPR_KEES" -m "$1
-
-- $XSS" "$1"
+		git checkout -q -b "work-$1" "refs/tags/hardening-v6.16-rc1-fix1-take2^{commit}"
+		printf '%s\n' "$3" >"$2"
+		git add "$2"
+		git commit -q -m "$4"
+		git -c tag.gpgSign=true tag -s -u "$FPR_KEES" -m "$5" "$1"
 		git push -q origin "refs/tags/$1"
 		gpgconf --kill gpg-agent 2>/dev/null || true
 	)
-	rm -rf "$SCRATCH/gnupg-xss"
+	rm -rf "$SCRATCH/gnupg-tag" "$w"
+}
+
+# xss_tag NAME: a tag signed by Kees in $KREPO: take two plus one commit whose
+# subject is an HTML/JS payload and which has no Signed-off-by (a finding
+# quotes it).  Prints the payload.
+XSS='<script>alert(1)</script><img src=x onerror="alert(2)">'
+xss_tag() {
+	kees_tag "$1" xss.txt xss "$XSS" "$1
+
+- $XSS"
 }

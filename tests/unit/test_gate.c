@@ -1,11 +1,13 @@
-/* test_gate.c - unit tests for the gate's pull keys, stage sets and run directories. */
+/* test_gate.c - unit tests for the gate's pull keys, stage sets, run directories and build worktrees. */
 #include "tests/unit/unit.h"
 
 #include "common/buf.h"
+#include "common/error.h"
 #include "common/fs.h"
 #include "pipeline/stage.h"
 
 #include <limits.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -156,6 +158,151 @@ static void test_recover_without_journal(void **state)
 	pg_buf_release(&what);
 }
 
+/* A run of the pull tag as the runner has it when it takes a build worktree. */
+static void run_for(pg_run *g, pg_report **r, const pg_gate_opts *o, const char *tag)
+{
+	memset(g, 0, sizeof(*g));
+	g->o = o;
+	g->lock_fd = g->pull_lock_fd = -1;
+	pg_buf_init(&g->key, 0);
+	pg_buf_init(&g->worktree, 0);
+	pg_buf_init(&g->build_dir, 0);
+	assert_int_equal(pg_report_new(r), 0);
+	assert_non_null((*r)->tag = strdup(tag));
+	g->report = *r;
+	assert_int_equal(pg_gate_pull_key(&g->key, tag), 0);
+}
+
+static void run_done(pg_run *g, pg_report *r)
+{
+	if (g->lock_fd >= 0)
+		close(g->lock_fd);
+	if (g->pull_lock_fd >= 0)
+		close(g->pull_lock_fd);
+	pg_buf_release(&g->key);
+	pg_buf_release(&g->worktree);
+	pg_buf_release(&g->build_dir);
+	pg_report_free(r);
+}
+
+/* path is home/rel */
+static void assert_under(const char *path, const char *home, const char *rel)
+{
+	size_t n = strlen(home);
+
+	assert_true(!strncmp(path, home, n) && path[n] == '/');
+	assert_string_equal(path + n + 1, rel);
+}
+
+static void test_build_worktrees(void **state)
+{
+	char home[] = "/tmp/pg-gate-XXXXXX", name[16];
+	volatile sig_atomic_t cancel = 0;
+	pg_gate_opts o = PG_GATE_OPTS_INIT;
+	pg_buf root = PG_BUF_INIT, want = PG_BUF_INIT;
+	pg_report *ra = NULL, *rb = NULL, *rc = NULL;
+	pg_run a, b, c;
+
+	(void)state;
+	assert_non_null(mkdtemp(home));
+	/* the first keeps home's paths; the others live under home/slots/<k>, laid out alike */
+	assert_int_equal(pg_slot_root(&root, home, 1), 0);
+	assert_string_equal(root.ptr, home);
+	pg_buf_clear(&root);
+	assert_int_equal(pg_slot_root(&root, home, 2), 0);
+	assert_int_equal(pg_buf_printf(&want, "%s/slots/2", home), 0);
+	assert_string_equal(root.ptr, want.ptr);
+	assert_int_equal(pg_slot_root(&root, home, 0), PG_EINVALID);
+	assert_int_equal(pg_slot_root(&root, home, PG_GATE_MAX_WORKTREES + 1), PG_EINVALID);
+	pg_slot_worktree_name(name, sizeof(name), 1);
+	assert_string_equal(name, "build");
+	pg_slot_worktree_name(name, sizeof(name), 16);
+	assert_string_equal(name, "build-16");
+
+	/* two runs of two pulls with two build worktrees: one each */
+	o.home = home;
+	o.build_worktrees = 2;
+	o.cancel = &cancel;
+	run_for(&a, &ra, &o, "refs/tags/one");
+	run_for(&b, &rb, &o, "refs/tags/two");
+	assert_int_equal(pg_run_take_slot(&a), 0);
+	assert_int_equal(a.slot, 1);
+	assert_string_equal(a.wt_name, "build");
+	assert_under(a.worktree.ptr, home, "work/build");
+	assert_under(a.build_dir.ptr, home, "build/arm64-gcc");
+	assert_int_equal(pg_run_take_slot(&b), 0);
+	assert_int_equal(b.slot, 2);
+	assert_string_equal(b.wt_name, "build-2");
+	assert_under(b.worktree.ptr, home, "slots/2/work/build");
+	assert_under(b.build_dir.ptr, home, "slots/2/build/arm64-gcc");
+
+	/* a third waits for one to free, until it is cancelled */
+	cancel = 1;
+	run_for(&c, &rc, &o, "refs/tags/three");
+	assert_int_equal(pg_run_take_slot(&c), PG_ECANCELLED);
+	assert_non_null(strstr(pg_error_last(), "waiting for a free build worktree"));
+	run_done(&c, rc);
+	/* a second run of a running pull waits for it, whatever worktree is free */
+	run_done(&b, rb);
+	run_for(&c, &rc, &o, "refs/tags/one");
+	assert_int_equal(pg_run_take_slot(&c), PG_ECANCELLED);
+	assert_non_null(strstr(pg_error_last(), "another run of the pull"));
+	run_done(&c, rc);
+	/* and a run of another pull takes the worktree that freed */
+	cancel = 0;
+	run_for(&c, &rc, &o, "refs/tags/three");
+	assert_int_equal(pg_run_take_slot(&c), 0);
+	assert_int_equal(c.slot, 2);
+	run_done(&c, rc);
+	run_done(&a, ra);
+	/* more than there can be is refused */
+	o.build_worktrees = PG_GATE_MAX_WORKTREES + 1;
+	run_for(&c, &rc, &o, "refs/tags/three");
+	assert_int_equal(pg_run_take_slot(&c), PG_EINVALID);
+	run_done(&c, rc);
+
+	assert_int_equal(pg_remove_tree(home), 0);
+	pg_buf_release(&root);
+	pg_buf_release(&want);
+}
+
+static void test_recover_every_build_worktree(void **state)
+{
+	char home[] = "/tmp/pg-gate-XXXXXX";
+	pg_buf what = PG_BUF_INIT, path = PG_BUF_INIT, lock = PG_BUF_INIT;
+	int fd = -1;
+
+	(void)state;
+	assert_non_null(mkdtemp(home));
+	/* a dead run's journal in the second build worktree is found and said so */
+	assert_int_equal(pg_buf_printf(&path, "%s/slots/2/work", home), 0);
+	assert_int_equal(pg_mkdir_p(path.ptr), 0);
+	assert_int_equal(pg_buf_puts(&path, "/run.journal"), 0);
+	assert_int_equal(pg_write_file_atomic(path.ptr, "pullgate-run 1\0tree\0/nonexistent/tree\0"
+					      "key\0k\0tag\0refs/tags/t\0", 60), 0);
+	/* not while a live run holds that worktree */
+	assert_int_equal(pg_buf_printf(&lock, "%s/slots/2/.kernel.lock", home), 0);
+	assert_int_equal(pg_lock_file(&fd, lock.ptr, false), 0);
+	assert_int_equal(pg_gate_recover(home, &what), 0);
+	assert_int_equal(what.len, 0);
+	assert_int_equal(access(path.ptr, F_OK), 0);
+	close(fd);
+	assert_int_equal(pg_gate_recover(home, &what), 0);
+	assert_string_equal(what.ptr, "a run of 'refs/tags/t' died in build worktree 2; its tree "
+			    "'/nonexistent/tree' is gone");
+	assert_int_equal(access(path.ptr, F_OK), -1);
+	/* a journal naming a key that is no file name is not followed */
+	pg_buf_clear(&what);
+	assert_int_equal(pg_write_file_atomic(path.ptr, "pullgate-run 1\0tree\0/nonexistent/tree\0"
+					      "key\0../k\0tag\0refs/tags/t\0", 63), 0);
+	assert_int_equal(pg_gate_recover(home, &what), 0);
+	assert_non_null(strstr(what.ptr, "a run journal that does not parse"));
+	assert_int_equal(pg_remove_tree(home), 0);
+	pg_buf_release(&what);
+	pg_buf_release(&path);
+	pg_buf_release(&lock);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -164,6 +311,8 @@ int main(void)
 		cmocka_unit_test(test_stage_sets),
 		cmocka_unit_test(test_run_dirs_are_fresh),
 		cmocka_unit_test(test_recover_without_journal),
+		cmocka_unit_test(test_build_worktrees),
+		cmocka_unit_test(test_recover_every_build_worktree),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -154,7 +154,7 @@ static void test_config(void **state)
 		"hooks:\n  push: {secret: 0123456789abcdef}\n  max-body: 65536\n"
 		"repositories:\n  base: https://git.kernel.org/\n"
 		"  map: {pub/scm/linux/kernel/git/kees/linux: /srv/kees.git}\n"
-		"pipeline: {stages: [merge, build], verify-workers: 3, branch: next}\n"
+		"pipeline: {stages: [merge, build], verify-workers: 3, build-worktrees: 4, branch: next}\n"
 		"accounts:\n  - {name: linus, password-hash: 'pbkdf2-sha256$1000$00$00'}\n"
 		"session: {hours: 2, secure-cookie: true}\n"
 		"attestation: {key: 0123456789ABCDEF0123456789ABCDEF01234567, gnupg-home: gnupg}\n";
@@ -172,6 +172,7 @@ static void test_config(void **state)
 	assert_int_equal(c->max_body, 65536);
 	assert_int_equal(c->stages, PG_GATE_MERGE | PG_GATE_BUILD);
 	assert_int_equal(c->verify_workers, 3);
+	assert_int_equal(c->build_worktrees, 4);
 	assert_string_equal(c->branch, "next");
 	assert_int_equal(c->naccounts, 1);
 	assert_string_equal(c->accounts[0].name, "linus");
@@ -194,6 +195,7 @@ static void test_config(void **state)
 	assert_int_equal(c->port, 8080);
 	assert_string_equal(c->address, "127.0.0.1");
 	assert_int_equal(c->stages, PG_GATE_ALL);
+	assert_int_equal(c->build_worktrees, 1);
 	assert_null(c->policy);
 	assert_null(c->attest_key);
 	assert_int_equal(pg_config_repo_location(&loc, c, "x"), PG_ENOTFOUND);
@@ -223,6 +225,12 @@ static void test_config_refusals(void **state)
 	config_bad("pipeline: {stages: [merge, approve]}\n",
 		   "s.yaml:1:20: 'pipeline.stages' must run in order");
 	config_bad("pipeline: {stages: [boot]}\n", "approved untested");
+	config_bad("pipeline: {build-worktrees: 17}\n",
+		   "s.yaml:1:29: 'pipeline.build-worktrees' wants at most 16, not 17");
+	config_bad("pipeline: {build-worktrees: 0}\n",
+		   "s.yaml:1:29: 'pipeline.build-worktrees' wants at least 1, not 0");
+	config_bad("pipeline: {build-worktrees: two}\n", "'pipeline.build-worktrees'");
+	config_bad("pipeline: {build-worktrees: -1}\n", "'pipeline.build-worktrees'");
 	config_bad("accounts: [{name: x}]\n",
 		   "s.yaml:1:12: 'accounts[0]' has no 'password-hash': expected a password hash");
 	config_bad("accounts: [{name: x, password-hash: plain}]\n", "--hash-password");

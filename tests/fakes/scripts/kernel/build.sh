@@ -11,9 +11,15 @@
 #   silent  fail with no diagnostic
 #   sleep   hang (to be killed or timed out), its pid in BUILD/build.pid
 #   move    move the integration branch of FAKE_TREE to FAKE_MOVE_TO meanwhile
+#   lock    leave a lock on FAKE_TREE's master, as another writer does (the test removes it)
 #   retag   point FAKE_SENDER's refs/tags/FAKE_RETAG at FAKE_RETAG_TO meanwhile
 #           (the sender pushes the tag again while the pull is tested)
-# FAKE_BUILD_DELAY: seconds to wait before building the merge.
+# FAKE_BUILD_DELAY: seconds to wait before building the merge; a merged tree
+# with a file fake-build-delay waits the seconds it holds instead.
+# FAKE_BUILD_LOG=FILE: each build appends "start SECONDS KIND BUILD PID" and
+# "end SECONDS KIND BUILD PID" (date +%s.%N), for tests of builds run at once.
+# FAKE_BUILD_MEET=DIR: a merge's build leaves a file in DIR and waits (30 s
+# at most) until another has left one too: two builds that overlap, for sure.
 # Every build writes a stand-in BUILD/arch/arm64/boot/Image naming its tree
 # (tests/fakes' boot.sh reads it) and a BUILD/.config.
 # FAKE_OBJECTS=N compiles N more objects, FAKE_OBJECT_DELAY seconds each (for
@@ -24,6 +30,11 @@ select=""
 if [ "${1:-}" = --select ]; then select=$2; shift 2; fi
 src=$1 out=$2
 mkdir -p "$out"
+kind=merged
+grep -q fix "$src/include/linux/overflow.h" 2>/dev/null || kind=base
+stamp() { [ -z "${FAKE_BUILD_LOG:-}" ] || echo "$1 $(date +%s.%N) $kind $out $$" >>"$FAKE_BUILD_LOG"; }
+stamp start
+trap 'stamp end' EXIT
 echo "  CC      lib/a.o"
 echo "  CC      lib/b.o"
 echo "  AS      arch/arm64/kernel/entry.o"
@@ -47,12 +58,25 @@ mkdir -p "$out/arch/arm64/boot"
 echo "# stand-in config of tests/fakes" >"$out/.config"
 # a selected option "holds" unless its name says it cannot
 [ -z "$select" ] || grep -v '_UNBUILDABLE_' "$select" >>"$out/.config" || true
-if ! grep -q fix "$src/include/linux/overflow.h" 2>/dev/null; then
+if [ "$kind" = base ]; then
 	echo base >>"$out/builds"
 	echo "stand-in Image of the base tree" >"$out/arch/arm64/boot/Image"
 	exit 0
 fi
-sleep "${FAKE_BUILD_DELAY:-0}"
+if [ -n "${FAKE_BUILD_MEET:-}" ]; then
+	mkdir -p "$FAKE_BUILD_MEET"
+	: >"$FAKE_BUILD_MEET/$$"
+	i=0
+	while [ "$(ls "$FAKE_BUILD_MEET" | wc -l)" -lt 2 ] && [ $i -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+fi
+if [ -f "$src/fake-build-delay" ]; then
+	sleep "$(cat "$src/fake-build-delay")"
+else
+	sleep "${FAKE_BUILD_DELAY:-0}"
+fi
 echo merged >>"$out/builds"
 echo "stand-in Image of the merged tree" >"$out/arch/arm64/boot/Image"
 # the pid of a hanging build is known before anyone waits on merged-built-once
@@ -67,6 +91,7 @@ error) echo "lib/overflow.c:3:7: error: 'boom' undeclared"; exit 2 ;;
 silent) echo "make: *** [Makefile:1] Error 1"; exit 2 ;;
 sleep) exec sleep 60 ;;
 move) git --git-dir="$FAKE_TREE" update-ref refs/heads/master "$FAKE_MOVE_TO" ;;
+lock) : >"$FAKE_TREE/refs/heads/master.lock" ;;
 retag) git --git-dir="$FAKE_SENDER" update-ref "refs/tags/$FAKE_RETAG" "$FAKE_RETAG_TO" ;;
 esac
 exit 0
