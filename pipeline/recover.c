@@ -138,12 +138,11 @@ int pg_journal_recover(const char *home, unsigned slot, const char *held_key, pg
 	pg_buf path = PG_BUF_INIT, j = PG_BUF_INIT;
 	pg_tree *tree = NULL;
 	const char *tree_path, *key, *tag;
-	char wt_name[16], where[48] = "";
+	char wt_name[PG_SLOT_NAME_MAX], where[48] = "";
 	bool stopped, live = false;
 	int err, fd = -1;
 
 	pg_buf_init(&j, 64 << 10);
-	pg_slot_worktree_name(wt_name, sizeof(wt_name), slot);
 	if (slot > 1)
 		snprintf(where, sizeof(where), " in build worktree %u", slot);
 	if ((err = journal_path(&path, home, slot)) < 0)
@@ -166,6 +165,8 @@ int pg_journal_recover(const char *home, unsigned slot, const char *held_key, pg
 		unlink(path.ptr);
 		goto done;
 	}
+	if ((err = pg_slot_worktree_name(wt_name, home, tree_path, slot)) < 0)
+		goto done;
 	/* the branch is pg_tree_open's to check; any will do to reach the pull's refs */
 	if ((err = pg_tree_open(&tree, tree_path, "master")) == PG_ENOTFOUND) {
 		pg_error_clear();

@@ -1,5 +1,6 @@
 /* slot.c - the build worktrees: each its own worktree, O= dir, lock and journal; a run takes a free one. */
 #include "pipeline/stage.h"
+#include "common/digest.h"
 #include "common/error.h"
 #include "common/fs.h"
 
@@ -17,12 +18,24 @@ int pg_slot_root(pg_buf *out, const char *home, unsigned k)
 	return k == 1 ? pg_buf_puts(out, home) : pg_buf_printf(out, "%s/slots/%u", home, k);
 }
 
-void pg_slot_worktree_name(char *out, size_t cap, unsigned k)
+int pg_slot_worktree_name(char *out, const char *home, const char *tree_path, unsigned k)
 {
+	char own[16], hex[PG_SHA256_HEXSZ + 1]; /* "build-16" at most */
+	size_t n = strlen(home);
+	int err;
+
 	if (k == 1)
-		snprintf(out, cap, "build");
+		snprintf(own, sizeof(own), "build");
 	else
-		snprintf(out, cap, "build-%u", k);
+		snprintf(own, sizeof(own), "build-%u", k);
+	if (!strncmp(tree_path, home, n) && !strcmp(tree_path + n, "/linux")) {
+		snprintf(out, PG_SLOT_NAME_MAX, "%s", own);
+		return 0;
+	}
+	if ((err = pg_sha256_hex(hex, home, n)) < 0)
+		return err;
+	snprintf(out, PG_SLOT_NAME_MAX, "%s-h%.8s", own, hex);
+	return 0;
 }
 
 /* Lock build worktree k of home (its root made first): 0, 1 when another run holds it. */
@@ -104,8 +117,9 @@ int pg_run_take_slot(pg_run *g)
 	if (err < 0)
 		return err;
 	g->slot = k;
-	pg_slot_worktree_name(g->wt_name, sizeof(g->wt_name), k);
-	if ((err = pg_slot_root(&g->worktree, o->home, k)) < 0 ||
+	if ((!g->tree_path.len && (err = pg_run_tree_path(&g->tree_path, o)) < 0) ||
+	    (err = pg_slot_worktree_name(g->wt_name, o->home, g->tree_path.ptr, k)) < 0 ||
+	    (err = pg_slot_root(&g->worktree, o->home, k)) < 0 ||
 	    (err = pg_buf_puts(&g->build_dir, g->worktree.ptr)) < 0 ||
 	    (err = pg_buf_puts(&g->worktree, "/work")) < 0 ||
 	    (err = pg_mkdir_p(g->worktree.ptr)) < 0 ||

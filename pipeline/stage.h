@@ -12,6 +12,9 @@
  * logs under logs, and leave what a later stage needs below, or in report
  * (merge_base, merge_commit, approved).
  */
+/* The longest name of a build worktree, its NUL included (pg_slot_worktree_name). */
+#define PG_SLOT_NAME_MAX 32
+
 typedef struct pg_run {
 	const pg_pull_spec *spec;
 	const pg_policy *policy;
@@ -26,7 +29,7 @@ typedef struct pg_run {
 
 	/* where the kernel is built: the run's build worktree of the tree and its O= dir (slot.c) */
 	unsigned slot;        /* which build worktree, 1 to o->build_worktrees */
-	char wt_name[16];     /* its name among the tree's worktrees: build, build-2, ... */
+	char wt_name[PG_SLOT_NAME_MAX]; /* its name among the tree's worktrees: build, build-2, ... */
 	pg_buf worktree;
 	pg_buf build_dir;
 
@@ -135,7 +138,15 @@ int pg_run_select(pg_run *run);
  * reads are kept in the O= dir: no two runs share one at a time.
  */
 int pg_slot_root(pg_buf *out, const char *home, unsigned k);
-void pg_slot_worktree_name(char *out, size_t cap, unsigned k);
+/*
+ * The name of build worktree k among tree_path's worktrees: build,
+ * build-2, ... for a home's own tree (home/linux); for a tree given from
+ * elsewhere (--tree), which other homes may share, the same with "-h" and
+ * eight hex digits of the home's SHA-256: two homes never share a
+ * worktree's name, and so its index and HEAD.  out holds PG_SLOT_NAME_MAX
+ * bytes.
+ */
+int pg_slot_worktree_name(char *out, const char *home, const char *tree_path, unsigned k);
 
 /*
  * Take the pull's lock (home/work/pulls/<key>.lock: two runs of one pull

@@ -229,7 +229,7 @@ is "$(tail -n1 "$SLOT2/builds" 2>/dev/null)" "merged" "and built the merge there
 gate >"$SCRATCH/gate1.out" 2>"$SCRATCH/gate1.err" &
 G=$!
 i=0
-while ! grep -q "waiting for a free build worktree" "$SCRATCH/gate1.err" && [ $i -lt 300 ]; do
+while ! grep -qs "waiting for a free build worktree" "$SCRATCH/gate1.err" && [ $i -lt 300 ]; do
 	sleep 0.1
 	i=$((i + 1))
 done

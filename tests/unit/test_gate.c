@@ -182,6 +182,7 @@ static void run_done(pg_run *g, pg_report *r)
 	pg_buf_release(&g->key);
 	pg_buf_release(&g->worktree);
 	pg_buf_release(&g->build_dir);
+	pg_buf_release(&g->tree_path);
 	pg_report_free(r);
 }
 
@@ -196,7 +197,7 @@ static void assert_under(const char *path, const char *home, const char *rel)
 
 static void test_build_worktrees(void **state)
 {
-	char home[] = "/tmp/pg-gate-XXXXXX", name[16];
+	char home[] = "/tmp/pg-gate-XXXXXX", name[PG_SLOT_NAME_MAX], other[PG_SLOT_NAME_MAX];
 	volatile sig_atomic_t cancel = 0;
 	pg_gate_opts o = PG_GATE_OPTS_INIT;
 	pg_buf root = PG_BUF_INIT, want = PG_BUF_INIT;
@@ -214,10 +215,24 @@ static void test_build_worktrees(void **state)
 	assert_string_equal(root.ptr, want.ptr);
 	assert_int_equal(pg_slot_root(&root, home, 0), PG_EINVALID);
 	assert_int_equal(pg_slot_root(&root, home, PG_GATE_MAX_WORKTREES + 1), PG_EINVALID);
-	pg_slot_worktree_name(name, sizeof(name), 1);
+	pg_buf_clear(&want);
+	assert_int_equal(pg_buf_printf(&want, "%s/linux", home), 0);
+	assert_int_equal(pg_slot_worktree_name(name, home, want.ptr, 1), 0);
 	assert_string_equal(name, "build");
-	pg_slot_worktree_name(name, sizeof(name), 16);
+	assert_int_equal(pg_slot_worktree_name(name, home, want.ptr, 16), 0);
 	assert_string_equal(name, "build-16");
+	/* a tree from elsewhere (--tree), which other homes may share: the home's own names */
+	assert_int_equal(pg_slot_worktree_name(name, home, "/srv/linux", 1), 0);
+	assert_int_equal(strlen(name), strlen("build-h") + 8);
+	assert_memory_equal(name, "build-h", 7);
+	assert_int_equal(pg_slot_worktree_name(other, "/another/home", "/srv/linux", 1), 0);
+	assert_string_not_equal(name, other);
+	assert_int_equal(pg_slot_worktree_name(name, home, "/srv/linux", 16), 0);
+	assert_memory_equal(name, "build-16-h", 10);
+	assert_int_equal(pg_buf_printf(&want, "2"), 0); /* home/linux2 is no home's own tree */
+	assert_int_equal(pg_slot_worktree_name(name, home, want.ptr, 1), 0);
+	assert_string_not_equal(name, "build");
+	pg_buf_clear(&want);
 
 	/* two runs of two pulls with two build worktrees: one each */
 	o.home = home;
