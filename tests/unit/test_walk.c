@@ -69,7 +69,7 @@ static void hex(char out[PG_OID_HEXSZ + 1], const pg_oid *id)
 static void make_variant(fixture *f, enum variant v, const char *name, const char *skew)
 {
 	char path[256];
-	const char *make[] = { "tests/unit/make-history.sh", path, "400", "11", skew, NULL };
+	const char *make[] = { "tests/unit/make-history.sh", path, "400", "16", skew, NULL };
 
 	snprintf(path, sizeof(path), "%s/%s.git", f->dir, name);
 	memcpy(f->path[v], path, sizeof(path));
