@@ -205,10 +205,20 @@ static int tools_key(pg_run *g)
 		}
 	if (err == 0)
 		err = pg_buf_printf(&text, "%s\n%s\n", g->toolchain, g->qemu);
-	/* a boot on a LAVA lab is not a boot in local QEMU, nor on another device type */
+	/*
+	 * A boot on a LAVA lab is not a boot in local QEMU, nor on another device
+	 * type; one by this machine's dispatcher is one with its device configuration.
+	 */
 	if (err == 0 && g->policy->boot_on_lava)
 		err = pg_buf_printf(&text, "lava %s\n", g->policy->lava_device_type ?
 				    g->policy->lava_device_type : "qemu");
+	if (err == 0 && g->policy->boot_on_lava && g->policy->lava_device) {
+		char *sha = NULL;
+
+		if ((err = pg_prov_file_sha256(&sha, g->policy->lava_device)) == 0)
+			err = pg_buf_printf(&text, "device %s\n", sha ? sha : "-");
+		free(sha);
+	}
 	if (err == 0 && (err = pg_sha256_hex(hex, text.ptr, text.len)) == 0)
 		err = pg_buf_puts(&g->tools_key, hex);
 	pg_buf_release(&text);
@@ -236,15 +246,16 @@ static int lava_env(pg_run *g, size_t *n)
 {
 	const pg_policy *p = g->policy;
 	const char *names[] = { "PG_LAVA_ARTIFACTS_URL", "PG_LAVA_URL", "PG_LAVA_TOKEN_FILE",
-				"PG_LAVA_DEVICE_TYPE" };
+				"PG_LAVA_DEVICE_TYPE", "PG_LAVA_DEVICE" };
 	const char *values[] = { p->lava_artifacts_url, p->lava_url, p->lava_token_file,
-				 p->lava_device_type };
+				 p->lava_device_type, p->lava_device };
 	size_t i;
 	int err;
 
+	_Static_assert(PG_ARRAY_SIZE(names) == PG_ARRAY_SIZE(g->lava_env), "one buffer a name");
 	if (!p->boot_on_lava)
 		return 0;
-	if (!p->lava_artifacts_url)
+	if (!p->lava_artifacts_url && !p->lava_device)
 		return pg_error_set(PG_EINVALID, "the policy boots on LAVA but names no "
 				    "pipeline.lava.artifacts-url for the lab to download the kernel from");
 	for (i = 0; i < PG_ARRAY_SIZE(names); i++) {

@@ -2,8 +2,16 @@
 #include "pipeline/lava.h"
 #include "common/error.h"
 
-/* What every console record starts with, after its date (lava_common/log.py's dump). */
-#define TARGET "\"lvl\": \"target\", \"msg\": \""
+/*
+ * What a console record holds after its date (lava_common/log.py's dump):
+ * the device's output while an action reads it ("target"), and what the
+ * dispatcher reads from it between and after actions ("feedback": the
+ * init's marker and the power-off once a test monitor has ended).
+ */
+static const char *const CONSOLE_LEVELS[] = {
+	"\"lvl\": \"target\", \"msg\": \"",
+	"\"lvl\": \"feedback\", \"msg\": \"",
+};
 
 static int hexval(const char *s, size_t n, unsigned long *out)
 {
@@ -119,10 +127,27 @@ static int dq_scalar(pg_buf *out, const char *s, size_t len, int *bad)
 	return err;
 }
 
+/* The message of a console record at m (just past its date's closing quote); NULL if none. */
+static const char *console_msg(const char *m, const char *eol)
+{
+	size_t i;
+
+	if (eol - m < 3 || memcmp(m, "\", ", 3) != 0)
+		return NULL;
+	m += 3;
+	for (i = 0; i < sizeof(CONSOLE_LEVELS) / sizeof(CONSOLE_LEVELS[0]); i++) {
+		size_t n = strlen(CONSOLE_LEVELS[i]);
+
+		if ((size_t)(eol - m) >= n && memcmp(m, CONSOLE_LEVELS[i], n) == 0)
+			return m + n;
+	}
+	return NULL;
+}
+
 int pg_lava_console(pg_buf *out, size_t *records, const char *log, size_t len)
 {
 	const char *p = log, *end = log + len;
-	size_t n = 0, tl = strlen(TARGET);
+	size_t n = 0;
 	int err = 0, bad;
 
 	while (p < end && err == 0) {
@@ -130,13 +155,14 @@ int pg_lava_console(pg_buf *out, size_t *records, const char *log, size_t len)
 		const char *eol = nl ? nl : end, *s = p, *m;
 
 		p = nl ? nl + 1 : end;
-		/* - {"dt": "...", "lvl": "target", "msg": "..."} */
-		if (eol - s < 8 || memcmp(s, "- {\"dt\": \"", 10) != 0)
+		/* - {"dt": "...", "lvl": "target", "msg": "..."}: the server's list; lava-run
+		 * prints the same records without the "- " */
+		if (eol - s >= 2 && s[0] == '-' && s[1] == ' ')
+			s += 2;
+		if (eol - s < 8 || memcmp(s, "{\"dt\": \"", 8) != 0)
 			continue;
-		if (!(m = memchr(s + 10, '"', (size_t)(eol - s - 10))) ||
-		    (size_t)(eol - m) < 3 + tl || memcmp(m, "\", ", 3) || memcmp(m + 3, TARGET, tl))
+		if (!(m = memchr(s + 8, '"', (size_t)(eol - s - 8))) || !(m = console_msg(m, eol)))
 			continue;
-		m += 3 + tl;
 		if ((err = dq_scalar(out, m, (size_t)(eol - m), &bad)) < 0 || bad)
 			continue;
 		n++;

@@ -36,8 +36,8 @@ typedef struct pg_run {
 	/* the build and boot scripts' environment on top of ours */
 	pg_buf home_env;      /* PULLGATE_HOME=... */
 	pg_buf distcc_env;    /* PG_DISTCC_HOSTS=...: the policy's distcc hosts, if any */
-	pg_buf lava_env[4];   /* PG_LAVA_*=...: the policy's LAVA lab, when it boots there */
-	const char *env[8];
+	pg_buf lava_env[5];   /* PG_LAVA_*=...: the policy's LAVA lab, when it boots there */
+	const char *env[10];
 
 	/* evidence: every run's own */
 	pg_buf nonce;         /* random, on this run's kernel command lines: the init prints it */

@@ -175,8 +175,15 @@ static int run_boot(boot *b, pg_run *g, const char *console, const char *log,
 	/* exported, not run: nothing was booted, so there is nothing to judge */
 	if (lava && !b->proc.timed_out && b->proc.exit_code == 3) {
 		err = pg_error_set(PG_EUNSUPPORTED, "the LAVA job is written to %.*s/lava-job.yaml "
-				   "and was not run (the policy names no pipeline.lava.url): no boot, "
+				   "and was not run (the policy names no pipeline.lava.url or "
+				   "lava.device): no boot, "
 				   "no verdict", (int)(strrchr(console, '/') - console), console);
+		goto done;
+	}
+	/* the lab could not run it (down, refusing, cancelled, never started): not the pull's boot */
+	if (lava && !b->proc.timed_out && b->proc.exit_code == 4) {
+		err = pg_error_set(PG_EIO, "the LAVA lab could not run the job (see %s): no boot, "
+				   "no verdict", log);
 		goto done;
 	}
 	if (lava && (err = lava_console(lava_log.ptr, console)) < 0)
@@ -388,8 +395,9 @@ int pg_stage_boot(pg_run *g, pg_stage *st)
 	    (err = pg_provenance_set(&p->nonce, g->nonce.ptr)) < 0 ||
 	    (err = pg_provenance_set(&p->log, console.ptr)) < 0)
 		goto done;
-	pg_run_progress(g, "boot", "booting %s (timeout %u s)", g->policy->boot_on_lava ?
-			"on the LAVA lab" : "in qemu-system-aarch64", t);
+	pg_run_progress(g, "boot", "booting %s (timeout %u s)", !g->policy->boot_on_lava ?
+			"in qemu-system-aarch64" : g->policy->lava_device ?
+			"with LAVA's dispatcher (lava-run) on this machine" : "on the LAVA lab", t);
 	b.stage = "boot";
 	if ((err = run_boot(&b, g, console.ptr, log.ptr, g->nonce.ptr, t)) < 0)
 		goto done;

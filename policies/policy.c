@@ -77,6 +77,7 @@ void pg_policy_free(pg_policy *p)
 	free(p->lava_token_file);
 	free(p->lava_artifacts_url);
 	free(p->lava_device_type);
+	free(p->lava_device);
 	free(p);
 }
 

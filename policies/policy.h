@@ -70,6 +70,7 @@ typedef struct pg_policy {
 	char *lava_token_file;        /* a file holding its API token */
 	char *lava_artifacts_url;     /* where $PULLGATE_HOME is published for the lab */
 	char *lava_device_type;       /* NULL: qemu */
+	char *lava_device;            /* a device configuration: lava-run runs the job here */
 	unsigned kunit_select_max;      /* KUnit test options one pull may add (0: none) */
 } pg_policy;
 

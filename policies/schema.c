@@ -372,12 +372,18 @@ static const pg_yaml_field lava_fields[] = {
 	{ .key = "token-file", .kind = PG_FIELD_PATH, MEMBER(pg_policy, lava_token_file),
 	  .wants = "a path" },
 	{ .key = "artifacts-url", .kind = PG_FIELD_STRING, MEMBER(pg_policy, lava_artifacts_url),
-	  .wants = "the URL of $PULLGATE_HOME", .why = why_http_url, .required = true },
+	  .wants = "the URL of $PULLGATE_HOME", .why = why_http_url },
 	{ .key = "device-type", .kind = PG_FIELD_STRING, MEMBER(pg_policy, lava_device_type),
 	  .wants = "a LAVA device type", .why = why_device_type, .max = 200 },
+	{ .key = "device", .kind = PG_FIELD_PATH, MEMBER(pg_policy, lava_device),
+	  .wants = "a LAVA device configuration" },
 };
 
-/* A server wants a token; a lab to boot on wants a place. */
+/*
+ * A server wants a token; a lab to boot on wants a place to download from
+ * (this machine's dispatcher, with a device, reads the run's directory);
+ * a job goes to a server or to this machine's dispatcher, not both.
+ */
 static void check_lava(pg_yaml_reader *r, void *base, const pg_yaml_node *map, const char *path)
 {
 	const pg_policy *p = base;
@@ -385,6 +391,12 @@ static void check_lava(pg_yaml_reader *r, void *base, const pg_yaml_node *map, c
 	if (p->lava_url && !p->lava_token_file)
 		pg_yaml_problem_at(r, map, "'%s' names a url and no token-file: the server wants "
 				   "a token", path);
+	if (p->lava_url && p->lava_device)
+		pg_yaml_problem_at(r, map, "'%s' names a url and a device: a job runs on a LAVA "
+				   "server or on this machine's dispatcher, not both", path);
+	if (!p->lava_artifacts_url && !p->lava_device)
+		pg_yaml_problem_at(r, map, "'%s' names no artifacts-url: the lab needs the URL of "
+				   "$PULLGATE_HOME to download the kernel from", path);
 }
 
 static const pg_yaml_field pipeline_fields[] = {

@@ -13,7 +13,7 @@ g++ python3 util-linux openssl wrk
 qemu-system-arm linux-source-6.12 ccache clang lld llvm libclang-rt-14-dev
 bc bison flex libelf-dev cpio xz-utils kmod patch
 scdoc groff-base man-db bash-completion systemd
-dpkg-dev debhelper lintian python3-aiosmtpd b4 tmux distcc lava-common
+dpkg-dev debhelper lintian python3-aiosmtpd b4 tmux distcc lava-common lava-dispatcher
 "
 # g++ builds the kernel's GCC plugins (randstruct) on the host; python3 runs
 # git-filter-repo and kunit.py; util-linux has flock, which serializes kernel jobs.
@@ -26,7 +26,8 @@ dpkg-dev debhelper lintian python3-aiosmtpd b4 tmux distcc lava-common
 # clang (14 on Debian 12) with libclang-rt-14-dev's libFuzzer builds the fuzz
 # targets (mk/fuzz.mk).
 # distcc: builds on distcc hosts (check-distcc runs two distccd on loopback);
-# lava-common: LAVA's own job schema, which every generated LAVA job must pass.
+# lava-common: LAVA's own job schema, which every generated LAVA job must pass;
+# lava-dispatcher: lava-run, LAVA's dispatcher, which check-kernel runs jobs with.
 
 missing=""
 for p in $PKGS; do

@@ -33,7 +33,7 @@ timeout -k 10 "$timeout" qemu-system-aarch64 \
 	-M virt -cpu max -nographic -no-reboot \
 	-m 512 -smp 1 -nic none \
 	-kernel "$image" -initrd "$initramfs" \
-	-append "console=ttyAMA0 panic=-1 loglevel=7 pullgate.nonce=$nonce" \
+	-append "$cmdline" \
 	</dev/null >"$log" 2>&1
 rc=$?
 set -e

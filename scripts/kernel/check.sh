@@ -9,7 +9,8 @@
 # a missing marker (with this boot's nonce), no power-off, an incomplete
 # KTAP plan, no passed test or a boot timeout.  PG_BOOT_TIMEOUT (default 300 s).
 # Then select-check.sh: a pull touching fs/ext4/ through the gate, whose
-# selected ext4 suites must run and pass on the base and the merge.
+# selected ext4 suites must run and pass on the base and the merge; and
+# lava-check.sh: this build and that pull booted by LAVA's dispatcher.
 set -eu
 . "$(dirname "$0")/lib.sh"
 [ $# -eq 1 ] || pg_die "usage: check.sh PULLGATE_BINARY"
@@ -76,4 +77,6 @@ set -e
 # which takes the kernel lock itself.
 exec 9>&-
 step select "$PG_TOP/scripts/kernel/select-check.sh" "$pullgate"
+# LAVA's dispatcher (lava-run) boots this build and, through the gate, the ext4 pull's
+step lava "$PG_TOP/scripts/kernel/lava-check.sh" "$pullgate"
 echo "check-kernel: total $(($(pg_now) - t0)) s"

@@ -47,8 +47,10 @@ pg_git_tmpidx() {
 pg_now() { date +%s; }
 
 # The arguments boot.sh and lava.sh share: BUILD_DIR LOG TIMEOUT [NONCE
-# [INITRAMFS]].  pg_boot_args checks them and sets build, log, timeout and
-# nonce (a random one when none is given); exit 2 on a usage error.
+# [INITRAMFS]].  pg_boot_args checks them and sets build, log, timeout,
+# nonce (a random one when none is given) and cmdline, the kernel command
+# line with the nonce, which the init prints back in its marker; exit 2 on
+# a usage error.
 pg_boot_args() {
 	if [ $# -lt 3 ] || [ $# -gt 5 ]; then
 		pg_log "usage: ${0##*/} BUILD_DIR LOG TIMEOUT [NONCE [INITRAMFS]]"
@@ -59,6 +61,7 @@ pg_boot_args() {
 	case $timeout in ''|*[!0-9]*) pg_log "TIMEOUT must be a number of seconds"; exit 2 ;; esac
 	case $nonce in ''|*[!A-Za-z0-9]*) pg_log "NONCE must be letters and digits"; exit 2 ;; esac
 	[ ${#nonce} -le 64 ] || { pg_log "NONCE must be at most 64 characters"; exit 2; }
+	cmdline="console=ttyAMA0 panic=-1 loglevel=7 pullgate.nonce=$nonce"
 }
 
 # Then pg_boot_inputs removes LOG (an earlier console is never left for this

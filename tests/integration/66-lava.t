@@ -12,7 +12,7 @@ if ! "$PY" -c 'import lava_common.schemas' 2>/dev/null; then
 	echo "1..0 # SKIP lava-common is not installed (scripts/deps.sh)"
 	exit 0
 fi
-plan 30
+plan 38
 
 LAVA="$TOP/scripts/kernel/lava.sh"
 export PG_LAVA_ARTIFACTS_URL=https://pullgate.example.org/home/
@@ -52,8 +52,8 @@ is "$(q '.actions[0].deploy.images.ramdisk.sha256sum')" \
 	"$(sha256sum <"$SCRATCH/initramfs.cpio" | cut -d' ' -f1)" "and the initramfs's"
 cmp -s "$PULLGATE_HOME/logs/pull/run-1/Image" "$build/arch/arm64/boot/Image"
 ok $? "the Image is copied where the URL points"
-like "$(q .context.extra_kernel_args)" "pullgate\\.nonce=$NONCE" \
-	"this run's nonce is on the kernel command line"
+like "$(q '.actions[0].deploy.images.kernel.image_arg')" "^-kernel \\{kernel\\} -append \"console=ttyAMA0 .*pullgate\\.nonce=$NONCE\"\$" \
+	"this run's nonce is on the kernel command line, in the kernel's image_arg (LAVA's qemu type puts no context there)"
 is "$(q '.actions[2].test.monitors[0].end')" "pullgate-init: done nonce=$NONCE" \
 	"the KTAP monitor ends at the init's marker of this nonce"
 
@@ -67,6 +67,15 @@ ok "$([ "$rc" != 0 ]; echo $?)" "and, strict, a key LAVA does not know"
 
 run env PG_LAVA_ARTIFACTS_URL='file:///x' "$LAVA" "$build" "$LOG" 300 "$NONCE" "$SCRATCH/initramfs.cpio"
 is "$rc" 2 "an artifacts URL that is not http(s) is a usage error"
+run env -u PG_LAVA_ARTIFACTS_URL "$LAVA" "$build" "$LOG" 300 "$NONCE" "$SCRATCH/initramfs.cpio"
+is "$rc" 2 "so is none, for a lab"
+like "$err" "set PG_LAVA_ARTIFACTS_URL" "saying what to set"
+run env PG_LAVA_DEVICE="$SCRATCH/no-such-device.yaml" "$LAVA" "$build" "$LOG" 300 "$NONCE" "$SCRATCH/initramfs.cpio"
+is "$rc" 2 "a device configuration for this machine's dispatcher that is not there is a usage error"
+run env PG_LAVA_DEVICE="$TOP/qemu-images/lava-qemu-arm64.yaml" PG_LAVA_URL=https://lava.example.org/ \
+	"$LAVA" "$build" "$LOG" 300 "$NONCE" "$SCRATCH/initramfs.cpio"
+is "$rc" 2 "and so are a server and a device at once"
+like "$err" "not both" "saying a job goes to one of them"
 run env PG_LAVA_DEVICE_TYPE='qemu"; x' "$LAVA" "$build" "$LOG" 300 "$NONCE" "$SCRATCH/initramfs.cpio"
 is "$rc" 2 "so is a device type with other characters than a name's"
 
@@ -129,8 +138,11 @@ is "$rc" 1 "a failing KUnit case on the device is a rejection, by the same parse
 printf 'wrong-token\n' >"$SCRATCH/token.bad"
 run env PG_LAVA_URL="$URL" PG_LAVA_TOKEN_FILE="$SCRATCH/token.bad" "$LAVA" "$build" "$LOG" 300 \
 	"$NONCE" "$SCRATCH/initramfs.cpio"
-is "$rc" 1 "a token the server refuses: exit 1"
-like "$err" "refused the job \\(HTTP 401\\)" "saying the server refused it"
+is "$rc" 4 "a token the server refuses: the lab could not run it (exit 4), not a failed boot"
+like "$err" "refused the job \\(HTTP 401\\).*nothing was booted" "saying the server refused it and nothing was booted"
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+run env PG_LAVA_URL="http://127.0.0.1:$port/" "$LAVA" "$build" "$LOG" 300 "$NONCE" "$SCRATCH/initramfs.cpio"
+is "$rc" 4 "a server that cannot be reached: exit 4"
 
 start_server incomplete "$SCRATCH/console.ok"
 run env PG_LAVA_URL="$URL" "$LAVA" "$build" "$LOG" 300 "$NONCE" "$SCRATCH/initramfs.cpio"
@@ -138,8 +150,13 @@ is "$rc" 124 "a job LAVA ended Incomplete on a timeout: exit 124, a boot timeout
 
 start_server canceled "$SCRATCH/console.ok"
 run env PG_LAVA_URL="$URL" "$LAVA" "$build" "$LOG" 300 "$NONCE" "$SCRATCH/initramfs.cpio"
-is "$rc" 1 "a job cancelled in the lab: exit 1"
-like "$err" "was cancelled" "saying so"
+is "$rc" 4 "a job cancelled in the lab: nothing of the pull's was judged (exit 4)"
+like "$err" "was cancelled in the lab" "saying so"
+
+start_server queued "$SCRATCH/console.ok"
+run env PG_LAVA_URL="$URL" PG_LAVA_WAIT=1 "$LAVA" "$build" "$LOG" 300 "$NONCE" "$SCRATCH/initramfs.cpio"
+is "$rc" 4 "a job still in the lab's queue when the time is up: cancelled, exit 4, not a boot timeout"
+like "$(cat "$SRV/requests")" "POST /api/v0.2/jobs/1/cancel/" "and cancelled on the server"
 
 start_server never "$SCRATCH/console.ok"
 run env PG_LAVA_URL="$URL" PG_LAVA_WAIT=1 "$LAVA" "$build" "$LOG" 300 "$NONCE" "$SCRATCH/initramfs.cpio"

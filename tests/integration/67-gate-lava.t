@@ -8,7 +8,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/gate.sh"
-plan 15
+plan 22
 gate_setup
 
 gate() {
@@ -21,6 +21,19 @@ pipeline:
   boot-on: lava
   lava:
     artifacts-url: https://pullgate.example.org/home/
+EOC
+cat >"$SCRATCH/here.yaml" <<EOC
+pipeline:
+  boot-on: lava
+  lava:
+    device: $TOP/qemu-images/lava-qemu-arm64.yaml
+EOC
+cat >"$SCRATCH/both.yaml" <<EOC
+pipeline:
+  lava:
+    url: https://lava.example.org/
+    token-file: $SCRATCH/token
+    device: $TOP/qemu-images/lava-qemu-arm64.yaml
 EOC
 cat >"$SCRATCH/lab.yaml" <<EOC
 pipeline:
@@ -55,6 +68,23 @@ NONCE=$(printf '%s' "$out" | jq -r '.provenance[] | select(.stage == "boot") | .
 like "$(cat "$PULLGATE_HOME/logs/$KEY/latest/boot.log")" "pullgate-init: done nonce=$NONCE\$" \
 	"the console is written as boot.log, with this run's nonce"
 unlike "$(cat "$PULLGATE_HOME/logs/$KEY/latest/"*)" "tok-0123456789" "the token is in no log"
+reset_tree
+
+gate --policy "$SCRATCH/here.yaml"
+is "$rc" 0 "with a device configuration and no artifacts URL, this machine's dispatcher boots it"
+like "$(cat "$PULLGATE_HOME/logs/$KEY/latest/lava.log")" "device $TOP/qemu-images/lava-qemu-arm64.yaml" \
+	"lava.sh is given the policy's device configuration"
+reset_tree
+
+gate --policy "$SCRATCH/both.yaml" --boot-on lava
+is "$rc" 3 "a policy naming a LAVA server and a device at once is refused (exit 3)"
+like "$err" "not both" "saying a job runs on one of them"
+reset_tree
+
+FAKE_LAVA=down gate --policy "$SCRATCH/lab.yaml" --boot-on lava
+is "$rc" 3 "a lab that cannot run the job gives no verdict (exit 3): the pull is not rejected"
+like "$err" "LAVA lab could not run the job" "saying so"
+is "$(master)" "$BASE" "and the integration branch does not move"
 reset_tree
 
 FAKE_BOOT=fail gate --policy "$SCRATCH/lab.yaml" --boot-on lava

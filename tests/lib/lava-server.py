@@ -78,6 +78,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if j["cancelled"]:
             return "Finished", "Canceled", ""
         j["polls"] += 1
+        if SCENARIO == "queued":
+            return "Submitted", "Unknown", ""
         if SCENARIO == "never" or j["polls"] < 2:
             return "Running", "Unknown", ""
         if SCENARIO == "incomplete":
@@ -97,7 +99,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             state, health, comment = self.state(j)
             return self.reply(200, {"id": int(m.group(1)), "state": state, "health": health,
                                     "failure_comment": comment})
-        args = j["job"]["context"]["extra_kernel_args"]
+        args = j["job"]["actions"][0]["deploy"]["images"]["kernel"]["image_arg"]
         nonce = re.search(r"pullgate\.nonce=([A-Za-z0-9]+)", args).group(1)
         lines = [dump({"dt": "2026-12-03T22:00:00.000000", "lvl": "info",
                        "msg": "start: 1 tmpfs-deploy (timeout 00:05:00) [common]"})]

@@ -31,6 +31,31 @@ static void test_target_records_only(void **state)
 	free(c);
 }
 
+/*
+ * lava-run prints the records without the list's "- "; what the dispatcher
+ * reads from the device outside an action is "feedback" (with a namespace
+ * after the message), and console too; what it typed ("input") is not.
+ */
+static void test_dispatcher_records(void **state)
+{
+	const char *log =
+		"{\"dt\": \"2026-12-04T08:44:07.1\", \"lvl\": \"target\", \"msg\": \"ok 1 pullgate\"}\n"
+		"{\"dt\": \"2026-12-04T08:44:07.2\", \"lvl\": \"info\", \"msg\": \"start: 4 finalize\"}\n"
+		"{\"dt\": \"2026-12-04T08:44:07.3\", \"lvl\": \"feedback\", \"msg\": \"pullgate-init: done nonce=ab\", \"ns\": \"common\"}\n"
+		"{\"dt\": \"2026-12-04T08:44:07.4\", \"lvl\": \"input\", \"msg\": \"poweroff\\n\"}\n"
+		"{\"dt\": \"2026-12-04T08:44:07.5\", \"lvl\": \"feedback\", \"msg\": \"reboot: Power down\", \"ns\": \"common\"}\n"
+		"-{\"dt\": \"d\", \"lvl\": \"target\", \"msg\": \"not a record\"}\n"
+		"- {\"dt\": \"d\", \"lvl\": \"feedbacks\", \"msg\": \"nor this\"}\n";
+	size_t n = 0;
+	char *c;
+
+	(void)state;
+	c = console_of(log, &n);
+	assert_int_equal(n, 3);
+	assert_string_equal(c, "ok 1 pullgate\npullgate-init: done nonce=ab\nreboot: Power down\n");
+	free(c);
+}
+
 /* LAVA writes the message as a YAML double-quoted scalar: its escapes are decoded. */
 static void test_yaml_escapes(void **state)
 {
@@ -89,6 +114,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_target_records_only),
+		cmocka_unit_test(test_dispatcher_records),
 		cmocka_unit_test(test_yaml_escapes),
 		cmocka_unit_test(test_not_records),
 		cmocka_unit_test(test_cap),

@@ -699,6 +699,37 @@ static void test_distcc_hosts(void **state)
 		    "t.yaml:2:17: 'pipeline.distcc-hosts' wants a list of distcc hosts, not 'b1'");
 }
 
+/* A LAVA job goes to a server (with a token and an artifacts URL) or to this machine's dispatcher. */
+static void test_lava(void **state)
+{
+	pg_policy *p;
+
+	(void)state;
+	p = parse_ok("pipeline:\n  boot-on: lava\n  lava:\n    device: /srv/lava/qemu.yaml\n");
+	assert_true(p->boot_on_lava);
+	assert_string_equal(p->lava_device, "/srv/lava/qemu.yaml");
+	assert_null(p->lava_url);
+	assert_null(p->lava_artifacts_url);
+	pg_policy_free(p);
+	p = parse_ok("pipeline:\n  lava:\n    url: https://lava.example.org/\n"
+		     "    token-file: /etc/pullgate/lava-token\n"
+		     "    artifacts-url: https://gate.example.org/home/\n");
+	assert_string_equal(p->lava_url, "https://lava.example.org/");
+	assert_null(p->lava_device);
+	pg_policy_free(p);
+	parse_fails("pipeline:\n  lava:\n    url: https://lava.example.org/\n"
+		    "    token-file: /t\n    device: /srv/lava/qemu.yaml\n",
+		    "t.yaml:3:5: 'pipeline.lava' names a url and a device: a job runs on a LAVA "
+		    "server or on this machine's dispatcher, not both");
+	parse_fails("pipeline:\n  lava:\n    device-type: qemu\n",
+		    "t.yaml:3:5: 'pipeline.lava' names no artifacts-url: the lab needs the URL of "
+		    "$PULLGATE_HOME to download the kernel from");
+	parse_fails("pipeline:\n  lava:\n    url: https://lava.example.org/\n"
+		    "    artifacts-url: https://gate.example.org/home/\n",
+		    "t.yaml:3:5: 'pipeline.lava' names a url and no token-file: the server wants "
+		    "a token");
+}
+
 static void test_check_collects_every_problem(void **state)
 {
 	static const char text[] =
@@ -913,6 +944,7 @@ int main(void)
 		cmocka_unit_test(test_bytes),
 		cmocka_unit_test(test_caps),
 		cmocka_unit_test(test_distcc_hosts),
+		cmocka_unit_test(test_lava),
 		cmocka_unit_test(test_check_collects_every_problem),
 		cmocka_unit_test(test_check_caps_the_count),
 		cmocka_unit_test(test_check_file_errors),
