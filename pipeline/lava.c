@@ -144,6 +144,24 @@ static const char *console_msg(const char *m, const char *eol)
 	return NULL;
 }
 
+/*
+ * The dispatcher's console logger (lava_dispatcher/shell.py) puts a
+ * backslash before every '"' the device printed, before the record is
+ * dumped: take one back off each, from out->ptr[start] on.
+ */
+static void unquote(pg_buf *out, size_t start)
+{
+	size_t i, j = start;
+
+	for (i = start; i < out->len; i++) {
+		if (out->ptr[i] == '\\' && i + 1 < out->len && out->ptr[i + 1] == '"')
+			continue;
+		out->ptr[j++] = out->ptr[i];
+	}
+	out->len = j;
+	out->ptr[j] = '\0';
+}
+
 int pg_lava_console(pg_buf *out, size_t *records, const char *log, size_t len)
 {
 	const char *p = log, *end = log + len;
@@ -163,8 +181,11 @@ int pg_lava_console(pg_buf *out, size_t *records, const char *log, size_t len)
 			continue;
 		if (!(m = memchr(s + 8, '"', (size_t)(eol - s - 8))) || !(m = console_msg(m, eol)))
 			continue;
+		size_t start = out->len;
+
 		if ((err = dq_scalar(out, m, (size_t)(eol - m), &bad)) < 0 || bad)
 			continue;
+		unquote(out, start);
 		n++;
 		err = pg_buf_putc(out, '\n');
 	}

@@ -13,7 +13,8 @@
  * in order (feedback is what the dispatcher reads from the device outside
  * an action, such as the end of the boot after a test monitor stopped);
  * the dispatcher's own records (info, debug, input, results) are not
- * console.  Each
+ * console.  A backslash before a '"' is taken off, as the dispatcher's
+ * console logger adds one before every '"' the device printed.  Each
  * target message is appended to out as one line; a line that is no such
  * record is skipped.  0, or PG_ENOMEM / PG_ETOOBIG (out's cap).  *records
  * (may be NULL) gets how many console lines were found: none means the

@@ -10,7 +10,11 @@
 # jobs.
 #  1. lava.sh exports the job for check.sh's build and lava-run runs it:
 #     the job must complete, and `pullgate ktap --lava` must accept its log
-#     with this run's nonce and refuse it with another (exit 1).
+#     with this run's nonce and refuse it with another (exit 1).  Then two
+#     of lava.sh's failure modes, for real: a kernel with a junk initramfs
+#     (KUnit runs, then no root: a panic) ends lava.sh with 1 and its log
+#     shows the panic; artifacts lava-run cannot fetch end it with 4, the
+#     lab's failure.
 #  2. `pullgate gate --boot-on lava` with pipeline.lava.device: the ext4
 #     pull of select-check merged, built (select-check built it: nothing to
 #     compile) and its base and merge booted by lava-run, on a branch of its
@@ -42,6 +46,37 @@ rc=0
 "$pullgate" ktap --lava --nonce "0$nonce" "$dir/boot.log" >/dev/null 2>&1 || rc=$?
 [ "$rc" -eq 1 ] || pg_die "with another nonce the log was not refused (exit $rc, not 1)"
 echo "lava-check: with another run's nonce the same log is refused (exit 1)"
+
+# the dispatcher's failure modes, run for real: a kernel that panics is the boot's failure (1) ...
+printf 'not an initramfs\n' >"$dir/junk.cpio"
+rc=0
+PG_LAVA_DEVICE=$device "$PG_TOP/scripts/kernel/lava.sh" "$PG_BUILD/arm64-gcc" "$dir/panic.log" 300 \
+	"$nonce" "$dir/junk.cpio" 2>"$dir/panic.err" || rc=$?
+[ "$rc" -eq 1 ] || pg_die "a kernel without an init: lava.sh exit $rc, not 1 ($dir/panic.err)"
+rc=0
+"$pullgate" ktap --lava --nonce "$nonce" "$dir/panic.log" >"$dir/panic.txt" || rc=$?
+# the suites ran before the panic: it is a splat, quoted as the kernel printed it
+[ "$rc" -eq 1 ] && grep -q '^splat    panic at .*Unable to mount root fs on ""' "$dir/panic.txt" ||
+	{ cat "$dir/panic.txt"; pg_die "the panic was not judged from lava-run's log (exit $rc)"; }
+echo "lava-check: a kernel without an init panics under lava-run: lava.sh exit 1, pullgate ktap exit 1: $(grep '^splat' "$dir/panic.txt" | cut -c1-110)"
+# ... and a lab that cannot fetch the kernel is the lab's (4): nothing was booted.  The
+# artifacts' address answers 404 (an empty directory served on loopback); one that
+# refuses connections makes lava-run retry until the boot's timeout, also 4, but slowly
+mkdir -p "$dir/empty"
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+python3 -m http.server --bind 127.0.0.1 --directory "$dir/empty" "$port" >/dev/null 2>&1 &
+srv=$!
+trap 'kill $srv 2>/dev/null || true' EXIT
+i=0
+until curl -s -o /dev/null "http://127.0.0.1:$port/" || [ $i -ge 50 ]; do sleep 0.1; i=$((i + 1)); done
+rc=0
+PG_LAVA_DEVICE=$device PG_LAVA_ARTIFACTS_URL="http://127.0.0.1:$port/" \
+	"$PG_TOP/scripts/kernel/lava.sh" "$PG_BUILD/arm64-gcc" "$dir/nofetch.log" 300 "$nonce" \
+	"$PG_BUILD/qemu/initramfs.cpio" 2>"$dir/nofetch.err" || rc=$?
+kill $srv 2>/dev/null || true
+trap - EXIT
+[ "$rc" -eq 4 ] || pg_die "artifacts that cannot be fetched: lava.sh exit $rc, not 4 ($dir/nofetch.err)"
+echo "lava-check: artifacts lava-run cannot fetch: exit 4 ($(tail -n 1 "$dir/nofetch.err" | cut -c1-120))"
 
 # 2. the gate, booting the base and the merge on this machine's dispatcher
 FX="$PULLGATE_HOME/select-kernel"

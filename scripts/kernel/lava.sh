@@ -40,8 +40,8 @@
 # running (in LAVA or here); 4 the lab could not run it, so nothing of the
 # pull was booted (the server unreachable or refusing it, its log not
 # fetched, the job cancelled in the lab or never started within TIMEOUT,
-# lava-run failing on its configuration, a bug of its own, or before the
-# device printed anything); 3 the job was exported and not submitted (no
+# lava-run failing on its configuration, a bug of its own, or in any way
+# before it started QEMU); 3 the job was exported and not submitted (no
 # PG_LAVA_URL or PG_LAVA_DEVICE); 2 usage.  The gate judges 1 and 124 as
 # a failed boot, and gives no verdict on 3 and 4.
 set -eu
@@ -134,7 +134,10 @@ if [ -n "$device" ]; then
 	rc=$?
 	set -e
 	took=$(($(pg_now) - t0))
+	# whether it got as far as starting QEMU: before that, nothing of the pull ran
+	booted() { grep -q '"lvl": "info", "msg": "Boot command: ' "$log" 2>/dev/null; }
 	if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+		booted || lab_failed "lava-run did not start QEMU within $timeout s (log: $log)"
 		pg_log "error: lava-run did not finish the job within $timeout s (log: $log)"
 		exit 124
 	fi
@@ -147,12 +150,15 @@ if [ -n "$device" ]; then
 	why=$(sed -n 's/^error_msg: *//p' "$out/result.yaml" 2>/dev/null | head -n 1)
 	type=$(sed -n 's/^error_type: *//p' "$out/result.yaml" 2>/dev/null | head -n 1)
 	what="lava-run ended the job '${result:-no result}' (exit $rc${type:+, $type}${why:+: $why}; log: $log)"
-	# its own configuration or a bug of its own, or failing before the device printed a line
+	# its own configuration or a bug of its own, or anything before QEMU started
+	# (validating, downloading); then a timeout is the boot's, as any other end
 	case $type in Configuration|Bug) lab_failed "$what" ;; esac
-	grep -q '"lvl": "target"' "$log" 2>/dev/null || lab_failed "$what"
-	case $why in *[Tt]imed\ out*|*[Tt]imeout*) st=124 ;; *) st=1 ;; esac
+	booted || lab_failed "$what"
+	case $type$why in
+	LAVATimeout*|*[Tt]imed\ out*|*[Tt]imeout*) pg_log "error: $what"; exit 124 ;;
+	esac
 	pg_log "error: $what"
-	exit $st
+	exit 1
 fi
 if [ -z "${PG_LAVA_URL:-}" ]; then
 	pg_log "no PG_LAVA_URL or PG_LAVA_DEVICE: the job was exported, not submitted; nothing was booted"

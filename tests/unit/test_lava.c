@@ -56,6 +56,28 @@ static void test_dispatcher_records(void **state)
 	free(c);
 }
 
+/*
+ * The dispatcher's console logger writes every '"' the device printed as
+ * '\"' before dumping the record (which escapes both again): one
+ * backslash comes off, so the device's own '\"' stays itself.
+ */
+static void test_dispatcher_quotes(void **state)
+{
+	const char *log =
+		"{\"dt\": \"d\", \"lvl\": \"target\", \"msg\": \"[    0.2] Kernel panic - not syncing: "
+		"VFS: Unable to mount root fs on \\\\\\\"\\\\\\\" or unknown-block(0,0)\"}\n"
+		"{\"dt\": \"d\", \"lvl\": \"target\", \"msg\": \"a \\\\\\\\\\\" b\"}\n";
+	size_t n = 0;
+	char *c;
+
+	(void)state;
+	c = console_of(log, &n);
+	assert_int_equal(n, 2);
+	assert_string_equal(c, "[    0.2] Kernel panic - not syncing: VFS: Unable to mount root fs on "
+			       "\"\" or unknown-block(0,0)\na \\\" b\n");
+	free(c);
+}
+
 /* LAVA writes the message as a YAML double-quoted scalar: its escapes are decoded. */
 static void test_yaml_escapes(void **state)
 {
@@ -115,6 +137,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_target_records_only),
 		cmocka_unit_test(test_dispatcher_records),
+		cmocka_unit_test(test_dispatcher_quotes),
 		cmocka_unit_test(test_yaml_escapes),
 		cmocka_unit_test(test_not_records),
 		cmocka_unit_test(test_cap),
