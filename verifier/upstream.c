@@ -319,9 +319,15 @@ int pg_upstream_build(pg_upstream **out, pg_pull *p)
 			u->truncated = true;
 	}
 
-	/* (a) the upstream side of the divergence, O(that side) */
-	if ((err = pg_repo_walk_range(&side, &nside, p->repo, &p->upstream_tip,
-				      &p->tag_commit, 1)) < 0)
+	/*
+	 * (a) the upstream side of the divergence, O(that side).  Not with
+	 * the index: it holds every commit up to upstream's tip, so the
+	 * probes of (b) have already added each one of that side a pull
+	 * commit shares its identity with (an old base's 10,000 upstream
+	 * commits are then neither walked nor read).
+	 */
+	if (!u->index && (err = pg_repo_walk_range(&side, &nside, p->repo, &p->upstream_tip,
+						   &p->tag_commit, 1)) < 0)
 		goto done;
 	for (i = 0; i < nside && (!limit || u->examined < limit); i++)
 		if ((err = consider(u, &side[i], false)) < 0)
