@@ -31,9 +31,8 @@
 # Debian's lava-dispatcher, with the artifacts read from the run's
 # directory (file://, unless PG_LAVA_ARTIFACTS_URL names another place),
 # within TIMEOUT seconds; its log (the same records, one a line) is written
-# to LOG and its output directory is LOG's name with -run.  lava-run
-# keeps its downloads under /var/lib/lava/dispatcher/tmp/, which it must be
-# able to write (it runs as root in a LAVA worker).
+# to LOG and its output directory is LOG's name with -run.  lava-run runs
+# only as root (as in a LAVA worker): as another user this is exit 4.
 #
 # Exit status: 0 the job completed (the console is judged by the caller);
 # 1 it ended incomplete after the device started; 124 it timed out while
@@ -59,6 +58,8 @@ if [ -n "$device" ]; then
 	[ -r "$device" ] || { pg_log "the LAVA device configuration '$device' is not readable"; exit 2; }
 	command -v lava-run >/dev/null 2>&1 ||
 		{ pg_log "PG_LAVA_DEVICE needs lava-run (Debian's lava-dispatcher)"; exit 2; }
+	# lava-run refuses any other user ("lava-run should be executed as root")
+	[ "$(id -u)" -eq 0 ] || lab_failed "lava-run runs only as root, not as $(id -un)"
 fi
 if [ -n "${PG_LAVA_ARTIFACTS_URL:-}" ]; then
 	case $PG_LAVA_ARTIFACTS_URL in
