@@ -81,6 +81,8 @@ static inline void pg_oid_from_git(pg_oid *out, const git_oid *id)
  * once the deadline passed or the flag was set.
  */
 int pg_git_stream_register(void);
+/* Parse the CA bundle libgit2's init was spared (tls.c); before any fetch by URL. */
+int pg_git_tls_load(void);
 void pg_git_fetch_begin(unsigned timeout_s, const volatile sig_atomic_t *cancel);
 int pg_git_fetch_check(void);
 int pg_git_fetch_end(bool *timed_out, bool *cancelled);

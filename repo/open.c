@@ -28,13 +28,6 @@ int pg_git_fail(int gerr, const char *fmt, ...)
 	return pg_error_set(code, "%s: %s", what, e && e->message ? e->message : "libgit2 error");
 }
 
-int pg_repo_lib_init(void)
-{
-	int gerr = git_libgit2_init();
-
-	return gerr < 0 ? pg_git_fail(gerr, "libgit2") : 0;
-}
-
 void pg_repo_lib_shutdown(void)
 {
 	git_libgit2_shutdown();
@@ -424,7 +417,7 @@ static int fetch_url(pg_oid *out, pg_repo *r, const char *url, const char *ref,
 		r->progress_started_ms = pg_progress_now_ms();
 		r->progress_shown_ms = 0;
 	}
-	if ((err = pg_git_stream_register()) < 0)
+	if ((err = pg_git_stream_register()) < 0 || (err = pg_git_tls_load()) < 0)
 		goto done;
 	pg_git_fetch_begin(limits.timeout_s, limits.cancel);
 	if ((gerr = git_remote_create_anonymous(&remote, r->git, url)) < 0 ||

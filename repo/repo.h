@@ -41,6 +41,11 @@ typedef struct pg_repo pg_repo;
  * it for as long as they run.
  */
 int pg_repo_lib_init(void);
+/*
+ * Whether the system CA bundle libgit2's init asked for is still unparsed
+ * (repo/tls.c: parsed before the first fetch by URL), and its path then.
+ */
+bool pg_repo_tls_deferred(const char **path);
 void pg_repo_lib_shutdown(void);
 
 /*

@@ -128,6 +128,40 @@ static void test_hooks_path_is_configured_relative_to_the_working_tree(void **st
 	assert_int_equal(pg_remove_tree(dir), 0);
 }
 
+/* repo/tls.c's definition, which libgit2's call reaches first */
+int mbedtls_x509_crt_parse_file(void *chain, const char *path);
+
+/*
+ * libgit2's init leaves the CA bundle unparsed; a fetch by URL parses it
+ * first, and any call made outside the init reaches mbedTLS's own parser.
+ */
+static void test_ca_bundle_is_parsed_for_the_first_fetch_by_url(void **state)
+{
+	char home[] = "/tmp/pg-test-tls-XXXXXX";
+	const char *path = NULL;
+	pg_repo *r = NULL;
+	pg_oid id;
+	int err;
+
+	(void)state;
+	assert_non_null(mkdtemp(home));
+	assert_int_equal(pg_repo_open_cache(&r, home), 0);
+	/* Debian 12's libgit2 is built on mbedTLS: its init asked for the bundle */
+	assert_true(pg_repo_tls_deferred(&path));
+	assert_non_null(path);
+	assert_int_equal(access(path, R_OK), 0);
+	/* outside the init, mbedTLS's parser answers: no such file is an error */
+	assert_true(mbedtls_x509_crt_parse_file(NULL, "/nonexistent/ca.crt") < 0);
+	assert_true(pg_repo_tls_deferred(NULL));
+	/* port 1 on loopback refuses; the bundle is parsed before the connect */
+	err = pg_repo_fetch(&id, r, "https://127.0.0.1:1/linux.git", "refs/heads/master", NULL);
+	assert_true(err < 0);
+	pg_error_clear();
+	assert_false(pg_repo_tls_deferred(NULL));
+	pg_repo_free(r);
+	assert_int_equal(pg_remove_tree(home), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -136,6 +170,7 @@ int main(void)
 		cmocka_unit_test(test_scp_like_is_local_only_when_the_directory_exists),
 		cmocka_unit_test(test_configuration_reads),
 		cmocka_unit_test(test_hooks_path_is_configured_relative_to_the_working_tree),
+		cmocka_unit_test(test_ca_bundle_is_parsed_for_the_first_fetch_by_url),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
