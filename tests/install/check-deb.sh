@@ -46,6 +46,9 @@ fi
 say "lintian: no errors; $(grep -c '^W: ' "$T/lintian.log" || true) warning(s):"
 grep '^W: ' "$T/lintian.log" || true
 
+# serve opens libmicrohttpd when it starts (not linked): shlibs cannot see it
+dpkg-deb -f "$DEB" Depends | grep -q 'libmicrohttpd12' ||
+	fail "the package does not depend on libmicrohttpd12, which pullgate serve opens"
 dpkg -i "$DEB" >"$T/dpkg.log" 2>&1 || { cat "$T/dpkg.log" >&2; fail "dpkg -i failed"; }
 installed=1
 v=$(cd / && pullgate version)
