@@ -1,4 +1,4 @@
-/* pack.c - commits read straight from a trusted repository's packs: one zlib stream, no copy, no hash. */
+/* pack.c - commits read straight from a trusted repository's packs and loose files: one zlib stream, no copy, no hash. */
 #include "repo/internal.h"
 #include "common/array.h"
 #include "common/buf.h"
@@ -7,7 +7,10 @@
 #include "common/pagefile.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 /*
@@ -19,8 +22,10 @@
  * inflated with one stream kept for the repository.  The object is not
  * hashed, as git does not hash what it reads: the directory is trusted, and
  * an untrusted one (the pull's) is always read through libgit2, which
- * checks every object against its id.  Anything unusual (a delta, a loose
- * object, a damaged index or pack, a commit past 1 MiB) is left to libgit2:
+ * checks every object against its id.  A loose commit of such a directory
+ * (a fetch of fewer than 100 objects leaves them loose) is inflated with
+ * the same stream.  Anything unusual (a delta, a damaged index, pack or
+ * object file, a commit past 1 MiB) is left to libgit2:
  * every read is bounds-checked, and a fault only means "not here".  The
  * index is read through a small block cache (common/pagefile.h), not
  * mapped: lookups land all over a 100 MiB index, and each would make 64
@@ -51,6 +56,8 @@ struct pg_packs {
 	bool z_ready;
 	unsigned char *out;       /* the last commit inflated */
 	size_t out_alloc;
+	unsigned char *in;        /* the last loose object file read */
+	size_t in_alloc;
 };
 
 static uint32_t be32(const unsigned char *p)
@@ -157,6 +164,7 @@ void pg_packs_free(pg_packs *ps)
 	if (ps->z_ready)
 		inflateEnd(&ps->z);
 	free(ps->out);
+	free(ps->in);
 	free(ps);
 }
 
@@ -246,12 +254,39 @@ static uint64_t find(const pack *p, const pg_oid *id)
 	return 0;
 }
 
+/* Room in ps->out for a commit of size bytes and a NUL. */
+static int out_room(pg_packs *ps, size_t size)
+{
+	unsigned char *nb;
+
+	if (size + 1 <= ps->out_alloc)
+		return 0;
+	if (!(nb = malloc(size + 1)))
+		return pg_error_oom();
+	free(ps->out);
+	ps->out = nb;
+	ps->out_alloc = size + 1;
+	return 0;
+}
+
+/* The one zlib stream, ready for a new object; false if zlib cannot. */
+static bool z_start(pg_packs *ps)
+{
+	if (ps->z_ready)
+		return inflateReset(&ps->z) == Z_OK;
+	memset(&ps->z, 0, sizeof(ps->z));
+	if (inflateInit(&ps->z) != Z_OK)
+		return false;
+	ps->z_ready = true;
+	return true;
+}
+
 /* Inflate the commit stored whole at off; 1 done, 0 not a whole commit (leave it to libgit2). */
 static int inflate_commit(pg_packs *ps, const pack *p, uint64_t off, size_t *len)
 {
 	const unsigned char *h, *end = p->data + p->data_len - 20;
 	size_t size, shift = 4;
-	int zr;
+	int zr, err;
 
 	if (off < 12 || off >= p->data_len - 20)
 		return 0;
@@ -268,29 +303,112 @@ static int inflate_commit(pg_packs *ps, const pack *p, uint64_t off, size_t *len
 	h++;
 	if (size > COMMIT_MAX || h >= end)
 		return 0;
-	if (size + 1 > ps->out_alloc) {
-		unsigned char *nb = malloc(size + 1);
-
-		if (!nb)
-			return pg_error_oom();
-		free(ps->out);
-		ps->out = nb;
-		ps->out_alloc = size + 1;
-	}
-	if (!ps->z_ready) {
-		memset(&ps->z, 0, sizeof(ps->z));
-		if (inflateInit(&ps->z) != Z_OK)
-			return 0;
-		ps->z_ready = true;
-	} else if (inflateReset(&ps->z) != Z_OK) {
+	if ((err = out_room(ps, size)) < 0)
+		return err;
+	if (!z_start(ps))
 		return 0;
-	}
 	ps->z.next_in = (unsigned char *)h;
 	ps->z.avail_in = (uInt)((size_t)(end - h) < UINT_MAX ? (size_t)(end - h) : UINT_MAX);
 	ps->z.next_out = ps->out;
 	ps->z.avail_out = (uInt)size + 1; /* one more, to see the stream end where it says */
 	zr = inflate(&ps->z, Z_FINISH);
 	if (zr != Z_STREAM_END || ps->z.total_out != size)
+		return 0;
+	ps->out[size] = '\0';
+	*len = size;
+	return 1;
+}
+
+
+/* The whole of a loose object's file, into ps->in; false if it is not one to read. */
+static int read_loose(size_t *n, pg_packs *ps, const char *path)
+{
+	struct stat st;
+	size_t got = 0;
+	int fd, err = 0;
+
+	*n = 0;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    (uint64_t)st.st_size > COMMIT_MAX + 64)
+		goto done;
+	if ((size_t)st.st_size > ps->in_alloc) {
+		unsigned char *nb = malloc((size_t)st.st_size);
+
+		if (!nb) {
+			err = pg_error_oom();
+			goto done;
+		}
+		free(ps->in);
+		ps->in = nb;
+		ps->in_alloc = (size_t)st.st_size;
+	}
+	while (got < (size_t)st.st_size) {
+		ssize_t r = read(fd, ps->in + got, (size_t)st.st_size - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	if (got == (size_t)st.st_size) {
+		*n = got;
+		err = 1;
+	}
+done:
+	close(fd);
+	return err;
+}
+
+/*
+ * The loose commit id of the trusted directory objdir, inflated: "commit
+ * SIZE\0" and then SIZE bytes, all of the stream.  1 done, 0 not here or
+ * not a commit to read here (libgit2 then reads it, and says what is wrong).
+ */
+static int loose_commit(pg_packs *ps, const char *objdir, const pg_oid *id, size_t *len)
+{
+	char hex[PG_OID_HEXSZ + 1], path[PATH_MAX];
+	unsigned char head[32], *nul, *p;
+	size_t n, size = 0, hlen, k;
+	int zr, err;
+
+	pg_oid_tohex(hex, id);
+	if ((size_t)snprintf(path, sizeof(path), "%s/%.2s/%s", objdir, hex, hex + 2) >=
+	    sizeof(path))
+		return 0;
+	if ((err = read_loose(&n, ps, path)) <= 0 || !z_start(ps))
+		return err < 0 ? err : 0;
+	ps->z.next_in = ps->in;
+	ps->z.avail_in = (uInt)n;
+	ps->z.next_out = head;
+	ps->z.avail_out = sizeof(head);
+	zr = inflate(&ps->z, Z_NO_FLUSH);
+	if (zr != Z_OK && zr != Z_STREAM_END)
+		return 0;
+	k = sizeof(head) - ps->z.avail_out;
+	if (k < 9 || memcmp(head, "commit ", 7) || !(nul = memchr(head, '\0', k)))
+		return 0;
+	for (p = head + 7; p < nul; p++) {
+		if (*p < '0' || *p > '9' || (p == head + 7 && *p == '0' && p + 1 < nul))
+			return 0;
+		size = size * 10 + (size_t)(*p - '0');
+		if (size > COMMIT_MAX)
+			return 0;
+	}
+	if (p == head + 7)
+		return 0;
+	hlen = (size_t)(nul - head) + 1;
+	if (k - hlen > size || (err = out_room(ps, size)) < 0)
+		return err < 0 ? err : 0;
+	memcpy(ps->out, head + hlen, k - hlen);
+	if (zr != Z_STREAM_END) {
+		ps->z.next_out = ps->out + (k - hlen);
+		ps->z.avail_out = (uInt)(size - (k - hlen) + 1); /* one more, to see the end */
+		zr = inflate(&ps->z, Z_FINISH);
+	}
+	if (zr != Z_STREAM_END || ps->z.total_out != hlen + size)
 		return 0;
 	ps->out[size] = '\0';
 	*len = size;
@@ -315,6 +433,13 @@ int pg_repo_pack_commit(const char **data, size_t *len, pg_repo *r, const pg_oid
 			return err;
 		}
 		return 0; /* there, but not whole: libgit2 resolves it */
+	}
+	for (i = 0; i < r->ngraph_dirs; i++) {
+		if ((err = loose_commit(r->packs, r->graph_dirs[i], id, len)) != 0) {
+			if (err == 1)
+				*data = (const char *)r->packs->out;
+			return err;
+		}
 	}
 	return 0;
 }

@@ -1,4 +1,4 @@
-/* test_pack.c - commits read from trusted packs: the same bytes as git's, deltas left to libgit2, damage never a crash. */
+/* test_pack.c - commits read from trusted packs and loose files: git's bytes, deltas left to libgit2, damage never a crash. */
 #include "tests/unit/unit.h"
 
 #include "common/buf.h"
@@ -153,11 +153,61 @@ static void test_damaged_pack_never_gives_other_bytes(void **state)
 	assert_true(total > 12 * 300);
 }
 
+/* A copy of the repository with every object loose, as a small fetch leaves them. */
+static void make_loose(const fixture *f, const char *copy)
+{
+	free(run_sh("rm -rf %s && git init -q --bare %s && "
+		    "git -C %s unpack-objects -q < $(ls %s/objects/pack/*.pack) && "
+		    "git -C %s update-ref refs/heads/main $(git --git-dir=%s rev-parse main) && "
+		    "test -z \"$(ls %s/objects/pack)\"",
+		    copy, copy, copy, f->repo, copy, f->repo, copy));
+}
+
+static void test_loose_commits_are_git_s(void **state)
+{
+	fixture *f = *state;
+	char copy[256];
+
+	snprintf(copy, sizeof(copy), "%s/loose.git", f->dir);
+	make_loose(f, copy);
+	assert_int_equal(read_all(f, copy, false), 400);
+}
+
+/* Loose commits damaged, cut short or of another type: a read fails or is right. */
+static void test_damaged_loose_commits_never_give_other_bytes(void **state)
+{
+	fixture *f = *state;
+	char copy[256];
+	char *files;
+	size_t ok;
+
+	snprintf(copy, sizeof(copy), "%s/loose-damaged.git", f->dir);
+	make_loose(f, copy);
+	/* of each commit's file: a byte flipped, the end cut off, or a blob's bytes */
+	files = run_sh("cd %s/objects && i=0 && "
+		       "for c in $(git --git-dir=%s rev-list --all); do "
+		       "o=${c%%${c#??}}/${c#??}; chmod u+w $o; i=$((i + 1)); case $((i %% 4)) in "
+		       "1) printf '\\377' | dd of=$o bs=1 seek=$((i %% 30 + 4)) conv=notrunc "
+		       "2>/dev/null ;; "
+		       "2) truncate -s -3 $o ;; "
+		       "3) printf 'blob %%s\\0x' 1 | python3 -c 'import sys,zlib; "
+		       "sys.stdout.buffer.write(zlib.compress(sys.stdin.buffer.read()))' > $o ;; "
+		       "esac; done; echo $i", copy, f->repo);
+	assert_int_equal(strtol(files, NULL, 10), 400);
+	free(files);
+	ok = read_all(f, copy, true);
+	/* the untouched quarter is read; no more than the untouched and the lucky flips */
+	assert_true(ok >= 100);
+	assert_true(ok < 300);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_commits_read_from_packs_are_git_s),
 		cmocka_unit_test(test_damaged_pack_never_gives_other_bytes),
+		cmocka_unit_test(test_loose_commits_are_git_s),
+		cmocka_unit_test(test_damaged_loose_commits_never_give_other_bytes),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
