@@ -4,6 +4,7 @@
 #include "common/buf.h"
 #include "common/error.h"
 #include "common/pagefile.h"
+#include "common/search.h"
 
 #define HEADER_SIZE 8
 #define TOC_ENTRY 12
@@ -401,33 +402,51 @@ static const layer *layer_of(const pg_graph *g, uint32_t pos)
 	return &g->layers[0];
 }
 
+/* The search's view of a layer's id table: each id's first 8 bytes. */
+static int oid_key_at(uint64_t *key, void *ctx, size_t i)
+{
+	const layer *l = ctx;
+	unsigned char at[8];
+	int err;
+
+	if ((err = get(l, l->oids + (uint64_t)i * HASH_LEN, at, sizeof(at))) < 0)
+		return err;
+	*key = pg_key_prefix64(at);
+	return 0;
+}
+
 bool pg_graph_find(const pg_graph *g, const pg_oid *id, uint32_t *pos)
 {
+	uint64_t want = pg_key_prefix64(id->id), first = (uint64_t)id->id[0] << 56;
 	size_t i;
 
 	for (i = 0; i < g->nlayers; i++) {
 		const layer *l = &g->layers[i];
 		uint32_t lo = id->id[0] ? be32(l->fanout + 4 * (id->id[0] - 1)) : 0;
 		uint32_t hi = be32(l->fanout + 4 * id->id[0]);
+		size_t at;
 
-		while (lo < hi) {
-			uint32_t mid = lo + (hi - lo) / 2;
-			unsigned char at[HASH_LEN];
+		/* ids are uniform: an interpolation search within the first byte's bucket */
+		if (pg_search_uniform(&at, lo, hi, first, first | 0x00ffffffffffffffULL, want,
+				      oid_key_at, (void *)l) < 0) {
+			pg_error_clear();
+			continue;
+		}
+		for (; at < hi; at++) {
+			unsigned char cur[HASH_LEN];
 			int c;
 
-			if (get(l, l->oids + (uint64_t)mid * HASH_LEN, at, HASH_LEN) < 0) {
+			if (get(l, l->oids + (uint64_t)at * HASH_LEN, cur, HASH_LEN) < 0) {
 				pg_error_clear();
 				break;
 			}
-			c = memcmp(at, id->id, HASH_LEN);
+			c = memcmp(cur, id->id, HASH_LEN);
 			if (c == 0) {
-				*pos = l->base + mid;
+				*pos = l->base + (uint32_t)at;
 				return true;
 			}
-			if (c < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
+			if (c > 0)
+				break;
 		}
 	}
 	return false;

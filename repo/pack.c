@@ -5,6 +5,7 @@
 #include "common/error.h"
 #include "common/fs.h"
 #include "common/pagefile.h"
+#include "common/search.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -182,74 +183,53 @@ static int load_packs(pg_repo *r)
 	return err;
 }
 
-/* The first 8 bytes of an id, as a number: ids are uniform, so it says where to look. */
-static uint64_t prefix64(const unsigned char *id)
+/* The search's view of a pack index's id table: each id's first 8 bytes. */
+static int idx_key_at(uint64_t *key, void *ctx, size_t i)
 {
-	uint64_t v = 0;
-	int i;
+	const pack *p = ctx;
+	unsigned char b[8];
+	int err;
 
-	for (i = 0; i < 8; i++)
-		v = v << 8 | id[i];
-	return v;
+	if ((err = pg_pagefile_read(p->idx, p->ids + (uint64_t)i * PG_OID_RAWSZ, b, 8)) < 0)
+		return err;
+	*key = pg_key_prefix64(b);
+	return 0;
 }
 
 /*
  * Where id is in p's pack, or 0 (not there, or the index cannot be read).
- * An interpolation search: SHA-1s are uniform, so the first guess lands a
+ * SHA-1s are uniform: an interpolation search (common/search.h) lands a
  * block or two away, where a binary search would read a dozen blocks.
  */
 static uint64_t find(const pack *p, const pg_oid *id)
 {
 	uint32_t lo = id->id[0] ? be32(p->fanout + 4 * (id->id[0] - 1)) : 0;
-	uint32_t hi = be32(p->fanout + 4 * id->id[0]);
-	uint64_t want = prefix64(id->id), lo_key = 0, hi_key = UINT64_MAX;
+	uint32_t hi = be32(p->fanout + 4 * id->id[0]), off;
+	uint64_t first = (uint64_t)id->id[0] << 56;
 	unsigned char b[PG_OID_RAWSZ];
-	int steps = 0;
+	size_t at;
+	int c = 1;
 
-	if (hi > p->n)
-		return 0;
-	/* keys of the first byte's bucket span [first byte << 56, next byte << 56) */
-	lo_key = (uint64_t)id->id[0] << 56;
-	hi_key = lo_key | 0x00ffffffffffffffULL;
-	while (lo < hi) {
-		uint32_t mid, off;
-		int c;
-
-		if (steps++ < 8 && hi_key > lo_key) {
-			/* where want would be if [lo, hi) spread evenly over [lo_key, hi_key] */
-			double f = (double)(want - lo_key) / (double)(hi_key - lo_key);
-
-			mid = lo + (uint32_t)(f * (double)(hi - lo - 1));
-			if (mid < lo || mid >= hi)
-				mid = lo + (hi - lo) / 2;
-		} else {
-			mid = lo + (hi - lo) / 2;
-		}
-		if (pg_pagefile_read(p->idx, p->ids + (uint64_t)mid * PG_OID_RAWSZ, b,
-				     PG_OID_RAWSZ) < 0)
+	if (hi > p->n || lo > hi ||
+	    pg_search_uniform(&at, lo, hi, first, first | 0x00ffffffffffffffULL,
+			      pg_key_prefix64(id->id), idx_key_at, (void *)p) < 0)
+		goto none;
+	for (; at < hi; at++) {
+		if (pg_pagefile_read(p->idx, p->ids + (uint64_t)at * PG_OID_RAWSZ, b,
+				     PG_OID_RAWSZ) < 0 || (c = memcmp(b, id->id, PG_OID_RAWSZ)) >= 0)
 			break;
-		c = memcmp(b, id->id, PG_OID_RAWSZ);
-		if (c < 0) {
-			lo = mid + 1;
-			lo_key = prefix64(b);
-			continue;
-		}
-		if (c > 0) {
-			hi = mid;
-			hi_key = prefix64(b);
-			continue;
-		}
-		if (pg_pagefile_read(p->idx, p->offsets + (uint64_t)mid * 4, b, 4) < 0)
-			break;
-		off = be32(b);
-		if (!(off & 0x80000000u))
-			return off;
-		off &= 0x7fffffffu;
-		if (off >= p->nlarge ||
-		    pg_pagefile_read(p->idx, p->large + (uint64_t)off * 8, b, 8) < 0)
-			break;
-		return (uint64_t)be32(b) << 32 | be32(b + 4);
 	}
+	if (c != 0 || at >= hi ||
+	    pg_pagefile_read(p->idx, p->offsets + (uint64_t)at * 4, b, 4) < 0)
+		goto none;
+	off = be32(b);
+	if (!(off & 0x80000000u))
+		return off;
+	off &= 0x7fffffffu;
+	if (off >= p->nlarge || pg_pagefile_read(p->idx, p->large + (uint64_t)off * 8, b, 8) < 0)
+		goto none;
+	return (uint64_t)be32(b) << 32 | be32(b + 4);
+none:
 	pg_error_clear();
 	return 0;
 }
