@@ -162,9 +162,13 @@ int pg_check_foreign_committer(pg_pull *p)
 		    (sender->name[0] && !strcmp(c->committer.name, sender->name)) ||
 		    pg_policy_is_allowed(p->policy, email) || vouched(&vc.vouch[i], email))
 			continue;
-		protected = pg_policy_is_protected(p->policy, email) ||
-			    (p->policy->protect_upstream_maintainer &&
-			     pg_upstream_is_maintainer(p->upstream, email));
+		protected = pg_policy_is_protected(p->policy, email);
+		if (!protected && p->policy->protect_upstream_maintainer) {
+			if ((err = pg_upstream_is_maintainer(p->upstream, email)) < 0)
+				break;
+			protected = err == 1;
+			err = 0;
+		}
 		pg_buf_clear(&who);
 		if ((err = pg_ident_format(&who, &c->committer)) < 0)
 			break;

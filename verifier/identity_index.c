@@ -5,6 +5,7 @@
 #include "common/fs.h"
 #include "common/map.h"
 #include "common/pagefile.h"
+#include "common/search.h"
 #include "verifier/match.h"
 
 #include <pthread.h>
@@ -38,6 +39,7 @@ struct pg_identity_index {
 	const unsigned char *entries;
 	size_t count;
 	pg_oid tip;
+	char *path;             /* the file's */
 };
 
 static void put64(unsigned char *p, uint64_t v)
@@ -237,6 +239,7 @@ void pg_identity_index_free(pg_identity_index *x)
 		return;
 	unmap(x);
 	free(x->owned);
+	free(x->path);
 	free(x);
 }
 
@@ -408,6 +411,10 @@ int pg_identity_index_open(pg_identity_index **out, pg_repo *r, const char *home
 				 (unsigned long long)pg_hash_bytes(upstream, strlen(upstream)))) < 0 ||
 	    (err = open_file(x, path.ptr, &exists)) < 0)
 		goto done;
+	if (!(x->path = pg_strdup(path.ptr))) {
+		err = PG_ENOMEM;
+		goto done;
+	}
 	if (exists)
 		why = "damaged";
 	if (x->f && header_ok(x, upstream, fingerprint, &why)) {
@@ -448,22 +455,26 @@ done:
 	return 0;
 }
 
+static int key_at(uint64_t *key, void *ctx, size_t i)
+{
+	unsigned char e[ENTRY];
+	int err;
+
+	if ((err = entry_at(ctx, i, e)) < 0)
+		return err;
+	*key = get64(e);
+	return 0;
+}
+
 size_t pg_identity_index_probe(pg_identity_hit *out, size_t max, const pg_identity_index *x,
 			       uint64_t key)
 {
-	size_t lo = 0, hi = x->count, n = 0;
+	size_t lo = 0, n = 0;
 	unsigned char e[ENTRY];
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (entry_at(x, mid, e) < 0)
-			goto damaged;
-		if (get64(e) < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	/* keys are hashes: an interpolation search reads two or three blocks, not a dozen */
+	if (pg_search_uniform(&lo, 0, x->count, 0, UINT64_MAX, key, key_at, (void *)x) < 0)
+		goto damaged;
 	for (; lo < x->count; lo++, n++) {
 		if (entry_at(x, lo, e) < 0)
 			goto damaged;
@@ -484,6 +495,11 @@ damaged:
 size_t pg_identity_index_count(const pg_identity_index *x)
 {
 	return x->count;
+}
+
+const char *pg_identity_index_path(const pg_identity_index *x)
+{
+	return x->path;
 }
 
 const pg_oid *pg_identity_index_tip(const pg_identity_index *x)

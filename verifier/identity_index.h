@@ -76,5 +76,7 @@ size_t pg_identity_index_probe(pg_identity_hit *out, size_t max, const pg_identi
 /* How many commits it holds, and the tip it was brought to. */
 size_t pg_identity_index_count(const pg_identity_index *x);
 const pg_oid *pg_identity_index_tip(const pg_identity_index *x);
+/* The index's file: files derived from the same upstream go beside it. */
+const char *pg_identity_index_path(const pg_identity_index *x);
 
 #endif

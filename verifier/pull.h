@@ -122,8 +122,12 @@ size_t pg_upstream_examined(const pg_upstream *u);
 /* Whether the search stopped at the policy's cap before the date line. */
 bool pg_upstream_truncated(const pg_upstream *u);
 
-/* Whether email commits upstream's first-parent line (the top-level maintainer). */
-bool pg_upstream_is_maintainer(const pg_upstream *u, const char *email);
+/*
+ * Whether email commits upstream's first-parent line (the top-level
+ * maintainer): 1 yes, 0 no, negative when that line cannot be read (with
+ * an identity index it is read on the first question, not before).
+ */
+int pg_upstream_is_maintainer(pg_upstream *u, const char *email);
 
 /*
  * Whether c has a Signed-off-by line (anywhere in its message, as

@@ -1,4 +1,5 @@
 /* upstream.c - the upstream commits a pull commit could be a copy of, by identity. */
+#include "verifier/chain.h"
 #include "verifier/identity_index.h"
 #include "verifier/match.h"
 #include "verifier/pull.h"
@@ -27,6 +28,9 @@ struct pg_upstream {
 	size_t nchain, chain_alloc;
 	char **emails;      /* committers of the first-parent line, lower case */
 	size_t nemails, emails_alloc;
+	bool chain_pending; /* with an index: emails are read when first asked for */
+	pg_oid chain_tip;
+	int64_t chain_since;
 	size_t examined;
 	int64_t since;      /* the date window's line (0 with an index) */
 	bool truncated;
@@ -237,41 +241,30 @@ static int probe_index(pg_upstream *u, const pg_pull *p)
 }
 
 /*
- * The first-parent commits read for the maintainer's identity when an index
- * spares the window walk: the top-level maintainer commits the newest of
- * them, and a dense history (a commit every few seconds) would otherwise
- * read tens of thousands for a pull with one old author date.
- */
-#define CHAIN_MAX 500
-
-/*
  * The committers of upstream's first-parent line since `since`, its newest
- * CHAIN_MAX commits at most: what the date window's walk learns on its way,
- * read alone when an index spares that walk.
+ * PG_CHAIN_MAX commits at most: what the date window's walk learns on its
+ * way, read from the line kept beside the identity index when an index
+ * spares that walk (verifier/chain.c: walked once per upstream tip).
  */
-static int walk_chain(pg_upstream *u, const pg_oid *tip, int64_t since)
+static int walk_chain(pg_upstream *u)
 {
-	pg_oid id = *tip;
-	size_t read = 0;
-	int err = 0;
+	pg_chain c;
+	pg_buf cache = PG_BUF_INIT;
+	const char *idx = pg_identity_index_path(u->index);
+	size_t i, n = strlen(idx);
+	int err;
 
-	while (read++ < CHAIN_MAX) {
-		pg_commit *c = NULL;
-		bool more;
-
-		if ((err = pg_repo_read_commit(&c, u->repo, &id)) < 0)
-			return err;
-		more = c->committer.time >= since;
-		if (more)
-			err = add_maintainer(u, c->committer.email);
-		more = more && err == 0 && c->nparents > 0;
-		if (more)
-			id = c->parents[0];
-		pg_commit_free(c);
-		if (!more)
-			return err;
-	}
-	return 0;
+	if (n > 4 && !strcmp(idx + n - 4, ".idx"))
+		n -= 4;
+	if ((err = pg_buf_printf(&cache, "%.*s.chain", (int)n, idx)) < 0)
+		return err;
+	err = pg_chain_load(&c, u->repo, &u->chain_tip, cache.ptr);
+	pg_buf_release(&cache);
+	/* down the line until a commit older than since, as the window walk stops */
+	for (i = 0; err == 0 && i < c.n && c.v[i].time >= u->chain_since; i++)
+		err = add_maintainer(u, c.v[i].email);
+	pg_chain_release(&c);
+	return err;
 }
 
 int pg_upstream_build(pg_upstream **out, pg_pull *p)
@@ -305,9 +298,12 @@ int pg_upstream_build(pg_upstream **out, pg_pull *p)
 	if ((err = open_index(u, p)) < 0)
 		goto done;
 	if (u->index) {
-		if ((err = probe_index(u, p)) < 0 ||
-		    (err = walk_chain(u, &p->upstream_tip, since)) < 0)
+		if ((err = probe_index(u, p)) < 0)
 			goto done;
+		/* only a foreign committer asks who the maintainer is */
+		u->chain_pending = true;
+		u->chain_tip = p->upstream_tip;
+		u->chain_since = since;
 	} else {
 		u->since = since;
 		if ((err = chain_add(u, &p->upstream_tip)) < 0)
@@ -451,12 +447,18 @@ bool pg_upstream_truncated(const pg_upstream *u)
 	return u && u->truncated;
 }
 
-bool pg_upstream_is_maintainer(const pg_upstream *u, const char *email)
+int pg_upstream_is_maintainer(pg_upstream *u, const char *email)
 {
 	size_t i;
+	int err;
 
+	if (u && u->chain_pending) {
+		if ((err = walk_chain(u)) < 0)
+			return err;
+		u->chain_pending = false;
+	}
 	for (i = 0; u && i < u->nemails; i++)
 		if (!strcasecmp(u->emails[i], email))
-			return true;
-	return false;
+			return 1;
+	return 0;
 }
