@@ -420,7 +420,7 @@ static int parse_object(pg_csrc *s, pg_cnode *n)
 		return err;
 	}
 
-	if ((gerr = git_odb_read(&obj, s->odb, pg_git_oid(&n->id))) < 0) {
+	if ((gerr = pg_git_read_commit(&obj, s->r, s->odb, &n->id)) < 0) {
 		pg_oid_tohex(hex, &n->id);
 		return gerr == GIT_ENOTFOUND ?
 		       pg_error_set(PG_ENOTFOUND, "commit %s is not in the repository", hex) :

@@ -36,6 +36,7 @@ struct pg_repo {
 	bool graphs_loaded;
 	enum pg_graph_gen gen;  /* the generation kind every loaded graph has */
 	pg_packs *packs;        /* the trusted directories' packs (pack.c), on first use */
+	git_odb *untrusted;     /* the untrusted attached directories alone (read.c), or NULL */
 	pg_progress_fn progress; /* a fetch's transfer progress, or NULL */
 	void *progress_ctx;
 	uint64_t progress_shown_ms, progress_started_ms;
@@ -81,6 +82,14 @@ static inline void pg_oid_from_git(pg_oid *out, const git_oid *id)
  * once the deadline passed or the flag was set.
  */
 int pg_git_stream_register(void);
+/*
+ * A commit the trusted reader (pack.c) did not have, through libgit2, which
+ * hashes it against its id: the untrusted attached directories first
+ * (read.c).  A libgit2 error code; the caller says what failed.
+ */
+int pg_git_read_commit(git_odb_object **obj, pg_repo *r, git_odb *odb, const pg_oid *id);
+/* Ask an attached directory that is not trusted first for commits (read.c). */
+int pg_git_add_untrusted(pg_repo *r, const char *objects);
 /* Parse the CA bundle libgit2's init was spared (tls.c); before any fetch by URL. */
 int pg_git_tls_load(void);
 void pg_git_fetch_begin(unsigned timeout_s, const volatile sig_atomic_t *cancel);

@@ -140,6 +140,7 @@ void pg_repo_free(pg_repo *r)
 		return;
 	pg_repo_graphs_release(r);
 	pg_repo_strings_free(r->graph_dirs, r->ngraph_dirs);
+	git_odb_free(r->untrusted);
 	git_repository_free(r->git);
 	pg_repo_strings_free(r->attached_keys, r->nattached);
 	pg_map_release(&r->attached);
@@ -182,6 +183,8 @@ static int attach(pg_repo *r, git_repository *src, const char *location, bool tr
 		err = pg_git_fail(gerr, "repository '%s'", location);
 		goto done;
 	}
+	if (!trust_graph && (err = pg_git_add_untrusted(r, objects.ptr)) < 0)
+		goto done;
 	if ((err = PG_ARRAY_GROW(r->attached_keys, r->nattached + 1, r->attached_alloc)) < 0)
 		goto done;
 	if (!(key = pg_buf_detach(&objects))) {
