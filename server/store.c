@@ -35,7 +35,8 @@ static const char schema_v1[] =
  * Each upgrade takes schema N-1 to N, in the transaction that opens the
  * store.  2: a delivery's signature, to know a replay under a new id; a
  * pull's dedupe key, to know an open twin; and which pulls each delivery
- * names (made or found open), filled from the pulls each one made.
+ * names (made or found open), filled from the pulls each one made.  3: the
+ * number of pulls in each state.
  */
 static const char *const upgrades[] = {
 	[2] = "ALTER TABLE deliveries ADD COLUMN signature TEXT;"
@@ -50,6 +51,28 @@ static const char *const upgrades[] = {
 	      "  SELECT delivery, id FROM pulls WHERE delivery IS NOT NULL;"
 	      /* delivery_pulls answers what pulls.delivery's index did: one index less to write */
 	      "DROP INDEX pulls_delivery;",
+	/*
+	 * 3: how many pulls are in each state, kept by triggers: /api/pulls
+	 * and /metrics counted the whole table at every request (every page of
+	 * an index read again while the worker commits), the first page of the
+	 * list only a few rows.
+	 */
+	[3] = "CREATE TABLE pull_counts (state TEXT PRIMARY KEY, n INTEGER NOT NULL)"
+	      "  WITHOUT ROWID;"
+	      "INSERT INTO pull_counts (state, n) SELECT state, count(*) FROM pulls GROUP BY state;"
+	      "CREATE TRIGGER pull_counts_insert AFTER INSERT ON pulls BEGIN"
+	      "  INSERT INTO pull_counts (state, n) VALUES (NEW.state, 1)"
+	      "    ON CONFLICT (state) DO UPDATE SET n = n + 1;"
+	      "END;"
+	      "CREATE TRIGGER pull_counts_delete AFTER DELETE ON pulls BEGIN"
+	      "  UPDATE pull_counts SET n = n - 1 WHERE state = OLD.state;"
+	      "END;"
+	      "CREATE TRIGGER pull_counts_move AFTER UPDATE OF state ON pulls"
+	      "  WHEN OLD.state IS NOT NEW.state BEGIN"
+	      "  UPDATE pull_counts SET n = n - 1 WHERE state = OLD.state;"
+	      "  INSERT INTO pull_counts (state, n) VALUES (NEW.state, 1)"
+	      "    ON CONFLICT (state) DO UPDATE SET n = n + 1;"
+	      "END;",
 };
 
 static int upgrade(pg_store *s, const char *path)

@@ -18,7 +18,7 @@
  * state is stored as its name; what the states mean and which moves
  * between them are allowed is server/job.h's.
  */
-#define PG_STORE_SCHEMA_VERSION 2
+#define PG_STORE_SCHEMA_VERSION 3
 
 typedef struct pg_store pg_store;
 

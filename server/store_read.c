@@ -262,8 +262,8 @@ int pg_store_list(pg_store *s, pg_job_list *out, const char *state, size_t offse
 
 	memset(out, 0, sizeof(*out));
 	pthread_mutex_lock(&s->lock);
-	if ((err = prepare(s, &st, state ? "SELECT count(*) FROM pulls WHERE state = ?" :
-			   "SELECT count(*) FROM pulls")) < 0)
+	if ((err = prepare(s, &st, state ? "SELECT total(n) FROM pull_counts WHERE state = ?" :
+			   "SELECT total(n) FROM pull_counts")) < 0)
 		goto unlock;
 	if (state)
 		bind_text(st, 1, state);
@@ -295,7 +295,7 @@ int pg_store_count_states(pg_store *s, pg_store_count_fn fn, void *ctx)
 	int rc, err;
 
 	pthread_mutex_lock(&s->lock);
-	if ((err = prepare(s, &st, "SELECT state, count(*) FROM pulls GROUP BY state ORDER BY state")) == 0) {
+	if ((err = prepare(s, &st, "SELECT state, n FROM pull_counts WHERE n > 0 ORDER BY state")) == 0) {
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 			fn(ctx, (const char *)sqlite3_column_text(st, 0), sqlite3_column_int64(st, 1));
 		if (rc != SQLITE_DONE)

@@ -7,6 +7,7 @@
 #include "server/job.h"
 #include "server/store.h"
 
+#include <sqlite3.h>
 #include <unistd.h>
 
 static char dir[] = "/tmp/pullgate-test-store.XXXXXX";
@@ -414,6 +415,82 @@ static void test_requeue_after_a_crash(void **state)
 	pg_buf_release(&ids);
 }
 
+/* The counts the store keeps, each as count(*) of the table says it; how many pulls. */
+static int64_t assert_counts_are_the_table_s(pg_store *s)
+{
+	static const char *const states[] = { "queued", "verifying", "building", "approved",
+					      "rejected" };
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	pg_job_list l;
+	int64_t all = 0;
+	size_t i;
+
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	for (i = 0; i < PG_ARRAY_SIZE(states); i++) {
+		assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*) FROM pulls WHERE state = ?",
+						    -1, &st, NULL), SQLITE_OK);
+		sqlite3_bind_text(st, 1, states[i], -1, SQLITE_STATIC);
+		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+		assert_int_equal(pg_store_list(s, &l, states[i], 0, 1), 0);
+		assert_int_equal(l.total, sqlite3_column_int64(st, 0));
+		all += sqlite3_column_int64(st, 0);
+		pg_job_list_release(&l);
+		sqlite3_finalize(st);
+	}
+	assert_int_equal(pg_store_list(s, &l, NULL, 0, 1), 0);
+	assert_int_equal(l.total, all);
+	pg_job_list_release(&l);
+	sqlite3_close(db);
+	return all;
+}
+
+static void test_counts_follow_every_move_and_the_upgrade(void **state)
+{
+	pg_store *s = NULL;
+	pg_buf ids = PG_BUF_INIT;
+	pg_job_spec jobs[4] = { job("refs/tags/a"), job("refs/tags/b"), job("refs/tags/c"),
+				job("refs/tags/d") };
+	sqlite3 *db = NULL;
+	int64_t counts = 0;
+
+	(void)state;
+	unlink(path);
+	assert_int_equal(pg_store_open(&s, path), 0);
+	assert_int_equal(add(s, &ids, "d1", "x", jobs, 4), 0);
+	assert_int_equal(assert_counts_are_the_table_s(s), 4);
+	assert_int_equal(set(s, id_at(&ids, 0), "queued", "verifying", NULL), 0);
+	assert_int_equal(set(s, id_at(&ids, 1), "queued", "rejected", NULL), 0);
+	assert_int_equal(set(s, id_at(&ids, 0), "verifying", "building", NULL), 0);
+	/* a move to the same state changes no count */
+	assert_int_equal(set(s, id_at(&ids, 1), "rejected", "rejected", "again"), 0);
+	/* a failed move (the pull is not in that state) changes none either */
+	assert_int_equal(set(s, id_at(&ids, 2), "verifying", "approved", NULL), PG_ECONFLICT);
+	pg_error_clear();
+	assert_int_equal(assert_counts_are_the_table_s(s), 4);
+	pg_store_free(s);
+
+	/* a store of schema 2, with pulls in it, is counted by the upgrade */
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "DROP TRIGGER pull_counts_insert;"
+				      "DROP TRIGGER pull_counts_delete;"
+				      "DROP TRIGGER pull_counts_move;"
+				      "DROP TABLE pull_counts;"
+				      "UPDATE meta SET value = '2' WHERE key = 'schema';"
+				      "UPDATE pulls SET state = 'approved' WHERE tag = 'refs/tags/d';",
+				      NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(pg_store_open(&s, path), 0);
+	assert_int_equal(assert_counts_are_the_table_s(s), 4);
+	assert_int_equal(pg_store_count_states(s, count, &counts), 0);
+	assert_int_equal(counts, 101);
+	/* and keeps counting after it */
+	assert_int_equal(add(s, &ids, "d2", "y", &jobs[0], 1), 0);
+	assert_int_equal(assert_counts_are_the_table_s(s), 5);
+	pg_store_free(s);
+	pg_buf_release(&ids);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -423,6 +500,7 @@ int main(void)
 		cmocka_unit_test(test_claim_and_report),
 		cmocka_unit_test(test_decisions_and_states),
 		cmocka_unit_test(test_requeue_after_a_crash),
+		cmocka_unit_test(test_counts_follow_every_move_and_the_upgrade),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
