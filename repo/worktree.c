@@ -1,6 +1,8 @@
 /* worktree.c - linked worktrees: find, add and prune them, and check a commit out. */
 #include "repo/internal.h"
+#include "common/buf.h"
 #include "common/error.h"
+#include "common/fs.h"
 
 int pg_repo_worktree_exists(pg_repo *r, const char *name)
 {
@@ -22,8 +24,20 @@ int pg_repo_worktree_add(pg_repo *r, const char *name, const char *path, const c
 	git_reference *branch = NULL;
 	git_worktree *wt = NULL;
 	git_worktree_add_options add;
-	int gerr;
+	pg_buf dir = PG_BUF_INIT;
+	int gerr, err;
 
+	/*
+	 * libgit2 1.5 makes <common dir>/worktrees when it sees none, with an
+	 * exclusive mkdir: two build worktrees added at once (two pulls gated
+	 * in parallel) raced, and the second failed with "directory exists".
+	 * Made here first, where another's making it is no error.
+	 */
+	if ((err = pg_buf_printf(&dir, "%sworktrees", git_repository_commondir(r->git))) == 0)
+		err = pg_mkdir_p(dir.ptr);
+	pg_buf_release(&dir);
+	if (err < 0)
+		return pg_error_wrap(err, "worktree '%s' at '%s'", name, path);
 	if ((gerr = git_reference_lookup(&branch, r->git, ref)) == 0) {
 		git_worktree_add_options_init(&add, GIT_WORKTREE_ADD_OPTIONS_VERSION);
 		add.ref = branch;

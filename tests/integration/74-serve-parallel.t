@@ -61,6 +61,13 @@ deliver() {
 	hook push "$SCRATCH/t3.json" "$1-t3"
 	B=$(printf '%s' "$out" | jq -r '.jobs[0]')
 }
+# why JOB...: each pull's state and message, and the service's last lines, as TAP comments
+why() {
+	for j in "$@"; do
+		echo "#   pull $j: $(field "$j" state): $(field "$j" message)"
+	done
+	tail -n 20 "$SCRATCH/serve.err" 2>/dev/null | sed 's/^/#   serve: /'
+}
 worktree_list() {
 	git --git-dir="$TREE" worktree list --porcelain | sed -n 's/^worktree //p' | sort | paste -sd' ' -
 }
@@ -81,8 +88,10 @@ worktrees 2 two
 export FAKE_BUILD_LOG="$SCRATCH/builds.log" FAKE_BUILD_MEET="$SCRATCH/meet-two"
 serve_start
 deliver two
-is "$(both "$A" "$B" waiting rejected error approved passed)" "waiting waiting" \
+states=$(both "$A" "$B" waiting rejected error approved passed)
+is "$states" "waiting waiting" \
 	"with build-worktrees: 2 both pulls pass every stage and wait for the maintainer"
+[ "$states" = "waiting waiting" ] || why "$A" "$B"
 ok "$(overlap; echo $?)" "their merge builds ran at the same time"
 is "$(merged_builds | awk '{ print $3 }' | sort | paste -sd' ' -)" "$SLOT1 $SLOT2" \
 	"each in an O= dir of its own: build/arm64-gcc and slots/2/build/arm64-gcc"

@@ -4,7 +4,9 @@
 #include "common/error.h"
 #include "common/fs.h"
 #include "repo/repo.h"
+#include "tests/unit/run.h"
 
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -128,6 +130,61 @@ static void test_hooks_path_is_configured_relative_to_the_working_tree(void **st
 	assert_int_equal(pg_remove_tree(dir), 0);
 }
 
+typedef struct adder {
+	const char *repo, *name, *path, *ref;
+	pthread_barrier_t *go;
+	int err;
+} adder;
+
+static void *add_worktree(void *p)
+{
+	adder *a = p;
+	pg_repo *r = NULL;
+
+	a->err = pg_repo_open(&r, a->repo);
+	pthread_barrier_wait(a->go);
+	if (a->err == 0)
+		a->err = pg_repo_worktree_add(r, a->name, a->path, a->ref);
+	pg_repo_free(r);
+	return NULL;
+}
+
+/* Two build worktrees added at once, as two pulls gated in parallel do: both are made. */
+static void test_worktrees_added_at_once(void **state)
+{
+	char dir[] = "/tmp/pg-test-worktrees-XXXXXX";
+	char repo[64], w1[64], w2[64];
+	pthread_barrier_t go;
+	int round;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(repo, sizeof(repo), "%s/tree.git", dir);
+	snprintf(w1, sizeof(w1), "%s/w1", dir);
+	snprintf(w2, sizeof(w2), "%s/w2", dir);
+	free(run_sh("git init -q --bare %s && t=$(git --git-dir=%s mktree </dev/null) && "
+		    "c=$(git --git-dir=%s commit-tree -m base $t) && "
+		    "git --git-dir=%s update-ref refs/heads/b1 $c && "
+		    "git --git-dir=%s update-ref refs/heads/b2 $c", repo, repo, repo, repo, repo));
+	for (round = 0; round < 30; round++) {
+		adder a[2] = { { repo, "w1", w1, "refs/heads/b1", &go, -1 },
+			       { repo, "w2", w2, "refs/heads/b2", &go, -1 } };
+		pthread_t t[2];
+		int i;
+
+		free(run_sh("rm -rf %s/worktrees %s %s", repo, w1, w2));
+		assert_int_equal(pthread_barrier_init(&go, NULL, 2), 0);
+		for (i = 0; i < 2; i++)
+			assert_int_equal(pthread_create(&t[i], NULL, add_worktree, &a[i]), 0);
+		for (i = 0; i < 2; i++)
+			pthread_join(t[i], NULL);
+		pthread_barrier_destroy(&go);
+		assert_int_equal(a[0].err, 0);
+		assert_int_equal(a[1].err, 0);
+	}
+	assert_int_equal(pg_remove_tree(dir), 0);
+}
+
 /* repo/tls.c's definition, which libgit2's call reaches first */
 int mbedtls_x509_crt_parse_file(void *chain, const char *path);
 
@@ -171,6 +228,7 @@ int main(void)
 		cmocka_unit_test(test_configuration_reads),
 		cmocka_unit_test(test_hooks_path_is_configured_relative_to_the_working_tree),
 		cmocka_unit_test(test_ca_bundle_is_parsed_for_the_first_fetch_by_url),
+		cmocka_unit_test(test_worktrees_added_at_once),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
