@@ -42,8 +42,12 @@ int pg_repo_object_type(enum pg_object_type *out, pg_repo *r, const pg_oid *id)
 	return 0;
 }
 
-/* The object id of r, from libgit2 (which hashes it); free with git_odb_object_free. */
-static int odb_read(git_odb_object **obj, pg_repo *r, const pg_oid *id)
+/*
+ * The object id of r, from libgit2 (which hashes it); a commit is asked of
+ * the untrusted directories first (pg_git_read_commit).  Free with
+ * git_odb_object_free.
+ */
+static int odb_read(git_odb_object **obj, pg_repo *r, const pg_oid *id, bool commit)
 {
 	git_odb *odb = NULL;
 	char hex[PG_OID_HEXSZ + 1];
@@ -51,7 +55,8 @@ static int odb_read(git_odb_object **obj, pg_repo *r, const pg_oid *id)
 
 	*obj = NULL;
 	if ((gerr = git_repository_odb(&odb, r->git)) == 0)
-		gerr = git_odb_read(obj, odb, pg_git_oid(id));
+		gerr = commit ? pg_git_read_commit(obj, r, odb, id) :
+		       git_odb_read(obj, odb, pg_git_oid(id));
 	git_odb_free(odb);
 	if (gerr == 0)
 		return 0;
@@ -98,30 +103,13 @@ int pg_git_read_commit(git_odb_object **obj, pg_repo *r, git_odb *odb, const pg_
 	return git_odb_read(obj, odb, pg_git_oid(id));
 }
 
-static int odb_read_commit(git_odb_object **obj, pg_repo *r, const pg_oid *id)
-{
-	git_odb *odb = NULL;
-	char hex[PG_OID_HEXSZ + 1];
-	int gerr;
-
-	*obj = NULL;
-	if ((gerr = git_repository_odb(&odb, r->git)) == 0)
-		gerr = pg_git_read_commit(obj, r, odb, id);
-	git_odb_free(odb);
-	if (gerr == 0)
-		return 0;
-	pg_oid_tohex(hex, id);
-	return gerr == GIT_ENOTFOUND ? pg_error_set(PG_ENOTFOUND, "object %s not found", hex) :
-	       pg_git_fail(gerr, "object %s", hex);
-}
-
 int pg_repo_read_raw(pg_buf *out, enum pg_object_type *type, pg_repo *r, const pg_oid *id)
 {
 	git_odb_object *obj = NULL;
 	char hex[PG_OID_HEXSZ + 1];
 	int err;
 
-	if ((err = odb_read(&obj, r, id)) < 0)
+	if ((err = odb_read(&obj, r, id, false)) < 0)
 		return err;
 	if (type)
 		*type = from_git_type(git_odb_object_type(obj));
@@ -165,7 +153,7 @@ int pg_repo_read_commit(pg_commit **out, pg_repo *r, const pg_oid *id)
 	*out = NULL;
 	if ((err = pg_repo_pack_commit(&data, &len, r, id)) != 0)
 		return err < 0 ? err : pg_commit_parse(out, id, data, len);
-	if ((err = odb_read_commit(&obj, r, id)) < 0)
+	if ((err = odb_read(&obj, r, id, true)) < 0)
 		return err;
 	if (git_odb_object_type(obj) != GIT_OBJECT_COMMIT) {
 		pg_oid_tohex(hex, id);
