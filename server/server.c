@@ -121,6 +121,9 @@ done:
 
 #define CHECKPOINT_EVERY_MS 250
 
+/* How long a write of the worker's waits at most while hooks are written (pg_store_give_way). */
+#define WORKER_GIVES_WAY_MS 100
+
 /* Copy the write-ahead log into the database now and then, so that no hook's commit does. */
 static void *checkpoints(void *p)
 {
@@ -261,6 +264,7 @@ int pg_server_start(pg_server **out, const pg_server_opts *o)
 	pg_store_set_limits(s->worker_store, o->config->limits.findings_per_check,
 			    o->config->limits.report_size);
 	pg_store_sync_decisions_only(s->worker_store);
+	pg_store_give_way(s->worker_store, WORKER_GIVES_WAY_MS);
 	memset(&wo, 0, sizeof(wo));
 	wo.store = s->worker_store;
 	wo.events = s->events;

@@ -1,5 +1,6 @@
 /* store.c - the SQLite job store: the schema and its upgrades, opening it (WAL, synced) and closing it. */
 #include "server/store_sql.h"
+#include "server/clock.h"
 
 /* Schema 1, as the first release made it; later versions are upgrades below. */
 static const char schema_v1[] =
@@ -123,6 +124,103 @@ static int busy(void *ctx, int tries)
 	return 1;
 }
 
+/*
+ * The process's write transactions take turns here before SQLite's lock.
+ * Connections of one service (its hooks', its worker's) would otherwise
+ * find that lock taken and poll for it in sleeps (busy), and the worker's
+ * commits, one after another, would keep the hooks waiting.  Here the next
+ * writer is woken as the last one ends, and a connection that gives way
+ * (pg_store_give_way) writes only after QUIET_MS with no other writer, or
+ * once it waited its limit: then it goes before the others.  Taken under
+ * s->lock; nothing is taken while a turn is held.
+ */
+#define QUIET_MS 2
+
+static struct {
+	pthread_once_t once;
+	pthread_mutex_t lock;
+	pthread_cond_t turn;      /* on the monotonic clock */
+	bool busy;                /* a write transaction is under way */
+	unsigned waiting;         /* writers that do not give way, waiting */
+	unsigned overdue;         /* writers that gave way as long as they may, waiting */
+	uint64_t others_ended_ms; /* when the last writer that does not give way ended */
+} writers = { .once = PTHREAD_ONCE_INIT };
+
+static void writers_init(void)
+{
+	pthread_condattr_t attr;
+
+	pthread_mutex_init(&writers.lock, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&writers.turn, &attr);
+	pthread_condattr_destroy(&attr);
+}
+
+/* Wait for the turns to change, until ms on the monotonic clock (0: no limit). */
+static void wait_turn(uint64_t until_ms)
+{
+	struct timespec ts;
+	uint64_t now = pg_now_ms();
+
+	if (!until_ms) {
+		pthread_cond_wait(&writers.turn, &writers.lock);
+		return;
+	}
+	pg_monotonic_after(&ts, until_ms > now ? (unsigned)(until_ms - now) : 0);
+	pthread_cond_timedwait(&writers.turn, &writers.lock, &ts);
+}
+
+/* A connection that gives way: until the others are quiet, or until deadline. */
+static void give_way(uint64_t deadline)
+{
+	uint64_t now, quiet;
+
+	for (;;) {
+		now = pg_now_ms();
+		quiet = writers.others_ended_ms + QUIET_MS;
+		if (now >= deadline)
+			break;
+		if (!writers.busy && !writers.waiting && now >= quiet)
+			return;
+		wait_turn(!writers.busy && !writers.waiting && quiet < deadline ? quiet : deadline);
+	}
+	/* it waited long enough: the next turn is its own */
+	writers.overdue++;
+	while (writers.busy)
+		wait_turn(0);
+	writers.overdue--;
+}
+
+int pg_store_begin_write(pg_store *s)
+{
+	pthread_once(&writers.once, writers_init);
+	pthread_mutex_lock(&writers.lock);
+	if (s->give_way_ms) {
+		give_way(pg_now_ms() + s->give_way_ms);
+	} else {
+		writers.waiting++;
+		while (writers.busy || writers.overdue)
+			wait_turn(0);
+		writers.waiting--;
+	}
+	writers.busy = true;
+	pthread_mutex_unlock(&writers.lock);
+	return run(s, "BEGIN IMMEDIATE");
+}
+
+int pg_store_end_write(pg_store *s, int err)
+{
+	err = end_transaction(s, err);
+	pthread_mutex_lock(&writers.lock);
+	writers.busy = false;
+	if (!s->give_way_ms)
+		writers.others_ended_ms = pg_now_ms();
+	pthread_cond_broadcast(&writers.turn);
+	pthread_mutex_unlock(&writers.lock);
+	return err;
+}
+
 int pg_store_open(pg_store **out, const char *path)
 {
 	pg_store *s = NULL;
@@ -152,10 +250,11 @@ int pg_store_open(pg_store **out, const char *path)
 	 */
 	if ((err = exec(s, "PRAGMA journal_mode=WAL")) < 0 ||
 	    (err = exec(s, "PRAGMA synchronous=FULL")) < 0 ||
-	    (err = exec(s, "PRAGMA foreign_keys=ON")) < 0 ||
-	    (err = exec(s, "BEGIN IMMEDIATE")) < 0)
+	    (err = exec(s, "PRAGMA foreign_keys=ON")) < 0)
 		goto done;
-	if ((err = end_transaction(s, upgrade(s, path))) == 0) {
+	if ((err = pg_store_begin_write(s)) == 0)
+		err = upgrade(s, path);
+	if ((err = pg_store_end_write(s, err)) == 0) {
 		*out = s;
 		s = NULL;
 	}
@@ -185,6 +284,13 @@ void pg_store_sync_decisions_only(pg_store *s)
 	if (exec(s, "PRAGMA synchronous=NORMAL") == 0)
 		s->sync_decisions_only = true;
 	pg_error_clear();
+	pthread_mutex_unlock(&s->lock);
+}
+
+void pg_store_give_way(pg_store *s, unsigned max_ms)
+{
+	pthread_mutex_lock(&s->lock);
+	s->give_way_ms = max_ms;
 	pthread_mutex_unlock(&s->lock);
 }
 

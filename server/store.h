@@ -37,6 +37,14 @@ void pg_store_free(pg_store *s);
 void pg_store_sync_decisions_only(pg_store *s);
 
 /*
+ * s's write transactions give way to the process's other connections'
+ * (the hooks'): each waits until the others have not written for a moment,
+ * max_ms at most, and then goes before them.  For the worker's connection:
+ * a hook's sender waits for its answer, a job does not.  0: no more.
+ */
+void pg_store_give_way(pg_store *s, unsigned max_ms);
+
+/*
  * What a stored report may hold (pg_store_set_state): per check and
  * severity, the first per_check findings are kept (in the JSON and the
  * findings table) and the rest counted, and the JSON is at most max_bytes

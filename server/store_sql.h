@@ -25,6 +25,7 @@ struct pg_store {
 	size_t findings_per_check;   /* pg_store_set_limits */
 	size_t report_size;
 	bool sync_decisions_only;    /* pg_store_sync_decisions_only */
+	unsigned give_way_ms;        /* pg_store_give_way */
 	/* deliveries waiting for the next group commit (store_write.c) */
 	pthread_mutex_t group_lock;
 	pthread_cond_t group_done;
@@ -136,6 +137,14 @@ static inline int end_transaction(pg_store *s, int err)
 	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	return err;
 }
+
+/*
+ * A write transaction of s: BEGIN IMMEDIATE in the process's writers' turn
+ * (store.c), and its end, which gives the turn to the next.  Call
+ * pg_store_end_write whatever pg_store_begin_write returned.
+ */
+int pg_store_begin_write(pg_store *s);
+int pg_store_end_write(pg_store *s, int err);
 
 static inline int bind_text(sqlite3_stmt *st, int i, const char *v)
 {

@@ -187,7 +187,7 @@ static void commit_group(pg_store *s, pg_store_pending *group)
 	int err;
 
 	pthread_mutex_lock(&s->lock);
-	err = run(s, "BEGIN IMMEDIATE");
+	err = pg_store_begin_write(s);
 	for (p = group; p && err == 0; p = p->next) {
 		p->ids_len = p->ids->len;
 		*p->created = 0;
@@ -201,7 +201,7 @@ static void commit_group(pg_store *s, pg_store_pending *group)
 		if ((err = run(s, "RELEASE delivery")) < 0)
 			break;
 	}
-	err = end_transaction(s, err);
+	err = pg_store_end_write(s, err);
 	pthread_mutex_unlock(&s->lock);
 	for (p = group; p; p = p->next) {
 		/* nothing of the group is stored: each says why */
@@ -423,13 +423,12 @@ int pg_store_set_state(pg_store *s, int64_t id, const char *from, const char *to
 	/* a decision a person was told of is on disk before they are told */
 	if (u->action && s->sync_decisions_only && (err = exec(s, "PRAGMA synchronous=FULL")) < 0)
 		goto unlock;
-	if ((err = run(s, "BEGIN IMMEDIATE")) == 0) {
-		if ((err = swap_state(s, id, from, to, u)) == 0 && u->report)
-			err = save_report(s, id, u->report, &view, &json);
-		if (err == 0 && u->action)
-			err = add_decision(s, id, u->user, u->action, u->message);
-		err = end_transaction(s, err);
-	}
+	if ((err = pg_store_begin_write(s)) == 0 && (err = swap_state(s, id, from, to, u)) == 0 &&
+	    u->report)
+		err = save_report(s, id, u->report, &view, &json);
+	if (err == 0 && u->action)
+		err = add_decision(s, id, u->user, u->action, u->message);
+	err = pg_store_end_write(s, err);
 	if (u->action && s->sync_decisions_only)
 		sqlite3_exec(s->db, "PRAGMA synchronous=NORMAL", NULL, NULL, NULL);
 unlock:
@@ -446,7 +445,8 @@ int pg_store_set_stage(pg_store *s, int64_t id, const char *stage, const char *s
 	int err;
 
 	pthread_mutex_lock(&s->lock);
-	if ((err = prepare(s, &st, "UPDATE stages SET status = ?, summary = ?"
+	if ((err = pg_store_begin_write(s)) == 0 &&
+	    (err = prepare(s, &st, "UPDATE stages SET status = ?, summary = ?"
 			   " WHERE pull = ? AND name = ?")) == 0) {
 		bind_text(st, 1, status);
 		bind_text(st, 2, summary);
@@ -456,6 +456,7 @@ int pg_store_set_stage(pg_store *s, int64_t id, const char *stage, const char *s
 			err = pg_error_set(PG_ENOTFOUND, "pull %lld has no %s stage", (long long)id,
 					   stage);
 	}
+	err = pg_store_end_write(s, err);
 	pthread_mutex_unlock(&s->lock);
 	return err;
 }
@@ -467,7 +468,9 @@ int pg_store_note(pg_store *s, int64_t id, const char *user, const char *action,
 	int err;
 
 	pthread_mutex_lock(&s->lock);
-	err = add_decision(s, id, user, action, note);
+	if ((err = pg_store_begin_write(s)) == 0)
+		err = add_decision(s, id, user, action, note);
+	err = pg_store_end_write(s, err);
 	pthread_mutex_unlock(&s->lock);
 	return err;
 }

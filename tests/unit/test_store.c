@@ -1,4 +1,6 @@
 /* test_store.c - unit tests for the SQLite job store: deliveries, claims, reports, decisions, requeue. */
+/* the store's own header, for its writers' turns, before cmocka's fail() macro */
+#include "server/store_sql.h"
 #include "tests/unit/unit.h"
 
 #include "common/error.h"
@@ -7,7 +9,9 @@
 #include "server/job.h"
 #include "server/store.h"
 
+#include <pthread.h>
 #include <sqlite3.h>
+#include <time.h>
 #include <unistd.h>
 
 static char dir[] = "/tmp/pullgate-test-store.XXXXXX";
@@ -491,6 +495,151 @@ static void test_counts_follow_every_move_and_the_upgrade(void **state)
 	pg_buf_release(&ids);
 }
 
+/* A writer on its own thread: one write transaction, and when it began (its order among the others). */
+typedef struct writer {
+	pg_store *s;
+	pthread_t thread;
+	int err;
+	int *next;               /* shared: the order the next writer to begin takes */
+	int order;
+	pthread_mutex_t *lock;
+} writer;
+
+static void *write_once(void *p)
+{
+	writer *w = p;
+
+	w->err = pg_store_begin_write(w->s);
+	pthread_mutex_lock(w->lock);
+	__atomic_store_n(&w->order, (*w->next)++, __ATOMIC_SEQ_CST);
+	pthread_mutex_unlock(w->lock);
+	w->err = pg_store_end_write(w->s, w->err);
+	return NULL;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void test_the_worker_gives_way_to_hooks(void **state)
+{
+	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	pg_store *hooks = NULL, *other = NULL, *worker = NULL;
+	writer w, h;
+	int next = 1, round;
+
+	(void)state;
+	unlink(path);
+	assert_int_equal(pg_store_open(&hooks, path), 0);
+	assert_int_equal(pg_store_open(&other, path), 0);
+	assert_int_equal(pg_store_open(&worker, path), 0);
+	/* a limit no run reaches: only the order is tested */
+	pg_store_give_way(worker, 60 * 1000);
+	/* a hook's group commit holds the turn; the worker asks first, another hook next */
+	for (round = 0; round < 5; round++) {
+		next = 1;
+		w = (writer){ .s = worker, .next = &next, .lock = &lock };
+		h = (writer){ .s = other, .next = &next, .lock = &lock };
+		assert_int_equal(pg_store_begin_write(hooks), 0);
+		assert_int_equal(pthread_create(&w.thread, NULL, write_once, &w), 0);
+		sleep_ms(30);
+		assert_int_equal(pthread_create(&h.thread, NULL, write_once, &h), 0);
+		sleep_ms(30);
+		assert_int_equal(pg_store_end_write(hooks, 0), 0);
+		pthread_join(h.thread, NULL);
+		pthread_join(w.thread, NULL);
+		assert_int_equal(w.err, 0);
+		assert_int_equal(h.err, 0);
+		/* the hook went first though it asked last; the worker after it */
+		assert_int_equal(h.order, 1);
+		assert_int_equal(w.order, 2);
+	}
+
+	/* with no other writer, the worker writes at once (a few ms of quiet) */
+	next = 1;
+	w.order = 0;
+	assert_int_equal(pthread_create(&w.thread, NULL, write_once, &w), 0);
+	pthread_join(w.thread, NULL);
+	assert_int_equal(w.err, 0);
+	assert_int_equal(w.order, 1);
+	pg_store_free(worker);
+	pg_store_free(other);
+	pg_store_free(hooks);
+}
+
+/* Hooks writing one after another, with no pause, until *stop. */
+typedef struct busy_hooks {
+	pg_store *s;
+	volatile int stop;
+	unsigned long writes;
+	int err;
+} busy_hooks;
+
+static void *write_on(void *p)
+{
+	busy_hooks *b = p;
+
+	while (!b->stop && b->err == 0) {
+		b->err = pg_store_end_write(b->s, pg_store_begin_write(b->s));
+		b->writes++;
+	}
+	return NULL;
+}
+
+static void test_the_worker_waits_no_longer_than_its_limit(void **state)
+{
+	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	pg_store *worker = NULL;
+	busy_hooks b = { 0 };
+	pthread_t thread;
+	writer w;
+	unsigned long before;
+	uint64_t start, waited;
+	int next = 1, i;
+
+	(void)state;
+	unlink(path);
+	assert_int_equal(pg_store_open(&b.s, path), 0);
+	assert_int_equal(pg_store_open(&worker, path), 0);
+	pg_store_give_way(worker, 50);
+	assert_int_equal(pthread_create(&thread, NULL, write_on, &b), 0);
+	while (b.writes < 10)
+		sleep_ms(1);
+	before = b.writes;
+	/* the hooks never pause: each of the worker's writes still gets its turn */
+	for (i = 0; i < 3; i++) {
+		w = (writer){ .s = worker, .next = &next, .lock = &lock };
+		start = now_ms();
+		assert_int_equal(pthread_create(&w.thread, NULL, write_once, &w), 0);
+		while (!__atomic_load_n(&w.order, __ATOMIC_SEQ_CST) && now_ms() - start < 5000)
+			sleep_ms(1);
+		waited = now_ms() - start;
+		if (waited >= 5000)
+			b.stop = 1; /* it would wait for ever: let it write, then fail */
+		pthread_join(w.thread, NULL);
+		assert_int_equal(w.err, 0);
+		assert_true(waited < 5000);
+	}
+	/* and the hooks wrote all along */
+	assert_true(b.writes > before);
+	b.stop = 1;
+	pthread_join(thread, NULL);
+	assert_int_equal(b.err, 0);
+	pg_store_free(worker);
+	pg_store_free(b.s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -501,6 +650,8 @@ int main(void)
 		cmocka_unit_test(test_decisions_and_states),
 		cmocka_unit_test(test_requeue_after_a_crash),
 		cmocka_unit_test(test_counts_follow_every_move_and_the_upgrade),
+		cmocka_unit_test(test_the_worker_gives_way_to_hooks),
+		cmocka_unit_test(test_the_worker_waits_no_longer_than_its_limit),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
