@@ -63,7 +63,11 @@ pipeline:
   verify-workers: 1
 EOF
 HOLD=verify
-[ "${BENCH_WORKER:-}" = run ] && HOLD=
+HOLD_NAME="held at its first job"
+if [ "${BENCH_WORKER:-}" = run ]; then
+	HOLD=
+	HOLD_NAME="running, each job ending in error at once"
+fi
 PULLGATE_TEST_HOLD=$HOLD "$PULLGATE" serve --config "$WORK/serve.yaml" >"$WORK/serve.out" \
 	2>"$WORK/serve.err" &
 PID=$!
@@ -150,6 +154,10 @@ secs=$(awk '$1 == "accepted" { print $6 }' "$WORK/hooks.out")
 rate=$(awk -v a="$accepted" -v s="$secs" 'BEGIN { printf "%.0f", a / s }')
 hp99=$(p99 "$WORK/hooks.out")
 echo "accepted hooks: $accepted in ${secs} s ($other other answers): $rate/s (goal 5000: ratio $(ratio "$rate" 5000)); p99 ${hp99} ms (goal 20: ratio $(ratio 20 "$hp99"))"
+# what the worker did meanwhile: the pulls it took from the queue (held: at most one)
+queued=$(curl -s "$URL/api/pulls?state=queued&limit=1" | jq .total)
+stored=$(curl -s "$URL/api/pulls?limit=1" | jq .total)
+echo "worker ($HOLD_NAME): $((stored - queued)) of $stored pulls taken from the queue by the end of the hooks run"
 
 total=$(curl -s "$URL/api/pulls?limit=1" | jq .total)
 if [ "$total" -lt 10000 ]; then
