@@ -135,6 +135,7 @@ static int busy(void *ctx, int tries)
  * s->lock; nothing is taken while a turn is held.
  */
 #define QUIET_MS 2
+#define GIVE_WAY_CHECKPOINT_PAGES 1000 /* SQLite's default */
 
 static struct {
 	pthread_once_t once;
@@ -218,7 +219,23 @@ int pg_store_end_write(pg_store *s, int err)
 		writers.others_ended_ms = pg_now_ms();
 	pthread_cond_broadcast(&writers.turn);
 	pthread_mutex_unlock(&writers.lock);
+	/* past the turn, so that no one waits for it (a busy or failed one is left to the checkpointer) */
+	if (s->wal_pages >= GIVE_WAY_CHECKPOINT_PAGES) {
+		sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+		s->wal_pages = 0;
+	}
 	return err;
+}
+
+/* A commit of a connection that gives way: the log's length, for pg_store_end_write. */
+static int wal_pages(void *ctx, sqlite3 *db, const char *name, int pages)
+{
+	pg_store *s = ctx;
+
+	(void)db;
+	(void)name;
+	s->wal_pages = pages;
+	return SQLITE_OK;
 }
 
 int pg_store_open(pg_store **out, const char *path)
@@ -291,6 +308,14 @@ void pg_store_give_way(pg_store *s, unsigned max_ms)
 {
 	pthread_mutex_lock(&s->lock);
 	s->give_way_ms = max_ms;
+	/*
+	 * SQLite's own checkpoint after a commit (past 1,000 pages of log)
+	 * would run inside the turn, with the hooks waiting for it to copy the
+	 * log and sync the database: it runs after the turn instead.
+	 */
+	sqlite3_wal_hook(s->db, max_ms ? wal_pages : NULL, s);
+	if (!max_ms)
+		sqlite3_wal_autocheckpoint(s->db, GIVE_WAY_CHECKPOINT_PAGES);
 	pthread_mutex_unlock(&s->lock);
 }
 

@@ -26,6 +26,7 @@ struct pg_store {
 	size_t report_size;
 	bool sync_decisions_only;    /* pg_store_sync_decisions_only */
 	unsigned give_way_ms;        /* pg_store_give_way */
+	int wal_pages;               /* the log's length after its last commit, when it gives way */
 	/* deliveries waiting for the next group commit (store_write.c) */
 	pthread_mutex_t group_lock;
 	pthread_cond_t group_done;

@@ -10,6 +10,7 @@
 #include "server/store.h"
 
 #include <pthread.h>
+#include <sys/stat.h>
 #include <sqlite3.h>
 #include <time.h>
 #include <unistd.h>
@@ -640,6 +641,29 @@ static void test_the_worker_waits_no_longer_than_its_limit(void **state)
 	pg_store_free(b.s);
 }
 
+static void test_the_worker_s_log_is_copied_after_its_turn(void **state)
+{
+	pg_store *worker = NULL;
+	struct stat st;
+
+	(void)state;
+	unlink(path);
+	assert_int_equal(pg_store_open(&worker, path), 0);
+	pg_store_give_way(worker, 50);
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(st.st_size < 1000 * 4096);
+	/* 1,200 pages of log in one commit: past SQLite's 1,000 */
+	assert_int_equal(pg_store_begin_write(worker), 0);
+	assert_int_equal(exec(worker, "CREATE TABLE filler (x);"
+			      "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n"
+			      "  WHERE i < 1200) INSERT INTO filler SELECT randomblob(3000) FROM n"), 0);
+	assert_int_equal(pg_store_end_write(worker, 0), 0);
+	/* the end of the turn copied the log into the database */
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(st.st_size >= 1200 * 4096);
+	pg_store_free(worker);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -652,6 +676,7 @@ int main(void)
 		cmocka_unit_test(test_counts_follow_every_move_and_the_upgrade),
 		cmocka_unit_test(test_the_worker_gives_way_to_hooks),
 		cmocka_unit_test(test_the_worker_waits_no_longer_than_its_limit),
+		cmocka_unit_test(test_the_worker_s_log_is_copied_after_its_turn),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
