@@ -10,7 +10,7 @@ cd "$SCRATCH"
 DATA="$PULLGATE_ROOT/share/pullgate"
 
 if [ -n "${PULLGATE_CHECKOUT_VISIBLE:-}" ]; then
-	ok 0 "# SKIP the checkout could not be hidden (no unshare -m)"
+	skip "the checkout could not be hidden (no unshare -m)"
 else
 	ok "$([ ! -e "$PULLGATE_CHECKOUT/Makefile" ]; echo $?)" "the checkout is out of sight"
 fi
@@ -56,7 +56,7 @@ if [ -r /usr/share/bash-completion/bash_completion ]; then
 		"$PULLGATE_ROOT/share/bash-completion/completions/pullgate")
 	is "$words" "--no-approve" "bash completes gate's options"
 else
-	ok 0 "# SKIP bash-completion is not installed"
+	skip "bash-completion is not installed"
 fi
 like "$(cat "$PULLGATE_ROOT/lib/systemd/system/pullgate.service")" \
 	"^ExecStart=/usr/local/bin/pullgate serve --config /usr/local/etc/pullgate/serve.yaml$" \

@@ -9,8 +9,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 PY=/usr/bin/python3
 if ! "$PY" -c 'import lava_common.schemas' 2>/dev/null; then
-	echo "1..0 # SKIP lava-common is not installed (scripts/deps.sh)"
-	exit 0
+	skip_all "lava-common is not installed (scripts/deps.sh)"
 fi
 plan 38
 

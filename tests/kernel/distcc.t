@@ -25,7 +25,7 @@ dir=${PG_DISTCC_DIR:-lib/math}
 wt="$PULLGATE_HOME/work/build"
 out="$PULLGATE_HOME/build/arm64-gcc"
 
-command -v distccd >/dev/null || { echo "1..0 # SKIP distccd is not installed (scripts/deps.sh)"; exit 0; }
+command -v distccd >/dev/null || skip_all "distccd is not installed (scripts/deps.sh)"
 [ -f "$out/.config" ] && [ -f "$wt/Makefile" ] ||
 	{ echo "distcc.t: run make check-kernel first (no build dir in $PULLGATE_HOME)" >&2; exit 1; }
 plan 17

@@ -16,6 +16,24 @@ trap _tap_cleanup EXIT
 
 plan() { echo "1..$1"; }
 
+# A skip is never silent: its reason goes to $PULLGATE_SKIP_LOG (make check
+# prints that file at the end) as well as into the TAP stream.
+_tap_skip_log() {
+	[ -z "${PULLGATE_SKIP_LOG:-}" ] || printf '%s: %s\n' "${0##*/}" "$1" >>"$PULLGATE_SKIP_LOG"
+}
+# skip_all REASON: the whole file cannot run here (a plan of 0)
+skip_all() {
+	_tap_skip_log "$1"
+	echo "1..0 # SKIP $1"
+	exit 0
+}
+# skip REASON: one test cannot run here
+skip() {
+	_tap_skip_log "$1"
+	_tap_n=$((_tap_n + 1))
+	echo "ok $_tap_n # SKIP $1"
+}
+
 _tap_result() {
 	_tap_n=$((_tap_n + 1))
 	if [ "$1" = 0 ]; then
