@@ -30,8 +30,11 @@ PKG_LIBS = $(shell pkg-config --libs $(filter-out libmicrohttpd,$(PKGS)))
 WARN := -std=c11 -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Wvla -Wwrite-strings -Werror
 OPT_release := -O2 -g -D_FORTIFY_SOURCE=2 -fstack-protector-strong
+# The tests run a build of their own: the release's code generation with
+# the test points of common/testpoint.h, which the release never has.
+OPT_test := $(OPT_release) -DPG_TEST_POINTS
 OPT_asan := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
-	-fno-sanitize-recover=all
+	-fno-sanitize-recover=all -DPG_TEST_POINTS
 LDOPT_asan := -fsanitize=address,undefined
 CFLAGS_ALL = $(WARN) $(OPT_$(BUILD)) -I. $(PKG_CFLAGS) -DPG_VERSION='"$(VERSION)"' \
 	-DPG_DATADIR='"$(DATADIR)"' \
@@ -90,6 +93,11 @@ bench: $(O)/pullgate $(O)/bench/identity-index-bench
 deps:
 	./scripts/deps.sh
 
+ifeq ($(BUILD),release)
+# Asked of the release build, the suites run the build made for tests.
+check-unit check-integration:
+	$(MAKE) BUILD=test $@
+else
 check-unit: $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "# $$t"; $$t; done
 
@@ -99,6 +107,7 @@ check-integration: $(O)/pullgate
 	fixtures/incident.sh $(O)/fixtures/incident >/dev/null
 	PULLGATE=$(CURDIR)/$(O)/pullgate PULLGATE_FIXTURES=$(CURDIR)/$(O)/fixtures \
 		prove -j2 tests/integration/
+endif
 
 # The same suite under ASan+UBSan.  A request larger than the machine is
 # refused (NULL), as the real allocator refuses it, instead of aborting:

@@ -4,6 +4,7 @@
 #include "common/buf.h"
 #include "common/error.h"
 #include "common/sanitize.h"
+#include "common/testpoint.h"
 
 #include <limits.h>
 #include <unistd.h>
@@ -169,6 +170,9 @@ int cmd_version(int argc, char **argv)
 		fputs("\nhome: ", stdout);
 		cli_puts_safe(stdout, cli_home());
 		fputs("\n", stdout);
+		/* a build for tests says so: its runs stop where PULLGATE_TEST_STOP asks */
+		if (PG_TEST_POINTS_BUILT)
+			fputs("test points: built in (PULLGATE_TEST_STOP)\n", stdout);
 	}
 	return 0;
 }

@@ -4,6 +4,7 @@
 #include "common/digest.h"
 #include "common/error.h"
 #include "common/fs.h"
+#include "common/testpoint.h"
 
 #include <sys/stat.h>
 #include <time.h>
@@ -39,14 +40,16 @@ void pg_run_progress(const pg_run *run, const char *stage, const char *fmt, ...)
 	pg_progress p = { 0 };
 	va_list ap;
 
-	if (!run->o->progress)
-		return;
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	p.stage = stage;
-	p.line = line;
-	run->o->progress(run->o->ctx, &p);
+	if (run->o->progress) {
+		p.stage = stage;
+		p.line = line;
+		run->o->progress(run->o->ctx, &p);
+	}
+	/* after the line is out, so that a test stopped here has read it */
+	pg_testpoint(stage, line);
 }
 
 void pg_run_progress_count(const pg_run *run, const char *stage, uint64_t done, uint64_t total,

@@ -2,6 +2,7 @@
 #include "pipeline/stage.h"
 #include "pipeline/attest.h"
 #include "common/error.h"
+#include "common/testpoint.h"
 
 #include <time.h>
 
@@ -74,7 +75,10 @@ static int approve(pg_buf *notice, pg_tree *tree, const char *tree_path, const c
 	char msg[512];
 	int err;
 
-	if ((err = pg_tree_advance(tree, &r->merge_base, &r->merge_commit, why)) < 0) {
+	pg_testpoint("approve", "before-cas");
+	err = pg_tree_advance(tree, &r->merge_base, &r->merge_commit, why);
+	pg_testpoint("approve", "after-cas");
+	if (err < 0) {
 		snprintf(msg, sizeof(msg), "%s", pg_error_last());
 		/* refused because the branch is elsewhere now, not locked or checked out */
 		if (err == PG_ECONFLICT && moved && pg_tree_head(&head, tree) == 0 &&

@@ -1,6 +1,7 @@
 /* tree.c - the maintainer's tree: fetch a verified tag, merge it with its mergetag, build worktrees, CAS advance. */
 #include "pipeline/tree.h"
 #include "common/error.h"
+#include "common/testpoint.h"
 #include "common/fs.h"
 #include "repo/repo.h"
 
@@ -401,6 +402,8 @@ int pg_tree_advance(pg_tree *t, const pg_oid *expected, const pg_oid *next, cons
 		if (pg_oid_cmp(&now, expected))
 			return pg_error_set(PG_ECONFLICT, "'%s' moved while the pull was tested; "
 					    "nothing was changed", t->branch_ref);
+		if (i == 0)
+			pg_testpoint("approve", "branch-locked");
 		nanosleep(&ts, NULL);
 	}
 	return pg_error_set(PG_ECONFLICT, "'%s' stayed locked by another writer (its .lock file); "

@@ -1,5 +1,6 @@
 /* worker.c - verify threads and a kernel thread per build worktree, driving pg_gate_run; the maintainer's decisions. */
 #include "server/worker.h"
+#include "common/testpoint.h"
 #include "common/error.h"
 #include "common/json.h"
 #include "repo/repo.h"
@@ -42,7 +43,6 @@ struct pg_worker {
 	size_t nthreads;
 	bool git_ready;         /* pg_git_init() succeeded: shut down after the threads */
 	slot slots[MAX_THREADS];        /* one per thread */
-	char hold[128];                 /* PULLGATE_TEST_HOLD, for the kill tests; "" in service */
 };
 
 static void logf_(pg_worker *w, const char *fmt, ...) PG_PRINTF(2, 3);
@@ -84,33 +84,6 @@ static void advance(slot *s, enum pg_job_state to, const pg_store_update *u)
 		s->state = to;
 }
 
-/*
- * A test's hook, never set in service: PULLGATE_TEST_HOLD=STAGE:TEXT stops
- * the job at its first progress line of STAGE that starts with TEXT (any
- * line without ":TEXT"), leaves home/held-STAGE, and waits until the job
- * is cancelled or the service stops, so that a test can kill the service
- * at a known point of a stage.
- */
-static void hold(slot *s, const char *stage, const char *line)
-{
-	const char *want = s->w->hold, *colon = strchr(want, ':');
-	size_t n = colon ? (size_t)(colon - want) : strlen(want);
-	char path[4096];
-	FILE *f;
-
-	if (!*want || strlen(stage) != n || strncmp(stage, want, n) ||
-	    (colon && strncmp(line, colon + 1, strlen(colon + 1))))
-		return;
-	snprintf(path, sizeof(path), "%s/held-%s", s->w->o.home, stage);
-	if ((f = fopen(path, "w")))
-		fclose(f);
-	while (!s->cancel) {
-		struct timespec ts = { 0, 50000000L };
-
-		nanosleep(&ts, NULL);
-	}
-}
-
 /* The gate's progress: the build and the boot starting are states of their own. */
 static void progress(void *ctx, const pg_progress *p)
 {
@@ -132,7 +105,6 @@ static void progress(void *ctx, const pg_progress *p)
 	if (p->transient)
 		s->status_ms = now;
 	pg_events_post_progress(s->w->o.events, s->id, p);
-	hold(s, p->stage, p->line);
 }
 
 /* The gate failed: cancelled by a user, interrupted by shutdown, or undecided. */
@@ -442,8 +414,6 @@ int pg_worker_start(pg_worker **out, const pg_worker_opts *opts)
 	}
 	w->git_ready = true;
 	w->o = *opts;
-	snprintf(w->hold, sizeof(w->hold), "%s", getenv("PULLGATE_TEST_HOLD") ?
-		 getenv("PULLGATE_TEST_HOLD") : "");
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_mutex_init(&w->approve_lock, NULL);
 	pthread_condattr_init(&attr);
@@ -534,6 +504,7 @@ int pg_worker_reject(pg_worker *w, int64_t id, const char *user)
 	int err;
 
 	/* never while an approval of it runs: one of the two wins, and the branch agrees */
+	pg_testpoint("reject", "before-lock");
 	pthread_mutex_lock(&w->approve_lock);
 	if ((err = current(w, id, &state)) == 0 &&
 	    (err = pg_buf_printf(&note, "rejected by %s", user)) == 0) {

@@ -1,9 +1,9 @@
 #!/bin/sh
 # 86-hostile-kill.t - SIGKILL in each stage (verify, merge, build, boot, approve), a restart, and nothing lost, doubled or left behind.
 #
-# The service is held at a known line of each stage (PULLGATE_TEST_HOLD, a
-# test hook of the worker), killed there with SIGKILL, and started again
-# without the hold.  Build and boot are the stand-ins of tests/fakes
+# The service stops itself at a known line of each stage (PULLGATE_TEST_STOP,
+# a test point of the build made for tests), is killed there with SIGKILL,
+# and started again without it.  Build and boot are the stand-ins of tests/fakes
 # (simulated runs).  After the restart the pull must end where a run that
 # was never killed ends, with the same refs in the maintainer's tree, no
 # extra worktree, no temporary GnuPG home, and a sound database.
@@ -57,12 +57,10 @@ is "$(cat "$TOP_SCRATCH/clean-manual.final") $(cat "$TOP_SCRATCH/clean-auto.fina
 kill_in() {
 	stage=$1
 	setup "kill-$stage" "$3"
-	PULLGATE_TEST_HOLD=$2 serve_start
+	PULLGATE_TEST_STOP=$2 serve_start
 	hook push "$SCRATCH/take2.json" "kill-$stage"
 	ID=$(printf '%s' "$out" | jq -r '.jobs[0]')
-	i=0
-	while [ ! -e "$PULLGATE_HOME/held-$stage" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
-	ok "$([ -e "$PULLGATE_HOME/held-$stage" ] && echo 0 || echo 1)" "$stage: the service is held in the $stage stage"
+	ok "$(wait_stopped "$SERVE_PID"; echo $?)" "$stage: the service stops itself in the $stage stage"
 	kill -KILL "$SERVE_PID"
 	wait "$SERVE_PID" 2>/dev/null || true
 	SERVE_PID=

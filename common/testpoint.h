@@ -1,0 +1,37 @@
+/* testpoint.h - test-only fault points: a build for tests stops itself where a test asks it to. */
+#ifndef PG_TESTPOINT_H
+#define PG_TESTPOINT_H
+
+#include <stdbool.h>
+
+/*
+ * A test that must act at a known point of a run (kill it in the build,
+ * move a ref while it approves) cannot guess when the run gets there: it
+ * asks the run to stop itself there.  With PULLGATE_TEST_STOP=STAGE[:TEXT]
+ * in the environment, the first point of STAGE whose text starts with TEXT
+ * (any point of STAGE without ":TEXT") stops the whole process with
+ * SIGSTOP, once; the test sees it stopped (state T in /proc/PID/stat), does
+ * what it came to do, and kills it or lets it go on (SIGCONT).
+ *
+ * The points are the run's progress lines (pipeline's pg_run_progress) and
+ * a few named places between them (approve: "branch-locked" when the
+ * compare-and-swap first finds the branch locked, "before-cas", "after-cas";
+ * reject: "before-lock", a maintainer's reject about to wait for an approval).
+ *
+ * Only a build made for tests (-DPG_TEST_POINTS: make BUILD=test, and the
+ * sanitizer build) has them; in the release and the .deb pg_testpoint() is
+ * nothing and the variable is never read.
+ */
+#ifdef PG_TEST_POINTS
+void pg_testpoint(const char *stage, const char *text);
+#define PG_TEST_POINTS_BUILT true
+#else
+static inline void pg_testpoint(const char *stage, const char *text)
+{
+	(void)stage;
+	(void)text;
+}
+#define PG_TEST_POINTS_BUILT false
+#endif
+
+#endif
