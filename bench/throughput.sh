@@ -77,7 +77,7 @@ fi
 # tests/lib/serve.sh's helpers: start and stop the service, sign and deliver hooks, wait
 SCRATCH=$work
 SERVE_DATADIR=$PULLGATE_DATADIR
-WAIT_TENTHS=72000
+PATIENCE=7200
 . "$TOP/tests/lib/serve.sh"
 cleanup() {
 	serve_kill

@@ -4,7 +4,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/gate.sh"
-plan 68
+plan 69
 gate_setup
 
 gate() {
@@ -180,14 +180,15 @@ like "$err" "'refs/heads/master' stayed locked by another writer" "and says so"
 is "$(master)" "$BASE" "and the branch did not move"
 rm -f "$TREE/refs/heads/master.lock"
 reset_tree
-FAKE_BUILD=lock FAKE_TREE="$TREE" "$PULLGATE" gate --keyring "$KEYRING" --trust "$FPR_KEES" \
-	--upstream "$UP" --tree "$TREE" --approve "$KEES" "$T2" >/dev/null 2>"$SCRATCH/lock.err" &
+# the approval's compare-and-swap meets the lock and stops there (a test point); the lock
+# goes while it waits
+FAKE_BUILD=lock FAKE_TREE="$TREE" PULLGATE_TEST_STOP=approve:branch-locked "$PULLGATE" gate \
+	--keyring "$KEYRING" --trust "$FPR_KEES" --upstream "$UP" --tree "$TREE" --approve "$KEES" "$T2" \
+	>/dev/null 2>"$SCRATCH/lock.err" &
 pid=$!
-i=0
-while ! grep -q '^\[approve\] reading' "$SCRATCH/lock.err" && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
-# the approval's compare-and-swap meets the lock; it goes within the two seconds it waits
-sleep 0.8
+ok "$(wait_stopped "$pid"; echo $?)" "the approval meets the lock on the branch"
 rm -f "$TREE/refs/heads/master.lock"
+kill -CONT "$pid"
 set +e; wait "$pid"; rc=$?; set -e
 is "$rc" 0 "a lock held on the branch for a moment is waited for"
 is "$(git --git-dir="$TREE" rev-parse master^1)" "$BASE" "and the branch moves from the base to the merge"
@@ -199,8 +200,7 @@ rm -f "$PULLGATE_HOME/build/arm64-gcc/merged-built-once"
 "$PULLGATE" gate --keyring "$KEYRING" --trust "$FPR_KEES" --upstream "$UP" --tree "$TREE" \
 	--approve "$KEES" "$T2" >/dev/null 2>&1 &
 pid=$!
-i=0
-while [ ! -e "$PULLGATE_HOME/build/arm64-gcc/merged-built-once" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+wait_for test -e "$PULLGATE_HOME/build/arm64-gcc/merged-built-once"
 kill -INT "$pid"
 set +e; wait "$pid"; rc=$?; set -e
 is "$rc" 3 "SIGINT during the build stops the gate (exit 3)"
@@ -210,8 +210,7 @@ rm -f "$PULLGATE_HOME/build/arm64-gcc/merged-built-once"
 "$PULLGATE" gate --keyring "$KEYRING" --trust "$FPR_KEES" --upstream "$UP" --tree "$TREE" \
 	--approve "$KEES" "$T2" >/dev/null 2>&1 &
 pid=$!
-i=0
-while [ ! -e "$PULLGATE_HOME/build/arm64-gcc/merged-built-once" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+wait_for test -e "$PULLGATE_HOME/build/arm64-gcc/merged-built-once"
 kill -KILL "$pid"
 set +e; wait "$pid" 2>/dev/null; set -e
 # the orphaned stand-in build, and only it (other tests may run the same script)

@@ -4,7 +4,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/gate.sh"
-plan 60
+plan 72
 gate_setup
 KREPO="$SCRATCH/kees.git"
 git clone -q --mirror "$FX/kees.git" "$KREPO"
@@ -73,16 +73,12 @@ is "$(master) $(pull_refs)" "$BASE " "the branch does not move; no ref is left"
 git --git-dir="$KREPO" update-ref "refs/tags/$T2" "$T2_OBJ"
 
 # --- nothing left behind after a SIGKILL, in any stage ----------------------------------------
-# start_gate ARGS: a gate in the background (pid $GATE)
+# start_gate ARGS: a gate in the background (pid $GATE); PULLGATE_TEST_STOP in the
+# environment stops it at that point of its run (a build for tests)
 start_gate() {
 	"$PULLGATE" gate --keyring "$KEYRING" --trust "$FPR_KEES" --upstream "$UP" \
 		--tree "$TREE" "$@" "$KREPO" "$T2" >"$SCRATCH/bg.out" 2>"$SCRATCH/bg.err" &
 	GATE=$!
-}
-# until_ CMD...: up to 20 s for CMD to succeed
-until_() {
-	i=0
-	while ! "$@" 2>/dev/null && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
 }
 killed() {
 	kill -KILL "$GATE" 2>/dev/null || true
@@ -98,18 +94,24 @@ recover() {
 	ok "$([ ! -e "$JOURNAL" ]; echo $?)" "$1: nor its journal"
 }
 has_ref() { git --git-dir="$TREE" rev-parse -q --verify "$1" >/dev/null; }
-master_moved() { [ "$(master)" != "$BASE" ]; }
+# alive PIDFILE: the process PIDFILE names runs (a missing or empty file is no process)
+alive() { p=$(cat "$1" 2>/dev/null) && [ -n "$p" ] && kill -0 "$p" 2>/dev/null; }
+# stop_at POINT ARGS: a gate stopped at POINT of its run; says whether it got there
+stop_at() {
+	point=$1
+	shift
+	PULLGATE_TEST_STOP=$point start_gate "$@"
+	ok "$(wait_stopped "$GATE"; echo $?)" "the gate stops itself at $point"
+}
 
 # in verify: nothing was made, so there is nothing to clean
 reset_tree
-start_gate --approve
-sleep 0.2
+stop_at verify --approve
 killed
 is "$(pull_refs)" "" "killed in verify: no ref was made"
-# in the merge, as soon as it fetched the tag (the build waits, so it is no further)
+# in the merge, as soon as it is made (before the build starts)
 reset_tree
-FAKE_BUILD_DELAY=10 start_gate --approve
-until_ has_ref "refs/pullgate/tags/$T2"
+stop_at merge:passed --approve
 killed
 like "$(pull_refs)" "refs/pullgate/tags/$T2" "killed in the merge: the fetched tag's ref is left"
 recover "killed in the merge"
@@ -117,40 +119,42 @@ recover "killed in the merge"
 reset_tree
 rm -f "$BUILD/merged-built-once" "$BUILD/build.pid"
 FAKE_BUILD=sleep start_gate --approve
-until_ test -e "$BUILD/merged-built-once"
+wait_for test -e "$BUILD/merged-built-once"
 killed
 is "$(pull_refs)" "refs/heads/pullgate/$KEY refs/pullgate/tags/$T2" "killed in the build: both refs are left"
-BPID=$(cat "$BUILD/build.pid" 2>/dev/null || echo 0)
-ok "$(kill -0 "$BPID"; echo $?)" "and the build runs on, orphaned"
+ok "$(alive "$BUILD/build.pid"; echo $?)" "and the build runs on, orphaned"
+BPID=$(cat "$BUILD/build.pid" 2>/dev/null || true)
 recover "killed in the build"
-ok "$([ ! -d "/proc/$BPID" ]; echo $?)" "killed in the build: the orphaned build was stopped"
+ok "$([ -n "$BPID" ] && [ ! -d "/proc/$BPID" ]; echo $?)" "killed in the build: the orphaned build was stopped"
 # in the boot
 reset_tree
 rm -f "$BUILD/boot.pid"
 FAKE_BOOT=sleep start_gate --approve
-until_ test -s "$BUILD/boot.pid"
+wait_for test -s "$BUILD/boot.pid"
 killed
 is "$(pull_refs)" "refs/heads/pullgate/$KEY refs/pullgate/tags/$T2" "killed in the boot: both refs are left"
-QPID=$(cat "$BUILD/boot.pid" 2>/dev/null || echo 0)
+ok "$(alive "$BUILD/boot.pid"; echo $?)" "and the boot runs on, orphaned"
+QPID=$(cat "$BUILD/boot.pid" 2>/dev/null || true)
 recover "killed in the boot"
-ok "$([ ! -d "/proc/$QPID" ]; echo $?)" "killed in the boot: the orphaned boot was stopped"
-# in the approval, after the branch moved, while the notice is written (a FIFO holds it)
+ok "$([ -n "$QPID" ] && [ ! -d "/proc/$QPID" ]; echo $?)" "killed in the boot: the orphaned boot was stopped"
+# in the approval, just after the branch moved (before the notice and the report are written)
 reset_tree
-n=$(ls -d "$PULLGATE_HOME/logs/$KEY"/run-* 2>/dev/null | wc -l | tr -d ' ')
-FAKE_BUILD_DELAY=1 start_gate --approve
-until_ test -d "$PULLGATE_HOME/logs/$KEY/run-$((n + 1))"
-# the temporary name is notice.txt.tmp.PID.SEQ, SEQ counting the process's atomic writes
-i=0
-while [ $i -lt 200 ]; do
-	mkfifo "$PULLGATE_HOME/logs/$KEY/run-$((n + 1))/notice.txt.tmp.$GATE.$i" 2>/dev/null || true
-	i=$((i + 1))
-done
-until_ master_moved
+stop_at approve:after-cas --approve
+is "$(git --git-dir="$TREE" rev-parse master^2)" "$(git --git-dir="$KREPO" rev-parse "$T2^{commit}")" \
+	"stopped in the approval: the branch has moved"
 killed
 is "$(pull_refs)" "refs/heads/pullgate/$KEY refs/pullgate/tags/$T2" "killed in the approval: both refs are left"
 recover "killed in the approval"
 is "$(git --git-dir="$TREE" rev-parse master^2)" "$(git --git-dir="$KREPO" rev-parse "$T2^{commit}")" \
 	"killed in the approval: the approval it made stands"
+# in the approval, just before the branch moves: it has not moved, and stays
+reset_tree
+stop_at approve:before-cas --approve
+killed
+is "$(master) $(pull_refs)" "$BASE refs/heads/pullgate/$KEY refs/pullgate/tags/$T2" \
+	"killed before the approval's compare-and-swap: the branch has not moved"
+recover "killed before the approval"
+is "$(master)" "$BASE" "and the next run does not move it either"
 reset_tree
 
 # --- a run with stand-in scripts says so --------------------------------------------------------
@@ -172,9 +176,10 @@ is "$(printf '%s' "$out" | jq -r '.provenance[] | select(.stage == "boot") | .im
 	"$(sha256sum <"$BUILD/arch/arm64/boot/Image" | cut -d' ' -f1)" "the Image booted is the one built"
 is "$(printf '%s' "$out" | jq -r '.provenance[] | select(.stage == "build") | .tree')" \
 	"$(git --git-dir="$TREE" rev-parse "$(printf '%s' "$out" | jq -r .merge_commit)^{tree}")" "the tree built"
-like "$(printf '%s' "$out" | jq -r '.provenance[] | select(.stage == "build") | .toolchain')" '.' \
-	"the toolchain's version is recorded"
-like "$(printf '%s' "$out" | jq -r '.provenance[] | select(.stage == "boot") | .qemu')" '.' "and QEMU's"
+is "$(printf '%s' "$out" | jq -r '.provenance[] | select(.stage == "build") | .toolchain')" \
+	"$(aarch64-linux-gnu-gcc --version | head -n1)" "the toolchain's version is recorded"
+is "$(printf '%s' "$out" | jq -r '.provenance[] | select(.stage == "boot") | .qemu')" \
+	"$(qemu-system-aarch64 --version | head -n1)" "and QEMU's"
 reset_tree
 gate --no-approve "$KREPO" "$T2"
 like "$out" '^SIMULATED: stand-in scripts ran in place of pullgate' "the text report says it before the verdict"

@@ -5,7 +5,7 @@ set -eu
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
 . "$(dirname "$0")/../lib/gate.sh"
-plan 47
+plan 48
 serve_setup
 # the maintainer's identity for merges
 sed -i 's/^  verify-workers: 2$/  verify-workers: 2\n  merge-name: Linus Torvalds\n  merge-email: torvalds@linux-foundation.org/' "$CONFIG"
@@ -25,10 +25,6 @@ login() {
 	curl -s -c "$SCRATCH/jar" -o "$SCRATCH/login.json" -X POST -H 'Content-Type: application/json' \
 		-d "{\"user\":\"maintainer\",\"password\":\"$SERVE_PASSWORD\"}" "$URL/api/login"
 	CSRF=$(jq -r .csrf "$SCRATCH/login.json")
-}
-until_() {
-	i=0
-	while ! "$@" 2>/dev/null && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
 }
 master_moved() { [ "$(master)" != "$BASE" ]; }
 
@@ -63,7 +59,8 @@ serve_kill
 # --- a maintainer's approval and a reject of the same pull: one wins, the branch agrees --------
 git --git-dir="$TREE" update-ref refs/heads/master "$BASE"
 cp "$SCRATCH/manual.yaml" "$SCRATCH/policy.yaml"
-serve_start
+# the service stops itself when the reject is about to wait for the approval (a test point)
+PULLGATE_TEST_STOP=reject:before-lock serve_start
 hook push "$SCRATCH/take2.json" race
 ID=$(printf '%s' "$out" | jq -r '.jobs[0]')
 is "$(wait_state "$ID" waiting error rejected)" waiting "take two waits for the maintainer"
@@ -76,16 +73,18 @@ for d in "$RUN_DIR" "$PULLGATE_HOME/logs/job-$ID"; do
 	[ ! -d "$d" ] || mkfifo "$d/notice.txt.tmp.$SERVE_PID"
 done
 login
-curl -s -m 30 -b "$SCRATCH/jar" -o "$SCRATCH/approve.json" -w '%{http_code}' -X POST \
+curl -s -m "$PATIENCE" -b "$SCRATCH/jar" -o "$SCRATCH/approve.json" -w '%{http_code}' -X POST \
 	-H "X-CSRF-Token: $CSRF" "$URL/api/pulls/$ID/approve" >"$SCRATCH/approve.code" &
 A=$!
-until_ master_moved
-curl -s -m 30 -b "$SCRATCH/jar" -o "$SCRATCH/reject.json" -w '%{http_code}' -X POST \
+wait_for master_moved
+curl -s -m "$PATIENCE" -b "$SCRATCH/jar" -o "$SCRATCH/reject.json" -w '%{http_code}' -X POST \
 	-H "X-CSRF-Token: $CSRF" "$URL/api/pulls/$ID/reject" >"$SCRATCH/reject.code" &
 R=$!
-sleep 1
+ok "$(wait_stopped "$SERVE_PID"; echo $?)" "the reject arrives while the approval is held after the branch moved"
+kill -CONT "$SERVE_PID"
 for d in "$RUN_DIR" "$PULLGATE_HOME/logs/job-$ID"; do
-	[ ! -p "$d/notice.txt.tmp.$SERVE_PID" ] || timeout 5 cat "$d/notice.txt.tmp.$SERVE_PID" >/dev/null 2>&1 &
+	[ ! -p "$d/notice.txt.tmp.$SERVE_PID" ] ||
+		timeout "$PATIENCE" cat "$d/notice.txt.tmp.$SERVE_PID" >/dev/null 2>&1 &
 done
 wait "$A" || true
 wait "$R" || true
@@ -128,7 +127,7 @@ hook push "$SCRATCH/take2.json" moved-before-approval
 ID=$(printf '%s' "$out" | jq -r '.jobs[0]')
 is "$(wait_state "$ID" waiting error rejected)" waiting "take two waits for the maintainer again"
 git --git-dir="$KREPO" update-ref "refs/tags/$T2" "$T1_OBJ"
-curl -s -m 30 -b "$SCRATCH/jar" -o "$SCRATCH/approve.json" -w '%{http_code}' -X POST \
+curl -s -m "$PATIENCE" -b "$SCRATCH/jar" -o "$SCRATCH/approve.json" -w '%{http_code}' -X POST \
 	-H "X-CSRF-Token: $CSRF" "$URL/api/pulls/$ID/approve" >"$SCRATCH/approve.code"
 is "$(cat "$SCRATCH/approve.code")" 409 "the tag was pushed again before the maintainer approved: refused"
 like "$(jq -r .error "$SCRATCH/approve.json")" "moved since it was verified.*tested again" \
@@ -149,20 +148,20 @@ killed_in() {
 	hook push "$SCRATCH/take2.json" "$4"
 	ID=$(printf '%s' "$out" | jq -r '.jobs[0]')
 	is "$(wait_state "$ID" "$1")" "$1" "killed while $1: the pull got there (a $2 that hangs)"
-	until_ test -s "$3"
+	wait_for test -s "$3"
 	kill -KILL "$SERVE_PID"
 	wait "$SERVE_PID" 2>/dev/null || true
 	SERVE_PID=
 	PID=$(cat "$3")
 	is "$(pull_refs)" "refs/heads/pullgate/$T2 refs/pullgate/tags/$T2" "killed while $1: the run left its refs"
-	ok "$(kill -0 "$PID"; echo $?)" "killed while $1: and its $2 running"
+	ok "$([ -n "$PID" ] && kill -0 "$PID"; echo $?)" "killed while $1: and its $2 running"
 	sed -i 's/^  verify-workers: 2$/  verify-workers: 2\n  stages: []/' "$CONFIG"
 	: >"$SCRATCH/serve.err"
 	serve_start
 	like "$(cat "$SCRATCH/serve.err")" "a run of 'refs/tags/$T2' died: removed refs/heads/pullgate/$T2 and its tag's ref from '$TREE', and stopped the script it left running" \
 		"killed while $1: serve says, at start-up, that it cleaned up after the run that died"
 	is "$(pull_refs)" "" "killed while $1: its refs are gone"
-	ok "$([ ! -d "/proc/$PID" ]; echo $?)" "killed while $1: and its $2 was stopped"
+	ok "$([ -n "$PID" ] && [ ! -d "/proc/$PID" ]; echo $?)" "killed while $1: and its $2 was stopped"
 	ok "$([ ! -e "$PULLGATE_HOME/work/run.journal" ]; echo $?)" "killed while $1: and its journal removed"
 	is "$(wait_state "$ID" verified error)" verified "killed while $1: the pull runs again (verify only now)"
 	serve_kill

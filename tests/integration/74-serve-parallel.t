@@ -4,22 +4,20 @@
 # Build and boot are the stand-ins of tests/fakes (simulated runs).  Their
 # build.sh logs each build's start and end (FAKE_BUILD_LOG) and can make two
 # merge builds wait for each other (FAKE_BUILD_MEET), so that overlap is a
-# fact of the run, not of the machine's speed.  Two pulls: take two, and
-# take three (take two plus one commit whose fake-build-delay file makes its
-# merge build 3 s longer).
+# fact of the run, not of the machine's speed; where one build must wait for
+# another, the first is held (FAKE_BUILD_WAIT) until the other says it
+# waits.  Two pulls: take two, and take three (take two plus one commit).
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
-plan 48
+plan 51
 T2=hardening-v6.16-rc1-fix1-take2
 T3=take3-parallel
 TAP_CLEANUP="stop_fakes"
-# slow machines (the sanitizers): a pull runs twice in the approval case
-WAIT_TENTHS=1200
 serve_setup
 BASE=$(git --git-dir="$TREE" rev-parse master)
-kees_tag "$T3" fake-build-delay 3 "parallel: a third take, built slower
+kees_tag "$T3" parallel.txt 3 "parallel: a third take
 
 Signed-off-by: Kees Cook <kees@kernel.org>" "$T3
 
@@ -68,6 +66,28 @@ why() {
 	done
 	tail -n 20 "$SCRATCH/serve.err" 2>/dev/null | sed 's/^/#   serve: /'
 }
+# held_alone STATE: the first merge build is held (FAKE_BUILD_WAIT); until the other
+# pull is in STATE, then 0 if it is the only merge build that started
+held_alone() {
+	wait_for merge_built_once || return 1
+	_other=$A
+	[ "$(field "$A" state)" != building ] || _other=$B
+	wait_state "$_other" "$1" >/dev/null && [ "$(merged_starts)" = 1 ]
+}
+merge_built_once() { [ "$(merged_starts)" -ge 1 ]; }
+# says_waiting WHAT: until one of the pulls $A and $B says, in its event stream, that
+# it waits for WHAT (the other's merge build being held meanwhile)
+says_waiting() {
+	for j in "$A" "$B"; do
+		curl -s -N "$URL/api/pulls/$j/events" >"$SCRATCH/events-$j" 2>/dev/null &
+		echo $! >"$SCRATCH/events-$j.pid"
+	done
+	_rc=0
+	wait_for grep -qs "waiting for $1" "$SCRATCH/events-$A" "$SCRATCH/events-$B" || _rc=1
+	for j in "$A" "$B"; do kill "$(cat "$SCRATCH/events-$j.pid")" 2>/dev/null || true; done
+	return $_rc
+}
+merged_starts() { grep -c '^start [^ ]* merged ' "$SCRATCH/builds.log" || true; }
 worktree_list() {
 	git --git-dir="$TREE" worktree list --porcelain | sed -n 's/^worktree //p' | sort | paste -sd' ' -
 }
@@ -116,11 +136,15 @@ is "$SERVE_RC" 0 "the service stops cleanly"
 worktrees 1 one
 unset FAKE_BUILD_MEET
 : >"$SCRATCH/builds.log"
-FAKE_BUILD_DELAY=1 serve_start
+FAKE_BUILD_WAIT="$SCRATCH/go-one" serve_start
 deliver one
+ok "$(held_alone verified; echo $?)" \
+	"with build-worktrees: 1, one pull waits verified while the other's merge build is held"
+: >"$SCRATCH/go-one"
 is "$(both "$A" "$B" waiting rejected error approved passed)" "waiting waiting" \
 	"with build-worktrees: 1 both pulls wait for the maintainer too"
-ok "$(overlap && echo 1 || echo 0)" "but their merge builds ran one after the other"
+ok "$(merged_builds | awk '{ s[NR] = $1; e[NR] = $2 } END { exit !(NR == 2 && s[2] >= e[1]) }'; echo $?)" \
+	"but their merge builds ran one after the other"
 is "$(merged_builds | awk '{ print $3 }' | sort -u)" "$SLOT1" "both in the one build dir"
 serve_stop
 
@@ -131,11 +155,14 @@ mkdir -p "$SCRATCH/mail"
 sed "s|$FX/kees.git|$KEES_GIT_URL|g" "$SCRATCH/mail/take2.mail" >"$SCRATCH/take2.mail"
 worktrees 2 same
 : >"$SCRATCH/builds.log"
-FAKE_BUILD_DELAY=2 serve_start
+FAKE_BUILD_WAIT="$SCRATCH/go-same" serve_start
 hook push "$SCRATCH/t2.json" same-push
 A=$(printf '%s' "$out" | jq -r '.jobs[0]')
 hook pull-request "$SCRATCH/take2.mail" same-mail
 B=$(printf '%s' "$out" | jq -r '.jobs[0]')
+ok "$(says_waiting "another run of"; echo $?)" "one job of the pull waits for the other's run to end"
+is "$(merged_starts)" 1 "meanwhile only one merge build has started"
+: >"$SCRATCH/go-same"
 is "$(both "$A" "$B" waiting rejected error approved passed)" "waiting waiting" \
 	"take two by push record and by mail: two jobs, both end waiting"
 ok "$(merged_builds | awk '{ s[NR] = $1; e[NR] = $2 } END { exit !(NR == 2 && s[2] >= e[1]) }'; echo $?)" \
@@ -179,18 +206,18 @@ worktrees 2 kill
 rm -f "$SLOT1/build.pid" "$SLOT2/build.pid"
 FAKE_BUILD=sleep serve_start
 deliver kill
-i=0
-while { [ ! -s "$SLOT1/build.pid" ] || [ ! -s "$SLOT2/build.pid" ]; } && [ $i -lt 600 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-P1=$(cat "$SLOT1/build.pid" 2>/dev/null || echo 0)
-P2=$(cat "$SLOT2/build.pid" 2>/dev/null || echo 0)
-ok "$(kill -0 "$P1" && kill -0 "$P2"; echo $?)" "both merge builds hang, one in each build worktree"
+wait_for test -s "$SLOT1/build.pid" -a -s "$SLOT2/build.pid" || true
+P1=$(cat "$SLOT1/build.pid" 2>/dev/null || true)
+P2=$(cat "$SLOT2/build.pid" 2>/dev/null || true)
+# running PID...: each is a pid, and its process runs
+running() {
+	for p in "$@"; do [ -n "$p" ] && kill -0 "$p" 2>/dev/null || return 1; done
+}
+ok "$(running "$P1" "$P2"; echo $?)" "both merge builds hang, one in each build worktree"
 kill -KILL "$SERVE_PID"
 wait "$SERVE_PID" 2>/dev/null || true
 SERVE_PID=
-ok "$(kill -0 "$P1" && kill -0 "$P2"; echo $?)" "SIGKILL of the service leaves both builds running"
+ok "$(running "$P1" "$P2"; echo $?)" "SIGKILL of the service leaves both builds running"
 is "$(sqlite3 "$SCRATCH/state-kill/pullgate.db" "select state from pulls order by id" | paste -sd' ' -)" \
 	"building building" "and the store says building for both"
 : >"$SCRATCH/serve.err"
@@ -200,7 +227,7 @@ like "$err_log" "a run of 'refs/tags/[^']*' died: removed refs/heads/pullgate/" 
 	"the restarted service cleans up after the run in the first build worktree"
 like "$err_log" "a run of 'refs/tags/[^']*' died in build worktree 2: removed refs/heads/pullgate/" \
 	"and after the one in the second"
-ok "$(! kill -0 "$P1" 2>/dev/null && ! kill -0 "$P2" 2>/dev/null; echo $?)" \
+ok "$([ -n "$P1" ] && [ -n "$P2" ] && ! kill -0 "$P1" 2>/dev/null && ! kill -0 "$P2" 2>/dev/null; echo $?)" \
 	"stopping the builds both runs left running"
 is "$(both "$A" "$B" waiting rejected error approved passed)" "waiting waiting" \
 	"both pulls run again to the end"
@@ -221,11 +248,11 @@ gate() {
 		--no-approve "$@" "$KREPO" "$T2"
 }
 # another holds the first build worktree meanwhile (the lock the service takes)
-(exec 9>"$PULLGATE_HOME/.kernel.lock" && flock 9 && exec sleep 60) &
+(exec 9>"$PULLGATE_HOME/.kernel.lock" && flock 9 && : >"$SCRATCH/holding" && exec sleep 100000) &
 HOLDER=$!
 TAP_CLEANUP="$TAP_CLEANUP stop_holder"
 stop_holder() { kill "$HOLDER" 2>/dev/null || true; }
-sleep 0.3
+wait_for test -e "$SCRATCH/holding"
 rm -f "$SLOT2/builds"
 set +e
 gate --build-worktrees 2 >"$SCRATCH/gate2.out" 2>"$SCRATCH/gate2.err"
@@ -237,11 +264,7 @@ like "$(cat "$SCRATCH/gate2.err")" "\[merge\] build worktree 2 of 2: $PULLGATE_H
 is "$(tail -n1 "$SLOT2/builds" 2>/dev/null)" "merged" "and built the merge there"
 gate >"$SCRATCH/gate1.out" 2>"$SCRATCH/gate1.err" &
 G=$!
-i=0
-while ! grep -qs "waiting for a free build worktree" "$SCRATCH/gate1.err" && [ $i -lt 300 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+wait_for grep -qs "waiting for a free build worktree" "$SCRATCH/gate1.err" || true
 like "$(cat "$SCRATCH/gate1.err")" "\[merge\] waiting for a free build worktree: the only one is in use" \
 	"with one build worktree, taken, gate waits and says so"
 ok "$(kill -0 "$G"; echo $?)" "still waiting"

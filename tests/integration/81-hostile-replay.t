@@ -63,7 +63,8 @@ like "$(err_of)" "carries no X-Pullgate-Timestamp" "saying the timestamp is miss
 post "$B" badts-1 "yesterday" "$CAUGHT_SIG"
 is "$(printf '%s %s' "$code" "$(err_of)")" "401 X-Pullgate-Timestamp must be the Unix time in seconds, the time the request was signed" \
 	"a timestamp that is not a number is refused"
-NOW=$(date +%s)
+# a timestamp of its own, never the captured one (the same second would be the same request)
+NOW=$((CAUGHT_TS - 1))
 post "$B" bodyonly-1 "$NOW" "sha256=$(openssl dgst -sha256 -hmac "$PUSH_SECRET" -r <"$B" | cut -d' ' -f1)"
 is "$code" 401 "a signature of the body alone (without the timestamp) is refused"
 post "$B" movedts-1 "$NOW" "$CAUGHT_SIG"

@@ -60,17 +60,15 @@ serve_start() {
 		>"$SCRATCH/serve.out" 2>>"$SCRATCH/serve.err" &
 	SERVE_PID=$!
 	TAP_CLEANUP="${TAP_CLEANUP:-} serve_kill"
-	i=0
 	URL=
-	while [ $i -lt 100 ]; do
-		URL=$(sed -n 's/^pullgate: listening on //p' "$SCRATCH/serve.out")
-		[ -n "$URL" ] && break
-		kill -0 "$SERVE_PID" 2>/dev/null || break
-		sleep 0.1
-		i=$((i + 1))
-	done
+	wait_for _serve_listening || true
+	URL=$(sed -n 's/^pullgate: listening on //p' "$SCRATCH/serve.out")
 	URL=${URL%/}
 	[ -n "$URL" ] || { cat "$SCRATCH/serve.err" >&2; return 1; }
+}
+# the server said where it listens, or it is gone (or stopped itself at a test point)
+_serve_listening() {
+	grep -q '^pullgate: listening on ' "$SCRATCH/serve.out" || _stopped_or_ended "$SERVE_PID"
 }
 
 # stop_fakes [DIR]: end the stand-in builds and boots (tests/fakes) that a killed server
@@ -107,13 +105,21 @@ sign() {
 }
 
 # hook PATH FILE DELIVERY [CONTENT-TYPE [SECRET [TIMESTAMP]]]: POST a body signed with
-# TIMESTAMP (default: now, also left in $TS); sets $code and $out
+# TIMESTAMP (also left in $TS).  Without one, the time now, or the second
+# before the earliest this body was already signed at: a request signed
+# anew is never the same bytes as an earlier one, however fast the test
+# runs (an identical one is rightly a replay).  Sets $code and $out.
 hook() {
 	case $1 in
 	push) ctype=${4:-application/json} secret=${5:-$PUSH_SECRET} ;;
 	*) ctype=${4:-message/rfc822} secret=${5:-$MAIL_SECRET} ;;
 	esac
+	_body=$(cksum <"$2")
 	TS=${6:-$(date +%s)}
+	if [ -z "${6:-}" ]; then
+		while grep -qxF "$TS $_body" "$SCRATCH/.signed" 2>/dev/null; do TS=$((TS - 1)); done
+	fi
+	echo "$TS $_body" >>"$SCRATCH/.signed"
 	code=$(curl -s -o "$SCRATCH/.hook" -w '%{http_code}' -X POST \
 		-H "Content-Type: $ctype" -H "X-Pullgate-Delivery: $3" \
 		-H "X-Pullgate-Timestamp: $TS" -H "X-Pullgate-Signature: $(sign "$secret" "$2" "$TS")" \
@@ -137,21 +143,22 @@ get() {
 	out=$(cat "$SCRATCH/.get")
 }
 
-# wait_state ID STATE...: until the pull is in one of STATEs (30 s at most, or
-# $WAIT_TENTHS tenths of a second); prints the state
+# wait_state ID STATE...: until the pull is in one of STATEs (a test's
+# $PATIENCE at most); prints the state it was last seen in
 wait_state() {
-	id=$1
+	_ws_id=$1
 	shift
-	i=0
-	while [ $i -lt "${WAIT_TENTHS:-300}" ]; do
-		s=$(curl -s "$URL/api/pulls/$id" | jq -r .state)
-		for want in "$@"; do
-			[ "$s" = "$want" ] && { echo "$s"; return 0; }
-		done
-		sleep 0.1
-		i=$((i + 1))
+	_ws_rc=0
+	wait_for _in_state "$_ws_id" "$@" || _ws_rc=1
+	echo "$_ws_state"
+	return $_ws_rc
+}
+_in_state() {
+	_ws_state=$(curl -s "$URL/api/pulls/$1" | jq -r .state)
+	shift
+	for _ws_want in "$@"; do
+		[ "$_ws_state" = "$_ws_want" ] && return 0
 	done
-	echo "$s"
 	return 1
 }
 

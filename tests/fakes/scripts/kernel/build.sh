@@ -15,11 +15,15 @@
 #   retag   point FAKE_SENDER's refs/tags/FAKE_RETAG at FAKE_RETAG_TO meanwhile
 #           (the sender pushes the tag again while the pull is tested)
 # FAKE_BUILD_DELAY: seconds to wait before building the merge; a merged tree
-# with a file fake-build-delay waits the seconds it holds instead.
+# with a file fake-build-delay waits the seconds it holds instead (a
+# workload for the benchmarks, never a test's synchronisation).
+# FAKE_BUILD_WAIT=FILE: the merge's build waits until FILE exists (a test
+# lets it go when it is ready), for a test's patience at most.
 # FAKE_BUILD_LOG=FILE: each build appends "start SECONDS KIND BUILD PID" and
 # "end SECONDS KIND BUILD PID" (date +%s.%N), for tests of builds run at once.
-# FAKE_BUILD_MEET=DIR: a merge's build leaves a file in DIR and waits (30 s
-# at most) until another has left one too: two builds that overlap, for sure.
+# FAKE_BUILD_MEET=DIR: a merge's build leaves a file in DIR and waits (a
+# test's patience at most) until another has left one too: two builds that
+# overlap, for sure.
 # Every build writes a stand-in BUILD/arch/arm64/boot/Image naming its tree
 # (tests/fakes' boot.sh reads it) and a BUILD/.config.
 # FAKE_OBJECTS=N compiles N more objects, FAKE_OBJECT_DELAY seconds each (for
@@ -34,6 +38,8 @@ kind=merged
 grep -q fix "$src/include/linux/overflow.h" 2>/dev/null || kind=base
 stamp() { [ -z "${FAKE_BUILD_LOG:-}" ] || echo "$1 $(date +%s.%N) $kind $out $$" >>"$FAKE_BUILD_LOG"; }
 stamp start
+# how long a wait for a test may last: tests/lib/tap.sh's PATIENCE
+patience=$(($(date +%s) + ${PULLGATE_TEST_PATIENCE:-900}))
 trap 'stamp end' EXIT
 echo "  CC      lib/a.o"
 echo "  CC      lib/b.o"
@@ -66,11 +72,12 @@ fi
 if [ -n "${FAKE_BUILD_MEET:-}" ]; then
 	mkdir -p "$FAKE_BUILD_MEET"
 	: >"$FAKE_BUILD_MEET/$$"
-	i=0
-	while [ "$(ls "$FAKE_BUILD_MEET" | wc -l)" -lt 2 ] && [ $i -lt 300 ]; do
-		sleep 0.1
-		i=$((i + 1))
+	until [ "$(ls "$FAKE_BUILD_MEET" | wc -l)" -ge 2 ] || [ "$(date +%s)" -ge "$patience" ]; do
+		sleep 0.05
 	done
+fi
+if [ -n "${FAKE_BUILD_WAIT:-}" ]; then
+	until [ -e "$FAKE_BUILD_WAIT" ] || [ "$(date +%s)" -ge "$patience" ]; do sleep 0.05; done
 fi
 if [ -f "$src/fake-build-delay" ]; then
 	sleep "$(cat "$src/fake-build-delay")"
@@ -89,7 +96,7 @@ ok) ;;
 warn) echo "include/linux/overflow.h:2:5: warning: a new warning [-Wnew]" ;;
 error) echo "lib/overflow.c:3:7: error: 'boom' undeclared"; exit 2 ;;
 silent) echo "make: *** [Makefile:1] Error 1"; exit 2 ;;
-sleep) exec sleep 60 ;;
+sleep) exec sleep 100000 ;; # until the test or the gate kills it
 move) git --git-dir="$FAKE_TREE" update-ref refs/heads/master "$FAKE_MOVE_TO" ;;
 lock) : >"$FAKE_TREE/refs/heads/master.lock" ;;
 retag) git --git-dir="$FAKE_SENDER" update-ref "refs/tags/$FAKE_RETAG" "$FAKE_RETAG_TO" ;;
