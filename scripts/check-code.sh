@@ -3,7 +3,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 fail=0
-lib_dirs="common repo verifier policies pipeline server"
+lib_dirs="common repo policies report verifier pipeline server"
 
 # Library code never prints or exits; only cli/ does.
 if grep -nE '\b(printf|fprintf|puts|fputs|perror|exit|abort)\s*\(' \
@@ -50,7 +50,7 @@ for f in $(find cli $lib_dirs tests/unit -name '*.[ch]' 2>/dev/null); do
 done
 # Layers point down: a file includes headers of its own layer or of those
 # below it, never above.  The order, lowest first (docs/architecture.md):
-layers="common repo policies verifier pipeline server cli"
+layers="common repo policies report verifier pipeline server cli"
 rank() {
 	i=0
 	for l in $layers; do
