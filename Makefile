@@ -41,7 +41,7 @@ CFLAGS_ALL = $(WARN) $(OPT_$(BUILD)) -I. $(PKG_CFLAGS) -DPG_VERSION='"$(VERSION)
 	-MMD -MP $(CPPFLAGS) $(CFLAGS)
 LDFLAGS_ALL = $(LDOPT_$(BUILD)) $(LDFLAGS)
 
-LIB_SRC := $(sort $(wildcard common/*.c repo/*.c verifier/*.c policies/*.c pipeline/*.c server/*.c))
+LIB_SRC := $(sort $(wildcard common/*.c repo/*.c policies/*.c report/*.c verifier/*.c pipeline/*.c server/*.c))
 CLI_SRC := $(sort $(wildcard cli/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 

@@ -5,7 +5,7 @@
 #include "cli/cli.h"
 #include "cli/term.h"
 #include "policies/policy.h"
-#include "verifier/report.h"
+#include "report/report.h"
 #include "verifier/verify.h"
 
 enum cli_pull_opt {

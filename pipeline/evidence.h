@@ -4,7 +4,7 @@
 
 #include "pipeline/ktap.h"
 #include "policies/policy.h"
-#include "verifier/report.h"
+#include "report/report.h"
 
 /* One run of boot.sh as the gate saw it. */
 typedef struct pg_boot_run {

@@ -2,7 +2,7 @@
 #ifndef PG_PROVENANCE_H
 #define PG_PROVENANCE_H
 
-#include "verifier/report.h"
+#include "report/report.h"
 
 /*
  * The kernel scripts and inputs this pullgate was built with, and the

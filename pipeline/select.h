@@ -3,7 +3,7 @@
 #define PG_SELECT_H
 
 #include "common/buf.h"
-#include "verifier/report.h"
+#include "report/report.h"
 
 /*
  * Where the kernel tree is read from: the merge's tree in the gate, a

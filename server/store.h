@@ -3,7 +3,7 @@
 #define PG_SERVER_STORE_H
 
 #include "common/buf.h"
-#include "verifier/report.h"
+#include "report/report.h"
 
 /*
  * One module owns sqlite3.  The database is in WAL mode with a busy

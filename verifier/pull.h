@@ -7,7 +7,7 @@
 #include "repo/object.h"
 #include "repo/repo.h"
 #include "verifier/identity_index.h"
-#include "verifier/report.h"
+#include "report/report.h"
 
 typedef struct pg_upstream pg_upstream;
 typedef struct pg_pull_request pg_pull_request; /* verifier/mail.h */

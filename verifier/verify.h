@@ -4,7 +4,7 @@
 
 #include "policies/policy.h"
 #include "repo/repo.h"
-#include "verifier/report.h"
+#include "report/report.h"
 
 typedef struct pg_pull_request pg_pull_request; /* verifier/mail.h */
 

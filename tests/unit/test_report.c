@@ -3,7 +3,7 @@
 
 #include "common/error.h"
 #include "common/json.h"
-#include "verifier/report.h"
+#include "report/report.h"
 
 static pg_commit *commit(const char *subject)
 {

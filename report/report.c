@@ -1,5 +1,5 @@
 /* report.c - building reports: findings, details, verdict. */
-#include "verifier/report.h"
+#include "report/report.h"
 #include "common/array.h"
 #include "common/error.h"
 

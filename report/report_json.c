@@ -1,5 +1,5 @@
 /* report_json.c - the report as JSON (docs/report-schema.md), through the JSON writer. */
-#include "verifier/report.h"
+#include "report/report.h"
 #include "common/error.h"
 #include "common/json.h"
 

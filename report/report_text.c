@@ -1,5 +1,5 @@
 /* report_text.c - the report for a terminal: one line per finding, details below. */
-#include "verifier/report.h"
+#include "report/report.h"
 #include "common/sanitize.h"
 
 #define SUBJECT_MAX 100

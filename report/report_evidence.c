@@ -1,5 +1,5 @@
 /* report_evidence.c - the gate's evidence in a report: provenance per stage, suites on base and merge. */
-#include "verifier/report.h"
+#include "report/report.h"
 #include "common/array.h"
 #include "common/error.h"
 
