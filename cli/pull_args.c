@@ -4,6 +4,7 @@
 #include "common/array.h"
 #include "common/buf.h"
 #include "common/error.h"
+#include "common/hex.h"
 #include "common/fs.h"
 #include "common/sanitize.h"
 #include "repo/repo.h"
@@ -73,7 +74,7 @@ static int add_trust(pg_policy *policy, const char *arg)
 	pg_signer *s;
 	int err;
 
-	if (len != 40 || strspn(arg, "0123456789abcdefABCDEF") < 40 || (colon && !colon[1]))
+	if (len != 40 || !pg_hex_is(arg, 40) || (colon && !colon[1]))
 		return pg_error_set(PG_EINVALID, "--trust wants FINGERPRINT[:TAGGLOB] with 40 "
 				    "hex digits, not '%s'", arg);
 	if ((err = PG_ARRAY_GROW(policy->signers, policy->nsigners + 1, alloc)) < 0)

@@ -1,23 +1,13 @@
 /* digest.c - SHA-256 and random nonces through libcrypto, in one place for the layers above. */
 #include "common/digest.h"
 #include "common/error.h"
+#include "common/hex.h"
 
 #include <fcntl.h>
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 #include <unistd.h>
-
-static void to_hex(char *out, const unsigned char *md, size_t n)
-{
-	static const char digits[] = "0123456789abcdef";
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		out[2 * i] = digits[md[i] >> 4];
-		out[2 * i + 1] = digits[md[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
 
 int pg_sha256_hex(char *out, const void *data, size_t len)
 {
@@ -27,7 +17,7 @@ int pg_sha256_hex(char *out, const void *data, size_t len)
 	out[0] = '\0';
 	if (!EVP_Digest(data, len, md, &n, EVP_sha256(), NULL) || n != 32)
 		return pg_error_set(PG_ERROR, "SHA-256 failed");
-	to_hex(out, md, n);
+	pg_hex_encode(out, md, n);
 	return 0;
 }
 
@@ -63,7 +53,7 @@ int pg_sha256_file(char *out, const char *path)
 		err = pg_error_set(PG_ERROR, "SHA-256 failed");
 		goto done;
 	}
-	to_hex(out, md, n);
+	pg_hex_encode(out, md, n);
 done:
 	EVP_MD_CTX_free(ctx);
 	close(fd);
@@ -73,12 +63,14 @@ done:
 int pg_random_hex(pg_buf *out, size_t nbytes)
 {
 	unsigned char raw[64];
-	char hex[2 * sizeof(raw) + 1];
+	int err;
 
 	if (nbytes > sizeof(raw))
 		return pg_error_set(PG_EINVALID, "at most %zu random bytes at once", sizeof(raw));
 	if (RAND_bytes(raw, (int)nbytes) != 1)
 		return pg_error_set(PG_ERROR, "the random number generator failed");
-	to_hex(hex, raw, nbytes);
-	return pg_buf_puts(out, hex);
+	err = pg_hex_put(out, raw, nbytes);
+	/* the bytes may be a session id or a secret */
+	OPENSSL_cleanse(raw, sizeof(raw));
+	return err;
 }

@@ -6,6 +6,8 @@
 
 #define PG_OID_RAWSZ 20
 #define PG_OID_HEXSZ 40
+/* Messages abbreviate an id to its first 12 hex digits. */
+#define PG_OID_SHORTSZ 12
 
 typedef struct pg_oid {
 	unsigned char id[PG_OID_RAWSZ];
@@ -15,6 +17,8 @@ typedef struct pg_oid {
 int pg_oid_fromhex(pg_oid *out, const char *hex, size_t len);
 /* Write 40 hex digits and a NUL into out (41 bytes). */
 void pg_oid_tohex(char out[PG_OID_HEXSZ + 1], const pg_oid *oid);
+/* Write the first PG_OID_SHORTSZ hex digits and a NUL into out. */
+void pg_oid_toshort(char out[PG_OID_SHORTSZ + 1], const pg_oid *oid);
 static inline int pg_oid_cmp(const pg_oid *a, const pg_oid *b)
 {
 	return memcmp(a->id, b->id, PG_OID_RAWSZ);

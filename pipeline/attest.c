@@ -2,6 +2,7 @@
 #include "pipeline/attest.h"
 #include "common/digest.h"
 #include "common/error.h"
+#include "common/hex.h"
 #include "common/json.h"
 #include "repo/repo.h"
 #include "verifier/gpg.h"
@@ -327,7 +328,7 @@ static int resolve(pg_oid *out, pg_repo *repo, const char *rev)
 	pg_oid id;
 	int err;
 
-	if (n >= 4 && n <= PG_OID_HEXSZ && strspn(rev, "0123456789abcdefABCDEF") == n &&
+	if (n >= 4 && n <= PG_OID_HEXSZ && pg_hex_is(rev, n) &&
 	    (err = pg_repo_resolve_prefix(&id, repo, rev, n)) != PG_ENOTFOUND) {
 		if (err < 0)
 			return err;

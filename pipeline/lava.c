@@ -1,6 +1,7 @@
 /* lava.c - the console out of a LAVA job log: its "target" records, one line each. */
 #include "pipeline/lava.h"
 #include "common/error.h"
+#include "common/hex.h"
 
 /*
  * What a console record holds after its date (lava_common/log.py's dump):
@@ -19,9 +20,7 @@ static int hexval(const char *s, size_t n, unsigned long *out)
 
 	*out = 0;
 	for (i = 0; i < n; i++) {
-		char c = s[i];
-		int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
-			c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+		int d = pg_hex_digit((unsigned char)s[i]);
 
 		if (d < 0)
 			return -1;

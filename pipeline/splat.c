@@ -2,6 +2,7 @@
 #include "pipeline/splat.h"
 #include "common/array.h"
 #include "common/error.h"
+#include "common/hex.h"
 #include "common/sanitize.h"
 
 /* A splat's lines are cut here: the head of a line says what it is. */
@@ -92,7 +93,7 @@ const char *pg_splat_kind_name(enum pg_splat_kind k)
 
 static bool is_hex(char c)
 {
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+	return pg_hex_digit((unsigned char)c) >= 0;
 }
 
 /* A source line number: digits right after "x.c:", "x.h:", "x.S:" or "x.rs:". */

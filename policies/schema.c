@@ -1,6 +1,7 @@
 /* schema.c - the policy as field tables over the YAML walker, with the rules only a policy has. */
 #include "policies/schema.h"
 #include "common/error.h"
+#include "common/hex.h"
 #include "common/map.h"
 
 /* What the callbacks share while one policy is read. */
@@ -102,7 +103,7 @@ static const char *why_branch(const char *s)
 
 const char *pg_policy_why_fingerprint(const char *s)
 {
-	if (strlen(s) != 40 || strspn(s, "0123456789abcdefABCDEF") != 40)
+	if (strlen(s) != 40 || !pg_hex_is(s, 40))
 		return "a fingerprint of 40 hex digits without spaces";
 	return NULL;
 }

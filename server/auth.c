@@ -1,6 +1,8 @@
 /* auth.c - HMAC hook signatures, PBKDF2 passwords and the session table, over libcrypto. */
 #include "server/auth.h"
+#include "common/digest.h"
 #include "common/error.h"
+#include "common/hex.h"
 
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
@@ -15,41 +17,6 @@
 #define HASH_BYTES 32
 #define USER_MAX 128
 
-static const char hexdigits[] = "0123456789abcdef";
-
-static int put_hex(pg_buf *out, const unsigned char *p, size_t n)
-{
-	size_t i;
-	int err = pg_buf_grow(out, 2 * n);
-
-	for (i = 0; i < n && err == 0; i++) {
-		out->ptr[out->len++] = hexdigits[p[i] >> 4];
-		out->ptr[out->len++] = hexdigits[p[i] & 15];
-	}
-	if (err == 0)
-		out->ptr[out->len] = '\0';
-	return err;
-}
-
-static int unhex(unsigned char *out, size_t n, const char *s, size_t len)
-{
-	size_t i;
-
-	if (len != 2 * n)
-		return -1;
-	for (i = 0; i < 2 * n; i++) {
-		const char *d = strchr(hexdigits, s[i] >= 'A' && s[i] <= 'F' ? s[i] + 32 : s[i]);
-
-		if (!d || !s[i])
-			return -1;
-		if (i % 2 == 0)
-			out[i / 2] = (unsigned char)((d - hexdigits) << 4);
-		else
-			out[i / 2] |= (unsigned char)(d - hexdigits);
-	}
-	return 0;
-}
-
 int pg_auth_hmac_hex(pg_buf *out, const char *secret, const void *data, size_t len)
 {
 	unsigned char md[EVP_MAX_MD_SIZE];
@@ -58,7 +25,7 @@ int pg_auth_hmac_hex(pg_buf *out, const char *secret, const void *data, size_t l
 
 	if (!HMAC(EVP_sha256(), secret, (int)strlen(secret), data, len, md, &mdlen))
 		return pg_error_set(PG_ERROR, "HMAC-SHA256 failed");
-	err = put_hex(out, md, mdlen);
+	err = pg_hex_put(out, md, mdlen);
 	OPENSSL_cleanse(md, sizeof(md));
 	return err;
 }
@@ -92,7 +59,7 @@ static int hmac_signed(pg_buf *out, const char *secret, const char *timestamp, c
 	    !EVP_MAC_update(ctx, body, len) || !EVP_MAC_final(ctx, md, &mdlen, sizeof(md)))
 		err = pg_error_set(PG_ERROR, "HMAC-SHA256 failed");
 	else
-		err = put_hex(out, md, mdlen);
+		err = pg_hex_put(out, md, mdlen);
 	OPENSSL_cleanse(md, sizeof(md));
 	EVP_MAC_CTX_free(ctx);
 	EVP_MAC_free(mac);
@@ -128,20 +95,6 @@ int pg_auth_hook_verify(const char *secret, const char *header, const char *time
 	return err;
 }
 
-int pg_auth_random_hex(pg_buf *out, size_t nbytes)
-{
-	unsigned char buf[64];
-	int err;
-
-	if (nbytes > sizeof(buf))
-		return pg_error_set(PG_EINVALID, "at most %zu random bytes at once", sizeof(buf));
-	if (RAND_bytes(buf, (int)nbytes) != 1)
-		return pg_error_set(PG_EIO, "the random number generator failed");
-	err = put_hex(out, buf, nbytes);
-	OPENSSL_cleanse(buf, sizeof(buf));
-	return err;
-}
-
 static int pbkdf2(unsigned char out[HASH_BYTES], const char *password, const unsigned char *salt,
 		  size_t saltlen, unsigned iterations)
 {
@@ -162,9 +115,9 @@ int pg_auth_password_hash(pg_buf *out, const char *password, unsigned iterations
 		return pg_error_set(PG_EIO, "the random number generator failed");
 	if ((err = pbkdf2(hash, password, salt, sizeof(salt), iterations)) == 0 &&
 	    (err = pg_buf_printf(out, "pbkdf2-sha256$%u$", iterations)) == 0 &&
-	    (err = put_hex(out, salt, sizeof(salt))) == 0 &&
+	    (err = pg_hex_put(out, salt, sizeof(salt))) == 0 &&
 	    (err = pg_buf_putc(out, '$')) == 0)
-		err = put_hex(out, hash, sizeof(hash));
+		err = pg_hex_put(out, hash, sizeof(hash));
 	OPENSSL_cleanse(hash, sizeof(hash));
 	return err;
 }
@@ -185,8 +138,8 @@ int pg_auth_password_check(const char *stored, const char *password)
 		return pg_error_set(PG_EINVALID, "malformed password hash");
 	p = end + 1;
 	if (!(salt_end = strchr(p, '$')) ||
-	    unhex(salt, sizeof(salt), p, (size_t)(salt_end - p)) < 0 ||
-	    unhex(want, sizeof(want), salt_end + 1, strlen(salt_end + 1)) < 0)
+	    pg_hex_decode(salt, sizeof(salt), p, (size_t)(salt_end - p)) < 0 ||
+	    pg_hex_decode(want, sizeof(want), salt_end + 1, strlen(salt_end + 1)) < 0)
 		return pg_error_set(PG_EINVALID, "malformed password hash");
 	if ((err = pbkdf2(got, password, salt, sizeof(salt), (unsigned)iterations)) == 0)
 		err = CRYPTO_memcmp(got, want, sizeof(got)) == 0 ? 0 :
@@ -250,8 +203,8 @@ int pg_sessions_create(pg_sessions *s, pg_buf *id, pg_buf *csrf, const char *use
 
 	if (strlen(user) >= USER_MAX)
 		return pg_error_set(PG_EINVALID, "user name too long");
-	if ((err = pg_auth_random_hex(&sid, SESSION_BYTES)) < 0 ||
-	    (err = pg_auth_random_hex(&tok, SESSION_BYTES)) < 0)
+	if ((err = pg_random_hex(&sid, SESSION_BYTES)) < 0 ||
+	    (err = pg_random_hex(&tok, SESSION_BYTES)) < 0)
 		goto done;
 	pthread_mutex_lock(&s->lock);
 	/* a free or expired slot, else the one closest to expiry */

@@ -25,9 +25,6 @@ int pg_auth_hook_verify(const char *secret, const char *header, const char *time
 /* Constant-time equality of two NUL-terminated strings (length leaks, contents do not). */
 bool pg_auth_equal(const char *a, const char *b);
 
-/* Append 2*nbytes hex digits from the operating system's CSPRNG. */
-int pg_auth_random_hex(pg_buf *out, size_t nbytes);
-
 /*
  * Hash a password: "pbkdf2-sha256$ITERATIONS$SALTHEX$HASHHEX", a fresh
  * 16-byte salt, PG_AUTH_PBKDF2_ITERATIONS rounds (0 iterations: that).

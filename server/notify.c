@@ -1,8 +1,8 @@
 /* notify.c - the approval notice as a reply to the request mail, mailed by SMTP with retries, the outcome recorded. */
 #include "server/notify.h"
 #include "common/array.h"
+#include "common/digest.h"
 #include "common/error.h"
-#include "server/auth.h"
 #include "server/smtp.h"
 #include "verifier/mail.h"
 
@@ -267,7 +267,7 @@ int pg_notify_compose(pg_buf *msg, pg_buf *rcpts, size_t *nrcpts, const char *fr
 	gmtime_r(&now, &tm);
 	strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S +0000", &tm);
 	at = strchr(me.ptr, '@');
-	if ((err = pg_auth_random_hex(&rnd, 8)) < 0)
+	if ((err = pg_random_hex(&rnd, 8)) < 0)
 		goto done;
 	pg_buf_clear(&line);
 	if ((err = put_header(msg, "From", from)) < 0 || (err = put_header(msg, "To", to.text.ptr)) < 0 ||

@@ -1,6 +1,7 @@
 /* server.c - start and stop the service: store, policy, secrets, worker, listener, in that order. */
 #include "server/web.h"
 #include "server/clock.h"
+#include "common/digest.h"
 #include "common/error.h"
 #include "common/fs.h"
 #include "pipeline/gate.h"
@@ -33,7 +34,7 @@ int pg_server_hook_secret(char **out, const char *state)
 	err = pg_buf_read_file(&secret, path.ptr);
 	if (err == PG_ENOTFOUND) {
 		pg_error_clear();
-		if ((err = pg_auth_random_hex(&secret, 32)) < 0)
+		if ((err = pg_random_hex(&secret, 32)) < 0)
 			goto done;
 		fd = open(path.ptr, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 		if (fd < 0 || write(fd, secret.ptr, secret.len) != (ssize_t)secret.len ||

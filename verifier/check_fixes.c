@@ -2,6 +2,7 @@
 #include "verifier/mail.h"
 #include "verifier/pull.h"
 #include "common/error.h"
+#include "common/hex.h"
 
 /*
  * Documentation/process/submitting-patches.rst documents
@@ -12,7 +13,7 @@
  */
 static bool is_hex(char c)
 {
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+	return pg_hex_digit((unsigned char)c) >= 0;
 }
 
 static bool is_alnum(char c)

@@ -15,12 +15,6 @@ typedef struct mail_ctx {
 	pg_oid base;
 } mail_ctx;
 
-static void short_hex(char out[PG_OID_HEXSZ + 1], const pg_oid *id)
-{
-	pg_oid_tohex(out, id);
-	out[12] = '\0';
-}
-
 static int check_base(mail_ctx *m)
 {
 	pg_pull *p = m->p;
@@ -47,7 +41,7 @@ static int check_base(mail_ctx *m)
 	}
 	if (err < 0 || !why.len)
 		goto done;
-	short_hex(hex, &m->rq->base);
+	pg_oid_toshort(hex, &m->rq->base);
 	pg_oid_tohex(mail, &m->rq->base);
 	if (m->has_base)
 		pg_oid_tohex(pull, &m->base);
@@ -74,8 +68,8 @@ static int check_head(mail_ctx *m)
 		return 0;
 	pg_oid_tohex(mail, &m->rq->head);
 	pg_oid_tohex(pull, &p->tag_commit);
-	short_hex(a, &m->rq->head);
-	short_hex(b, &p->tag_commit);
+	pg_oid_toshort(a, &m->rq->head);
+	pg_oid_toshort(b, &p->tag_commit);
 	if ((err = pg_report_add(&f, p->report, PG_CHECK_PR_HEAD,
 				 pg_pull_severity(p, PG_CHECK_PR_HEAD), NULL,
 				 "the mail's head %s is not the tag's commit %s", a, b)) < 0)
@@ -290,7 +284,7 @@ static int check_shortlog(mail_ctx *m)
 	for (i = 0, listed = 0; i < p->ncommits && err == 0; i++) {
 		if (!missing[i])
 			continue;
-		short_hex(hex, &p->commits[i]->id);
+		pg_oid_toshort(hex, &p->commits[i]->id);
 		pg_buf_clear(&s);
 		pg_buf_clear(&line);
 		if ((err = pg_commit_shortlog_subject(&s, p->commits[i])) == 0 &&

@@ -3,14 +3,6 @@
 #include "verifier/pull.h"
 #include "common/error.h"
 
-#define SHORT 12
-
-static void short_hex(char out[PG_OID_HEXSZ + 1], const pg_oid *id)
-{
-	pg_oid_tohex(out, id);
-	out[SHORT] = '\0';
-}
-
 /* "tag 'net-6.16' of commit 1234 by Name <email>, 2025-05-25 10:00:00 +0200" */
 static int describe_mergetag(pg_buf *out, const pg_header *h)
 {
@@ -22,7 +14,7 @@ static int describe_mergetag(pg_buf *out, const pg_header *h)
 		pg_error_clear();
 		return pg_buf_puts(out, "an unparseable tag");
 	}
-	short_hex(hex, &t->object);
+	pg_oid_toshort(hex, &t->object);
 	err = pg_buf_printf(out, "tag '%s' of %s", t->tag, hex);
 	if (!err && t->has_tagger) {
 		err = pg_buf_puts(out, " by ");
@@ -61,10 +53,10 @@ static int parents_text(pg_buf *out, const pg_commit *c, const pg_map *copies)
 	for (i = 0; i < c->nparents && err == 0; i++) {
 		const pg_commit *orig = copies ? pg_map_get(copies, c->parents[i].id, PG_OID_RAWSZ) : NULL;
 
-		short_hex(hex, &c->parents[i]);
+		pg_oid_toshort(hex, &c->parents[i]);
 		err = pg_buf_printf(out, "%s%s", i ? ", " : "", hex);
 		if (!err && orig) {
-			short_hex(hex, &orig->id);
+			pg_oid_toshort(hex, &orig->id);
 			err = pg_buf_printf(out, " (rewritten copy of %s)", hex);
 		}
 	}

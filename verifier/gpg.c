@@ -3,6 +3,7 @@
 #include "common/array.h"
 #include "common/buf.h"
 #include "common/error.h"
+#include "common/hex.h"
 
 #include <ftw.h>
 #include <gpgme.h>
@@ -889,7 +890,7 @@ static bool is_fingerprint(const char *s)
 {
 	size_t n = strlen(s);
 
-	return (n == 40 || n == 64) && strspn(s, "0123456789abcdefABCDEF") == n;
+	return (n == 40 || n == 64) && pg_hex_is(s, n);
 }
 
 /* Asked for a passphrase: say no, and remember it was asked. */

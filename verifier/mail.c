@@ -3,6 +3,7 @@
 #include "verifier/mail_lines.h"
 #include "common/error.h"
 #include "common/fs.h"
+#include "common/hex.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,17 +15,6 @@
 static bool equals_ci(const char *l, size_t n, const char *word)
 {
 	return strlen(word) == n && !strncasecmp(l, word, n);
-}
-
-static int hexval(int ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
 }
 
 /* "\r\n" becomes "\n"; a lone CR stays. */
@@ -66,8 +56,8 @@ int pg_mail_decode_qp(pg_buf *out, const char *s, size_t len)
 			int hi, lo;
 
 			if (l[i] == '=' && i + 2 < n &&
-			    (hi = hexval((unsigned char)l[i + 1])) >= 0 &&
-			    (lo = hexval((unsigned char)l[i + 2])) >= 0) {
+			    (hi = pg_hex_digit((unsigned char)l[i + 1])) >= 0 &&
+			    (lo = pg_hex_digit((unsigned char)l[i + 2])) >= 0) {
 				err = pg_buf_putc(out, (char)(hi << 4 | lo));
 				i += 2;
 			} else {
@@ -203,8 +193,8 @@ static size_t encoded_word(pg_buf *out, const char *s, size_t len)
 			if (text[i] == '_') {
 				err = pg_buf_putc(&raw, ' ');
 			} else if (text[i] == '=' && text + i + 2 < q &&
-				   (hi = hexval((unsigned char)text[i + 1])) >= 0 &&
-				   (lo = hexval((unsigned char)text[i + 2])) >= 0) {
+				   (hi = pg_hex_digit((unsigned char)text[i + 1])) >= 0 &&
+				   (lo = pg_hex_digit((unsigned char)text[i + 2])) >= 0) {
 				err = pg_buf_putc(&raw, (char)(hi << 4 | lo));
 				i += 2;
 			} else {

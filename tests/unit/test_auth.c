@@ -76,21 +76,6 @@ static void test_equal(void **state)
 	assert_true(pg_auth_equal("", ""));
 }
 
-static void test_random(void **state)
-{
-	pg_buf a = PG_BUF_INIT, b = PG_BUF_INIT;
-
-	(void)state;
-	assert_int_equal(pg_auth_random_hex(&a, 32), 0);
-	assert_int_equal(pg_auth_random_hex(&b, 32), 0);
-	assert_int_equal(a.len, 64);
-	assert_int_equal(strspn(a.ptr, "0123456789abcdef"), 64);
-	assert_string_not_equal(a.ptr, b.ptr);
-	assert_int_equal(pg_auth_random_hex(&a, 65), PG_EINVALID);
-	pg_buf_release(&a);
-	pg_buf_release(&b);
-}
-
 static void test_password(void **state)
 {
 	pg_buf h1 = PG_BUF_INIT, h2 = PG_BUF_INIT;
@@ -178,7 +163,6 @@ int main(void)
 		cmocka_unit_test(test_hmac_vector),
 		cmocka_unit_test(test_hook_signature),
 		cmocka_unit_test(test_equal),
-		cmocka_unit_test(test_random),
 		cmocka_unit_test(test_password),
 		cmocka_unit_test(test_sessions),
 		cmocka_unit_test(test_session_table_is_bounded),

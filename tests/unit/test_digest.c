@@ -51,6 +51,11 @@ static void test_random(void **state)
 	assert_int_equal(x.len, 32);
 	assert_int_equal(strspn(x.ptr, "0123456789abcdef"), 32);
 	assert_string_not_equal(x.ptr, y.ptr);
+	/* a session id: 32 bytes */
+	pg_buf_clear(&x);
+	assert_int_equal(pg_random_hex(&x, 32), 0);
+	assert_int_equal(x.len, 64);
+	assert_int_equal(strspn(x.ptr, "0123456789abcdef"), 64);
 	assert_int_equal(pg_random_hex(&x, 65), PG_EINVALID);
 	pg_error_clear();
 	pg_buf_release(&x);

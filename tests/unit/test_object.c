@@ -206,6 +206,8 @@ static void test_oid_hex(void **state)
 	assert_int_equal(pg_oid_fromhex(&id, "45E1ABF065E4B9EF92C181909D77BF4406DD1E2A", 40), 0);
 	pg_oid_tohex(hex, &id);
 	assert_string_equal(hex, "45e1abf065e4b9ef92c181909d77bf4406dd1e2a");
+	pg_oid_toshort(hex, &id);
+	assert_string_equal(hex, "45e1abf065e4");
 	assert_int_equal(pg_oid_fromhex(&id, "45e1", 4), PG_EINVALID);
 	assert_int_equal(pg_oid_fromhex(&id, "zz" "e1abf065e4b9ef92c181909d77bf4406dd1e2a", 40), PG_EINVALID);
 }
