@@ -2,6 +2,7 @@
 #include "common/buf.h"
 #include "common/error.h"
 #include "common/fs.h"
+#include "common/str.h"
 
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -157,9 +158,7 @@ void pg_buf_rtrim(pg_buf *buf)
 {
 	size_t n = buf->len;
 
-	while (n && (buf->ptr[n - 1] == ' ' || buf->ptr[n - 1] == '\t' ||
-		     buf->ptr[n - 1] == '\n' || buf->ptr[n - 1] == '\r'))
-		n--;
+	pg_str_rtrim(buf->ptr, &n, " \t\n\r");
 	pg_buf_truncate(buf, n);
 }
 

@@ -3,6 +3,7 @@
 #include "common/array.h"
 #include "common/error.h"
 #include "common/map.h"
+#include "common/str.h"
 
 int pg_boot_run_gaps(pg_buf *why, const pg_boot_run *run)
 {
@@ -71,9 +72,7 @@ static int index_base(base_index *ix, const pg_boot_result *b)
 
 static void index_release(base_index *ix)
 {
-	while (ix->nkeys)
-		free(ix->keys[--ix->nkeys]);
-	free(ix->keys);
+	pg_str_list_free(ix->keys, ix->nkeys);
 	pg_map_release(&ix->failing);
 	pg_map_release(&ix->splats);
 }

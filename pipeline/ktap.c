@@ -3,6 +3,7 @@
 #include "common/array.h"
 #include "common/error.h"
 #include "common/sanitize.h"
+#include "common/str.h"
 
 #include <limits.h>
 
@@ -53,16 +54,6 @@ static char *clean_dup(const char *s, size_t n, size_t max)
 		return NULL;
 	}
 	return pg_buf_detach(&b);
-}
-
-static void trim(const char **s, size_t *n)
-{
-	while (*n && (**s == ' ' || **s == '\t')) {
-		(*s)++;
-		(*n)--;
-	}
-	while (*n && ((*s)[*n - 1] == ' ' || (*s)[*n - 1] == '\t' || (*s)[*n - 1] == '\r'))
-		(*n)--;
 }
 
 /* Parse decimal digits at *s; false when there are none. Saturates. */
@@ -363,19 +354,19 @@ static int result_line(struct parser *ps, int level, bool ok, const char *s, siz
 		const char *d = s + nlen + 2;
 		size_t dn = n - nlen - 2;
 
-		trim(&d, &dn);
+		pg_str_trim_line(&d, &dn);
 		if (dn >= 4 && (!strncasecmp(d, "SKIP", 4) || !strncasecmp(d, "TODO", 4))) {
 			st = PG_KTAP_SKIP;
 			reason = d + 4;
 			rlen = dn - 4;
-			trim(&reason, &rlen);
+			pg_str_trim_line(&reason, &rlen);
 		}
 	}
 	if (nlen >= 2 && name[0] == '-' && name[1] == ' ') {
 		name += 2;
 		nlen -= 2;
 	}
-	trim(&name, &nlen);
+	pg_str_trim_line(&name, &nlen);
 	ps->r->saw_ktap = true;
 
 	if ((err = close_deeper(ps, level + 1, "no result: its parent reported first")) < 0)
@@ -502,7 +493,7 @@ static int parse_line(struct parser *ps, const char *s, size_t n)
 	}
 	line = s;
 	len = n;
-	trim(&line, &len);
+	pg_str_trim_line(&line, &len);
 	if ((err = pg_splat_scan_line(&ps->splats, line, len, ps->ts, ps->lineno)) < 0)
 		return err;
 
@@ -511,8 +502,7 @@ static int parse_line(struct parser *ps, const char *s, size_t n)
 	level = (int)(indent / 4);
 	t = s + k;
 	n -= k;
-	while (n && (t[n - 1] == ' ' || t[n - 1] == '\t'))
-		n--;
+	pg_str_rtrim(t, &n, PG_STR_BLANKS);
 	if (level > PG_KTAP_MAX_DEPTH) {
 		if (starts(t, n, "ok ") || starts(t, n, "not ok "))
 			ps->r->truncated = true;
@@ -525,7 +515,7 @@ static int parse_line(struct parser *ps, const char *s, size_t n)
 		const char *nm = t + 11;
 		size_t nl = n - 11;
 
-		trim(&nm, &nl);
+		pg_str_trim_line(&nm, &nl);
 		return block_start(ps, level, nm, nl);
 	}
 	if (starts(t, n, "1..")) {
@@ -545,7 +535,7 @@ static int parse_line(struct parser *ps, const char *s, size_t n)
 			return 0;
 		if (m && p[0] != ' ')
 			return 0;
-		trim(&p, &m);
+		pg_str_trim_line(&p, &m);
 		return result_line(ps, level, ok, p, m);
 	}
 	return 0;

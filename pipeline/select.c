@@ -323,7 +323,7 @@ static int find_kconfig(sel *s, const char *path)
 		if (!slash)
 			goto done; /* the root */
 		pg_buf_truncate(&dir, (size_t)(slash - dir.ptr));
-		pg_repo_strings_free(names, n);
+		pg_str_list_free(names, n);
 		names = NULL;
 		n = 0;
 		err = s->src->list(s->src->ctx, dir.ptr, &names, &n);
@@ -350,7 +350,7 @@ static int find_kconfig(sel *s, const char *path)
 			err = scan_kconfig(s, file.ptr, path);
 	}
 done:
-	pg_repo_strings_free(names, n);
+	pg_str_list_free(names, n);
 	pg_buf_release(&dir);
 	pg_buf_release(&file);
 	return err;
@@ -519,7 +519,7 @@ static int option_suites(sel *s, pg_selected *row, const char *dir)
 	if (err == 0 && names.len)
 		err = pg_provenance_set(&row->suites, names.ptr);
 done:
-	pg_repo_strings_free(files, nfiles);
+	pg_str_list_free(files, nfiles);
 	pg_buf_release(&objs);
 	pg_buf_release(&path);
 	pg_buf_release(&names);
@@ -688,7 +688,7 @@ int pg_select(pg_report *r, const pg_select_src *src, const char *const *paths, 
 	for (i = 0; i < s.n; i++)
 		cand_release(&s.c[i]);
 	free(s.c);
-	pg_repo_strings_free(s.seen, s.nseen);
+	pg_str_list_free(s.seen, s.nseen);
 	pg_buf_release(&s.file);
 	return err;
 }

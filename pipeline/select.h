@@ -10,7 +10,7 @@
  * table in the unit tests.  read appends the file at path ("fs/ext4/Kconfig")
  * to out and returns PG_ENOTFOUND when there is none; list gives the names
  * of the files directly in dir ("" the root), PG_ENOTFOUND when dir is not
- * a directory (freed with pg_repo_strings_free).
+ * a directory (freed with pg_str_list_free).
  */
 typedef struct pg_select_src {
 	int (*read)(void *ctx, const char *path, pg_buf *out);

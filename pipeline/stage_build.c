@@ -418,7 +418,7 @@ int pg_run_select(pg_run *g)
 done:
 	if (err < 0)
 		pg_buf_clear(&g->select_path);
-	pg_repo_strings_free(paths, n);
+	pg_str_list_free(paths, n);
 	pg_buf_release(&base);
 	pg_buf_release(&frag);
 	pg_buf_release(&path);

@@ -135,7 +135,7 @@ int pg_tree_touch_changed(pg_tree *t, const char *path, const pg_oid *tree_a,
 			err = pg_error_set(PG_EIO, "touching '%s': %s", full.ptr, strerror(errno));
 	}
 done:
-	pg_repo_strings_free(paths, n);
+	pg_str_list_free(paths, n);
 	pg_buf_release(&full);
 	return err;
 }
@@ -178,7 +178,7 @@ void pg_merge_result_init(pg_merge_result *r)
 
 void pg_merge_result_release(pg_merge_result *r)
 {
-	pg_repo_strings_free(r->conflicts, r->nconflicts);
+	pg_str_list_free(r->conflicts, r->nconflicts);
 	pg_buf_release(&r->message);
 	pg_merge_result_init(r);
 }
@@ -244,7 +244,7 @@ int pg_tree_merge(pg_merge_result *out, pg_tree *t, const pg_oid *base, const pg
 	c.header_value = tagtext.ptr;
 	err = pg_repo_commit_write(&out->commit, t->repo, &c);
 done:
-	pg_repo_strings_free(subjects, nsubjects);
+	pg_str_list_free(subjects, nsubjects);
 	pg_tagobj_free(parsed);
 	pg_buf_release(&tagtext);
 	return err;

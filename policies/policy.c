@@ -3,6 +3,7 @@
 #include "common/array.h"
 #include "common/buf.h"
 #include "common/error.h"
+#include "common/str.h"
 
 #include <fnmatch.h>
 
@@ -38,15 +39,6 @@ int pg_policy_new_default(pg_policy **out)
 	return 0;
 }
 
-static void list_free(char **list, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(list[i]);
-	free(list);
-}
-
 void pg_policy_free(pg_policy *p)
 {
 	size_t i;
@@ -55,15 +47,15 @@ void pg_policy_free(pg_policy *p)
 		return;
 	for (i = 0; i < p->nsigners; i++) {
 		free(p->signers[i].fingerprint);
-		list_free(p->signers[i].identities, p->signers[i].nidentities);
-		list_free(p->signers[i].repositories, p->signers[i].nrepositories);
-		list_free(p->signers[i].tags, p->signers[i].ntags);
+		pg_str_list_free(p->signers[i].identities, p->signers[i].nidentities);
+		pg_str_list_free(p->signers[i].repositories, p->signers[i].nrepositories);
+		pg_str_list_free(p->signers[i].tags, p->signers[i].ntags);
 	}
 	free(p->signers);
-	list_free(p->repositories, p->nrepositories);
-	list_free(p->protected_committers, p->nprotected);
-	list_free(p->allowed_committers, p->nallowed);
-	list_free(p->distcc_hosts, p->ndistcc_hosts);
+	pg_str_list_free(p->repositories, p->nrepositories);
+	pg_str_list_free(p->protected_committers, p->nprotected);
+	pg_str_list_free(p->allowed_committers, p->nallowed);
+	pg_str_list_free(p->distcc_hosts, p->ndistcc_hosts);
 	free(p->source);
 	free(p->upstream_url);
 	free(p->upstream_branch);

@@ -44,13 +44,6 @@ static int cmp_path(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-void pg_repo_strings_free(char **strings, size_t n)
-{
-	while (n)
-		free(strings[--n]);
-	free(strings);
-}
-
 /*
  * The paths of the diff from tree a to tree b (NULL: the empty tree),
  * sorted and unique: both sides of every delta, or with old_only the old
@@ -102,7 +95,7 @@ static int diff_trees_paths(char ***paths, size_t *n, pg_repo *r, git_tree *a, g
 	list = NULL;
 	count = 0;
 done:
-	pg_repo_strings_free(list, count);
+	pg_str_list_free(list, count);
 	git_diff_free(diff);
 	return err;
 }

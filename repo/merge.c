@@ -28,7 +28,7 @@ static int collect_conflicts(char ***out, size_t *n, git_index *index)
 		err = pg_git_fail(gerr, "conflicts");
 	git_index_conflict_iterator_free(it);
 	if (err < 0) {
-		pg_repo_strings_free(list, count);
+		pg_str_list_free(list, count);
 		return err;
 	}
 	*out = list;

@@ -3,6 +3,7 @@
 #include "common/array.h"
 #include "common/error.h"
 #include "common/map.h"
+#include "common/str.h"
 #include "repo/trailers.h"
 
 #include <time.h>
@@ -16,10 +17,7 @@ void pg_ident_release(pg_ident *id)
 
 static char *dup_trim(const char *p, size_t len)
 {
-	while (len && (*p == ' ' || *p == '\t'))
-		p++, len--;
-	while (len && (p[len - 1] == ' ' || p[len - 1] == '\t'))
-		len--;
+	pg_str_trim(&p, &len, PG_STR_BLANKS);
 	return pg_strndup(p, len);
 }
 
@@ -256,10 +254,7 @@ static char *first_line(const char *msg, size_t len)
 {
 	const char *nl;
 
-	while (len && (*msg == '\n' || *msg == ' ')) {
-		msg++;
-		len--;
-	}
+	pg_str_ltrim(&msg, &len, "\n ");
 	nl = memchr(msg, '\n', len);
 	return dup_trim(msg, nl ? (size_t)(nl - msg) : len);
 }

@@ -139,10 +139,10 @@ void pg_repo_free(pg_repo *r)
 	if (!r)
 		return;
 	pg_repo_graphs_release(r);
-	pg_repo_strings_free(r->graph_dirs, r->ngraph_dirs);
+	pg_str_list_free(r->graph_dirs, r->ngraph_dirs);
 	git_odb_free(r->untrusted);
 	git_repository_free(r->git);
-	pg_repo_strings_free(r->attached_keys, r->nattached);
+	pg_str_list_free(r->attached_keys, r->nattached);
 	pg_map_release(&r->attached);
 	free(r->path);
 	free(r);

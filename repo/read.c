@@ -321,7 +321,7 @@ int pg_repo_tree_list_files(char ***names, size_t *n, pg_repo *r, const pg_oid *
 	list = NULL;
 	count = 0;
 done:
-	pg_repo_strings_free(list, count);
+	pg_str_list_free(list, count);
 	git_tree_entry_free(e);
 	git_tree_free(sub);
 	git_tree_free(root);

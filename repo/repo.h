@@ -5,6 +5,7 @@
 #include "common/buf.h"
 #include "common/oid.h"
 #include "common/progress.h"
+#include "common/str.h"
 #include "repo/object.h"
 
 #include <signal.h>
@@ -264,7 +265,7 @@ int pg_repo_tree_read_file(pg_buf *out, pg_repo *r, const pg_oid *tree, const ch
 /*
  * The names of the files (blobs, not subtrees) directly in directory dir
  * of tree ("" the root), in tree order.  PG_ENOTFOUND when dir is not a
- * directory there.  Free with pg_repo_strings_free.
+ * directory there.  Free with pg_str_list_free.
  */
 int pg_repo_tree_list_files(char ***names, size_t *n, pg_repo *r, const pg_oid *tree,
 			    const char *dir);
@@ -294,7 +295,7 @@ int pg_repo_walk_range(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tip,
 /*
  * The subjects (git's summary: the first paragraph on one line) of the
  * non-merge commits reachable from tip and not from hide, newest first as
- * git fmt-merge-msg lists them.  Free with pg_repo_strings_free.
+ * git fmt-merge-msg lists them.  Free with pg_str_list_free.
  */
 int pg_repo_walk_subjects(char ***subjects, size_t *n, pg_repo *r, const pg_oid *tip,
 			  const pg_oid *hide);
@@ -330,20 +331,17 @@ int pg_repo_patch_id(pg_oid *out, pg_repo *r, const pg_commit *c);
 /*
  * The paths a diff from commit `from` (NULL: the empty tree) to commit `to`
  * touches, sorted and unique; both sides of a rename are listed, since no
- * rename detection is done.  Free with pg_repo_strings_free.
+ * rename detection is done.  Free with pg_str_list_free.
  */
 int pg_repo_diff_paths(char ***paths, size_t *n, pg_repo *r, const pg_oid *from,
 		       const pg_oid *to);
 
 /*
  * The paths of tree a that tree b changes or removes (what b adds is not
- * in a), sorted and unique.  Free with pg_repo_strings_free.
+ * in a), sorted and unique.  Free with pg_str_list_free.
  */
 int pg_repo_diff_tree_changed(char ***paths, size_t *n, pg_repo *r, const pg_oid *a,
 			      const pg_oid *b);
-
-/* Free an array of n malloc()ed strings, as the functions above return; NULL-safe. */
-void pg_repo_strings_free(char **strings, size_t n);
 
 /* merge.c */
 
@@ -352,7 +350,7 @@ void pg_repo_strings_free(char **strings, size_t n);
  * working tree or ref is touched.  When the trees merge cleanly the merged
  * tree is written to r and *tree set, and *nconflicts is 0.  Otherwise
  * nothing is written and *conflicts lists the *nconflicts conflicted
- * paths (free with pg_repo_strings_free).
+ * paths (free with pg_str_list_free).
  */
 int pg_repo_merge_trees(pg_oid *tree, char ***conflicts, size_t *nconflicts, pg_repo *r,
 			const pg_oid *ours, const pg_oid *theirs);

@@ -2,6 +2,7 @@
 #include "repo/trailers.h"
 #include "common/array.h"
 #include "common/error.h"
+#include "common/str.h"
 
 #define CHERRY_PREFIX "(cherry picked from commit "
 
@@ -9,16 +10,6 @@ typedef struct line {
 	const char *p;
 	size_t len;
 } line;
-
-static bool is_blank(const char *p, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r')
-			return false;
-	return true;
-}
 
 /* Length of the token in "Token: value", or 0 when the line is not one. */
 static size_t token_len(const char *p, size_t len)
@@ -51,12 +42,7 @@ static bool is_cherry(const char *p, size_t len)
 
 static char *trimmed_dup(const char *p, size_t len)
 {
-	while (len && (*p == ' ' || *p == '\t')) {
-		p++;
-		len--;
-	}
-	while (len && (p[len - 1] == ' ' || p[len - 1] == '\t' || p[len - 1] == '\r'))
-		len--;
+	pg_str_trim_line(&p, &len);
 	return pg_strndup(p, len);
 }
 
@@ -171,7 +157,7 @@ int pg_trailers_parse(pg_trailer **out, size_t *n, size_t *body_len,
 	/* the last paragraph: after the last blank line */
 	end = nlines;
 	start = end;
-	while (start > 0 && !is_blank(lines[start - 1].p, lines[start - 1].len))
+	while (start > 0 && !pg_str_is_blank(lines[start - 1].p, lines[start - 1].len, PG_STR_BLANKS "\r"))
 		start--;
 	if (start == 0 || start == end)
 		goto done; /* only one paragraph, or none */

@@ -492,7 +492,7 @@ int pg_repo_walk_subjects(char ***subjects, size_t *n, pg_repo *r, const pg_oid 
 	list = NULL;
 	count = 0;
 done:
-	pg_repo_strings_free(list, count);
+	pg_str_list_free(list, count);
 	git_revwalk_free(walk);
 	return err;
 }

@@ -1,6 +1,7 @@
 /* config.c - the serve configuration as field tables over the YAML walker, every mistake by place. */
 #include "server/config.h"
 #include "common/error.h"
+#include "common/str.h"
 #include "common/yaml_schema.h"
 #include "pipeline/gate.h"
 #include "policies/policy.h"
@@ -49,9 +50,7 @@ void pg_config_free(pg_config *c)
 		return;
 	free(c->source);
 	free(c->address);
-	for (i = 0; i < c->nhosts; i++)
-		free(c->hosts[i]);
-	free(c->hosts);
+	pg_str_list_free(c->hosts, c->nhosts);
 	free(c->policy);
 	free(c->state);
 	pg_free_secret(c->push_secret);

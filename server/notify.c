@@ -3,6 +3,7 @@
 #include "common/array.h"
 #include "common/digest.h"
 #include "common/error.h"
+#include "common/str.h"
 #include "server/smtp.h"
 #include "verifier/mail.h"
 
@@ -129,10 +130,7 @@ static int add_element(addr_list *l, const char *e, size_t n)
 	bool quoted = false;
 	int depth = 0, err = 0;
 
-	while (n && (*e == ' ' || *e == '\t'))
-		e++, n--;
-	while (n && (e[n - 1] == ' ' || e[n - 1] == '\t'))
-		n--;
+	pg_str_trim(&e, &n, PG_STR_BLANKS);
 	for (i = 0; i < n && !lt; i++) {
 		if (e[i] == '"' && (i == 0 || e[i - 1] != '\\'))
 			quoted = !quoted;

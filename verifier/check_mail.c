@@ -2,6 +2,7 @@
 #include "verifier/mail.h"
 #include "verifier/pull.h"
 #include "common/error.h"
+#include "common/str.h"
 
 #include <ctype.h>
 
@@ -194,14 +195,10 @@ int pg_commit_shortlog_subject(pg_buf *out, const pg_commit *c)
 	    (eob = memchr(s, ']', (size_t)(end - s))) && (!eol || eob < eol))
 		s = eob + 1;
 	for (q = para = s; q < end; q = eol < end ? eol + 1 : end) {
-		const char *l = q;
-
 		eol = memchr(q, '\n', (size_t)(end - q));
 		if (!eol)
 			eol = end;
-		while (l < eol && isspace((unsigned char)*l))
-			l++;
-		if (l == eol)
+		if (pg_str_is_blank(q, (size_t)(eol - q), PG_STR_SPACES))
 			break;
 		para = eol;
 	}
@@ -415,7 +412,7 @@ done:
 	pg_map_release(&index);
 	free(matched);
 	free(extra);
-	pg_repo_strings_free(paths, npaths);
+	pg_str_list_free(paths, npaths);
 	return err;
 }
 

@@ -1,6 +1,7 @@
 /* check_signoff.c - signoff: the Signed-off-by lines the policy requires of each non-merge commit. */
 #include "verifier/pull.h"
 #include "common/error.h"
+#include "common/str.h"
 
 /*
  * Documentation/process/submitting-patches.rst, "Sign your work".  A
@@ -17,20 +18,17 @@ static bool next_signoff(const pg_commit *c, size_t *at, const char **v, size_t 
 
 	while (m + *at < end) {
 		const char *line = m + *at, *nl = memchr(line, '\n', (size_t)(end - line));
-		const char *stop = nl ? nl : end;
+		size_t n = (size_t)((nl ? nl : end) - line);
 
-		*at = (size_t)(stop - m) + (nl ? 1 : 0);
-		while (line < stop && (*line == ' ' || *line == '\t'))
-			line++;
-		if ((size_t)(stop - line) < strlen(SOB) || strncasecmp(line, SOB, strlen(SOB)))
+		*at += n + (nl ? 1 : 0);
+		pg_str_ltrim(&line, &n, PG_STR_BLANKS);
+		if (n < strlen(SOB) || strncasecmp(line, SOB, strlen(SOB)))
 			continue;
 		line += strlen(SOB);
-		while (line < stop && (*line == ' ' || *line == '\t'))
-			line++;
-		while (stop > line && (stop[-1] == ' ' || stop[-1] == '\t' || stop[-1] == '\r'))
-			stop--;
+		n -= strlen(SOB);
+		pg_str_trim_line(&line, &n);
 		*v = line;
-		*vlen = (size_t)(stop - line);
+		*vlen = n;
 		return true;
 	}
 	return false;

@@ -4,6 +4,7 @@
 #include "common/buf.h"
 #include "common/error.h"
 #include "common/hex.h"
+#include "common/str.h"
 
 #include <ftw.h>
 #include <gpgme.h>
@@ -95,13 +96,9 @@ const char *pg_gpg_status_name(enum pg_gpg_status s)
 
 void pg_gpg_result_release(pg_gpg_result *r)
 {
-	size_t i;
-
 	if (!r)
 		return;
-	for (i = 0; i < r->nemails; i++)
-		free(r->emails[i]);
-	free(r->emails);
+	pg_str_list_free(r->emails, r->nemails);
 	free(r->fingerprint);
 	free(r->signer);
 	free(r->detail);

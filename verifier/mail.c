@@ -46,8 +46,7 @@ int pg_mail_decode_qp(pg_buf *out, const char *s, size_t len)
 		bool soft = false, newline = c.p > l + n && c.p[-1] == '\n';
 
 		/* trailing blanks were added in transport; encoders write =20 */
-		while (n && (l[n - 1] == ' ' || l[n - 1] == '\t'))
-			n--;
+		pg_str_rtrim(l, &n, PG_STR_BLANKS);
 		if (n && l[n - 1] == '=') {
 			soft = true;
 			n--;
@@ -320,7 +319,7 @@ static int parse_headers(headers *h, bool *is_mail, size_t *body, const char *s,
 			*body = len;
 			return 0;
 		}
-		if (n == 0 || is_blank(l, n)) {
+		if (n == 0 || pg_str_is_blank(l, n, PG_STR_SPACES)) {
 			*body = (size_t)(c.p - s);
 			return 0;
 		}
@@ -354,7 +353,7 @@ static void media_type(const char **t, size_t *tn, const pg_buf *ctype)
 
 	*t = ctype->ptr;
 	*tn = semi ? (size_t)(semi - ctype->ptr) : ctype->len;
-	trim(t, tn);
+	pg_str_trim(t, tn, PG_STR_SPACES);
 }
 
 /* A parameter of a Content-Type value (quoted or not); false when absent. */
@@ -374,7 +373,7 @@ static bool ct_param(pg_buf *out, const pg_buf *ctype, const char *name)
 		while (p < end && *p != '=' && *p != ';')
 			p++;
 		an = (size_t)(p - attr);
-		trim(&attr, &an);
+		pg_str_trim(&attr, &an, PG_STR_SPACES);
 		match = equals_ci(attr, an, name);
 		if (p >= end || *p == ';')
 			continue;
@@ -479,7 +478,7 @@ static int decode_multipart(pg_buf *text, const headers *h, const char *body, si
 			close = rn >= 2 && rest[0] == '-' && rest[1] == '-';
 			if (close)
 				rest += 2, rn -= 2;
-			delim = is_blank(rest, rn);
+			delim = pg_str_is_blank(rest, rn, PG_STR_SPACES);
 		}
 		if (more && !delim)
 			continue;
@@ -534,7 +533,7 @@ static int decode_entity(pg_buf *text, const headers *h, const char *body, size_
 				   (int)(tn > QUOTE_MAX ? QUOTE_MAX : tn), t);
 		goto done;
 	}
-	trim(&cte, &cten);
+	pg_str_trim(&cte, &cten, PG_STR_SPACES);
 	if (!cten || equals_ci(cte, cten, "7bit") || equals_ci(cte, cten, "8bit") ||
 	    equals_ci(cte, cten, "binary"))
 		err = pg_buf_put(&raw, body, len);
@@ -697,7 +696,7 @@ static int mbox_pick(pg_buf *msg, bool *request, const char *s, size_t len)
 						    "search stops there", MAX_MESSAGES, MAX_MESSAGES);
 			}
 		}
-		prev_blank = is_blank(l, n);
+		prev_blank = pg_str_is_blank(l, n, PG_STR_SPACES);
 	}
 	c.p = best;
 	c.end = best_end;
@@ -901,7 +900,7 @@ int pg_mail_header(pg_buf *out, const char *data, size_t len, const char *name)
 	/* the first field called name, its continuation lines joined by one space */
 	c.p = m;
 	c.end = m + mlen;
-	while (next_line(&c, &l, &n) && !is_blank(l, n)) {
+	while (next_line(&c, &l, &n) && !pg_str_is_blank(l, n, PG_STR_SPACES)) {
 		if (*l == ' ' || *l == '\t') {
 			if (in_field && ((err = pg_buf_putc(out, ' ')) < 0 ||
 					 (err = pg_mail_squeeze(out, l, n)) < 0))

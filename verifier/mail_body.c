@@ -50,7 +50,7 @@ static int truncated(const char *where)
 
 static char *dup_trimmed(const char *l, size_t n)
 {
-	trim(&l, &n);
+	pg_str_trim(&l, &n, PG_STR_SPACES);
 	return pg_strndup(l, n);
 }
 
@@ -61,7 +61,7 @@ static int oid_line(pg_oid *out, const char *l, size_t n, size_t skip, const cha
 	size_t hn = n - skip;
 	int err;
 
-	trim(&hex, &hn);
+	pg_str_trim(&hex, &hn, PG_STR_SPACES);
 	if (hn && hex[hn - 1] == ':')
 		hn--;
 	if ((err = pg_oid_fromhex(out, hex, hn)) < 0)
@@ -73,7 +73,7 @@ static bool is_dashes(const char *l, size_t n)
 {
 	size_t i;
 
-	trim(&l, &n);
+	pg_str_trim(&l, &n, PG_STR_SPACES);
 	for (i = 0; i < n; i++)
 		if (l[i] != '-')
 			return false;
@@ -85,8 +85,7 @@ static bool group_header(const char *l, size_t n, size_t *an, size_t *count)
 {
 	size_t i, k, digits = 0, v = 0;
 
-	while (n && (l[n - 1] == ' ' || l[n - 1] == '\t'))
-		n--;
+	pg_str_rtrim(l, &n, PG_STR_BLANKS);
 	if (n < 6 || is_ws(l[0]) || l[n - 1] != ':' || l[n - 2] != ')')
 		return false;
 	for (i = n - 3; i > 0 && l[i] >= '0' && l[i] <= '9'; i--) {
@@ -165,7 +164,7 @@ static int parse_shortlog(pg_pull_request *pr, cursor *c)
 			size_t an2, want2;
 
 			t = *c;
-			if (!next_line(&t, &l, &n) || is_blank(l, n) ||
+			if (!next_line(&t, &l, &n) || pg_str_is_blank(l, n, PG_STR_SPACES) ||
 			    (!is_ws(*l) && group_header(l, n, &an2, &want2)))
 				break;
 			*c = t;
@@ -311,7 +310,7 @@ static bool summary_line(const char *l, size_t n, size_t *count)
 {
 	size_t v = 0, digits = 0;
 
-	trim(&l, &n);
+	pg_str_trim(&l, &n, PG_STR_SPACES);
 	while (n && *l >= '0' && *l <= '9' && digits < 9) {
 		v = v * 10 + (size_t)(*l - '0');
 		l++, n--, digits++;
@@ -337,7 +336,7 @@ static bool stat_line(const char *l, size_t n, const char **name, size_t *nn)
 		return false;
 	r = bar + 3;
 	rn = (size_t)(l + n - r);
-	trim(&r, &rn);
+	pg_str_trim(&r, &rn, PG_STR_SPACES);
 	if (!starts_ci(r, rn, "Bin")) {
 		if (!rn || *r < '0' || *r > '9')
 			return false;
@@ -349,7 +348,7 @@ static bool stat_line(const char *l, size_t n, const char **name, size_t *nn)
 	}
 	*name = l;
 	*nn = (size_t)(bar - l);
-	trim(name, nn);
+	pg_str_trim(name, nn, PG_STR_SPACES);
 	return *nn > 0;
 }
 
@@ -369,9 +368,10 @@ static int parse_diffstat(pg_pull_request *pr, cursor *c)
 						    pr->nfiles, pr->files_changed);
 			return 0;
 		}
-		if (is_blank(l, n)) {
+		if (pg_str_is_blank(l, n, PG_STR_SPACES)) {
 			continue;
-		} else if (n >= 4 && is_blank(l, n - 3) && !memcmp(l + n - 3, "...", 3)) {
+		} else if (n >= 4 && pg_str_is_blank(l, n - 3, PG_STR_SPACES) &&
+			   !memcmp(l + n - 3, "...", 3)) {
 			pr->files_elided = true;
 		} else if (stat_line(l, n, &name, &nn)) {
 			if ((err = add_file(pr, &alloc, name, nn)) < 0)
@@ -388,7 +388,7 @@ static int parse_url(pg_pull_request *pr, const char *l, size_t n)
 {
 	const char *sp;
 
-	trim(&l, &n);
+	pg_str_trim(&l, &n, PG_STR_SPACES);
 	if (!n)
 		return pg_error_set(PG_EINVALID, "no repository URL");
 	if (n > MAX_URL)
@@ -399,7 +399,7 @@ static int parse_url(pg_pull_request *pr, const char *l, size_t n)
 		if (!(pr->ref = pg_strndup(sp, (size_t)(l + n - sp))))
 			return PG_ENOMEM;
 		n = (size_t)(sp - l);
-		trim(&l, &n);
+		pg_str_trim(&l, &n, PG_STR_SPACES);
 	}
 	return (pr->url = pg_strndup(l, n)) ? 0 : PG_ENOMEM;
 }
@@ -431,10 +431,8 @@ static int parse_sections(pg_pull_request *pr, cursor *c)
 	/* blank lines around the message go; its first line's indentation stays */
 	n = (size_t)(dashes - msg.p);
 	l = msg.p;
-	while (n && is_ws(l[n - 1]))
-		n--;
-	while (n && (*l == '\n' || *l == '\r'))
-		l++, n--;
+	pg_str_rtrim(l, &n, PG_STR_SPACES);
+	pg_str_ltrim(&l, &n, "\n\r");
 	if (n && !(pr->message = pg_strndup(l, n)))
 		return PG_ENOMEM;
 shortlog:

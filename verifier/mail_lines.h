@@ -2,7 +2,7 @@
 #ifndef PG_MAIL_LINES_H
 #define PG_MAIL_LINES_H
 
-#include "common/compat.h"
+#include "common/str.h"
 
 /* How much of an offending line an error message quotes. */
 #define PG_MAIL_QUOTE_MAX 60
@@ -32,21 +32,6 @@ static inline bool is_ws(char ch)
 	return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n' || ch == '\f' || ch == '\v';
 }
 
-static inline bool is_blank(const char *l, size_t n)
-{
-	while (n && is_ws(*l))
-		l++, n--;
-	return n == 0;
-}
-
-static inline void trim(const char **l, size_t *n)
-{
-	while (*n && is_ws(**l))
-		(*l)++, (*n)--;
-	while (*n && is_ws((*l)[*n - 1]))
-		(*n)--;
-}
-
 static inline bool starts_ci(const char *l, size_t n, const char *prefix)
 {
 	size_t k = strlen(prefix);
@@ -64,7 +49,7 @@ static inline bool skip_blank(cursor *c)
 
 		if (!next_line(&t, &l, &n))
 			return false;
-		if (!is_blank(l, n))
+		if (!pg_str_is_blank(l, n, PG_STR_SPACES))
 			return true;
 		*c = t;
 	}

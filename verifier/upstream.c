@@ -6,6 +6,7 @@
 #include "common/array.h"
 #include "common/buf.h"
 #include "common/error.h"
+#include "common/str.h"
 
 #define CHUNK 512
 #define DAY (24 * 60 * 60)
@@ -357,9 +358,7 @@ void pg_upstream_free(pg_upstream *u)
 	for (i = 0; i < u->nchain; i++)
 		free(u->chain_ids[i]);
 	free(u->chain_ids);
-	for (i = 0; i < u->nemails; i++)
-		free(u->emails[i]);
-	free(u->emails);
+	pg_str_list_free(u->emails, u->nemails);
 	pg_map_release(&u->by_id);
 	pg_map_release(&u->by_hash);
 	pg_map_release(&u->chain);

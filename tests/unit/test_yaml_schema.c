@@ -2,6 +2,7 @@
 #include "tests/unit/unit.h"
 
 #include "common/error.h"
+#include "common/str.h"
 #include "common/yaml_schema.h"
 
 typedef struct item {
@@ -38,9 +39,7 @@ static void toy_release(toy *t)
 	free(t->title);
 	free(t->dir);
 	free(t->secret);
-	for (i = 0; i < t->ntags; i++)
-		free(t->tags[i]);
-	free(t->tags);
+	pg_str_list_free(t->tags, t->ntags);
 	for (i = 0; i < t->nitems; i++)
 		free(t->items[i].name);
 	free(t->items);

@@ -1,0 +1,49 @@
+/* str.c - spans of text trimmed and tested for blanks; lists of strings freed. */
+#include "common/str.h"
+
+static bool in(char c, const char *set)
+{
+	/* strchr finds the terminator: a NUL is in no set */
+	return c != '\0' && strchr(set, c);
+}
+
+bool pg_str_is_blank(const char *s, size_t n, const char *set)
+{
+	pg_str_ltrim(&s, &n, set);
+	return n == 0;
+}
+
+void pg_str_ltrim(const char **s, size_t *n, const char *set)
+{
+	while (*n && in(**s, set)) {
+		(*s)++;
+		(*n)--;
+	}
+}
+
+void pg_str_rtrim(const char *s, size_t *n, const char *set)
+{
+	while (*n && in(s[*n - 1], set))
+		(*n)--;
+}
+
+void pg_str_trim(const char **s, size_t *n, const char *set)
+{
+	pg_str_ltrim(s, n, set);
+	pg_str_rtrim(*s, n, set);
+}
+
+void pg_str_trim_line(const char **s, size_t *n)
+{
+	pg_str_ltrim(s, n, PG_STR_BLANKS);
+	pg_str_rtrim(*s, n, PG_STR_BLANKS "\r");
+}
+
+void pg_str_list_free(char **list, size_t n)
+{
+	if (!list)
+		return;
+	while (n)
+		free(list[--n]);
+	free(list);
+}

@@ -1,0 +1,96 @@
+/* test_str.c - unit tests for trimming, blank spans and string lists. */
+#include "tests/unit/unit.h"
+
+#include "common/str.h"
+
+static void test_blank(void **state)
+{
+	(void)state;
+	assert_true(pg_str_is_blank("", 0, PG_STR_BLANKS));
+	assert_true(pg_str_is_blank(" \t ", 3, PG_STR_BLANKS));
+	assert_false(pg_str_is_blank(" \r", 2, PG_STR_BLANKS));
+	assert_true(pg_str_is_blank(" \r\n\f\v\t", 6, PG_STR_SPACES));
+	assert_false(pg_str_is_blank("  x ", 4, PG_STR_SPACES));
+	/* only n characters count, and a NUL is in no set */
+	assert_true(pg_str_is_blank("  x", 2, PG_STR_BLANKS));
+	assert_false(pg_str_is_blank(" \0 ", 3, PG_STR_BLANKS));
+}
+
+static void test_trim(void **state)
+{
+	const char *s = " \t a b \t\r", *p;
+	size_t n;
+
+	(void)state;
+	p = s;
+	n = strlen(s);
+	pg_str_ltrim(&p, &n, PG_STR_BLANKS);
+	assert_ptr_equal(p, s + 3);
+	assert_int_equal(n, 6);
+
+	p = s;
+	n = strlen(s);
+	pg_str_rtrim(p, &n, PG_STR_BLANKS);
+	/* the CR is no blank: nothing goes */
+	assert_int_equal(n, strlen(s));
+	pg_str_rtrim(p, &n, PG_STR_SPACES);
+	assert_int_equal(n, 6);
+
+	p = s;
+	n = strlen(s);
+	pg_str_trim(&p, &n, PG_STR_SPACES);
+	assert_int_equal(n, 3);
+	assert_memory_equal(p, "a b", 3);
+
+	/* all blank: empty, at the end of the blanks */
+	p = "  ";
+	n = 2;
+	pg_str_trim(&p, &n, PG_STR_BLANKS);
+	assert_int_equal(n, 0);
+}
+
+static void test_trim_line(void **state)
+{
+	const char *p;
+	size_t n;
+
+	(void)state;
+	p = " \tvalue here \r";
+	n = strlen(p);
+	pg_str_trim_line(&p, &n);
+	assert_int_equal(n, 10);
+	assert_memory_equal(p, "value here", 10);
+	/* a CR at the start is text, not the end of a CRLF line */
+	p = "\r x";
+	n = strlen(p);
+	pg_str_trim_line(&p, &n);
+	assert_int_equal(n, 3);
+	assert_int_equal(p[0], '\r');
+}
+
+static void test_list_free(void **state)
+{
+	char **list = calloc(3, sizeof(*list));
+
+	(void)state;
+	assert_non_null(list);
+	list[0] = strdup("a");
+	list[1] = strdup("b");
+	list[2] = strdup("c");
+	/* the sanitizer build finds a leak or a double free here */
+	pg_str_list_free(list, 3);
+	pg_str_list_free(NULL, 0);
+	pg_str_list_free(NULL, 5);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_blank),
+		cmocka_unit_test(test_trim),
+		cmocka_unit_test(test_trim_line),
+		cmocka_unit_test(test_list_free),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
