@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 #include "common/buf.h"
 #include "common/error.h"
+#include "common/fs.h"
 #include "common/sanitize.h"
 #include "repo/repo.h"
 #include "verifier/verify.h"

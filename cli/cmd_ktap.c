@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 #include "common/buf.h"
 #include "common/error.h"
+#include "common/fs.h"
 #include "pipeline/ktap.h"
 #include "pipeline/lava.h"
 

@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 #include "common/buf.h"
 #include "common/error.h"
+#include "common/fs.h"
 #include "common/sanitize.h"
 #include "server/auth.h"
 #include "server/server.h"

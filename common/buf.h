@@ -48,20 +48,6 @@ void pg_buf_clear(pg_buf *buf);
 /* Remove trailing whitespace. */
 void pg_buf_rtrim(pg_buf *buf);
 
-/*
- * Read a whole regular file; fails with PG_ETOOBIG past buf->max,
- * PG_ENOTFOUND when it does not exist, PG_EINVALID when it is not a
- * regular file (a FIFO, a device, a directory: pg_open_regular, without
- * blocking), PG_EIO otherwise.
- */
-int pg_buf_read_file(pg_buf *buf, const char *path);
-
-/* Read a whole stream (e.g. stdin) with the same cap rules. */
-int pg_buf_read_stream(pg_buf *buf, FILE *f, const char *what);
-
-/* Write atomically: a temporary file beside path, fsync, rename. */
-int pg_write_file_atomic(const char *path, const void *data, size_t len);
-
 /* strdup/strndup that set the last error on failure. */
 char *pg_strdup(const char *s);
 char *pg_strndup(const char *s, size_t n);

@@ -1,4 +1,4 @@
-/* fs.c - making and removing directory trees; mapping files; files opened only when regular; shared scratch directories; lock files. */
+/* fs.c - making and removing directory trees; mapping files; files opened only when regular, read whole and written atomically; shared scratch directories; lock files. */
 #include "common/fs.h"
 #include "common/buf.h"
 #include "common/error.h"
@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <stdatomic.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -118,6 +119,83 @@ int pg_open_regular(int *out, off_t *size, const char *path, const char *what, b
 		*size = S_ISREG(st.st_mode) ? st.st_size : 0;
 	*out = fd;
 	return 0;
+}
+
+int pg_buf_read_stream(pg_buf *buf, FILE *f, const char *what)
+{
+	char chunk[65536];
+	size_t n;
+	int err;
+
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		if ((err = pg_buf_put(buf, chunk, n)) < 0)
+			return pg_error_wrap(err, "'%s'", what);
+	}
+	if (ferror(f))
+		return pg_error_set(PG_EIO, "'%s': read failed: %s", what, strerror(errno));
+	return 0;
+}
+
+int pg_buf_read_file(pg_buf *buf, const char *path)
+{
+	FILE *f;
+	int fd, err;
+
+	if ((err = pg_open_regular(&fd, NULL, path, NULL, false)) < 0)
+		return err;
+	if (!(f = fdopen(fd, "rb"))) {
+		close(fd);
+		return pg_error_set(PG_EIO, "'%s': %s", path, strerror(errno));
+	}
+	err = pg_buf_read_stream(buf, f, path);
+	fclose(f);
+	return err;
+}
+
+static atomic_uint tmp_seq;
+
+int pg_write_file_atomic(const char *path, const void *data, size_t len)
+{
+	pg_buf tmp = PG_BUF_INIT;
+	const char *p = data;
+	int fd = -1, err = 0;
+
+	/* unique per thread too: server workers may write the same file at once */
+	if ((err = pg_buf_printf(&tmp, "%s.tmp.%ld.%u", path, (long)getpid(),
+				 atomic_fetch_add(&tmp_seq, 1u))) < 0)
+		goto done;
+	fd = open(tmp.ptr, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		err = pg_error_set(PG_EIO, "'%s': %s", tmp.ptr, strerror(errno));
+		goto done;
+	}
+	while (len) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			err = pg_error_set(PG_EIO, "'%s': %s", tmp.ptr, strerror(errno));
+			goto done;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	if (fsync(fd) < 0 || close(fd) < 0) {
+		fd = -1;
+		err = pg_error_set(PG_EIO, "'%s': %s", tmp.ptr, strerror(errno));
+		goto done;
+	}
+	fd = -1;
+	if (rename(tmp.ptr, path) < 0)
+		err = pg_error_set(PG_EIO, "'%s': %s", path, strerror(errno));
+done:
+	if (fd >= 0)
+		close(fd);
+	if (err < 0 && tmp.len)
+		unlink(tmp.ptr);
+	pg_buf_release(&tmp);
+	return err;
 }
 
 /* Remove every directory of ours in dir (not another user's). */

@@ -1,8 +1,8 @@
-/* fs.h - directories: make a path, remove a tree, tell one; open only regular files; shared scratch directories; lock files. */
+/* fs.h - directories: make a path, remove a tree, tell one; open only regular files, read whole files, write atomically; shared scratch directories; lock files. */
 #ifndef PG_FS_H
 #define PG_FS_H
 
-#include "common/compat.h"
+#include "common/buf.h"
 
 #include <sys/types.h>
 
@@ -36,6 +36,20 @@ void pg_unmap_file(void *map, size_t len);
  * PG_ENOTFOUND, PG_EIO.
  */
 int pg_open_regular(int *out, off_t *size, const char *path, const char *what, bool streams);
+
+/*
+ * Read a whole regular file; fails with PG_ETOOBIG past buf->max,
+ * PG_ENOTFOUND when it does not exist, PG_EINVALID when it is not a
+ * regular file (a FIFO, a device, a directory: pg_open_regular, without
+ * blocking), PG_EIO otherwise.
+ */
+int pg_buf_read_file(pg_buf *buf, const char *path);
+
+/* Read a whole stream (e.g. stdin) with the same cap rules. */
+int pg_buf_read_stream(pg_buf *buf, FILE *f, const char *what);
+
+/* Write atomically: a temporary file beside path, fsync, rename. */
+int pg_write_file_atomic(const char *path, const void *data, size_t len);
 
 /*
  * A scratch directory that several processes share, such as

@@ -2,6 +2,7 @@
 #include "pipeline/attest.h"
 #include "common/digest.h"
 #include "common/error.h"
+#include "common/fs.h"
 #include "common/hex.h"
 #include "common/json.h"
 #include "repo/repo.h"

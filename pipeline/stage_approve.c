@@ -2,6 +2,7 @@
 #include "pipeline/stage.h"
 #include "pipeline/attest.h"
 #include "common/error.h"
+#include "common/fs.h"
 #include "common/testpoint.h"
 
 #include <time.h>

@@ -1,6 +1,7 @@
 /* stage_merge.c - the merge stage: the signed tag merged onto the integration head, on the pull's branch. */
 #include "pipeline/stage.h"
 #include "common/error.h"
+#include "common/fs.h"
 
 /* The merge's message is the stage's log: the dashboard's merge preview. */
 static int passed(pg_run *g, pg_stage *st, const pg_merge_result *m)

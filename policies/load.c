@@ -1,6 +1,7 @@
 /* load.c - read a policy file under its size cap and report its problems. */
 #include "policies/schema.h"
 #include "common/error.h"
+#include "common/fs.h"
 
 /*
  * Examine text; problems go to *pr (as many as it keeps).  *out is set

@@ -2,6 +2,7 @@
 #include "repo/commits.h"
 #include "common/array.h"
 #include "common/error.h"
+#include "common/fs.h"
 
 #define NODE_CHUNK 4096
 /* git's and libgit2's own nesting limit for alternates */

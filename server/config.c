@@ -1,6 +1,7 @@
 /* config.c - the serve configuration as field tables over the YAML walker, every mistake by place. */
 #include "server/config.h"
 #include "common/error.h"
+#include "common/fs.h"
 #include "common/str.h"
 #include "common/yaml_schema.h"
 #include "pipeline/gate.h"

@@ -2,6 +2,7 @@
 #include "server/assets.h"
 #include "server/web.h"
 #include "common/error.h"
+#include "common/fs.h"
 #include "common/json.h"
 #include "common/sanitize.h"
 #include "pipeline/attest.h"

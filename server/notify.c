@@ -3,6 +3,7 @@
 #include "common/array.h"
 #include "common/digest.h"
 #include "common/error.h"
+#include "common/fs.h"
 #include "common/str.h"
 #include "server/smtp.h"
 #include "verifier/mail.h"

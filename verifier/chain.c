@@ -3,6 +3,7 @@
 #include "common/array.h"
 #include "common/buf.h"
 #include "common/error.h"
+#include "common/fs.h"
 
 /*
  * The cache: one line per commit, from the tip down,

@@ -3,6 +3,7 @@
 #include "common/array.h"
 #include "common/buf.h"
 #include "common/error.h"
+#include "common/fs.h"
 #include "common/hex.h"
 #include "common/str.h"
 

@@ -56,15 +56,6 @@ static void test_detach_and_rtrim(void **state)
 	free(s);
 }
 
-static void test_read_missing_file(void **state)
-{
-	pg_buf b = PG_BUF_INIT;
-
-	(void)state;
-	assert_int_equal(pg_buf_read_file(&b, "/nonexistent/pullgate"), PG_ENOTFOUND);
-	assert_non_null(strstr(pg_error_last(), "/nonexistent/pullgate"));
-}
-
 static void test_map(void **state)
 {
 	pg_map m = PG_MAP_INIT;
@@ -92,7 +83,6 @@ int main(void)
 		cmocka_unit_test(test_invariants),
 		cmocka_unit_test(test_cap_is_enforced),
 		cmocka_unit_test(test_detach_and_rtrim),
-		cmocka_unit_test(test_read_missing_file),
 		cmocka_unit_test(test_map),
 	};
 

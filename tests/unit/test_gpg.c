@@ -3,6 +3,7 @@
 
 #include "common/buf.h"
 #include "common/error.h"
+#include "common/fs.h"
 #include "tests/unit/gpg_vectors.h"
 #include "verifier/gpg.h"
 

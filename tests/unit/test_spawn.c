@@ -2,6 +2,7 @@
 #include "tests/unit/unit.h"
 
 #include "common/error.h"
+#include "common/fs.h"
 #include "common/spawn.h"
 
 #include <unistd.h>
