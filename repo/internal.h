@@ -60,7 +60,7 @@ void pg_repo_graphs_release(pg_repo *r);
 int pg_repo_pack_commit(const char **data, size_t *len, pg_repo *r, const pg_oid *id);
 void pg_packs_free(pg_packs *ps);
 
-/* Convert a libgit2 failure to one of ours, keeping its message after "what: ". */
+/* Convert a libgit2 failure to one of ours, keeping its message after "what: " (error.c). */
 int pg_git_fail(int gerr, const char *fmt, ...) PG_PRINTF(2, 3);
 
 static inline const git_oid *pg_git_oid(const pg_oid *id)

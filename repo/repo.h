@@ -31,6 +31,7 @@
  *	merge.c     merge two commits' trees, write a commit
  *	worktree.c  linked worktrees and checkouts
  *	notes.c     git notes on commits
+ *	error.c     libgit2's failures converted to PG_E* codes (pg_git_fail)
  */
 typedef struct pg_repo pg_repo;
 
