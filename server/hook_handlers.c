@@ -2,6 +2,7 @@
 #include "server/hooks.h"
 #include "server/web.h"
 #include "common/error.h"
+#include "common/json.h"
 #include "verifier/mail.h"
 
 #include <ctype.h>
@@ -128,7 +129,9 @@ static int queue(pg_req *rq, pg_resp *rs, pg_job_spec *jobs, size_t njobs, const
 	pg_server *s = rq->srv;
 	bool mail = rq->hook_mail;
 	pg_buf ids = PG_BUF_INIT, digest = PG_BUF_INIT, signature = PG_BUF_INIT, out = PG_BUF_INIT;
+	pg_buf url = PG_BUF_INIT, message = PG_BUF_INIT;
 	pg_buf *keys = NULL;
+	pg_json_writer *w = NULL;
 	const char *open[PG_JOB__COUNT];
 	pg_delivery d;
 	const int64_t *id;
@@ -174,21 +177,29 @@ static int queue(pg_req *rq, pg_resp *rs, pg_job_spec *jobs, size_t njobs, const
 	again = err == PG_EEXISTS;
 	id = (const int64_t *)(const void *)ids.ptr;
 	n = ids.len / sizeof(int64_t);
-	pg_buf_printf(&out, "{\"delivery\": \"%s\", \"duplicate\": %s, \"jobs\": [", d.id,
-		      again || (n && !created) ? "true" : "false");
+	/* the store's message, kept before anything else can set one */
+	if (again && (err = pg_buf_puts(&message, pg_error_last())) < 0)
+		goto done;
+	if ((err = pg_json_writer_new(&w)) < 0)
+		goto done;
+	pg_json_put_str(w, "delivery", d.id);
+	pg_json_put_bool(w, "duplicate", again || (n && !created));
+	pg_json_open_array(w, "jobs");
 	for (i = 0; i < n; i++)
-		pg_buf_printf(&out, "%s%lld", i ? ", " : "", (long long)id[i]);
-	pg_buf_puts(&out, "], \"urls\": [");
-	for (i = 0; i < n; i++)
-		pg_buf_printf(&out, "%s\"/api/pulls/%lld\"", i ? ", " : "", (long long)id[i]);
-	pg_buf_puts(&out, "], \"message\": \"");
-	if (again)
-		pg_buf_puts(&out, pg_error_last());
-	else if (n && !created)
-		pg_buf_puts(&out, "an open job verifies this tag and object already: no new job");
-	else
-		pg_buf_puts(&out, note);
-	pg_buf_puts(&out, "\"}\n");
+		pg_json_put_int(w, NULL, id[i]);
+	pg_json_close(w);
+	pg_json_open_array(w, "urls");
+	for (i = 0; i < n; i++) {
+		pg_buf_clear(&url);
+		if ((err = pg_buf_printf(&url, "/api/pulls/%lld", (long long)id[i])) < 0)
+			goto done;
+		pg_json_put_str(w, NULL, url.ptr);
+	}
+	pg_json_close(w);
+	pg_json_put_str(w, "message", again ? message.ptr : n && !created ?
+			"an open job verifies this tag and object already: no new job" : note);
+	if ((err = pg_json_write(&out, w, PG_JSON_COMPACT)) < 0 || (err = pg_buf_putc(&out, '\n')) < 0)
+		goto done;
 	if (!again) {
 		pthread_mutex_lock(&s->metrics_lock);
 		s->hooks_accepted[mail]++;
@@ -207,6 +218,9 @@ done:
 	pg_buf_release(&ids);
 	pg_buf_release(&digest);
 	pg_buf_release(&signature);
+	pg_buf_release(&url);
+	pg_buf_release(&message);
+	pg_json_writer_free(w);
 	pg_buf_release(&out);
 	return err;
 }

@@ -1,7 +1,7 @@
 /* http.c - libmicrohttpd glue: routing, capped bodies, security headers, streamed responses. */
 #include "server/web.h"
 #include "common/error.h"
-#include "common/sanitize.h"
+#include "common/json.h"
 
 #include <arpa/inet.h>
 #include <dlfcn.h>
@@ -260,38 +260,30 @@ int pg_resp_text(pg_resp *rs, unsigned status, const char *type, const char *tex
 	return pg_buf_put(&rs->body, text, len);
 }
 
-static void json_escape(pg_buf *out, const char *s)
-{
-	/* messages are ours, but may quote request data: escape everything JSON needs */
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			pg_buf_printf(out, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			pg_buf_printf(out, "\\u%04x", c);
-		else
-			pg_buf_putc(out, (char)c);
-	}
-}
-
 int pg_resp_error(pg_resp *rs, unsigned status, const char *fmt, ...)
 {
-	pg_buf msg = PG_BUF_INIT, clean = PG_BUF_INIT;
+	pg_buf msg = PG_BUF_INIT;
+	pg_json_writer *w = NULL;
 	va_list ap;
 
 	va_start(ap, fmt);
 	pg_buf_vprintf(&msg, fmt, ap);
 	va_end(ap);
-	pg_sanitize_utf8(&clean, msg.ptr, msg.len);
 	rs->status = status;
 	rs->type = "application/json";
 	pg_buf_clear(&rs->body);
-	pg_buf_puts(&rs->body, "{\"error\": \"");
-	json_escape(&rs->body, clean.ptr);
-	pg_buf_printf(&rs->body, "\", \"status\": %u}\n", status);
+	/*
+	 * Messages are ours, but may quote request data: the writer escapes it.
+	 * Out of memory the status alone answers.
+	 */
+	if (pg_json_writer_new(&w) == 0) {
+		pg_json_put_str(w, "error", msg.ptr);
+		pg_json_put_int(w, "status", status);
+		if (pg_json_write(&rs->body, w, PG_JSON_COMPACT) == 0)
+			pg_buf_putc(&rs->body, '\n');
+	}
+	pg_json_writer_free(w);
 	pg_buf_release(&msg);
-	pg_buf_release(&clean);
 	return 0;
 }
 

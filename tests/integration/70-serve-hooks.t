@@ -4,7 +4,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
-plan 63
+plan 66
 serve_setup
 serve_start
 T2=hardening-v6.16-rc1-fix1-take2
@@ -145,6 +145,14 @@ like "$(err_of)" "https://internal.example/secret.git" "naming it"
 get "$URL/metrics"
 like "$out" '^pullgate_hook_rejections_total\{hook="pull-request",reason="repository"\} 3$' \
 	"each refusal is counted"
+# a message that quotes the request keeps its quote, backslash and control character, escaped
+odd=$(printf 'https://internal.example/a"b\\c\001d.git')
+sed "s|$FX/kees.git|$(printf '%s' "$odd" | sed 's/[\\&|]/\\&/g')|g" "$SCRATCH/mail/take2.mail" \
+	>"$SCRATCH/odd.mail"
+hook pull-request "$SCRATCH/odd.mail" mail-odd
+is "$code" 422 "a mail naming an odd URL off the allow-list is refused"
+ok "$(jq -e . "$SCRATCH/.hook" >/dev/null 2>&1; echo $?)" "the answer is valid JSON"
+is "$(err_of)" "repository '$odd' is not in the policy's allow-list" "with the URL intact in the message"
 
 # --- paths and methods ------------------------------------------------------------------
 get "$URL/no/such/path"
