@@ -1,16 +1,14 @@
 /* pull_args.c - parsing and applying the options that verify and gate share. */
 #include "cli/cli.h"
 #include "cli/pull_args.h"
-#include "common/array.h"
 #include "common/buf.h"
 #include "common/error.h"
-#include "common/hex.h"
 #include "common/fs.h"
+#include "common/hex.h"
 #include "common/sanitize.h"
 #include "repo/repo.h"
 #include "verifier/mail.h"
 
-#include <ctype.h>
 #include <unistd.h>
 
 /* Load the --policy file among argv, else the built-in policy: 0, or an exit status. */
@@ -69,23 +67,18 @@ static int parse_count(size_t *out, const char *s)
 static int add_trust(pg_policy *policy, const char *arg)
 {
 	const char *colon = strchr(arg, ':');
-	size_t len = colon ? (size_t)(colon - arg) : strlen(arg), i;
-	size_t alloc = policy->nsigners; /* the policy keeps no allocation count */
+	size_t len = colon ? (size_t)(colon - arg) : strlen(arg);
+	char fpr[41];
 	pg_signer *s;
 	int err;
 
 	if (len != 40 || !pg_hex_is(arg, 40) || (colon && !colon[1]))
 		return pg_error_set(PG_EINVALID, "--trust wants FINGERPRINT[:TAGGLOB] with 40 "
 				    "hex digits, not '%s'", arg);
-	if ((err = PG_ARRAY_GROW(policy->signers, policy->nsigners + 1, alloc)) < 0)
+	memcpy(fpr, arg, len);
+	fpr[len] = '\0';
+	if ((err = pg_policy_add_signer(&s, policy, fpr)) < 0)
 		return err;
-	s = &policy->signers[policy->nsigners];
-	memset(s, 0, sizeof(*s));
-	if (!(s->fingerprint = pg_strndup(arg, len)))
-		return PG_ENOMEM;
-	for (i = 0; i < len; i++)
-		s->fingerprint[i] = (char)toupper((unsigned char)s->fingerprint[i]);
-	policy->nsigners++;
 	return colon ? pg_policy_list_add(&s->tags, &s->ntags, colon + 1) : 0;
 }
 

@@ -5,6 +5,7 @@
 #include "common/error.h"
 #include "common/str.h"
 
+#include <ctype.h>
 #include <fnmatch.h>
 
 int pg_policy_new_default(pg_policy **out)
@@ -84,6 +85,32 @@ int pg_policy_list_add(char ***list, size_t *n, const char *s)
 	if (!((*list)[*n] = pg_strdup(s)))
 		return PG_ENOMEM;
 	(*n)++;
+	return 0;
+}
+
+int pg_policy_add_signer(pg_signer **out, pg_policy *p, const char *fingerprint)
+{
+	/* as the lists: the count stands for the allocation */
+	size_t alloc = p->nsigners, i;
+	pg_signer *s;
+	int err;
+
+	if (out)
+		*out = NULL;
+	if (pg_policy_why_fingerprint(fingerprint))
+		return pg_error_set(PG_EINVALID, "'%s' is not a key fingerprint (40 hex digits)",
+				    fingerprint);
+	if ((err = PG_ARRAY_GROW(p->signers, p->nsigners + 1, alloc)) < 0)
+		return err;
+	s = &p->signers[p->nsigners];
+	memset(s, 0, sizeof(*s));
+	if (!(s->fingerprint = pg_strdup(fingerprint)))
+		return PG_ENOMEM;
+	for (i = 0; s->fingerprint[i]; i++)
+		s->fingerprint[i] = (char)toupper((unsigned char)s->fingerprint[i]);
+	p->nsigners++;
+	if (out)
+		*out = s;
 	return 0;
 }
 

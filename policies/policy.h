@@ -129,6 +129,15 @@ int pg_policy_problem_format(pg_buf *out, const char *name, const pg_policy_prob
 /* Append to a string list (the string is copied). */
 int pg_policy_list_add(char ***list, size_t *n, const char *s);
 
+/*
+ * Append a signer for the key fingerprint (40 hex digits, any case; kept
+ * upper case) with empty lists, which admit any identity, repository and
+ * tag.  *out, when out is not NULL, is the new entry, borrowed until the
+ * next signer is added.  PG_EINVALID when fingerprint is not one,
+ * PG_ENOMEM.
+ */
+int pg_policy_add_signer(pg_signer **out, pg_policy *p, const char *fingerprint);
+
 /* E-mail addresses compare without regard to case. */
 bool pg_policy_is_protected(const pg_policy *p, const char *email);
 bool pg_policy_is_allowed(const pg_policy *p, const char *email);

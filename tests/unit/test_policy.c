@@ -901,6 +901,33 @@ static void test_lookups(void **state)
 	pg_policy_free(p);
 }
 
+static void test_add_signer(void **state)
+{
+	pg_policy *p = parse_ok("signers:\n  - fingerprint: E85052128AE3ACF4DCE4073EC1AF8DCF493176BD\n"
+			       "    identities: [kees@kernel.org]\n");
+	pg_signer *s = NULL;
+
+	(void)state;
+	assert_int_equal(pg_policy_add_signer(&s, p, "0123456789abcdef0123456789ABCDEF01234567"), 0);
+	assert_int_equal(p->nsigners, 2);
+	assert_ptr_equal(s, &p->signers[1]);
+	/* kept upper case, with no limits: any identity, repository and tag */
+	assert_string_equal(s->fingerprint, "0123456789ABCDEF0123456789ABCDEF01234567");
+	assert_true(pg_policy_signer_allows(s, "/any/where", "anything", NULL));
+	assert_ptr_equal(pg_policy_find_signer(p, "0123456789abcdef0123456789abcdef01234567"), s);
+	/* the signer read from the file is still there */
+	assert_string_equal(p->signers[0].fingerprint, "E85052128AE3ACF4DCE4073EC1AF8DCF493176BD");
+	assert_int_equal(p->signers[0].nidentities, 1);
+
+	assert_int_equal(pg_policy_add_signer(&s, p, "493176BD"), PG_EINVALID);
+	assert_null(s);
+	assert_int_equal(pg_policy_add_signer(NULL, p, "G123456789abcdef0123456789ABCDEF01234567"),
+			 PG_EINVALID);
+	assert_int_equal(p->nsigners, 2);
+	pg_error_clear();
+	pg_policy_free(p);
+}
+
 static int cleanup(void **state)
 {
 	char cmd[128];
@@ -939,6 +966,7 @@ int main(void)
 		cmocka_unit_test(test_numbers_and_booleans),
 		cmocka_unit_test(test_checks_and_severities),
 		cmocka_unit_test(test_fingerprints),
+		cmocka_unit_test(test_add_signer),
 		cmocka_unit_test(test_strings),
 		cmocka_unit_test(test_refused_yaml_features),
 		cmocka_unit_test(test_bytes),
