@@ -126,7 +126,7 @@ int cmd_serve(int argc, char **argv)
 {
 	pg_config *config = NULL;
 	pg_server *srv = NULL;
-	pg_server_opts so;
+	pg_server_opts so = PG_SERVER_OPTS_INIT;
 	struct serve_args sa = { NULL, -1, false };
 	volatile sig_atomic_t *stop, *hup;
 	int rc, first = 0;
@@ -146,7 +146,6 @@ int cmd_serve(int argc, char **argv)
 	stop = cli_catch_stop_signals();
 	hup = cli_catch_reload_signal();
 
-	memset(&so, 0, sizeof(so));
 	so.config = config;
 	so.home = cli_home();
 	so.datadir = cli_datadir();

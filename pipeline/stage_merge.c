@@ -42,7 +42,7 @@ int pg_stage_merge(pg_run *g, pg_stage *st)
 {
 	pg_report *r = g->report;
 	pg_merge_result m;
-	pg_merge_opts mo;
+	pg_merge_opts mo = PG_MERGE_OPTS_INIT;
 	int err;
 
 	pg_merge_result_init(&m);
@@ -56,7 +56,6 @@ int pg_stage_merge(pg_run *g, pg_stage *st)
 	pg_run_progress(g, "merge", "fetching %s into %s", r->tag, g->tree_path.ptr);
 	if ((err = pg_tree_fetch_tag(g->tree, g->spec->repo, r->tag, &r->tag_object)) < 0)
 		goto done;
-	memset(&mo, 0, sizeof(mo));
 	mo.tag_name = strncmp(r->tag, "refs/tags/", 10) ? r->tag : r->tag + 10;
 	mo.url = g->spec->name ? g->spec->name : g->spec->repo;
 	/* the maintainer's identity: the service's, else the policy's, else pullgate's own */

@@ -65,6 +65,9 @@ typedef struct pg_merge_opts {
 	int offset;             /* minutes east of UTC */
 } pg_merge_opts;
 
+/* Every field zero: pg_merge_opts o = PG_MERGE_OPTS_INIT; then set what the merge needs. */
+#define PG_MERGE_OPTS_INIT { 0 }
+
 typedef struct pg_merge_result {
 	bool conflicted;
 	char **conflicts;       /* paths, when conflicted */

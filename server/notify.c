@@ -345,7 +345,7 @@ static void deliver(pg_notify *n, const pg_notice_conf *c, const item *it)
 	pg_buf text = PG_BUF_INIT, msg = PG_BUF_INIT, rcpts = PG_BUF_INIT, from = PG_BUF_INIT,
 	       note = PG_BUF_INIT, refused = PG_BUF_INIT, last = PG_BUF_INIT;
 	const char **list = NULL;
-	pg_smtp_opts so;
+	pg_smtp_opts so = PG_SMTP_OPTS_INIT;
 	size_t nr = 0, i;
 	const char *p;
 	unsigned attempt = 0, wait = c->retry_seconds;
@@ -370,7 +370,6 @@ static void deliver(pg_notify *n, const pg_notice_conf *c, const item *it)
 	}
 	for (i = 0, p = rcpts.ptr; i < nr; i++, p += strlen(p) + 1)
 		list[i] = p;
-	memset(&so, 0, sizeof(so));
 	so.host = c->relay;
 	so.port = c->port;
 	so.timeout_s = c->timeout_seconds;

@@ -105,7 +105,7 @@ int pg_server_reload(pg_server *s, pg_config *c, pg_buf *restart)
 {
 	pg_policy *policy = NULL;
 	char *gen = NULL, *push = NULL, *mail = NULL;
-	pg_worker_opts wo;
+	pg_worker_opts wo = PG_WORKER_OPTS_INIT;
 	const pg_config *old = s->config;
 	int err;
 
@@ -139,7 +139,6 @@ int pg_server_reload(pg_server *s, pg_config *c, pg_buf *restart)
 	__atomic_store_n(&s->mail_secret, mail, __ATOMIC_RELEASE);
 	__atomic_store_n(&s->config, c, __ATOMIC_RELEASE);
 	s->owned_config = c;
-	memset(&wo, 0, sizeof(wo));
 	wo.policy = policy;
 	wo.tree = c->tree;
 	wo.branch = c->branch;

@@ -202,7 +202,7 @@ int pg_server_start(pg_server **out, const pg_server_opts *o)
 	pg_buf db = PG_BUF_INIT, tmp = PG_BUF_INIT;
 	pg_throttle_rules tr = PG_THROTTLE_RULES_INIT;
 	size_t swept = 0;
-	pg_worker_opts wo;
+	pg_worker_opts wo = PG_WORKER_OPTS_INIT;
 	char *gen = NULL;
 	int err;
 
@@ -266,7 +266,6 @@ int pg_server_start(pg_server **out, const pg_server_opts *o)
 			    o->config->limits.report_size);
 	pg_store_sync_decisions_only(s->worker_store);
 	pg_store_give_way(s->worker_store, WORKER_GIVES_WAY_MS);
-	memset(&wo, 0, sizeof(wo));
 	wo.store = s->worker_store;
 	wo.events = s->events;
 	wo.policy = s->policy;

@@ -15,6 +15,9 @@ typedef struct pg_server_opts {
 	void *log_ctx;
 } pg_server_opts;
 
+/* Every field zero: pg_server_opts o = PG_SERVER_OPTS_INIT; */
+#define PG_SERVER_OPTS_INIT { 0 }
+
 /*
  * Open the store (state/pullgate.db), put interrupted jobs back in the
  * queue, load the policy, read or create the hook secrets

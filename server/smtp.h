@@ -14,6 +14,9 @@ typedef struct pg_smtp_opts {
 	volatile sig_atomic_t *cancel; /* may be NULL: set, the session is given up */
 } pg_smtp_opts;
 
+/* Every field zero: pg_smtp_opts o = PG_SMTP_OPTS_INIT; then the relay and its port. */
+#define PG_SMTP_OPTS_INIT { 0 }
+
 /* A bare local@domain of printable ASCII, with nothing SMTP or a header would read as syntax. */
 bool pg_smtp_address_ok(const char *address);
 

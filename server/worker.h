@@ -32,6 +32,9 @@ typedef struct pg_worker_opts {
 	void *approved_ctx;
 } pg_worker_opts;
 
+/* Every field zero, each zero its default: pg_worker_opts o = PG_WORKER_OPTS_INIT; */
+#define PG_WORKER_OPTS_INIT { 0 }
+
 typedef struct pg_worker pg_worker;
 
 /*
