@@ -1,5 +1,5 @@
-/* gpg.c - OpenPGP signatures with gpgme: detached ones verified over a keyring or a GNUPGHOME, and made. */
-#include "verifier/gpg.h"
+/* gpg.c - one gpgme context over a keyring or a GNUPGHOME: detached OpenPGP signatures verified and made. */
+#include "verifier/gpg_internal.h"
 #include "common/array.h"
 #include "common/buf.h"
 #include "common/error.h"
@@ -8,55 +8,8 @@
 #include "common/str.h"
 
 #include <ftw.h>
-#include <gpgme.h>
 #include <pthread.h>
-#include <sys/stat.h>
 #include <unistd.h>
-
-/* the kernel's whole pgpkeys keyring is a few MiB */
-#define KEYRING_MAX ((size_t)64 << 20)
-
-/* A cache keeps this many verifiers; more are freed as before. */
-#define IDLE_MAX 4
-
-struct pg_gpg {
-	gpgme_ctx_t ctx;     /* NULL until needed, while a prefetch verifies for it */
-	char *tmp_home;      /* our private GNUPGHOME, removed on free; NULL for the policy's */
-	pg_gpg_cache *cache; /* where pg_gpg_free leaves it, or NULL */
-	char *keyring, *gnupg_home, *tmpdir; /* what it verifies with */
-	pg_buf ring;         /* the keyring's bytes, as imported */
-	struct stat ring_st; /* the keyring file when they were read */
-};
-
-/* One signature a prefetch verifies, and then what it found. */
-typedef struct memo {
-	const pg_gpg_prefetch *owner;
-	char *payload, *sig;
-	size_t payload_len, sig_len;
-	bool started, done, failed;
-	pg_gpg_result result;
-	struct memo *next;
-} memo;
-
-struct pg_gpg_cache {
-	pthread_mutex_t lock;
-	pthread_cond_t changed;
-	pg_gpg *idle[IDLE_MAX];
-	size_t nidle;
-	memo *memos;
-	unsigned busy;        /* prefetch threads holding a verifier */
-};
-
-struct pg_gpg_prefetch {
-	pg_gpg_cache *cache;
-	pg_gpg_cache *own;    /* a cache made for the prefetch alone, or NULL */
-	pg_gpg_cache *before; /* the caller's cache before that one was installed */
-	char *keyring, *gnupg_home, *tmpdir;
-	pthread_t thread;
-	bool closing;
-};
-
-static _Thread_local pg_gpg_cache *current_cache;
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static bool init_ok;
@@ -136,7 +89,7 @@ static void close_ctx(pg_gpg *g)
 	pg_buf_clear(&g->ring);
 }
 
-static void destroy(pg_gpg *g)
+void pg_gpg_destroy(pg_gpg *g)
 {
 	if (!g)
 		return;
@@ -146,30 +99,6 @@ static void destroy(pg_gpg *g)
 	free(g->tmpdir);
 	pg_buf_release(&g->ring);
 	free(g);
-}
-
-/* Leave g in its cache for the next pg_gpg_new; false when the cache is full. */
-static bool keep(pg_gpg *g)
-{
-	pg_gpg_cache *c = g->cache;
-	bool kept = false;
-
-	if (!c || !g->ctx)
-		return false;
-	pthread_mutex_lock(&c->lock);
-	if (c->nidle < IDLE_MAX) {
-		c->idle[c->nidle++] = g;
-		kept = true;
-		pthread_cond_broadcast(&c->changed);
-	}
-	pthread_mutex_unlock(&c->lock);
-	return kept;
-}
-
-void pg_gpg_free(pg_gpg *g)
-{
-	if (g && !keep(g))
-		destroy(g);
 }
 
 /*
@@ -206,13 +135,12 @@ done:
 	return err;
 }
 
-/* Read the keyring and its identity; it is kept to tell a changed keyring later. */
-static int read_keyring(pg_buf *bytes, struct stat *st, const char *keyring)
+int pg_gpg_read_keyring(pg_buf *bytes, struct stat *st, const char *keyring)
 {
 	int err;
 
 	pg_buf_clear(bytes);
-	bytes->max = KEYRING_MAX;
+	bytes->max = PG_GPG_KEYRING_MAX;
 	if (stat(keyring, st) < 0)
 		memset(st, 0, sizeof(*st));
 	if ((err = pg_buf_read_file(bytes, keyring)) < 0)
@@ -227,7 +155,7 @@ static int import_keyring(pg_gpg *g)
 	gpgme_error_t e;
 	int err;
 
-	if ((err = read_keyring(&g->ring, &g->ring_st, g->keyring)) < 0)
+	if ((err = pg_gpg_read_keyring(&g->ring, &g->ring_st, g->keyring)) < 0)
 		goto done;
 	if ((e = gpgme_data_new_from_mem(&dh, g->ring.ptr, g->ring.len, 0)) != 0) {
 		err = fail(e, "gpgme_data_new_from_mem");
@@ -245,11 +173,7 @@ done:
 	return err;
 }
 
-/*
- * The context, its private home and the imported keyring, for a verifier
- * that has none; on failure it has none again.
- */
-static int open_ctx(pg_gpg *g)
+int pg_gpg_open_ctx(pg_gpg *g)
 {
 	gpgme_error_t e;
 	int err = 0;
@@ -276,8 +200,7 @@ done:
 	return err;
 }
 
-/* A verifier without a context yet, or an error for arguments pg_gpg_new refuses. */
-static int shell(pg_gpg **out, const char *keyring, const char *gnupg_home, const char *tmpdir)
+int pg_gpg_shell(pg_gpg **out, const char *keyring, const char *gnupg_home, const char *tmpdir)
 {
 	pg_gpg *g;
 	struct stat st;
@@ -296,140 +219,12 @@ static int shell(pg_gpg **out, const char *keyring, const char *gnupg_home, cons
 		return pg_error_set(PG_EUNSUPPORTED, "gpgme found no usable OpenPGP engine (gpg)");
 	if (!(g = calloc(1, sizeof(*g))))
 		return pg_error_oom();
-	pg_buf_init(&g->ring, KEYRING_MAX);
+	pg_buf_init(&g->ring, PG_GPG_KEYRING_MAX);
 	if ((keyring && !(g->keyring = pg_strdup(keyring))) ||
 	    (gnupg_home && !(g->gnupg_home = pg_strdup(gnupg_home))) ||
 	    (tmpdir && !(g->tmpdir = pg_strdup(tmpdir)))) {
-		destroy(g);
+		pg_gpg_destroy(g);
 		return PG_ENOMEM;
-	}
-	*out = g;
-	return 0;
-}
-
-/* Whether two (keyring, gnupg_home) pairs name the same keys. */
-static bool same_source(const char *keyring_a, const char *home_a, const char *keyring_b,
-			const char *home_b)
-{
-	if (keyring_a || keyring_b)
-		return keyring_a && keyring_b && !strcmp(keyring_a, keyring_b);
-	return home_a && home_b && !strcmp(home_a, home_b);
-}
-
-/* Whether kept verifier k still holds what its keyring file holds. */
-static bool current(pg_gpg *k)
-{
-	struct stat st;
-	pg_buf now;
-	bool same;
-
-	if (!k->keyring)
-		return true;
-	if (stat(k->keyring, &st) == 0 && st.st_dev == k->ring_st.st_dev &&
-	    st.st_ino == k->ring_st.st_ino && st.st_size == k->ring_st.st_size &&
-	    st.st_mtim.tv_sec == k->ring_st.st_mtim.tv_sec &&
-	    st.st_mtim.tv_nsec == k->ring_st.st_mtim.tv_nsec &&
-	    st.st_ctim.tv_sec == k->ring_st.st_ctim.tv_sec &&
-	    st.st_ctim.tv_nsec == k->ring_st.st_ctim.tv_nsec)
-		return true;
-	/* touched, perhaps changed: the bytes decide */
-	pg_buf_init(&now, KEYRING_MAX);
-	same = read_keyring(&now, &st, k->keyring) == 0 && now.len == k->ring.len &&
-	       !memcmp(now.ptr, k->ring.ptr, now.len);
-	pg_buf_release(&now);
-	pg_error_clear();
-	if (same)
-		k->ring_st = st;
-	return same;
-}
-
-/* Move a kept verifier's context into g; with the cache locked.  false: none. */
-static bool adopt(pg_gpg_cache *c, pg_gpg *g)
-{
-	size_t i = 0;
-
-	while (i < c->nidle) {
-		pg_gpg *k = c->idle[i];
-
-		if (!same_source(k->keyring, k->gnupg_home, g->keyring, g->gnupg_home)) {
-			i++;
-			continue;
-		}
-		c->idle[i] = c->idle[--c->nidle];
-		if (!current(k)) {
-			destroy(k);
-			continue;
-		}
-		g->ctx = k->ctx;
-		g->tmp_home = k->tmp_home;
-		pg_buf_release(&g->ring);
-		g->ring = k->ring;
-		g->ring_st = k->ring_st;
-		k->ctx = NULL;
-		k->tmp_home = NULL;
-		pg_buf_init(&k->ring, 0);
-		destroy(k);
-		return true;
-	}
-	return false;
-}
-
-/*
- * Whether a prefetch still has signatures of g's keys to verify, or holds
- * a verifier it will leave in the cache; with the cache locked.
- */
-static bool prefetching(const pg_gpg_cache *c, const pg_gpg *g)
-{
-	const memo *m;
-
-	if (c->busy)
-		return true;
-	for (m = c->memos; m; m = m->next)
-		if (!m->done &&
-		    same_source(m->owner->keyring, m->owner->gnupg_home, g->keyring, g->gnupg_home))
-			return true;
-	return false;
-}
-
-/* Give g a context: a kept one (once a prefetch is done with it), else a new one. */
-static int ensure_ctx(pg_gpg *g)
-{
-	pg_gpg_cache *c = g->cache;
-	bool adopted = false;
-
-	if (g->ctx)
-		return 0;
-	if (c) {
-		pthread_mutex_lock(&c->lock);
-		while (prefetching(c, g))
-			pthread_cond_wait(&c->changed, &c->lock);
-		adopted = adopt(c, g);
-		pthread_mutex_unlock(&c->lock);
-	}
-	return adopted ? 0 : open_ctx(g);
-}
-
-int pg_gpg_new(pg_gpg **out, const char *keyring, const char *gnupg_home, const char *tmpdir)
-{
-	pg_gpg_cache *c = current_cache;
-	pg_gpg *g = NULL;
-	bool lazy = false;
-	int err;
-
-	*out = NULL;
-	if ((err = shell(&g, keyring, gnupg_home, tmpdir)) < 0)
-		return err;
-	g->cache = c;
-	if (c) {
-		/* while a prefetch verifies, results may need no context at all */
-		pthread_mutex_lock(&c->lock);
-		lazy = prefetching(c, g) || adopt(c, g);
-		pthread_mutex_unlock(&c->lock);
-	}
-	if (!lazy && (err = open_ctx(g)) < 0) {
-		g->cache = NULL;
-		destroy(g);
-		return err;
 	}
 	*out = g;
 	return 0;
@@ -532,7 +327,7 @@ static enum pg_gpg_status status_of(gpgme_signature_t s)
 	return PG_GPG_GOOD;
 }
 
-static int verify_now(pg_gpg_result *out, pg_gpg *g, const char *payload, size_t payload_len,
+int pg_gpg_verify_now(pg_gpg_result *out, pg_gpg *g, const char *payload, size_t payload_len,
 		      const char *sig, size_t sig_len)
 {
 	gpgme_data_t sigdata = NULL, text = NULL;
@@ -583,305 +378,6 @@ done:
 	gpgme_data_release(sigdata);
 	gpgme_data_release(text);
 	return err;
-}
-
-/* --- results verified in the background ------------------------------------------ */
-
-static void memo_free(memo *m)
-{
-	if (!m)
-		return;
-	free(m->payload);
-	free(m->sig);
-	pg_gpg_result_release(&m->result);
-	free(m);
-}
-
-/* Unlink m from c's list; with c locked. */
-static void memo_unlink(pg_gpg_cache *c, memo *m)
-{
-	memo **pp;
-
-	for (pp = &c->memos; *pp; pp = &(*pp)->next) {
-		if (*pp == m) {
-			*pp = m->next;
-			return;
-		}
-	}
-}
-
-/*
- * The result a prefetch found for these bytes with g's keys, moved into
- * *out; false when there is none (or the background failed: the caller
- * verifies, and reports any error itself).
- */
-static bool take_memo(pg_gpg_result *out, pg_gpg_cache *c, const pg_gpg *g, const char *payload,
-		      size_t payload_len, const char *sig, size_t sig_len)
-{
-	memo *m;
-	bool found = false;
-
-	pthread_mutex_lock(&c->lock);
-	for (m = c->memos; m; m = m->next)
-		if (same_source(m->owner->keyring, m->owner->gnupg_home, g->keyring, g->gnupg_home) &&
-		    m->payload_len == payload_len && m->sig_len == sig_len &&
-		    !memcmp(m->payload, payload, payload_len) && !memcmp(m->sig, sig, sig_len))
-			break;
-	if (m) {
-		while (!m->done)
-			pthread_cond_wait(&c->changed, &c->lock);
-		memo_unlink(c, m);
-		if (!m->failed) {
-			*out = m->result;
-			memset(&m->result, 0, sizeof(m->result));
-			found = true;
-		}
-	}
-	pthread_mutex_unlock(&c->lock);
-	memo_free(m);
-	return found;
-}
-
-int pg_gpg_verify(pg_gpg_result *out, pg_gpg *g, const char *payload, size_t payload_len,
-		  const char *sig, size_t sig_len)
-{
-	int err;
-
-	memset(out, 0, sizeof(*out));
-	if (g->cache && take_memo(out, g->cache, g, payload, payload_len, sig, sig_len))
-		return 0;
-	if ((err = ensure_ctx(g)) < 0)
-		return err;
-	return verify_now(out, g, payload, payload_len, sig, sig_len);
-}
-
-int pg_gpg_cache_new(pg_gpg_cache **out)
-{
-	pg_gpg_cache *c = calloc(1, sizeof(*c));
-
-	*out = NULL;
-	if (!c)
-		return pg_error_oom();
-	if (pthread_mutex_init(&c->lock, NULL) != 0) {
-		free(c);
-		return pg_error_set(PG_ERROR, "gpg cache: no mutex");
-	}
-	if (pthread_cond_init(&c->changed, NULL) != 0) {
-		pthread_mutex_destroy(&c->lock);
-		free(c);
-		return pg_error_set(PG_ERROR, "gpg cache: no condition variable");
-	}
-	*out = c;
-	return 0;
-}
-
-void pg_gpg_cache_free(pg_gpg_cache *c)
-{
-	if (!c)
-		return;
-	if (current_cache == c)
-		current_cache = NULL;
-	while (c->nidle)
-		destroy(c->idle[--c->nidle]);
-	while (c->memos) {
-		memo *m = c->memos;
-
-		c->memos = m->next;
-		memo_free(m);
-	}
-	pthread_cond_destroy(&c->changed);
-	pthread_mutex_destroy(&c->lock);
-	free(c);
-}
-
-void pg_gpg_cache_use(pg_gpg_cache *c)
-{
-	current_cache = c;
-}
-
-/* The prefetch thread: verify each queued signature, in order, with one verifier. */
-static void *prefetch_main(void *arg)
-{
-	pg_gpg_prefetch *pf = arg;
-	pg_gpg_cache *c = pf->cache;
-	pg_gpg *g = NULL;
-
-	pthread_mutex_lock(&c->lock);
-	for (;;) {
-		memo *m;
-		pg_gpg_result r;
-		int err = 0;
-
-		for (m = c->memos; m && (m->owner != pf || m->started); m = m->next)
-			;
-		if (!m) {
-			/* nothing to do: leave the verifier for the foreground */
-			if (g) {
-				pthread_mutex_unlock(&c->lock);
-				if (!keep(g))
-					destroy(g);
-				pthread_mutex_lock(&c->lock);
-				g = NULL;
-				c->busy--;
-				pthread_cond_broadcast(&c->changed);
-			}
-			if (pf->closing)
-				break;
-			pthread_cond_wait(&c->changed, &c->lock);
-			continue;
-		}
-		m->started = true;
-		if (!g)
-			c->busy++;
-		pthread_mutex_unlock(&c->lock);
-		if (!g) {
-			if ((err = shell(&g, pf->keyring, pf->gnupg_home, pf->tmpdir)) == 0) {
-				g->cache = c;
-				pthread_mutex_lock(&c->lock);
-				if (!adopt(c, g)) {
-					pthread_mutex_unlock(&c->lock);
-					err = open_ctx(g);
-				} else {
-					pthread_mutex_unlock(&c->lock);
-				}
-			}
-			if (err < 0 && g) {
-				g->cache = NULL;
-				destroy(g);
-				g = NULL;
-			}
-			if (!g) {
-				pthread_mutex_lock(&c->lock);
-				c->busy--;
-				pthread_cond_broadcast(&c->changed);
-				pthread_mutex_unlock(&c->lock);
-			}
-		}
-		memset(&r, 0, sizeof(r));
-		if (err == 0)
-			err = verify_now(&r, g, m->payload, m->payload_len, m->sig, m->sig_len);
-		pthread_mutex_lock(&c->lock);
-		m->result = r;
-		m->failed = err < 0;
-		m->done = true;
-		pthread_cond_broadcast(&c->changed);
-	}
-	pthread_mutex_unlock(&c->lock);
-	return NULL;
-}
-
-static void prefetch_free(pg_gpg_prefetch *pf)
-{
-	if (!pf)
-		return;
-	if (pf->own) {
-		current_cache = pf->before;
-		pg_gpg_cache_free(pf->own);
-	}
-	free(pf->keyring);
-	free(pf->gnupg_home);
-	free(pf->tmpdir);
-	free(pf);
-}
-
-int pg_gpg_prefetch_start(pg_gpg_prefetch **out, const char *keyring, const char *gnupg_home,
-			  const char *tmpdir)
-{
-	pg_gpg_prefetch *pf;
-	int err;
-
-	*out = NULL;
-	if (!keyring == !gnupg_home)
-		return pg_error_set(PG_EINVALID, "give a keyring file or a GNUPGHOME, not %s",
-				    keyring ? "both" : "neither");
-	if (!(pf = calloc(1, sizeof(*pf))))
-		return pg_error_oom();
-	if ((keyring && !(pf->keyring = pg_strdup(keyring))) ||
-	    (gnupg_home && !(pf->gnupg_home = pg_strdup(gnupg_home))) ||
-	    (tmpdir && !(pf->tmpdir = pg_strdup(tmpdir)))) {
-		prefetch_free(pf);
-		return PG_ENOMEM;
-	}
-	pf->before = current_cache;
-	if (!current_cache) {
-		if ((err = pg_gpg_cache_new(&pf->own)) < 0) {
-			prefetch_free(pf);
-			return err;
-		}
-		current_cache = pf->own;
-	}
-	pf->cache = current_cache;
-	if (pthread_create(&pf->thread, NULL, prefetch_main, pf) != 0) {
-		prefetch_free(pf);
-		return pg_error_set(PG_ERROR, "gpg: no thread to verify in the background");
-	}
-	*out = pf;
-	return 0;
-}
-
-int pg_gpg_prefetch_add(pg_gpg_prefetch *pf, const char *payload, size_t payload_len,
-			const char *sig, size_t sig_len)
-{
-	pg_gpg_cache *c = pf->cache;
-	memo *m = calloc(1, sizeof(*m)), **pp;
-
-	if (!m)
-		return pg_error_oom();
-	m->owner = pf;
-	m->payload_len = payload_len;
-	m->sig_len = sig_len;
-	if (!(m->payload = malloc(payload_len + 1)) || !(m->sig = malloc(sig_len + 1))) {
-		memo_free(m);
-		return pg_error_oom();
-	}
-	memcpy(m->payload, payload, payload_len);
-	memcpy(m->sig, sig, sig_len);
-	pthread_mutex_lock(&c->lock);
-	for (pp = &c->memos; *pp; pp = &(*pp)->next)
-		;
-	*pp = m;
-	pthread_cond_broadcast(&c->changed);
-	pthread_mutex_unlock(&c->lock);
-	return 0;
-}
-
-void pg_gpg_prefetch_finish(pg_gpg_prefetch *pf)
-{
-	pg_gpg_cache *c;
-	memo **pp;
-
-	if (!pf)
-		return;
-	c = pf->cache;
-	pthread_mutex_lock(&c->lock);
-	pf->closing = true;
-	/* what nobody asked for is not verified */
-	for (pp = &c->memos; *pp; ) {
-		memo *m = *pp;
-
-		if (m->owner == pf && !m->started) {
-			*pp = m->next;
-			memo_free(m);
-		} else {
-			pp = &m->next;
-		}
-	}
-	pthread_cond_broadcast(&c->changed);
-	pthread_mutex_unlock(&c->lock);
-	pthread_join(pf->thread, NULL);
-	pthread_mutex_lock(&c->lock);
-	for (pp = &c->memos; *pp; ) {
-		memo *m = *pp;
-
-		if (m->owner == pf) {
-			*pp = m->next;
-			memo_free(m);
-		} else {
-			pp = &m->next;
-		}
-	}
-	pthread_mutex_unlock(&c->lock);
-	prefetch_free(pf);
 }
 
 static bool is_fingerprint(const char *s)

@@ -7,8 +7,9 @@
 
 /*
  * A pg_gpg verifies detached OpenPGP signatures against one keyring.  It
- * owns a gpgme context; no gpgme type or error code leaves gpg.c.  gpg is
- * run through gpgme, never as a command.  Whether a key is *trusted* for a
+ * owns a gpgme context (gpg.c); no gpgme type or error code leaves gpg.c
+ * and gpg_cache.c, which keeps verifiers for reuse.  gpg is run through
+ * gpgme, never as a command.  Whether a key is *trusted* for a
  * pull is not decided here: the policy's signer list decides that
  * (verifier/check_signature.c).  Here a signature is judged only by its
  * cryptographic status and the key's flags, never by the web of trust.
