@@ -1,4 +1,4 @@
-/* mail_lines.h - the line cursor and text helpers that mail.c and mail_body.c share (private). */
+/* mail_lines.h - the line cursor and text helpers that the mail*.c files share (private). */
 #ifndef PG_MAIL_LINES_H
 #define PG_MAIL_LINES_H
 
@@ -30,6 +30,11 @@ static inline bool next_line(cursor *c, const char **line, size_t *len)
 static inline bool is_ws(char ch)
 {
 	return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n' || ch == '\f' || ch == '\v';
+}
+
+static inline bool equals_ci(const char *l, size_t n, const char *word)
+{
+	return strlen(word) == n && !strncasecmp(l, word, n);
 }
 
 static inline bool starts_ci(const char *l, size_t n, const char *prefix)
