@@ -1,11 +1,15 @@
 /* testpoint.c - test-only fault points (see testpoint.h); empty unless built with PG_TEST_POINTS. */
+#include "common/compat.h"
 #include "common/testpoint.h"
 
 #ifdef PG_TEST_POINTS
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static atomic_bool stopped;
 
@@ -26,6 +30,28 @@ void pg_testpoint(const char *stage, const char *text)
 	if (atomic_exchange(&stopped, true))
 		return;
 	raise(SIGSTOP);
+}
+
+uint64_t pg_test_clock_ms(uint64_t now_ms)
+{
+	const char *path = getenv("PULLGATE_TEST_CLOCK");
+	char text[32], *end;
+	unsigned long long v;
+	ssize_t n;
+	int fd;
+
+	if (!path || !*path || (fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
+		return now_ms;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n <= 0)
+		return now_ms;
+	text[n] = '\0';
+	errno = 0;
+	v = strtoull(text, &end, 10);
+	if (errno || end == text || (*end && *end != '\n'))
+		return now_ms;
+	return (uint64_t)v;
 }
 #else
 /* ISO C wants a translation unit to declare something */

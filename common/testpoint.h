@@ -3,6 +3,7 @@
 #define PG_TESTPOINT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 /*
  * A test that must act at a known point of a run (kill it in the build,
@@ -18,18 +19,27 @@
  * compare-and-swap first finds the branch locked, "before-cas", "after-cas";
  * reject: "before-lock", a maintainer's reject about to wait for an approval).
  *
+ * A test of what waits for time (the log-in throttle) sets the clock
+ * instead of sleeping: with PULLGATE_TEST_CLOCK=FILE, pg_test_clock_ms()
+ * is the milliseconds FILE holds (read at each call), else now_ms.
+ *
  * Only a build made for tests (-DPG_TEST_POINTS: make BUILD=test, and the
- * sanitizer build) has them; in the release and the .deb pg_testpoint() is
- * nothing and the variable is never read.
+ * sanitizer build) has them; in the release and the .deb they are nothing
+ * and the variables are never read.
  */
 #ifdef PG_TEST_POINTS
 void pg_testpoint(const char *stage, const char *text);
+uint64_t pg_test_clock_ms(uint64_t now_ms);
 #define PG_TEST_POINTS_BUILT true
 #else
 static inline void pg_testpoint(const char *stage, const char *text)
 {
 	(void)stage;
 	(void)text;
+}
+static inline uint64_t pg_test_clock_ms(uint64_t now_ms)
+{
+	return now_ms;
 }
 #define PG_TEST_POINTS_BUILT false
 #endif

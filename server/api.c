@@ -2,6 +2,7 @@
 #include "server/web.h"
 #include "common/error.h"
 #include "common/json.h"
+#include "common/testpoint.h"
 #include "server/clock.h"
 
 #include <fcntl.h>
@@ -485,7 +486,7 @@ int pg_api_login(pg_req *rq, pg_resp *rs)
 	}
 	/* a throttled attempt is refused before its password costs a PBKDF2 */
 	pg_req_address(rq, addr, sizeof(addr));
-	if ((wait = pg_throttle_begin(s->throttle, user, addr, pg_now_ms()))) {
+	if ((wait = pg_throttle_begin(s->throttle, user, addr, pg_test_clock_ms(pg_now_ms())))) {
 		snprintf(after, sizeof(after), "%llu", (unsigned long long)((wait + 999) / 1000));
 		pthread_mutex_lock(&s->metrics_lock);
 		s->login_throttled++;
@@ -497,7 +498,7 @@ int pg_api_login(pg_req *rq, pg_resp *rs)
 	}
 	acc = find_account(s->config, user);
 	right = pg_auth_password_check(acc ? acc->hash : dummy, password) == 0 && acc;
-	pg_throttle_end(s->throttle, user, addr, right, pg_now_ms());
+	pg_throttle_end(s->throttle, user, addr, right, pg_test_clock_ms(pg_now_ms()));
 	pthread_mutex_lock(&s->metrics_lock);
 	s->password_checks++;
 	s->login_failures += !right;

@@ -4,12 +4,16 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
-plan 32
-# the first wait of a throttled log-in is 3 s (limits.login-backoff): long enough that
-# the next request of this test comes within it however loaded the machine is
+plan 33
+# the first wait of a throttled log-in is 3 s (limits.login-backoff), on a clock the test
+# sets (PULLGATE_TEST_CLOCK, a build for tests): it moves only when the test moves it
 serve_setup 'limits:
   login-backoff: 3'
-serve_start
+CLOCK="$SCRATCH/clock"
+echo 1000000 >"$CLOCK"
+# advance SECONDS: the service's log-in clock moves on
+advance() { echo $(($(cat "$CLOCK") + $1 * 1000)) >"$CLOCK"; }
+PULLGATE_TEST_CLOCK=$CLOCK serve_start
 PORT=${URL##*:}
 metric() { curl -s "$URL/metrics" | awk -v m="$1" '$1 == m { print $2 }'; }
 
@@ -58,14 +62,17 @@ login maintainer "$SERVE_PASSWORD"
 is "$code" 429 "and so is the right password while the account is throttled"
 like "$(printf '%s' "$out" | jq -r .error)" "too many failed log-ins" "saying why"
 is "$(metric pullgate_password_checks_total)" "$checks" "a refused attempt checks no password (no PBKDF2)"
-sleep "$after"
+advance $((after - 1))
+login maintainer "wrong-7"
+is "$code:$after" 429:1 "a second before the wait is over, still refused, for one more second"
+advance 1
 login maintainer "wrong-7"
 is "$code" 401 "after the wait, another wrong password is checked (401)"
 login maintainer "$SERVE_PASSWORD"
 is "$code" 429 "and the wait doubles"
 ok "$([ "$after" -gt 3 ] && [ "$after" -le 6 ] && echo 0 || echo 1)" \
 	"to 6 s, longer than the first 3 s (Retry-After: $after)"
-sleep "$after"
+advance "$after"
 login maintainer "$SERVE_PASSWORD"
 is "$code" 200 "after it, the right password logs in"
 # from one address, many accounts: the address is throttled too
@@ -76,7 +83,7 @@ while [ $n -lt 30 ]; do
 	n=$((n + 1))
 done
 is "$n" 20 "an address that failed 20 times over many accounts is throttled"
-is "$(metric pullgate_login_throttled_total)" 4 "/metrics counts the throttled attempts"
+is "$(metric pullgate_login_throttled_total)" 5 "/metrics counts the throttled attempts"
 serve_stop
 
 serve_setup
