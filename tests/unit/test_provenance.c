@@ -85,6 +85,9 @@ static void test_stand_ins(void **state)
 	p = record(r, d, pg_build_files);
 	assert_int_equal(p->nfiles, 1);
 	assert_false(p->files[0].shipped);
+	/* printf '#!/bin/sh\nexit 0\n' | sha256sum */
+	assert_string_equal(p->files[0].sha256,
+			    "306c6ca7407560340797866e077e053627ad409277d1b9da58106fce4cf717cb");
 	assert_true(p->simulated);
 	assert_true(r->simulated);
 	pg_report_free(r);
@@ -115,7 +118,9 @@ static void test_stand_ins(void **state)
 
 static void test_tool_versions(void **state)
 {
-	char *v = NULL;
+	char *v = NULL, *dir, *path = NULL;
+	const char *old_path = getenv("PATH");
+	pg_buf p = PG_BUF_INIT;
 
 	(void)state;
 	assert_int_equal(pg_prov_tool_version(&v, "sh-that-does-not-exist-anywhere"), 0);
@@ -124,7 +129,37 @@ static void test_tool_versions(void **state)
 	/* a tool that answers gives its first line */
 	assert_int_equal(pg_prov_tool_version(&v, "cat"), 0);
 	assert_non_null(v);
+	/* coreutils' first line names the program, its second the copyright */
+	assert_true(!strncmp(v, "cat (GNU coreutils) ", 20));
+	assert_null(strchr(v, '\n'));
 	free(v);
+
+	/* tools of known answers on PATH: two lines, and a --version that fails */
+	dir = datadir();
+	put(dir, "pg-two-lines", NULL, "#!/bin/sh\necho 'pg-two-lines 1.2.3'\necho 'second line'\n");
+	put(dir, "pg-fails", NULL, "#!/bin/sh\necho 'pg-fails 9'\nexit 3\n");
+	assert_int_equal(pg_buf_printf(&p, "%s/pg-two-lines", dir), 0);
+	assert_int_equal(chmod(p.ptr, 0755), 0);
+	pg_buf_clear(&p);
+	assert_int_equal(pg_buf_printf(&p, "%s/pg-fails", dir), 0);
+	assert_int_equal(chmod(p.ptr, 0755), 0);
+	pg_buf_clear(&p);
+	assert_non_null(old_path);
+	path = strdup(old_path);
+	assert_non_null(path);
+	assert_int_equal(pg_buf_printf(&p, "%s:%s", dir, path), 0);
+	assert_int_equal(setenv("PATH", p.ptr, 1), 0);
+	assert_int_equal(pg_prov_tool_version(&v, "pg-two-lines"), 0);
+	assert_string_equal(v, "pg-two-lines 1.2.3");
+	free(v);
+	assert_int_equal(pg_prov_tool_version(&v, "pg-fails"), 0);
+	assert_string_equal(v, "unavailable: pg-fails --version failed");
+	free(v);
+	assert_int_equal(setenv("PATH", path, 1), 0);
+	free(path);
+	pg_buf_release(&p);
+	assert_int_equal(pg_remove_tree(dir), 0);
+	free(dir);
 }
 
 int main(void)
