@@ -2,7 +2,7 @@
 # 50-ktap.t - "pullgate ktap": verdict and exit status on generated boot logs.
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
-plan 12
+plan 14
 
 good="$SCRATCH/good.log"
 cat >"$good" <<'LOG'
@@ -45,4 +45,6 @@ is "$rc" 2 "no LOGFILE is a usage error"
 
 printf 'ok 1 \033[31mred\n' >"$SCRATCH/esc.log"
 run "$PULLGATE" ktap "$SCRATCH/esc.log"
+is "$rc" 1 "a log of one result and no boot exits 1 (evidence missing)"
+like "$out" '^ok +red$' "its test is listed, named without the sequence"
 unlike "$out" "$(printf '\033')" "escape sequences from the log are stripped"
