@@ -3,7 +3,7 @@
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
-plan 37
+plan 45
 fixture_incident
 M="$SCRATCH/mail"
 "$TOP/fixtures/mail.sh" "$FX" "$M" >/dev/null
@@ -36,6 +36,8 @@ is "$(mail_findings)" "" "git request-pull for take one honestly lists all 39 co
 is "$rc" 1 "the pull itself is still rejected (rewritten upstream commits)"
 
 run "$PULLGATE" verify --upstream "$UP" "$KEES" "$T1"
+is "$rc" 1 "without a mail take one is rejected as before"
+like "$out" '^verdict: reject \(36 errors, ' "with its full report"
 unlike "$out" 'pull-request-' "without --pull-request no mail check runs"
 
 # --- the take-one case: the mail describes 4 commits, the pull has 39 --------
@@ -48,6 +50,7 @@ $(line error pull-request-diffstat \
 "diffstat: 9 changed files missing from the mail, 0 listed files not in the pull")" \
 	"only shortlog and diffstat disagree; base, head, URL and ref are right"
 verify take1.mail "$T1" --json
+is "$rc" 1 "--json keeps the exit status"
 json=$out
 missing=$(printf '%s' "$json" | jq -r '.findings[] | select(.check == "pull-request-shortlog")
 	| .details[] | select(.field == "missing-from-mail") | .pull | .[0:12]' | sort)
@@ -70,15 +73,18 @@ is "$(mail_findings)" "$(line error pull-request-base "the mail's base $(short "
     base: pull $BASE; mail $PREB4" "the base finding names both bases"
 
 verify unknown-base.mail "$T2"
+is "$rc" 1 "a base no repository has is rejected"
 is "$(mail_findings)" "$(line error pull-request-base "the mail's base 0123456789ab is not a known commit")
     base: pull $BASE; mail 0123456789abcdef0123456789abcdef01234567" \
 	"a base no repository has"
 
 verify tag-base.mail "$T2"
+is "$rc" 1 "a base that is a tag is rejected"
 is "$(mail_findings)" "$(line error pull-request-base "the mail's base $(short "$TAGOBJ") is a tag, not a commit")
     base: pull $BASE; mail $TAGOBJ" "a base that is a tag object, not a commit"
 
 verify take2.mail "$T1"
+is "$rc" 1 "take two's mail for take one is rejected"
 like "$(mail_findings)" "^$(line error pull-request-base \
 	"the mail's base $(short "$BASE") is not an ancestor of the tag's commit")\$" \
 	"a base that is upstream but not below the head"
@@ -101,6 +107,7 @@ is "$(mail_findings)" "$(line error pull-request-url "the mail's ref is not the 
     ref: pull refs/tags/$T2; mail tags/$T1" "the ref finding names both refs"
 
 verify branch.mail "$T2"
+is "$rc" 1 "a mail naming a branch for a tag is rejected"
 is "$(mail_findings)" "$(line error pull-request-url "the mail's ref is not the verified tag")
     ref: pull refs/tags/$T2; mail take2" \
 	"a real request-pull for a branch parses (no tag message) and names the branch"
@@ -120,6 +127,7 @@ is "$(mail_findings)" "$(line error pull-request-diffstat \
     not-in-pull: mail lib/Kconfig.kasan" "and names the hidden and the invented file"
 
 verify wrong-head.mail "$T2" --json
+is "$rc" 1 "the JSON report keeps the exit status"
 is "$(printf '%s' "$out" | jq -c '[.findings[] | {check, commit, details}]')" \
 	"[{\"check\":\"pull-request-head\",\"commit\":null,\"details\":[{\"field\":\"head\",\"pull\":\"$TAKE2\",\"upstream\":\"$PREB4\"}]}]" \
 	"the JSON report carries the same finding"
