@@ -3,7 +3,7 @@
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
-plan 19
+plan 29
 fixture_incident
 export PULLGATE_DATADIR="$TOP/tests/fakes"
 TREE="$SCRATCH/tree.git"
@@ -47,16 +47,29 @@ ok "$(yes has "$out" "verdict: $ESC[1m$ESC[32maccept$ESC[0m")" "the verdict is g
 tty "'$PULLGATE' verify $ARGS '$KEES' '$T1'"
 is "$rc" 1 "take one is rejected on a terminal"
 ok "$(yes has "$out" "$ESC[31merror$ESC[0m ")" "errors are red"
+# PLAIN: an error line as it reads without colour
+PLAIN="error    rewritten-upstream"
 tty "NO_COLOR=1 '$PULLGATE' verify $ARGS '$KEES' '$T1'"
+is "$rc" 1 "with NO_COLOR take one is still rejected"
+ok "$(yes has "$out" "$PLAIN")" "and its errors shown"
 ok "$(yes lacks "$out" "$ESC[31m")" "NO_COLOR turns colour off"
 tty "'$PULLGATE' verify --color=never $ARGS '$KEES' '$T1'"
+is "$rc" 1 "with --color=never take one is still rejected"
+ok "$(yes has "$out" "$PLAIN")" "and its errors shown"
 ok "$(yes lacks "$out" "$ESC[31m")" "so does --color=never"
 tty "TERM=dumb '$PULLGATE' verify $ARGS '$KEES' '$T1'"
+is "$rc" 1 "on a dumb terminal take one is still rejected"
+ok "$(yes has "$out" "$PLAIN")" "and its errors shown"
 ok "$(yes lacks "$out" "$ESC")" "a dumb terminal gets no escape sequence"
 
 # --- --color=always into a pipe ----------------------------------------------------
 run env NO_COLOR=1 "$PULLGATE" verify --color=always $ARGS "$KEES" "$T1"
+is "$rc" 1 "--color=always into a pipe: take one is rejected"
 ok "$(yes has "$out" "$ESC[31merror$ESC[0m ")" "--color=always colours a pipe, NO_COLOR or not"
+# a gate, for progress to show: verify of local repositories prints none
+run env NO_COLOR=1 "$PULLGATE" gate --color=always $ARGS --tree "$TREE" --no-approve "$KEES" "$T2"
+is "$rc" 0 "--color=always into a pipe: the gate passes"
+like "$err" '^\[build\] starting$' "its stages are on standard error"
 ok "$(yes lacks "$err" "$ESC")" "but progress stays plain lines: standard error is no terminal"
 run "$PULLGATE" verify --color=sometimes $ARGS "$KEES" "$T1"
 is "$rc" 2 "--color takes auto, always or never"
@@ -77,4 +90,5 @@ is "$rc" 0 "a pull fetched over git:// verifies"
 like "$(printf '%s' "$out" | tr '\r' '\n')" '^.\[K\[fetch\] ([0-9]+)/\1 objects \(100%\), [0-9.]+ KiB' \
 	"the fetch's objects received of the total and its bytes are shown"
 run env PULLGATE_HOME="$SCRATCH/home-pipe" "$PULLGATE" verify $ARGS "git://127.0.0.1:$PORT/kees.git" "$T2"
+is "$rc" 0 "the same fetch into a pipe verifies"
 like "$err" '^\[fetch\] [0-9]+/[0-9]+ objects' "and a plain line when standard error is no terminal"
