@@ -10,7 +10,7 @@ cd "$SCRATCH"
 DATA="$PULLGATE_ROOT/share/pullgate"
 
 if [ -n "${PULLGATE_CHECKOUT_VISIBLE:-}" ]; then
-	skip "the checkout could not be hidden (no unshare -m)"
+	skip "the checkout could not be hidden: $PULLGATE_CHECKOUT_VISIBLE"
 else
 	ok "$([ ! -e "$PULLGATE_CHECKOUT/Makefile" ]; echo $?)" "the checkout is out of sight"
 fi
