@@ -8,6 +8,7 @@
 # only the boot always runs.  Fails on a failed or crashed test, a splat,
 # a missing marker (with this boot's nonce), no power-off, an incomplete
 # KTAP plan, no passed test or a boot timeout.  PG_BOOT_TIMEOUT (default 300 s).
+# Before the build, tests/kernel/select.t: --explain-tests on this tree.
 # Then select-check.sh: a pull touching fs/ext4/ through the gate, whose
 # selected ext4 suites must run and pass on the base and the merge; and
 # lava-check.sh: this build and that pull booted by LAVA's dispatcher.
@@ -16,6 +17,7 @@ set -eu
 [ $# -eq 1 ] || pg_die "usage: check.sh PULLGATE_BINARY"
 pullgate=$1
 [ -x "$pullgate" ] || pg_die "'$pullgate' is not executable"
+pullgate="$(cd "$(dirname "$pullgate")" && pwd)/${pullgate##*/}"
 
 out="$PG_BUILD/arm64-gcc"
 bootlog="$PG_BUILD/qemu/boot.log"
@@ -43,6 +45,10 @@ step tree "$PG_TOP/scripts/kernel/tree.sh"
 step series "$PG_TOP/scripts/kernel/series.sh" apply
 echo "check-kernel: per-seed report (patches/linux-6.12/seeds):"
 "$PG_TOP/scripts/kernel/series.sh" report
+# The selection explained on this tree (nothing built): tap.sh gives the
+# test a home of its own, PG_KERNEL_HOME names this one's tree.
+step explain-tests env PULLGATE="$pullgate" PG_KERNEL_HOME="$PULLGATE_HOME" \
+	prove -v "$PG_TOP/tests/kernel/select.t"
 # The build runs in $PULLGATE_HOME/work/build, the worktree the merge bot
 # builds pulls in too: kbuild and ccache key objects on the source path, so
 # one path for both keeps the objects and the cache shared.

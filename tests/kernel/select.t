@@ -1,14 +1,17 @@
 #!/bin/sh
-# 52-kernel-select.t - gate --explain-tests on the real linux-source-6.12 tree: lib, ext4 and Documentation pulls.
+# select.t - gate --explain-tests on the real linux-source-6.12 tree: lib, ext4 and Documentation pulls.
 #
-# Needs the tree make check-kernel makes ($PULLGATE_HOME/linux with the
-# series branch; PG_KERNEL_HOME names another home): skipped without it.
-# Nothing is built; the tree is only read, through clones sharing its objects.
+# Run by `make check-kernel` (scripts/kernel/check.sh) once the tree and its
+# series branch are made, with PG_KERNEL_HOME set to that home: a missing
+# tree is a failure, never a skip.  Nothing is built; the tree is only read,
+# through clones sharing its objects.
 set -eu
+: "${PULLGATE:?set PULLGATE to the pullgate binary}"
 real=${PG_KERNEL_HOME:-${PULLGATE_HOME:-$HOME/.cache/pullgate}}
 . "$(dirname "$0")/../lib/tap.sh"
 if ! git -C "$real/linux" rev-parse -q --verify refs/heads/series >/dev/null 2>&1; then
-	skip_all "no kernel tree in $real (make check-kernel makes it)"
+	echo "Bail out! no kernel tree with a series branch in $real/linux (make check-kernel makes it)"
+	exit 1
 fi
 plan 18
 
