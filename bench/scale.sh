@@ -10,7 +10,8 @@
 # hosts two distccd are started on loopback ports: they share this
 # machine's cores, so the ratio then shows distcc's overhead, not a farm's
 # speed-up; name real hosts for that.  Prints seconds, the objects each
-# host built (build.sh's summary) and the ratio distcc/local.
+# host built (build.sh's summary) and the ratio distcc/local.  A failed
+# build on either side fails the bench (its log's tail is printed).
 #
 # Not in make check: two cold builds, about 20 minutes on 2 cores.  The
 # pulls-per-hour figures with one build worktree and two are
@@ -40,22 +41,36 @@ if [ -z "$hosts" ]; then
 			--log-file "$bench/$n.log" --pid-file "$bench/$n.pid"
 		hosts="$hosts 127.0.0.1:$port/2"
 	done
-	sleep 1
+	# each daemon writes its pid file once it listens
+	i=0
+	until [ -s "$bench/a.pid" ] && [ -s "$bench/b.pid" ]; do
+		i=$((i + 1))
+		[ "$i" -le 100 ] || pg_die "distccd wrote no pid file in 10 s"
+		sleep 0.1
+	done
 	pids="$(cat "$bench/a.pid") $(cat "$bench/b.pid")"
 fi
 
 grep -v 'GCC_PLUGIN\|RANDSTRUCT' "$PG_TOP/qemu-images/kernel.config" >"$bench/frag.config"
 printf '# CONFIG_GCC_PLUGINS is not set\nCONFIG_RANDSTRUCT_NONE=y\n' >>"$bench/frag.config"
 
-side() { # NAME [HOSTS]
+side() { # NAME [HOSTS]: build.sh's distcc lines, then the seconds; fails when the build does
 	t0=$(pg_now)
 	CCACHE_DIR="$bench/ccache-$1" PG_DISTCC_HOSTS="${2:-}" \
 		"$PG_TOP/scripts/kernel/build.sh" --fragment "$bench/frag.config" "$wt" "$bench/$1" \
-		"$bench/$1.log" Image 2>&1 | grep 'distcc: ' || true
-	echo $(($(pg_now) - t0))
+		"$bench/$1.log" Image >"$bench/$1.out" 2>&1 ||
+		{ cat "$bench/$1.out" >&2; [ ! -f "$bench/$1.log" ] || tail -n 40 "$bench/$1.log" >&2
+		  pg_die "the $1 build failed"; }
+	t=$(($(pg_now) - t0))
+	grep 'distcc: ' "$bench/$1.out" || [ $? -eq 1 ]
+	echo "$t"
 }
 echo "bench: distcc on$hosts"
-t_distcc=$(side distcc "$hosts" | tee /dev/stderr | tail -n 1)
-t_local=$(side local | tail -n 1)
+# not in $(...): a failed side ends the bench, not a subshell
+side distcc "$hosts" >"$bench/distcc.side"
+side local >"$bench/local.side"
+sed '$d' "$bench/distcc.side" >&2
+t_distcc=$(tail -n 1 "$bench/distcc.side")
+t_local=$(tail -n 1 "$bench/local.side")
 echo "bench: cold Image, distcc ${t_distcc} s, local ${t_local} s"
 awk -v a="$t_distcc" -v b="$t_local" 'BEGIN { printf "bench: ratio distcc/local %.2f\n", a / b }'
