@@ -36,6 +36,13 @@
 # to the tip, opens it again and probes it once per commit of the incident
 # pull: the cost of finding copies by identity apart from the rest of
 # verify (which probes the same index, made by the first, untimed run).
+#
+# Every run's exit status is checked, and a run that exits otherwise than
+# its case says ends the bench: git's exit 0; pg exits 1 in every case,
+# since without a keyring the tag's signature is an error (tag-signature,
+# the only error of the clean cases: checked on the first run's report);
+# pg+sig exits 1 for the incident (its rewritten upstream merges) and 0 for
+# the others, whose commits are the sender's own on an upstream commit.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 PULLGATE=${1:-$TOP/build/release/pullgate}
@@ -54,6 +61,7 @@ export PULLGATE_HOME="$WORK/home"
 FAST="glibc.malloc.trim_threshold=4294967295:glibc.malloc.mmap_threshold=4294967295"
 
 now_ns() { date +%s%N; }
+die() { echo "verify.sh: error: $*" >&2; exit 1; }
 
 # history RHYTHM: make (once) $BENCH_CACHE/RHYTHM-HISTORY-vN, print its path
 history() {
@@ -91,18 +99,27 @@ history() {
 	echo "$dir"
 }
 
-# ms CMD...: wall milliseconds of one run, output discarded
+# ms STATUS CMD...: wall milliseconds of one run, output discarded; the
+# bench ends unless CMD exits STATUS
 ms() {
+	_want=$1
+	shift
 	s=$(now_ns)
-	"$@" >/dev/null 2>&1 || true
+	_st=0
+	"$@" >/dev/null 2>"$WORK/err" || _st=$?
 	e=$(now_ns)
+	[ "$_st" = "$_want" ] || die "'$*' exited $_st, not $_want: $(head -c 2000 "$WORK/err")"
 	echo $(((e - s) / 1000000))
 }
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-rss_mb() { # peak RSS of one run of CMD..., in MB
-	/usr/bin/time -f %M -o "$WORK/rss" "$@" >/dev/null 2>&1 || true
+rss_mb() { # STATUS CMD...: peak RSS of one run of CMD, in MB; fails unless CMD exits STATUS
+	_want=$1
+	shift
+	_st=0
+	/usr/bin/time -f %M -o "$WORK/rss" "$@" >/dev/null 2>"$WORK/err" || _st=$?
+	[ "$_st" = "$_want" ] || die "'$*' exited $_st, not $_want: $(head -c 2000 "$WORK/err")"
 	tail -n 1 "$WORK/rss" | awk '{ printf "%.0f", $1 / 1024 }'
 }
 
@@ -123,7 +140,23 @@ for rhythm in $HISTORIES; do
 		want=$(awk -v c="$case" '$1 == c { print $3 }' "$dir/cases")
 		set -- verify --upstream "$up:master" "$pulls" "$tag"
 		sig="--keyring $dir/keyring.asc --trust $fpr"
-		json=$("$PULLGATE" "$@" --json 2>/dev/null) || true
+		# the statuses the case's pulls give (see the top)
+		st_sig=0
+		[ "$case" != incident ] || st_sig=1
+		st=0
+		json=$("$PULLGATE" "$@" --json 2>"$WORK/err") || st=$?
+		[ "$st" = 1 ] || die "$rhythm $case: pullgate verify exited $st, not 1: $(head -c 2000 "$WORK/err")"
+		errors=$(printf '%s' "$json" |
+			jq -r '[.findings[] | select(.severity == "error") | .check] | unique | join(" ")')
+		if [ "$case" = incident ]; then
+			case " $errors " in
+			*" rewritten-upstream "*) ;;
+			*) die "$rhythm $case: no rewritten-upstream error (errors: $errors)" ;;
+			esac
+		else
+			[ "$errors" = tag-signature ] ||
+				die "$rhythm $case: errors of $errors, not of tag-signature alone"
+		fi
 		examined=$(printf '%s' "$json" | jq -r '.upstream_examined // "-"')
 		found=$(printf '%s' "$json" |
 			jq '[.findings[]? | select(.check == "rewritten-upstream")] | length')
@@ -131,16 +164,16 @@ for rhythm in $HISTORIES; do
 		for f in pg ps bf bs rl ch; do : >"$WORK/$f"; done
 		i=0
 		while [ "$i" -lt "$RUNS" ]; do
-			ms "$PULLGATE" "$@" >>"$WORK/pg"
+			ms 1 "$PULLGATE" "$@" >>"$WORK/pg"
 			# shellcheck disable=SC2086
-			ms "$PULLGATE" verify $sig --upstream "$up:master" "$pulls" "$tag" >>"$WORK/ps"
+			ms "$st_sig" "$PULLGATE" verify $sig --upstream "$up:master" "$pulls" "$tag" >>"$WORK/ps"
 			if [ -n "$BEFORE" ]; then
-				ms "$BEFORE" "$@" >>"$WORK/bf"
+				ms 1 "$BEFORE" "$@" >>"$WORK/bf"
 				# shellcheck disable=SC2086
-				ms "$BEFORE" verify $sig --upstream "$up:master" "$pulls" "$tag" >>"$WORK/bs"
+				ms "$st_sig" "$BEFORE" verify $sig --upstream "$up:master" "$pulls" "$tag" >>"$WORK/bs"
 			fi
-			ms git --git-dir="$pulls" rev-list --count "refs/bench/master...$tag" >>"$WORK/rl"
-			ms git --git-dir="$pulls" log --cherry-mark --left-right --oneline \
+			ms 0 git --git-dir="$pulls" rev-list --count "refs/bench/master...$tag" >>"$WORK/rl"
+			ms 0 git --git-dir="$pulls" log --cherry-mark --left-right --oneline \
 				"refs/bench/master...$tag" >>"$WORK/ch"
 			i=$((i + 1))
 		done
@@ -150,8 +183,8 @@ for rhythm in $HISTORIES; do
 		bs=$([ -z "$BEFORE" ] && echo - || median <"$WORK/bs")
 		rl=$(median <"$WORK/rl")
 		ch=$(median <"$WORK/ch")
-		rss_pg=$(rss_mb "$PULLGATE" "$@")
-		rss_git=$(rss_mb git --git-dir="$pulls" log --cherry-mark --left-right --oneline \
+		rss_pg=$(rss_mb 1 "$PULLGATE" "$@")
+		rss_git=$(rss_mb 0 git --git-dir="$pulls" log --cherry-mark --left-right --oneline \
 			"refs/bench/master...$tag")
 		case $case in
 		incident)
@@ -177,9 +210,10 @@ for rhythm in $HISTORIES; do
 	done
 	if [ -x "$INDEX_BENCH" ] && grep -q '^incident ' "$dir/cases"; then
 		rm -rf "$WORK/index-home"
-		printf '%-7s identity index: %s\n' "$rhythm" "$("$INDEX_BENCH" "$up" "$pulls" \
-			refs/tags/incident "$WORK/index-home" 50 2>&1)"
-		printf '%-7s identity index, open + probes alone: peak RSS %s MB\n' "$rhythm" \
-			"$(rss_mb "$INDEX_BENCH" "$up" "$pulls" refs/tags/incident "$WORK/index-home" 0)"
+		index=$("$INDEX_BENCH" "$up" "$pulls" refs/tags/incident "$WORK/index-home" 50 2>&1) ||
+			die "$INDEX_BENCH failed: $index"
+		printf '%-7s identity index: %s\n' "$rhythm" "$index"
+		index_rss=$(rss_mb 0 "$INDEX_BENCH" "$up" "$pulls" refs/tags/incident "$WORK/index-home" 0)
+		printf '%-7s identity index, open + probes alone: peak RSS %s MB\n' "$rhythm" "$index_rss"
 	fi
 done
