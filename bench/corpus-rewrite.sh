@@ -28,7 +28,9 @@
 # filter-repo's own commit-map: every upstream commit (an ancestor of
 # FIRST) whose copy is in the pull.  Prints per branch and in total:
 # recall and precision of the rewritten-upstream pairs, merges, dropped
-# mergetags, copies with rewritten quoted ids, and the report's size.
+# mergetags, copies with rewritten quoted ids, and the report's size.  A
+# verify that cannot decide (exit 3) is counted and left unscored; any
+# other failure ends the bench.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 . "$TOP/bench/corpus-lib.sh"
@@ -39,7 +41,7 @@ cg() { git -C "$CORPUS" "$@"; }
 short() { printf '%.12s' "$1"; }
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f%%", b ? a * 100 / b : 100 }'; }
 
-T_EXP=0 T_TP=0 T_REP=0 T_M=0 T_MTP=0 T_T=0 T_TTP=0 T_Q=0 T_QTP=0 T_N=0
+T_EXP=0 T_TP=0 T_REP=0 T_M=0 T_MTP=0 T_T=0 T_TTP=0 T_Q=0 T_QTP=0 T_N=0 T_UNDECIDED=0
 
 # score GITDIR TAG UPSTREAM-REF MAP LABEL: verify the rewritten tag and compare
 # its rewritten-upstream findings with filter-repo's commit-map
@@ -54,14 +56,16 @@ score() {
 	: >"$RW/expect.tags"
 	: >"$RW/expect.quoted"
 	while read -r new old; do
-		np=$(git --git-dir="$gd" cat-file commit "$old" | sed '/^$/q' | grep -c '^parent ' || true)
+		# (grep exits 1 when it selects no line)
+		np=$(git --git-dir="$gd" cat-file commit "$old" | sed '/^$/q' | grep -c '^parent ') ||
+			[ $? -eq 1 ]
 		[ "$np" -lt 2 ] || echo "$new $old" >>"$RW/expect.merges"
 		if git --git-dir="$gd" cat-file commit "$old" | sed '/^$/q' | grep -q '^mergetag '; then
 			echo "$new $old" >>"$RW/expect.tags"
 		fi
 		# a message that differs beyond added trailers: filter-repo rewrote a quoted id
-		a=$(git --git-dir="$gd" log -1 --format=%B "$old" | grep -v '^Reviewed-by: ' || true)
-		b=$(git --git-dir="$gd" log -1 --format=%B "$new" | grep -v '^Reviewed-by: ' || true)
+		a=$(git --git-dir="$gd" log -1 --format=%B "$old" | grep -v '^Reviewed-by: ') || [ $? -eq 1 ]
+		b=$(git --git-dir="$gd" log -1 --format=%B "$new" | grep -v '^Reviewed-by: ') || [ $? -eq 1 ]
 		[ "$a" = "$b" ] || echo "$new $old" >>"$RW/expect.quoted"
 	done <"$RW/expect"
 
@@ -70,7 +74,16 @@ score() {
 	"$PULLGATE" verify --json --policy "$POLICY" --upstream "$gd:${up#refs/heads/}" "$gd" "$tag" \
 		>"$RW/report.json" 2>"$RW/report.err" || rc=$?
 	t=$(( $(ms) - t ))
-	[ "$rc" -le 1 ] || { echo "  verify exited $rc: $(cat "$RW/report.err")"; return 0; }
+	case $rc in
+	0 | 1) ;;
+	3)
+		echo "  verify could not decide: $(cat "$RW/report.err")"
+		T_UNDECIDED=$((T_UNDECIDED + 1))
+		return 0 ;;
+	*)
+		echo "corpus-rewrite: error: verify exited $rc: $(cat "$RW/report.err")" >&2
+		exit 1 ;;
+	esac
 	[ -z "$KEEP" ] || cp "$RW/report.json" "$KEEP/$label.json"
 	jq -r '.findings[] | select(.check == "rewritten-upstream" and .upstream != null)
 		| "\(.commit) \(.upstream)"' "$RW/report.json" | sort -u >"$RW/got"
@@ -193,6 +206,7 @@ EOM
 	[ "$n" -gt 0 ] || echo "b4: no merged branch whose user had an earlier commit upstream within a month"
 fi
 
+[ "$T_UNDECIDED" = 0 ] || echo "rewrite: $T_UNDECIDED branches verify could not decide (not scored)"
 [ "$T_N" -gt 0 ] || { echo "rewrite: no branch re-creates an upstream merge"; exit 0; }
 echo "rewrite total: $T_N branches, $T_TP of $T_EXP re-created upstream commits named" \
 	"(recall $(pct "$T_TP" "$T_EXP")), $T_REP named in all (precision $(pct "$T_TP" "$T_REP"));" \

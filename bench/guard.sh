@@ -12,7 +12,9 @@
 # and times the guard alone on the same pre-push line, for that branch and
 # for a rewrite of it that re-creates 35 upstream commits (the refusal).
 # Prints medians and the guard's time as a ratio of the push's.  Times vary
-# by machine; the ratios are the result.
+# by machine; the ratios are the result.  Each timed run must exit as it
+# should (the pushes and the clean guard 0, the refusal 1), else the bench
+# fails.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 . "$TOP/bench/synthetic.sh"
@@ -52,16 +54,27 @@ guard_line() {
 	printf '%s %s refs/heads/x 0000000000000000000000000000000000000000\n' "$1" "$(git rev-parse "$1")" |
 		"$PULLGATE" guard pub "$WORK/pub.git" >/dev/null 2>&1
 }
-time_ms() { s=$(ms); "$@" >/dev/null 2>&1 || true; e=$(ms); echo $((e - s)); }
+# time_ms STATUS CMD...: CMD's wall milliseconds; the bench ends unless it exits STATUS
+time_ms() {
+	want=$1
+	shift
+	s=$(ms)
+	st=0
+	"$@" >/dev/null 2>"$WORK/err" || st=$?
+	e=$(ms)
+	[ "$st" = "$want" ] ||
+		{ echo "guard.sh: '$*' exited $st, not $want: $(head -c 2000 "$WORK/err")" >&2; exit 1; }
+	echo $((e - s))
+}
 
 : >"$WORK/plain" && : >"$WORK/hooked" && : >"$WORK/clean" && : >"$WORK/refuse"
 for i in 1 2 3 4 5; do
 	echo "more $i" >>own1 && git commit -q -a -m "sub: more $i"
-	time_ms git push -q --no-verify pub "HEAD:refs/heads/plain$i" >>"$WORK/plain"
+	time_ms 0 git push -q --no-verify pub "HEAD:refs/heads/plain$i" >>"$WORK/plain"
 	echo "hooked $i" >>own2 && git commit -q -a -m "sub: hooked $i"
-	time_ms git push -q pub "HEAD:refs/heads/hooked$i" >>"$WORK/hooked"
-	time_ms guard_line refs/heads/pull >>"$WORK/clean"
-	time_ms guard_line refs/heads/rewritten >>"$WORK/refuse"
+	time_ms 0 git push -q pub "HEAD:refs/heads/hooked$i" >>"$WORK/hooked"
+	time_ms 0 guard_line refs/heads/pull >>"$WORK/clean"
+	time_ms 1 guard_line refs/heads/rewritten >>"$WORK/refuse"
 done
 [ -n "$(git --git-dir="$WORK/pub.git" rev-parse -q --verify refs/heads/hooked5)" ] ||
 	{ echo "guard.sh: the hooked push did not go through" >&2; exit 1; }

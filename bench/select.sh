@@ -39,7 +39,10 @@ run() {
 		pg_die "the gate failed on the $1 side (see $bench/$1.json)"
 	t1=$(date +%s.%N)
 	# the base's build and the merge's both write the run's build.log
-	n=$(grep -cE '^  (CC|AS) ' "$(jq -r .run_dir "$bench/$1.json")/build.log" || true)
+	# (grep -c exits 1 when it counts none: a build with nothing to compile)
+	log="$(jq -r .run_dir "$bench/$1.json")/build.log"
+	[ -f "$log" ] || pg_die "the $1 side left no build log ($log)"
+	n=$(grep -cE '^  (CC|AS) ' "$log") || [ $? -eq 1 ] || pg_die "cannot read $log"
 	jq -r --arg total "$(echo "$t1 - $t0" | bc)" --arg n "$n" '
 		(.stages[] | select(.name == "build") | .seconds) as $b |
 		(.stages[] | select(.name == "boot") | .seconds) as $o |

@@ -26,6 +26,11 @@
 # package) comes from scripts/deps.sh when it is missing.  BENCH_SIGN=body
 # signs the body alone, as pullgate did before X-Pullgate-Timestamp, to
 # measure an older binary.
+#
+# A run that fails ends the bench: wrk or the slow clients failing, no hook
+# accepted, the service not answering the API.  Rates count only the
+# answers the figure is about (202 for hooks, 2xx for /api/pulls); the
+# others are printed beside them.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 PULLGATE=${1:-$TOP/build/release/pullgate}
@@ -143,38 +148,53 @@ EOF
 # p99 of a wrk --latency report, in ms
 p99() { awk '$1 == "99%" { v = $2; if (v ~ /us$/) v = v / 1000; else if (v ~ /ms$/) v = v + 0; else if (v ~ /s$/) v = v * 1000; print v }' "$1"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
+die() { echo "serve.sh: error: $*" >&2; exit 1; }
+# pulls [QUERY]: the total /api/pulls?QUERY&limit=1 reports; fails when the service does not answer
+pulls() {
+	n=$(curl -fsS "$URL/api/pulls?${1:-}${1:+&}limit=1" | jq -e .total) ||
+		die "/api/pulls${1:+?$1} did not answer with a total"
+	echo "$n"
+}
 
 echo "== load average before: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
 echo "== hooks: wrk -t2 -c$CONNS -d${SECONDS_RUN}s POST $URL/hooks/push"
 wrk -t2 -c"$CONNS" -d"${SECONDS_RUN}s" --latency -s "$WORK/hooks.lua" "$URL/hooks/push" \
 	-- "$WORK/requests.tsv" 2 >"$WORK/hooks.out" 2>&1 || { cat "$WORK/hooks.out" >&2; exit 1; }
 accepted=$(awk '$1 == "accepted" { print $2 }' "$WORK/hooks.out")
+[ -n "$accepted" ] && [ "$accepted" -gt 0 ] || { cat "$WORK/hooks.out" >&2; die "no hook was accepted"; }
 other=$(awk '$1 == "accepted" { print $4 }' "$WORK/hooks.out")
 secs=$(awk '$1 == "accepted" { print $6 }' "$WORK/hooks.out")
 rate=$(awk -v a="$accepted" -v s="$secs" 'BEGIN { printf "%.0f", a / s }')
 hp99=$(p99 "$WORK/hooks.out")
 echo "accepted hooks: $accepted in ${secs} s ($other other answers): $rate/s (goal 5000: ratio $(ratio "$rate" 5000)); p99 ${hp99} ms (goal 20: ratio $(ratio 20 "$hp99"))"
 # what the worker did meanwhile: the pulls it took from the queue (held: at most one)
-queued=$(curl -s "$URL/api/pulls?state=queued&limit=1" | jq .total)
-stored=$(curl -s "$URL/api/pulls?limit=1" | jq .total)
+queued=$(pulls state=queued)
+stored=$(pulls)
 echo "worker ($HOLD_NAME): $((stored - queued)) of $stored pulls taken from the queue by the end of the hooks run"
 
-total=$(curl -s "$URL/api/pulls?limit=1" | jq .total)
+total=$(pulls)
 if [ "$total" -lt 10000 ]; then
 	echo "== filling the store to 10000 pulls (it has $total)"
 	wrk -t2 -c"$CONNS" -d60s -s "$WORK/hooks.lua" "$URL/hooks/push" -- "$WORK/requests.tsv" 2 \
 		>/dev/null 2>&1 &
 	FILL=$!
-	while [ "$(curl -s "$URL/api/pulls?limit=1" | jq .total)" -lt 10000 ]; do sleep 1; done
+	while [ "$(pulls)" -lt 10000 ]; do
+		kill -0 "$FILL" 2>/dev/null || die "wrk ended before the store had 10000 pulls"
+		sleep 1
+	done
 	kill "$FILL" 2>/dev/null || true
 	wait "$FILL" 2>/dev/null || true
-	total=$(curl -s "$URL/api/pulls?limit=1" | jq .total)
+	total=$(pulls)
 fi
 echo "== /api/pulls: wrk -t2 -c$LIST_CONNS -d${SECONDS_RUN}s GET $URL/api/pulls ($total pulls)"
-wrk -t2 -c"$LIST_CONNS" -d"${SECONDS_RUN}s" --latency "$URL/api/pulls" >"$WORK/list.out" 2>&1
-lrate=$(awk '$1 == "Requests/sec:" { printf "%.0f", $2 }' "$WORK/list.out")
-lp99=$(p99 "$WORK/list.out")
+wrk -t2 -c"$LIST_CONNS" -d"${SECONDS_RUN}s" --latency "$URL/api/pulls" >"$WORK/list.out" 2>&1 ||
+	{ cat "$WORK/list.out" >&2; die "wrk failed on /api/pulls"; }
 non2xx=$(awk '/Non-2xx/ { print $NF }' "$WORK/list.out")
+# "N requests in 10.00s, ...": the 2xx answers a second (wrk's Requests/sec counts every answer)
+lrate=$(awk -v bad="${non2xx:-0}" '$2 == "requests" && $3 == "in" {
+	secs = $4; sub(/s,$/, "", secs); if (secs > 0) printf "%.0f", ($1 - bad) / secs }' "$WORK/list.out")
+[ -n "$lrate" ] && [ "$lrate" -gt 0 ] || { cat "$WORK/list.out" >&2; die "/api/pulls gave no 2xx answer"; }
+lp99=$(p99 "$WORK/list.out")
 echo "/api/pulls at $total pulls: $lrate req/s (goal 2000: ratio $(ratio "$lrate" 2000)); p99 ${lp99} ms (goal 20: ratio $(ratio 20 "$lp99"))${non2xx:+; $non2xx non-2xx answers}"
 
 # healthz_ms: the slowest of 20 /healthz answers, in ms (2000 when one did not answer within 2 s)
@@ -191,5 +211,5 @@ python3 "$TOP/tests/lib/hostile.py" slow 127.0.0.1 "$PORT" 200 8 >"$WORK/slow.ou
 SLOW=$!
 sleep 2
 attacked=$(healthz_ms)
-wait "$SLOW" || true
+wait "$SLOW" || die "the slow clients (tests/lib/hostile.py) failed: $(cat "$WORK/slow.out")"
 echo "/healthz: slowest of 20 ${alone} ms alone, ${attacked} ms under attack ($(cat "$WORK/slow.out")); goal 100 ms: ratio $(ratio 100 "$attacked"); attacked/alone $(ratio "$attacked" "$alone")"
