@@ -10,6 +10,12 @@
 # out of memory fails the run; the input that did it is kept in
 # build/fuzz/artifacts/TARGET/.  The corpus grows in build/fuzz/corpus/TARGET/
 # from the seeds in tests/fuzz/TARGET/, which are never written to.
+#
+# tests/fuzz/TARGET/regressions/ is replayed first, every file of it, and
+# must not be empty: inputs that reach code the seeds do not (picked from a
+# fuzzing run's corpus, greedily by the coverage each adds, with libFuzzer's
+# -merge_control_file), and every input that ever failed, named by its
+# SHA-1 as libFuzzer names them.
 
 FUZZ_TARGETS ?= object mail yaml ktap hook
 FUZZ_SECONDS ?= 600

@@ -4,7 +4,8 @@
 #   tests/fuzz/run.sh BUILDDIR SECONDS TARGET...
 #
 # BUILDDIR holds fuzz/fuzz_TARGET (mk/fuzz.mk builds them).  For each target,
-# every file under tests/fuzz/TARGET/regressions/ is run once, then libFuzzer
+# every file under tests/fuzz/TARGET/regressions/ is run once (an empty or
+# missing directory, or a file libFuzzer did not run, fails), then libFuzzer
 # runs for SECONDS from the seeds in tests/fuzz/TARGET/ (read, never
 # written) and the corpus it keeps in BUILDDIR/corpus/TARGET/, with the
 # tokens of tests/fuzz/TARGET.dict.  A crash, a leak, undefined behaviour,
@@ -52,12 +53,18 @@ for t; do
 	mkdir -p "$corpus" "$art" "$build/logs"
 
 	regs=$(find "$seeds/regressions" -type f 2>/dev/null | sort)
-	if [ -n "$regs" ]; then
-		# shellcheck disable=SC2086 # the names are ours, without spaces
-		"$bin" -timeout=$TIMEOUT $regs >"$log" 2>&1 </dev/null ||
-			fail "$t" "$log" "a regression input fails again" "$seeds/regressions"
-		echo "fuzz: $t: $(printf '%s\n' "$regs" | wc -l) regression inputs pass"
-	fi
+	[ -n "$regs" ] || { echo "fuzz: $t: no regression inputs in $seeds/regressions" >&2; exit 1; }
+	nregs=$(printf '%s\n' "$regs" | wc -l)
+	rlog=$build/logs/$t-regressions.log
+	# shellcheck disable=SC2086 # the names are ours, without spaces
+	"$bin" -timeout=$TIMEOUT $regs >"$rlog" 2>&1 </dev/null ||
+		fail "$t" "$rlog" "a regression input fails again" "$seeds/regressions"
+	# libFuzzer says "Executed FILE in N ms" for each input it ran
+	ran=$(grep -c '^Executed .* in [0-9]* ms$' "$rlog") || [ $? -eq 1 ] ||
+		fail "$t" "$rlog" "cannot read the regression log" "$seeds/regressions"
+	[ "$ran" -eq "$nregs" ] ||
+		fail "$t" "$rlog" "$ran of $nregs regression inputs ran" "$seeds/regressions"
+	echo "fuzz: $t: $nregs regression inputs pass"
 
 	"$bin" -max_total_time="$secs" -max_len="$(max_len "$t")" -timeout=$TIMEOUT \
 		-rss_limit_mb=2048 -dict="$top/tests/fuzz/$t.dict" -artifact_prefix="$art/" \
