@@ -1,0 +1,47 @@
+/* dashboard.h - what the dashboard's pages share: the HTML writer, the page frame, the report's sections. */
+#ifndef PG_SERVER_DASHBOARD_H
+#define PG_SERVER_DASHBOARD_H
+
+#include "common/json.h"
+#include "server/web.h"
+
+/*
+ * Private to server/dashboard*.c.  Every string that comes from the store,
+ * a report or a log is data: it goes into a page through pg_dash_esc or
+ * pg_dash_html, never as it is.
+ */
+
+/* Append s escaped for HTML (after making it valid UTF-8); NULL appends nothing. */
+void pg_dash_esc(pg_buf *out, const char *s);
+
+/*
+ * Append fmt with each %s replaced by its argument escaped for HTML (NULL:
+ * nothing); %% is a %, and no other conversion is known.  The attribute
+ * lets the compiler check that every argument is a string.
+ */
+void pg_dash_html(pg_buf *out, const char *fmt, ...) PG_PRINTF(2, 3);
+
+/* A commit id as its first 12 digits, the whole id in its title; nothing for NULL. */
+void pg_dash_short_id(pg_buf *out, const char *hex);
+/* "refs/tags/NAME" as NAME (borrowed from tag). */
+const char *pg_dash_tag_name(const char *tag);
+/* Unix seconds as "YYYY-MM-DD HH:MM:SS UTC". */
+void pg_dash_when(pg_buf *out, int64_t t);
+
+/* The page head, the header bar with the maintainer's session, and <main>. */
+void pg_dash_page_start(pg_buf *out, pg_req *rq, const char *title, const char *body_attrs);
+/* </main>, the footer, and rs made a 200 HTML page: returns 0. */
+int pg_dash_page_end(pg_buf *out, pg_resp *rs);
+
+void pg_dash_state_badge(pg_buf *out, const char *state);
+void pg_dash_simulated_badge(pg_buf *out);
+
+/* The sections of a pull's page drawn from its report alone (dashboard_report.c). */
+void pg_dash_summary(pg_buf *out, const pg_json *report);
+void pg_dash_findings(pg_buf *out, const pg_json *report);
+void pg_dash_comparison(pg_buf *out, const pg_json *report);
+void pg_dash_selection(pg_buf *out, const pg_json *report);
+void pg_dash_provenance(pg_buf *out, const pg_json *report);
+void pg_dash_signatures(pg_buf *out, const pg_json *report);
+
+#endif

@@ -1,0 +1,329 @@
+/* dashboard_pull.c - a pull's page: its facts, decisions, live progress, stages, merge, KUnit log and attestation. */
+#include "server/dashboard.h"
+#include "common/error.h"
+#include "common/fs.h"
+#include "pipeline/attest.h"
+#include "pipeline/ktap.h"
+#include "policies/policy.h"
+#include "server/config.h"
+
+#define MERGE_MSG_MAX ((size_t)64 << 10)
+#define CONSOLE_MAX ((size_t)16 << 20)
+/* A page stays readable (and small) whatever a console holds: the rest is in the log. */
+#define KUNIT_ROWS 2000
+#define SPLATS_SHOWN 20
+
+/* Whether a stored report says stand-in scripts built and booted it. */
+static bool simulated(const char *report_text)
+{
+	pg_json *report = NULL;
+	bool yes;
+
+	if (!report_text || pg_json_parse(&report, report_text, strlen(report_text)) < 0) {
+		pg_error_clear();
+		return false;
+	}
+	yes = pg_json_get_bool(report, "simulated");
+	pg_json_free(report);
+	return yes;
+}
+
+static const pg_job_stage *stage_of(const pg_job *j, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < j->nstages; i++)
+		if (!strcmp(j->stages[i].name, name))
+			return &j->stages[i];
+	return NULL;
+}
+
+/* A log file the gate wrote, capped; an error when there is none (the message cleared). */
+static int read_log(pg_buf *out, const pg_server *s, const char *path, size_t max)
+{
+	int err = PG_ENOTFOUND;
+
+	pg_buf_init(out, max);
+	if (pg_server_owns_log(s, path))
+		err = pg_buf_read_file(out, path);
+	if (err < 0)
+		pg_error_clear();
+	return err;
+}
+
+static void stages(pg_buf *out, const pg_job *j)
+{
+	size_t i;
+
+	pg_buf_puts(out, "<section id=\"stages\"><h2>Stages</h2>\n");
+	if (!j->nstages) {
+		pg_buf_puts(out, "<p>No stage has run yet.</p></section>\n");
+		return;
+	}
+	pg_buf_puts(out, "<table><thead><tr><th>stage</th><th>status</th><th>seconds</th>"
+		    "<th>summary</th><th>log</th></tr></thead><tbody>\n");
+	for (i = 0; i < j->nstages; i++) {
+		const pg_job_stage *s = &j->stages[i];
+
+		pg_dash_html(out, "<tr class=\"stage stage-%s\"><th>%s</th><td>%s</td>", s->status,
+			     s->name, s->status);
+		pg_buf_printf(out, "<td>%.1f</td>", s->seconds);
+		pg_dash_html(out, "<td>%s</td><td>", s->summary);
+		if (s->log) {
+			pg_buf_printf(out, "<a href=\"/api/pulls/%lld/log?stage=", (long long)j->id);
+			pg_dash_html(out, "%s\">log</a>", s->name);
+		}
+		pg_buf_puts(out, "</td></tr>\n");
+	}
+	pg_buf_puts(out, "</tbody></table></section>\n");
+}
+
+static void merge_preview(pg_buf *out, const pg_server *srv, const pg_job *j, const pg_json *report)
+{
+	const pg_job_stage *m = stage_of(j, "merge");
+	pg_buf msg = PG_BUF_INIT;
+
+	if (!j->merge_commit && !m)
+		return;
+	pg_buf_puts(out, "<section id=\"merge\"><h2>Merge preview</h2>\n<dl class=\"facts\">");
+	if (j->merge_commit) {
+		pg_buf_puts(out, "<dt>merge commit</dt><dd>");
+		pg_dash_short_id(out, j->merge_commit);
+		pg_buf_puts(out, "</dd><dt>parents</dt><dd>");
+		pg_dash_short_id(out, j->merge_base);
+		pg_buf_puts(out, " (the integration branch when it was tested) and ");
+		pg_dash_short_id(out, pg_json_get_str(report, "tag_commit"));
+		pg_buf_puts(out, " (the tag's commit)</dd>");
+	}
+	if (m)
+		pg_dash_html(out, "<dt>merge stage</dt><dd>%s: %s</dd>", m->status, m->summary);
+	pg_buf_puts(out, "</dl>\n");
+	if (m && read_log(&msg, srv, m->log, MERGE_MSG_MAX) == 0)
+		pg_dash_html(out, "<pre class=\"merge-message\">%s</pre>\n", msg.ptr);
+	pg_buf_puts(out, "</section>\n");
+	pg_buf_release(&msg);
+}
+
+static void kunit(pg_buf *out, const pg_server *srv, const pg_job *j)
+{
+	const pg_job_stage *b = stage_of(j, "boot");
+	pg_boot_result *r = NULL;
+	pg_buf log = PG_BUF_INIT;
+	size_t i, shown = 0;
+
+	if (!b)
+		return;
+	pg_buf_puts(out, "<section id=\"kunit\"><h2>KUnit results</h2>\n");
+	if (read_log(&log, srv, b->log, CONSOLE_MAX) < 0 || pg_ktap_parse(&r, log.ptr, log.len) < 0) {
+		pg_error_clear();
+		pg_buf_puts(out, "<p>No console log.</p></section>\n");
+		pg_buf_release(&log);
+		return;
+	}
+	pg_buf_printf(out, "<p class=\"kunit-summary\">%zu passed, %zu failed, %zu skipped, "
+		      "%zu crashed, %zu splats</p>\n", r->passed, r->failed, r->skipped, r->crashed,
+		      r->nsplats);
+	pg_buf_puts(out, "<table id=\"kunit-table\"><thead><tr><th>test</th><th>result</th>"
+		    "<th>reason</th></tr></thead><tbody>\n");
+	for (i = 0; i < r->ntests; i++) {
+		const pg_ktap_test *t = &r->tests[i];
+
+		if (t->has_subtests || shown++ >= KUNIT_ROWS)
+			continue;
+		pg_dash_html(out, "<tr class=\"ktap-%s\"><td>%s</td><td>%s</td><td>%s</td></tr>\n",
+			     pg_ktap_status_name(t->status), t->path, pg_ktap_status_name(t->status),
+			     t->reason);
+	}
+	pg_buf_puts(out, "</tbody></table>\n");
+	if (shown > KUNIT_ROWS)
+		pg_buf_printf(out, "<p class=\"omitted\">%zu more tests: see the boot log.</p>\n",
+			      shown - KUNIT_ROWS);
+	for (i = 0; i < r->nsplats && i < SPLATS_SHOWN; i++)
+		pg_dash_html(out, "<pre class=\"splat\">%s: %s</pre>\n",
+			     pg_splat_kind_name(r->splats[i].kind), r->splats[i].text);
+	if (r->nsplats > SPLATS_SHOWN)
+		pg_buf_printf(out, "<p class=\"omitted\">%zu more splats: see the boot log.</p>\n",
+			      r->nsplats - SPLATS_SHOWN);
+	pg_buf_puts(out, "</section>\n");
+	pg_boot_result_free(r);
+	pg_buf_release(&log);
+}
+
+/*
+ * The attestation of an approved pull: the note on its merge, checked as
+ * `pullgate attest verify` does, against the service's configured key.
+ */
+static void attestation(pg_buf *out, const pg_server *srv, const pg_job *j)
+{
+	const pg_config *c = srv->config;
+	const char *key = c->attest_key ? c->attest_key : srv->policy->attest_key;
+	const char *home = c->attest_key ? c->attest_gnupg_home : srv->policy->attest_gnupg_home;
+	pg_buf tree = PG_BUF_INIT, ghome = PG_BUF_INIT;
+	pg_attest_result res;
+	pg_json *st = NULL;
+	const char *verdict;
+
+	if (strcmp(j->state, "approved") || !j->merge_commit)
+		return;
+	pg_attest_result_init(&res);
+	pg_buf_puts(out, "<section id=\"attestation\"><h2>Attestation</h2>\n");
+	if (!key) {
+		pg_buf_puts(out, "<p class=\"attest attest-none\" id=\"attest-verdict\">none: no "
+			    "attestation key is configured (attestation.key)</p>\n");
+		goto done;
+	}
+	if (c->tree)
+		pg_buf_puts(&tree, c->tree);
+	else
+		pg_buf_printf(&tree, "%s/linux", srv->home);
+	if (home)
+		pg_buf_puts(&ghome, home);
+	else
+		pg_buf_printf(&ghome, "%s/gnupg", srv->home);
+	if (pg_attest_verify(&res, tree.ptr, j->merge_commit, NULL, ghome.ptr, NULL) < 0) {
+		pg_dash_html(out, "<p class=\"attest attest-error\" id=\"attest-verdict\">not checked: "
+			     "%s</p>\n", pg_error_last());
+		pg_error_clear();
+		goto done;
+	}
+	/* the service's home may hold other keys: only its own signs its notes */
+	if (res.status == PG_ATTEST_VALID && strcasecmp(res.fingerprint, key)) {
+		res.status = PG_ATTEST_INVALID;
+		pg_buf_clear(&res.why);
+		pg_buf_printf(&res.why, "signed by key %s, not the service's %s", res.fingerprint,
+			      key);
+	}
+	verdict = res.status == PG_ATTEST_VALID ? "valid" :
+		  res.status == PG_ATTEST_INVALID ? "invalid" : "none";
+	pg_dash_html(out, "<p class=\"attest attest-%s\" id=\"attest-verdict\">%s", verdict, verdict);
+	if (res.status == PG_ATTEST_VALID)
+		pg_dash_html(out, ": signed by key <code>%s</code>", res.fingerprint);
+	pg_dash_html(out, "; %s</p>\n", res.why.ptr);
+	if (res.statement.len && pg_json_parse(&st, res.statement.ptr, res.statement.len) == 0)
+		pg_dash_html(out, "<dl class=\"facts\"><dt>signed at</dt><dd>%s</dd><dt>approved by</dt>"
+			     "<dd>%s</dd><dt>report sha256</dt><dd><code>%s</code></dd></dl>\n",
+			     pg_json_get_str(st, "time"), pg_json_get_str(st, "approved_by"),
+			     pg_json_get_str(pg_json_get(st, "report"), "sha256"));
+	pg_error_clear();
+	if (res.statement.len)
+		pg_dash_html(out, "<details><summary>the signed statement (refs/notes/pullgate)</summary>"
+			     "<pre class=\"statement\">%s</pre></details>\n", res.statement.ptr);
+done:
+	pg_buf_puts(out, "</section>\n");
+	pg_json_free(st);
+	pg_attest_result_release(&res);
+	pg_buf_release(&tree);
+	pg_buf_release(&ghome);
+}
+
+static void actions(pg_buf *out, pg_req *rq, const pg_job *j)
+{
+	pg_buf user = PG_BUF_INIT;
+	bool in = pg_req_session(rq, &user, NULL) == 0;
+	enum pg_job_state st = PG_JOB__COUNT;
+	bool waiting, can_reject, can_cancel;
+
+	pg_job_state_from_name(&st, j->state);
+	pg_error_clear();
+	waiting = pg_job_can_move(st, PG_JOB_APPROVED, PG_JOB_BY_MAINTAINER);
+	can_reject = pg_job_can_move(st, PG_JOB_REJECTED, PG_JOB_BY_MAINTAINER);
+	/* what does not run is cancelled at once; what runs, stopped by its worker */
+	can_cancel = pg_job_can_move(st, PG_JOB_CANCELLED, PG_JOB_BY_MAINTAINER) ||
+		     pg_job_state_is_running(st);
+	pg_buf_puts(out, "<section id=\"actions\">");
+	if (!in && (waiting || can_cancel))
+		pg_buf_puts(out, "<p><a href=\"/login\">Log in</a> to decide on this pull.</p>");
+	if (in && waiting)
+		pg_buf_puts(out, "<button type=\"button\" class=\"approve\" id=\"approve\" "
+			    "data-action=\"approve\">Approve and merge</button> ");
+	if (in && can_reject)
+		pg_buf_puts(out, "<button type=\"button\" class=\"reject\" id=\"reject\" "
+			    "data-action=\"reject\">Reject</button> ");
+	if (in && can_cancel)
+		pg_buf_puts(out, "<button type=\"button\" class=\"cancel\" id=\"cancel\" "
+			    "data-action=\"cancel\">Cancel</button> ");
+	pg_buf_puts(out, "<p id=\"action-result\" role=\"status\"></p></section>\n");
+	pg_buf_release(&user);
+}
+
+int pg_page_pull(pg_req *rq, pg_resp *rs)
+{
+	pg_job *j = NULL;
+	pg_json *report = NULL;
+	pg_buf *out = &rs->body, title = PG_BUF_INIT, attrs = PG_BUF_INIT;
+	enum pg_job_state st = PG_JOB__COUNT;
+	size_t i;
+	int err;
+
+	err = pg_store_get(pg_server_reader(rq->srv), &j, rq->id);
+	if (err == PG_ENOTFOUND)
+		return pg_resp_error(rs, 404, "pull %lld does not exist", (long long)rq->id);
+	if (err < 0)
+		return err;
+	/* a report that does not parse is not shown; the rest of the page is */
+	if ((j->report && pg_json_parse(&report, j->report, strlen(j->report)) < 0) ||
+	    pg_job_state_from_name(&st, j->state) < 0)
+		pg_error_clear();
+	pg_buf_printf(&title, "#%lld %s", (long long)j->id, pg_dash_tag_name(j->tag));
+	pg_buf_printf(&attrs, "data-page=\"pull\" data-pull=\"%lld\" data-final=\"%s\"",
+		      (long long)j->id, pg_job_state_is_final(st) ? "yes" : "no");
+	pg_dash_page_start(out, rq, title.ptr, attrs.ptr);
+	pg_buf_printf(out, "<h1>#%lld ", (long long)j->id);
+	pg_dash_html(out, "<span class=\"tag\">%s</span> ", pg_dash_tag_name(j->tag));
+	pg_dash_state_badge(out, j->state);
+	if (simulated(j->report))
+		pg_dash_simulated_badge(out);
+	pg_dash_html(out, "</h1>\n<p class=\"lede\" id=\"message\">%s</p>\n<dl class=\"facts\">"
+		     "<dt>repository</dt><dd>%s", j->message, j->repo_name ? j->repo_name : j->repo);
+	if (j->repo_name && strcmp(j->repo_name, j->repo))
+		pg_dash_html(out, " (fetched from %s)", j->repo);
+	pg_dash_html(out, "</dd><dt>came in by</dt><dd>%s",
+		     !strcmp(j->kind, "mail") ? "pull-request mail" : "push record");
+	if (j->sender)
+		pg_dash_html(out, " from %s", j->sender);
+	pg_dash_html(out, "</dd><dt>verdict</dt><dd id=\"verdict\">%s",
+		     j->verdict ? j->verdict : "not yet");
+	pg_buf_printf(out, " (%d errors, %d warnings)</dd><dt>commits</dt><dd>%d (%d merges)</dd>"
+		      "<dt>tag object</dt><dd>", j->errors, j->warnings, j->commits, j->merges);
+	pg_dash_short_id(out, j->tag_object);
+	pg_buf_printf(out, "</dd><dt>report</dt><dd><a href=\"/api/pulls/%lld\">JSON</a></dd></dl>\n",
+		      (long long)j->id);
+	if (report)
+		pg_dash_summary(out, report);
+	actions(out, rq, j);
+	pg_buf_puts(out, "<section id=\"live\"><h2>Live progress</h2>"
+		    "<div id=\"status\" hidden><progress id=\"status-bar\" max=\"1\"></progress> "
+		    "<span id=\"status-text\"></span></div><ol id=\"progress\"></ol></section>\n");
+	stages(out, j);
+	if (report)
+		pg_dash_findings(out, report);
+	merge_preview(out, rq->srv, j, report);
+	if (report) {
+		pg_dash_comparison(out, report);
+		pg_dash_selection(out, report);
+	}
+	kunit(out, rq->srv, j);
+	if (report) {
+		pg_dash_provenance(out, report);
+		pg_dash_signatures(out, report);
+	}
+	attestation(out, rq->srv, j);
+	if (j->ndecisions) {
+		pg_buf_puts(out, "<section id=\"decisions\"><h2>Decisions</h2><ul>");
+		for (i = 0; i < j->ndecisions; i++) {
+			pg_buf_puts(out, "<li>");
+			pg_dash_when(out, j->decisions[i].at);
+			pg_dash_html(out, ": <span class=\"who\">%s</span> %s", j->decisions[i].user,
+				     j->decisions[i].action);
+			if (j->decisions[i].note)
+				pg_dash_html(out, " &mdash; %s", j->decisions[i].note);
+			pg_buf_puts(out, "</li>");
+		}
+		pg_buf_puts(out, "</ul></section>\n");
+	}
+	pg_json_free(report);
+	pg_job_free(j);
+	pg_buf_release(&title);
+	pg_buf_release(&attrs);
+	return pg_dash_page_end(out, rs);
+}
