@@ -294,6 +294,7 @@ static int check_statement(pg_attest_result *out, const pg_oid *commit)
 			      PG_ATTEST_VERSION);
 		goto done;
 	}
+	out->simulated = pg_json_get_bool(st, "simulated");
 	if (!merge || strcasecmp(merge, hex)) {
 		err = invalid(out, "the statement attests merge %.40s, not %s: the note was moved",
 			      merge ? merge : "(none)", hex);

@@ -74,6 +74,8 @@ typedef struct pg_attest_result {
 	char *fingerprint;       /* the signing key's, when the signature was good */
 	pg_buf statement;        /* the statement's bytes, when there was a note */
 	bool report_checked;     /* the report it names was on disk and matched */
+	bool simulated;          /* the statement says stand-in scripts ran: nothing was
+				    really built or booted (read it only when VALID) */
 } pg_attest_result;
 
 void pg_attest_result_init(pg_attest_result *r);

@@ -197,7 +197,9 @@ static void attestation(pg_buf *out, const pg_server *srv, const pg_job *j)
 		  res.status == PG_ATTEST_INVALID ? "invalid" : "none";
 	pg_dash_html(out, "<p class=\"attest attest-%s\" id=\"attest-verdict\">%s", verdict, verdict);
 	if (res.status == PG_ATTEST_VALID)
-		pg_dash_html(out, ": signed by key <code>%s</code>", res.fingerprint);
+		pg_dash_html(out, ": signed by key <code>%s</code>%s", res.fingerprint,
+			     res.simulated ? " (SIMULATED: stand-in scripts ran, nothing was really "
+			     "built or booted)" : NULL);
 	pg_dash_html(out, "; %s</p>\n", res.why.ptr);
 	if (res.statement.len && pg_json_parse(&st, res.statement.ptr, res.statement.len) == 0)
 		pg_dash_html(out, "<dl class=\"facts\"><dt>signed at</dt><dd>%s</dd><dt>approved by</dt>"

@@ -4,7 +4,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/gate.sh"
-plan 52
+plan 55
 gate_setup
 
 # the service's key, and a stranger's, each in a throwaway GNUPGHOME of its own
@@ -73,12 +73,28 @@ like "$(printf '%s' "$S" | jq -r .time)" '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z
 
 verify --keyring "$SCRATCH/attest.asc" master
 is "$rc" 0 "attest verify accepts it against the service's public key"
-like "$out" "^valid: $MERGE is attested by key $AFPR; the report '.*' is the one attested$" \
-	"saying which key, and that the report on disk matched"
+SIM=" \\(SIMULATED: stand-in scripts ran, nothing was really built or booted\\)"
+like "$out" "^valid: $MERGE is attested by key $AFPR$SIM; the report '.*' is the one attested$" \
+	"saying which key, that the run was a stand-in's (SIMULATED), and that the report on disk matched"
 verify --keyring "$SCRATCH/attest.asc" "$(printf '%.12s' "$MERGE")"
 is "$rc" 0 "an abbreviated id names the merge too"
 GNUPGHOME="$AHOME" run "$PULLGATE" attest verify --tree "$TREE" master
 is "$rc" 0 "without --keyring the user's own keyring (\$GNUPGHOME) is used"
+
+# the same statement saying the shipped scripts ran, signed by the service's key: valid, not SIMULATED
+statement master | sed 's/"simulated": true/"simulated": false/' >"$SCRATCH/real.json"
+GNUPGHOME="$AHOME" gpg --batch --armor --detach-sign -u "$AFPR" -o - "$SCRATCH/real.json" \
+	>"$SCRATCH/real.asc" 2>/dev/null
+note master >"$SCRATCH/note.sim"
+cat "$SCRATCH/real.json" "$SCRATCH/real.asc" >"$SCRATCH/note.real"
+put_note master "$SCRATCH/note.real"
+verify --keyring "$SCRATCH/attest.asc" master
+is "$rc" 0 "a statement of a real run, signed by the service: valid"
+like "$out" "^valid: $MERGE is attested by key $AFPR; the report '.*' is the one attested$" \
+	"and its line does not say SIMULATED"
+put_note master "$SCRATCH/note.sim"
+verify --keyring "$SCRATCH/attest.asc" master
+like "$rc $out" "^0 valid: $MERGE is attested by key $AFPR$SIM; " "the stand-in's note again: SIMULATED again"
 
 # by hand, as docs/attestation.md says: the statement, the signature, gpg --verify
 note master >"$SCRATCH/note"
