@@ -37,7 +37,8 @@ static const char schema_v1[] =
  * store.  2: a delivery's signature, to know a replay under a new id; a
  * pull's dedupe key, to know an open twin; and which pulls each delivery
  * names (made or found open), filled from the pulls each one made.  3: the
- * number of pulls in each state.
+ * number of pulls in each state.  4: whether a pull's report is of a
+ * stand-in's run, for the list, which never reads the reports.
  */
 static const char *const upgrades[] = {
 	[2] = "ALTER TABLE deliveries ADD COLUMN signature TEXT;"
@@ -74,6 +75,9 @@ static const char *const upgrades[] = {
 	      "  INSERT INTO pull_counts (state, n) VALUES (NEW.state, 1)"
 	      "    ON CONFLICT (state) DO UPDATE SET n = n + 1;"
 	      "END;",
+	[4] = "ALTER TABLE pulls ADD COLUMN simulated INTEGER NOT NULL DEFAULT 0;"
+	      "UPDATE pulls SET simulated = 1"
+	      "  WHERE json_valid(report) AND json_extract(report, '$.simulated') = 1;",
 };
 
 static int upgrade(pg_store *s, const char *path)

@@ -18,7 +18,7 @@
  * state is stored as its name; what the states mean and which moves
  * between them are allowed is server/job.h's.
  */
-#define PG_STORE_SCHEMA_VERSION 3
+#define PG_STORE_SCHEMA_VERSION 4
 
 typedef struct pg_store pg_store;
 
@@ -109,6 +109,7 @@ typedef struct pg_job {
 	char *merge_commit;
 	int attempts;
 	int64_t created, updated;
+	bool simulated;      /* its report says stand-in scripts built or booted it */
 	pg_job_stage *stages;       /* filled by pg_store_get only */
 	size_t nstages;
 	pg_job_decision *decisions; /* filled by pg_store_get only */

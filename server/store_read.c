@@ -10,7 +10,7 @@
 #define JOB_COLUMNS(mail, report) \
 	"SELECT id, delivery, kind, repo, repo_name, tag, expect, sender, " mail ", state," \
 	" verdict, errors, warnings, commits, merges, message, " report ", tag_object, tag_time," \
-	" tag_offset, merge_base, merge_commit, attempts, created, updated FROM pulls "
+	" tag_offset, merge_base, merge_commit, attempts, created, updated, simulated FROM pulls "
 #define JOB_SELECT JOB_COLUMNS("mail", "report")
 #define JOB_LISTED JOB_COLUMNS("NULL", "NULL")
 
@@ -109,6 +109,7 @@ static int read_job(pg_job **out, sqlite3_stmt *st, bool with_blobs)
 	j->attempts = sqlite3_column_int(st, 22);
 	j->created = sqlite3_column_int64(st, 23);
 	j->updated = sqlite3_column_int64(st, 24);
+	j->simulated = sqlite3_column_int(st, 25) != 0;
 	if (!ok) {
 		pg_job_free(j);
 		return pg_error_oom();

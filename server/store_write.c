@@ -335,7 +335,8 @@ static int save_report(pg_store *s, int64_t id, const pg_report *r, const pg_rep
 	pg_oid_tohex(merge, &r->merge_commit);
 	if ((err = prepare(s, &st, "UPDATE pulls SET verdict = ?, errors = ?, warnings = ?,"
 			   " commits = ?, merges = ?, report = ?, tag_object = ?, tag_time = ?,"
-			   " tag_offset = ?, merge_base = ?, merge_commit = ? WHERE id = ?")) < 0)
+			   " tag_offset = ?, merge_base = ?, merge_commit = ?, simulated = ?"
+			   " WHERE id = ?")) < 0)
 		return err;
 	bind_text(st, 1, pg_report_verdict(r) == PG_VERDICT_ACCEPT ? "accept" : "reject");
 	sqlite3_bind_int64(st, 2, (int64_t)pg_report_count(r, PG_SEV_ERROR));
@@ -348,7 +349,8 @@ static int save_report(pg_store *s, int64_t id, const pg_report *r, const pg_rep
 	sqlite3_bind_int(st, 9, r->tag_offset);
 	bind_text(st, 10, r->has_merge ? base : NULL);
 	bind_text(st, 11, r->has_merge ? merge : NULL);
-	sqlite3_bind_int64(st, 12, id);
+	sqlite3_bind_int(st, 12, r->simulated);
+	sqlite3_bind_int64(st, 13, id);
 	if ((err = step_done(s, st, "pulls")) < 0)
 		return err;
 	return save_rows(s, id, view);

@@ -477,7 +477,8 @@ static void test_counts_follow_every_move_and_the_upgrade(void **state)
 
 	/* a store of schema 2, with pulls in it, is counted by the upgrade */
 	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "DROP TRIGGER pull_counts_insert;"
+	assert_int_equal(sqlite3_exec(db, "ALTER TABLE pulls DROP COLUMN simulated;"
+				      "DROP TRIGGER pull_counts_insert;"
 				      "DROP TRIGGER pull_counts_delete;"
 				      "DROP TRIGGER pull_counts_move;"
 				      "DROP TABLE pull_counts;"
@@ -493,6 +494,66 @@ static void test_counts_follow_every_move_and_the_upgrade(void **state)
 	assert_int_equal(add(s, &ids, "d2", "y", &jobs[0], 1), 0);
 	assert_int_equal(assert_counts_are_the_table_s(s), 5);
 	pg_store_free(s);
+	pg_buf_release(&ids);
+}
+
+/* The list's marks, newest first: 1 for a pull whose report is a stand-in's. */
+static void assert_listed_simulated(pg_store *s, bool newest, bool oldest)
+{
+	pg_job_list l;
+
+	assert_int_equal(pg_store_list(s, &l, NULL, 0, 10), 0);
+	assert_int_equal(l.n, 2);
+	assert_int_equal(l.items[0]->simulated, newest);
+	assert_int_equal(l.items[1]->simulated, oldest);
+	/* the list reads no report, and needs none to say it */
+	assert_null(l.items[0]->report);
+	pg_job_list_release(&l);
+}
+
+static void test_a_stand_in_s_run_is_marked_in_the_list_and_by_the_upgrade(void **state)
+{
+	pg_store *s = NULL;
+	pg_buf ids = PG_BUF_INIT;
+	pg_job_spec jobs[2] = { job("refs/tags/real"), job("refs/tags/stand-in") };
+	pg_store_update u = PG_STORE_UPDATE_INIT;
+	pg_report *r = NULL;
+	pg_stage *st = NULL;
+	pg_job *j = NULL;
+	sqlite3 *db = NULL;
+
+	(void)state;
+	unlink(path);
+	assert_int_equal(pg_store_open(&s, path), 0);
+	assert_int_equal(add(s, &ids, "d1", "x", jobs, 2), 0);
+	assert_int_equal(pg_report_new(&r), 0);
+	r->tag = strdup("refs/tags/real");
+	/* a report has its evidence, and so says simulated, once a stage ran */
+	assert_int_equal(pg_report_add_stage(&st, r, "build"), 0);
+	assert_int_equal(pg_stage_set(st, PG_STAGE_PASSED, NULL, "3 objects compiled"), 0);
+	u.report = r;
+	assert_int_equal(pg_store_set_state(s, id_at(&ids, 0), "queued", "passed", &u), 0);
+	r->simulated = true;
+	assert_int_equal(pg_store_set_state(s, id_at(&ids, 1), "queued", "waiting", &u), 0);
+	assert_int_equal(pg_store_get(s, &j, id_at(&ids, 1)), 0);
+	assert_true(j->simulated);
+	pg_job_free(j);
+	assert_int_equal(pg_store_get(s, &j, id_at(&ids, 0)), 0);
+	assert_false(j->simulated);
+	pg_job_free(j);
+	assert_listed_simulated(s, true, false);
+	pg_store_free(s);
+
+	/* a store of schema 3 learns it from the reports it holds */
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "ALTER TABLE pulls DROP COLUMN simulated;"
+				      "UPDATE meta SET value = '3' WHERE key = 'schema';",
+				      NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(pg_store_open(&s, path), 0);
+	assert_listed_simulated(s, true, false);
+	pg_store_free(s);
+	pg_report_free(r);
 	pg_buf_release(&ids);
 }
 
@@ -674,6 +735,7 @@ int main(void)
 		cmocka_unit_test(test_decisions_and_states),
 		cmocka_unit_test(test_requeue_after_a_crash),
 		cmocka_unit_test(test_counts_follow_every_move_and_the_upgrade),
+		cmocka_unit_test(test_a_stand_in_s_run_is_marked_in_the_list_and_by_the_upgrade),
 		cmocka_unit_test(test_the_worker_gives_way_to_hooks),
 		cmocka_unit_test(test_the_worker_waits_no_longer_than_its_limit),
 		cmocka_unit_test(test_the_worker_s_log_is_copied_after_its_turn),
