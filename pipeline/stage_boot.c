@@ -395,8 +395,10 @@ int pg_stage_boot(pg_run *g, pg_stage *st)
 	    (err = pg_provenance_set(&p->nonce, g->nonce.ptr)) < 0 ||
 	    (err = pg_provenance_set(&p->log, console.ptr)) < 0)
 		goto done;
-	pg_run_progress(g, "boot", "booting %s (timeout %u s)", !g->policy->boot_on_lava ?
-			"in qemu-system-aarch64" : g->policy->lava_device ?
+	/* a stand-in's boot never passes for QEMU's or a lab's, even while it runs */
+	pg_run_progress(g, "boot", "booting %s (timeout %u s)", p->simulated ?
+			"with a stand-in script, SIMULATED: nothing is really booted" :
+			!g->policy->boot_on_lava ? "in qemu-system-aarch64" : g->policy->lava_device ?
 			"with LAVA's dispatcher (lava-run) on this machine" : "on the LAVA lab", t);
 	b.stage = "boot";
 	if ((err = run_boot(&b, g, console.ptr, log.ptr, g->nonce.ptr, t)) < 0)
