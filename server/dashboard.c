@@ -12,7 +12,7 @@ int pg_page_queue(pg_req *rq, pg_resp *rs)
 	const char *state = pg_req_arg(rq, "state");
 	enum pg_job_state st;
 	size_t offset = 0, i;
-	int err;
+	int err, stand_ins = -1;
 
 	if (state && pg_job_state_from_name(&st, state) < 0)
 		return pg_resp_error(rs, 400, "unknown state");
@@ -43,6 +43,8 @@ int pg_page_queue(pg_req *rq, pg_resp *rs)
 		pg_buf_printf(out, "<tr data-id=\"%lld\"><td><a href=\"/pulls/%lld\">%lld</a></td><td>",
 			      (long long)j->id, (long long)j->id, (long long)j->id);
 		pg_dash_state_badge(out, j->state);
+		if (pg_dash_simulated(rq->srv, j, &stand_ins))
+			pg_dash_simulated_badge(out, NULL);
 		pg_buf_printf(out, "</td><td class=\"tag\"><a href=\"/pulls/%lld\">", (long long)j->id);
 		pg_dash_html(out, "%s</a></td><td class=\"repo\">%s", pg_dash_tag_name(j->tag),
 			     j->repo_name ? j->repo_name : j->repo);

@@ -34,7 +34,24 @@ void pg_dash_page_start(pg_buf *out, pg_req *rq, const char *title, const char *
 int pg_dash_page_end(pg_buf *out, pg_resp *rs);
 
 void pg_dash_state_badge(pg_buf *out, const char *state);
-void pg_dash_simulated_badge(pg_buf *out);
+/* The badge of a stand-in's run; id is its element id, or NULL for none. */
+void pg_dash_simulated_badge(pg_buf *out, const char *id);
+
+/*
+ * Whether this service's build and boot are stand-ins: a script of either
+ * stage under its data directory (or a file one reads) is not the one this
+ * pullgate shipped, the test the gate makes of each stage's provenance
+ * (pipeline/provenance.c), made before any report says so.
+ */
+bool pg_dash_stand_ins(const pg_server *srv);
+
+/*
+ * Whether j is, or was, a stand-in's run: its report says so, or it is
+ * building or booting on a service whose scripts are stand-ins (the
+ * report comes at the end of the run).  *stand_ins caches
+ * pg_dash_stand_ins for a page of many pulls: -1 until it is known.
+ */
+bool pg_dash_simulated(const pg_server *srv, const pg_job *j, int *stand_ins);
 
 /* The sections of a pull's page drawn from its report alone (dashboard_report.c). */
 void pg_dash_summary(pg_buf *out, const pg_json *report);

@@ -2,6 +2,7 @@
 #include "server/dashboard.h"
 #include "common/error.h"
 #include "common/sanitize.h"
+#include "pipeline/provenance.h"
 
 #include <time.h>
 
@@ -100,8 +101,42 @@ void pg_dash_state_badge(pg_buf *out, const char *state)
 		     state);
 }
 
-void pg_dash_simulated_badge(pg_buf *out)
+void pg_dash_simulated_badge(pg_buf *out, const char *id)
 {
-	pg_buf_puts(out, " <span class=\"simulated\" id=\"simulated\" title=\"stand-in build and "
-		    "boot scripts ran: nothing was really compiled or booted\">simulated</span>");
+	pg_buf_puts(out, " <span class=\"simulated\"");
+	if (id)
+		pg_dash_html(out, " id=\"%s\"", id);
+	pg_buf_puts(out, " title=\"stand-in build and boot scripts ran: nothing was really compiled "
+		    "or booted\">simulated</span>");
+}
+
+bool pg_dash_stand_ins(const pg_server *srv)
+{
+	const pg_policy *policy = srv->policy;
+	pg_report *r = NULL;
+	pg_provenance *p = NULL;
+	bool yes = false;
+
+	/* the files as the gate will judge them, in a report of their own */
+	if (pg_report_new(&r) == 0 && pg_report_add_provenance(&p, r, "build") == 0 &&
+	    pg_prov_files(r, p, srv->datadir, pg_build_files) == 0 &&
+	    pg_report_add_provenance(&p, r, "boot") == 0 &&
+	    pg_prov_files(r, p, srv->datadir, policy->boot_on_lava ? pg_lava_boot_files :
+			  pg_boot_files) == 0)
+		yes = r->simulated;
+	pg_error_clear();
+	pg_report_free(r);
+	return yes;
+}
+
+bool pg_dash_simulated(const pg_server *srv, const pg_job *j, int *stand_ins)
+{
+	if (j->simulated)
+		return true;
+	/* the build stage picks its script as it starts: from then on the run is the scripts' */
+	if (strcmp(j->state, "building") && strcmp(j->state, "booting"))
+		return false;
+	if (*stand_ins < 0)
+		*stand_ins = pg_dash_stand_ins(srv);
+	return *stand_ins;
 }

@@ -13,21 +13,6 @@
 #define KUNIT_ROWS 2000
 #define SPLATS_SHOWN 20
 
-/* Whether a stored report says stand-in scripts built and booted it. */
-static bool simulated(const char *report_text)
-{
-	pg_json *report = NULL;
-	bool yes;
-
-	if (!report_text || pg_json_parse(&report, report_text, strlen(report_text)) < 0) {
-		pg_error_clear();
-		return false;
-	}
-	yes = pg_json_get_bool(report, "simulated");
-	pg_json_free(report);
-	return yes;
-}
-
 static const pg_job_stage *stage_of(const pg_job *j, const char *name)
 {
 	size_t i;
@@ -255,7 +240,7 @@ int pg_page_pull(pg_req *rq, pg_resp *rs)
 	pg_buf *out = &rs->body, title = PG_BUF_INIT, attrs = PG_BUF_INIT;
 	enum pg_job_state st = PG_JOB__COUNT;
 	size_t i;
-	int err;
+	int err, stand_ins = -1;
 
 	err = pg_store_get(pg_server_reader(rq->srv), &j, rq->id);
 	if (err == PG_ENOTFOUND)
@@ -269,12 +254,18 @@ int pg_page_pull(pg_req *rq, pg_resp *rs)
 	pg_buf_printf(&title, "#%lld %s", (long long)j->id, pg_dash_tag_name(j->tag));
 	pg_buf_printf(&attrs, "data-page=\"pull\" data-pull=\"%lld\" data-final=\"%s\"",
 		      (long long)j->id, pg_job_state_is_final(st) ? "yes" : "no");
+	/* app.js shows the badge when a run it watches starts building with stand-ins */
+	if (!pg_job_state_is_final(st)) {
+		stand_ins = pg_dash_stand_ins(rq->srv);
+		if (stand_ins)
+			pg_buf_puts(&attrs, " data-stand-ins=\"yes\"");
+	}
 	pg_dash_page_start(out, rq, title.ptr, attrs.ptr);
 	pg_buf_printf(out, "<h1>#%lld ", (long long)j->id);
 	pg_dash_html(out, "<span class=\"tag\">%s</span> ", pg_dash_tag_name(j->tag));
 	pg_dash_state_badge(out, j->state);
-	if (simulated(j->report))
-		pg_dash_simulated_badge(out);
+	if (pg_dash_simulated(rq->srv, j, &stand_ins))
+		pg_dash_simulated_badge(out, "simulated");
 	pg_dash_html(out, "</h1>\n<p class=\"lede\" id=\"message\">%s</p>\n<dl class=\"facts\">"
 		     "<dt>repository</dt><dd>%s", j->message, j->repo_name ? j->repo_name : j->repo);
 	if (j->repo_name && strcmp(j->repo_name, j->repo))

@@ -287,7 +287,7 @@ void pg_dash_provenance(pg_buf *out, const pg_json *report)
 	for (i = 0; (p = pg_json_at(list, i)); i++) {
 		pg_dash_html(out, "<tr><th>%s", pg_json_get_str(p, "stage"));
 		if (pg_json_get_bool(p, "simulated"))
-			pg_dash_simulated_badge(out);
+			pg_dash_simulated_badge(out, NULL);
 		pg_buf_puts(out, "</th><td><ul>");
 		for (k = 0; (f = pg_json_at(pg_json_get(p, "files"), k)); k++)
 			pg_dash_html(out, "<li><code>%s</code> sha256 <code>%s</code></li>",

@@ -99,6 +99,19 @@
 				bar.removeAttribute('value'); // indeterminate: no total known yet
 			}
 		});
+		// a run on stand-in scripts is one from the moment its build starts (the
+		// server says whether its scripts are stand-ins): never shown as a real one
+		const standIns = body.dataset.standIns === 'yes';
+		const markSimulated = () => {
+			if (!badge || document.getElementById('simulated'))
+				return;
+			const s = document.createElement('span');
+			s.className = 'simulated';
+			s.id = 'simulated';
+			s.title = 'stand-in build and boot scripts ran: nothing was really compiled or booted';
+			s.textContent = 'simulated';
+			badge.after(' ', s);
+		};
 		src.addEventListener('state', (e) => {
 			const d = JSON.parse(e.data);
 			add('state', 'state: ' + d.text);
@@ -106,6 +119,8 @@
 				badge.textContent = d.text;
 				badge.className = 'state state-' + d.text.replace(/[^a-z]/g, '');
 			}
+			if (standIns && (d.text === 'building' || d.text === 'booting'))
+				markSimulated();
 			if (FINAL.includes(d.text)) {
 				src.close();
 				setTimeout(() => location.reload(), 300);

@@ -88,6 +88,10 @@ try {
 	ok(await row1.textContent() === 'rejected', 'the queue shows take one rejected', await row1.textContent());
 	const row2 = page.locator(`#queue tr[data-id="${srv.ID2}"] .state`);
 	ok(await row2.textContent() === 'waiting', 'and take two waiting for the maintainer', await row2.textContent());
+	// the fixture's build and boot are stand-ins (tests/browser/fakes): never shown as real
+	ok(await page.locator(`#queue tr[data-id="${srv.ID2}"] .simulated`).count() === 1 &&
+		await page.locator(`#queue tr[data-id="${srv.ID1}"] .simulated`).count() === 0,
+	'the queue marks take two simulated, and not take one (rejected before any build)');
 
 	// --- take one: rejected, its rewritten maintainer merges listed --------------------
 	await page.goto(`${url}/pulls/${srv.ID1}`);
@@ -143,10 +147,20 @@ try {
 	ok(res.status === 202, 'a push signed in the test is accepted', res.status);
 	await page.goto(`${url}/pulls/${live}`);
 	ok(await page.evaluate(() => document.body.dataset.final) === 'no', 'its page opens while it runs');
+	const opened = await page.locator('h1 .state').textContent();
 	await page.waitForSelector('#progress li:has-text("[build]")', { timeout: 20000 });
 	const seen = await page.locator('#progress li').allTextContents();
 	ok(seen.some((t) => /^\[build\] /.test(t)) && seen.some((t) => t === 'state: building'),
 		'server-sent events show the build as it runs', seen);
+	// from the build's start the run is the stand-ins': the page's script marks it, no reload
+	const marked = await page.evaluate(() => {
+		const s = document.querySelector('h1 .state + #simulated');
+		return { final: document.body.dataset.final, standIns: document.body.dataset.standIns,
+			text: s && s.textContent, title: s && s.title };
+	});
+	ok(marked.final === 'no' && marked.standIns === 'yes' && marked.text === 'simulated' &&
+		/^stand-in build and boot scripts ran/.test(marked.title),
+	`the running pull is marked simulated while it builds (its page opened while ${opened})`, marked);
 	// the build's status: one bar against the object count of take two's build, with an ETA
 	// (a quarter of the way, for docs/dashboard-progress.png)
 	await page.waitForFunction(() => {
