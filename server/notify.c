@@ -226,9 +226,25 @@ static bool message_id_ok(const pg_buf *id)
 	       !strpbrk(id->ptr, " \t") && !memchr(id->ptr + 1, '<', id->len - 1);
 }
 
+/*
+ * The reply's subject: "Re: " once, and a stand-in's approval marked right
+ * after it, where a list of subjects shows it.
+ */
+static int reply_subject(pg_buf *out, const pg_buf *subject, bool simulated)
+{
+	const char *s = subject->len ? subject->ptr : "your pull request";
+	bool re = !strncasecmp(s, "re:", 3);
+
+	if (!simulated)
+		return pg_buf_printf(out, "%s%s", re ? "" : "Re: ", s);
+	if (re)
+		s += 3 + strspn(s + 3, " \t");
+	return pg_buf_printf(out, "Re: [SIMULATED] %s", s);
+}
+
 int pg_notify_compose(pg_buf *msg, pg_buf *rcpts, size_t *nrcpts, const char *from,
 		      const char *mail, size_t mail_len, const char *text, int64_t id,
-		      time_t now)
+		      time_t now, bool simulated)
 {
 	pg_buf sender = PG_BUF_INIT, others = PG_BUF_INIT, subject = PG_BUF_INIT,
 	       msgid = PG_BUF_INIT, refs = PG_BUF_INIT, me = PG_BUF_INIT, rnd = PG_BUF_INIT,
@@ -271,8 +287,7 @@ int pg_notify_compose(pg_buf *msg, pg_buf *rcpts, size_t *nrcpts, const char *fr
 	pg_buf_clear(&line);
 	if ((err = put_header(msg, "From", from)) < 0 || (err = put_header(msg, "To", to.text.ptr)) < 0 ||
 	    (cc.n && (err = put_header(msg, "Cc", cc.text.ptr)) < 0) ||
-	    (err = pg_buf_printf(&line, "%s%s", strncasecmp(subject.ptr, "re:", 3) ? "Re: " : "",
-				 subject.len ? subject.ptr : "your pull request")) < 0 ||
+	    (err = reply_subject(&line, &subject, simulated)) < 0 ||
 	    (err = put_header(msg, "Subject", line.ptr)) < 0 || (err = put_header(msg, "Date", date)) < 0)
 		goto done;
 	pg_buf_clear(&line);
@@ -288,7 +303,11 @@ int pg_notify_compose(pg_buf *msg, pg_buf *rcpts, size_t *nrcpts, const char *fr
 			goto done;
 	}
 	if ((err = pg_buf_puts(msg, "MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n"
-			       "Content-Transfer-Encoding: 8bit\r\n\r\n")) < 0)
+			       "Content-Transfer-Encoding: 8bit\r\n\r\n")) < 0 ||
+	    (simulated && (err = pg_buf_puts(msg, "SIMULATED: stand-in build and boot scripts ran "
+					     "in place of pullgate's own,\r\nso nothing was "
+					     "really built or booted before this approval.\r\n"
+					     "\r\n")) < 0))
 		goto done;
 	for (p = text; *p; p++)
 		if ((*p == '\n' ? (err = pg_buf_puts(msg, "\r\n")) :
@@ -361,7 +380,7 @@ static void deliver(pg_notify *n, const pg_notice_conf *c, const item *it)
 	}
 	if ((err = pg_buf_read_file(&text, it->notice)) < 0 ||
 	    (err = pg_notify_compose(&msg, &rcpts, &nr, c->from, j->mail, j->mail_len, text.ptr,
-				     j->id, time(NULL))) < 0 ||
+				     j->id, time(NULL), j->simulated)) < 0 ||
 	    (err = bare_address(&from, c->from)) < 0)
 		goto failed;
 	if (!(list = calloc(nr, sizeof(*list)))) {

@@ -35,12 +35,14 @@ void pg_notify_approved(void *ctx, int64_t id, const char *notice);
  * Compose the reply to the request mail (raw, as stored): the message in
  * msg, the envelope recipients (bare addresses, the sender first) in
  * rcpts as NUL-separated strings, *nrcpts of them.  from is the notice's
- * From, id and now make its Message-ID unique.  PG_EINVALID when the
- * request mail has no sender address.
+ * From, id and now make its Message-ID unique.  simulated: the pull was
+ * tested by stand-in scripts, which the subject and the body's first
+ * paragraph say (SIMULATED).  PG_EINVALID when the request mail has no
+ * sender address.
  */
 int pg_notify_compose(pg_buf *msg, pg_buf *rcpts, size_t *nrcpts, const char *from,
 		      const char *mail, size_t mail_len, const char *text, int64_t id,
-		      time_t now);
+		      time_t now, bool simulated);
 
 /* Stop the thread; notices not yet mailed are recorded as not sent. NULL-safe. */
 void pg_notify_stop(pg_notify *n);

@@ -4,7 +4,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
-plan 19
+plan 21
 T2=hardening-v6.16-rc1-fix1-take2
 
 # Debian's python3 has python3-aiosmtpd (a python3 earlier in PATH may not)
@@ -71,11 +71,16 @@ body=$(printf '%s\n' "$eml" | sed '1,/^$/d')
 like "$head" "^From: Linus Torvalds <torvalds@linux-foundation.org>$" "From the maintainer"
 like "$head" "^To: Kees Cook <kees@kernel.org>$" "To the sender, as the mail named him"
 like "$head" "^Cc: linux-kernel@vger.kernel.org, linux-hardening@vger.kernel.org$" "Cc the lists"
-like "$head" "^Subject: Re: \\[GIT PULL\\] hardening fixes for v6.16-rc1$" "a reply's subject"
+# the service's scripts are the stand-ins of tests/fakes: the notice must not pass for a real test
+like "$head" "^Subject: Re: \\[SIMULATED\\] \\[GIT PULL\\] hardening fixes for v6.16-rc1$" \
+	"a reply's subject, marked SIMULATED"
 like "$head" "^In-Reply-To: <202506010930.fix1@keescook>$" "In-Reply-To the request's Message-ID"
 like "$head" "^References: <cover.0@keescook> <202506010930.fix1@keescook>$" "References carry the thread on"
 like "$head" "^Message-ID: <pullgate\\.$ID\\.[0-9]+\\.[0-9a-f]+@linux-foundation.org>$" "a Message-ID of its own"
+is "$(printf '%s\n' "$body" | head -n 2)" "SIMULATED: stand-in build and boot scripts ran in place of pullgate's own,
+so nothing was really built or booted before this approval." "the body says first that the run was simulated"
 like "$body" "^The pull request you sent on Sun, 01 Jun 2025 09:00:00 -0700:$" "the body is the notice"
+unlike "$head" "^Subject: .*SIMULATED.*SIMULATED" "(marked once)"
 MERGE=$(git --git-dir="$TREE" rev-parse master)
 like "$body" "^$MERGE$" "naming the merge commit"
 is "$(ls "$SCRATCH/relay-accept" | grep -c '\.eml$')" 1 "one message, sent once"
