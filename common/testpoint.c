@@ -9,27 +9,67 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
-static atomic_bool stopped;
+static atomic_bool stopped, held;
 
-void pg_testpoint(const char *stage, const char *text)
+/* POINT is "STAGE" or "STAGE:TEXT": STAGE's first point, or its first whose text starts with TEXT */
+static bool matches(const char *want, const char *stage, const char *text)
 {
-	const char *want = getenv("PULLGATE_TEST_STOP"), *colon;
+	const char *colon;
 	size_t n;
 
-	if (!want || !*want || !stage || atomic_load(&stopped))
-		return;
+	if (!want || !*want || !stage)
+		return false;
 	colon = strchr(want, ':');
 	n = colon ? (size_t)(colon - want) : strlen(want);
 	if (strlen(stage) != n || strncmp(stage, want, n))
+		return false;
+	return !colon || (text && !strncmp(text, colon + 1, strlen(colon + 1)));
+}
+
+static bool exists(const char *dir, const char *name)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return access(path, F_OK) == 0;
+}
+
+/* The calling thread says it is held (DIR/held) and waits for DIR/release, a test's patience at most. */
+static void hold(const char *stage, const char *text)
+{
+	const char *dir = getenv("PULLGATE_TEST_HOLD_DIR"), *p = getenv("PULLGATE_TEST_PATIENCE");
+	struct timespec tick = { 0, 10 * 1000 * 1000L };
+	long patience = p ? strtol(p, NULL, 10) : 0, waited_ms = 0;
+	char path[4096];
+	FILE *f;
+
+	if (!dir || !*dir)
 		return;
-	if (colon && (!text || strncmp(text, colon + 1, strlen(colon + 1))))
-		return;
-	/* once per process: a test that lets it go on wants it to go on */
-	if (atomic_exchange(&stopped, true))
-		return;
-	raise(SIGSTOP);
+	if (patience <= 0 || patience > 86400)
+		patience = 900;
+	snprintf(path, sizeof(path), "%s/held", dir);
+	if ((f = fopen(path, "w"))) {
+		fprintf(f, "%s: %s\n", stage, text ? text : "");
+		fclose(f);
+	}
+	while (!exists(dir, "release") && waited_ms < patience * 1000) {
+		nanosleep(&tick, NULL);
+		waited_ms += 10;
+	}
+}
+
+void pg_testpoint(const char *stage, const char *text)
+{
+	/* once per process each: a test that lets it go on wants it to go on */
+	if (!atomic_load(&stopped) && matches(getenv("PULLGATE_TEST_STOP"), stage, text) &&
+	    !atomic_exchange(&stopped, true))
+		raise(SIGSTOP);
+	if (!atomic_load(&held) && matches(getenv("PULLGATE_TEST_HOLD"), stage, text) &&
+	    !atomic_exchange(&held, true))
+		hold(stage, text);
 }
 
 uint64_t pg_test_clock_ms(uint64_t now_ms)

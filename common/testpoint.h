@@ -14,6 +14,14 @@
  * SIGSTOP, once; the test sees it stopped (state T in /proc/PID/stat), does
  * what it came to do, and kills it or lets it go on (SIGCONT).
  *
+ * A test that must look at the service while a run is at a point (the
+ * dashboard while it builds) holds the run's thread there instead: with
+ * PULLGATE_TEST_HOLD=STAGE[:TEXT] and PULLGATE_TEST_HOLD_DIR=DIR, the first
+ * thread to reach the point makes DIR/held and waits until DIR/release
+ * exists (PULLGATE_TEST_PATIENCE seconds at most, 900 by default), once;
+ * the rest of the process goes on.  A held service is ended with SIGKILL
+ * (its shutdown would wait for the held thread).
+ *
  * The points are the run's progress lines (pipeline's pg_run_progress) and
  * a few named places between them (approve: "branch-locked" when the
  * compare-and-swap first finds the branch locked, "before-cas", "after-cas";
