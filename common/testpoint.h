@@ -25,7 +25,9 @@
  * The points are the run's progress lines (pipeline's pg_run_progress) and
  * a few named places between them (approve: "branch-locked" when the
  * compare-and-swap first finds the branch locked, "before-cas", "after-cas";
- * reject: "before-lock", a maintainer's reject about to wait for an approval).
+ * reject: "before-lock", a maintainer's reject about to wait for an approval;
+ * fetch: "object written", each object a local fetch copies into a tree,
+ * "object written: commit" when it is a commit).
  *
  * A test of what waits for time (the log-in throttle) sets the clock
  * instead of sleeping: with PULLGATE_TEST_CLOCK=FILE, pg_test_clock_ms()

@@ -3,6 +3,7 @@
 #include "common/array.h"
 #include "common/error.h"
 #include "common/fs.h"
+#include "common/testpoint.h"
 
 void pg_repo_lib_shutdown(void)
 {
@@ -175,9 +176,14 @@ done:
 	return err;
 }
 
-/* The ids still to visit while copying objects. */
+/* The objects still to copy; an expanded one has had what it names pushed above it. */
+typedef struct oid_frame {
+	git_oid id;
+	bool expanded;
+} oid_frame;
+
 typedef struct oid_stack {
-	git_oid *v;
+	oid_frame *v;
 	size_t n, alloc;
 } oid_stack;
 
@@ -187,7 +193,8 @@ static int push(oid_stack *s, const git_oid *id)
 
 	if ((err = PG_ARRAY_GROW(s->v, s->n + 1, s->alloc)) < 0)
 		return err;
-	git_oid_cpy(&s->v[s->n++], id);
+	git_oid_cpy(&s->v[s->n].id, id);
+	s->v[s->n++].expanded = false;
 	return 0;
 }
 
@@ -238,6 +245,12 @@ static int push_tree_ids(oid_stack *s, const char *data, size_t len)
  * first, stopping at every object r already has (whatever an object it
  * has reaches, it has too).  libgit2's local fetch packs far more than
  * that for a kernel-sized tree (minutes, not seconds).
+ *
+ * That rule holds only if an object is written after everything it names:
+ * a copy that wrote a commit before its tree would, killed half-way or
+ * seen half-way by another pull's copy into the same tree, leave a commit
+ * whose tree nobody copies again.  So each object is written on its way
+ * back up, once what it names is there.
  */
 static int copy_missing(pg_repo *r, git_repository *src, const pg_oid *start)
 {
@@ -252,22 +265,34 @@ static int copy_missing(pg_repo *r, git_repository *src, const pg_oid *start)
 	}
 	err = push(&s, pg_git_oid(start));
 	while (s.n && err == 0) {
-		git_oid id = s.v[--s.n], written;
+		oid_frame f = s.v[s.n - 1];
 		git_odb_object *obj = NULL;
+		git_oid written;
 		const char *data;
 		size_t len;
 
-		if (git_odb_exists(dst_odb, &id))
+		if (git_odb_exists(dst_odb, &f.id)) {
+			s.n--;
 			continue;
-		if ((gerr = git_odb_read(&obj, src_odb, &id)) < 0 ||
-		    (gerr = git_odb_write(&written, dst_odb, git_odb_object_data(obj),
-					  git_odb_object_size(obj), git_odb_object_type(obj))) < 0) {
-			git_odb_object_free(obj);
+		}
+		if ((gerr = git_odb_read(&obj, src_odb, &f.id)) < 0) {
 			err = pg_git_fail(gerr, "copying objects");
 			break;
 		}
 		data = git_odb_object_data(obj);
 		len = git_odb_object_size(obj);
+		if (f.expanded) {
+			s.n--;
+			if ((gerr = git_odb_write(&written, dst_odb, data, len,
+						  git_odb_object_type(obj))) < 0)
+				err = pg_git_fail(gerr, "copying objects");
+			else
+				pg_testpoint("fetch", git_odb_object_type(obj) == GIT_OBJECT_COMMIT ?
+					     "object written: commit" : "object written");
+			git_odb_object_free(obj);
+			continue;
+		}
+		s.v[s.n - 1].expanded = true;
 		switch (git_odb_object_type(obj)) {
 		case GIT_OBJECT_TAG:
 		case GIT_OBJECT_COMMIT:

@@ -4,7 +4,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/gate.sh"
-plan 72
+plan 75
 gate_setup
 KREPO="$SCRATCH/kees.git"
 git clone -q --mirror "$FX/kees.git" "$KREPO"
@@ -156,6 +156,29 @@ is "$(master) $(pull_refs)" "$BASE refs/heads/pullgate/$KEY refs/pullgate/tags/$
 recover "killed before the approval"
 is "$(master)" "$BASE" "and the next run does not move it either"
 reset_tree
+
+# --- killed while it copies the tag's objects into a tree: what it left is whole ---------------
+# (an object is copied after everything it names: a commit left without its tree would never
+# be copied again, by this pull or any other that reaches it)
+FRESH="$SCRATCH/fresh.git"
+git clone -q --bare "$FX/upstream.git" "$FRESH"
+PULLGATE_TEST_STOP="fetch:object written: commit" "$PULLGATE" gate --keyring "$KEYRING" --trust "$FPR_KEES" \
+	--upstream "$UP" --tree "$FRESH" --stages merge "$KREPO" "$T2" >/dev/null 2>&1 &
+GATE=$!
+ok "$(wait_stopped "$GATE"; echo $?)" "the gate stops after the first commit it copied"
+killed
+# broken GIT-DIR: what is missing from what each commit there reaches (a parent, a tree, a blob)
+broken() {
+	git --git-dir="$1" cat-file --batch-all-objects --batch-check='%(objecttype) %(objectname)' |
+		sed -n 's/^commit //p' >"$SCRATCH/commits"
+	git --git-dir="$1" rev-list --objects --missing=print --stdin <"$SCRATCH/commits" \
+		>"$SCRATCH/closure" 2>&1 || echo "rev-list: $(grep -E '^(error|fatal)' "$SCRATCH/closure" | head -n1)"
+	grep '^?' "$SCRATCH/closure" | head -n3
+}
+is "$(broken "$FRESH")" "" "killed there, the tree has no commit whose parent, tree or blob is missing"
+run "$PULLGATE" gate --keyring "$KEYRING" --trust "$FPR_KEES" --upstream "$UP" --tree "$FRESH" \
+	--stages merge "$KREPO" take3
+is "$rc" 0 "and another pull of the same commits merges there"
 
 # --- a run with stand-in scripts says so --------------------------------------------------------
 gate --json --no-approve "$KREPO" "$T2"
