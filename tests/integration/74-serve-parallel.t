@@ -6,18 +6,21 @@
 # merge builds wait for each other (FAKE_BUILD_MEET), so that overlap is a
 # fact of the run, not of the machine's speed; where one build must wait for
 # another, the first is held (FAKE_BUILD_WAIT) until the other says it
-# waits.  Two pulls: take two, and take three (take two plus one commit).
+# waits.  Two pulls: take two, and take three (take two plus one commit
+# whose fake-build-wait file holds its merge build until $GO3 exists).
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
-plan 51
+plan 52
 T2=hardening-v6.16-rc1-fix1-take2
 T3=take3-parallel
 TAP_CLEANUP="stop_fakes"
 serve_setup
 BASE=$(git --git-dir="$TREE" rev-parse master)
-kees_tag "$T3" parallel.txt 3 "parallel: a third take
+GO3="$SCRATCH/go-take3"
+: >"$GO3"
+kees_tag "$T3" fake-build-wait "$GO3" "parallel: a third take, built when the test says
 
 Signed-off-by: Kees Cook <kees@kernel.org>" "$T3
 
@@ -161,6 +164,7 @@ A=$(printf '%s' "$out" | jq -r '.jobs[0]')
 hook pull-request "$SCRATCH/take2.mail" same-mail
 B=$(printf '%s' "$out" | jq -r '.jobs[0]')
 ok "$(says_waiting "another run of"; echo $?)" "one job of the pull waits for the other's run to end"
+wait_for merge_built_once || true
 is "$(merged_starts)" 1 "meanwhile only one merge build has started"
 : >"$SCRATCH/go-same"
 is "$(both "$A" "$B" waiting rejected error approved passed)" "waiting waiting" \
@@ -180,8 +184,13 @@ worktrees 2 auto
 : >"$SCRATCH/builds.log"
 export FAKE_BUILD_MEET="$SCRATCH/meet-auto"
 : >"$SCRATCH/serve.err"
+# take three's merge build waits (once it met take two's) until take two is approved
+rm -f "$GO3"
 serve_start
 deliver auto
+is "$(wait_state "$A" approved waiting rejected error passed cancelled)" approved \
+	"take two, built at once with take three, is approved first"
+: >"$GO3"
 is "$(both "$A" "$B" approved waiting rejected error passed cancelled)" "approved approved" \
 	"both pulls built at once end approved"
 MA=$(field "$A" merge_commit)

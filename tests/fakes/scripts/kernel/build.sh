@@ -14,11 +14,11 @@
 #   lock    leave a lock on FAKE_TREE's master, as another writer does (the test removes it)
 #   retag   point FAKE_SENDER's refs/tags/FAKE_RETAG at FAKE_RETAG_TO meanwhile
 #           (the sender pushes the tag again while the pull is tested)
-# FAKE_BUILD_DELAY: seconds to wait before building the merge; a merged tree
-# with a file fake-build-delay waits the seconds it holds instead (a
-# workload for the benchmarks, never a test's synchronisation).
+# FAKE_BUILD_DELAY: seconds to wait before building the merge (a workload
+# for the benchmarks, never a test's synchronisation).
 # FAKE_BUILD_WAIT=FILE: the merge's build waits until FILE exists (a test
-# lets it go when it is ready), for a test's patience at most.
+# lets it go when it is ready), for a test's patience at most; a merged
+# tree with a file fake-build-wait waits for the file it names too.
 # FAKE_BUILD_LOG=FILE: each build appends "start SECONDS KIND BUILD PID" and
 # "end SECONDS KIND BUILD PID" (date +%s.%N), for tests of builds run at once.
 # FAKE_BUILD_MEET=DIR: a merge's build leaves a file in DIR and waits (a
@@ -76,14 +76,11 @@ if [ -n "${FAKE_BUILD_MEET:-}" ]; then
 		sleep 0.05
 	done
 fi
-if [ -n "${FAKE_BUILD_WAIT:-}" ]; then
-	until [ -e "$FAKE_BUILD_WAIT" ] || [ "$(date +%s)" -ge "$patience" ]; do sleep 0.05; done
-fi
-if [ -f "$src/fake-build-delay" ]; then
-	sleep "$(cat "$src/fake-build-delay")"
-else
-	sleep "${FAKE_BUILD_DELAY:-0}"
-fi
+for go in "${FAKE_BUILD_WAIT:-}" "$(cat "$src/fake-build-wait" 2>/dev/null || true)"; do
+	[ -n "$go" ] || continue
+	until [ -e "$go" ] || [ "$(date +%s)" -ge "$patience" ]; do sleep 0.05; done
+done
+sleep "${FAKE_BUILD_DELAY:-0}"
 echo merged >>"$out/builds"
 echo "stand-in Image of the merged tree" >"$out/arch/arm64/boot/Image"
 # the pid of a hanging build is known before anyone waits on merged-built-once
