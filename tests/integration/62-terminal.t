@@ -81,10 +81,7 @@ git daemon --reuseaddr --export-all --base-path="$FX" --listen=127.0.0.1 --port=
 	--pid-file="$SCRATCH/daemon.pid" "$FX" >"$SCRATCH/daemon.log" 2>&1 &
 stop_daemon() { [ ! -f "$SCRATCH/daemon.pid" ] || kill "$(cat "$SCRATCH/daemon.pid")"; }
 TAP_CLEANUP="${TAP_CLEANUP:-} stop_daemon"
-for i in 1 2 3 4 5 6 7 8 9 10; do
-	git ls-remote "git://127.0.0.1:$PORT/kees.git" >/dev/null 2>&1 && break
-	sleep 0.5
-done
+wait_for git ls-remote "git://127.0.0.1:$PORT/kees.git" >/dev/null 2>&1 || true
 tty "PULLGATE_HOME='$SCRATCH/home-tty' '$PULLGATE' verify $ARGS git://127.0.0.1:$PORT/kees.git '$T2'"
 is "$rc" 0 "a pull fetched over git:// verifies"
 like "$(printf '%s' "$out" | tr '\r' '\n')" '^.\[K\[fetch\] ([0-9]+)/\1 objects \(100%\), [0-9.]+ KiB' \

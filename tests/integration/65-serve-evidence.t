@@ -82,12 +82,16 @@ curl -s -m "$PATIENCE" -b "$SCRATCH/jar" -o "$SCRATCH/reject.json" -w '%{http_co
 R=$!
 ok "$(wait_stopped "$SERVE_PID"; echo $?)" "the reject arrives while the approval is held after the branch moved"
 kill -CONT "$SERVE_PID"
+READERS=
 for d in "$RUN_DIR" "$PULLGATE_HOME/logs/job-$ID"; do
-	[ ! -p "$d/notice.txt.tmp.$SERVE_PID" ] ||
-		timeout "$PATIENCE" cat "$d/notice.txt.tmp.$SERVE_PID" >/dev/null 2>&1 &
+	[ ! -p "$d/notice.txt.tmp.$SERVE_PID" ] && continue
+	cat "$d/notice.txt.tmp.$SERVE_PID" >/dev/null 2>&1 &
+	READERS="$READERS $!"
 done
 wait "$A" || true
 wait "$R" || true
+# the FIFO the approval did not write to has a reader still waiting
+for p in $READERS; do kill "$p" 2>/dev/null || true; done
 is "$(cat "$SCRATCH/approve.code") $(cat "$SCRATCH/reject.code")" "200 409" \
 	"the approval that began first wins; the reject waits for it, then finds the pull approved"
 is "$(state "$ID")" approved "the pull is approved"

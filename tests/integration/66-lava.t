@@ -112,7 +112,7 @@ start_server() {
 	echo $! >"$SRV/pid"
 	TAP_CLEANUP="${TAP_CLEANUP:-} kill_server_$n_srv"
 	eval "kill_server_$n_srv() { kill \$(cat '$SRV/pid'); }"
-	for i in $(seq 50); do [ -s "$SRV/port" ] && break; sleep 0.1; done
+	wait_for test -s "$SRV/port" || true
 	URL="http://127.0.0.1:$(cat "$SRV/port")/"
 }
 

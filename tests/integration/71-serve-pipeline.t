@@ -62,7 +62,7 @@ get "$URL/api/pulls/$ID2/log?stage=boot"
 like "$out" 'ok 2 randstruct_reorders' "and the boot console"
 get "$URL/api/pulls/$ID2/log?stage=nosuch"
 is "$code" 404 "a stage without a log is 404"
-events=$(curl -s -N -m 10 "$URL/api/pulls/$ID2/events" || true)
+events=$(curl -s -N -m "$PATIENCE" "$URL/api/pulls/$ID2/events" || true)
 like "$events" '^event: hello$' "the event stream says hello"
 like "$events" '"stage":"build","text":"building the merge"' "replays the build progress"
 like "$events" '^event: end$' "and ends, since the pull waits for a person"
@@ -124,7 +124,7 @@ like "$metrics" '^pullgate_stage_duration_seconds_count\{stage="build"\} 1$' "an
 like "$metrics" '^pullgate_hook_deliveries_total\{hook="pull-request"\} 1$' "and deliveries"
 
 # --- a log followed after the pull is done is sent whole, and the stream ends -------------
-follow=$(curl -s -N -m 10 "$URL/api/pulls/$ID2/log?stage=build&follow=1"; echo "curl:$?")
+follow=$(curl -s -N -m "$PATIENCE" "$URL/api/pulls/$ID2/log?stage=build&follow=1"; echo "curl:$?")
 like "$follow" 'CC +lib/a.o' "a followed log streams the build log"
 like "$follow" '^curl:0$' "and ends by itself when the pull is done"
 

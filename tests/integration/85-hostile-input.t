@@ -13,23 +13,23 @@ M="$SCRATCH/mail"
 
 # --- a FIFO where a file is wanted: refused at once, never waited on ---------------------------
 mkfifo "$SCRATCH/fifo"
-run timeout 10 "$PULLGATE" policy check "$SCRATCH/fifo"
+run timeout "$PATIENCE" "$PULLGATE" policy check "$SCRATCH/fifo"
 is "$rc:$err" "3:error: cannot read the policy: '$SCRATCH/fifo' is a FIFO, not a regular file" \
 	"policy check on a FIFO nobody writes is refused at once"
-run timeout 10 "$PULLGATE" verify --policy "$SCRATCH/fifo" --upstream "$UP" "$KEES" "$T2"
+run timeout "$PATIENCE" "$PULLGATE" verify --policy "$SCRATCH/fifo" --upstream "$UP" "$KEES" "$T2"
 is "$rc" 3 "and so is verify --policy"
-run timeout 10 "$PULLGATE" verify --keyring "$KEYRING" --trust "$FPR_KEES" \
+run timeout "$PATIENCE" "$PULLGATE" verify --keyring "$KEYRING" --trust "$FPR_KEES" \
 	--pull-request "$SCRATCH/fifo" --upstream "$UP" "$KEES" "$T2"
 is "$rc:$err" "3:error: '$SCRATCH/fifo': not a git request-pull mail: no 'The following changes since commit <id>:' line" \
 	"a pull-request mail on a FIFO nobody writes reads as empty (a mail may come on a pipe)"
-run timeout 10 "$PULLGATE" verify --keyring "$SCRATCH/fifo" --trust "$FPR_KEES" --upstream "$UP" "$KEES" "$T2"
+run timeout "$PATIENCE" "$PULLGATE" verify --keyring "$SCRATCH/fifo" --trust "$FPR_KEES" --upstream "$UP" "$KEES" "$T2"
 like "$rc:$err" "^3:error: .*'$SCRATCH/fifo' is a FIFO, not a regular file" "a keyring"
-run timeout 10 "$PULLGATE" serve --config "$SCRATCH/fifo"
+run timeout "$PATIENCE" "$PULLGATE" serve --config "$SCRATCH/fifo"
 is "$rc:$err" "3:error: configuration: '$SCRATCH/fifo' is a FIFO, not a regular file" "a configuration"
 printf 'hooks:\n  push:\n    secret-file: %s\n' "$SCRATCH/fifo" >"$SCRATCH/secret.yaml"
-run timeout 10 "$PULLGATE" serve --config "$SCRATCH/secret.yaml"
+run timeout "$PATIENCE" "$PULLGATE" serve --config "$SCRATCH/secret.yaml"
 like "$rc:$err" "^3:error: .*is a FIFO, not a regular file" "and a hook's secret file"
-run timeout 10 "$PULLGATE" verify --keyring /dev/null --trust "$FPR_KEES" --upstream "$UP" "$KEES" "$T2"
+run timeout "$PATIENCE" "$PULLGATE" verify --keyring /dev/null --trust "$FPR_KEES" --upstream "$UP" "$KEES" "$T2"
 like "$rc:$err" "^3:error: .*'/dev/null' is a device, not a regular file" "a device is no keyring either"
 
 # --- an mbox whose request-pull mail is past the cap of messages looked at ---------------------

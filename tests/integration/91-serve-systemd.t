@@ -23,18 +23,9 @@ EOP
 LISTEN_PID=$!
 TAP_CLEANUP="kill_listener"
 kill_listener() { kill "$LISTEN_PID" 2>/dev/null || true; }
-i=0
-while [ ! -e "$SCRATCH/notify.log" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-# wait_log TEXT FILE: until a line of FILE is TEXT (10 s at most)
-wait_line() {
-	i=0
-	while [ $i -lt 100 ]; do
-		grep -qx -- "$1" "$2" 2>/dev/null && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
+wait_for test -e "$SCRATCH/notify.log"
+# wait_line TEXT FILE: until a line of FILE is TEXT (a test's patience at most)
+wait_line() { wait_for grep -qx -- "$1" "$2" 2>/dev/null; }
 login() { curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
 	-d "{\"user\":\"$1\",\"password\":\"$SERVE_PASSWORD\"}" "$URL/api/login"; }
 
@@ -68,8 +59,9 @@ like "$(tail -n1 "$SCRATCH/serve.err")" "reload refused, the running configurati
 is "$(login second)" 200 "and what was running stays"
 cp "$SCRATCH/serve.yaml.orig" "$CONFIG"
 printf 'listen: [\n' >>"$CONFIG"
+: >"$SCRATCH/notify.log"
 kill -HUP "$SERVE_PID"
-sleep 0.5
+wait_line READY=1 "$SCRATCH/notify.log" || true
 like "$(tail -n1 "$SCRATCH/serve.err")" "reload refused, the running configuration stays: .*serve.yaml:" \
 	"so is a broken configuration"
 

@@ -16,8 +16,7 @@ relay_start() { # MODE: the relay in $SCRATCH/relay-MODE, its port in $PORT
 	"$PY" "$TOP/tests/lib/smtp_relay.py" "$1" "$SCRATCH/relay-$1" "$SCRATCH/relay-$1/port" \
 		2>"$SCRATCH/relay-$1/log" &
 	RELAY_PID="$RELAY_PID $!"
-	i=0
-	while [ ! -s "$SCRATCH/relay-$1/port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	wait_for test -s "$SCRATCH/relay-$1/port"
 	PORT=$(cat "$SCRATCH/relay-$1/port")
 }
 relay_kill() { for p in $RELAY_PID; do kill "$p" 2>/dev/null || true; done; }
@@ -32,16 +31,14 @@ approve() {
 	curl -s -b "$SCRATCH/jar" -o /dev/null -w '%{http_code}' -X POST \
 		-H "X-CSRF-Token: $(jq -r .csrf "$SCRATCH/login.json")" "$URL/api/pulls/$1/approve"
 }
-# notice_note ID: the note of the pull's notice decision, once there is one (20 s at most)
+# notice_note ID: the note of the pull's notice decision, once there is one (a test's patience at most)
 notice_note() {
-	i=0
-	while [ $i -lt 200 ]; do
-		n=$(curl -s "$URL/api/pulls/$1" | jq -r '.decisions[] | select(.action == "notice") | "\(.user): \(.note)"')
-		[ -n "$n" ] && { echo "$n"; return 0; }
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
+	wait_for _noted "$1" || return 1
+	echo "$_note"
+}
+_noted() {
+	_note=$(curl -s "$URL/api/pulls/$1" | jq -r '.decisions[] | select(.action == "notice") | "\(.user): \(.note)"')
+	[ -n "$_note" ]
 }
 
 relay_start accept

@@ -56,10 +56,7 @@ port_b=$(free_port)
 port_down=$(free_port)
 start_distccd a "$port_a"
 start_distccd b "$port_b"
-for i in 1 2 3 4 5 6 7 8 9 10; do
-	[ -s "$D/a.pid" ] && [ -s "$D/b.pid" ] && break
-	sleep 0.5
-done
+wait_for test -s "$D/a.pid" -a -s "$D/b.pid" || true
 
 # One kernel job at a time per $PULLGATE_HOME, as check.sh and the gate.
 exec 9>"$PULLGATE_HOME/.kernel.lock"

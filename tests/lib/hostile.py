@@ -14,7 +14,8 @@
 #
 #   hostile.py blackhole PORTFILE
 #       Listen on 127.0.0.1, an ephemeral port written to PORTFILE, accept
-#       every connection and never answer, until killed.
+#       every connection and never answer, until killed; PORTFILE.accepted
+#       holds how many connections it accepted.
 import os
 import selectors
 import socket
@@ -105,6 +106,9 @@ def blackhole(portfile):
     while True:
         c, _ = srv.accept()
         held.append(c)
+        with open(portfile + ".accepted.tmp", "w") as f:
+            f.write("%d\n" % len(held))
+        os.rename(portfile + ".accepted.tmp", portfile + ".accepted")
 
 
 def main():
