@@ -147,6 +147,7 @@ static struct {
 	pthread_cond_t turn;      /* on the monotonic clock */
 	bool busy;                /* a write transaction is under way */
 	unsigned waiting;         /* writers that do not give way, waiting */
+	unsigned yielding;        /* writers that give way, waiting */
 	unsigned overdue;         /* writers that gave way as long as they may, waiting */
 	uint64_t others_ended_ms; /* when the last writer that does not give way ended */
 } writers = { .once = PTHREAD_ONCE_INIT };
@@ -202,7 +203,9 @@ int pg_store_begin_write(pg_store *s)
 	pthread_once(&writers.once, writers_init);
 	pthread_mutex_lock(&writers.lock);
 	if (s->give_way_ms) {
+		writers.yielding++;
 		give_way(pg_now_ms() + s->give_way_ms);
+		writers.yielding--;
 	} else {
 		writers.waiting++;
 		while (writers.busy || writers.overdue)
@@ -212,6 +215,15 @@ int pg_store_begin_write(pg_store *s)
 	writers.busy = true;
 	pthread_mutex_unlock(&writers.lock);
 	return run(s, "BEGIN IMMEDIATE");
+}
+
+void pg_store_writers_waiting(unsigned *yielding, unsigned *waiting)
+{
+	pthread_once(&writers.once, writers_init);
+	pthread_mutex_lock(&writers.lock);
+	*yielding = writers.yielding;
+	*waiting = writers.waiting;
+	pthread_mutex_unlock(&writers.lock);
 }
 
 int pg_store_end_write(pg_store *s, int err)

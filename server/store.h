@@ -45,6 +45,13 @@ void pg_store_sync_decisions_only(pg_store *s);
 void pg_store_give_way(pg_store *s, unsigned max_ms);
 
 /*
+ * The process's writers waiting for their turn now: those that give way
+ * (*yielding) and the others (*waiting).  What a test waits for before it
+ * lets a turn go, instead of guessing how long a thread takes to ask.
+ */
+void pg_store_writers_waiting(unsigned *yielding, unsigned *waiting);
+
+/*
  * What a stored report may hold (pg_store_set_state): per check and
  * severity, the first per_check findings are kept (in the JSON and the
  * findings table) and the rest counted, and the JSON is at most max_bytes

@@ -52,21 +52,55 @@ static void test_arguments_are_not_a_shell_string(void **state)
 	pg_spawn_result_release(&r);
 }
 
+/*
+ * A sleeper the child started in the background, its pid in a file: once
+ * pg_spawn_run returned it must be gone (a zombie init has not reaped yet
+ * is gone too).  It would sleep for ten minutes: a run that waited for it
+ * instead of killing it fails however fast or slow the machine is.
+ */
+#define SLEEPER "sleep 600 & echo $! >\"$1\"; "
+
+static char sleeper_file[] = "/tmp/pullgate-spawn-sleeper-XXXXXX";
+
+static bool sleeper_gone(void)
+{
+	char path[64], stat[512], *p;
+	pg_buf b = PG_BUF_INIT;
+	FILE *f;
+	long pid;
+	bool gone;
+
+	assert_int_equal(pg_buf_read_file(&b, sleeper_file), 0);
+	pid = strtol(b.ptr, NULL, 10);
+	pg_buf_release(&b);
+	assert_true(pid > 1);
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if (!(f = fopen(path, "r")))
+		return true;
+	gone = fgets(stat, sizeof(stat), f) && (p = strrchr(stat, ')')) && p[1] == ' ' && p[2] == 'Z';
+	fclose(f);
+	return gone;
+}
+
 static void test_timeout_kills_the_group(void **state)
 {
 	/* the grandchild sleeps too: the whole group must go */
-	const char *const argv[] = { "sh", "-c", "sleep 30 & sleep 30", NULL };
+	const char *const argv[] = { "sh", "-c", SLEEPER "sleep 600", "sh", sleeper_file, NULL };
 	pg_spawn_opts o = PG_SPAWN_OPTS_INIT;
 	pg_spawn_result r;
+	int fd;
 
 	(void)state;
+	assert_true((fd = mkstemp(sleeper_file)) >= 0);
+	close(fd);
 	pg_spawn_result_init(&r);
 	o.timeout_ms = 300;
 	o.grace_ms = 200;
 	assert_int_equal(pg_spawn_run(&r, argv, &o), 0);
 	assert_true(r.timed_out);
 	assert_false(pg_spawn_succeeded(&r));
-	assert_true(r.elapsed_ms < 5000);
+	assert_true(sleeper_gone());
+	unlink(sleeper_file);
 	pg_spawn_result_release(&r);
 }
 
@@ -133,18 +167,23 @@ static int stop_at_two(void *ctx, const char *line, size_t len)
 
 static void test_callback_can_stop(void **state)
 {
-	const char *const argv[] = { "sh", "-c", "echo a; echo b; sleep 30", NULL };
+	const char *const argv[] = { "sh", "-c", SLEEPER "echo a; echo b; sleep 600", "sh",
+				     sleeper_file, NULL };
 	pg_spawn_opts o = PG_SPAWN_OPTS_INIT;
 	pg_spawn_result r;
-	int n = 0;
+	int n = 0, fd;
 
 	(void)state;
+	memcpy(sleeper_file + sizeof(sleeper_file) - 7, "XXXXXX", 6);
+	assert_true((fd = mkstemp(sleeper_file)) >= 0);
+	close(fd);
 	pg_spawn_result_init(&r);
 	o.on_line = stop_at_two;
 	o.ctx = &n;
 	o.grace_ms = 200;
 	assert_int_equal(pg_spawn_run(&r, argv, &o), 42);
-	assert_true(r.elapsed_ms < 5000);
+	assert_true(sleeper_gone());
+	unlink(sleeper_file);
 	pg_spawn_result_release(&r);
 }
 
