@@ -3,7 +3,9 @@
 #   make            build build/release/pullgate
 #   make demo       install missing Debian packages, build, replay the incident
 #   make check      install missing Debian packages, run every test (also
-#                   under ASan+UBSan, and the kernel checks)
+#                   under ASan+UBSan, and the kernel checks); at the end, each
+#                   target's wall time and every skip with its reason
+#   make check-flaky check-integration 11 times on a machine made slow
 #   make BUILD=asan the same build with address and undefined sanitizers
 #   make install    install under $(DESTDIR)$(PREFIX) (see mk/install.mk)
 #   make bench      the benchmarks in bench/ (HISTORY=1000000 for the real figures)
@@ -118,15 +120,20 @@ check-sanitized:
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0:fast_unwind_on_malloc=0 \
 		$(MAKE) BUILD=asan check-unit check-integration
 
+# Not in make check: check-integration 10 times beside a CPU hog, then once
+# on one CPU; every run must pass (scripts/check-flaky.sh).
+.PHONY: check-flaky
+check-flaky:
+	./scripts/check-flaky.sh "$(MAKE)"
+
 # Static checks on our own sources.
 check-code:
 	./scripts/check-code.sh
 
+# Every target in turn; at the end each one's wall time and every skip with its reason.
 check: deps
-	$(MAKE) check-code
-	$(MAKE) check-unit check-integration
-	$(MAKE) check-sanitized
-	@set -e; for c in $(CHECKS); do $(MAKE) $$c; done
+	@./scripts/check-all.sh "$(MAKE)" check-code check-unit check-integration check-sanitized \
+		$(CHECKS)
 
 demo: deps
 	$(MAKE) all

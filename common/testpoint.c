@@ -52,7 +52,7 @@ static void hold(const char *stage, const char *text)
 		patience = 900;
 	snprintf(path, sizeof(path), "%s/held", dir);
 	if ((f = fopen(path, "w"))) {
-		fprintf(f, "%s: %s\n", stage, text ? text : "");
+		fprintf(f, "%s: %s\n", stage, text ? text : ""); /* ok: a test's file */
 		fclose(f);
 	}
 	while (!exists(dir, "release") && waited_ms < patience * 1000) {

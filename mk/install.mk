@@ -58,6 +58,8 @@ uninstall:
 	rm -rf $(DESTDIR)$(DATADIR)
 
 check-install: $(O)/pullgate
+	@! grep -q PULLGATE_TEST_ $(O)/pullgate || \
+		{ echo "check-install: $(O)/pullgate has the test points of a build for tests" >&2; exit 1; }
 	./tests/install/check-install.sh
 
 check-deb:

@@ -41,6 +41,14 @@ if grep -nE '\brealloc\s*\(' $(find cli $lib_dirs -name '*.c' 2>/dev/null) |
 	fail=1
 fi
 
+# A test skips through tests/lib/tap.sh's skip or skip_all, which log the
+# reason for make check's summary: never by writing "# SKIP" itself.
+if grep -rnE '(echo|printf|ok)[^#]*"[^"]*# SKIP' tests scripts --include='*.t' --include='*.sh' |
+	grep -v '^tests/lib/tap\.sh:'; then
+	echo "check-code: skip with tap.sh's skip or skip_all, so that make check prints the reason (lines above)" >&2
+	fail=1
+fi
+
 # Every source file starts with a one-line purpose comment.
 for f in $(find cli $lib_dirs tests/unit -name '*.[ch]' 2>/dev/null); do
 	head -n1 "$f" | grep -qE '^/\* [^ ]+ - .+\*/$' || {
@@ -73,6 +81,10 @@ for dir in $layers; do
 		done
 	done
 done >"${TMPDIR:-/tmp}/pg-layers.$$"
+# The report is data every layer above reads: it knows only common/ and repo/'s object ids.
+grep -nE '^#[[:space:]]*include[[:space:]]+"[a-z]+/' report/*.[ch] |
+	grep -vE '"(common/[a-z_]+\.h|repo/object\.h|report/[a-z_]+\.h)"' |
+	sed 's/$/: report\/ includes only common\/ and repo\/object.h/' >>"${TMPDIR:-/tmp}/pg-layers.$$"
 if [ -s "${TMPDIR:-/tmp}/pg-layers.$$" ]; then
 	cat "${TMPDIR:-/tmp}/pg-layers.$$" >&2
 	echo "check-code: a layer includes a header of a layer above it (lines above)" >&2

@@ -33,7 +33,9 @@ if [ "$(id -u)" -ne 0 ]; then
 	PG_LAVA_DEVICE="$PG_TOP/qemu-images/lava-qemu-arm64.yaml" "$PG_TOP/scripts/kernel/lava.sh" \
 		"$PG_BUILD/arm64-gcc" "$PG_BUILD/lava-check-user.log" 300 2>/dev/null || rc=$?
 	[ "$rc" -eq 4 ] || pg_die "as $(id -un), lava.sh with a device: exit $rc, not 4"
-	echo "lava-check: SKIPPED, nothing booted by LAVA: lava-run runs only as root and this is $(id -un) (lava.sh said so, exit 4)"
+	why="nothing booted by LAVA: lava-run runs only as root and this is $(id -un) (lava.sh said so, exit 4)"
+	echo "lava-check: SKIPPED, $why"
+	[ -z "${PULLGATE_SKIP_LOG:-}" ] || echo "lava-check: $why" >>"$PULLGATE_SKIP_LOG"
 	exit 0
 fi
 device="$PG_TOP/qemu-images/lava-qemu-arm64.yaml"

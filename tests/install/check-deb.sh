@@ -67,6 +67,9 @@ v=$(cd / && pullgate version)
 [ "$v" = "pullgate $VERSION" ] || fail "pullgate version says '$v', not 'pullgate $VERSION'"
 data=$(cd / && pullgate version --verbose | sed -n 's/^data: //p')
 [ "$data" = /usr/share/pullgate ] || fail "the data directory is '$data', not /usr/share/pullgate"
+# the test points of a build made for tests (common/testpoint.h) are not in what is shipped
+! grep -q PULLGATE_TEST_ /usr/bin/pullgate || fail "the packaged pullgate has the test points of a build for tests"
+(cd / && pullgate version --verbose) | grep -q '^test points' && fail "the packaged pullgate says it has test points"
 [ -f /etc/pullgate/serve.yaml ] && [ -f /lib/systemd/system/pullgate.service ] &&
 	[ -f /usr/share/man/man1/pullgate-verify.1.gz ] ||
 	fail "the configuration, the unit or the man pages are missing"
