@@ -3,13 +3,14 @@
 #
 #   PULLGATE=... [PULLGATE_FIXTURES=...] tests/browser/serve-fixture.sh
 #
-# The build is the stand-in of tests/fakes slowed down by tests/browser/fakes
-# (BROWSER_BUILD_DELAY seconds, default 2), so that a pull the browser test
-# pushes itself (LIVE, a push record, signed with PUSH_SECRET) is seen
-# running, and compiles FAKE_OBJECTS (40) objects, FAKE_OBJECT_DELAY (0.15)
-# seconds each, so that its page shows the build's progress bar against the
-# object count of take two's build.  Prints KEY=VALUE lines (URL, ID1, ID2, IDX, PASSWORD, LIVE,
-# PUSH_SECRET), then READY, and
+# The build is the stand-in of tests/fakes, held by tests/browser/fakes: it
+# compiles FAKE_OBJECTS (40) objects, FAKE_OBJECT_DELAY (0.15) seconds each,
+# and a pull the browser test pushes itself (LIVE, a push record, signed
+# with PUSH_SECRET) stops after 20 of them until the file GO exists, so that
+# its page is seen running, with the build's progress bar against the object
+# count of take two's build, however long the browser takes to look.
+# Prints KEY=VALUE lines (URL, ID1, ID2, IDX, PASSWORD, LIVE, PUSH_SECRET,
+# GO), then READY, and
 # keeps the server running until it gets SIGTERM; then it stops the server
 # and removes its scratch directory.
 set -eu
@@ -28,6 +29,7 @@ trap cleanup EXIT
 
 SERVE_DATADIR="$TOP/tests/browser/fakes"
 export FAKE_OBJECTS="${FAKE_OBJECTS:-40}" FAKE_OBJECT_DELAY="${FAKE_OBJECT_DELAY:-0.15}"
+export BROWSER_HOLD="$SCRATCH/hold-live" BROWSER_GO="$SCRATCH/go-live"
 serve_setup >/dev/null
 serve_start
 push_record "$SCRATCH/take1.json" hardening-v6.16-rc1-fix1
@@ -43,6 +45,8 @@ IDX=$(printf '%s' "$out" | jq -r '.jobs[0]')
 wait_state "$ID1" rejected error >/dev/null
 wait_state "$ID2" waiting error rejected >/dev/null
 wait_state "$IDX" rejected waiting error >/dev/null
+# from now on a build stops part of the way until GO exists
+: >"$BROWSER_HOLD"
 echo "URL=$URL"
 echo "ID1=$ID1"
 echo "ID2=$ID2"
@@ -66,6 +70,7 @@ GNUPGHOME="$SCRATCH/gnupg-live" gpgconf --kill gpg-agent 2>/dev/null || true
 push_record "$SCRATCH/live.json" "$LIVE_TAG"
 echo "LIVE=$SCRATCH/live.json"
 echo "PUSH_SECRET=$PUSH_SECRET"
+echo "GO=$BROWSER_GO"
 echo READY
 # wait for the server; a signal to this script stops it
-while kill -0 "$SERVE_PID" 2>/dev/null; do sleep 0.2; done
+wait "$SERVE_PID" || true

@@ -7,6 +7,8 @@
 # account (user "maintainer", password $SERVE_PASSWORD).  serve_start runs
 # the server in the background (stopped in the EXIT trap) and sets $URL.
 
+. "$TOP/tests/lib/wait.sh"
+
 SERVE_PASSWORD=correct-horse-battery
 PUSH_SECRET=push-secret-0123456789abcdef
 MAIL_SECRET=mail-secret-0123456789abcdef

@@ -27,7 +27,9 @@
 # Every build writes a stand-in BUILD/arch/arm64/boot/Image naming its tree
 # (tests/fakes' boot.sh reads it) and a BUILD/.config.
 # FAKE_OBJECTS=N compiles N more objects, FAKE_OBJECT_DELAY seconds each (for
-# progress: docs/terminal-gate.txt).
+# progress: docs/terminal-gate.txt); with FAKE_OBJECTS_HOLD=K and
+# FAKE_OBJECTS_GO=FILE it stops after the K-th until FILE exists (a test's
+# patience at most), so that a test sees a build part of the way.
 set -eu
 # the KUnit selection: kept beside the build, for the tests to read
 select=""
@@ -49,6 +51,9 @@ while [ "$i" -lt "${FAKE_OBJECTS:-0}" ]; do
 	i=$((i + 1))
 	echo "  CC      drivers/fake/obj$i.o"
 	[ -z "${FAKE_OBJECT_DELAY:-}" ] || sleep "$FAKE_OBJECT_DELAY"
+	if [ "$i" = "${FAKE_OBJECTS_HOLD:-}" ]; then
+		until [ -e "$FAKE_OBJECTS_GO" ] || [ "$(date +%s)" -ge "$patience" ]; do sleep 0.05; done
+	fi
 done
 echo "lib/old.c:1:1: warning: an old warning [-Wold]"
 # FAKE_STALE: as make, compile include/linux/overflow.h (and print its old

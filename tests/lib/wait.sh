@@ -1,0 +1,23 @@
+# wait.sh - waiting for a fact a program states, never for a while (sourced by tap.sh and serve.sh).
+
+# PATIENCE: how many seconds a test waits for a fact before it calls it
+# missing.  It bounds a wait that a broken program would never end; it never
+# paces a test, so it is long (a loaded machine, a sanitizer build).
+PATIENCE=${PATIENCE:-${PULLGATE_TEST_PATIENCE:-900}}
+
+# wait_for CMD...: until CMD succeeds, or $PATIENCE seconds pass (status 1)
+wait_for() {
+	_wait_end=$(($(date +%s) + PATIENCE))
+	until "$@"; do
+		[ "$(date +%s)" -lt "$_wait_end" ] || return 1
+		sleep 0.05
+	done
+}
+
+# proc_state PID: PID's state letter (R, S, T, Z...), nothing once it is gone
+proc_state() { sed -n 's/^.*) \([A-Za-z]\).*$/\1/p' "/proc/$1/stat" 2>/dev/null || true; }
+# stopped PID: PID has stopped itself (a build for tests at its PULLGATE_TEST_STOP point)
+stopped() { [ "$(proc_state "$1")" = T ]; }
+_stopped_or_ended() { case $(proc_state "$1") in T | Z | "") return 0 ;; esac; return 1; }
+# wait_stopped PID: until PID stops at its test point; fails as soon as it ends instead
+wait_stopped() { wait_for _stopped_or_ended "$1" && stopped "$1"; }
