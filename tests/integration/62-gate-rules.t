@@ -125,7 +125,7 @@ is "$(pull_refs)" "refs/heads/pullgate/$KEY refs/pullgate/tags/$T2" "killed in t
 ok "$(alive "$BUILD/build.pid"; echo $?)" "and the build runs on, orphaned"
 BPID=$(cat "$BUILD/build.pid" 2>/dev/null || true)
 recover "killed in the build"
-ok "$([ -n "$BPID" ] && [ ! -d "/proc/$BPID" ]; echo $?)" "killed in the build: the orphaned build was stopped"
+ok "$(wait_gone "$BPID"; echo $?)" "killed in the build: the orphaned build was stopped"
 # in the boot
 reset_tree
 rm -f "$BUILD/boot.pid"
@@ -136,7 +136,7 @@ is "$(pull_refs)" "refs/heads/pullgate/$KEY refs/pullgate/tags/$T2" "killed in t
 ok "$(alive "$BUILD/boot.pid"; echo $?)" "and the boot runs on, orphaned"
 QPID=$(cat "$BUILD/boot.pid" 2>/dev/null || true)
 recover "killed in the boot"
-ok "$([ -n "$QPID" ] && [ ! -d "/proc/$QPID" ]; echo $?)" "killed in the boot: the orphaned boot was stopped"
+ok "$(wait_gone "$QPID"; echo $?)" "killed in the boot: the orphaned boot was stopped"
 # in the approval, just after the branch moved (before the notice and the report are written)
 reset_tree
 stop_at approve:after-cas --approve

@@ -165,7 +165,7 @@ killed_in() {
 	like "$(cat "$SCRATCH/serve.err")" "a run of 'refs/tags/$T2' died: removed refs/heads/pullgate/$T2 and its tag's ref from '$TREE', and stopped the script it left running" \
 		"killed while $1: serve says, at start-up, that it cleaned up after the run that died"
 	is "$(pull_refs)" "" "killed while $1: its refs are gone"
-	ok "$([ -n "$PID" ] && [ ! -d "/proc/$PID" ]; echo $?)" "killed while $1: and its $2 was stopped"
+	ok "$(wait_gone "$PID"; echo $?)" "killed while $1: and its $2 was stopped"
 	ok "$([ ! -e "$PULLGATE_HOME/work/run.journal" ]; echo $?)" "killed while $1: and its journal removed"
 	is "$(wait_state "$ID" verified error)" verified "killed while $1: the pull runs again (verify only now)"
 	serve_kill

@@ -236,7 +236,7 @@ like "$err_log" "a run of 'refs/tags/[^']*' died: removed refs/heads/pullgate/" 
 	"the restarted service cleans up after the run in the first build worktree"
 like "$err_log" "a run of 'refs/tags/[^']*' died in build worktree 2: removed refs/heads/pullgate/" \
 	"and after the one in the second"
-ok "$([ -n "$P1" ] && [ -n "$P2" ] && ! kill -0 "$P1" 2>/dev/null && ! kill -0 "$P2" 2>/dev/null; echo $?)" \
+ok "$(wait_gone "$P1" "$P2"; echo $?)" \
 	"stopping the builds both runs left running"
 is "$(both "$A" "$B" waiting rejected error approved passed)" "waiting waiting" \
 	"both pulls run again to the end"

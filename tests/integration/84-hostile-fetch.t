@@ -55,9 +55,8 @@ wait_state "$ID" verifying >/dev/null
 # the fetch is under way: the silent server has its connection
 wait_for accepted_more "$before"
 kill -TERM "$SERVE_PID"
-# ended: the service is gone (a test's patience at most, then it is killed: status 137, not 0)
-ended() { ! kill -0 "$SERVE_PID" 2>/dev/null || [ "$(proc_state "$SERVE_PID")" = Z ]; }
-wait_for ended || kill -KILL "$SERVE_PID"
+# the service ends (a test's patience at most, then it is killed: status 137, not 0)
+wait_gone "$SERVE_PID" || kill -KILL "$SERVE_PID"
 set +e; wait "$SERVE_PID"; rc=$?; set -e
 SERVE_PID=
 is "$rc" 0 "SIGTERM stops the service in the middle of a fetch that hangs, with status 0"

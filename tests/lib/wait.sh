@@ -16,6 +16,14 @@ wait_for() {
 
 # proc_state PID: PID's state letter (R, S, T, Z...), nothing once it is gone
 proc_state() { sed -n 's/^.*) \([A-Za-z]\).*$/\1/p' "/proc/$1/stat" 2>/dev/null || true; }
+# gone PID: PID has ended (no such process, or a zombie nobody has reaped yet)
+gone() { case $(proc_state "$1") in Z | "") return 0 ;; esac; return 1; }
+# wait_gone PID...: until every PID has ended (a kill takes effect when the killed process next runs)
+wait_gone() {
+	for _wg in "$@"; do
+		[ -n "$_wg" ] && wait_for gone "$_wg" || return 1
+	done
+}
 # stopped PID: PID has stopped itself (a build for tests at its PULLGATE_TEST_STOP point)
 stopped() { [ "$(proc_state "$1")" = T ]; }
 _stopped_or_ended() { case $(proc_state "$1") in T | Z | "") return 0 ;; esac; return 1; }
