@@ -76,12 +76,22 @@ is "$rc" 2 "--color takes auto, always or never"
 
 # --- a fetch over the network: libgit2's transfer progress -------------------------
 # git daemon on loopback serves the sender's repository as git://
-PORT=$((30000 + $$ % 20000))
-git daemon --reuseaddr --export-all --base-path="$FX" --listen=127.0.0.1 --port="$PORT" \
-	--pid-file="$SCRATCH/daemon.pid" "$FX" >"$SCRATCH/daemon.log" 2>&1 &
-stop_daemon() { [ ! -f "$SCRATCH/daemon.pid" ] || kill "$(cat "$SCRATCH/daemon.pid")"; }
+stop_daemon() { [ ! -f "$SCRATCH/daemon.pid" ] || kill "$(cat "$SCRATCH/daemon.pid")" 2>/dev/null || true; }
 TAP_CLEANUP="${TAP_CLEANUP:-} stop_daemon"
-wait_for git ls-remote "git://127.0.0.1:$PORT/kees.git" >/dev/null 2>&1 || true
+daemon_up() { git ls-remote "git://127.0.0.1:$PORT/kees.git" >/dev/null 2>&1; }
+daemon_up_or_gone() { daemon_up || gone "$DAEMON"; }
+# on a port the kernel just gave out and let go: another process may take it first, and then
+# the daemon cannot bind and ends; it is started again on another
+tries=0
+until [ $tries -ge 20 ]; do
+	PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	git daemon --reuseaddr --export-all --base-path="$FX" --listen=127.0.0.1 --port="$PORT" \
+		--pid-file="$SCRATCH/daemon.pid" "$FX" >"$SCRATCH/daemon.log" 2>&1 &
+	DAEMON=$!
+	wait_for daemon_up_or_gone && daemon_up && break
+	wait "$DAEMON" 2>/dev/null || true
+	tries=$((tries + 1))
+done
 tty "PULLGATE_HOME='$SCRATCH/home-tty' '$PULLGATE' verify $ARGS git://127.0.0.1:$PORT/kees.git '$T2'"
 is "$rc" 0 "a pull fetched over git:// verifies"
 like "$(printf '%s' "$out" | tr '\r' '\n')" '^.\[K\[fetch\] ([0-9]+)/\1 objects \(100%\), [0-9.]+ KiB' \

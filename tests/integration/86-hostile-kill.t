@@ -1,9 +1,9 @@
 #!/bin/sh
 # 86-hostile-kill.t - SIGKILL in each stage (verify, merge, build, boot, approve), a restart, and nothing lost, doubled or left behind.
 #
-# The service stops itself at a known line of each stage (PULLGATE_TEST_STOP,
-# a test point of the build made for tests), is killed there with SIGKILL,
-# and started again without it.  Build and boot are the stand-ins of tests/fakes
+# The service's run is held at a known line of each stage (PULLGATE_TEST_HOLD,
+# a test point of the build made for tests: the hook is still answered),
+# the service is killed there with SIGKILL, and started again without it.  Build and boot are the stand-ins of tests/fakes
 # (simulated runs).  After the restart the pull must end where a run that
 # was never killed ends, with the same refs in the maintainer's tree, no
 # extra worktree, no temporary GnuPG home, and a sound database.
@@ -57,10 +57,11 @@ is "$(cat "$TOP_SCRATCH/clean-manual.final") $(cat "$TOP_SCRATCH/clean-auto.fina
 kill_in() {
 	stage=$1
 	setup "kill-$stage" "$3"
-	PULLGATE_TEST_STOP=$2 serve_start
+	mkdir -p "$SCRATCH/hold"
+	PULLGATE_TEST_HOLD=$2 PULLGATE_TEST_HOLD_DIR="$SCRATCH/hold" serve_start
 	hook push "$SCRATCH/take2.json" "kill-$stage"
 	ID=$(printf '%s' "$out" | jq -r '.jobs[0]')
-	ok "$(wait_stopped "$SERVE_PID"; echo $?)" "$stage: the service stops itself in the $stage stage"
+	ok "$(wait_for test -e "$SCRATCH/hold/held"; echo $?)" "$stage: the service's run is held in the $stage stage"
 	kill -KILL "$SERVE_PID"
 	wait "$SERVE_PID" 2>/dev/null || true
 	SERVE_PID=
