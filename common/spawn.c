@@ -100,6 +100,28 @@ static int feed_lines(pg_buf *line, const pg_spawn_opts *o, const char *p, size_
 	return 0;
 }
 
+/*
+ * In the child, between fork and exec: every descriptor from 3 up is made
+ * close-on-exec, so that the program run keeps stdin, stdout and stderr
+ * and nothing else.  Another thread may hold a pipe that is not
+ * close-on-exec at the moment of the fork (gpgme's to gpg, between its
+ * pipe() and its close of gpg's end): a child that inherited its write end
+ * would keep gpgme waiting for an end of file for as long as the child
+ * lives, a build or a boot.  Close-on-exec rather than closed, so that
+ * errpipe still reports a failed exec.  Only async-signal-safe calls.
+ */
+static void cloexec_from_3(int highest)
+{
+	int fd;
+
+#ifdef CLOSE_RANGE_CLOEXEC
+	if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) == 0)
+		return;
+#endif
+	for (fd = 3; fd <= highest; fd++)
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
+}
+
 static void stop_group(pid_t pid, unsigned grace_ms)
 {
 	uint64_t until;
@@ -123,6 +145,7 @@ int pg_spawn_run(pg_spawn_result *res, const char *const argv[], const pg_spawn_
 	static const pg_spawn_opts defaults = PG_SPAWN_OPTS_INIT;
 	const pg_spawn_opts *o = opts ? opts : &defaults;
 	int pipefd[2] = { -1, -1 }, errpipe[2] = { -1, -1 }, logfd = -1, status = 0, err = 0;
+	long open_max = sysconf(_SC_OPEN_MAX);
 	char **env = NULL;
 	pg_buf line = PG_BUF_INIT;
 	uint64_t start = now_ms();
@@ -158,6 +181,7 @@ int pg_spawn_run(pg_spawn_result *res, const char *const argv[], const pg_spawn_
 			dup2(devnull, 0);
 		dup2(pipefd[1], 1);
 		dup2(pipefd[1], 2);
+		cloexec_from_3(open_max > 0 && open_max < 65536 ? (int)open_max : 65536);
 		if (o->cwd && chdir(o->cwd) < 0) {
 			e = errno;
 			if (write(errpipe[1], &e, sizeof(e)) < 0)

@@ -187,6 +187,32 @@ static void test_callback_can_stop(void **state)
 	pg_spawn_result_release(&r);
 }
 
+/* A descriptor another thread left inheritable (gpgme's pipe to gpg, a moment) is not the child's. */
+static void test_the_child_inherits_nothing_but_its_output(void **state)
+{
+	const char *const argv[] = { "sh", "-c", "ls /proc/$$/fd", NULL };
+	pg_spawn_opts o = PG_SPAWN_OPTS_INIT;
+	pg_spawn_result r;
+	char name[16];
+	int p[2];
+
+	(void)state;
+	assert_int_equal(pipe(p), 0);
+	pg_spawn_result_init(&r);
+	o.tail_max = 4096;
+	assert_int_equal(pg_spawn_run(&r, argv, &o), 0);
+	assert_true(pg_spawn_succeeded(&r));
+	/* the child's own 0, 1 and 2 are there; the parent's pipe is not */
+	assert_non_null(strstr(r.tail.ptr, "\n1\n"));
+	snprintf(name, sizeof(name), "\n%d\n", p[1]);
+	assert_null(strstr(r.tail.ptr, name));
+	snprintf(name, sizeof(name), "\n%d\n", p[0]);
+	assert_null(strstr(r.tail.ptr, name));
+	close(p[0]);
+	close(p[1]);
+	pg_spawn_result_release(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -197,6 +223,7 @@ int main(void)
 		cmocka_unit_test(test_missing_program),
 		cmocka_unit_test(test_env_cwd_and_log),
 		cmocka_unit_test(test_callback_can_stop),
+		cmocka_unit_test(test_the_child_inherits_nothing_but_its_output),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
