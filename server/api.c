@@ -73,7 +73,7 @@ int pg_api_list(pg_req *rq, pg_resp *rs)
 		return pg_resp_error(rs, 400, "limit wants a number from 1 to %d", LIST_MAX);
 	if (pg_req_count(&offset, pg_req_arg(rq, "offset"), (size_t)1 << 40) < 0)
 		return pg_resp_error(rs, 400, "offset wants a number");
-	if ((err = pg_store_list(pg_server_reader(rq->srv), &l, state, offset, limit)) < 0)
+	if ((err = pg_store_list(&l, pg_server_reader(rq->srv), state, offset, limit)) < 0)
 		return err;
 	if ((err = pg_json_writer_new(&w)) == 0) {
 		pg_json_put_int(w, "total", (int64_t)l.total);
@@ -96,7 +96,7 @@ int pg_api_list(pg_req *rq, pg_resp *rs)
 
 static int get_job(pg_req *rq, pg_resp *rs, pg_job **j)
 {
-	int err = pg_store_get(pg_server_reader(rq->srv), j, rq->id);
+	int err = pg_store_get(j, pg_server_reader(rq->srv), rq->id);
 
 	if (err == PG_ENOTFOUND) {
 		pg_resp_error(rs, 404, "pull %lld does not exist", (long long)rq->id);
@@ -195,7 +195,7 @@ static bool job_final(pg_server *s, int64_t id)
 	bool fin = true;
 
 	/* verified is the end only when no kernel stage follows */
-	if (pg_store_get(pg_server_reader(s), &j, id) == 0 && pg_job_state_from_name(&st, j->state) == 0)
+	if (pg_store_get(&j, pg_server_reader(s), id) == 0 && pg_job_state_from_name(&st, j->state) == 0)
 		fin = pg_job_state_is_final(st) || (st == PG_JOB_VERIFIED && !s->config->stages);
 	pg_job_free(j);
 	return fin;
@@ -326,7 +326,7 @@ static ssize_t sse_read(void *ctx, uint64_t pos, char *buf, size_t max)
 		if (!e->started) {
 			/* first, where the job is now */
 			e->started = true;
-			if (pg_store_get(pg_server_reader(e->srv), &j, e->id) == 0)
+			if (pg_store_get(&j, pg_server_reader(e->srv), e->id) == 0)
 				pg_buf_printf(&e->pending, "retry: 3000\nevent: hello\ndata: "
 					      "{\"state\": \"%s\"}\n\n", j->state);
 			pg_job_free(j);
@@ -382,7 +382,7 @@ static int decided(pg_req *rq, pg_resp *rs, const char *what)
 	pg_json_writer *w = NULL;
 	int err;
 
-	if ((err = pg_store_get(pg_server_reader(rq->srv), &j, rq->id)) == 0 &&
+	if ((err = pg_store_get(&j, pg_server_reader(rq->srv), rq->id)) == 0 &&
 	    (err = pg_json_writer_new(&w)) == 0) {
 		job_fields(w, j);
 		pg_json_put_str(w, "done", what);

@@ -18,7 +18,7 @@ int pg_page_queue(pg_req *rq, pg_resp *rs)
 		return pg_resp_error(rs, 400, "unknown state");
 	if (pg_req_count(&offset, pg_req_arg(rq, "offset"), (size_t)1 << 40) < 0)
 		return pg_resp_error(rs, 400, "offset wants a count");
-	if ((err = pg_store_list(pg_server_reader(rq->srv), &l, state, offset, QUEUE_PAGE)) < 0)
+	if ((err = pg_store_list(&l, pg_server_reader(rq->srv), state, offset, QUEUE_PAGE)) < 0)
 		return err;
 	pg_dash_page_start(out, rq, "queue", "data-page=\"queue\"");
 	pg_buf_printf(out, "<h1>Pulls</h1>\n<p class=\"filters\">%s all</a>",

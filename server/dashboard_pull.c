@@ -242,7 +242,7 @@ int pg_page_pull(pg_req *rq, pg_resp *rs)
 	size_t i;
 	int err, stand_ins = -1;
 
-	err = pg_store_get(pg_server_reader(rq->srv), &j, rq->id);
+	err = pg_store_get(&j, pg_server_reader(rq->srv), rq->id);
 	if (err == PG_ENOTFOUND)
 		return pg_resp_error(rs, 404, "pull %lld does not exist", (long long)rq->id);
 	if (err < 0)

@@ -166,7 +166,7 @@ static int queue(pg_req *rq, pg_resp *rs, pg_job_spec *jobs, size_t njobs, const
 	d.njobs = njobs;
 	d.open = open;
 	d.nopen = open_states(open);
-	err = pg_store_add_delivery(s->store, &ids, &created, &d);
+	err = pg_store_add_delivery(&ids, &created, s->store, &d);
 	if (err == PG_ECONFLICT) {
 		pg_server_count_reject(s, mail, PG_REJECT_CONFLICT);
 		err = pg_resp_error(rs, 409, "%s", pg_error_last());

@@ -138,7 +138,7 @@ int pg_job_move(pg_store *s, int64_t id, enum pg_job_state from, enum pg_job_sta
 	return pg_store_set_state(s, id, states[from].name, states[to].name, &x);
 }
 
-int pg_job_claim(pg_store *s, pg_job **out, enum pg_job_state from, enum pg_job_state to)
+int pg_job_claim(pg_job **out, pg_store *s, enum pg_job_state from, enum pg_job_state to)
 {
 	pg_job *j = NULL;
 	int err;
@@ -148,7 +148,7 @@ int pg_job_claim(pg_store *s, pg_job **out, enum pg_job_state from, enum pg_job_
 		return pg_error_set(PG_ECONFLICT, "the worker cannot take a pull from %s to %s",
 				    pg_job_state_name(from), pg_job_state_name(to));
 	for (;;) {
-		if ((err = pg_store_oldest(s, &j, states[from].name)) < 0 || !j)
+		if ((err = pg_store_oldest(&j, s, states[from].name)) < 0 || !j)
 			return err;
 		err = pg_job_move(s, j->id, from, to, PG_JOB_BY_WORKER, NULL);
 		if (err != PG_ECONFLICT)
@@ -172,7 +172,7 @@ int pg_job_claim(pg_store *s, pg_job **out, enum pg_job_state from, enum pg_job_
 	return 0;
 }
 
-int pg_job_requeue(pg_store *s, size_t *n)
+int pg_job_requeue(size_t *n, pg_store *s)
 {
 	pg_store_update u = PG_STORE_UPDATE_INIT;
 	pg_job *j = NULL;
@@ -184,7 +184,7 @@ int pg_job_requeue(pg_store *s, size_t *n)
 	for (st = 0; st < PG_JOB__COUNT && err == 0; st++) {
 		if (!pg_job_state_is_running((enum pg_job_state)st))
 			continue;
-		while (err == 0 && (err = pg_store_oldest(s, &j, states[st].name)) == 0 && j) {
+		while (err == 0 && (err = pg_store_oldest(&j, s, states[st].name)) == 0 && j) {
 			err = pg_job_move(s, j->id, (enum pg_job_state)st, PG_JOB_QUEUED,
 					  PG_JOB_BY_START, &u);
 			pg_job_free(j);

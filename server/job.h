@@ -75,9 +75,9 @@ int pg_job_move(pg_store *s, int64_t id, enum pg_job_state from, enum pg_job_sta
  * free), or NULL when none is in from.  Of two workers that look at once,
  * each gets another pull.
  */
-int pg_job_claim(pg_store *s, pg_job **out, enum pg_job_state from, enum pg_job_state to);
+int pg_job_claim(pg_job **out, pg_store *s, enum pg_job_state from, enum pg_job_state to);
 
 /* At start: pulls whose run the last stop cut short go back to the queue; *n counts them. */
-int pg_job_requeue(pg_store *s, size_t *n);
+int pg_job_requeue(size_t *n, pg_store *s);
 
 #endif

@@ -371,7 +371,7 @@ static void deliver(pg_notify *n, const pg_notice_conf *c, const item *it)
 	int err;
 
 	pg_buf_init(&text, NOTICE_MAX);
-	if ((err = pg_store_get(n->store, &j, it->id)) < 0)
+	if ((err = pg_store_get(&j, n->store, it->id)) < 0)
 		goto failed;
 	if (!j->mail) {
 		logf_(n, "pull %lld: no notice mailed: it came without a pull-request mail to answer",

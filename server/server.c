@@ -254,7 +254,7 @@ int pg_server_start(pg_server **out, const pg_server_opts *o)
 	    (err = pg_store_open(&s->worker_store, db.ptr)) < 0 ||
 	    (err = open_readers(s, db.ptr)) < 0 ||
 	    (err = start_checkpoints(s, db.ptr)) < 0 ||
-	    (err = pg_job_requeue(s->store, &s->requeued)) < 0 ||
+	    (err = pg_job_requeue(&s->requeued, s->store)) < 0 ||
 	    (err = recover(s)) < 0 ||
 	    (err = pg_events_new(&s->events)) < 0 ||
 	    (err = pg_sessions_new(&s->sessions, o->config->session_hours * 3600u)) < 0 ||

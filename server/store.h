@@ -151,13 +151,13 @@ typedef struct pg_delivery {
  * so.  Concurrent calls are committed together, one sync for them all
  * (group commit); each gets its own answer.
  */
-int pg_store_add_delivery(pg_store *s, pg_buf *ids, size_t *created, const pg_delivery *d);
+int pg_store_add_delivery(pg_buf *ids, size_t *created, pg_store *s, const pg_delivery *d);
 
 /* A job with its stages and decisions; PG_ENOTFOUND for an unknown id. */
-int pg_store_get(pg_store *s, pg_job **out, int64_t id);
+int pg_store_get(pg_job **out, pg_store *s, int64_t id);
 
 /* The oldest job in state (without stages and decisions), or *out NULL when there is none. */
-int pg_store_oldest(pg_store *s, pg_job **out, const char *state);
+int pg_store_oldest(pg_job **out, pg_store *s, const char *state);
 
 /* What goes with a change of state; every field may be left empty. */
 typedef struct pg_store_update {
@@ -202,7 +202,7 @@ typedef struct pg_job_list {
 	size_t total;
 } pg_job_list;
 
-int pg_store_list(pg_store *s, pg_job_list *out, const char *state, size_t offset, size_t limit);
+int pg_store_list(pg_job_list *out, pg_store *s, const char *state, size_t offset, size_t limit);
 void pg_job_list_release(pg_job_list *l);
 
 /* How many jobs are in each state: calls fn for each state that has any. */

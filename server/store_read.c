@@ -119,7 +119,7 @@ static int read_job(pg_job **out, sqlite3_stmt *st, bool with_blobs)
 }
 
 /* The first job sql (a JOB_SELECT) selects, with its one argument: arg, or else id. */
-static int select_job(pg_store *s, pg_job **out, const char *sql, const char *arg, int64_t id)
+static int select_job(pg_job **out, pg_store *s, const char *sql, const char *arg, int64_t id)
 {
 	sqlite3_stmt *st = NULL;
 	int rc, err;
@@ -140,12 +140,12 @@ static int select_job(pg_store *s, pg_job **out, const char *sql, const char *ar
 	return err;
 }
 
-int pg_store_oldest(pg_store *s, pg_job **out, const char *state)
+int pg_store_oldest(pg_job **out, pg_store *s, const char *state)
 {
 	int err;
 
 	pthread_mutex_lock(&s->lock);
-	err = select_job(s, out, JOB_SELECT "WHERE state = ? ORDER BY id LIMIT 1", state, 0);
+	err = select_job(out, s, JOB_SELECT "WHERE state = ? ORDER BY id LIMIT 1", state, 0);
 	pthread_mutex_unlock(&s->lock);
 	return err;
 }
@@ -204,14 +204,14 @@ static int read_rows(pg_store *s, pg_job *j, const char *sql, int (*row)(sqlite3
 	return each_row(s, st, "pulls", row, &f);
 }
 
-int pg_store_get(pg_store *s, pg_job **out, int64_t id)
+int pg_store_get(pg_job **out, pg_store *s, int64_t id)
 {
 	pg_job *j = NULL;
 	int err;
 
 	*out = NULL;
 	pthread_mutex_lock(&s->lock);
-	if ((err = select_job(s, &j, JOB_SELECT "WHERE id = ?", NULL, id)) == 0 && !j)
+	if ((err = select_job(&j, s, JOB_SELECT "WHERE id = ?", NULL, id)) == 0 && !j)
 		err = pg_error_set(PG_ENOTFOUND, "pull %lld does not exist", (long long)id);
 	if (err == 0 &&
 	    (err = read_rows(s, j, "SELECT name, status, seconds, log, summary FROM stages"
@@ -255,7 +255,7 @@ static int list_row(sqlite3_stmt *st, void *ctx)
 	return 0;
 }
 
-int pg_store_list(pg_store *s, pg_job_list *out, const char *state, size_t offset, size_t limit)
+int pg_store_list(pg_job_list *out, pg_store *s, const char *state, size_t offset, size_t limit)
 {
 	sqlite3_stmt *st = NULL;
 	page p = { out, 0 };

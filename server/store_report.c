@@ -88,8 +88,8 @@ static int annotate(pg_buf *json, const pg_report *full, size_t per_check, bool 
 	return err;
 }
 
-int pg_store_report_json(pg_store *s, pg_buf *json, const pg_report *full, pg_report *view,
-			 pg_finding **kept)
+int pg_store_report_json(pg_buf *json, pg_report *view, pg_finding **kept, pg_store *s,
+			 const pg_report *full)
 {
 	size_t (*omitted)[3] = NULL;
 	size_t per_check = s->findings_per_check, max = s->report_size, dropped;

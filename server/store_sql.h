@@ -158,7 +158,7 @@ static inline int64_t now(void)
 }
 
 /* store_report.c: the report as stored, bounded by the store's limits. */
-int pg_store_report_json(pg_store *s, pg_buf *json, const pg_report *full, pg_report *view,
-			 pg_finding **kept);
+int pg_store_report_json(pg_buf *json, pg_report *view, pg_finding **kept, pg_store *s,
+			 const pg_report *full);
 
 #endif

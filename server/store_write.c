@@ -9,7 +9,7 @@ static int delivery_row(sqlite3_stmt *st, void *ids)
 }
 
 /* The pulls a recorded delivery names, in order. */
-static int delivery_pulls(pg_store *s, pg_buf *ids, const char *delivery)
+static int delivery_pulls(pg_buf *ids, pg_store *s, const char *delivery)
 {
 	sqlite3_stmt *st = NULL;
 	int err;
@@ -25,7 +25,7 @@ static int delivery_pulls(pg_store *s, pg_buf *ids, const char *delivery)
  * A delivery seen before: PG_EEXISTS with its jobs' ids (a retry, or a
  * replay of what another delivery signed), or PG_ECONFLICT; 0 when new.
  */
-static int seen(pg_store *s, pg_buf *ids, const pg_delivery *d)
+static int seen(pg_buf *ids, pg_store *s, const pg_delivery *d)
 {
 	sqlite3_stmt *st = NULL;
 	char *first = NULL;
@@ -43,7 +43,7 @@ static int seen(pg_store *s, pg_buf *ids, const pg_delivery *d)
 	if (err < 0)
 		return err;
 	if (rc == SQLITE_ROW) {
-		if ((err = delivery_pulls(s, ids, d->id)) < 0)
+		if ((err = delivery_pulls(ids, s, d->id)) < 0)
 			return err;
 		return pg_error_set(PG_EEXISTS, "this delivery was received before: no new job");
 	}
@@ -58,7 +58,7 @@ static int seen(pg_store *s, pg_buf *ids, const pg_delivery *d)
 	else if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		err = fail(s, rc, "deliveries");
 	done(s, st);
-	if (err == 0 && first && (err = delivery_pulls(s, ids, first)) == 0)
+	if (err == 0 && first && (err = delivery_pulls(ids, s, first)) == 0)
 		err = pg_error_set(PG_EEXISTS, "this signed request was received before, as "
 				   "delivery '%.128s': a replay makes no new job", first);
 	free(first);
@@ -66,7 +66,7 @@ static int seen(pg_store *s, pg_buf *ids, const pg_delivery *d)
 }
 
 /* An open job with the same dedupe key: its id in *id, or 0. */
-static int open_twin(pg_store *s, int64_t *id, const pg_delivery *d, const char *dedupe)
+static int open_twin(int64_t *id, pg_store *s, const pg_delivery *d, const char *dedupe)
 {
 	sqlite3_stmt *st = NULL;
 	size_t i;
@@ -102,7 +102,7 @@ static int link_pull(pg_store *s, const char *delivery, int64_t id)
 	return step_done(s, st, "deliveries");
 }
 
-static int add_jobs(pg_store *s, pg_buf *ids, size_t *created, const pg_delivery *d)
+static int add_jobs(pg_buf *ids, size_t *created, pg_store *s, const pg_delivery *d)
 {
 	sqlite3_stmt *st = NULL;
 	size_t i;
@@ -112,7 +112,7 @@ static int add_jobs(pg_store *s, pg_buf *ids, size_t *created, const pg_delivery
 		const pg_job_spec *j = &d->jobs[i];
 		int64_t id;
 
-		if ((err = open_twin(s, &id, d, j->dedupe)) < 0)
+		if ((err = open_twin(&id, s, d, j->dedupe)) < 0)
 			break;
 		if (!id) {
 			if ((err = prepare(s, &st, "INSERT INTO pulls (delivery, kind, repo, repo_name,"
@@ -145,12 +145,12 @@ static int add_jobs(pg_store *s, pg_buf *ids, size_t *created, const pg_delivery
 }
 
 /* One delivery, inside the group's transaction. */
-static int add_one(pg_store *s, pg_buf *ids, size_t *created, const pg_delivery *d)
+static int add_one(pg_buf *ids, size_t *created, pg_store *s, const pg_delivery *d)
 {
 	sqlite3_stmt *st = NULL;
 	int err;
 
-	if ((err = seen(s, ids, d)) < 0 || (err = prepare(s, &st, "INSERT INTO deliveries"
+	if ((err = seen(ids, s, d)) < 0 || (err = prepare(s, &st, "INSERT INTO deliveries"
 							     " (id, hook, digest, at, signature)"
 							     " VALUES (?, ?, ?, ?, ?)")) < 0)
 		return err;
@@ -161,7 +161,7 @@ static int add_one(pg_store *s, pg_buf *ids, size_t *created, const pg_delivery 
 	bind_text(st, 5, d->signature);
 	if ((err = step_done(s, st, "deliveries")) < 0)
 		return err;
-	return add_jobs(s, ids, created, d);
+	return add_jobs(ids, created, s, d);
 }
 
 /* A delivery waiting for its group's commit, and its answer. */
@@ -194,7 +194,7 @@ static void commit_group(pg_store *s, pg_store_pending *group)
 		if ((err = run(s, "SAVEPOINT delivery")) < 0)
 			break;
 		pg_error_clear();
-		p->err = add_one(s, p->ids, p->created, p->d);
+		p->err = add_one(p->ids, p->created, s, p->d);
 		snprintf(p->msg, sizeof(p->msg), "%s", pg_error_last());
 		if (p->err < 0 && (err = run(s, "ROLLBACK TO delivery")) < 0)
 			break;
@@ -216,7 +216,7 @@ static void commit_group(pg_store *s, pg_store_pending *group)
 	}
 }
 
-int pg_store_add_delivery(pg_store *s, pg_buf *ids, size_t *created, const pg_delivery *d)
+int pg_store_add_delivery(pg_buf *ids, size_t *created, pg_store *s, const pg_delivery *d)
 {
 	pg_store_pending me, *group;
 
@@ -416,7 +416,7 @@ int pg_store_set_state(pg_store *s, int64_t id, const char *from, const char *to
 	int err;
 
 	/* the whole report is never formatted: only what the store keeps of it */
-	if (u->report && (err = pg_store_report_json(s, &json, u->report, &view, &kept)) < 0) {
+	if (u->report && (err = pg_store_report_json(&json, &view, &kept, s, u->report)) < 0) {
 		free(kept);
 		pg_buf_release(&json);
 		return err;

@@ -363,7 +363,7 @@ static void *loop(void *p)
 		pthread_mutex_unlock(&w->lock);
 		if (stopping)
 			break;
-		if (pg_job_claim(w->o.store, &j, from, to) < 0)
+		if (pg_job_claim(&j, w->o.store, from, to) < 0)
 			logf_(w, "store: %s", pg_error_last());
 		if (!j) {
 			idle(w);
@@ -458,7 +458,7 @@ static int current(pg_worker *w, int64_t id, enum pg_job_state *state)
 	pg_job *j = NULL;
 	int err;
 
-	if ((err = pg_store_get(w->o.store, &j, id)) == 0)
+	if ((err = pg_store_get(&j, w->o.store, id)) == 0)
 		err = pg_job_state_from_name(state, j->state);
 	pg_job_free(j);
 	return err;
@@ -577,7 +577,7 @@ int pg_worker_approve(pg_worker *w, int64_t id, const char *user)
 	pthread_mutex_lock(&w->lock);
 	o = w->o;
 	pthread_mutex_unlock(&w->lock);
-	if ((err = pg_store_get(w->o.store, &j, id)) < 0)
+	if ((err = pg_store_get(&j, w->o.store, id)) < 0)
 		goto done;
 	pg_job_state_from_name(&state, j->state);
 	if (!pg_job_can_move(state, PG_JOB_APPROVED, PG_JOB_BY_MAINTAINER)) {

@@ -175,7 +175,7 @@ static pg_store *store_with(size_t n)
 	d.state = pg_job_state_name(PG_JOB_QUEUED);
 	d.jobs = jobs;
 	d.njobs = n;
-	assert_int_equal(pg_store_add_delivery(s, &ids, &created, &d), 0);
+	assert_int_equal(pg_store_add_delivery(&ids, &created, s, &d), 0);
 	assert_int_equal(created, n);
 	pg_buf_release(&ids);
 	return s;
@@ -185,7 +185,7 @@ static void assert_state(pg_store *s, int64_t id, const char *state, size_t ndec
 {
 	pg_job *j = NULL;
 
-	assert_int_equal(pg_store_get(s, &j, id), 0);
+	assert_int_equal(pg_store_get(&j, s, id), 0);
 	assert_string_equal(j->state, state);
 	assert_int_equal(j->ndecisions, ndecisions);
 	pg_job_free(j);
@@ -224,33 +224,33 @@ static void test_claim_and_requeue(void **state)
 
 	(void)state;
 	/* the oldest queued job first, and each only once; a run counts an attempt */
-	assert_int_equal(pg_job_claim(s, &j, PG_JOB_QUEUED, PG_JOB_VERIFYING), 0);
+	assert_int_equal(pg_job_claim(&j, s, PG_JOB_QUEUED, PG_JOB_VERIFYING), 0);
 	assert_non_null(j);
 	assert_int_equal(j->id, 1);
 	assert_string_equal(j->state, "verifying");
 	assert_int_equal(j->attempts, 1);
 	pg_job_free(j);
-	assert_int_equal(pg_job_claim(s, &j, PG_JOB_QUEUED, PG_JOB_VERIFYING), 0);
+	assert_int_equal(pg_job_claim(&j, s, PG_JOB_QUEUED, PG_JOB_VERIFYING), 0);
 	assert_int_equal(j->id, 2);
 	pg_job_free(j);
 	assert_int_equal(pg_job_move(s, 2, PG_JOB_VERIFYING, PG_JOB_VERIFIED, W, NULL), 0);
-	assert_int_equal(pg_job_claim(s, &j, PG_JOB_VERIFIED, PG_JOB_MERGING), 0);
+	assert_int_equal(pg_job_claim(&j, s, PG_JOB_VERIFIED, PG_JOB_MERGING), 0);
 	assert_int_equal(j->id, 2);
 	assert_int_equal(j->attempts, 1); /* the kernel stages are the same run */
 	pg_job_free(j);
-	assert_int_equal(pg_job_claim(s, &j, PG_JOB_VERIFIED, PG_JOB_MERGING), 0);
+	assert_int_equal(pg_job_claim(&j, s, PG_JOB_VERIFIED, PG_JOB_MERGING), 0);
 	assert_null(j);
 	/* a claim the table does not allow is refused, not tried */
-	assert_int_equal(pg_job_claim(s, &j, PG_JOB_QUEUED, PG_JOB_APPROVED), PG_ECONFLICT);
+	assert_int_equal(pg_job_claim(&j, s, PG_JOB_QUEUED, PG_JOB_APPROVED), PG_ECONFLICT);
 	assert_null(j);
 	/* at start the two runs go back to the queue; the queued job stays as it is */
-	assert_int_equal(pg_job_requeue(s, &n), 0);
+	assert_int_equal(pg_job_requeue(&n, s), 0);
 	assert_int_equal(n, 2);
-	assert_int_equal(pg_store_get(s, &j, 2), 0);
+	assert_int_equal(pg_store_get(&j, s, 2), 0);
 	assert_string_equal(j->state, "queued");
 	assert_string_equal(j->message, "interrupted: run again");
 	pg_job_free(j);
-	assert_int_equal(pg_job_claim(s, &j, PG_JOB_QUEUED, PG_JOB_VERIFYING), 0);
+	assert_int_equal(pg_job_claim(&j, s, PG_JOB_QUEUED, PG_JOB_VERIFYING), 0);
 	assert_int_equal(j->id, 1);
 	assert_int_equal(j->attempts, 2);
 	pg_job_free(j);

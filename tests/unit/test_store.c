@@ -65,7 +65,7 @@ static int add_signed(pg_store *s, pg_buf *ids, size_t *made, const char *delive
 	d.njobs = njobs;
 	d.open = open_states;
 	d.nopen = PG_ARRAY_SIZE(open_states);
-	return pg_store_add_delivery(s, ids, made, &d);
+	return pg_store_add_delivery(ids, made, s, &d);
 }
 
 static int add(pg_store *s, pg_buf *ids, const char *delivery, const char *digest,
@@ -217,7 +217,7 @@ static void test_reports_are_bounded(void **state)
 	id = id_at(&ids, 0);
 	u.report = r;
 	assert_int_equal(pg_store_set_state(s, id, "queued", "rejected", &u), 0);
-	assert_int_equal(pg_store_get(s, &j, id), 0);
+	assert_int_equal(pg_store_get(&j, s, id), 0);
 	/* the pull's counts and verdict are the whole report's */
 	assert_int_equal(j->errors, 5000);
 	assert_int_equal(j->warnings, 5000);
@@ -237,7 +237,7 @@ static void test_reports_are_bounded(void **state)
 	/* a tighter size: fewer findings, then none of their details */
 	pg_store_set_limits(s, 100, 65536);
 	assert_int_equal(pg_store_set_state(s, id, "rejected", "rejected", &u), 0);
-	assert_int_equal(pg_store_get(s, &j, id), 0);
+	assert_int_equal(pg_store_get(&j, s, id), 0);
 	assert_true(strlen(j->report) <= 65536);
 	assert_int_equal(pg_json_parse(&doc, j->report, strlen(j->report)), 0);
 	assert_true(pg_json_len(pg_json_get(doc, "findings")) >= 2);
@@ -266,21 +266,21 @@ static void test_claim_and_report(void **state)
 	assert_int_equal(add(s, &ids, "d1", "x", jobs, 2), 0);
 
 	/* the oldest queued job first; a new run counts an attempt */
-	assert_int_equal(pg_store_oldest(s, &j, "queued"), 0);
+	assert_int_equal(pg_store_oldest(&j, s, "queued"), 0);
 	assert_non_null(j);
 	assert_string_equal(j->tag, "refs/tags/a");
 	u.new_run = true;
 	assert_int_equal(pg_store_set_state(s, j->id, "queued", "verifying", &u), 0);
 	pg_job_free(j);
-	assert_int_equal(pg_store_get(s, &j, id_at(&ids, 0)), 0);
+	assert_int_equal(pg_store_get(&j, s, id_at(&ids, 0)), 0);
 	assert_string_equal(j->state, "verifying");
 	assert_int_equal(j->attempts, 1);
 	pg_job_free(j);
-	assert_int_equal(pg_store_oldest(s, &j, "queued"), 0);
+	assert_int_equal(pg_store_oldest(&j, s, "queued"), 0);
 	assert_string_equal(j->tag, "refs/tags/b");
 	assert_int_equal(set(s, j->id, "queued", "verifying", NULL), 0);
 	pg_job_free(j);
-	assert_int_equal(pg_store_oldest(s, &j, "queued"), 0);
+	assert_int_equal(pg_store_oldest(&j, s, "queued"), 0);
 	assert_null(j);
 
 	/* a report: verdict, counts, stages and findings */
@@ -299,7 +299,7 @@ static void test_claim_and_report(void **state)
 	u.report = r;
 	u.message = "rejected by verify";
 	assert_int_equal(pg_store_set_state(s, id_at(&ids, 0), "verifying", "rejected", &u), 0);
-	assert_int_equal(pg_store_get(s, &j, id_at(&ids, 0)), 0);
+	assert_int_equal(pg_store_get(&j, s, id_at(&ids, 0)), 0);
 	assert_string_equal(j->state, "rejected");
 	assert_string_equal(j->verdict, "reject");
 	assert_int_equal(j->errors, 1);
@@ -314,24 +314,24 @@ static void test_claim_and_report(void **state)
 	pg_job_free(j);
 	/* saving again replaces the rows, it does not add to them */
 	assert_int_equal(pg_store_set_state(s, id_at(&ids, 0), "rejected", "rejected", &u), 0);
-	assert_int_equal(pg_store_get(s, &j, id_at(&ids, 0)), 0);
+	assert_int_equal(pg_store_get(&j, s, id_at(&ids, 0)), 0);
 	assert_int_equal(j->nstages, 1);
 	pg_job_free(j);
 
-	assert_int_equal(pg_store_get(s, &j, 9999), PG_ENOTFOUND);
+	assert_int_equal(pg_store_get(&j, s, 9999), PG_ENOTFOUND);
 	assert_int_equal(pg_store_set_state(s, 9999, "verifying", "rejected", &u), PG_ENOTFOUND);
 
 	/* listing: newest first, filtered, paged */
-	assert_int_equal(pg_store_list(s, &l, NULL, 0, 10), 0);
+	assert_int_equal(pg_store_list(&l, s, NULL, 0, 10), 0);
 	assert_int_equal(l.n, 2);
 	assert_int_equal(l.total, 2);
 	assert_string_equal(l.items[0]->tag, "refs/tags/b");
 	pg_job_list_release(&l);
-	assert_int_equal(pg_store_list(s, &l, "rejected", 0, 10), 0);
+	assert_int_equal(pg_store_list(&l, s, "rejected", 0, 10), 0);
 	assert_int_equal(l.n, 1);
 	assert_string_equal(l.items[0]->tag, "refs/tags/a");
 	pg_job_list_release(&l);
-	assert_int_equal(pg_store_list(s, &l, NULL, 1, 1), 0);
+	assert_int_equal(pg_store_list(&l, s, NULL, 1, 1), 0);
 	assert_int_equal(l.n, 1);
 	assert_int_equal(l.total, 2);
 	assert_string_equal(l.items[0]->tag, "refs/tags/a");
@@ -364,7 +364,7 @@ static void test_decisions_and_states(void **state)
 	assert_int_equal(set(s, id, "queued", "waiting", NULL), PG_ECONFLICT);
 	u.message = "ok";
 	assert_int_equal(pg_store_set_state(s, id, "waiting", "approved", &u), 0);
-	assert_int_equal(pg_store_get(s, &j, id), 0);
+	assert_int_equal(pg_store_get(&j, s, id), 0);
 	assert_string_equal(j->state, "approved");
 	assert_string_equal(j->message, "ok");
 	assert_int_equal(j->ndecisions, 1);
@@ -375,7 +375,7 @@ static void test_decisions_and_states(void **state)
 	pg_job_free(j);
 	/* a failed change leaves nothing behind: no decision without its move */
 	assert_int_equal(pg_store_set_state(s, id, "waiting", "approved", &u), PG_ECONFLICT);
-	assert_int_equal(pg_store_get(s, &j, id), 0);
+	assert_int_equal(pg_store_get(&j, s, id), 0);
 	assert_int_equal(j->ndecisions, 1);
 	pg_job_free(j);
 	assert_int_equal(set(s, 4242, "queued", "verifying", NULL), PG_ENOTFOUND);
@@ -404,13 +404,13 @@ static void test_requeue_after_a_crash(void **state)
 	unlink(path);
 	assert_int_equal(pg_store_open(&s, path), 0);
 	assert_int_equal(add(s, &ids, "d1", "x", jobs, 3), 0);
-	assert_int_equal(pg_job_claim(s, &j, PG_JOB_QUEUED, PG_JOB_VERIFYING), 0);
+	assert_int_equal(pg_job_claim(&j, s, PG_JOB_QUEUED, PG_JOB_VERIFYING), 0);
 	pg_job_free(j);
 	assert_int_equal(set(s, id_at(&ids, 1), "queued", "building", NULL), 0);
 	assert_int_equal(set(s, id_at(&ids, 2), "queued", "approved", NULL), 0);
 	/* as after a crash: another connection, the first never closed, sees every commit */
 	assert_int_equal(pg_store_open(&again, path), 0);
-	assert_int_equal(pg_job_requeue(again, &n), 0);
+	assert_int_equal(pg_job_requeue(&n, again), 0);
 	assert_int_equal(n, 2);
 	assert_int_equal(pg_store_count_states(again, count, &counts), 0);
 	assert_int_equal(counts, 201);
@@ -437,13 +437,13 @@ static int64_t assert_counts_are_the_table_s(pg_store *s)
 						    -1, &st, NULL), SQLITE_OK);
 		sqlite3_bind_text(st, 1, states[i], -1, SQLITE_STATIC);
 		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-		assert_int_equal(pg_store_list(s, &l, states[i], 0, 1), 0);
+		assert_int_equal(pg_store_list(&l, s, states[i], 0, 1), 0);
 		assert_int_equal(l.total, sqlite3_column_int64(st, 0));
 		all += sqlite3_column_int64(st, 0);
 		pg_job_list_release(&l);
 		sqlite3_finalize(st);
 	}
-	assert_int_equal(pg_store_list(s, &l, NULL, 0, 1), 0);
+	assert_int_equal(pg_store_list(&l, s, NULL, 0, 1), 0);
 	assert_int_equal(l.total, all);
 	pg_job_list_release(&l);
 	sqlite3_close(db);
@@ -502,7 +502,7 @@ static void assert_listed_simulated(pg_store *s, bool newest, bool oldest)
 {
 	pg_job_list l;
 
-	assert_int_equal(pg_store_list(s, &l, NULL, 0, 10), 0);
+	assert_int_equal(pg_store_list(&l, s, NULL, 0, 10), 0);
 	assert_int_equal(l.n, 2);
 	assert_int_equal(l.items[0]->simulated, newest);
 	assert_int_equal(l.items[1]->simulated, oldest);
@@ -535,10 +535,10 @@ static void test_a_stand_in_s_run_is_marked_in_the_list_and_by_the_upgrade(void 
 	assert_int_equal(pg_store_set_state(s, id_at(&ids, 0), "queued", "passed", &u), 0);
 	r->simulated = true;
 	assert_int_equal(pg_store_set_state(s, id_at(&ids, 1), "queued", "waiting", &u), 0);
-	assert_int_equal(pg_store_get(s, &j, id_at(&ids, 1)), 0);
+	assert_int_equal(pg_store_get(&j, s, id_at(&ids, 1)), 0);
 	assert_true(j->simulated);
 	pg_job_free(j);
-	assert_int_equal(pg_store_get(s, &j, id_at(&ids, 0)), 0);
+	assert_int_equal(pg_store_get(&j, s, id_at(&ids, 0)), 0);
 	assert_false(j->simulated);
 	pg_job_free(j);
 	assert_listed_simulated(s, true, false);
