@@ -23,14 +23,14 @@ static void job_fields(pg_json_writer *w, const pg_job *j)
 	snprintf(url, sizeof(url), "/api/pulls/%lld", (long long)j->id);
 	pg_json_put_int(w, "id", j->id);
 	pg_json_put_str(w, "url", url);
-	pg_json_put_str(w, "state", j->state);
-	pg_json_put_str(w, "kind", j->kind);
+	pg_json_put_str(w, "state", pg_job_state_name(j->state));
+	pg_json_put_str(w, "kind", pg_job_kind_name(j->kind));
 	pg_json_put_str(w, "repo", j->repo);
 	pg_json_put_str(w, "repo_name", j->repo_name);
 	pg_json_put_str(w, "tag", j->tag);
 	pg_json_put_str(w, "sender", j->sender);
 	pg_json_put_str(w, "delivery", j->delivery);
-	pg_json_put_str(w, "verdict", j->verdict);
+	pg_json_put_str(w, "verdict", j->has_verdict ? pg_job_verdict_name(j->verdict) : NULL);
 	pg_json_put_int(w, "errors", j->errors);
 	pg_json_put_int(w, "warnings", j->warnings);
 	pg_json_put_int(w, "commits", j->commits);
@@ -63,7 +63,7 @@ int pg_api_list(pg_req *rq, pg_resp *rs)
 	pg_job_list l;
 	pg_json_writer *w = NULL;
 	const char *state = pg_req_arg(rq, "state");
-	enum pg_job_state st;
+	enum pg_job_state st = PG_JOB_QUEUED;
 	size_t limit = 50, offset = 0, i;
 	int err;
 
@@ -73,7 +73,8 @@ int pg_api_list(pg_req *rq, pg_resp *rs)
 		return pg_resp_error(rs, 400, "limit wants a number from 1 to %d", LIST_MAX);
 	if (pg_req_count(&offset, pg_req_arg(rq, "offset"), (size_t)1 << 40) < 0)
 		return pg_resp_error(rs, 400, "offset wants a number");
-	if ((err = pg_store_list(&l, pg_server_reader(rq->srv), state, offset, limit)) < 0)
+	if ((err = pg_store_list(&l, pg_server_reader(rq->srv), state ? &st : NULL, offset,
+				 limit)) < 0)
 		return err;
 	if ((err = pg_json_writer_new(&w)) == 0) {
 		pg_json_put_int(w, "total", (int64_t)l.total);
@@ -191,12 +192,12 @@ static void follow_free(void *p)
 static bool job_final(pg_server *s, int64_t id)
 {
 	pg_job *j = NULL;
-	enum pg_job_state st;
 	bool fin = true;
 
 	/* verified is the end only when no kernel stage follows */
-	if (pg_store_get(&j, pg_server_reader(s), id) == 0 && pg_job_state_from_name(&st, j->state) == 0)
-		fin = pg_job_state_is_final(st) || (st == PG_JOB_VERIFIED && !s->config->stages);
+	if (pg_store_get(&j, pg_server_reader(s), id) == 0)
+		fin = pg_job_state_is_final(j->state) ||
+		      (j->state == PG_JOB_VERIFIED && !s->config->stages);
 	pg_job_free(j);
 	return fin;
 }
@@ -328,7 +329,8 @@ static ssize_t sse_read(void *ctx, uint64_t pos, char *buf, size_t max)
 			e->started = true;
 			if (pg_store_get(&j, pg_server_reader(e->srv), e->id) == 0)
 				pg_buf_printf(&e->pending, "retry: 3000\nevent: hello\ndata: "
-					      "{\"state\": \"%s\"}\n\n", j->state);
+					      "{\"state\": \"%s\"}\n\n",
+					      pg_job_state_name(j->state));
 			pg_job_free(j);
 			continue;
 		}

@@ -10,15 +10,16 @@ int pg_page_queue(pg_req *rq, pg_resp *rs)
 	pg_job_list l;
 	pg_buf *out = &rs->body;
 	const char *state = pg_req_arg(rq, "state");
-	enum pg_job_state st;
+	enum pg_job_state st, filter = PG_JOB_QUEUED;
 	size_t offset = 0, i;
 	int err, stand_ins = -1;
 
-	if (state && pg_job_state_from_name(&st, state) < 0)
+	if (state && pg_job_state_from_name(&filter, state) < 0)
 		return pg_resp_error(rs, 400, "unknown state");
 	if (pg_req_count(&offset, pg_req_arg(rq, "offset"), (size_t)1 << 40) < 0)
 		return pg_resp_error(rs, 400, "offset wants a count");
-	if ((err = pg_store_list(&l, pg_server_reader(rq->srv), state, offset, QUEUE_PAGE)) < 0)
+	if ((err = pg_store_list(&l, pg_server_reader(rq->srv), state ? &filter : NULL, offset,
+				 QUEUE_PAGE)) < 0)
 		return err;
 	pg_dash_page_start(out, rq, "queue", "data-page=\"queue\"");
 	pg_buf_printf(out, "<h1>Pulls</h1>\n<p class=\"filters\">%s all</a>",
@@ -27,7 +28,7 @@ int pg_page_queue(pg_req *rq, pg_resp *rs)
 		const char *name = pg_job_state_name(st);
 
 		pg_buf_printf(out, " <a %shref=\"/?state=%s\">%s</a>",
-			      state && !strcmp(state, name) ? "class=\"current\" " : "", name, name);
+			      state && st == filter ? "class=\"current\" " : "", name, name);
 	}
 	pg_buf_puts(out, "</p>\n");
 	if (!l.n)

@@ -33,7 +33,7 @@ void pg_dash_page_start(pg_buf *out, pg_req *rq, const char *title, const char *
 /* </main>, the footer, and rs made a 200 HTML page: returns 0. */
 int pg_dash_page_end(pg_buf *out, pg_resp *rs);
 
-void pg_dash_state_badge(pg_buf *out, const char *state);
+void pg_dash_state_badge(pg_buf *out, enum pg_job_state state);
 /* The badge of a stand-in's run; id is its element id, or NULL for none. */
 void pg_dash_simulated_badge(pg_buf *out, const char *id);
 

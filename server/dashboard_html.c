@@ -95,8 +95,10 @@ int pg_dash_page_end(pg_buf *out, pg_resp *rs)
 	return 0;
 }
 
-void pg_dash_state_badge(pg_buf *out, const char *state)
+void pg_dash_state_badge(pg_buf *out, enum pg_job_state st)
 {
+	const char *state = pg_job_state_name(st);
+
 	pg_dash_html(out, "<span class=\"state state-%s\" data-state=\"%s\">%s</span>", state, state,
 		     state);
 }
@@ -134,7 +136,7 @@ bool pg_dash_simulated(const pg_server *srv, const pg_job *j, int *stand_ins)
 	if (j->simulated)
 		return true;
 	/* the build stage picks its script as it starts: from then on the run is the scripts' */
-	if (strcmp(j->state, "building") && strcmp(j->state, "booting"))
+	if (j->state != PG_JOB_BUILDING && j->state != PG_JOB_BOOTING)
 		return false;
 	if (*stand_ins < 0)
 		*stand_ins = pg_dash_stand_ins(srv);

@@ -148,7 +148,7 @@ static void attestation(pg_buf *out, const pg_server *srv, const pg_job *j)
 	pg_json *st = NULL;
 	const char *verdict;
 
-	if (strcmp(j->state, "approved") || !j->merge_commit)
+	if (j->state != PG_JOB_APPROVED || !j->merge_commit)
 		return;
 	pg_attest_result_init(&res);
 	pg_buf_puts(out, "<section id=\"attestation\"><h2>Attestation</h2>\n");
@@ -207,11 +207,9 @@ static void actions(pg_buf *out, pg_req *rq, const pg_job *j)
 {
 	pg_buf user = PG_BUF_INIT;
 	bool in = pg_req_session(rq, &user, NULL) == 0;
-	enum pg_job_state st = PG_JOB__COUNT;
+	enum pg_job_state st = j->state;
 	bool waiting, can_reject, can_cancel;
 
-	pg_job_state_from_name(&st, j->state);
-	pg_error_clear();
 	waiting = pg_job_can_move(st, PG_JOB_APPROVED, PG_JOB_BY_MAINTAINER);
 	can_reject = pg_job_can_move(st, PG_JOB_REJECTED, PG_JOB_BY_MAINTAINER);
 	/* what does not run is cancelled at once; what runs, stopped by its worker */
@@ -238,7 +236,7 @@ int pg_page_pull(pg_req *rq, pg_resp *rs)
 	pg_job *j = NULL;
 	pg_json *report = NULL;
 	pg_buf *out = &rs->body, title = PG_BUF_INIT, attrs = PG_BUF_INIT;
-	enum pg_job_state st = PG_JOB__COUNT;
+	enum pg_job_state st;
 	size_t i;
 	int err, stand_ins = -1;
 
@@ -248,9 +246,9 @@ int pg_page_pull(pg_req *rq, pg_resp *rs)
 	if (err < 0)
 		return err;
 	/* a report that does not parse is not shown; the rest of the page is */
-	if ((j->report && pg_json_parse(&report, j->report, strlen(j->report)) < 0) ||
-	    pg_job_state_from_name(&st, j->state) < 0)
+	if (j->report && pg_json_parse(&report, j->report, strlen(j->report)) < 0)
 		pg_error_clear();
+	st = j->state;
 	pg_buf_printf(&title, "#%lld %s", (long long)j->id, pg_dash_tag_name(j->tag));
 	pg_buf_printf(&attrs, "data-page=\"pull\" data-pull=\"%lld\" data-final=\"%s\"",
 		      (long long)j->id, pg_job_state_is_final(st) ? "yes" : "no");
@@ -271,11 +269,11 @@ int pg_page_pull(pg_req *rq, pg_resp *rs)
 	if (j->repo_name && strcmp(j->repo_name, j->repo))
 		pg_dash_html(out, " (fetched from %s)", j->repo);
 	pg_dash_html(out, "</dd><dt>came in by</dt><dd>%s",
-		     !strcmp(j->kind, "mail") ? "pull-request mail" : "push record");
+		     j->kind == PG_JOB_MAIL ? "pull-request mail" : "push record");
 	if (j->sender)
 		pg_dash_html(out, " from %s", j->sender);
 	pg_dash_html(out, "</dd><dt>verdict</dt><dd id=\"verdict\">%s",
-		     j->verdict ? j->verdict : "not yet");
+		     j->has_verdict ? pg_job_verdict_name(j->verdict) : "not yet");
 	pg_buf_printf(out, " (%d errors, %d warnings)</dd><dt>commits</dt><dd>%d (%d merges)</dd>"
 		      "<dt>tag object</dt><dd>", j->errors, j->warnings, j->commits, j->merges);
 	pg_dash_short_id(out, j->tag_object);

@@ -1,4 +1,4 @@
-/* job.c - the job state machine: the states' names and kinds, and the one table of allowed moves. */
+/* job.c - the job state machine: the states' names and kinds, the one table of allowed moves; the kinds' and verdicts' names. */
 #include "server/job.h"
 #include "common/error.h"
 
@@ -102,6 +102,55 @@ int pg_job_state_from_name(enum pg_job_state *out, const char *name)
 	return pg_error_set(PG_EINVALID, "unknown state '%.40s'", name ? name : "");
 }
 
+static const char *const kinds[] = { [PG_JOB_PUSH] = "push", [PG_JOB_MAIL] = "mail" };
+static const char *const verdicts[] = {
+	[PG_VERDICT_ACCEPT] = "accept", [PG_VERDICT_REJECT] = "reject",
+};
+
+/* The index of name in names[0..n): 0, or PG_EINVALID naming what was looked for. */
+static int find(unsigned *out, const char *const *names, size_t n, const char *what,
+		const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && i < n; i++)
+		if (!strcmp(names[i], name)) {
+			*out = (unsigned)i;
+			return 0;
+		}
+	return pg_error_set(PG_EINVALID, "unknown %s '%.40s'", what, name ? name : "");
+}
+
+const char *pg_job_kind_name(enum pg_job_kind kind)
+{
+	return (unsigned)kind < PG_ARRAY_SIZE(kinds) ? kinds[kind] : "unknown";
+}
+
+int pg_job_kind_from_name(enum pg_job_kind *out, const char *name)
+{
+	unsigned i;
+	int err = find(&i, kinds, PG_ARRAY_SIZE(kinds), "kind", name);
+
+	if (err == 0)
+		*out = (enum pg_job_kind)i;
+	return err;
+}
+
+const char *pg_job_verdict_name(enum pg_verdict verdict)
+{
+	return (unsigned)verdict < PG_ARRAY_SIZE(verdicts) ? verdicts[verdict] : "unknown";
+}
+
+int pg_job_verdict_from_name(enum pg_verdict *out, const char *name)
+{
+	unsigned i;
+	int err = find(&i, verdicts, PG_ARRAY_SIZE(verdicts), "verdict", name);
+
+	if (err == 0)
+		*out = (enum pg_verdict)i;
+	return err;
+}
+
 bool pg_job_state_is_final(enum pg_job_state state)
 {
 	return valid(state) && (states[state].kind & FINAL);
@@ -135,7 +184,7 @@ int pg_job_move(pg_store *s, int64_t id, enum pg_job_state from, enum pg_job_sta
 	if (u)
 		x = *u;
 	x.new_run = to == PG_JOB_VERIFYING;
-	return pg_store_set_state(s, id, states[from].name, states[to].name, &x);
+	return pg_store_set_state(s, id, from, to, &x);
 }
 
 int pg_job_claim(pg_job **out, pg_store *s, enum pg_job_state from, enum pg_job_state to)
@@ -148,7 +197,7 @@ int pg_job_claim(pg_job **out, pg_store *s, enum pg_job_state from, enum pg_job_
 		return pg_error_set(PG_ECONFLICT, "the worker cannot take a pull from %s to %s",
 				    pg_job_state_name(from), pg_job_state_name(to));
 	for (;;) {
-		if ((err = pg_store_oldest(&j, s, states[from].name)) < 0 || !j)
+		if ((err = pg_store_oldest(&j, s, from)) < 0 || !j)
 			return err;
 		err = pg_job_move(s, j->id, from, to, PG_JOB_BY_WORKER, NULL);
 		if (err != PG_ECONFLICT)
@@ -159,9 +208,7 @@ int pg_job_claim(pg_job **out, pg_store *s, enum pg_job_state from, enum pg_job_
 		j = NULL;
 	}
 	if (err == 0) {
-		free(j->state);
-		if (!(j->state = pg_strdup(states[to].name)))
-			err = PG_ENOMEM;
+		j->state = to;
 		j->attempts += to == PG_JOB_VERIFYING;
 	}
 	if (err < 0) {
@@ -184,7 +231,7 @@ int pg_job_requeue(size_t *n, pg_store *s)
 	for (st = 0; st < PG_JOB__COUNT && err == 0; st++) {
 		if (!pg_job_state_is_running((enum pg_job_state)st))
 			continue;
-		while (err == 0 && (err = pg_store_oldest(&j, s, states[st].name)) == 0 && j) {
+		while (err == 0 && (err = pg_store_oldest(&j, s, (enum pg_job_state)st)) == 0 && j) {
 			err = pg_job_move(s, j->id, (enum pg_job_state)st, PG_JOB_QUEUED,
 					  PG_JOB_BY_START, &u);
 			pg_job_free(j);

@@ -5,27 +5,10 @@
 #include "server/store.h"
 
 /*
- * The states of a pull (docs/server.md, "Jobs").  The store keeps each as
- * its name; nothing else in server/ spells one.  Every change of state goes
- * through pg_job_move, which allows only the moves of the table in job.c.
- * A new pull starts queued.
+ * The states and their names are server/job_types.h's (the store holds a
+ * job's state typed, too); which are final or running, and the moves
+ * between them, are here.
  */
-enum pg_job_state {
-	PG_JOB_QUEUED,     /* waits for a verify worker (new, or to be run again) */
-	PG_JOB_VERIFYING,
-	PG_JOB_VERIFIED,   /* accepted by verify: waits for the kernel stages (or,
-			      when none are configured, done) */
-	PG_JOB_MERGING,
-	PG_JOB_BUILDING,
-	PG_JOB_BOOTING,
-	PG_JOB_WAITING,    /* every stage passed: waits for the maintainer's approval */
-	PG_JOB_APPROVED,   /* the integration branch moved (by the maintainer or the policy) */
-	PG_JOB_PASSED,     /* every configured stage passed, and approval is not one of them */
-	PG_JOB_REJECTED,   /* a finding of severity error, a failed stage, or the maintainer said no */
-	PG_JOB_CANCELLED,  /* cancelled on request */
-	PG_JOB_ERROR,      /* pullgate could not decide (the message says why) */
-	PG_JOB__COUNT
-};
 
 /* Who moves a pull: each move of the table names who may make it. */
 enum pg_job_actor {
@@ -33,12 +16,6 @@ enum pg_job_actor {
 	PG_JOB_BY_MAINTAINER = 1 << 1, /* approve, reject and cancel, through the API */
 	PG_JOB_BY_START = 1 << 2,      /* the service starting again after a stop */
 };
-
-/* The state's name as the store, the API and the dashboard spell it; "unknown" out of range. */
-const char *pg_job_state_name(enum pg_job_state state);
-
-/* The state called name: 0, or PG_EINVALID (*out untouched) when no state is (name may be NULL). */
-int pg_job_state_from_name(enum pg_job_state *out, const char *name);
 
 /*
  * Final: nothing more happens to the pull without a person, because it is

@@ -4,6 +4,7 @@
 
 #include "common/buf.h"
 #include "report/report.h"
+#include "server/job_types.h"
 
 /*
  * One module owns sqlite3.  The database is in WAL mode with a busy
@@ -15,8 +16,12 @@
  * any thread may use it.  Threads that should not wait for each other
  * (the HTTP threads and the worker) each open their own pg_store on the
  * same file: WAL lets them read at once, and writes take turns.  A pull's
- * state is stored as its name; what the states mean and which moves
- * between them are allowed is server/job.h's.
+ * state, kind and verdict are stored as their names (server/job_types.h)
+ * and a pg_job holds them typed: the store converts them both ways, and a
+ * stored value that does not convert (a damaged row) is an error of the
+ * read (PG_EINVALID naming the pull and the column), never a default.
+ * What the states mean and which moves between them are allowed is
+ * server/job.h's.
  */
 #define PG_STORE_SCHEMA_VERSION 4
 
@@ -96,7 +101,7 @@ typedef struct pg_job_decision {
 typedef struct pg_job {
 	int64_t id;
 	char *delivery;
-	char *kind;
+	enum pg_job_kind kind;
 	char *repo;
 	char *repo_name;
 	char *tag;
@@ -104,8 +109,9 @@ typedef struct pg_job {
 	char *sender;
 	char *mail;
 	size_t mail_len;
-	char *state;
-	char *verdict;       /* "accept", "reject" or NULL before a report */
+	enum pg_job_state state;
+	bool has_verdict;    /* false before a report */
+	enum pg_verdict verdict;
 	int errors, warnings, commits, merges;
 	char *message;       /* one line: an error, or what happened last */
 	char *report;        /* the JSON report as pg_report_format_json wrote it, or NULL */
@@ -153,11 +159,11 @@ typedef struct pg_delivery {
  */
 int pg_store_add_delivery(pg_buf *ids, size_t *created, pg_store *s, const pg_delivery *d);
 
-/* A job with its stages and decisions; PG_ENOTFOUND for an unknown id. */
+/* A job with its stages and decisions; PG_ENOTFOUND for an unknown id, PG_EINVALID for damage. */
 int pg_store_get(pg_job **out, pg_store *s, int64_t id);
 
 /* The oldest job in state (without stages and decisions), or *out NULL when there is none. */
-int pg_store_oldest(pg_job **out, pg_store *s, const char *state);
+int pg_store_oldest(pg_job **out, pg_store *s, enum pg_job_state state);
 
 /* What goes with a change of state; every field may be left empty. */
 typedef struct pg_store_update {
@@ -173,14 +179,13 @@ typedef struct pg_store_update {
 #define PG_STORE_UPDATE_INIT { .message = NULL }
 
 /*
- * Change a job's state from from to to (states' names), with what u
- * carries, in one transaction, and only while the job is in from: a
- * compare-and-swap on the stored state.  PG_ECONFLICT when it is not
- * (nothing changes), PG_ENOTFOUND for an unknown id.  The store does not
- * know which moves make sense: pg_job_move (server/job.h) does, and is
- * the one caller.
+ * Change a job's state from from to to, with what u carries, in one
+ * transaction, and only while the job is in from: a compare-and-swap on
+ * the stored state.  PG_ECONFLICT when it is not (nothing changes),
+ * PG_ENOTFOUND for an unknown id.  The store does not know which moves
+ * make sense: pg_job_move (server/job.h) does, and is the one caller.
  */
-int pg_store_set_state(pg_store *s, int64_t id, const char *from, const char *to,
+int pg_store_set_state(pg_store *s, int64_t id, enum pg_job_state from, enum pg_job_state to,
 		       const pg_store_update *u);
 
 /* Set a recorded stage's status and summary (the approval, once the maintainer decided). */
@@ -195,14 +200,15 @@ int pg_store_set_stage(pg_store *s, int64_t id, const char *stage, const char *s
 int pg_store_note(pg_store *s, int64_t id, const char *user, const char *action,
 		  const char *note);
 
-/* Jobs, newest first; state NULL for all.  *total counts all that match. */
+/* Jobs, newest first, those in *state (NULL: all).  out->total counts all that match. */
 typedef struct pg_job_list {
 	pg_job **items;
 	size_t n;
 	size_t total;
 } pg_job_list;
 
-int pg_store_list(pg_job_list *out, pg_store *s, const char *state, size_t offset, size_t limit);
+int pg_store_list(pg_job_list *out, pg_store *s, const enum pg_job_state *state, size_t offset,
+		  size_t limit);
 void pg_job_list_release(pg_job_list *l);
 
 /* How many jobs are in each state: calls fn for each state that has any. */

@@ -33,15 +33,12 @@ void pg_job_free(pg_job *j)
 	if (!j)
 		return;
 	free(j->delivery);
-	free(j->kind);
 	free(j->repo);
 	free(j->repo_name);
 	free(j->tag);
 	free(j->expect);
 	free(j->sender);
 	free(j->mail);
-	free(j->state);
-	free(j->verdict);
 	free(j->message);
 	free(j->report);
 	free(j->tag_object);
@@ -63,18 +60,40 @@ void pg_job_free(pg_job *j)
 	free(j);
 }
 
+/* Pull id's column is damaged: the message says what its text is not. */
+static int damaged(int64_t id, const char *column)
+{
+	return pg_error_wrap(PG_EINVALID, "store: pull %lld: damaged %s column", (long long)id,
+			     column);
+}
+
+/* The typed columns of a job, each from its name: a name that is none is a damaged row. */
+static int read_names(pg_job *j, sqlite3_stmt *st)
+{
+	const char *verdict = (const char *)sqlite3_column_text(st, 10);
+
+	if (pg_job_kind_from_name(&j->kind, (const char *)sqlite3_column_text(st, 2)) < 0)
+		return damaged(j->id, "kind");
+	if (pg_job_state_from_name(&j->state, (const char *)sqlite3_column_text(st, 9)) < 0)
+		return damaged(j->id, "state");
+	j->has_verdict = verdict != NULL;
+	if (verdict && pg_job_verdict_from_name(&j->verdict, verdict) < 0)
+		return damaged(j->id, "verdict");
+	return 0;
+}
+
 /* A job from a row selected with job_columns. */
 static int read_job(pg_job **out, sqlite3_stmt *st, bool with_blobs)
 {
 	pg_job *j = calloc(1, sizeof(*j));
 	bool ok = j != NULL;
+	int err;
 
 	*out = NULL;
 	if (!ok)
 		return pg_error_oom();
 	j->id = sqlite3_column_int64(st, 0);
 	j->delivery = col_dup(st, 1, &ok);
-	j->kind = col_dup(st, 2, &ok);
 	j->repo = col_dup(st, 3, &ok);
 	j->repo_name = col_dup(st, 4, &ok);
 	j->tag = col_dup(st, 5, &ok);
@@ -92,8 +111,6 @@ static int read_job(pg_job **out, sqlite3_stmt *st, bool with_blobs)
 			j->mail[j->mail_len] = '\0';
 		}
 	}
-	j->state = col_dup(st, 9, &ok);
-	j->verdict = col_dup(st, 10, &ok);
 	j->errors = sqlite3_column_int(st, 11);
 	j->warnings = sqlite3_column_int(st, 12);
 	j->commits = sqlite3_column_int(st, 13);
@@ -110,9 +127,10 @@ static int read_job(pg_job **out, sqlite3_stmt *st, bool with_blobs)
 	j->created = sqlite3_column_int64(st, 23);
 	j->updated = sqlite3_column_int64(st, 24);
 	j->simulated = sqlite3_column_int(st, 25) != 0;
-	if (!ok) {
+	err = ok ? read_names(j, st) : pg_error_oom();
+	if (err < 0) {
 		pg_job_free(j);
-		return pg_error_oom();
+		return err;
 	}
 	*out = j;
 	return 0;
@@ -140,12 +158,13 @@ static int select_job(pg_job **out, pg_store *s, const char *sql, const char *ar
 	return err;
 }
 
-int pg_store_oldest(pg_job **out, pg_store *s, const char *state)
+int pg_store_oldest(pg_job **out, pg_store *s, enum pg_job_state state)
 {
 	int err;
 
 	pthread_mutex_lock(&s->lock);
-	err = select_job(out, s, JOB_SELECT "WHERE state = ? ORDER BY id LIMIT 1", state, 0);
+	err = select_job(out, s, JOB_SELECT "WHERE state = ? ORDER BY id LIMIT 1",
+			 pg_job_state_name(state), 0);
 	pthread_mutex_unlock(&s->lock);
 	return err;
 }
@@ -255,7 +274,8 @@ static int list_row(sqlite3_stmt *st, void *ctx)
 	return 0;
 }
 
-int pg_store_list(pg_job_list *out, pg_store *s, const char *state, size_t offset, size_t limit)
+int pg_store_list(pg_job_list *out, pg_store *s, const enum pg_job_state *state, size_t offset,
+		  size_t limit)
 {
 	sqlite3_stmt *st = NULL;
 	page p = { out, 0 };
@@ -267,7 +287,7 @@ int pg_store_list(pg_job_list *out, pg_store *s, const char *state, size_t offse
 			   "SELECT total(n) FROM pull_counts")) < 0)
 		goto unlock;
 	if (state)
-		bind_text(st, 1, state);
+		bind_text(st, 1, pg_job_state_name(*state));
 	if ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		out->total = (size_t)sqlite3_column_int64(st, 0);
 	else
@@ -279,7 +299,7 @@ int pg_store_list(pg_job_list *out, pg_store *s, const char *state, size_t offse
 			   JOB_LISTED "ORDER BY id DESC LIMIT ? OFFSET ?")) < 0)
 		goto unlock;
 	if (state)
-		bind_text(st, 1, state);
+		bind_text(st, 1, pg_job_state_name(*state));
 	sqlite3_bind_int64(st, state ? 2 : 1, (int64_t)limit);
 	sqlite3_bind_int64(st, state ? 3 : 2, (int64_t)offset);
 	err = each_row(s, st, "pulls", list_row, &p);

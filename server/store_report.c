@@ -58,8 +58,7 @@ static int annotate(pg_buf *json, const pg_report *full, size_t per_check, bool 
 
 	if ((err = pg_json_writer_from(&w, json->ptr, json->len)) < 0)
 		return err;
-	pg_json_put_str(w, "verdict", pg_report_verdict(full) == PG_VERDICT_ACCEPT ? "accept" :
-			"reject");
+	pg_json_put_str(w, "verdict", pg_job_verdict_name(pg_report_verdict(full)));
 	pg_json_put_int(w, "errors", (int64_t)pg_report_count(full, PG_SEV_ERROR));
 	pg_json_put_int(w, "warnings", (int64_t)pg_report_count(full, PG_SEV_WARNING));
 	pg_json_open_object(w, "stored");

@@ -338,7 +338,7 @@ static int save_report(pg_store *s, int64_t id, const pg_report *r, const pg_rep
 			   " tag_offset = ?, merge_base = ?, merge_commit = ?, simulated = ?"
 			   " WHERE id = ?")) < 0)
 		return err;
-	bind_text(st, 1, pg_report_verdict(r) == PG_VERDICT_ACCEPT ? "accept" : "reject");
+	bind_text(st, 1, pg_job_verdict_name(pg_report_verdict(r)));
 	sqlite3_bind_int64(st, 2, (int64_t)pg_report_count(r, PG_SEV_ERROR));
 	sqlite3_bind_int64(st, 3, (int64_t)pg_report_count(r, PG_SEV_WARNING));
 	sqlite3_bind_int64(st, 4, (int64_t)r->ncommits);
@@ -374,7 +374,7 @@ static int add_decision(pg_store *s, int64_t id, const char *user, const char *a
 }
 
 /* The compare-and-swap: from to to only while the job is in from. */
-static int swap_state(pg_store *s, int64_t id, const char *from, const char *to,
+static int swap_state(pg_store *s, int64_t id, enum pg_job_state from, enum pg_job_state to,
 		      const pg_store_update *u)
 {
 	sqlite3_stmt *st = NULL;
@@ -383,12 +383,12 @@ static int swap_state(pg_store *s, int64_t id, const char *from, const char *to,
 	if ((err = prepare(s, &st, "UPDATE pulls SET state = ?, message = ?, updated = ?,"
 			   " attempts = attempts + ? WHERE id = ? AND state = ?")) < 0)
 		return err;
-	bind_text(st, 1, to);
+	bind_text(st, 1, pg_job_state_name(to));
 	bind_text(st, 2, u->message);
 	sqlite3_bind_int64(st, 3, now());
 	sqlite3_bind_int(st, 4, u->new_run ? 1 : 0);
 	sqlite3_bind_int64(st, 5, id);
-	bind_text(st, 6, from);
+	bind_text(st, 6, pg_job_state_name(from));
 	if ((err = step_done(s, st, "pulls")) < 0 || sqlite3_changes(s->db) == 1)
 		return err;
 	/* nothing changed: say why */
@@ -398,7 +398,7 @@ static int swap_state(pg_store *s, int64_t id, const char *from, const char *to,
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		err = pg_error_set(PG_ECONFLICT, "pull %lld is %s, not %s", (long long)id,
-				   (const char *)sqlite3_column_text(st, 0), from);
+				   (const char *)sqlite3_column_text(st, 0), pg_job_state_name(from));
 	else if (rc == SQLITE_DONE)
 		err = pg_error_set(PG_ENOTFOUND, "pull %lld does not exist", (long long)id);
 	else
@@ -407,7 +407,7 @@ static int swap_state(pg_store *s, int64_t id, const char *from, const char *to,
 	return err;
 }
 
-int pg_store_set_state(pg_store *s, int64_t id, const char *from, const char *to,
+int pg_store_set_state(pg_store *s, int64_t id, enum pg_job_state from, enum pg_job_state to,
 		       const pg_store_update *u)
 {
 	pg_buf json = PG_BUF_INIT;

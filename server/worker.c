@@ -458,8 +458,9 @@ static int current(pg_worker *w, int64_t id, enum pg_job_state *state)
 	pg_job *j = NULL;
 	int err;
 
+	*state = PG_JOB__COUNT;
 	if ((err = pg_store_get(&j, w->o.store, id)) == 0)
-		err = pg_job_state_from_name(state, j->state);
+		*state = j->state;
 	pg_job_free(j);
 	return err;
 }
@@ -579,10 +580,10 @@ int pg_worker_approve(pg_worker *w, int64_t id, const char *user)
 	pthread_mutex_unlock(&w->lock);
 	if ((err = pg_store_get(&j, w->o.store, id)) < 0)
 		goto done;
-	pg_job_state_from_name(&state, j->state);
+	state = j->state;
 	if (!pg_job_can_move(state, PG_JOB_APPROVED, PG_JOB_BY_MAINTAINER)) {
 		err = pg_error_set(PG_ECONFLICT, "pull %lld is %s, not waiting for approval",
-				   (long long)id, j->state);
+				   (long long)id, pg_job_state_name(state));
 		goto done;
 	}
 	if ((err = pg_report_new(&r)) < 0)

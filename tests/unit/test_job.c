@@ -85,6 +85,36 @@ static void test_names_round_trip(void **state)
 	assert_string_equal(pg_job_state_name(PG_JOB__COUNT), "unknown");
 }
 
+static void test_kinds_and_verdicts_round_trip(void **state)
+{
+	enum pg_job_kind kind = PG_JOB_MAIL;
+	enum pg_verdict verdict = PG_VERDICT_ACCEPT;
+
+	(void)state;
+	assert_string_equal(pg_job_kind_name(PG_JOB_PUSH), "push");
+	assert_string_equal(pg_job_kind_name(PG_JOB_MAIL), "mail");
+	assert_int_equal(pg_job_kind_from_name(&kind, "push"), 0);
+	assert_int_equal(kind, PG_JOB_PUSH);
+	assert_int_equal(pg_job_kind_from_name(&kind, "mail"), 0);
+	assert_int_equal(kind, PG_JOB_MAIL);
+	assert_int_equal(pg_job_kind_from_name(&kind, "Push"), PG_EINVALID);
+	assert_string_equal(pg_error_last(), "unknown kind 'Push'");
+	assert_int_equal(pg_job_kind_from_name(&kind, NULL), PG_EINVALID);
+	assert_int_equal(kind, PG_JOB_MAIL); /* untouched */
+	assert_string_equal(pg_job_kind_name((enum pg_job_kind)7), "unknown");
+
+	assert_string_equal(pg_job_verdict_name(PG_VERDICT_ACCEPT), "accept");
+	assert_string_equal(pg_job_verdict_name(PG_VERDICT_REJECT), "reject");
+	assert_int_equal(pg_job_verdict_from_name(&verdict, "reject"), 0);
+	assert_int_equal(verdict, PG_VERDICT_REJECT);
+	assert_int_equal(pg_job_verdict_from_name(&verdict, "accept"), 0);
+	assert_int_equal(verdict, PG_VERDICT_ACCEPT);
+	assert_int_equal(pg_job_verdict_from_name(&verdict, ""), PG_EINVALID);
+	assert_string_equal(pg_error_last(), "unknown verdict ''");
+	assert_int_equal(verdict, PG_VERDICT_ACCEPT);
+	pg_error_clear();
+}
+
 static void test_final_and_running(void **state)
 {
 	enum pg_job_state st, to;
@@ -186,7 +216,7 @@ static void assert_state(pg_store *s, int64_t id, const char *state, size_t ndec
 	pg_job *j = NULL;
 
 	assert_int_equal(pg_store_get(&j, s, id), 0);
-	assert_string_equal(j->state, state);
+	assert_string_equal(pg_job_state_name(j->state), state);
 	assert_int_equal(j->ndecisions, ndecisions);
 	pg_job_free(j);
 }
@@ -227,7 +257,7 @@ static void test_claim_and_requeue(void **state)
 	assert_int_equal(pg_job_claim(&j, s, PG_JOB_QUEUED, PG_JOB_VERIFYING), 0);
 	assert_non_null(j);
 	assert_int_equal(j->id, 1);
-	assert_string_equal(j->state, "verifying");
+	assert_string_equal(pg_job_state_name(j->state), "verifying");
 	assert_int_equal(j->attempts, 1);
 	pg_job_free(j);
 	assert_int_equal(pg_job_claim(&j, s, PG_JOB_QUEUED, PG_JOB_VERIFYING), 0);
@@ -247,7 +277,7 @@ static void test_claim_and_requeue(void **state)
 	assert_int_equal(pg_job_requeue(&n, s), 0);
 	assert_int_equal(n, 2);
 	assert_int_equal(pg_store_get(&j, s, 2), 0);
-	assert_string_equal(j->state, "queued");
+	assert_string_equal(pg_job_state_name(j->state), "queued");
 	assert_string_equal(j->message, "interrupted: run again");
 	pg_job_free(j);
 	assert_int_equal(pg_job_claim(&j, s, PG_JOB_QUEUED, PG_JOB_VERIFYING), 0);
@@ -261,6 +291,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names_round_trip),
+		cmocka_unit_test(test_kinds_and_verdicts_round_trip),
 		cmocka_unit_test(test_final_and_running),
 		cmocka_unit_test(test_the_table),
 		cmocka_unit_test(test_a_move_is_a_compare_and_swap),

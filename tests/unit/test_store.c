@@ -77,7 +77,8 @@ static int add(pg_store *s, pg_buf *ids, const char *delivery, const char *diges
 }
 
 /* Move a job with only a message, as the store sees it (the table is job.c's). */
-static int set(pg_store *s, int64_t id, const char *from, const char *to, const char *message)
+static int set(pg_store *s, int64_t id, enum pg_job_state from, enum pg_job_state to,
+	       const char *message)
 {
 	pg_store_update u = PG_STORE_UPDATE_INIT;
 
@@ -166,7 +167,7 @@ static void test_replays_and_open_twins(void **state)
 		assert_true(id_at(&ids, 1) > first);
 	}
 	/* once the job is no longer open, the tag may be verified again */
-	assert_int_equal(set(s, first, "queued", "rejected", NULL), 0);
+	assert_int_equal(set(s, first, PG_JOB_QUEUED, PG_JOB_REJECTED, NULL), 0);
 	pg_buf_clear(&ids);
 	assert_int_equal(add_signed(s, &ids, &made, "d5", "body-1", "sig-5", &a, 1), 0);
 	assert_int_equal(made, 1);
@@ -216,12 +217,13 @@ static void test_reports_are_bounded(void **state)
 	assert_int_equal(add(s, &ids, "d1", "x", &one, 1), 0);
 	id = id_at(&ids, 0);
 	u.report = r;
-	assert_int_equal(pg_store_set_state(s, id, "queued", "rejected", &u), 0);
+	assert_int_equal(pg_store_set_state(s, id, PG_JOB_QUEUED, PG_JOB_REJECTED, &u), 0);
 	assert_int_equal(pg_store_get(&j, s, id), 0);
 	/* the pull's counts and verdict are the whole report's */
 	assert_int_equal(j->errors, 5000);
 	assert_int_equal(j->warnings, 5000);
-	assert_string_equal(j->verdict, "reject");
+	assert_true(j->has_verdict);
+	assert_string_equal(pg_job_verdict_name(j->verdict), "reject");
 	/* the stored JSON keeps 100 of each check and severity, and says what it left out */
 	assert_true(strlen(j->report) <= ((size_t)1 << 20));
 	assert_int_equal(pg_json_parse(&doc, j->report, strlen(j->report)), 0);
@@ -236,7 +238,7 @@ static void test_reports_are_bounded(void **state)
 	pg_job_free(j);
 	/* a tighter size: fewer findings, then none of their details */
 	pg_store_set_limits(s, 100, 65536);
-	assert_int_equal(pg_store_set_state(s, id, "rejected", "rejected", &u), 0);
+	assert_int_equal(pg_store_set_state(s, id, PG_JOB_REJECTED, PG_JOB_REJECTED, &u), 0);
 	assert_int_equal(pg_store_get(&j, s, id), 0);
 	assert_true(strlen(j->report) <= 65536);
 	assert_int_equal(pg_json_parse(&doc, j->report, strlen(j->report)), 0);
@@ -266,21 +268,21 @@ static void test_claim_and_report(void **state)
 	assert_int_equal(add(s, &ids, "d1", "x", jobs, 2), 0);
 
 	/* the oldest queued job first; a new run counts an attempt */
-	assert_int_equal(pg_store_oldest(&j, s, "queued"), 0);
+	assert_int_equal(pg_store_oldest(&j, s, PG_JOB_QUEUED), 0);
 	assert_non_null(j);
 	assert_string_equal(j->tag, "refs/tags/a");
 	u.new_run = true;
-	assert_int_equal(pg_store_set_state(s, j->id, "queued", "verifying", &u), 0);
+	assert_int_equal(pg_store_set_state(s, j->id, PG_JOB_QUEUED, PG_JOB_VERIFYING, &u), 0);
 	pg_job_free(j);
 	assert_int_equal(pg_store_get(&j, s, id_at(&ids, 0)), 0);
-	assert_string_equal(j->state, "verifying");
+	assert_string_equal(pg_job_state_name(j->state), "verifying");
 	assert_int_equal(j->attempts, 1);
 	pg_job_free(j);
-	assert_int_equal(pg_store_oldest(&j, s, "queued"), 0);
+	assert_int_equal(pg_store_oldest(&j, s, PG_JOB_QUEUED), 0);
 	assert_string_equal(j->tag, "refs/tags/b");
-	assert_int_equal(set(s, j->id, "queued", "verifying", NULL), 0);
+	assert_int_equal(set(s, j->id, PG_JOB_QUEUED, PG_JOB_VERIFYING, NULL), 0);
 	pg_job_free(j);
-	assert_int_equal(pg_store_oldest(&j, s, "queued"), 0);
+	assert_int_equal(pg_store_oldest(&j, s, PG_JOB_QUEUED), 0);
 	assert_null(j);
 
 	/* a report: verdict, counts, stages and findings */
@@ -298,10 +300,11 @@ static void test_claim_and_report(void **state)
 	u = (pg_store_update)PG_STORE_UPDATE_INIT;
 	u.report = r;
 	u.message = "rejected by verify";
-	assert_int_equal(pg_store_set_state(s, id_at(&ids, 0), "verifying", "rejected", &u), 0);
+	assert_int_equal(pg_store_set_state(s, id_at(&ids, 0), PG_JOB_VERIFYING, PG_JOB_REJECTED, &u), 0);
 	assert_int_equal(pg_store_get(&j, s, id_at(&ids, 0)), 0);
-	assert_string_equal(j->state, "rejected");
-	assert_string_equal(j->verdict, "reject");
+	assert_string_equal(pg_job_state_name(j->state), "rejected");
+	assert_true(j->has_verdict);
+	assert_string_equal(pg_job_verdict_name(j->verdict), "reject");
 	assert_int_equal(j->errors, 1);
 	assert_int_equal(j->commits, 39);
 	assert_int_equal(j->merges, 7);
@@ -313,13 +316,13 @@ static void test_claim_and_report(void **state)
 	assert_non_null(strstr(j->report, "\"range-size\""));
 	pg_job_free(j);
 	/* saving again replaces the rows, it does not add to them */
-	assert_int_equal(pg_store_set_state(s, id_at(&ids, 0), "rejected", "rejected", &u), 0);
+	assert_int_equal(pg_store_set_state(s, id_at(&ids, 0), PG_JOB_REJECTED, PG_JOB_REJECTED, &u), 0);
 	assert_int_equal(pg_store_get(&j, s, id_at(&ids, 0)), 0);
 	assert_int_equal(j->nstages, 1);
 	pg_job_free(j);
 
 	assert_int_equal(pg_store_get(&j, s, 9999), PG_ENOTFOUND);
-	assert_int_equal(pg_store_set_state(s, 9999, "verifying", "rejected", &u), PG_ENOTFOUND);
+	assert_int_equal(pg_store_set_state(s, 9999, PG_JOB_VERIFYING, PG_JOB_REJECTED, &u), PG_ENOTFOUND);
 
 	/* listing: newest first, filtered, paged */
 	assert_int_equal(pg_store_list(&l, s, NULL, 0, 10), 0);
@@ -327,7 +330,7 @@ static void test_claim_and_report(void **state)
 	assert_int_equal(l.total, 2);
 	assert_string_equal(l.items[0]->tag, "refs/tags/b");
 	pg_job_list_release(&l);
-	assert_int_equal(pg_store_list(&l, s, "rejected", 0, 10), 0);
+	assert_int_equal(pg_store_list(&l, s, &(const enum pg_job_state){ PG_JOB_REJECTED }, 0, 10), 0);
 	assert_int_equal(l.n, 1);
 	assert_string_equal(l.items[0]->tag, "refs/tags/a");
 	pg_job_list_release(&l);
@@ -358,14 +361,14 @@ static void test_decisions_and_states(void **state)
 	/* a change only from the state it expects (compare-and-swap), a decision with it */
 	u.user = "linus";
 	u.action = "approve";
-	assert_int_equal(pg_store_set_state(s, id, "waiting", "approved", &u), PG_ECONFLICT);
+	assert_int_equal(pg_store_set_state(s, id, PG_JOB_WAITING, PG_JOB_APPROVED, &u), PG_ECONFLICT);
 	assert_non_null(strstr(pg_error_last(), "is queued, not waiting"));
-	assert_int_equal(set(s, id, "queued", "waiting", "tested"), 0);
-	assert_int_equal(set(s, id, "queued", "waiting", NULL), PG_ECONFLICT);
+	assert_int_equal(set(s, id, PG_JOB_QUEUED, PG_JOB_WAITING, "tested"), 0);
+	assert_int_equal(set(s, id, PG_JOB_QUEUED, PG_JOB_WAITING, NULL), PG_ECONFLICT);
 	u.message = "ok";
-	assert_int_equal(pg_store_set_state(s, id, "waiting", "approved", &u), 0);
+	assert_int_equal(pg_store_set_state(s, id, PG_JOB_WAITING, PG_JOB_APPROVED, &u), 0);
 	assert_int_equal(pg_store_get(&j, s, id), 0);
-	assert_string_equal(j->state, "approved");
+	assert_string_equal(pg_job_state_name(j->state), "approved");
 	assert_string_equal(j->message, "ok");
 	assert_int_equal(j->ndecisions, 1);
 	assert_string_equal(j->decisions[0].user, "linus");
@@ -374,11 +377,11 @@ static void test_decisions_and_states(void **state)
 	assert_string_equal(j->decisions[0].note, "ok");
 	pg_job_free(j);
 	/* a failed change leaves nothing behind: no decision without its move */
-	assert_int_equal(pg_store_set_state(s, id, "waiting", "approved", &u), PG_ECONFLICT);
+	assert_int_equal(pg_store_set_state(s, id, PG_JOB_WAITING, PG_JOB_APPROVED, &u), PG_ECONFLICT);
 	assert_int_equal(pg_store_get(&j, s, id), 0);
 	assert_int_equal(j->ndecisions, 1);
 	pg_job_free(j);
-	assert_int_equal(set(s, 4242, "queued", "verifying", NULL), PG_ENOTFOUND);
+	assert_int_equal(set(s, 4242, PG_JOB_QUEUED, PG_JOB_VERIFYING, NULL), PG_ENOTFOUND);
 	pg_store_free(s);
 	pg_buf_release(&ids);
 }
@@ -406,8 +409,8 @@ static void test_requeue_after_a_crash(void **state)
 	assert_int_equal(add(s, &ids, "d1", "x", jobs, 3), 0);
 	assert_int_equal(pg_job_claim(&j, s, PG_JOB_QUEUED, PG_JOB_VERIFYING), 0);
 	pg_job_free(j);
-	assert_int_equal(set(s, id_at(&ids, 1), "queued", "building", NULL), 0);
-	assert_int_equal(set(s, id_at(&ids, 2), "queued", "approved", NULL), 0);
+	assert_int_equal(set(s, id_at(&ids, 1), PG_JOB_QUEUED, PG_JOB_BUILDING, NULL), 0);
+	assert_int_equal(set(s, id_at(&ids, 2), PG_JOB_QUEUED, PG_JOB_APPROVED, NULL), 0);
 	/* as after a crash: another connection, the first never closed, sees every commit */
 	assert_int_equal(pg_store_open(&again, path), 0);
 	assert_int_equal(pg_job_requeue(&n, again), 0);
@@ -423,8 +426,9 @@ static void test_requeue_after_a_crash(void **state)
 /* The counts the store keeps, each as count(*) of the table says it; how many pulls. */
 static int64_t assert_counts_are_the_table_s(pg_store *s)
 {
-	static const char *const states[] = { "queued", "verifying", "building", "approved",
-					      "rejected" };
+	static const enum pg_job_state states[] = { PG_JOB_QUEUED, PG_JOB_VERIFYING,
+						    PG_JOB_BUILDING, PG_JOB_APPROVED,
+						    PG_JOB_REJECTED };
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
 	pg_job_list l;
@@ -435,9 +439,9 @@ static int64_t assert_counts_are_the_table_s(pg_store *s)
 	for (i = 0; i < PG_ARRAY_SIZE(states); i++) {
 		assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*) FROM pulls WHERE state = ?",
 						    -1, &st, NULL), SQLITE_OK);
-		sqlite3_bind_text(st, 1, states[i], -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 1, pg_job_state_name(states[i]), -1, SQLITE_STATIC);
 		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-		assert_int_equal(pg_store_list(&l, s, states[i], 0, 1), 0);
+		assert_int_equal(pg_store_list(&l, s, &states[i], 0, 1), 0);
 		assert_int_equal(l.total, sqlite3_column_int64(st, 0));
 		all += sqlite3_column_int64(st, 0);
 		pg_job_list_release(&l);
@@ -464,13 +468,13 @@ static void test_counts_follow_every_move_and_the_upgrade(void **state)
 	assert_int_equal(pg_store_open(&s, path), 0);
 	assert_int_equal(add(s, &ids, "d1", "x", jobs, 4), 0);
 	assert_int_equal(assert_counts_are_the_table_s(s), 4);
-	assert_int_equal(set(s, id_at(&ids, 0), "queued", "verifying", NULL), 0);
-	assert_int_equal(set(s, id_at(&ids, 1), "queued", "rejected", NULL), 0);
-	assert_int_equal(set(s, id_at(&ids, 0), "verifying", "building", NULL), 0);
+	assert_int_equal(set(s, id_at(&ids, 0), PG_JOB_QUEUED, PG_JOB_VERIFYING, NULL), 0);
+	assert_int_equal(set(s, id_at(&ids, 1), PG_JOB_QUEUED, PG_JOB_REJECTED, NULL), 0);
+	assert_int_equal(set(s, id_at(&ids, 0), PG_JOB_VERIFYING, PG_JOB_BUILDING, NULL), 0);
 	/* a move to the same state changes no count */
-	assert_int_equal(set(s, id_at(&ids, 1), "rejected", "rejected", "again"), 0);
+	assert_int_equal(set(s, id_at(&ids, 1), PG_JOB_REJECTED, PG_JOB_REJECTED, "again"), 0);
 	/* a failed move (the pull is not in that state) changes none either */
-	assert_int_equal(set(s, id_at(&ids, 2), "verifying", "approved", NULL), PG_ECONFLICT);
+	assert_int_equal(set(s, id_at(&ids, 2), PG_JOB_VERIFYING, PG_JOB_APPROVED, NULL), PG_ECONFLICT);
 	pg_error_clear();
 	assert_int_equal(assert_counts_are_the_table_s(s), 4);
 	pg_store_free(s);
@@ -532,9 +536,9 @@ static void test_a_stand_in_s_run_is_marked_in_the_list_and_by_the_upgrade(void 
 	assert_int_equal(pg_report_add_stage(&st, r, "build"), 0);
 	assert_int_equal(pg_stage_set(st, PG_STAGE_PASSED, NULL, "3 objects compiled"), 0);
 	u.report = r;
-	assert_int_equal(pg_store_set_state(s, id_at(&ids, 0), "queued", "passed", &u), 0);
+	assert_int_equal(pg_store_set_state(s, id_at(&ids, 0), PG_JOB_QUEUED, PG_JOB_PASSED, &u), 0);
 	r->simulated = true;
-	assert_int_equal(pg_store_set_state(s, id_at(&ids, 1), "queued", "waiting", &u), 0);
+	assert_int_equal(pg_store_set_state(s, id_at(&ids, 1), PG_JOB_QUEUED, PG_JOB_WAITING, &u), 0);
 	assert_int_equal(pg_store_get(&j, s, id_at(&ids, 1)), 0);
 	assert_true(j->simulated);
 	pg_job_free(j);
@@ -554,6 +558,73 @@ static void test_a_stand_in_s_run_is_marked_in_the_list_and_by_the_upgrade(void 
 	assert_listed_simulated(s, true, false);
 	pg_store_free(s);
 	pg_report_free(r);
+	pg_buf_release(&ids);
+}
+
+/* Run sql on the store's file behind its back, as a damaged disk or a hand with sqlite3 would. */
+static void tamper(const char *sql)
+{
+	sqlite3 *db = NULL;
+
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+}
+
+/* Every read of pull id fails with PG_EINVALID naming the pull and column: none crashes or makes one up. */
+static void assert_damaged(int64_t id, const char *column)
+{
+	pg_store *s = NULL;
+	pg_job other, *j = &other; /* the failed read must set it NULL */
+	pg_job_list l;
+	char want[64];
+
+	snprintf(want, sizeof(want), "pull %lld: damaged %s column", (long long)id, column);
+	assert_int_equal(pg_store_open(&s, path), 0);
+	assert_int_equal(pg_store_get(&j, s, id), PG_EINVALID);
+	assert_null(j);
+	assert_non_null(strstr(pg_error_last(), want));
+	assert_int_equal(pg_store_list(&l, s, NULL, 0, 10), PG_EINVALID);
+	assert_non_null(strstr(pg_error_last(), want));
+	assert_int_equal(l.n, 0);
+	pg_error_clear();
+	pg_store_free(s);
+}
+
+static void test_a_damaged_row_is_an_error_not_a_default(void **state)
+{
+	static const struct {
+		const char *column, *damage, *repair;
+	} cases[] = {
+		{ "state", "UPDATE pulls SET state = 'Queued'", "UPDATE pulls SET state = 'queued'" },
+		{ "state", "UPDATE pulls SET state = ''", "UPDATE pulls SET state = 'queued'" },
+		{ "kind", "UPDATE pulls SET kind = 'pull'", "UPDATE pulls SET kind = 'push'" },
+		{ "verdict", "UPDATE pulls SET verdict = 'maybe'", "UPDATE pulls SET verdict = NULL" },
+	};
+	pg_store *s = NULL;
+	pg_buf ids = PG_BUF_INIT;
+	pg_job_spec one = job("refs/tags/a");
+	pg_job *j = NULL;
+	size_t i;
+
+	(void)state;
+	unlink(path);
+	assert_int_equal(pg_store_open(&s, path), 0);
+	assert_int_equal(add(s, &ids, "d1", "x", &one, 1), 0);
+	pg_store_free(s);
+	for (i = 0; i < PG_ARRAY_SIZE(cases); i++) {
+		tamper(cases[i].damage);
+		assert_damaged(id_at(&ids, 0), cases[i].column);
+		tamper(cases[i].repair);
+	}
+	/* repaired, the row reads again, as it was */
+	assert_int_equal(pg_store_open(&s, path), 0);
+	assert_int_equal(pg_store_get(&j, s, id_at(&ids, 0)), 0);
+	assert_int_equal(j->state, PG_JOB_QUEUED);
+	assert_int_equal(j->kind, PG_JOB_PUSH);
+	assert_false(j->has_verdict);
+	pg_job_free(j);
+	pg_store_free(s);
 	pg_buf_release(&ids);
 }
 
@@ -755,6 +826,7 @@ int main(void)
 		cmocka_unit_test(test_requeue_after_a_crash),
 		cmocka_unit_test(test_counts_follow_every_move_and_the_upgrade),
 		cmocka_unit_test(test_a_stand_in_s_run_is_marked_in_the_list_and_by_the_upgrade),
+		cmocka_unit_test(test_a_damaged_row_is_an_error_not_a_default),
 		cmocka_unit_test(test_the_worker_gives_way_to_hooks),
 		cmocka_unit_test(test_the_worker_waits_no_longer_than_its_limit),
 		cmocka_unit_test(test_the_worker_s_log_is_copied_after_its_turn),
