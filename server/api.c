@@ -15,6 +15,16 @@
 #define LOG_TAIL_MAX ((size_t)1 << 20)
 #define EVENT_WAIT_MS 10000
 
+/* An object id of a job in hex, or null when its row has none. */
+static void put_oid(pg_json_writer *w, const char *key, bool has, const pg_oid *id)
+{
+	char hex[PG_OID_HEXSZ + 1];
+
+	if (has)
+		pg_oid_tohex(hex, id);
+	pg_json_put_str(w, key, has ? hex : NULL);
+}
+
 /* The fields of a job that the list, the pull and a decision's answer share. */
 static void job_fields(pg_json_writer *w, const pg_job *j)
 {
@@ -36,9 +46,9 @@ static void job_fields(pg_json_writer *w, const pg_job *j)
 	pg_json_put_int(w, "commits", j->commits);
 	pg_json_put_int(w, "merges", j->merges);
 	pg_json_put_str(w, "message", j->message);
-	pg_json_put_str(w, "tag_object", j->tag_object);
-	pg_json_put_str(w, "merge_base", j->merge_base);
-	pg_json_put_str(w, "merge_commit", j->merge_commit);
+	put_oid(w, "tag_object", j->has_tag_object, &j->tag_object);
+	put_oid(w, "merge_base", j->has_merge, &j->merge_base);
+	put_oid(w, "merge_commit", j->has_merge, &j->merge_commit);
 	pg_json_put_int(w, "attempts", j->attempts);
 	pg_json_put_int(w, "created", j->created);
 	pg_json_put_int(w, "updated", j->updated);

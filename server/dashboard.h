@@ -23,6 +23,8 @@ void pg_dash_html(pg_buf *out, const char *fmt, ...) PG_PRINTF(2, 3);
 
 /* A commit id as its first 12 digits, the whole id in its title; nothing for NULL. */
 void pg_dash_short_id(pg_buf *out, const char *hex);
+/* The same of an object id; nothing when has is false. */
+void pg_dash_short_oid(pg_buf *out, bool has, const pg_oid *id);
 /* "refs/tags/NAME" as NAME (borrowed from tag). */
 const char *pg_dash_tag_name(const char *tag);
 /* Unix seconds as "YYYY-MM-DD HH:MM:SS UTC". */

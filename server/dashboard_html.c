@@ -46,6 +46,16 @@ void pg_dash_short_id(pg_buf *out, const char *hex)
 			      strspn(hex, "0123456789abcdef") >= 12 ? hex : "");
 }
 
+void pg_dash_short_oid(pg_buf *out, bool has, const pg_oid *id)
+{
+	char hex[PG_OID_HEXSZ + 1];
+
+	if (!has)
+		return;
+	pg_oid_tohex(hex, id);
+	pg_dash_short_id(out, hex);
+}
+
 const char *pg_dash_tag_name(const char *tag)
 {
 	return tag && !strncmp(tag, "refs/tags/", 10) ? tag + 10 : tag;

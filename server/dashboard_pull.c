@@ -68,14 +68,14 @@ static void merge_preview(pg_buf *out, const pg_server *srv, const pg_job *j, co
 	const pg_job_stage *m = stage_of(j, "merge");
 	pg_buf msg = PG_BUF_INIT;
 
-	if (!j->merge_commit && !m)
+	if (!j->has_merge && !m)
 		return;
 	pg_buf_puts(out, "<section id=\"merge\"><h2>Merge preview</h2>\n<dl class=\"facts\">");
-	if (j->merge_commit) {
+	if (j->has_merge) {
 		pg_buf_puts(out, "<dt>merge commit</dt><dd>");
-		pg_dash_short_id(out, j->merge_commit);
+		pg_dash_short_oid(out, true, &j->merge_commit);
 		pg_buf_puts(out, "</dd><dt>parents</dt><dd>");
-		pg_dash_short_id(out, j->merge_base);
+		pg_dash_short_oid(out, true, &j->merge_base);
 		pg_buf_puts(out, " (the integration branch when it was tested) and ");
 		pg_dash_short_id(out, pg_json_get_str(report, "tag_commit"));
 		pg_buf_puts(out, " (the tag's commit)</dd>");
@@ -147,9 +147,11 @@ static void attestation(pg_buf *out, const pg_server *srv, const pg_job *j)
 	pg_attest_result res;
 	pg_json *st = NULL;
 	const char *verdict;
+	char merge[PG_OID_HEXSZ + 1];
 
-	if (j->state != PG_JOB_APPROVED || !j->merge_commit)
+	if (j->state != PG_JOB_APPROVED || !j->has_merge)
 		return;
+	pg_oid_tohex(merge, &j->merge_commit);
 	pg_attest_result_init(&res);
 	pg_buf_puts(out, "<section id=\"attestation\"><h2>Attestation</h2>\n");
 	if (!key) {
@@ -165,7 +167,7 @@ static void attestation(pg_buf *out, const pg_server *srv, const pg_job *j)
 		pg_buf_puts(&ghome, home);
 	else
 		pg_buf_printf(&ghome, "%s/gnupg", srv->home);
-	if (pg_attest_verify(&res, tree.ptr, j->merge_commit, NULL, ghome.ptr, NULL) < 0) {
+	if (pg_attest_verify(&res, tree.ptr, merge, NULL, ghome.ptr, NULL) < 0) {
 		pg_dash_html(out, "<p class=\"attest attest-error\" id=\"attest-verdict\">not checked: "
 			     "%s</p>\n", pg_error_last());
 		pg_error_clear();
@@ -276,7 +278,7 @@ int pg_page_pull(pg_req *rq, pg_resp *rs)
 		     j->has_verdict ? pg_job_verdict_name(j->verdict) : "not yet");
 	pg_buf_printf(out, " (%d errors, %d warnings)</dd><dt>commits</dt><dd>%d (%d merges)</dd>"
 		      "<dt>tag object</dt><dd>", j->errors, j->warnings, j->commits, j->merges);
-	pg_dash_short_id(out, j->tag_object);
+	pg_dash_short_oid(out, j->has_tag_object, &j->tag_object);
 	pg_buf_printf(out, "</dd><dt>report</dt><dd><a href=\"/api/pulls/%lld\">JSON</a></dd></dl>\n",
 		      (long long)j->id);
 	if (report)

@@ -17,11 +17,11 @@
  * (the HTTP threads and the worker) each open their own pg_store on the
  * same file: WAL lets them read at once, and writes take turns.  A pull's
  * state, kind and verdict are stored as their names (server/job_types.h)
- * and a pg_job holds them typed: the store converts them both ways, and a
- * stored value that does not convert (a damaged row) is an error of the
- * read (PG_EINVALID naming the pull and the column), never a default.
- * What the states mean and which moves between them are allowed is
- * server/job.h's.
+ * and its object ids as hex, and a pg_job holds them typed: the store
+ * converts them both ways, and a stored value that does not convert (a
+ * damaged row) is an error of the read (PG_EINVALID naming the pull and
+ * the column), never a default.  What the states mean and which moves
+ * between them are allowed is server/job.h's.
  */
 #define PG_STORE_SCHEMA_VERSION 4
 
@@ -98,6 +98,12 @@ typedef struct pg_job_decision {
 	char *note;
 } pg_job_decision;
 
+/*
+ * A job as its row holds it.  An object id that may be absent comes with
+ * a flag saying whether it is there, as a finding's do (pg_finding), not
+ * as a zero id meaning none: a zero id is a value the row could hold, and
+ * it reads back as it was stored.
+ */
 typedef struct pg_job {
 	int64_t id;
 	char *delivery;
@@ -105,7 +111,8 @@ typedef struct pg_job {
 	char *repo;
 	char *repo_name;
 	char *tag;
-	char *expect;
+	bool has_expect;     /* a push record named the tag object: expect */
+	pg_oid expect;
 	char *sender;
 	char *mail;
 	size_t mail_len;
@@ -115,11 +122,12 @@ typedef struct pg_job {
 	int errors, warnings, commits, merges;
 	char *message;       /* one line: an error, or what happened last */
 	char *report;        /* the JSON report as pg_report_format_json wrote it, or NULL */
-	char *tag_object;
+	bool has_tag_object; /* with a report: tag_object, the tag object verified */
+	pg_oid tag_object;
 	int64_t tag_time;
 	int tag_offset;
-	char *merge_base;
-	char *merge_commit;
+	bool has_merge;      /* a run recorded its merge: made on merge_base, merge_commit */
+	pg_oid merge_base, merge_commit;
 	int attempts;
 	int64_t created, updated;
 	bool simulated;      /* its report says stand-in scripts built or booted it */

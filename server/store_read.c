@@ -36,14 +36,10 @@ void pg_job_free(pg_job *j)
 	free(j->repo);
 	free(j->repo_name);
 	free(j->tag);
-	free(j->expect);
 	free(j->sender);
 	free(j->mail);
 	free(j->message);
 	free(j->report);
-	free(j->tag_object);
-	free(j->merge_base);
-	free(j->merge_commit);
 	for (i = 0; i < j->nstages; i++) {
 		free(j->stages[i].name);
 		free(j->stages[i].status);
@@ -67,10 +63,27 @@ static int damaged(int64_t id, const char *column)
 			     column);
 }
 
-/* The typed columns of a job, each from its name: a name that is none is a damaged row. */
-static int read_names(pg_job *j, sqlite3_stmt *st)
+/* Column i of j's row, an object id in hex or NULL (*has false); anything else is damage. */
+static int col_oid(pg_oid *out, bool *has, sqlite3_stmt *st, int i, const pg_job *j,
+		   const char *column)
+{
+	const char *hex = (const char *)sqlite3_column_text(st, i);
+
+	*has = hex != NULL;
+	if (hex && pg_oid_fromhex(out, hex, (size_t)sqlite3_column_bytes(st, i)) < 0)
+		return damaged(j->id, column);
+	return 0;
+}
+
+/*
+ * The typed columns of a job, each from its name or its hex: a value that
+ * is none is a damaged row, and so is a merge recorded half.
+ */
+static int read_typed(pg_job *j, sqlite3_stmt *st)
 {
 	const char *verdict = (const char *)sqlite3_column_text(st, 10);
+	bool base, merge;
+	int err;
 
 	if (pg_job_kind_from_name(&j->kind, (const char *)sqlite3_column_text(st, 2)) < 0)
 		return damaged(j->id, "kind");
@@ -79,6 +92,16 @@ static int read_names(pg_job *j, sqlite3_stmt *st)
 	j->has_verdict = verdict != NULL;
 	if (verdict && pg_job_verdict_from_name(&j->verdict, verdict) < 0)
 		return damaged(j->id, "verdict");
+	if ((err = col_oid(&j->expect, &j->has_expect, st, 6, j, "expect")) < 0 ||
+	    (err = col_oid(&j->tag_object, &j->has_tag_object, st, 17, j, "tag_object")) < 0 ||
+	    (err = col_oid(&j->merge_base, &base, st, 20, j, "merge_base")) < 0 ||
+	    (err = col_oid(&j->merge_commit, &merge, st, 21, j, "merge_commit")) < 0)
+		return err;
+	if (base != merge)
+		return pg_error_set(PG_EINVALID, "store: pull %lld: damaged %s column: empty, and "
+				    "%s is not", (long long)j->id, base ? "merge_commit" : "merge_base",
+				    base ? "merge_base" : "merge_commit");
+	j->has_merge = base;
 	return 0;
 }
 
@@ -97,7 +120,6 @@ static int read_job(pg_job **out, sqlite3_stmt *st, bool with_blobs)
 	j->repo = col_dup(st, 3, &ok);
 	j->repo_name = col_dup(st, 4, &ok);
 	j->tag = col_dup(st, 5, &ok);
-	j->expect = col_dup(st, 6, &ok);
 	j->sender = col_dup(st, 7, &ok);
 	if (with_blobs && sqlite3_column_type(st, 8) != SQLITE_NULL) {
 		const void *b = sqlite3_column_blob(st, 8);
@@ -118,16 +140,13 @@ static int read_job(pg_job **out, sqlite3_stmt *st, bool with_blobs)
 	j->message = col_dup(st, 15, &ok);
 	if (with_blobs)
 		j->report = col_dup(st, 16, &ok);
-	j->tag_object = col_dup(st, 17, &ok);
 	j->tag_time = sqlite3_column_int64(st, 18);
 	j->tag_offset = sqlite3_column_int(st, 19);
-	j->merge_base = col_dup(st, 20, &ok);
-	j->merge_commit = col_dup(st, 21, &ok);
 	j->attempts = sqlite3_column_int(st, 22);
 	j->created = sqlite3_column_int64(st, 23);
 	j->updated = sqlite3_column_int64(st, 24);
 	j->simulated = sqlite3_column_int(st, 25) != 0;
-	err = ok ? read_names(j, st) : pg_error_oom();
+	err = ok ? read_typed(j, st) : pg_error_oom();
 	if (err < 0) {
 		pg_job_free(j);
 		return err;

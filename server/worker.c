@@ -137,15 +137,14 @@ static void ended_in_error(slot *s, int err)
 /* The push record said which tag object it pushed: the verified tag must be it. */
 static bool tag_matches(const pg_job *j, const pg_report *r, char *msg, size_t cap)
 {
-	char hex[PG_OID_HEXSZ + 1];
+	char hex[PG_OID_HEXSZ + 1], expect[PG_OID_HEXSZ + 1];
 
-	if (!j->expect)
+	if (!j->has_expect || !pg_oid_cmp(&r->tag_object, &j->expect))
 		return true;
 	pg_oid_tohex(hex, &r->tag_object);
-	if (!strcasecmp(hex, j->expect))
-		return true;
+	pg_oid_tohex(expect, &j->expect);
 	snprintf(msg, cap, "%s is %.12s, not the %.12s the push record names", j->tag, hex,
-		 j->expect);
+		 expect);
 	return false;
 }
 
@@ -207,7 +206,7 @@ static int run_gate(slot *s, pg_report **out, const pg_job *j, unsigned stages, 
 	pg_fetch_limits fl;
 	pg_gate_opts go;
 	pg_buf url = PG_BUF_INIT;
-	char run_name[32];
+	char run_name[32], expect[PG_OID_HEXSZ + 1];
 	int err;
 
 	*out = NULL;
@@ -230,8 +229,10 @@ static int run_gate(slot *s, pg_report **out, const pg_job *j, unsigned stages, 
 	s->branch_moved = false;
 	go.branch_moved = &s->branch_moved;
 	/* nothing but the tag object the push record named is merged, let alone approved */
-	if (stages)
-		go.expect_tag = j->expect;
+	if (stages && j->has_expect) {
+		pg_oid_tohex(expect, &j->expect);
+		go.expect_tag = expect;
+	}
 	/* a fetch that hangs is stopped by the policy's deadline, or by a cancel or a shutdown */
 	fl.timeout_s = s->o.policy->fetch_timeout_seconds;
 	fl.cancel = &s->cancel;
@@ -519,13 +520,6 @@ int pg_worker_reject(pg_worker *w, int64_t id, const char *user)
 	return err;
 }
 
-static int oid_of(pg_oid *out, const char *hex)
-{
-	if (!hex)
-		return pg_error_set(PG_EINVALID, "no tested merge is recorded");
-	return pg_oid_fromhex(out, hex, strlen(hex));
-}
-
 /*
  * What the gate's run recorded and an approval rests on, from the stored
  * report: the tag object verified, the trusted signer, the run's log
@@ -538,11 +532,11 @@ static int recorded(pg_report *r, const pg_worker *w, const pg_job *j)
 	size_t n = strlen(w->o.home);
 	int err;
 
-	if (!j->report || !j->tag_object)
+	if (!j->report || !j->has_tag_object)
 		return pg_error_set(PG_EINVALID, "pull %lld has no recorded report to approve",
 				    (long long)j->id);
-	if ((err = pg_oid_fromhex(&r->tag_object, j->tag_object, strlen(j->tag_object))) < 0 ||
-	    (err = pg_json_parse(&report, j->report, strlen(j->report))) < 0)
+	r->tag_object = j->tag_object;
+	if ((err = pg_json_parse(&report, j->report, strlen(j->report))) < 0)
 		return err;
 	signer = pg_json_get_str(report, "tag_signer");
 	dir = pg_json_get_str(report, "run_dir");
@@ -566,7 +560,7 @@ int pg_worker_approve(pg_worker *w, int64_t id, const char *user)
 	pg_worker_opts o;
 	pg_pull_spec spec;
 	pg_gate_opts go;
-	char run_name[32];
+	char run_name[32], expect[PG_OID_HEXSZ + 1], merge[PG_OID_HEXSZ + 1];
 	int err;
 
 	/*
@@ -594,13 +588,20 @@ int pg_worker_approve(pg_worker *w, int64_t id, const char *user)
 	}
 	r->tag_time = j->tag_time;
 	r->tag_offset = j->tag_offset;
+	if (!j->has_merge) {
+		err = pg_error_set(PG_EINVALID, "no tested merge is recorded");
+		goto done;
+	}
 	r->has_merge = true;
-	if ((err = oid_of(&r->merge_base, j->merge_base)) < 0 ||
-	    (err = oid_of(&r->merge_commit, j->merge_commit)) < 0 ||
-	    (err = recorded(r, w, j)) < 0 || (err = pull_spec(&spec, &url, &o, j)) < 0)
+	r->merge_base = j->merge_base;
+	r->merge_commit = j->merge_commit;
+	if ((err = recorded(r, w, j)) < 0 || (err = pull_spec(&spec, &url, &o, j)) < 0)
 		goto done;
 	gate_opts(&go, run_name, sizeof(run_name), &o, j->id);
-	go.expect_tag = j->expect;
+	if (j->has_expect) {
+		pg_oid_tohex(expect, &j->expect);
+		go.expect_tag = expect;
+	}
 	err = pg_gate_approve(r, &spec, &go, &notice);
 	if (err == PG_ECONFLICT) {
 		/* the branch or the tag moved since the test: nothing moved; test it anew */
@@ -616,8 +617,9 @@ int pg_worker_approve(pg_worker *w, int64_t id, const char *user)
 	}
 	if (err < 0)
 		goto done;
+	pg_oid_tohex(merge, &j->merge_commit);
 	if ((err = pg_buf_printf(&note, "approved by %s: %s moved to %.12s; attestation %s", user,
-				 o.branch ? o.branch : "master", j->merge_commit,
+				 o.branch ? o.branch : "master", merge,
 				 r->attestation ? r->attestation : "none")) < 0)
 		goto done;
 	u.message = note.ptr;

@@ -33,6 +33,9 @@ static int teardown(void **state)
 	return pg_remove_tree(dir);
 }
 
+/* The tag object the push records of these tests name. */
+#define ID1 "0123456789012345678901234567890123456789"
+
 static pg_job_spec job(const char *tag)
 {
 	pg_job_spec j;
@@ -42,7 +45,7 @@ static pg_job_spec job(const char *tag)
 	j.repo = "/srv/kees.git";
 	j.repo_name = "pub/scm/linux/kernel/git/kees/linux";
 	j.tag = tag;
-	j.expect = "0123456789012345678901234567890123456789";
+	j.expect = ID1;
 	j.sender = "kees";
 	return j;
 }
@@ -84,6 +87,15 @@ static int set(pg_store *s, int64_t id, enum pg_job_state from, enum pg_job_stat
 
 	u.message = message;
 	return pg_store_set_state(s, id, from, to, &u);
+}
+
+/* An object id in hex, in a buffer the next call writes again. */
+static const char *hex_of(const pg_oid *id)
+{
+	static char hex[PG_OID_HEXSZ + 1];
+
+	pg_oid_tohex(hex, id);
+	return hex;
 }
 
 static int64_t id_at(const pg_buf *ids, size_t i)
@@ -309,7 +321,8 @@ static void test_claim_and_report(void **state)
 	assert_int_equal(j->commits, 39);
 	assert_int_equal(j->merges, 7);
 	assert_int_equal(j->tag_time, 1748700000);
-	assert_string_equal(j->merge_commit, "abababababababababababababababababababab");
+	assert_true(j->has_merge);
+	assert_string_equal(hex_of(&j->merge_commit), "abababababababababababababababababababab");
 	assert_int_equal(j->nstages, 1);
 	assert_string_equal(j->stages[0].name, "verify");
 	assert_string_equal(j->stages[0].status, "failed");
@@ -600,6 +613,19 @@ static void test_a_damaged_row_is_an_error_not_a_default(void **state)
 		{ "state", "UPDATE pulls SET state = ''", "UPDATE pulls SET state = 'queued'" },
 		{ "kind", "UPDATE pulls SET kind = 'pull'", "UPDATE pulls SET kind = 'push'" },
 		{ "verdict", "UPDATE pulls SET verdict = 'maybe'", "UPDATE pulls SET verdict = NULL" },
+		{ "expect", "UPDATE pulls SET expect = 'refs/tags/a'",
+		  "UPDATE pulls SET expect = '" ID1 "'" },
+		{ "expect", "UPDATE pulls SET expect = substr(expect, 2)",
+		  "UPDATE pulls SET expect = '" ID1 "'" },
+		{ "tag_object", "UPDATE pulls SET tag_object = '" ID1 "' || '0'",
+		  "UPDATE pulls SET tag_object = NULL" },
+		{ "merge_base", "UPDATE pulls SET merge_base = replace('" ID1 "', '9', 'g'),"
+		  " merge_commit = '" ID1 "'", "UPDATE pulls SET merge_base = NULL, merge_commit = NULL" },
+		/* half a merge: the row says there was one, and not which */
+		{ "merge_commit", "UPDATE pulls SET merge_base = '" ID1 "'",
+		  "UPDATE pulls SET merge_base = NULL" },
+		{ "merge_base", "UPDATE pulls SET merge_commit = '" ID1 "'",
+		  "UPDATE pulls SET merge_commit = NULL" },
 	};
 	pg_store *s = NULL;
 	pg_buf ids = PG_BUF_INIT;
@@ -623,6 +649,10 @@ static void test_a_damaged_row_is_an_error_not_a_default(void **state)
 	assert_int_equal(j->state, PG_JOB_QUEUED);
 	assert_int_equal(j->kind, PG_JOB_PUSH);
 	assert_false(j->has_verdict);
+	assert_true(j->has_expect);
+	assert_string_equal(hex_of(&j->expect), ID1);
+	assert_false(j->has_tag_object);
+	assert_false(j->has_merge);
 	pg_job_free(j);
 	pg_store_free(s);
 	pg_buf_release(&ids);
