@@ -391,24 +391,6 @@ done:
 }
 
 /*
- * The tag that was verified must be the one the caller was told of (a push
- * record's id): a tag pushed again since is not what was announced, and
- * nothing of it may be merged.
- */
-static int same_tag(const pg_report *r, const pg_gate_opts *o)
-{
-	char hex[PG_OID_HEXSZ + 1];
-
-	if (!o->expect_tag)
-		return 0;
-	pg_oid_tohex(hex, &r->tag_object);
-	if (!strcasecmp(hex, o->expect_tag))
-		return 0;
-	return pg_error_set(PG_ECONFLICT, "%s is %.12s, not the %.12s the push record names: "
-			    "nothing was merged", r->tag, hex, o->expect_tag);
-}
-
-/*
  * The gate's own rule, whatever the policy says: only a tag whose
  * signature verified good, by a signer the policy trusts for this
  * repository and tag, with nothing else wrong with it, is merged.  A
@@ -487,8 +469,10 @@ int pg_gate_run(pg_report **out, const pg_pull_spec *spec, const pg_policy *poli
 		err = PG_ENOMEM;
 		goto done;
 	}
+	/* a tag pushed again since the push record named it is not what was announced */
 	if (pg_report_verdict(g.report) == PG_VERDICT_ACCEPT && (o->stages & PG_GATE_ALL) &&
-	    ((err = same_tag(g.report, o)) < 0 || (err = trusted_tag(g.report)) < 0))
+	    ((err = pg_gate_expected_tag(g.report, o->expect_tag, "nothing was merged")) < 0 ||
+	     (err = trusted_tag(g.report)) < 0))
 		goto done;
 	if (pg_report_verdict(g.report) != PG_VERDICT_ACCEPT)
 		err = pg_stage_set(st, PG_STAGE_FAILED, NULL, "%zu error%s",

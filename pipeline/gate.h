@@ -35,8 +35,8 @@ typedef struct pg_gate_opts {
 					The verify stage reports through spec->progress. */
 	void *ctx;
 	volatile sig_atomic_t *cancel;
-	const char *expect_tag;      /* the tag object's id (hex) a push record named:
-					anything else is not merged; NULL: none */
+	const pg_oid *expect_tag;    /* the tag object a push record named: anything else
+					is not merged (pg_gate_expected_tag); NULL: none */
 	const char *attest_key;      /* the key that signs the attestation of an approved
 					merge (fingerprint); NULL: the policy's, if any */
 	const char *attest_gnupg_home; /* its GNUPGHOME; NULL: home/gnupg */
@@ -100,6 +100,15 @@ bool pg_gate_stages_valid(unsigned stages);
  */
 int pg_gate_approve(pg_report *r, const pg_pull_spec *spec, const pg_gate_opts *o,
 		    pg_buf *notice);
+
+/*
+ * The one comparison of the tag object verified (r->tag_object) with the
+ * one a push record named (*expect; NULL: none was named, and any is
+ * right): 0, or PG_ECONFLICT with "TAG is ID, not the ID the push record
+ * names", and ": " then after it when then is given (what did not happen
+ * for it).
+ */
+int pg_gate_expected_tag(const pg_report *r, const pg_oid *expect, const char *then);
 
 /*
  * Clean up after the gate runs in home that died (SIGKILL, a crash, power

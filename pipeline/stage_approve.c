@@ -37,6 +37,18 @@ done:
 	return err;
 }
 
+int pg_gate_expected_tag(const pg_report *r, const pg_oid *expect, const char *then)
+{
+	char hex[PG_OID_HEXSZ + 1], want[PG_OID_HEXSZ + 1];
+
+	if (!expect || !pg_oid_cmp(&r->tag_object, expect))
+		return 0;
+	pg_oid_tohex(hex, &r->tag_object);
+	pg_oid_tohex(want, expect);
+	return pg_error_set(PG_ECONFLICT, "%s is %.12s, not the %.12s the push record names%s%s",
+			    r->tag, hex, want, then ? ": " : "", then ? then : "");
+}
+
 /*
  * The evidence approval rests on, checked again at the last moment: the
  * tag's signature verified good by a trusted signer (the gate's rule,
@@ -44,18 +56,15 @@ done:
  * still the object that was verified (and that a push record named).
  */
 static int still_verified(pg_tree *tree, const pg_report *r, const char *location,
-			  const char *expect)
+			  const pg_oid *expect)
 {
-	char hex[PG_OID_HEXSZ + 1];
 	int err;
 
 	if (!r->tag_signer)
 		return pg_error_set(PG_EINVALID, "'%s' has no signature verified good by a trusted "
 				    "signer: it cannot be approved", r->tag);
-	pg_oid_tohex(hex, &r->tag_object);
-	if (expect && strcasecmp(hex, expect))
-		return pg_error_set(PG_ECONFLICT, "%s is %.12s, not the %.12s the push record "
-				    "names: nothing was changed", r->tag, hex, expect);
+	if ((err = pg_gate_expected_tag(r, expect, "nothing was changed")) < 0)
+		return err;
 	if ((err = pg_tree_fetch_tag(tree, location, r->tag, &r->tag_object)) == PG_ECONFLICT)
 		return pg_error_wrap(err, "nothing was changed");
 	return err;

@@ -137,14 +137,10 @@ static void ended_in_error(slot *s, int err)
 /* The push record said which tag object it pushed: the verified tag must be it. */
 static bool tag_matches(const pg_job *j, const pg_report *r, char *msg, size_t cap)
 {
-	char hex[PG_OID_HEXSZ + 1], expect[PG_OID_HEXSZ + 1];
-
-	if (!j->has_expect || !pg_oid_cmp(&r->tag_object, &j->expect))
+	if (pg_gate_expected_tag(r, j->has_expect ? &j->expect : NULL, NULL) == 0)
 		return true;
-	pg_oid_tohex(hex, &r->tag_object);
-	pg_oid_tohex(expect, &j->expect);
-	snprintf(msg, cap, "%s is %.12s, not the %.12s the push record names", j->tag, hex,
-		 expect);
+	snprintf(msg, cap, "%s", pg_error_last());
+	pg_error_clear();
 	return false;
 }
 
@@ -206,7 +202,7 @@ static int run_gate(slot *s, pg_report **out, const pg_job *j, unsigned stages, 
 	pg_fetch_limits fl;
 	pg_gate_opts go;
 	pg_buf url = PG_BUF_INIT;
-	char run_name[32], expect[PG_OID_HEXSZ + 1];
+	char run_name[32];
 	int err;
 
 	*out = NULL;
@@ -229,10 +225,8 @@ static int run_gate(slot *s, pg_report **out, const pg_job *j, unsigned stages, 
 	s->branch_moved = false;
 	go.branch_moved = &s->branch_moved;
 	/* nothing but the tag object the push record named is merged, let alone approved */
-	if (stages && j->has_expect) {
-		pg_oid_tohex(expect, &j->expect);
-		go.expect_tag = expect;
-	}
+	if (stages && j->has_expect)
+		go.expect_tag = &j->expect;
 	/* a fetch that hangs is stopped by the policy's deadline, or by a cancel or a shutdown */
 	fl.timeout_s = s->o.policy->fetch_timeout_seconds;
 	fl.cancel = &s->cancel;
@@ -560,7 +554,7 @@ int pg_worker_approve(pg_worker *w, int64_t id, const char *user)
 	pg_worker_opts o;
 	pg_pull_spec spec;
 	pg_gate_opts go;
-	char run_name[32], expect[PG_OID_HEXSZ + 1], merge[PG_OID_HEXSZ + 1];
+	char run_name[32], merge[PG_OID_HEXSZ + 1];
 	int err;
 
 	/*
@@ -598,10 +592,8 @@ int pg_worker_approve(pg_worker *w, int64_t id, const char *user)
 	if ((err = recorded(r, w, j)) < 0 || (err = pull_spec(&spec, &url, &o, j)) < 0)
 		goto done;
 	gate_opts(&go, run_name, sizeof(run_name), &o, j->id);
-	if (j->has_expect) {
-		pg_oid_tohex(expect, &j->expect);
-		go.expect_tag = expect;
-	}
+	if (j->has_expect)
+		go.expect_tag = &j->expect;
 	err = pg_gate_approve(r, &spec, &go, &notice);
 	if (err == PG_ECONFLICT) {
 		/* the branch or the tag moved since the test: nothing moved; test it anew */

@@ -1,4 +1,4 @@
-/* test_gate.c - unit tests for the gate's pull keys, stage sets, run directories and build worktrees. */
+/* test_gate.c - unit tests for the gate's pull keys, stage sets, the expected tag, run directories and build worktrees. */
 #include "tests/unit/unit.h"
 
 #include "common/buf.h"
@@ -84,6 +84,33 @@ static void test_stage_sets(void **state)
 	assert_false(pg_gate_stages_valid(PG_GATE_BOOT));
 	assert_false(pg_gate_stages_valid(PG_GATE_BUILD | PG_GATE_BOOT | PG_GATE_APPROVE));
 	assert_false(pg_gate_stages_valid(PG_GATE_ALL + 1));
+}
+
+static void test_the_tag_a_push_record_named(void **state)
+{
+	pg_report *r = NULL;
+	pg_oid named;
+
+	(void)state;
+	assert_int_equal(pg_report_new(&r), 0);
+	r->tag = strdup("refs/tags/v1");
+	memset(r->tag_object.id, 0xab, sizeof(r->tag_object.id));
+	named = r->tag_object;
+	/* none named: any tag object is right; the one named is */
+	assert_int_equal(pg_gate_expected_tag(r, NULL, "nothing was merged"), 0);
+	assert_int_equal(pg_gate_expected_tag(r, &named, "nothing was merged"), 0);
+	/* another is not, by its whole id, not its first digits */
+	named.id[PG_OID_RAWSZ - 1] = 0xac;
+	assert_int_equal(pg_gate_expected_tag(r, &named, NULL), PG_ECONFLICT);
+	named.id[0] = 0x12;
+	assert_int_equal(pg_gate_expected_tag(r, &named, NULL), PG_ECONFLICT);
+	assert_string_equal(pg_error_last(), "refs/tags/v1 is abababababab, not the 12abababab"
+			    "ab the push record names");
+	assert_int_equal(pg_gate_expected_tag(r, &named, "nothing was changed"), PG_ECONFLICT);
+	assert_string_equal(pg_error_last(), "refs/tags/v1 is abababababab, not the 12abababab"
+			    "ab the push record names: nothing was changed");
+	pg_error_clear();
+	pg_report_free(r);
 }
 
 static void test_run_dirs_are_fresh(void **state)
@@ -324,6 +351,7 @@ int main(void)
 		cmocka_unit_test(test_plain_tags_keep_their_name),
 		cmocka_unit_test(test_changed_names_do_not_collide),
 		cmocka_unit_test(test_stage_sets),
+		cmocka_unit_test(test_the_tag_a_push_record_named),
 		cmocka_unit_test(test_run_dirs_are_fresh),
 		cmocka_unit_test(test_recover_without_journal),
 		cmocka_unit_test(test_build_worktrees),
