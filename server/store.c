@@ -38,7 +38,10 @@ static const char schema_v1[] =
  * pull's dedupe key, to know an open twin; and which pulls each delivery
  * names (made or found open), filled from the pulls each one made.  3: the
  * number of pulls in each state.  4: whether a pull's report is of a
- * stand-in's run, for the list, which never reads the reports.
+ * stand-in's run, for the list, which never reads the reports.  5: the
+ * trusted signer of a pull's tag and its run's log directory, which an
+ * approval rests on, filled from the reports (an approval parsed the
+ * report for them).
  */
 static const char *const upgrades[] = {
 	[2] = "ALTER TABLE deliveries ADD COLUMN signature TEXT;"
@@ -78,6 +81,14 @@ static const char *const upgrades[] = {
 	[4] = "ALTER TABLE pulls ADD COLUMN simulated INTEGER NOT NULL DEFAULT 0;"
 	      "UPDATE pulls SET simulated = 1"
 	      "  WHERE json_valid(report) AND json_extract(report, '$.simulated') = 1;",
+	[5] = "ALTER TABLE pulls ADD COLUMN tag_signer TEXT;"
+	      "ALTER TABLE pulls ADD COLUMN run_dir TEXT;"
+	      "UPDATE pulls SET"
+	      "  tag_signer = CASE json_type(report, '$.tag_signer')"
+	      "    WHEN 'text' THEN json_extract(report, '$.tag_signer') END,"
+	      "  run_dir = CASE json_type(report, '$.run_dir')"
+	      "    WHEN 'text' THEN json_extract(report, '$.run_dir') END"
+	      "  WHERE json_valid(report);",
 };
 
 static int upgrade(pg_store *s, const char *path)

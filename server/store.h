@@ -23,7 +23,7 @@
  * the column), never a default.  What the states mean and which moves
  * between them are allowed is server/job.h's.
  */
-#define PG_STORE_SCHEMA_VERSION 4
+#define PG_STORE_SCHEMA_VERSION 5
 
 typedef struct pg_store pg_store;
 
@@ -128,6 +128,8 @@ typedef struct pg_job {
 	int tag_offset;
 	bool has_merge;      /* a run recorded its merge: made on merge_base, merge_commit */
 	pg_oid merge_base, merge_commit;
+	char *tag_signer;    /* with a report: the trusted signer that verified the tag, or NULL */
+	char *run_dir;       /* with a report: its run's log directory, or NULL */
 	int attempts;
 	int64_t created, updated;
 	bool simulated;      /* its report says stand-in scripts built or booted it */
@@ -177,8 +179,9 @@ int pg_store_oldest(pg_job **out, pg_store *s, enum pg_job_state state);
 typedef struct pg_store_update {
 	const char *message;       /* the job's one-line last word; NULL clears it */
 	const pg_report *report;   /* stored with it: the JSON, the verdict and counts, the
-				      tag and merge ids, the stages and the findings
-				      (replacing those of an earlier run) */
+				      tag and merge ids, the signer and the run's log
+				      directory, the stages and the findings (replacing
+				      those of an earlier run) */
 	const char *user;          /* with action: a decision recorded with it, whose */
 	const char *action;        /* note is the message ("approve", "reject", "cancel") */
 	bool new_run;              /* a run starts: attempts + 1 */

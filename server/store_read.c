@@ -10,7 +10,8 @@
 #define JOB_COLUMNS(mail, report) \
 	"SELECT id, delivery, kind, repo, repo_name, tag, expect, sender, " mail ", state," \
 	" verdict, errors, warnings, commits, merges, message, " report ", tag_object, tag_time," \
-	" tag_offset, merge_base, merge_commit, attempts, created, updated, simulated FROM pulls "
+	" tag_offset, merge_base, merge_commit, attempts, created, updated, simulated, tag_signer," \
+	" run_dir FROM pulls "
 #define JOB_SELECT JOB_COLUMNS("mail", "report")
 #define JOB_LISTED JOB_COLUMNS("NULL", "NULL")
 
@@ -40,6 +41,8 @@ void pg_job_free(pg_job *j)
 	free(j->mail);
 	free(j->message);
 	free(j->report);
+	free(j->tag_signer);
+	free(j->run_dir);
 	for (i = 0; i < j->nstages; i++) {
 		free(j->stages[i].name);
 		free(j->stages[i].status);
@@ -146,6 +149,8 @@ static int read_job(pg_job **out, sqlite3_stmt *st, bool with_blobs)
 	j->created = sqlite3_column_int64(st, 23);
 	j->updated = sqlite3_column_int64(st, 24);
 	j->simulated = sqlite3_column_int(st, 25) != 0;
+	j->tag_signer = col_dup(st, 26, &ok);
+	j->run_dir = col_dup(st, 27, &ok);
 	err = ok ? read_typed(j, st) : pg_error_oom();
 	if (err < 0) {
 		pg_job_free(j);

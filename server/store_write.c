@@ -335,8 +335,8 @@ static int save_report(pg_store *s, int64_t id, const pg_report *r, const pg_rep
 	pg_oid_tohex(merge, &r->merge_commit);
 	if ((err = prepare(s, &st, "UPDATE pulls SET verdict = ?, errors = ?, warnings = ?,"
 			   " commits = ?, merges = ?, report = ?, tag_object = ?, tag_time = ?,"
-			   " tag_offset = ?, merge_base = ?, merge_commit = ?, simulated = ?"
-			   " WHERE id = ?")) < 0)
+			   " tag_offset = ?, merge_base = ?, merge_commit = ?, simulated = ?,"
+			   " tag_signer = ?, run_dir = ? WHERE id = ?")) < 0)
 		return err;
 	bind_text(st, 1, pg_job_verdict_name(pg_report_verdict(r)));
 	sqlite3_bind_int64(st, 2, (int64_t)pg_report_count(r, PG_SEV_ERROR));
@@ -350,7 +350,9 @@ static int save_report(pg_store *s, int64_t id, const pg_report *r, const pg_rep
 	bind_text(st, 10, r->has_merge ? base : NULL);
 	bind_text(st, 11, r->has_merge ? merge : NULL);
 	sqlite3_bind_int(st, 12, r->simulated);
-	sqlite3_bind_int64(st, 13, id);
+	bind_text(st, 13, r->tag_signer);
+	bind_text(st, 14, r->run_dir);
+	sqlite3_bind_int64(st, 15, id);
 	if ((err = step_done(s, st, "pulls")) < 0)
 		return err;
 	return save_rows(s, id, view);

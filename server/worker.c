@@ -2,7 +2,6 @@
 #include "server/worker.h"
 #include "common/testpoint.h"
 #include "common/error.h"
-#include "common/json.h"
 #include "repo/repo.h"
 #include "pipeline/gate.h"
 #include "server/job.h"
@@ -514,34 +513,13 @@ int pg_worker_reject(pg_worker *w, int64_t id, const char *user)
 	return err;
 }
 
-/*
- * What the gate's run recorded and an approval rests on, from the stored
- * report: the tag object verified, the trusted signer, the run's log
- * directory (only one under home/logs).
- */
-static int recorded(pg_report *r, const pg_worker *w, const pg_job *j)
+/* Whether dir is a run's log directory of this service's: under home/logs, nowhere else. */
+static bool logs_dir(const pg_worker *w, const char *dir)
 {
-	pg_json *report = NULL;
-	const char *signer, *dir;
 	size_t n = strlen(w->o.home);
-	int err;
 
-	if (!j->report || !j->has_tag_object)
-		return pg_error_set(PG_EINVALID, "pull %lld has no recorded report to approve",
-				    (long long)j->id);
-	r->tag_object = j->tag_object;
-	if ((err = pg_json_parse(&report, j->report, strlen(j->report))) < 0)
-		return err;
-	signer = pg_json_get_str(report, "tag_signer");
-	dir = pg_json_get_str(report, "run_dir");
-	if (dir && (strncmp(dir, w->o.home, n) || strncmp(dir + n, "/logs/", 6) ||
-		    strstr(dir, "/../")))
-		dir = NULL;
-	if ((signer && !(r->tag_signer = pg_strdup(signer))) ||
-	    (dir && !(r->run_dir = pg_strdup(dir))))
-		err = PG_ENOMEM;
-	pg_json_free(report);
-	return err;
+	return dir && !strncmp(dir, w->o.home, n) && !strncmp(dir + n, "/logs/", 6) &&
+	       !strstr(dir, "/../");
 }
 
 int pg_worker_approve(pg_worker *w, int64_t id, const char *user)
@@ -589,7 +567,19 @@ int pg_worker_approve(pg_worker *w, int64_t id, const char *user)
 	r->has_merge = true;
 	r->merge_base = j->merge_base;
 	r->merge_commit = j->merge_commit;
-	if ((err = recorded(r, w, j)) < 0 || (err = pull_spec(&spec, &url, &o, j)) < 0)
+	/* what else the gate's run recorded and an approval rests on */
+	if (!j->has_tag_object) {
+		err = pg_error_set(PG_EINVALID, "pull %lld has no recorded report to approve",
+				   (long long)j->id);
+		goto done;
+	}
+	r->tag_object = j->tag_object;
+	if ((j->tag_signer && !(r->tag_signer = pg_strdup(j->tag_signer))) ||
+	    (logs_dir(w, j->run_dir) && !(r->run_dir = pg_strdup(j->run_dir)))) {
+		err = pg_error_oom();
+		goto done;
+	}
+	if ((err = pull_spec(&spec, &url, &o, j)) < 0)
 		goto done;
 	gate_opts(&go, run_name, sizeof(run_name), &o, j->id);
 	if (j->has_expect)

@@ -436,6 +436,9 @@ static void test_requeue_after_a_crash(void **state)
 	pg_buf_release(&ids);
 }
 
+/* What takes a store of this schema back to schema 4 (with the meta table's version still to set). */
+#define SCHEMA_4 "ALTER TABLE pulls DROP COLUMN tag_signer; ALTER TABLE pulls DROP COLUMN run_dir;"
+
 /* The counts the store keeps, each as count(*) of the table says it; how many pulls. */
 static int64_t assert_counts_are_the_table_s(pg_store *s)
 {
@@ -494,7 +497,7 @@ static void test_counts_follow_every_move_and_the_upgrade(void **state)
 
 	/* a store of schema 2, with pulls in it, is counted by the upgrade */
 	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "ALTER TABLE pulls DROP COLUMN simulated;"
+	assert_int_equal(sqlite3_exec(db, SCHEMA_4 "ALTER TABLE pulls DROP COLUMN simulated;"
 				      "DROP TRIGGER pull_counts_insert;"
 				      "DROP TRIGGER pull_counts_delete;"
 				      "DROP TRIGGER pull_counts_move;"
@@ -563,7 +566,7 @@ static void test_a_stand_in_s_run_is_marked_in_the_list_and_by_the_upgrade(void 
 
 	/* a store of schema 3 learns it from the reports it holds */
 	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "ALTER TABLE pulls DROP COLUMN simulated;"
+	assert_int_equal(sqlite3_exec(db, SCHEMA_4 "ALTER TABLE pulls DROP COLUMN simulated;"
 				      "UPDATE meta SET value = '3' WHERE key = 'schema';",
 				      NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
@@ -655,6 +658,197 @@ static void test_a_damaged_row_is_an_error_not_a_default(void **state)
 	assert_false(j->has_merge);
 	pg_job_free(j);
 	pg_store_free(s);
+	pg_buf_release(&ids);
+}
+
+/* A report as a run of the gate leaves it: its tag, merge, signer and run directory. */
+static pg_report *run_report(const char *tag, unsigned char fill, const char *signer,
+			     const char *run_dir)
+{
+	pg_report *r = NULL;
+	pg_stage *st = NULL;
+
+	assert_int_equal(pg_report_new(&r), 0);
+	r->tag = strdup(tag);
+	memset(r->tag_object.id, fill, sizeof(r->tag_object.id));
+	r->has_merge = true;
+	memset(r->merge_base.id, fill + 1, sizeof(r->merge_base.id));
+	memset(r->merge_commit.id, fill + 2, sizeof(r->merge_commit.id));
+	r->tag_signer = signer ? strdup(signer) : NULL;
+	r->run_dir = run_dir ? strdup(run_dir) : NULL;
+	/* the gate's evidence (the run directory among it) is written once a stage ran */
+	assert_int_equal(pg_report_add_stage(&st, r, "approve"), 0);
+	assert_int_equal(pg_stage_set(st, PG_STAGE_WAITING, NULL, "waits"), 0);
+	return r;
+}
+
+/* Every field of the job, read back as it was written; whole: with its mail and report (not listed). */
+static void assert_round_trip(const pg_job *j, bool whole)
+{
+	assert_int_equal(j->kind, PG_JOB_MAIL);
+	assert_string_equal(j->delivery, "d1");
+	assert_string_equal(j->repo, "/srv/kees.git");
+	assert_string_equal(j->repo_name, "pub/scm/linux/kernel/git/kees/linux");
+	assert_string_equal(j->tag, "refs/tags/b");
+	assert_true(j->has_expect);
+	assert_string_equal(hex_of(&j->expect), ID1);
+	assert_string_equal(j->sender, "kees");
+	assert_int_equal(j->state, PG_JOB_WAITING);
+	assert_true(j->has_verdict);
+	assert_int_equal(j->verdict, PG_VERDICT_ACCEPT);
+	assert_int_equal(j->errors, 0);
+	assert_int_equal(j->warnings, 1);
+	assert_int_equal(j->commits, 12);
+	assert_int_equal(j->merges, 3);
+	assert_string_equal(j->message, "every stage passed");
+	assert_true(j->has_tag_object);
+	assert_string_equal(hex_of(&j->tag_object), "0000000000000000000000000000000000000000");
+	assert_int_equal(j->tag_time, 1748700000);
+	assert_int_equal(j->tag_offset, -420);
+	assert_true(j->has_merge);
+	assert_string_equal(hex_of(&j->merge_base), "0101010101010101010101010101010101010101");
+	assert_string_equal(hex_of(&j->merge_commit), "0202020202020202020202020202020202020202");
+	assert_string_equal(j->tag_signer, "0123456789ABCDEF0123456789ABCDEF01234567");
+	assert_string_equal(j->run_dir, "/home/pg/logs/job-2/run-1");
+	assert_true(j->simulated);
+	assert_int_equal(j->attempts, 1);
+	assert_true(j->created > 0);
+	assert_true(j->updated >= j->created);
+	if (!whole) {
+		assert_null(j->mail);
+		assert_null(j->report);
+		return;
+	}
+	assert_int_equal(j->mail_len, 7);
+	assert_memory_equal(j->mail, "a\0mail\n", 7);
+	assert_non_null(strstr(j->report, "\"tag_signer\": \"0123456789ABCDEF"));
+}
+
+static void test_every_field_reads_back_typed(void **state)
+{
+	pg_store *s = NULL;
+	pg_buf ids = PG_BUF_INIT;
+	pg_job_spec jobs[2] = { job("refs/tags/a"), job("refs/tags/b") };
+	pg_store_update u = PG_STORE_UPDATE_INIT;
+	pg_report *r = run_report("refs/tags/b", 0, "0123456789ABCDEF0123456789ABCDEF01234567",
+				  "/home/pg/logs/job-2/run-1");
+	pg_job *j = NULL;
+	pg_job_list l;
+
+	(void)state;
+	unlink(path);
+	jobs[0].expect = NULL;
+	jobs[0].sender = NULL;
+	jobs[0].repo_name = NULL;
+	jobs[1].kind = "mail";
+	jobs[1].mail = "a\0mail\n";
+	jobs[1].mail_len = 7;
+	assert_int_equal(pg_store_open(&s, path), 0);
+	assert_int_equal(add(s, &ids, "d1", "x", jobs, 2), 0);
+
+	/* a new job: nothing a run records yet */
+	assert_int_equal(pg_store_get(&j, s, id_at(&ids, 0)), 0);
+	assert_int_equal(j->kind, PG_JOB_PUSH);
+	assert_int_equal(j->state, PG_JOB_QUEUED);
+	assert_false(j->has_expect);
+	assert_null(j->sender);
+	assert_null(j->repo_name);
+	assert_null(j->mail);
+	assert_false(j->has_verdict);
+	assert_false(j->has_tag_object);
+	assert_false(j->has_merge);
+	assert_null(j->tag_signer);
+	assert_null(j->run_dir);
+	assert_null(j->report);
+	assert_false(j->simulated);
+	pg_job_free(j);
+
+	/* a run's report: a zero tag object is a tag object, not none */
+	r->ncommits = 12;
+	r->nmerges = 3;
+	r->tag_time = 1748700000;
+	r->tag_offset = -420;
+	r->simulated = true;
+	assert_int_equal(pg_report_add(NULL, r, PG_CHECK_RANGE_SIZE, PG_SEV_WARNING, NULL,
+				       "the pull has 12 commits"), 0);
+	assert_int_equal(set(s, id_at(&ids, 1), PG_JOB_QUEUED, PG_JOB_BOOTING, NULL), 0);
+	u.report = r;
+	u.message = "every stage passed";
+	u.new_run = true;
+	assert_int_equal(pg_store_set_state(s, id_at(&ids, 1), PG_JOB_BOOTING, PG_JOB_WAITING, &u),
+			 0);
+	assert_int_equal(pg_store_get(&j, s, id_at(&ids, 1)), 0);
+	assert_round_trip(j, true);
+	assert_int_equal(j->nstages, 1);
+	assert_string_equal(j->stages[0].name, "approve");
+	assert_string_equal(j->stages[0].status, "waiting");
+	pg_job_free(j);
+	assert_int_equal(pg_store_list(&l, s, &(const enum pg_job_state){ PG_JOB_WAITING }, 0, 10),
+			 0);
+	assert_int_equal(l.n, 1);
+	assert_round_trip(l.items[0], false);
+	pg_job_list_release(&l);
+	/* the oldest waiting is the same job, read the same way */
+	assert_int_equal(pg_store_oldest(&j, s, PG_JOB_WAITING), 0);
+	assert_round_trip(j, true);
+	pg_job_free(j);
+	pg_report_free(r);
+	pg_store_free(s);
+	pg_buf_release(&ids);
+}
+
+static void test_the_upgrade_to_5_fills_signer_and_run_dir_from_the_reports(void **state)
+{
+	pg_store *s = NULL;
+	pg_buf ids = PG_BUF_INIT;
+	pg_job_spec jobs[5] = { job("refs/tags/a"), job("refs/tags/b"), job("refs/tags/c"),
+				job("refs/tags/d"), job("refs/tags/e") };
+	pg_store_update u = PG_STORE_UPDATE_INIT;
+	pg_report *signed_run = run_report("refs/tags/a", 0xaa, "F00DF00DF00DF00DF00DF00DF00DF00DF00DF00D",
+					   "/home/pg/logs/job-1/run-2");
+	pg_report *unsigned_run = run_report("refs/tags/b", 0xbb, NULL, NULL);
+	pg_job *j = NULL;
+	size_t i;
+
+	(void)state;
+	unlink(path);
+	assert_int_equal(pg_store_open(&s, path), 0);
+	assert_int_equal(add(s, &ids, "d1", "x", jobs, 5), 0);
+	u.report = signed_run;
+	assert_int_equal(pg_store_set_state(s, id_at(&ids, 0), PG_JOB_QUEUED, PG_JOB_WAITING, &u),
+			 0);
+	u.report = unsigned_run;
+	for (i = 1; i < 4; i++)
+		assert_int_equal(pg_store_set_state(s, id_at(&ids, i), PG_JOB_QUEUED,
+						    PG_JOB_REJECTED, &u), 0);
+	pg_store_free(s);
+
+	/* schema 4 kept both in the report alone; one report is not JSON, one says a number */
+	tamper(SCHEMA_4 "UPDATE meta SET value = '4' WHERE key = 'schema';"
+	       "UPDATE pulls SET report = '{\"tag_signer\": ' WHERE tag = 'refs/tags/c';"
+	       "UPDATE pulls SET report = json_set(report, '$.tag_signer', 7, '$.run_dir', 'x')"
+	       "  WHERE tag = 'refs/tags/d';");
+	assert_int_equal(pg_store_open(&s, path), 0);
+	assert_int_equal(pg_store_get(&j, s, id_at(&ids, 0)), 0);
+	assert_string_equal(j->tag_signer, "F00DF00DF00DF00DF00DF00DF00DF00DF00DF00D");
+	assert_string_equal(j->run_dir, "/home/pg/logs/job-1/run-2");
+	pg_job_free(j);
+	/* a report with none (JSON null), one that is not JSON, no report: none, never a guess */
+	for (i = 1; i < 5; i++) {
+		assert_int_equal(pg_store_get(&j, s, id_at(&ids, i)), 0);
+		assert_null(j->tag_signer);
+		if (i == 3)
+			assert_string_equal(j->run_dir, "x");
+		else
+			assert_null(j->run_dir);
+		pg_job_free(j);
+	}
+	pg_store_free(s);
+	/* and the version says so: opening it again upgrades nothing */
+	assert_int_equal(pg_store_open(&s, path), 0);
+	pg_store_free(s);
+	pg_report_free(signed_run);
+	pg_report_free(unsigned_run);
 	pg_buf_release(&ids);
 }
 
@@ -857,6 +1051,8 @@ int main(void)
 		cmocka_unit_test(test_counts_follow_every_move_and_the_upgrade),
 		cmocka_unit_test(test_a_stand_in_s_run_is_marked_in_the_list_and_by_the_upgrade),
 		cmocka_unit_test(test_a_damaged_row_is_an_error_not_a_default),
+		cmocka_unit_test(test_every_field_reads_back_typed),
+		cmocka_unit_test(test_the_upgrade_to_5_fills_signer_and_run_dir_from_the_reports),
 		cmocka_unit_test(test_the_worker_gives_way_to_hooks),
 		cmocka_unit_test(test_the_worker_waits_no_longer_than_its_limit),
 		cmocka_unit_test(test_the_worker_s_log_is_copied_after_its_turn),
