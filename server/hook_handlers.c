@@ -103,19 +103,23 @@ static int authenticate(pg_hook_decision *d, const pg_hook_input *in, const char
  */
 static int dedupe_key(pg_buf *out, const pg_job_spec *j, const char *body_digest)
 {
-	return pg_buf_printf(out, "%s\n%s\n%s\n%s", j->kind, j->repo, j->tag,
-			     j->expect ? j->expect : body_digest);
+	char expect[PG_OID_HEXSZ + 1];
+
+	if (j->expect)
+		pg_oid_tohex(expect, j->expect);
+	return pg_buf_printf(out, "%s\n%s\n%s\n%s", pg_job_kind_name(j->kind), j->repo, j->tag,
+			     j->expect ? expect : body_digest);
 }
 
 /* The states in which a job is open: an equal delivery names it instead of making another. */
-static size_t open_states(const char **out)
+static size_t open_states(enum pg_job_state *out)
 {
 	size_t n = 0;
 	int st;
 
 	for (st = 0; st < PG_JOB__COUNT; st++)
 		if (!pg_job_state_is_final((enum pg_job_state)st) || st == PG_JOB_WAITING)
-			out[n++] = pg_job_state_name((enum pg_job_state)st);
+			out[n++] = (enum pg_job_state)st;
 	return n;
 }
 
@@ -132,7 +136,7 @@ static int queue(pg_req *rq, pg_resp *rs, pg_job_spec *jobs, size_t njobs, const
 	pg_buf url = PG_BUF_INIT, message = PG_BUF_INIT;
 	pg_buf *keys = NULL;
 	pg_json_writer *w = NULL;
-	const char *open[PG_JOB__COUNT];
+	enum pg_job_state open[PG_JOB__COUNT];
 	pg_delivery d;
 	const int64_t *id;
 	size_t i, n, created = 0;
@@ -161,7 +165,7 @@ static int queue(pg_req *rq, pg_resp *rs, pg_job_spec *jobs, size_t njobs, const
 	d.hook = mail ? "pull-request" : "push";
 	d.digest = digest.ptr;
 	d.signature = signature.ptr;
-	d.state = pg_job_state_name(PG_JOB_QUEUED);
+	d.state = PG_JOB_QUEUED;
 	d.jobs = jobs;
 	d.njobs = njobs;
 	d.open = open;
@@ -247,8 +251,7 @@ static int decide_push(pg_hook_decision *d, const pg_hook_input *in)
 	if (!pg_policy_repository_allowed(in->policy, d->location.ptr))
 		return refuse(d, PG_REJECT_REPOSITORY, 422, "repository '%s' is not in the "
 			      "policy's allow-list", rec->repo);
-	if (!(d->jobs = calloc(rec->nchanges, sizeof(*d->jobs))) ||
-	    !(d->hex = calloc(rec->nchanges, sizeof(*d->hex))))
+	if (!(d->jobs = calloc(rec->nchanges, sizeof(*d->jobs))))
 		return pg_error_oom();
 	for (i = 0; i < rec->nchanges; i++) {
 		const pg_push_change *c = &rec->changes[i];
@@ -257,12 +260,11 @@ static int decide_push(pg_hook_decision *d, const pg_hook_input *in)
 		/* branch pushes and deleted tags are acknowledged, not verified */
 		if (!c->is_tag || pg_oid_is_zero(&c->new_id))
 			continue;
-		pg_oid_tohex(d->hex[d->njobs], &c->new_id);
-		job->kind = "push";
+		job->kind = PG_JOB_PUSH;
 		job->repo = d->location.ptr;
 		job->repo_name = rec->repo;
 		job->tag = c->ref;
-		job->expect = d->hex[d->njobs];
+		job->expect = &c->new_id;
 		job->sender = rec->user;
 		d->njobs++;
 	}
@@ -312,7 +314,7 @@ static int decide_mail(pg_hook_decision *d, const pg_hook_input *in)
 			      "policy's allow-list", pr->url);
 	if (!(d->jobs = calloc(1, sizeof(*d->jobs))))
 		return pg_error_oom();
-	d->jobs[0].kind = "mail";
+	d->jobs[0].kind = PG_JOB_MAIL;
 	d->jobs[0].repo = d->location.ptr;
 	d->jobs[0].repo_name = pr->url;
 	d->jobs[0].tag = d->tag.ptr;
@@ -350,7 +352,6 @@ void pg_hook_decision_release(pg_hook_decision *d)
 	pg_push_record_free(d->push);
 	pg_pull_request_free(d->mail);
 	free(d->jobs);
-	free(d->hex);
 	memset(d, 0, sizeof(*d));
 }
 

@@ -65,13 +65,13 @@ void pg_store_writers_waiting(unsigned *yielding, unsigned *waiting);
  */
 void pg_store_set_limits(pg_store *s, size_t per_check, size_t max_bytes);
 
-/* A job to create, as a hook saw it.  Strings are copied. */
+/* A job to create, as a hook saw it.  What it points to is copied. */
 typedef struct pg_job_spec {
-	const char *kind;        /* "push" or "mail" */
+	enum pg_job_kind kind;
 	const char *repo;        /* the location pullgate fetches */
 	const char *repo_name;   /* as the record or mail named it */
 	const char *tag;         /* refs/tags/... */
-	const char *expect;      /* the push record's new id (hex), or NULL */
+	const pg_oid *expect;    /* the push record's new id, or NULL */
 	const char *sender;      /* the pushing user or the mail's From, or NULL */
 	const char *mail;        /* the raw mail, or NULL */
 	size_t mail_len;
@@ -147,10 +147,10 @@ typedef struct pg_delivery {
 	const char *hook;        /* "push" or "pull-request" */
 	const char *digest;      /* of the body: a retry carries the same body */
 	const char *signature;   /* of what was signed (timestamp and body); NULL: none */
-	const char *state;       /* the new jobs' state */
+	enum pg_job_state state; /* the new jobs' state */
 	const pg_job_spec *jobs;
 	size_t njobs;
-	const char *const *open; /* the states in which a job is open, for dedupe */
+	const enum pg_job_state *open; /* the states in which a job is open, for dedupe */
 	size_t nopen;
 } pg_delivery;
 

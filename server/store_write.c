@@ -81,7 +81,8 @@ static int open_twin(int64_t *id, pg_store *s, const pg_delivery *d, const char 
 	bind_text(st, 1, dedupe);
 	while (!*id && (rc = sqlite3_step(st)) == SQLITE_ROW)
 		for (i = 0; i < d->nopen; i++)
-			if (!strcmp((const char *)sqlite3_column_text(st, 1), d->open[i]))
+			if (!strcmp((const char *)sqlite3_column_text(st, 1),
+				    pg_job_state_name(d->open[i])))
 				*id = sqlite3_column_int64(st, 0);
 	if (!*id && rc != SQLITE_DONE)
 		err = fail(s, rc, "pulls");
@@ -110,6 +111,7 @@ static int add_jobs(pg_buf *ids, size_t *created, pg_store *s, const pg_delivery
 
 	for (i = 0; i < d->njobs && err == 0; i++) {
 		const pg_job_spec *j = &d->jobs[i];
+		char expect[PG_OID_HEXSZ + 1];
 		int64_t id;
 
 		if ((err = open_twin(&id, s, d, j->dedupe)) < 0)
@@ -119,16 +121,18 @@ static int add_jobs(pg_buf *ids, size_t *created, pg_store *s, const pg_delivery
 					   " tag, expect, sender, mail, state, created, updated, dedupe)"
 					   " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) < 0)
 				break;
+			if (j->expect)
+				pg_oid_tohex(expect, j->expect);
 			bind_text(st, 1, d->id);
-			bind_text(st, 2, j->kind);
+			bind_text(st, 2, pg_job_kind_name(j->kind));
 			bind_text(st, 3, j->repo);
 			bind_text(st, 4, j->repo_name);
 			bind_text(st, 5, j->tag);
-			bind_text(st, 6, j->expect);
+			bind_text(st, 6, j->expect ? expect : NULL);
 			bind_text(st, 7, j->sender);
 			if (j->mail)
 				sqlite3_bind_blob64(st, 8, j->mail, j->mail_len, SQLITE_TRANSIENT);
-			bind_text(st, 9, d->state);
+			bind_text(st, 9, pg_job_state_name(d->state));
 			sqlite3_bind_int64(st, 10, now());
 			sqlite3_bind_int64(st, 11, now());
 			bind_text(st, 12, j->dedupe);

@@ -58,11 +58,10 @@ typedef struct pg_hook_decision {
 	pg_job_spec *jobs;          /* accepted: the jobs to queue, perhaps none */
 	size_t njobs;
 	const char *note;           /* accepted: what the answer says */
-	/* what the jobs' strings point into */
+	/* what the jobs point into */
 	pg_push_record *push;
 	struct pg_pull_request *mail;
 	pg_buf location, tag;
-	char (*hex)[PG_OID_HEXSZ + 1];
 } pg_hook_decision;
 
 /*

@@ -194,7 +194,7 @@ static pg_store *store_with(size_t n)
 	memset(jobs, 0, sizeof(jobs));
 	memset(&d, 0, sizeof(d));
 	for (i = 0; i < n; i++) {
-		jobs[i].kind = "push";
+		jobs[i].kind = PG_JOB_PUSH;
 		jobs[i].repo = "/srv/kees.git";
 		jobs[i].tag = "refs/tags/a";
 	}
@@ -202,7 +202,7 @@ static pg_store *store_with(size_t n)
 	d.id = "d1";
 	d.hook = "push";
 	d.digest = "x";
-	d.state = pg_job_state_name(PG_JOB_QUEUED);
+	d.state = PG_JOB_QUEUED;
 	d.jobs = jobs;
 	d.njobs = n;
 	assert_int_equal(pg_store_add_delivery(&ids, &created, s, &d), 0);

@@ -290,13 +290,17 @@ static void test_hook_decision(void **state)
 	static const char elsewhere[] = "{\"repo\": \"other/linux\", \"changes\": ["
 		"{\"ref\": \"refs/tags/v1\", \"old\": \"" ZERO "\", \"new\": \"" ONE "\"}]}";
 	pg_hook_decision d;
+	char hex[PG_OID_HEXSZ + 1];
 
 	(void)state;
 	assert_int_equal(decide(&d, false, "application/json; charset=utf-8", "d1", true, push), 0);
 	assert_int_equal(d.njobs, 1);
 	assert_string_equal(d.jobs[0].tag, "refs/tags/v1");
 	assert_string_equal(d.jobs[0].repo, "/srv/git/kees.git");
-	assert_string_equal(d.jobs[0].expect, ONE);
+	assert_int_equal(d.jobs[0].kind, PG_JOB_PUSH);
+	assert_non_null(d.jobs[0].expect);
+	pg_oid_tohex(hex, d.jobs[0].expect);
+	assert_string_equal(hex, ONE);
 	pg_hook_decision_release(&d);
 
 	assert_int_equal(decide(&d, false, "text/html", "d1", true, push), 415);

@@ -18,10 +18,14 @@
 static char dir[] = "/tmp/pullgate-test-store.XXXXXX";
 static char path[128];
 
+/* The tag object the push records of these tests name. */
+#define ID1 "0123456789012345678901234567890123456789"
+static pg_oid id1;
+
 static int setup(void **state)
 {
 	(void)state;
-	if (!mkdtemp(dir))
+	if (!mkdtemp(dir) || pg_oid_fromhex(&id1, ID1, PG_OID_HEXSZ) < 0)
 		return -1;
 	snprintf(path, sizeof(path), "%s/pullgate.db", dir);
 	return 0;
@@ -33,24 +37,23 @@ static int teardown(void **state)
 	return pg_remove_tree(dir);
 }
 
-/* The tag object the push records of these tests name. */
-#define ID1 "0123456789012345678901234567890123456789"
-
 static pg_job_spec job(const char *tag)
 {
 	pg_job_spec j;
 
 	memset(&j, 0, sizeof(j));
-	j.kind = "push";
+	j.kind = PG_JOB_PUSH;
 	j.repo = "/srv/kees.git";
 	j.repo_name = "pub/scm/linux/kernel/git/kees/linux";
 	j.tag = tag;
-	j.expect = ID1;
+	j.expect = &id1;
 	j.sender = "kees";
 	return j;
 }
 
-static const char *const open_states[] = { "queued", "verifying", "waiting" };
+static const enum pg_job_state open_states[] = {
+	PG_JOB_QUEUED, PG_JOB_VERIFYING, PG_JOB_WAITING,
+};
 
 /* Add a delivery of new, queued jobs, signed as sig (may be NULL); *made counts the new ones. */
 static int add_signed(pg_store *s, pg_buf *ids, size_t *made, const char *delivery,
@@ -63,7 +66,7 @@ static int add_signed(pg_store *s, pg_buf *ids, size_t *made, const char *delive
 	d.hook = "push";
 	d.digest = digest;
 	d.signature = sig;
-	d.state = "queued";
+	d.state = PG_JOB_QUEUED;
 	d.jobs = jobs;
 	d.njobs = njobs;
 	d.open = open_states;
@@ -587,7 +590,7 @@ static void tamper(const char *sql)
 	sqlite3_close(db);
 }
 
-/* Every read of pull id fails with PG_EINVALID naming the pull and column: none crashes or makes one up. */
+/* Every read of pull id fails, PG_EINVALID naming the pull and column: none crashes or guesses. */
 static void assert_damaged(int64_t id, const char *column)
 {
 	pg_store *s = NULL;
@@ -682,7 +685,7 @@ static pg_report *run_report(const char *tag, unsigned char fill, const char *si
 	return r;
 }
 
-/* Every field of the job, read back as it was written; whole: with its mail and report (not listed). */
+/* Every field of the job as it was written; whole: with its mail and report (not listed). */
 static void assert_round_trip(const pg_job *j, bool whole)
 {
 	assert_int_equal(j->kind, PG_JOB_MAIL);
@@ -740,7 +743,7 @@ static void test_every_field_reads_back_typed(void **state)
 	jobs[0].expect = NULL;
 	jobs[0].sender = NULL;
 	jobs[0].repo_name = NULL;
-	jobs[1].kind = "mail";
+	jobs[1].kind = PG_JOB_MAIL;
 	jobs[1].mail = "a\0mail\n";
 	jobs[1].mail_len = 7;
 	assert_int_equal(pg_store_open(&s, path), 0);
@@ -804,7 +807,8 @@ static void test_the_upgrade_to_5_fills_signer_and_run_dir_from_the_reports(void
 	pg_job_spec jobs[5] = { job("refs/tags/a"), job("refs/tags/b"), job("refs/tags/c"),
 				job("refs/tags/d"), job("refs/tags/e") };
 	pg_store_update u = PG_STORE_UPDATE_INIT;
-	pg_report *signed_run = run_report("refs/tags/a", 0xaa, "F00DF00DF00DF00DF00DF00DF00DF00DF00DF00D",
+	pg_report *signed_run = run_report("refs/tags/a", 0xaa,
+					   "F00DF00DF00DF00DF00DF00DF00DF00DF00DF00D",
 					   "/home/pg/logs/job-1/run-2");
 	pg_report *unsigned_run = run_report("refs/tags/b", 0xbb, NULL, NULL);
 	pg_job *j = NULL;
