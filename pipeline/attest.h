@@ -4,6 +4,7 @@
 
 #include "common/buf.h"
 #include "common/oid.h"
+#include "pipeline/gate.h"
 
 /*
  * When a pull is approved, the gate writes a note on its merge commit in
@@ -93,5 +94,19 @@ void pg_attest_result_release(pg_attest_result *r);
  */
 int pg_attest_verify(pg_attest_result *out, const char *tree_path, const char *rev,
 		     const char *keyring, const char *gnupg_home, const char *tmpdir);
+
+/*
+ * The attestation of an approved merge, for the gate: pg_attest_plan
+ * finds the key (the service's, else the policy's) and its GNUPGHOME and
+ * sets r->attestation to what will be written, or to "none: ..." when no
+ * key is configured; 1 when a note is to be signed.  Once the report is
+ * on disk, pg_attest_sign signs its statement and writes the note on
+ * r->merge_commit; when that fails, r->attestation says so ("failed: ...")
+ * and it returns 1 (write the report again), the approval standing.
+ */
+int pg_attest_plan(pg_buf *gnupg_home, const char **key, pg_report *r, const pg_gate_opts *o,
+		   const pg_policy *p);
+int pg_attest_sign(pg_report *r, const char *tree_path, const char *report_path,
+		   const char *approval, const char *key, const char *gnupg_home);
 
 #endif

@@ -1,5 +1,5 @@
 /* recover.c - the run journal: what a run that died left behind (refs, locks, its build), cleaned up. */
-#include "pipeline/stage.h"
+#include "pipeline/run.h"
 #include "common/error.h"
 #include "common/fs.h"
 

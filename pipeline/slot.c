@@ -1,5 +1,5 @@
 /* slot.c - the build worktrees: each its own worktree, O= dir, lock and journal; a run takes a free one. */
-#include "pipeline/stage.h"
+#include "pipeline/run.h"
 #include "common/digest.h"
 #include "common/error.h"
 #include "common/fs.h"

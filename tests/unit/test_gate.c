@@ -4,7 +4,7 @@
 #include "common/buf.h"
 #include "common/error.h"
 #include "common/fs.h"
-#include "pipeline/stage.h"
+#include "pipeline/run.h"
 
 #include <limits.h>
 #include <signal.h>
