@@ -56,9 +56,8 @@ static int parse_stages(const char *s)
 
 struct gate_args {
 	pg_gate_opts *go;
-	int approve; /* -1: as the policy says */
+	pg_gate_given given; /* the flags that override the policy (pipeline/settings.h) */
 	const char *url; /* --url: the public URL REPO mirrors */
-	int boot_on_lava; /* --boot-on: 1 lava, 0 qemu, -1 as the policy says */
 };
 
 static int gate_option(void *ctx, int c, const char *arg)
@@ -70,10 +69,10 @@ static int gate_option(void *ctx, int c, const char *arg)
 
 	switch (c) {
 	case OPT_TREE:
-		g->go->tree = arg;
+		g->given.tree = arg;
 		return 0;
 	case OPT_BRANCH:
-		g->go->branch = arg;
+		g->given.branch = arg;
 		return 0;
 	case OPT_STAGES:
 		if ((flags = parse_stages(arg)) < 0)
@@ -86,7 +85,7 @@ static int gate_option(void *ctx, int c, const char *arg)
 		return 0;
 	case OPT_APPROVE:
 	case OPT_NO_APPROVE:
-		g->approve = c == OPT_APPROVE;
+		g->given.approve = c == OPT_APPROVE ? PG_GATE_YES : PG_GATE_NO;
 		return 0;
 	case OPT_URL:
 		if (!*arg || strpbrk(arg, " \t\n") || arg[0] == '-')
@@ -97,20 +96,20 @@ static int gate_option(void *ctx, int c, const char *arg)
 	case OPT_BOOT_ON:
 		if (strcmp(arg, "qemu") && strcmp(arg, "lava"))
 			return cli_usage("gate", "--boot-on wants qemu or lava, not '%s'", arg);
-		g->boot_on_lava = !strcmp(arg, "lava");
+		g->given.boot_on_lava = !strcmp(arg, "lava") ? PG_GATE_YES : PG_GATE_NO;
 		return 0;
 	case OPT_BUILD_WORKTREES:
 		v = strtoul(arg, &end, 10);
 		if (*end || end == arg || arg[0] == '-' || v == 0 || v > PG_GATE_MAX_WORKTREES)
 			return cli_usage("gate", "--build-worktrees wants 1 to %d, not '%s'",
 					 PG_GATE_MAX_WORKTREES, arg);
-		g->go->build_worktrees = (unsigned)v;
+		g->given.build_worktrees = (unsigned)v;
 		return 0;
 	case OPT_BOOT_TIMEOUT:
 		v = strtoul(arg, &end, 10);
 		if (*end || end == arg || v == 0 || v > 86400)
 			return cli_usage("gate", "--boot-timeout wants seconds, not '%s'", arg);
-		g->go->boot_timeout_s = (unsigned)v;
+		g->given.boot_timeout_s = (unsigned)v;
 		return 0;
 	default:
 		return -1;
@@ -122,7 +121,7 @@ int cmd_gate(int argc, char **argv)
 	cli_pull_args a;
 	pg_report *report = NULL;
 	pg_gate_opts go = PG_GATE_OPTS_INIT;
-	struct gate_args g = { &go, -1, NULL, -1 };
+	struct gate_args g = { .go = &go };
 	int rc, err;
 
 	go.stages = PG_GATE_ALL;
@@ -136,18 +135,14 @@ int cmd_gate(int argc, char **argv)
 	/* the merge message and the notice name the public URL, not a local mirror */
 	if (g.url)
 		a.spec.name = g.url;
-	go.approve = g.approve >= 0 ? g.approve : a.policy->auto_approve;
-	if (g.boot_on_lava >= 0)
-		a.policy->boot_on_lava = g.boot_on_lava;
-	if (!go.boot_timeout_s)
-		go.boot_timeout_s = a.policy->boot_timeout_seconds;
-	go.build_timeout_s = a.policy->build_timeout_minutes * 60u;
 	go.cancel = cli_catch_stop_signals();
 	/* the KUnit selection of the merge, without building: verify and merge only */
 	if (go.explain_tests) {
 		go.stages = PG_GATE_MERGE;
-		go.approve = false;
+		g.given.approve = PG_GATE_NO;
 	}
+	/* the flags, else the policy, else the defaults */
+	pg_gate_settings_resolve(&go.settings, &g.given, a.policy);
 
 	err = pg_gate_run(&report, &a.spec, a.policy, &go);
 	rc = cli_pull_outcome(&a, err, report);

@@ -393,31 +393,27 @@ done:
 }
 
 /*
- * The attestation's key: the service's (o), else the policy's, and the
- * GNUPGHOME holding it (default home/gnupg).  Then r->attestation says
- * what will be written, or that nothing will and why: an approval is never
- * left without a word on its attestation.  1 when a note is to be signed.
+ * r->attestation says what will be written, or that nothing will and why:
+ * an approval is never left without a word on its attestation.
  */
-int pg_attest_plan(pg_buf *gnupg_home, const char **key, pg_report *r, const pg_gate_opts *o,
-		   const pg_policy *p)
+int pg_attest_plan(pg_buf *gnupg_home, pg_report *r, const char *key, const char *key_home,
+		   const char *home)
 {
-	const char *home = o->attest_key ? o->attest_gnupg_home : p ? p->attest_gnupg_home : NULL;
 	pg_buf line = PG_BUF_INIT;
 	int err;
 
-	*key = o->attest_key ? o->attest_key : p ? p->attest_key : NULL;
-	if (!*key)
+	if (!key)
 		err = pg_buf_puts(&line, "none: no attestation key is configured (attestation.key "
 				  "in the policy or serve.yaml): the merge carries no signed note");
-	else if ((err = home ? pg_buf_puts(gnupg_home, home) :
-			    pg_buf_printf(gnupg_home, "%s/gnupg", o->home)) == 0)
-		err = pg_buf_printf(&line, "signed by key %s in %s", *key, PG_ATTEST_NOTES_REF);
+	else if ((err = key_home ? pg_buf_puts(gnupg_home, key_home) :
+			    pg_buf_printf(gnupg_home, "%s/gnupg", home)) == 0)
+		err = pg_buf_printf(&line, "signed by key %s in %s", key, PG_ATTEST_NOTES_REF);
 	if (err == 0) {
 		free(r->attestation);
 		r->attestation = pg_buf_detach(&line);
 	}
 	pg_buf_release(&line);
-	return err < 0 ? err : *key != NULL;
+	return err < 0 ? err : key != NULL;
 }
 
 int pg_attest_sign(pg_report *r, const char *tree_path, const char *report_path,

@@ -4,7 +4,7 @@
 
 #include "common/buf.h"
 #include "common/oid.h"
-#include "pipeline/gate.h"
+#include "report/report.h"
 
 /*
  * When a pull is approved, the gate writes a note on its merge commit in
@@ -97,15 +97,16 @@ int pg_attest_verify(pg_attest_result *out, const char *tree_path, const char *r
 
 /*
  * The attestation of an approved merge, for the gate: pg_attest_plan
- * finds the key (the service's, else the policy's) and its GNUPGHOME and
- * sets r->attestation to what will be written, or to "none: ..." when no
- * key is configured; 1 when a note is to be signed.  Once the report is
- * on disk, pg_attest_sign signs its statement and writes the note on
+ * takes the key the gate's settings name (NULL: none is configured) and
+ * sets gnupg_home to its GNUPGHOME (key_home, NULL: home/gnupg) and
+ * r->attestation to what will be written, or to "none: ..." without a
+ * key; 1 when a note is to be signed.  Once the report is on disk,
+ * pg_attest_sign signs its statement and writes the note on
  * r->merge_commit; when that fails, r->attestation says so ("failed: ...")
  * and it returns 1 (write the report again), the approval standing.
  */
-int pg_attest_plan(pg_buf *gnupg_home, const char **key, pg_report *r, const pg_gate_opts *o,
-		   const pg_policy *p);
+int pg_attest_plan(pg_buf *gnupg_home, pg_report *r, const char *key, const char *key_home,
+		   const char *home);
 int pg_attest_sign(pg_report *r, const char *tree_path, const char *report_path,
 		   const char *approval, const char *key, const char *gnupg_home);
 

@@ -105,10 +105,10 @@ static int tools_key(pg_run *g)
 	 * A boot on a LAVA lab is not a boot in local QEMU, nor on another device
 	 * type; one by this machine's dispatcher is one with its device configuration.
 	 */
-	if (err == 0 && g->policy->boot_on_lava)
+	if (err == 0 && g->o->settings.boot_on_lava)
 		err = pg_buf_printf(&text, "lava %s\n", g->policy->lava_device_type ?
 				    g->policy->lava_device_type : "qemu");
-	if (err == 0 && g->policy->boot_on_lava && g->policy->lava_device) {
+	if (err == 0 && g->o->settings.boot_on_lava && g->policy->lava_device) {
 		char *sha = NULL;
 
 		if ((err = pg_prov_file_sha256(&sha, g->policy->lava_device)) == 0)
@@ -149,7 +149,7 @@ static int lava_env(pg_run *g, size_t *n)
 	int err;
 
 	_Static_assert(PG_ARRAY_SIZE(names) == PG_ARRAY_SIZE(g->lava_env), "one buffer a name");
-	if (!p->boot_on_lava)
+	if (!g->o->settings.boot_on_lava)
 		return 0;
 	if (!p->lava_artifacts_url && !p->lava_device)
 		return pg_error_set(PG_EINVALID, "the policy boots on LAVA but names no "
@@ -191,10 +191,11 @@ static int prepare(pg_run *g)
 	if ((err = pg_run_tree_path(&g->tree_path, o)) < 0 ||
 	    (err = pg_run_take_slot(g)) < 0 ||
 	    (err = recover(g)) < 0 ||
-	    (err = pg_tree_open(&g->tree, g->tree_path.ptr, o->branch ? o->branch : "master")) < 0)
+	    (err = pg_tree_open(&g->tree, g->tree_path.ptr, o->settings.branch)) < 0)
 		return err;
 	/* find out now, not after a build, that approval could not move the branch */
-	if (o->approve && (o->stages & PG_GATE_APPROVE) && (err = pg_tree_can_advance(g->tree)) < 0)
+	if (o->settings.approve && (o->stages & PG_GATE_APPROVE) &&
+	    (err = pg_tree_can_advance(g->tree)) < 0)
 		return err;
 	/* this run's nonce, and the tools it will run (the base boot's cache key) */
 	if ((err = pg_random_hex(&g->nonce, 16)) < 0 ||
@@ -262,11 +263,12 @@ static int write_report(const char *logs, const pg_report *r)
 static int attest_and_write_report(pg_run *g)
 {
 	pg_buf home = PG_BUF_INIT, path = PG_BUF_INIT;
-	const char *key = NULL;
+	const char *key = g->o->settings.attest_key;
 	int err = 0, sign = 0;
 
 	if (g->report->approved &&
-	    (err = sign = pg_attest_plan(&home, &key, g->report, g->o, g->policy)) < 0)
+	    (err = sign = pg_attest_plan(&home, g->report, key, g->o->settings.attest_gnupg_home,
+					 g->o->home)) < 0)
 		goto done;
 	if ((err = write_report(g->logs.ptr, g->report)) < 0 || !sign)
 		goto done;

@@ -4,6 +4,7 @@
 
 #include "common/buf.h"
 #include "common/progress.h"
+#include "pipeline/settings.h"
 #include "verifier/verify.h"
 
 #include <signal.h>
@@ -20,31 +21,21 @@ enum pg_gate_stage {
 typedef struct pg_gate_opts {
 	unsigned version;
 	const char *home;            /* $PULLGATE_HOME */
-	const char *tree;            /* the maintainer's tree; NULL: home/linux */
-	const char *branch;          /* integration branch; NULL: "master" */
 	const char *datadir;         /* where scripts/kernel/ lives */
 	const char *run_name;        /* this run's logs go to home/logs/<run_name>;
 					NULL: the pull's key (a rerun replaces them) */
 	unsigned stages;             /* which of the stages after verify run */
-	bool approve;                /* move the branch once every stage passed */
-	const char *merge_name;      /* identity of the merge commit */
-	const char *merge_email;
-	unsigned build_timeout_s;    /* 0: 3600 */
-	unsigned boot_timeout_s;     /* 0: 300 */
+	pg_gate_settings settings;   /* the tree, branch, merge identity, approval, timeouts,
+					build worktrees, attestation key: resolved by the caller
+					(pg_gate_settings_resolve), only read here */
 	pg_progress_fn progress;     /* what a stage is doing (common/progress.h); may be NULL.
 					The verify stage reports through spec->progress. */
 	void *ctx;
 	volatile sig_atomic_t *cancel;
 	const pg_oid *expect_tag;    /* the tag object a push record named: anything else
 					is not merged (pg_gate_expected_tag); NULL: none */
-	const char *attest_key;      /* the key that signs the attestation of an approved
-					merge (fingerprint); NULL: the policy's, if any */
-	const char *attest_gnupg_home; /* its GNUPGHOME; NULL: home/gnupg */
 	bool explain_tests;          /* verify and merge only, then record the KUnit
 					selection (report->selection): nothing is built */
-	unsigned build_worktrees;    /* build worktrees the run may take the first free of,
-					each with its own O= dir and lock (0: 1, home/work/build);
-					at most PG_GATE_MAX_WORKTREES */
 	bool *branch_moved;          /* set when the approval found the integration branch
 					moved since the merge was made (the run then fails with
 					PG_ECONFLICT, nothing moved): test it again on the new
@@ -56,8 +47,8 @@ typedef struct pg_gate_opts {
 
 #define PG_GATE_OPTS_VERSION 1
 
-/* Options with every field zero but the version: pg_gate_opts go = PG_GATE_OPTS_INIT; */
-#define PG_GATE_OPTS_INIT { .version = PG_GATE_OPTS_VERSION }
+/* Options with every field zero but the version, and the settings' defaults. */
+#define PG_GATE_OPTS_INIT { .version = PG_GATE_OPTS_VERSION, .settings = PG_GATE_SETTINGS_DEFAULT }
 
 /*
  * Run the pull through every selected stage.  On 0, *out is the report:
@@ -67,10 +58,10 @@ typedef struct pg_gate_opts {
  * Whatever happens, the tree's working tree and integration branch are
  * left as they were unless the pull was approved, and the pull's refs are
  * removed unless its merge is kept for approval.  The run builds in the
- * first free of opts->build_worktrees build worktrees (home/work/build,
- * then home/slots/<k>/work/build), after any other run of the same pull,
- * waiting for one when all are taken; a build worktree is pullgate's own
- * and stays, detached at the last merge built there.
+ * first free of opts->settings.build_worktrees build worktrees
+ * (home/work/build, then home/slots/<k>/work/build), after any other run
+ * of the same pull, waiting for one when all are taken; a build worktree
+ * is pullgate's own and stays, detached at the last merge built there.
  * Negative: could not decide (the report, if any, is freed).
  */
 int pg_gate_run(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy,

@@ -28,7 +28,7 @@ typedef struct pg_run {
 	pg_buf tree_path;
 
 	/* where the kernel is built: the run's build worktree of the tree and its O= dir (slot.c) */
-	unsigned slot;        /* which build worktree, 1 to o->build_worktrees */
+	unsigned slot;        /* which build worktree, 1 to o->settings.build_worktrees */
 	char wt_name[PG_SLOT_NAME_MAX]; /* its name among the tree's worktrees: build, build-2, ... */
 	pg_buf worktree;
 	pg_buf build_dir;
@@ -73,7 +73,7 @@ void pg_run_progress(const pg_run *run, const char *stage, const char *fmt, ...)
 void pg_run_progress_count(const pg_run *run, const char *stage, uint64_t done, uint64_t total,
 			   const char *unit, uint64_t elapsed_ms);
 
-/* The maintainer's tree: o->tree, else home/linux. */
+/* The maintainer's tree: o->settings.tree, else home/linux. */
 int pg_run_tree_path(pg_buf *out, const pg_gate_opts *o);
 
 /*
@@ -108,7 +108,7 @@ int pg_slot_worktree_name(char *out, const char *home, const char *tree_path, un
 /*
  * Take the pull's lock (home/work/pulls/<key>.lock: two runs of one pull
  * would share its refs), then the first free build worktree of
- * o->build_worktrees, waiting for either, with one progress line, until
+ * o->settings.build_worktrees, waiting for either, with one progress line, until
  * it frees or the run is cancelled (PG_ECANCELLED).  Sets run->slot,
  * wt_name, worktree, build_dir, lock_fd and pull_lock_fd.
  */

@@ -79,7 +79,7 @@ static int pause_or_cancel(const pg_run *g, const char *what)
 int pg_run_take_slot(pg_run *g)
 {
 	const pg_gate_opts *o = g->o;
-	unsigned n = o->build_worktrees ? o->build_worktrees : 1, k;
+	unsigned n = o->settings.build_worktrees, k;
 	bool said = false;
 	int err;
 

@@ -26,7 +26,7 @@ int pg_stage_approve(pg_run *run, pg_stage *st);  /* stage_approve.c */
  */
 bool pg_run_base_boot_needed(pg_run *run, const pg_oid *base_tree);
 
-/* The boot's script and inputs: boot.sh's, or lava.sh's when the policy boots on LAVA. */
+/* The boot's script and inputs: boot.sh's, or lava.sh's when the run boots on LAVA. */
 const char *const *pg_run_boot_files(const pg_run *run);
 int pg_run_base_boot(pg_run *run, const pg_oid *base_tree);
 

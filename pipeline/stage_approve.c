@@ -112,7 +112,7 @@ int pg_stage_approve(pg_run *g, pg_stage *st)
 	int err;
 
 	pg_oid_tohex(hex, &g->report->merge_commit);
-	if (!g->o->approve) {
+	if (!g->o->settings.approve) {
 		g->keep_refs = true; /* the maintainer approves it later, from them */
 		return pg_stage_set(st, PG_STAGE_WAITING, NULL, "merge %.12s waits for the "
 				    "maintainer on refs/heads/pullgate/%s", hex, g->key.ptr);
@@ -133,7 +133,7 @@ int pg_gate_approve(pg_report *r, const pg_pull_spec *spec, const pg_gate_opts *
 	pg_tree *tree = NULL;
 	pg_buf key = PG_BUF_INIT, path = PG_BUF_INIT, logs = PG_BUF_INIT, home = PG_BUF_INIT;
 	pg_buf report = PG_BUF_INIT;
-	const char *fpr = NULL;
+	const char *fpr = o->settings.attest_key;
 	int err;
 
 	if (!r->has_merge)
@@ -144,14 +144,15 @@ int pg_gate_approve(pg_report *r, const pg_pull_spec *spec, const pg_gate_opts *
 		goto done;
 	/* the notice goes beside the logs of the run that tested the merge */
 	err = r->run_dir ? pg_buf_puts(&logs, r->run_dir) : pg_run_logs_dir(&logs, o, key.ptr);
-	if (err == 0 && (err = pg_tree_open(&tree, path.ptr, o->branch ? o->branch : "master")) == 0 &&
+	if (err == 0 && (err = pg_tree_open(&tree, path.ptr, o->settings.branch)) == 0 &&
 	    (err = still_verified(tree, r, spec->repo, o->expect_tag)) == 0 &&
 	    (err = approve(notice, tree, path.ptr, logs.ptr, r, spec->name ? spec->name : spec->repo,
 			   "pullgate: approved by the maintainer", o->branch_moved)) == 0 &&
 	    pg_tree_drop_pull_refs(tree, key.ptr, r->tag) < 0)
 		pg_error_clear(); /* approved; the refs are only left over */
 	/* the attestation hashes the report of the run that tested the merge */
-	if (err == 0 && r->approved && (err = pg_attest_plan(&home, &fpr, r, o, NULL)) > 0)
+	if (err == 0 && r->approved &&
+	    (err = pg_attest_plan(&home, r, fpr, o->settings.attest_gnupg_home, o->home)) > 0)
 		err = pg_buf_printf(&report, "%s/report.json", logs.ptr) < 0 ? PG_ENOMEM :
 		      pg_attest_sign(r, path.ptr, report.ptr, "maintainer", fpr, home.ptr);
 	if (err > 0)

@@ -43,7 +43,7 @@ static void boot_release(boot *b)
 
 const char *const *pg_run_boot_files(const pg_run *g)
 {
-	return g->policy->boot_on_lava ? pg_lava_boot_files : pg_boot_files;
+	return g->o->settings.boot_on_lava ? pg_lava_boot_files : pg_boot_files;
 }
 
 /*
@@ -136,7 +136,7 @@ static int run_boot(boot *b, pg_run *g, const char *console, const char *log,
 {
 	pg_spawn_opts so = PG_SPAWN_OPTS_INIT;
 	pg_buf script = PG_BUF_INIT, image = PG_BUF_INIT, lava_log = PG_BUF_INIT;
-	bool lava = g->policy->boot_on_lava;
+	bool lava = g->o->settings.boot_on_lava;
 	char timeout[16];
 	const char *argv[6];
 	int err;
@@ -241,7 +241,7 @@ int pg_run_base_boot(pg_run *g, const pg_oid *base_tree)
 {
 	pg_buf tmp = PG_BUF_INIT, console = PG_BUF_INIT, log = PG_BUF_INIT, meta = PG_BUF_INIT,
 	       nonce = PG_BUF_INIT, path = PG_BUF_INIT;
-	unsigned t = g->o->boot_timeout_s ? g->o->boot_timeout_s : 300;
+	unsigned t = g->o->settings.boot_timeout_s;
 	boot b;
 	int err;
 
@@ -373,7 +373,7 @@ static int base_summary(pg_run *g, const boot *base)
 int pg_stage_boot(pg_run *g, pg_stage *st)
 {
 	pg_buf console = PG_BUF_INIT, log = PG_BUF_INIT;
-	unsigned t = g->o->boot_timeout_s ? g->o->boot_timeout_s : 300;
+	unsigned t = g->o->settings.boot_timeout_s;
 	pg_provenance *p = NULL;
 	char *base_nonce = NULL;
 	const pg_boot_result *res;
@@ -398,7 +398,7 @@ int pg_stage_boot(pg_run *g, pg_stage *st)
 	/* a stand-in's boot never passes for QEMU's or a lab's, even while it runs */
 	pg_run_progress(g, "boot", "booting %s (timeout %u s)", p->simulated ?
 			"with a stand-in script, SIMULATED: nothing is really booted" :
-			!g->policy->boot_on_lava ? "in qemu-system-aarch64" : g->policy->lava_device ?
+			!g->o->settings.boot_on_lava ? "in qemu-system-aarch64" : g->policy->lava_device ?
 			"with LAVA's dispatcher (lava-run) on this machine" : "on the LAVA lab", t);
 	b.stage = "boot";
 	if ((err = run_boot(&b, g, console.ptr, log.ptr, g->nonce.ptr, t)) < 0)

@@ -174,7 +174,7 @@ static int run_build(build *b, const char *log)
 	so.env = g->env;
 	so.log_path = log;
 	so.tail_max = TAIL_MAX;
-	so.timeout_ms = (g->o->build_timeout_s ? g->o->build_timeout_s : 3600) * 1000u;
+	so.timeout_ms = g->o->settings.build_timeout_s * 1000u;
 	so.on_line = on_line;
 	so.ctx = b;
 	so.cancel = g->o->cancel;

@@ -59,10 +59,8 @@ int pg_stage_merge(pg_run *g, pg_stage *st)
 	mo.tag_name = strncmp(r->tag, "refs/tags/", 10) ? r->tag : r->tag + 10;
 	mo.url = g->spec->name ? g->spec->name : g->spec->repo;
 	/* the maintainer's identity: the service's, else the policy's, else pullgate's own */
-	mo.name = g->o->merge_name ? g->o->merge_name :
-		  g->policy->merge_name ? g->policy->merge_name : "pullgate";
-	mo.email = g->o->merge_email ? g->o->merge_email :
-		   g->policy->merge_email ? g->policy->merge_email : "pullgate@localhost";
+	mo.name = g->o->settings.merge_name;
+	mo.email = g->o->settings.merge_email;
 	if ((err = pg_tree_merge(&m, g->tree, &g->base, &r->tag_object, &mo)) < 0)
 		goto done;
 	if (m.up_to_date) {

@@ -143,29 +143,34 @@ static bool tag_matches(const pg_job *j, const pg_report *r, char *msg, size_t c
 	return false;
 }
 
+/* The gate's settings: serve.yaml's, else the policy's, else the defaults. */
+static void gate_settings(pg_gate_settings *out, const pg_worker_opts *o)
+{
+	pg_gate_given given = {
+		.tree = o->tree,
+		.branch = o->branch,
+		.merge_name = o->merge_name,
+		.merge_email = o->merge_email,
+		.attest_key = o->attest_key,
+		.attest_gnupg_home = o->attest_gnupg_home,
+		.build_worktrees = o->build_worktrees,
+	};
+
+	pg_gate_settings_resolve(out, &given, o->policy);
+}
+
 /*
  * The gate's options for a job, the one place they are filled: the
- * service's tree, branch and merge identity, the policy's timeouts, and a
- * log directory of the job's own (two jobs for one tag keep their own
- * logs), named in run_name.
+ * gate's settings, and a log directory of the job's own (two jobs for one
+ * tag keep their own logs), named in run_name.
  */
 static void gate_opts(pg_gate_opts *go, char *run_name, size_t cap, const pg_worker_opts *o,
 		      int64_t id)
 {
 	*go = (pg_gate_opts)PG_GATE_OPTS_INIT;
 	go->home = o->home;
-	go->tree = o->tree;
-	go->branch = o->branch;
 	go->datadir = o->datadir;
-	go->merge_name = o->merge_name;
-	go->merge_email = o->merge_email;
-	/* the service's key wins; else the policy's */
-	go->attest_key = o->attest_key ? o->attest_key : o->policy->attest_key;
-	go->attest_gnupg_home = o->attest_key ? o->attest_gnupg_home :
-				o->policy->attest_gnupg_home;
-	go->build_timeout_s = o->policy->build_timeout_minutes * 60u;
-	go->boot_timeout_s = o->policy->boot_timeout_seconds;
-	go->build_worktrees = o->build_worktrees;
+	gate_settings(&go->settings, o);
 	snprintf(run_name, cap, "job-%lld", (long long)id);
 	go->run_name = run_name;
 }
@@ -194,7 +199,7 @@ static int pull_spec(pg_pull_spec *spec, pg_buf *url, const pg_worker_opts *o, c
 	return err;
 }
 
-static int run_gate(slot *s, pg_report **out, const pg_job *j, unsigned stages, bool approve)
+static int run_gate(slot *s, pg_report **out, const pg_job *j, unsigned stages)
 {
 	pg_pull_request *pr = NULL;
 	pg_pull_spec spec;
@@ -217,7 +222,6 @@ static int run_gate(slot *s, pg_report **out, const pg_job *j, unsigned stages, 
 	s->status_ms = 0;
 	gate_opts(&go, run_name, sizeof(run_name), &s->o, j->id);
 	go.stages = stages;
-	go.approve = approve;
 	go.progress = progress;
 	go.ctx = s;
 	go.cancel = &s->cancel;
@@ -247,7 +251,7 @@ static void verify_job(slot *s, const pg_job *j)
 	int err;
 
 	logf_(s->w, "pull %lld: verifying %s from %s", (long long)j->id, j->tag, j->repo);
-	if ((err = run_gate(s, &r, j, 0, false)) < 0) {
+	if ((err = run_gate(s, &r, j, 0)) < 0) {
 		ended_in_error(s, err);
 		return;
 	}
@@ -284,7 +288,7 @@ static void kernel_job(slot *s, const pg_job *j)
 	int err;
 
 	logf_(s->w, "pull %lld: merge, build and boot of %s", (long long)j->id, j->tag);
-	if ((err = run_gate(s, &r, j, s->o.stages, s->o.policy->auto_approve)) < 0) {
+	if ((err = run_gate(s, &r, j, s->o.stages)) < 0) {
 		ended_in_error(s, err);
 		return;
 	}
@@ -390,6 +394,7 @@ static void *loop(void *p)
 int pg_worker_start(pg_worker **out, const pg_worker_opts *opts)
 {
 	pg_worker *w = calloc(1, sizeof(*w));
+	pg_gate_settings gs;
 	pthread_condattr_t attr;
 	unsigned i, n, k;
 	int err = 0;
@@ -418,7 +423,8 @@ int pg_worker_start(pg_worker **out, const pg_worker_opts *opts)
 	if (n > MAX_THREADS / 2)
 		n = MAX_THREADS / 2;
 	/* a kernel thread per build worktree: each job takes a free one (pg_gate_run) */
-	k = !opts->stages ? 0 : opts->build_worktrees ? opts->build_worktrees : 1;
+	gate_settings(&gs, opts);
+	k = opts->stages ? gs.build_worktrees : 0;
 	if (k > MAX_THREADS / 2)
 		k = MAX_THREADS / 2;
 	for (i = 0; i < n + k && err == 0; i++) {
@@ -601,7 +607,7 @@ int pg_worker_approve(pg_worker *w, int64_t id, const char *user)
 		goto done;
 	pg_oid_tohex(merge, &j->merge_commit);
 	if ((err = pg_buf_printf(&note, "approved by %s: %s moved to %.12s; attestation %s", user,
-				 o.branch ? o.branch : "master", merge,
+				 go.settings.branch, merge,
 				 r->attestation ? r->attestation : "none")) < 0)
 		goto done;
 	u.message = note.ptr;

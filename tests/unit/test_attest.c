@@ -1,4 +1,4 @@
-/* test_attest.c - unit tests for the attestation's statement and the note's layout (pipeline/attest.c). */
+/* test_attest.c - unit tests for the attestation's statement, the note's layout and its plan (pipeline/attest.c). */
 #include "tests/unit/unit.h"
 
 #include "common/digest.h"
@@ -98,12 +98,36 @@ static void test_split(void **state)
 	assert_int_equal(pg_attest_split(&n, "", 0), PG_EINVALID);
 }
 
+/* What the report says of the attestation before it is signed, and where the key is looked for. */
+static void test_plan(void **state)
+{
+	pg_report *r = NULL;
+	pg_buf home = PG_BUF_INIT;
+
+	(void)state;
+	assert_int_equal(pg_report_new(&r), 0);
+	/* no key: nothing to sign, and the report says why */
+	assert_int_equal(pg_attest_plan(&home, r, NULL, NULL, "/home/pg"), 0);
+	assert_non_null(strstr(r->attestation, "none: no attestation key is configured"));
+	assert_int_equal(home.len, 0);
+	/* a key without a home of its own: home/gnupg */
+	assert_int_equal(pg_attest_plan(&home, r, MERGE, NULL, "/home/pg"), 1);
+	assert_string_equal(home.ptr, "/home/pg/gnupg");
+	assert_string_equal(r->attestation, "signed by key " MERGE " in " PG_ATTEST_NOTES_REF);
+	pg_buf_clear(&home);
+	assert_int_equal(pg_attest_plan(&home, r, MERGE, "/etc/pg/gnupg", "/home/pg"), 1);
+	assert_string_equal(home.ptr, "/etc/pg/gnupg");
+	pg_buf_release(&home);
+	pg_report_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_statement),
 		cmocka_unit_test(test_statement_refuses),
 		cmocka_unit_test(test_split),
+		cmocka_unit_test(test_plan),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

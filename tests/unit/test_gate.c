@@ -263,7 +263,7 @@ static void test_build_worktrees(void **state)
 
 	/* two runs of two pulls with two build worktrees: one each */
 	o.home = home;
-	o.build_worktrees = 2;
+	o.settings.build_worktrees = 2;
 	o.cancel = &cancel;
 	run_for(&a, &ra, &o, "refs/tags/one");
 	run_for(&b, &rb, &o, "refs/tags/two");
@@ -298,7 +298,7 @@ static void test_build_worktrees(void **state)
 	run_done(&c, rc);
 	run_done(&a, ra);
 	/* more than there can be is refused */
-	o.build_worktrees = PG_GATE_MAX_WORKTREES + 1;
+	o.settings.build_worktrees = PG_GATE_MAX_WORKTREES + 1;
 	run_for(&c, &rc, &o, "refs/tags/three");
 	assert_int_equal(pg_run_take_slot(&c), PG_EINVALID);
 	run_done(&c, rc);
