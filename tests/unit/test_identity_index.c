@@ -233,6 +233,16 @@ static void expect_rebuilt(const fixture *f, pg_repo **r, const char *change, co
 	pg_identity_index_free(x);
 }
 
+/*
+ * A shell command that inverts LEN bytes of $f at OFFSET: damage that
+ * changes them whatever they were (writing a fixed byte over a tip id made
+ * this run is no damage when the id has that byte there already).
+ */
+#define FLIP(offset, len) \
+	"perl -e 'open(F, \"+<\", $ARGV[0]) or die; seek(F, $ARGV[1], 0); " \
+	"read(F, $b, $ARGV[2]) == $ARGV[2] or die; seek(F, $ARGV[1], 0); " \
+	"print F ($b ^ (\"\\377\" x $ARGV[2]))' $f " #offset " " #len
+
 static void test_damaged_file_is_made_again(void **state)
 {
 	fixture *f = *state;
@@ -248,8 +258,7 @@ static void test_damaged_file_is_made_again(void **state)
 	expect_rebuilt(f, &r, "printf garbage >$f", "damaged");
 	expect_rebuilt(f, &r, ": >$f", "damaged");
 	/* a byte of the tip in the header: the header's checksum no longer matches */
-	expect_rebuilt(f, &r, "printf X | dd of=$f bs=1 seek=40 conv=notrunc 2>/dev/null",
-		       "damaged");
+	expect_rebuilt(f, &r, FLIP(40, 1), "damaged");
 	/* another key version */
 	expect_rebuilt(f, &r, "printf '\\377' | dd of=$f bs=1 seek=12 conv=notrunc 2>/dev/null",
 		       "key");
@@ -257,7 +266,7 @@ static void test_damaged_file_is_made_again(void **state)
 	expect_rebuilt(f, &r, "printf '\\001' | dd of=$f bs=1 seek=12 conv=notrunc 2>/dev/null",
 		       "key");
 	/* a damaged entry is found when the index is next extended */
-	expect_rebuilt(f, &r, "printf XXXX | dd of=$f bs=1 seek=200 conv=notrunc 2>/dev/null && "
+	expect_rebuilt(f, &r, FLIP(200, 4) " && "
 		       "c=$(git commit-tree -p main -m more main^{tree}) && "
 		       "git update-ref refs/heads/main $c", "damaged");
 	pg_repo_free(r);
