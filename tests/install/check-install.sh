@@ -19,7 +19,7 @@ make -s install DESTDIR="$T/root" PREFIX=/usr/local >"$T/install.log" 2>&1 ||
 	{ cat "$T/install.log" >&2; exit 1; }
 # what the test needs from the checkout, copied before it is hidden
 mkdir -p "$T/t/tests/lib" "$T/t/tests/install" "$T/fixtures"
-cp tests/lib/tap.sh tests/lib/fixtures.sh "$T/t/tests/lib/"
+cp tests/lib/tap.sh tests/lib/wait.sh tests/lib/fixtures.sh "$T/t/tests/lib/"
 cp tests/install/install.t "$T/t/tests/install/"
 cp -R tests/fakes "$T/t/tests/fakes"
 fixtures/incident.sh "$T/fixtures/incident" >/dev/null
