@@ -407,8 +407,8 @@ int pg_repo_worktree_add(pg_repo *r, const char *name, const char *path, const c
 int pg_repo_worktree_prune(pg_repo *r, const char *name);
 
 /*
- * Remove the index lock a checkout of the linked worktree called name left
- * behind when it was killed; 0 when there is none.  As pg_repo_ref_unlock,
+ * Remove the locks (index and HEAD) a checkout of the linked worktree called
+ * name left behind when it was killed; 0 when there are none.  As pg_repo_ref_unlock,
  * only for a worktree no live process uses.
  */
 int pg_repo_worktree_unlock(pg_repo *r, const char *name);

@@ -73,14 +73,20 @@ int pg_repo_worktree_prune(pg_repo *r, const char *name)
 
 int pg_repo_worktree_unlock(pg_repo *r, const char *name)
 {
+	/* a checkout locks the index; setting the detached HEAD locks HEAD */
+	static const char *const locks[] = { "index.lock", "HEAD.lock" };
 	pg_buf path = PG_BUF_INIT;
+	size_t i;
 	int err;
 
 	if (!*name || strchr(name, '/') || !strcmp(name, "..") || !strcmp(name, "."))
 		return pg_error_set(PG_EINVALID, "'%s' is not a worktree name", name);
-	if ((err = pg_buf_printf(&path, "%sworktrees/%s/index.lock",
-				 git_repository_commondir(r->git), name)) == 0)
-		err = pg_repo_unlink_stale(path.ptr);
+	for (i = 0, err = 0; i < PG_ARRAY_SIZE(locks) && err == 0; i++) {
+		pg_buf_clear(&path);
+		if ((err = pg_buf_printf(&path, "%sworktrees/%s/%s",
+					 git_repository_commondir(r->git), name, locks[i])) == 0)
+			err = pg_repo_unlink_stale(path.ptr);
+	}
 	pg_buf_release(&path);
 	return err;
 }

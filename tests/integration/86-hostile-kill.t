@@ -11,7 +11,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
-plan 46
+plan 47
 T2=hardening-v6.16-rc1-fix1-take2
 TOP_SCRATCH=$SCRATCH
 # at exit: every run's stand-ins, and the whole scratch (each run moved $SCRATCH into it)
@@ -53,7 +53,7 @@ done
 is "$(cat "$TOP_SCRATCH/clean-manual.final") $(cat "$TOP_SCRATCH/clean-auto.final")" "waiting approved" \
 	"a run never killed waits for the maintainer (manual) or is approved (auto)"
 
-# kill STAGE HOLD APPROVAL: hold the service at HOLD, SIGKILL it, start it again, and check
+# kill STAGE HOLD APPROVAL [LOCKS]: hold the service at HOLD, SIGKILL it, start it again, and check
 kill_in() {
 	stage=$1
 	setup "kill-$stage" "$3"
@@ -66,6 +66,14 @@ kill_in() {
 	wait "$SERVE_PID" 2>/dev/null || true
 	SERVE_PID=
 	stop_fakes "$TOP_SCRATCH"
+	# a kill inside a checkout (no test point stops libgit2 there) leaves the locks
+	# of the build worktree's index and HEAD: left here as it leaves them
+	locks=
+	if [ -n "${4:-}" ]; then
+		locks=$(ls -d "$TREE"/worktrees/build-*)
+		locks="$locks/index.lock $locks/HEAD.lock"
+		for f in $locks; do : >"$f"; done
+	fi
 	killed=$(sqlite3 "$SCRATCH/state/pullgate.db" "select state from pulls where id = $ID")
 	serve_start
 	want=$(cat "$TOP_SCRATCH/clean-$3.final")
@@ -78,6 +86,7 @@ kill_in() {
 	esac
 	is "$verdict" ok "$stage: killed while $killed, the pull resumes and ends $final ($(printf '%s' "$out" | jq -r .message))"
 	is "$(printf '%s' "$out" | jq -r .attempts)" 2 "$stage: it ran once more, not more"
+	[ -z "$locks" ] || is "$(ls $locks 2>/dev/null)" "" "$stage: the locks a checkout killed halfway left are gone"
 	is "$(sqlite3 "$SCRATCH/state/pullgate.db" "select count(*) from pulls")" 1 \
 		"$stage: no pull was lost or made twice"
 	hook push "$SCRATCH/take2.json" "kill-$stage"
@@ -102,6 +111,6 @@ kill_in() {
 
 kill_in verify verify manual
 kill_in merge merge:passed manual
-kill_in build "build:building the merge" manual
+kill_in build "build:building the merge" manual locks
 kill_in boot "boot:booting" manual
 kill_in approve approve:passed auto
