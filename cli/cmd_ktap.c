@@ -72,7 +72,7 @@ int cmd_ktap(int argc, char **argv)
 	pg_boot_result *res = NULL;
 	const char *path;
 	struct ktap_args k = { false, NULL, false };
-	int rc, err, first = 0, gaps = 0;
+	int rc, err, first = 0, problems = 0;
 
 	if ((rc = cli_parse_options(&first, "ktap", argc, argv, options, ktap_option, &k)) !=
 	    CLI_CONTINUE)
@@ -107,14 +107,15 @@ int cmd_ktap(int argc, char **argv)
 	    (!res->marker_nonce || strcmp(res->marker_nonce, k.nonce)))
 		err = pg_buf_printf(&report, "evidence missing: the init's marker does not carry "
 				    "nonce %s\n", k.nonce);
-	if (err == 0 && k.nonce)
-		err = gaps = pg_boot_evidence_gaps(NULL, res, k.nonce);
+	/* the gate's judge (pipeline/evidence.c judges through the same function) */
+	if (err == 0)
+		err = problems = pg_ktap_problems(res, k.nonce, NULL, NULL);
 	if (err < 0) {
 		rc = cli_fail("ktap");
 		goto done;
 	}
 	cli_puts_safe(stdout, report.ptr);
-	rc = pg_boot_result_ok(res) && !gaps ? PG_EXIT_ACCEPT : PG_EXIT_REJECT;
+	rc = problems == 0 ? PG_EXIT_ACCEPT : PG_EXIT_REJECT;
 done:
 	pg_boot_result_free(res);
 	pg_buf_release(&report);

@@ -5,7 +5,8 @@
 #include "common/map.h"
 #include "common/str.h"
 
-int pg_boot_run_gaps(pg_buf *why, const pg_boot_run *run)
+/* What the run itself fails to prove (timeout, exit status, no console); with_console: the console's gaps too. */
+static int run_gaps(pg_buf *why, const pg_boot_run *run, bool with_console)
 {
 	pg_buf own = PG_BUF_INIT, *out = why ? why : &own;
 	int n = 0, gaps, err = 0;
@@ -21,7 +22,7 @@ int pg_boot_run_gaps(pg_buf *why, const pg_boot_run *run)
 	if (err == 0 && !run->result) {
 		n++;
 		err = pg_buf_puts(out, "boot.sh wrote no console log\n");
-	} else if (err == 0) {
+	} else if (err == 0 && with_console) {
 		gaps = pg_boot_evidence_gaps(out, run->result, run->nonce);
 		if (gaps < 0)
 			err = gaps;
@@ -32,6 +33,11 @@ int pg_boot_run_gaps(pg_buf *why, const pg_boot_run *run)
 	return err < 0 ? err : n;
 }
 
+int pg_boot_run_gaps(pg_buf *why, const pg_boot_run *run)
+{
+	return run_gaps(why, run, true);
+}
+
 /* What the base's boot showed: its failing test paths and its splats' keys. */
 typedef struct base_index {
 	pg_map failing;       /* test path -> non-NULL; keys borrowed from the base result */
@@ -40,11 +46,6 @@ typedef struct base_index {
 	size_t nkeys, alloc;
 } base_index;
 
-static bool failing(const pg_ktap_test *t)
-{
-	return !t->has_subtests && (t->status == PG_KTAP_FAIL || t->status == PG_KTAP_CRASHED);
-}
-
 static int index_base(base_index *ix, const pg_boot_result *b)
 {
 	pg_buf key = PG_BUF_INIT;
@@ -52,7 +53,7 @@ static int index_base(base_index *ix, const pg_boot_result *b)
 	int err = 0;
 
 	for (i = 0; b && i < b->ntests && err == 0; i++)
-		if (failing(&b->tests[i]))
+		if (b->tests[i].own_failure)
 			err = pg_map_sets(&ix->failing, b->tests[i].path, (void *)&b->tests[i]);
 	for (i = 0; b && i < b->nsplats && err == 0; i++) {
 		pg_buf_clear(&key);
@@ -95,7 +96,7 @@ static int gap_findings(pg_report *r, const pg_policy *policy, const pg_boot_run
 				 policy->severity[PG_CHECK_BOOT_TIMEOUT], NULL,
 				 "the kernel did not power off within %u s", timeout_s)) < 0)
 		return err;
-	err = pg_boot_run_gaps(&why, merge);
+	err = run_gaps(&why, merge, false);
 	for (p = why.ptr; err >= 0 && (nl = strchr(p, '\n')); p = nl + 1) {
 		if (merge->timed_out && p == why.ptr)
 			continue; /* boot-timeout said it; what the console lacks still follows */
@@ -106,66 +107,83 @@ static int gap_findings(pg_report *r, const pg_policy *policy, const pg_boot_run
 	return err < 0 ? err : 0;
 }
 
-static int test_findings(pg_report *r, const pg_policy *policy, const pg_boot_result *m,
-			 const base_index *ix, bool *new_in_suite, const pg_ktap_suite *suites,
-			 size_t nsuites)
+/* What the judge of the merge's console needs to turn its problems into findings. */
+typedef struct judging {
+	pg_report *r;
+	const pg_policy *policy;
+	const pg_boot_result *m;
+	const base_index *ix;
+	bool *new_in_suite;
+	const pg_ktap_suite *suites;
+	size_t nsuites;
+	pg_buf key;
+} judging;
+
+/* A failure of the merge's: new, or shown by the base too (pre-existing). */
+static int failure_finding(judging *j, const pg_ktap_test *t)
 {
-	enum pg_severity sev = policy->severity[PG_CHECK_KTAP_FAILURE];
-	size_t i, k;
-	int err = 0;
+	enum pg_severity sev = j->policy->severity[PG_CHECK_KTAP_FAILURE];
+	const pg_boot_result *m = j->m;
+	bool old = pg_map_gets(&j->ix->failing, t->path) != NULL;
+	size_t top = (size_t)(t - m->tests), k;
+	pg_finding *f = NULL;
+	int err;
 
-	for (i = 0; i < m->ntests && err == 0; i++) {
-		const pg_ktap_test *t = &m->tests[i];
-		bool old;
-		pg_finding *f = NULL;
-		size_t top = i;
-
-		if (!failing(t))
-			continue;
-		old = pg_map_gets(&ix->failing, t->path) != NULL;
-		err = pg_report_add(&f, r, PG_CHECK_KTAP_FAILURE, old ? pre_existing(sev) : sev, NULL,
-				    "%s %s%s", t->path, t->status == PG_KTAP_FAIL ? "failed" : "crashed",
-				    old ? " (pre-existing: the base's boot shows it too)" : "");
-		if (err == 0 && t->reason)
-			err = pg_finding_detail(f, "reason", t->reason, NULL);
-		if (old)
-			continue;
-		while (m->tests[top].parent >= 0 && (size_t)m->tests[top].parent < top)
-			top = (size_t)m->tests[top].parent;
-		for (k = 0; k < nsuites; k++)
-			if (suites[k].test == top)
-				new_in_suite[k] = true;
-	}
-	return err;
+	err = pg_report_add(&f, j->r, PG_CHECK_KTAP_FAILURE, old ? pre_existing(sev) : sev, NULL,
+			    "%s %s%s%s", t->path, t->status == PG_KTAP_FAIL ? "failed" : "crashed",
+			    t->has_subtests && t->status == PG_KTAP_FAIL ?
+				    ", though none of its tests did" : "",
+			    old ? " (pre-existing: the base's boot shows it too)" : "");
+	if (err == 0 && t->reason)
+		err = pg_finding_detail(f, "reason", t->reason, NULL);
+	if (err < 0 || old)
+		return err;
+	while (m->tests[top].parent >= 0 && (size_t)m->tests[top].parent < top)
+		top = (size_t)m->tests[top].parent;
+	for (k = 0; k < j->nsuites; k++)
+		if (j->suites[k].test == top)
+			j->new_in_suite[k] = true;
+	return 0;
 }
 
-static int splat_findings(pg_report *r, const pg_policy *policy, const pg_boot_result *m,
-			  const base_index *ix)
+static int splat_finding(judging *j, const pg_splat *s)
 {
-	enum pg_severity sev = policy->severity[PG_CHECK_KERNEL_SPLAT];
-	pg_buf key = PG_BUF_INIT;
-	size_t i;
-	int err = 0;
+	enum pg_severity sev = j->policy->severity[PG_CHECK_KERNEL_SPLAT];
+	const char *nl = strchr(s->text, '\n');
+	pg_finding *f = NULL;
+	bool old;
+	int err;
 
-	for (i = 0; i < m->nsplats && err == 0; i++) {
-		const pg_splat *s = &m->splats[i];
-		const char *nl = strchr(s->text, '\n');
-		pg_finding *f = NULL;
-		bool old;
+	pg_buf_clear(&j->key);
+	if ((err = pg_splat_key(&j->key, s)) < 0)
+		return err;
+	old = pg_map_gets(&j->ix->splats, j->key.ptr) != NULL;
+	err = pg_report_add(&f, j->r, PG_CHECK_KERNEL_SPLAT, old ? pre_existing(sev) : sev, NULL,
+			    "%s: %.*s%s", pg_splat_kind_name(s->kind),
+			    (int)(nl ? (size_t)(nl - s->text) : strlen(s->text)), s->text,
+			    old ? " (pre-existing: the base's boot shows it too)" : "");
+	return err < 0 ? err : pg_finding_detail(f, "console", s->text, NULL);
+}
 
-		pg_buf_clear(&key);
-		if ((err = pg_splat_key(&key, s)) < 0)
-			break;
-		old = pg_map_gets(&ix->splats, key.ptr) != NULL;
-		err = pg_report_add(&f, r, PG_CHECK_KERNEL_SPLAT, old ? pre_existing(sev) : sev, NULL,
-				    "%s: %.*s%s", pg_splat_kind_name(s->kind),
-				    (int)(nl ? (size_t)(nl - s->text) : strlen(s->text)), s->text,
-				    old ? " (pre-existing: the base's boot shows it too)" : "");
-		if (err == 0)
-			err = pg_finding_detail(f, "console", s->text, NULL);
+/* One problem pg_ktap_problems found in the merge's console, as a finding. */
+static int judge_problem(void *ctx, const pg_ktap_problem *p)
+{
+	judging *j = ctx;
+
+	switch (p->kind) {
+	case PG_KTAP_GAP:
+		return pg_report_add(NULL, j->r, PG_CHECK_BOOT_EVIDENCE, PG_SEV_ERROR, NULL,
+				     "no evidence of a good boot: %s", p->text);
+	case PG_KTAP_FAILURE:
+		return failure_finding(j, p->test);
+	case PG_KTAP_UNJUDGED:
+		/* nothing to compare with the base: an error whatever the policy says */
+		return pg_report_add(NULL, j->r, PG_CHECK_BOOT_EVIDENCE, PG_SEV_ERROR, NULL,
+				     "failures the gate cannot judge: %s", p->text);
+	case PG_KTAP_SPLAT:
+		return splat_finding(j, p->splat);
 	}
-	pg_buf_release(&key);
-	return err;
+	return pg_error_set(PG_EINVALID, "unknown kind of boot problem %d", (int)p->kind);
 }
 
 static pg_suite_counts counts_of(const pg_ktap_suite *s)
@@ -244,9 +262,14 @@ int pg_boot_judge(pg_report *r, const pg_policy *policy, const pg_boot_run *merg
 		err = pg_error_oom();
 		goto done;
 	}
-	if (m && ((err = test_findings(r, policy, m, &ix, new_in_suite, ms, nm)) < 0 ||
-		  (err = splat_findings(r, policy, m, &ix)) < 0))
-		goto done;
+	if (m) {
+		judging j = { r, policy, m, &ix, new_in_suite, ms, nm, PG_BUF_INIT };
+
+		err = pg_ktap_problems(m, merge->nonce, judge_problem, &j);
+		pg_buf_release(&j.key);
+		if (err < 0)
+			goto done;
+	}
 	err = suite_rows(r, ms, nm, new_in_suite, bs, nb, b != NULL);
 done:
 	free(new_in_suite);

@@ -5,6 +5,7 @@
 #include "common/sanitize.h"
 #include "common/str.h"
 
+#include <ctype.h>
 #include <limits.h>
 
 #define NAME_MAX_LEN 256
@@ -155,6 +156,7 @@ static long add_test(struct parser *ps, const char *name, size_t nlen, long pare
 
 	if (r->ntests >= PG_KTAP_MAX_TESTS) {
 		r->truncated = true;
+		r->dropped++;
 		return -1;
 	}
 	if (PG_ARRAY_GROW(r->tests, r->ntests + 1, ps->alloc_tests) < 0)
@@ -237,6 +239,7 @@ static int crash_close_top(struct parser *ps, const char *why)
 	int l = ps->top;
 	struct frame *f = &ps->frames[l];
 	struct frame *up = &ps->frames[l - 1];
+	bool unclosed = false;
 	int err = 0;
 
 	if (f->plan >= 0 && f->nresults < (size_t)f->plan)
@@ -244,13 +247,16 @@ static int crash_close_top(struct parser *ps, const char *why)
 	else if (!f->last_crashed && f->plan < 0)
 		err = add_missing(ps, l, f->nresults + 1, f->nresults + 1, why);
 	else if (!f->last_crashed)
-		ps->r->crashed++;  /* all reported, but the block never closed */
+		unclosed = true;   /* all reported, but the block never closed */
 	if (err < 0)
 		return err;
+	if (unclosed)
+		ps->r->crashed++;  /* the owner's crash, whatever its children did */
 	if (f->node >= 0) {
 		pg_ktap_test *t = &ps->r->tests[f->node];
 
 		t->status = PG_KTAP_CRASHED;
+		t->own_failure |= unclosed;
 		if (!t->reason && !(t->reason = pg_strdup(why)))
 			return PG_ENOMEM;
 	}
@@ -342,6 +348,7 @@ static int result_line(struct parser *ps, int level, bool ok, const char *s, siz
 
 	if (level > PG_KTAP_MAX_DEPTH - 1) {
 		ps->r->truncated = true;
+		ps->r->dropped++;
 		return 0;
 	}
 	/* directive: the first " #" (KTAP allows '#' in names only escaped) */
@@ -355,8 +362,10 @@ static int result_line(struct parser *ps, int level, bool ok, const char *s, siz
 		size_t dn = n - nlen - 2;
 
 		pg_str_trim_line(&d, &dn);
+		/* a "not ok" stays a failure whatever its directive says (KUnit skips
+		 * with "ok ... # SKIP"): the judge fails closed */
 		if (dn >= 4 && (!strncasecmp(d, "SKIP", 4) || !strncasecmp(d, "TODO", 4))) {
-			st = PG_KTAP_SKIP;
+			st = ok ? PG_KTAP_SKIP : PG_KTAP_FAIL;
 			reason = d + 4;
 			rlen = dn - 4;
 			pg_str_trim_line(&reason, &rlen);
@@ -402,7 +411,7 @@ static int result_line(struct parser *ps, int level, bool ok, const char *s, siz
 				return PG_ENOMEM;
 		}
 		/* an empty block counts as a test; a failure no child explains too */
-		if (!f->nresults || (st == PG_KTAP_FAIL && !f->nbad))
+		if (!f->nbad && (!f->nresults || st == PG_KTAP_FAIL))
 			count(ps->r, st);
 		ps->top = level;
 		if (st == PG_KTAP_FAIL || f->nbad)
@@ -462,7 +471,7 @@ static int marker_line(struct parser *ps, const char *s, size_t n)
 	return 0;
 }
 
-static int parse_line(struct parser *ps, const char *s, size_t n)
+static int read_line(struct parser *ps, const char *s, size_t n, const char **read)
 {
 	size_t indent = 0, k, len;
 	int level, err;
@@ -504,8 +513,11 @@ static int parse_line(struct parser *ps, const char *s, size_t n)
 	n -= k;
 	pg_str_rtrim(t, &n, PG_STR_BLANKS);
 	if (level > PG_KTAP_MAX_DEPTH) {
-		if (starts(t, n, "ok ") || starts(t, n, "not ok "))
+		if (starts(t, n, "ok ") || starts(t, n, "not ok ")) {
 			ps->r->truncated = true;
+			ps->r->dropped++;
+			*read = t;
+		}
 		return 0;
 	}
 
@@ -536,9 +548,34 @@ static int parse_line(struct parser *ps, const char *s, size_t n)
 		if (m && p[0] != ' ')
 			return 0;
 		pg_str_trim_line(&p, &m);
+		*read = t;
 		return result_line(ps, level, ok, p, m);
 	}
 	return 0;
+}
+
+/*
+ * A line, and the "not ok" in it that no result accounts for: every one
+ * but the one that starts a result line read (read: its start, or NULL).
+ */
+static int parse_line(struct parser *ps, const char *s, size_t n)
+{
+	const char *read = NULL, *p = s, *end, *hit;
+	int err = read_line(ps, s, n, &read);
+
+	end = s + (n > PG_KTAP_MAX_LINE ? PG_KTAP_MAX_LINE : n);
+	while (err == 0 && (hit = memmem(p, (size_t)(end - p), "not ok", 6))) {
+		/* a word of its own: "cannot ok" is not one */
+		bool word = hit == s || !(isalnum((unsigned char)hit[-1]) || hit[-1] == '_');
+
+		if (hit != read && word) {
+			if (!ps->r->stray++)
+				ps->r->stray_line = ps->lineno;
+			break;
+		}
+		p = hit + 6;
+	}
+	return err;
 }
 
 static int build_paths(pg_boot_result *r)
@@ -571,6 +608,34 @@ static int build_paths(pg_boot_result *r)
 		if (!(r->tests[i].path = pg_buf_detach(&b)))
 			return PG_ENOMEM;
 	}
+	return 0;
+}
+
+static bool bad(const pg_ktap_test *t)
+{
+	return t->status == PG_KTAP_FAIL || t->status == PG_KTAP_CRASHED;
+}
+
+/*
+ * A failure is a test's own when no test below it failed or crashed (or,
+ * set by the parser, its block never closed).  Children come after their
+ * parents, so one walk from the end sees every child before its parent.
+ */
+static int mark_own_failures(pg_boot_result *r)
+{
+	bool *bad_below = r->ntests ? calloc(r->ntests, sizeof(*bad_below)) : NULL;
+	size_t i;
+
+	if (r->ntests && !bad_below)
+		return PG_ENOMEM;
+	for (i = r->ntests; i-- > 0;) {
+		pg_ktap_test *t = &r->tests[i];
+
+		t->own_failure |= bad(t) && !bad_below[i];
+		if ((bad(t) || bad_below[i]) && t->parent >= 0 && (size_t)t->parent < i)
+			bad_below[t->parent] = true;
+	}
+	free(bad_below);
 	return 0;
 }
 
@@ -609,7 +674,7 @@ int pg_ktap_parse(pg_boot_result **out, const char *log, size_t len)
 	    (err = add_missing(&ps, 0, ps.frames[0].nresults + 1, (size_t)ps.frames[0].plan,
 			       "no result: the log ended")) < 0)
 		goto done;
-	if ((err = build_paths(ps.r)) < 0)
+	if ((err = build_paths(ps.r)) < 0 || (err = mark_own_failures(ps.r)) < 0)
 		goto done;
 	ps.r->boot_time = ps.marker_ts >= 0 ? ps.marker_ts :
 			  ps.poweroff_ts >= 0 ? ps.poweroff_ts : ps.last_ts;
@@ -691,10 +756,70 @@ int pg_boot_evidence_gaps(pg_buf *why, const pg_boot_result *r, const char *nonc
 	return err < 0 ? err : n;
 }
 
+/* Call fn, if any, with one problem; count it. */
+static int problem(int *n, pg_ktap_problem_fn fn, void *ctx, enum pg_ktap_problem_kind kind,
+		   const char *text, const pg_ktap_test *test, const pg_splat *splat)
+{
+	pg_ktap_problem p = { kind, text, test, splat };
+
+	(*n)++;
+	return fn ? fn(ctx, &p) : 0;
+}
+
+/* The failures no test result shows, one line each, into why. */
+static int unjudged(pg_buf *why, const pg_boot_result *r, size_t own)
+{
+	int err = 0;
+
+	if (r->dropped)
+		err = pg_buf_printf(why, "%zu test result%s past the parser's caps (%d tests, %d "
+				    "levels) %s not judged\n", r->dropped, r->dropped == 1 ? "" : "s",
+				    PG_KTAP_MAX_TESTS, PG_KTAP_MAX_DEPTH,
+				    r->dropped == 1 ? "is" : "are");
+	if (err == 0 && r->stray)
+		err = pg_buf_printf(why, "line %zu holds a \"not ok\" that is no result the parser "
+				    "could read (%zu such line%s)\n", r->stray_line, r->stray,
+				    r->stray == 1 ? "" : "s");
+	if (err == 0 && !r->dropped && r->failed + r->crashed != own)
+		err = pg_buf_printf(why, "the console counts %zu failed and %zu crashed tests, and "
+				    "%zu are named\n", r->failed, r->crashed, own);
+	return err;
+}
+
+int pg_ktap_problems(const pg_boot_result *r, const char *nonce, pg_ktap_problem_fn fn,
+		     void *ctx)
+{
+	pg_buf gaps = PG_BUF_INIT, lost = PG_BUF_INIT;
+	size_t i, own = 0;
+	char *p, *nl;
+	int n = 0, err;
+
+	err = pg_boot_evidence_gaps(&gaps, r, nonce);
+	for (p = gaps.ptr; err >= 0 && p && (nl = strchr(p, '\n')); p = nl + 1) {
+		*nl = '\0';
+		err = problem(&n, fn, ctx, PG_KTAP_GAP, p, NULL, NULL);
+	}
+	for (i = 0; i < r->ntests && err >= 0; i++)
+		if (r->tests[i].own_failure) {
+			own++;
+			err = problem(&n, fn, ctx, PG_KTAP_FAILURE, NULL, &r->tests[i], NULL);
+		}
+	if (err >= 0)
+		err = unjudged(&lost, r, own);
+	for (p = lost.ptr; err >= 0 && p && (nl = strchr(p, '\n')); p = nl + 1) {
+		*nl = '\0';
+		err = problem(&n, fn, ctx, PG_KTAP_UNJUDGED, p, NULL, NULL);
+	}
+	for (i = 0; i < r->nsplats && err >= 0; i++)
+		err = problem(&n, fn, ctx, PG_KTAP_SPLAT, NULL, NULL, &r->splats[i]);
+	pg_buf_release(&gaps);
+	pg_buf_release(&lost);
+	return err < 0 ? err : n;
+}
+
 bool pg_boot_result_ok(const pg_boot_result *r)
 {
-	return r && r->passed > 0 && !r->failed && !r->crashed && !r->nsplats &&
-	       pg_boot_evidence_gaps(NULL, r, NULL) == 0;
+	return r && pg_ktap_problems(r, NULL, NULL, NULL) == 0;
 }
 
 /* The top-level test above tests[i]; parents always come before their children. */
@@ -718,16 +843,15 @@ static void add_count(pg_ktap_suite *s, enum pg_ktap_status st)
 int pg_ktap_suites(pg_ktap_suite **out, size_t *n, const pg_boot_result *r)
 {
 	pg_ktap_suite *suites = NULL;
-	size_t *slot = NULL, *below = NULL, *bad = NULL, i, alloc = 0, k = 0;
+	size_t *slot = NULL, *below = NULL, i, alloc = 0, k = 0;
 	int err = 0;
 
 	*out = NULL;
 	*n = 0;
 	if (!r->ntests)
 		return 0;
-	/* per test: its suite's slot, how many tests are below it, how many of them are bad */
-	if (!(slot = calloc(r->ntests, sizeof(*slot))) || !(below = calloc(r->ntests, sizeof(*below))) ||
-	    !(bad = calloc(r->ntests, sizeof(*bad)))) {
+	/* per test: its suite's slot and how many tests are below it */
+	if (!(slot = calloc(r->ntests, sizeof(*slot))) || !(below = calloc(r->ntests, sizeof(*below)))) {
 		err = pg_error_oom();
 		goto done;
 	}
@@ -742,21 +866,17 @@ int pg_ktap_suites(pg_ktap_suite **out, size_t *n, const pg_boot_result *r)
 			suites[k].test = i;
 			slot[i] = k++;
 		}
-		for (p = r->tests[i].parent; p >= 0 && (size_t)p < i; p = r->tests[p].parent) {
+		for (p = r->tests[i].parent; p >= 0 && (size_t)p < i; p = r->tests[p].parent)
 			below[p]++;
-			if (r->tests[i].status == PG_KTAP_FAIL || r->tests[i].status == PG_KTAP_CRASHED)
-				bad[p]++;
-		}
 	}
 	for (i = 0; i < r->ntests; i++) {
 		const pg_ktap_test *t = &r->tests[i];
 		size_t top = top_of(r, i);
-		bool failure = t->status == PG_KTAP_FAIL || t->status == PG_KTAP_CRASHED;
 
 		if (r->tests[top].depth != 0 || r->tests[top].parent >= 0)
 			continue;
-		/* as the parser counts: leaves, empty blocks, and failures no child explains */
-		if (!t->has_subtests || !below[i] || (failure && !bad[i]))
+		/* as the parser counts: leaves, empty blocks, and own failures */
+		if (!t->has_subtests || !below[i] || t->own_failure)
 			add_count(&suites[slot[top]], t->status);
 	}
 	*out = suites;
@@ -766,7 +886,6 @@ done:
 	free(suites);
 	free(slot);
 	free(below);
-	free(bad);
 	return err;
 }
 

@@ -45,6 +45,7 @@ typedef struct pg_ktap_test {
 	enum pg_ktap_status status;
 	char *reason;     /* the SKIP reason or why it crashed; NULL otherwise */
 	bool has_subtests;
+	bool own_failure; /* failed or crashed while no test below it did: a failure only it shows */
 	size_t line;      /* 1-based line of its result, or of where it started */
 } pg_ktap_test;
 
@@ -60,6 +61,9 @@ typedef struct pg_boot_result {
 	bool saw_marker;      /* PG_KTAP_MARKER appeared */
 	bool powered_off;     /* "reboot: Power down" appeared */
 	bool truncated;       /* a cap was hit; counts stay exact */
+	size_t dropped;       /* results past the caps (tests, depth): counted or seen, not kept */
+	size_t stray;         /* lines holding "not ok" that are no result the parser read */
+	size_t stray_line;    /* the first of them; 0: none */
 
 	long plan;            /* the top-level plan "1..N" (KUnit: one per suite); -1: none */
 	size_t plans;         /* top-level plans seen: more than one is two runs in one log */
@@ -92,9 +96,41 @@ void pg_boot_result_free(pg_boot_result *r);
 int pg_boot_evidence_gaps(pg_buf *why, const pg_boot_result *r, const char *nonce);
 
 /*
- * True when the console proves a complete boot (no evidence gap, any
- * marker nonce), at least one test passed, none failed or crashed, and
- * there is no splat.  Skips are allowed.
+ * The one judge of a console: every reason it is not a good boot, in this
+ * order: each evidence gap (pg_boot_evidence_gaps, with nonce), each own
+ * failure (a failed or crashed test no test below it explains, at any
+ * depth: a suite that says "not ok" over passing cases, a suite whose
+ * result never came, a case whose log held a block of its own), each
+ * failure it cannot judge (results past a cap, a "not ok" line that is no
+ * result it read, failures counted that no test names), and each splat.
+ * It fails closed: a console holding "not ok" or a crash anywhere has a
+ * problem.  The gate (pipeline/evidence.c) and `pullgate ktap` both judge
+ * through it.  fn (may be NULL) is called for each; a negative return of
+ * fn stops the walk and is returned.  Returns how many problems there are.
+ */
+enum pg_ktap_problem_kind {
+	PG_KTAP_GAP,       /* text: what the console fails to prove */
+	PG_KTAP_FAILURE,   /* test: an own failure */
+	PG_KTAP_UNJUDGED,  /* text: failures that no test result shows */
+	PG_KTAP_SPLAT      /* splat */
+};
+
+typedef struct pg_ktap_problem {
+	enum pg_ktap_problem_kind kind;
+	const char *text;
+	const pg_ktap_test *test;
+	const pg_splat *splat;
+} pg_ktap_problem;
+
+typedef int (*pg_ktap_problem_fn)(void *ctx, const pg_ktap_problem *p);
+
+int pg_ktap_problems(const pg_boot_result *r, const char *nonce, pg_ktap_problem_fn fn,
+		     void *ctx);
+
+/*
+ * True when pg_ktap_problems finds none (any marker nonce): a complete
+ * boot, at least one test passed, none failed or crashed at any depth,
+ * nothing past a cap, and no splat.  Skips are allowed.
  */
 bool pg_boot_result_ok(const pg_boot_result *r);
 

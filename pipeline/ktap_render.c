@@ -16,6 +16,12 @@ static int put_gaps(pg_buf *out, const pg_boot_result *r, const char *prefix)
 	return err < 0 ? err : 0;
 }
 
+/* The failures the judge cannot place, a line each after "not judged: ". */
+static int put_unjudged_line(void *ctx, const pg_ktap_problem *p)
+{
+	return p->kind == PG_KTAP_UNJUDGED ? pg_buf_printf(ctx, "not judged: %s\n", p->text) : 0;
+}
+
 int pg_ktap_render_text(pg_buf *out, const pg_boot_result *r)
 {
 	static const char *const label[] = { "ok", "FAIL", "skip", "CRASHED" };
@@ -25,7 +31,7 @@ int pg_ktap_render_text(pg_buf *out, const pg_boot_result *r)
 	for (i = 0; i < r->ntests && err == 0; i++) {
 		const pg_ktap_test *t = &r->tests[i];
 
-		if (t->has_subtests && t->status != PG_KTAP_CRASHED)
+		if (t->has_subtests && t->status != PG_KTAP_CRASHED && !t->own_failure)
 			continue;
 		err = pg_buf_printf(out, "%-8s %s%s%s\n", label[t->status], t->path,
 				    t->reason ? "  # " : "", t->reason ? t->reason : "");
@@ -45,6 +51,8 @@ int pg_ktap_render_text(pg_buf *out, const pg_boot_result *r)
 	}
 	if (err == 0)
 		err = put_gaps(out, r, "evidence missing: ");
+	if (err == 0 && (err = pg_ktap_problems(r, NULL, put_unjudged_line, out)) > 0)
+		err = 0;
 	if (err == 0) {
 		if (r->boot_time >= 0)
 			err = pg_buf_printf(out, "boot: %.3f s", r->boot_time);
@@ -94,6 +102,13 @@ static int put_gap_list(pg_json_writer *w, const pg_boot_result *r)
 	return err < 0 ? err : 0;
 }
 
+static int put_unjudged_item(void *ctx, const pg_ktap_problem *p)
+{
+	if (p->kind == PG_KTAP_UNJUDGED)
+		pg_json_put_str(ctx, NULL, p->text);
+	return 0;
+}
+
 int pg_ktap_render_json(pg_buf *out, const pg_boot_result *r)
 {
 	pg_json_writer *w = NULL;
@@ -116,7 +131,16 @@ int pg_ktap_render_json(pg_buf *out, const pg_boot_result *r)
 	else
 		pg_json_put_null(w, "plan");
 	pg_json_put_str(w, "marker_nonce", r->marker_nonce);
+	pg_json_put_int(w, "dropped", (int64_t)r->dropped);
 	if ((err = put_gap_list(w, r)) < 0) {
+		pg_json_writer_free(w);
+		return err;
+	}
+	/* "not_judged": failures no test result shows (pg_ktap_problems) */
+	pg_json_open_array(w, "not_judged");
+	err = pg_ktap_problems(r, NULL, put_unjudged_item, w);
+	pg_json_close(w);
+	if (err < 0) {
 		pg_json_writer_free(w);
 		return err;
 	}
@@ -130,6 +154,7 @@ int pg_ktap_render_json(pg_buf *out, const pg_boot_result *r)
 		pg_json_put_int(w, "depth", t->depth);
 		pg_json_put_str(w, "status", pg_ktap_status_name(t->status));
 		pg_json_put_bool(w, "has_subtests", t->has_subtests);
+		pg_json_put_bool(w, "own_failure", t->own_failure);
 		pg_json_put_str(w, "reason", t->reason);
 		pg_json_put_int(w, "line", (int64_t)t->line);
 		pg_json_close(w);

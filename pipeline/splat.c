@@ -43,7 +43,8 @@ static bool lockdep_header(const char *s, size_t n)
 
 static int splat_kind(const char *s, size_t n)
 {
-	if (starts(s, n, "Kernel panic - not syncing"))
+	/* "Kernel panic - not syncing: ...", however another CPU's output cut into it */
+	if (starts(s, n, "Kernel panic"))
 		return PG_SPLAT_PANIC;
 	if (starts(s, n, "WARNING: CPU:") || starts(s, n, "WARNING: at "))
 		return PG_SPLAT_WARN;

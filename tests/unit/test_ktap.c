@@ -131,7 +131,10 @@ static void test_skips(void **state)
 		  "ok 1 plain # SKIP no hardware\n"
 		  "ok 2 lower # skip\n"
 		  "not ok 3 todo # TODO later\n");
-	assert_counts(r, 0, 0, 3, 0);
+	/* a "not ok" fails whatever its directive says: the judge fails closed */
+	assert_counts(r, 0, 1, 2, 0);
+	assert_int_equal(find(r, "todo")->status, PG_KTAP_FAIL);
+	assert_string_equal(find(r, "todo")->reason, "later");
 	t = find(r, "plain");
 	assert_int_equal(t->status, PG_KTAP_SKIP);
 	assert_string_equal(t->reason, "no hardware");
