@@ -40,6 +40,13 @@ typedef struct pg_gate_opts {
 					moved since the merge was made (the run then fails with
 					PG_ECONFLICT, nothing moved): test it again on the new
 					head.  May be NULL */
+	int (*approving)(void *ctx); /* pg_gate_approve: called once the tag is verified again,
+					before the branch moves, to record the approval; a
+					negative return moves nothing.  May be NULL */
+	void *approving_ctx;
+	bool by_policy;              /* pg_gate_approve: the policy approves (approval: auto),
+					not the maintainer: the branch's log and the attestation
+					say so */
 } pg_gate_opts;
 
 /* The most build worktrees a run chooses from (pipeline.build-worktrees). */
@@ -91,6 +98,19 @@ bool pg_gate_stages_valid(unsigned stages);
  */
 int pg_gate_approve(pg_report *r, const pg_pull_spec *spec, const pg_gate_opts *o,
 		    pg_buf *notice);
+
+/*
+ * Finish an approval that was cut short (its process killed) after it was
+ * recorded (opts->approving) and before its end was: r and spec as for
+ * pg_gate_approve.  1 when the integration branch holds r->merge_commit:
+ * the approval happened, and what follows the move is done now (the
+ * notice, the pull's refs removed, the attestation signed again); 0 when
+ * the branch is still at r->merge_base: nothing moved, and the approval
+ * can be undone; PG_ECONFLICT when the branch is elsewhere (the pull must
+ * be tested again).
+ */
+int pg_gate_approve_resume(pg_report *r, const pg_pull_spec *spec, const pg_gate_opts *o,
+			   pg_buf *notice);
 
 /*
  * The one comparison of the tag object verified (r->tag_object) with the

@@ -127,39 +127,99 @@ int pg_stage_approve(pg_run *g, pg_stage *st)
 	return err;
 }
 
+/* Where an approval's pieces are: the tree's path, the pull's key and its run's logs. */
+static int approval_paths(pg_buf *path, pg_buf *key, pg_buf *logs, const pg_report *r,
+			  const pg_gate_opts *o)
+{
+	int err;
+
+	if ((err = pg_run_tree_path(path, o)) < 0 || (err = pg_gate_pull_key(key, r->tag)) < 0)
+		return err;
+	/* the notice goes beside the logs of the run that tested the merge */
+	return r->run_dir ? pg_buf_puts(logs, r->run_dir) : pg_run_logs_dir(logs, o, key->ptr);
+}
+
+/*
+ * What follows the branch's move: the pull's refs go (an approval stands
+ * without that), and the attestation is signed over the report of the run
+ * that tested the merge.
+ */
+static int after_the_move(pg_report *r, pg_tree *tree, const pg_gate_opts *o, const char *path,
+			  const char *key, const char *logs)
+{
+	pg_buf home = PG_BUF_INIT, report = PG_BUF_INIT;
+	const char *fpr = o->settings.attest_key;
+	int err;
+
+	if (pg_tree_drop_pull_refs(tree, key, r->tag) < 0)
+		pg_error_clear(); /* approved; the refs are only left over */
+	if ((err = pg_attest_plan(&home, r, fpr, o->settings.attest_gnupg_home, o->home)) > 0)
+		err = pg_buf_printf(&report, "%s/report.json", logs) < 0 ? PG_ENOMEM :
+		      pg_attest_sign(r, path, report.ptr, o->by_policy ? "gate" : "maintainer", fpr,
+				     home.ptr);
+	pg_testpoint("approve", "signed");
+	pg_buf_release(&home);
+	pg_buf_release(&report);
+	return err < 0 ? err : 0;
+}
+
 int pg_gate_approve(pg_report *r, const pg_pull_spec *spec, const pg_gate_opts *o,
 		    pg_buf *notice)
 {
 	pg_tree *tree = NULL;
-	pg_buf key = PG_BUF_INIT, path = PG_BUF_INIT, logs = PG_BUF_INIT, home = PG_BUF_INIT;
-	pg_buf report = PG_BUF_INIT;
-	const char *fpr = o->settings.attest_key;
+	pg_buf key = PG_BUF_INIT, path = PG_BUF_INIT, logs = PG_BUF_INIT;
 	int err;
 
 	if (!r->has_merge)
 		return pg_error_set(PG_EINVALID, "'%s' has no tested merge to approve", r->tag);
 	if (r->approved)
 		return pg_error_set(PG_EEXISTS, "'%s' is already approved", r->tag);
-	if ((err = pg_run_tree_path(&path, o)) < 0 || (err = pg_gate_pull_key(&key, r->tag)) < 0)
-		goto done;
-	/* the notice goes beside the logs of the run that tested the merge */
-	err = r->run_dir ? pg_buf_puts(&logs, r->run_dir) : pg_run_logs_dir(&logs, o, key.ptr);
-	if (err == 0 && (err = pg_tree_open(&tree, path.ptr, o->settings.branch)) == 0 &&
+	if ((err = approval_paths(&path, &key, &logs, r, o)) == 0 &&
+	    (err = pg_tree_open(&tree, path.ptr, o->settings.branch)) == 0 &&
 	    (err = still_verified(tree, r, spec->repo, o->expect_tag)) == 0 &&
+	    (!o->approving || (err = o->approving(o->approving_ctx)) == 0) &&
 	    (err = approve(notice, tree, path.ptr, logs.ptr, r, spec->name ? spec->name : spec->repo,
-			   "pullgate: approved by the maintainer", o->branch_moved)) == 0 &&
-	    pg_tree_drop_pull_refs(tree, key.ptr, r->tag) < 0)
-		pg_error_clear(); /* approved; the refs are only left over */
-	/* the attestation hashes the report of the run that tested the merge */
-	if (err == 0 && r->approved &&
-	    (err = pg_attest_plan(&home, r, fpr, o->settings.attest_gnupg_home, o->home)) > 0)
-		err = pg_buf_printf(&report, "%s/report.json", logs.ptr) < 0 ? PG_ENOMEM :
-		      pg_attest_sign(r, path.ptr, report.ptr, "maintainer", fpr, home.ptr);
-	if (err > 0)
-		err = 0;
+			   o->by_policy ? "pullgate: approved" : "pullgate: approved by the maintainer",
+			   o->branch_moved)) == 0)
+		err = after_the_move(r, tree, o, path.ptr, key.ptr, logs.ptr);
+	pg_tree_free(tree);
+	pg_buf_release(&key);
+	pg_buf_release(&path);
+	pg_buf_release(&logs);
+	return err;
+}
+
+int pg_gate_approve_resume(pg_report *r, const pg_pull_spec *spec, const pg_gate_opts *o,
+			   pg_buf *notice)
+{
+	pg_tree *tree = NULL;
+	pg_buf key = PG_BUF_INIT, path = PG_BUF_INIT, logs = PG_BUF_INIT;
+	pg_oid head;
+	int err, held = 0;
+
+	if (!r->has_merge)
+		return pg_error_set(PG_EINVALID, "'%s' has no tested merge to approve", r->tag);
+	if ((err = approval_paths(&path, &key, &logs, r, o)) < 0 ||
+	    (err = pg_tree_open(&tree, path.ptr, o->settings.branch)) < 0 ||
+	    (err = held = pg_tree_holds(tree, &r->merge_commit)) < 0 ||
+	    (!held && (err = pg_tree_head(&head, tree)) < 0))
+		goto done;
+	if (!held && pg_oid_cmp(&head, &r->merge_base)) {
+		err = pg_error_set(PG_ECONFLICT, "%s holds neither the approved merge nor the head it "
+				   "was made on", pg_tree_branch(tree));
+		goto done;
+	}
+	if (!held)
+		goto done; /* nothing moved */
+	r->approved = true;
+	if (write_notice(notice, logs.ptr, spec->name ? spec->name : spec->repo, r->tag, path.ptr,
+			 pg_tree_branch(tree), r) < 0) {
+		pg_error_clear();
+		pg_buf_clear(notice);
+	}
+	if ((err = after_the_move(r, tree, o, path.ptr, key.ptr, logs.ptr)) == 0)
+		err = 1;
 done:
-	pg_buf_release(&home);
-	pg_buf_release(&report);
 	pg_tree_free(tree);
 	pg_buf_release(&key);
 	pg_buf_release(&path);

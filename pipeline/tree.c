@@ -75,6 +75,16 @@ int pg_tree_head(pg_oid *out, pg_tree *t)
 	return err;
 }
 
+int pg_tree_holds(pg_tree *t, const pg_oid *commit)
+{
+	pg_oid head;
+	int err = pg_tree_head(&head, t);
+
+	if (err < 0)
+		return err;
+	return !pg_oid_cmp(&head, commit) ? 1 : pg_repo_is_ancestor(t->repo, commit, &head);
+}
+
 int pg_tree_commit_tree(pg_oid *out, pg_tree *t, const pg_oid *commit)
 {
 	return pg_repo_commit_tree(out, t->repo, commit);

@@ -27,6 +27,9 @@ const char *pg_tree_branch(const pg_tree *t);
 /* The integration branch's commit; PG_ENOTFOUND when the branch does not exist. */
 int pg_tree_head(pg_oid *out, pg_tree *t);
 
+/* 1 when the integration branch holds commit (at its head or below it), 0 when not. */
+int pg_tree_holds(pg_tree *t, const pg_oid *commit);
+
 /*
  * The kernel tree of commit, read for the KUnit selection: a file
  * (PG_ENOTFOUND when none), the files of a directory, and the paths that

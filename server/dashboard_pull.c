@@ -212,7 +212,7 @@ static void actions(pg_buf *out, pg_req *rq, const pg_job *j)
 	enum pg_job_state st = j->state;
 	bool waiting, can_reject, can_cancel;
 
-	waiting = pg_job_can_move(st, PG_JOB_APPROVED, PG_JOB_BY_MAINTAINER);
+	waiting = pg_job_can_move(st, PG_JOB_APPROVING, PG_JOB_BY_MAINTAINER);
 	can_reject = pg_job_can_move(st, PG_JOB_REJECTED, PG_JOB_BY_MAINTAINER);
 	/* what does not run is cancelled at once; what runs, stopped by its worker */
 	can_cancel = pg_job_can_move(st, PG_JOB_CANCELLED, PG_JOB_BY_MAINTAINER) ||

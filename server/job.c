@@ -15,6 +15,7 @@ static const struct {
 	[PG_JOB_BUILDING] = { "building", RUNNING },
 	[PG_JOB_BOOTING] = { "booting", RUNNING },
 	[PG_JOB_WAITING] = { "waiting", FINAL },
+	[PG_JOB_APPROVING] = { "approving", 0 },
 	[PG_JOB_APPROVED] = { "approved", FINAL },
 	[PG_JOB_PASSED] = { "passed", FINAL },
 	[PG_JOB_REJECTED] = { "rejected", FINAL },
@@ -34,7 +35,13 @@ static const struct {
  * maintainer cancelled.  The maintainer cancels what does not run, and
  * decides on what waits, or was verified or passed; an approval that
  * finds the integration branch moved since the test queues the pull to be
- * tested again.  The start requeues the runs the last stop cut short.
+ * tested again.  An approval, the maintainer's (or the policy's, which
+ * approves for the maintainer with approval: auto), is recorded as
+ * approving before the branch moves, and ends approved, or, when the
+ * branch did not move, waiting again (or queued, the branch being
+ * elsewhere now; or error, when it cannot be told); an approval the last
+ * stop cut short is ended the same way at the start (docs/server.md).
+ * The start requeues the runs the last stop cut short.
  * Which stage ends a run follows from the stages running in order, from
  * merge, without a gap: only the boot comes before the approval.
  */
@@ -65,14 +72,19 @@ static const unsigned char moves[PG_JOB__COUNT][PG_JOB__COUNT] = {
 		[PG_JOB_QUEUED] = W | S,
 	},
 	[PG_JOB_BOOTING] = {
-		[PG_JOB_WAITING] = W, [PG_JOB_APPROVED] = W,
+		[PG_JOB_WAITING] = W, [PG_JOB_APPROVING] = W,
 		[PG_JOB_PASSED] = W, [PG_JOB_REJECTED] = W, [PG_JOB_ERROR] = W,
 		[PG_JOB_CANCELLED] = W,
 		[PG_JOB_QUEUED] = W | S,
 	},
 	[PG_JOB_WAITING] = {
-		[PG_JOB_APPROVED] = M, [PG_JOB_REJECTED] = M,
+		[PG_JOB_APPROVING] = M,
+		[PG_JOB_REJECTED] = M,
 		[PG_JOB_QUEUED] = M,
+	},
+	[PG_JOB_APPROVING] = {
+		[PG_JOB_APPROVED] = M, [PG_JOB_WAITING] = M, [PG_JOB_QUEUED] = M,
+		[PG_JOB_ERROR] = M,
 	},
 	[PG_JOB_PASSED] = {
 		[PG_JOB_REJECTED] = M,

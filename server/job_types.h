@@ -26,6 +26,8 @@ enum pg_job_state {
 	PG_JOB_BUILDING,
 	PG_JOB_BOOTING,
 	PG_JOB_WAITING,    /* every stage passed: waits for the maintainer's approval */
+	PG_JOB_APPROVING,  /* an approval is recorded and moves the branch now: a start
+			      that finds one finishes it (the branch moved) or undoes it */
 	PG_JOB_APPROVED,   /* the integration branch moved (by the maintainer or the policy) */
 	PG_JOB_PASSED,     /* every configured stage passed, and approval is not one of them */
 	PG_JOB_REJECTED,   /* a finding of severity error, a failed stage, or the maintainer said no */

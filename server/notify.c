@@ -351,9 +351,10 @@ static bool pause_for(pg_notify *n, unsigned seconds)
 	return !stopping;
 }
 
+/* The notice's outcome among the pull's decisions, and out of the outbox, at once. */
 static void record(pg_notify *n, int64_t id, const char *note)
 {
-	if (pg_store_note(n->store, id, "pullgate", "notice", note) < 0)
+	if (pg_store_notice_done(n->store, id, note) < 0)
 		logf_(n, "pull %lld: cannot record the notice: %s", (long long)id, pg_error_last());
 	logf_(n, "pull %lld: %s", (long long)id, note);
 }
@@ -435,6 +436,14 @@ done:
 	pg_error_clear();
 }
 
+/* Out of the outbox, unmailed and unrecorded: no relay is configured. */
+static void drop(pg_notify *n, int64_t id)
+{
+	if (pg_store_notice_done(n->store, id, NULL) < 0)
+		logf_(n, "pull %lld: cannot take the notice out of the outbox: %s", (long long)id,
+		      pg_error_last());
+}
+
 static void *loop(void *arg)
 {
 	pg_notify *n = arg;
@@ -459,10 +468,27 @@ static void *loop(void *arg)
 			deliver(n, &c, &it);
 		else if (err < 0)
 			record(n, it.id, "notice not mailed: out of memory");
+		else
+			drop(n, it.id);
 		conf_release(&c);
 		free(it.notice);
 	}
 	return NULL;
+}
+
+/* The notices the last stop left in the outbox, mailed now. */
+static int load_outbox(pg_notify *n)
+{
+	int64_t *ids = NULL;
+	char **paths = NULL;
+	size_t k = 0, i;
+	int err = pg_store_notices(&ids, &paths, &k, n->store);
+
+	for (i = 0; err == 0 && i < k; i++)
+		pg_notify_approved(n, ids[i], paths[i]);
+	pg_str_list_free(paths, k);
+	free(ids);
+	return err;
 }
 
 int pg_notify_start(pg_notify **out, pg_store *store, const pg_config *c, pg_log_fn log,
@@ -492,6 +518,10 @@ int pg_notify_start(pg_notify **out, pg_store *store, const pg_config *c, pg_log
 		return pg_error_set(PG_EIO, "cannot start the notice thread");
 	}
 	n->started = true;
+	if ((err = load_outbox(n)) < 0) {
+		pg_notify_stop(n);
+		return err;
+	}
 	*out = n;
 	return 0;
 }
@@ -520,7 +550,12 @@ void pg_notify_approved(void *ctx, int64_t id, const char *notice)
 	if (!n)
 		return;
 	pthread_mutex_lock(&n->lock);
-	if (n->conf.relay && notice && !n->stopping) {
+	if (!n->conf.relay) {
+		pthread_mutex_unlock(&n->lock);
+		drop(n, id);
+		return;
+	}
+	if (notice && !n->stopping) {
 		if (!(copy = pg_strdup(notice)) || PG_ARRAY_GROW(n->queue, n->nqueue + 1, n->alloc) < 0) {
 			free(copy);
 			lost = true;
@@ -548,8 +583,10 @@ void pg_notify_stop(pg_notify *n)
 	pthread_mutex_unlock(&n->lock);
 	if (n->started)
 		pthread_join(n->thread, NULL);
+	/* still in the outbox: the next start mails them */
 	for (i = 0; i < n->nqueue; i++) {
-		record(n, n->queue[i].id, "notice not mailed: the service stopped first");
+		logf_(n, "pull %lld: the notice is left for the next start to mail",
+		      (long long)n->queue[i].id);
 		free(n->queue[i].notice);
 	}
 	free(n->queue);

@@ -23,7 +23,9 @@ int pg_notify_reload(pg_notify *n, const pg_config *c);
 /*
  * A pull was approved (a pg_worker_opts.approved callback; ctx is the
  * pg_notify): queue its notice, whose text is in the file notice, and
- * return at once.  The thread mails it as a reply to the pull's request
+ * return at once.  The approval put the notice in the store's outbox
+ * (pg_store_update.notice); its outcome takes it out (pg_store_notice_done),
+ * and pg_notify_start mails what a stop left there.  The thread mails it as a reply to the pull's request
  * mail (From the configured maintainer, To the mail's sender, Cc its To
  * and Cc), tries again with a doubling wait when the relay fails or
  * refuses, and records the outcome among the pull's decisions (action
@@ -44,7 +46,7 @@ int pg_notify_compose(pg_buf *msg, pg_buf *rcpts, size_t *nrcpts, const char *fr
 		      const char *mail, size_t mail_len, const char *text, int64_t id,
 		      time_t now, bool simulated);
 
-/* Stop the thread; notices not yet mailed are recorded as not sent. NULL-safe. */
+/* Stop the thread; notices not yet mailed stay in the outbox for the next start. NULL-safe. */
 void pg_notify_stop(pg_notify *n);
 
 #endif

@@ -89,6 +89,7 @@ static const char *const upgrades[] = {
 	      "  run_dir = CASE json_type(report, '$.run_dir')"
 	      "    WHEN 'text' THEN json_extract(report, '$.run_dir') END"
 	      "  WHERE json_valid(report);",
+	[6] = "CREATE TABLE notices (pull INTEGER PRIMARY KEY, path TEXT NOT NULL);",
 };
 
 static int upgrade(pg_store *s, const char *path)

@@ -23,7 +23,7 @@
  * the column), never a default.  What the states mean and which moves
  * between them are allowed is server/job.h's.
  */
-#define PG_STORE_SCHEMA_VERSION 5
+#define PG_STORE_SCHEMA_VERSION 6
 
 typedef struct pg_store pg_store;
 
@@ -185,6 +185,8 @@ typedef struct pg_store_update {
 	const char *user;          /* with action: a decision recorded with it, whose */
 	const char *action;        /* note is the message ("approve", "reject", "cancel") */
 	bool new_run;              /* a run starts: attempts + 1 */
+	const char *notice;        /* the path of an approval notice to mail: kept in the
+				      outbox until pg_store_notice_done */
 } pg_store_update;
 
 #define PG_STORE_UPDATE_INIT { .message = NULL }
@@ -206,8 +208,18 @@ int pg_store_set_stage(pg_store *s, int64_t id, const char *stage, const char *s
 /*
  * Record what happened to a job without changing its state, among its
  * decisions (the approval notice mailed or not: user "pullgate", action
- * "notice").
+ * "notice").  pg_store_notice_done does so for a notice of the outbox and
+ * takes it out, in one transaction (note NULL: out, and nothing recorded).
  */
+int pg_store_notice_done(pg_store *s, int64_t id, const char *note);
+
+/*
+ * The outbox: the notices approvals put there (pg_store_update.notice) and
+ * nobody has mailed or given up on yet, oldest first: ids[i] and paths[i]
+ * (the caller frees paths with pg_str_list_free and ids with free).
+ */
+int pg_store_notices(int64_t **ids, char ***paths, size_t *n, pg_store *s);
+
 int pg_store_note(pg_store *s, int64_t id, const char *user, const char *action,
 		  const char *note);
 

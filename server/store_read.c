@@ -1,6 +1,7 @@
 /* store_read.c - jobs as the store gives them back: one, the oldest in a state, a page, counts. */
 #include "server/store_sql.h"
 #include "common/array.h"
+#include "common/str.h"
 
 /*
  * A job's columns, in the order read_job reads them.  A list leaves out
@@ -370,3 +371,52 @@ int pg_store_stage_totals(pg_store *s, pg_store_stage_fn fn, void *ctx)
 	return err;
 }
 
+
+/* The outbox being read: ids and paths side by side. */
+typedef struct outbox {
+	int64_t *ids;
+	char **paths;
+	size_t n, alloc_ids, alloc_paths;
+} outbox;
+
+static int notice_row(sqlite3_stmt *st, void *ctx)
+{
+	outbox *o = ctx;
+	bool ok = true;
+	int err;
+
+	if ((err = PG_ARRAY_GROW(o->ids, o->n + 1, o->alloc_ids)) < 0 ||
+	    (err = PG_ARRAY_GROW(o->paths, o->n + 1, o->alloc_paths)) < 0)
+		return err;
+	o->ids[o->n] = sqlite3_column_int64(st, 0);
+	o->paths[o->n] = col_dup(st, 1, &ok);
+	if (!ok || !o->paths[o->n])
+		return ok ? pg_error_set(PG_EINVALID, "a notice of pull %lld has no path",
+					 (long long)o->ids[o->n]) : pg_error_oom();
+	o->n++;
+	return 0;
+}
+
+int pg_store_notices(int64_t **ids, char ***paths, size_t *n, pg_store *s)
+{
+	sqlite3_stmt *st = NULL;
+	outbox o = { NULL, NULL, 0, 0, 0 };
+	int err;
+
+	*ids = NULL;
+	*paths = NULL;
+	*n = 0;
+	pthread_mutex_lock(&s->lock);
+	if ((err = prepare(s, &st, "SELECT pull, path FROM notices ORDER BY pull")) == 0)
+		err = each_row(s, st, "notices", notice_row, &o);
+	pthread_mutex_unlock(&s->lock);
+	if (err < 0) {
+		pg_str_list_free(o.paths, o.n);
+		free(o.ids);
+		return err;
+	}
+	*ids = o.ids;
+	*paths = o.paths;
+	*n = o.n;
+	return 0;
+}

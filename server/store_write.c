@@ -413,6 +413,19 @@ static int swap_state(pg_store *s, int64_t id, enum pg_job_state from, enum pg_j
 	return err;
 }
 
+/* Into the outbox, in the transaction that approves the pull. */
+static int put_notice(pg_store *s, int64_t id, const char *path)
+{
+	sqlite3_stmt *st = NULL;
+	int err;
+
+	if ((err = prepare(s, &st, "INSERT OR REPLACE INTO notices (pull, path) VALUES (?, ?)")) < 0)
+		return err;
+	sqlite3_bind_int64(st, 1, id);
+	bind_text(st, 2, path);
+	return step_done(s, st, "notices");
+}
+
 int pg_store_set_state(pg_store *s, int64_t id, enum pg_job_state from, enum pg_job_state to,
 		       const pg_store_update *u)
 {
@@ -436,6 +449,8 @@ int pg_store_set_state(pg_store *s, int64_t id, enum pg_job_state from, enum pg_
 		err = save_report(s, id, u->report, &view, &json);
 	if (err == 0 && u->action)
 		err = add_decision(s, id, u->user, u->action, u->message);
+	if (err == 0 && u->notice)
+		err = put_notice(s, id, u->notice);
 	err = pg_store_end_write(s, err);
 	if (u->action && s->sync_decisions_only)
 		sqlite3_exec(s->db, "PRAGMA synchronous=NORMAL", NULL, NULL, NULL);
@@ -469,6 +484,24 @@ int pg_store_set_stage(pg_store *s, int64_t id, const char *stage, const char *s
 	return err;
 }
 
+
+int pg_store_notice_done(pg_store *s, int64_t id, const char *note)
+{
+	sqlite3_stmt *st = NULL;
+	int err;
+
+	pthread_mutex_lock(&s->lock);
+	if ((err = pg_store_begin_write(s)) == 0 &&
+	    (err = prepare(s, &st, "DELETE FROM notices WHERE pull = ?")) == 0) {
+		sqlite3_bind_int64(st, 1, id);
+		err = step_done(s, st, "notices");
+	}
+	if (err == 0 && note)
+		err = add_decision(s, id, "pullgate", "notice", note);
+	err = pg_store_end_write(s, err);
+	pthread_mutex_unlock(&s->lock);
+	return err;
+}
 
 int pg_store_note(pg_store *s, int64_t id, const char *user, const char *action,
 		  const char *note)

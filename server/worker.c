@@ -26,6 +26,7 @@ typedef struct slot {
 	enum pg_job_state state;
 	volatile sig_atomic_t cancel;
 	bool branch_moved;               /* the approval found the branch moved: test again */
+	bool auto_approve;               /* the policy approves what passes (approval: auto) */
 	bool by_user;
 	char user[128];
 	pg_worker_opts o;                /* the settings the job runs with, taken when claimed */
@@ -227,6 +228,13 @@ static int run_gate(slot *s, pg_report **out, const pg_job *j, unsigned stages)
 	go.cancel = &s->cancel;
 	s->branch_moved = false;
 	go.branch_moved = &s->branch_moved;
+	/*
+	 * The run never moves the branch: a pull the policy approves by itself
+	 * waits, and the worker approves it as the maintainer does, recorded
+	 * before the branch moves (approve_job).
+	 */
+	s->auto_approve = go.settings.approve;
+	go.settings.approve = false;
 	/* nothing but the tag object the push record named is merged, let alone approved */
 	if (stages && j->has_expect)
 		go.expect_tag = &j->expect;
@@ -277,12 +285,16 @@ done:
 	pg_report_free(r);
 }
 
+static int approve_job(pg_worker *w, int64_t id, const char *user, bool by_policy,
+		       bool recorded);
+static int current(pg_worker *w, int64_t id, enum pg_job_state *state);
+static int resume_approvals(pg_worker *w);
+
 static void kernel_job(slot *s, const pg_job *j)
 {
 	pg_store_update u = PG_STORE_UPDATE_INIT;
 	pg_report *r = NULL;
 	const pg_stage *last, *approve_stage;
-	const char *notice = NULL;
 	enum pg_job_state to;
 	char msg[512];
 	int err;
@@ -307,27 +319,31 @@ static void kernel_job(slot *s, const pg_job *j)
 		snprintf(msg, sizeof(msg), "rejected at the %s stage: %s", last ? last->name : "verify",
 			 last && last->summary ? last->summary : "see the findings");
 		to = PG_JOB_REJECTED;
+	} else if (approve_stage && approve_stage->status == PG_STAGE_WAITING && s->auto_approve) {
+		/* recorded before the branch moves (approve_job), as the maintainer's is */
+		u.message = r->simulated ? "every stage passed, SIMULATED (stand-in build and boot "
+			    "scripts): the policy approves it (approval: auto)" :
+			    "every stage passed: the policy approves it (approval: auto)";
+		u.user = "pullgate";
+		u.action = "approving";
+		to = PG_JOB_APPROVING;
 	} else if (approve_stage && approve_stage->status == PG_STAGE_WAITING) {
 		u.message = r->simulated ? "every stage passed, SIMULATED (stand-in build and boot "
 			    "scripts): waiting for the maintainer" :
 			    "every stage passed: waiting for the maintainer";
 		to = PG_JOB_WAITING;
-	} else if (approve_stage && approve_stage->status == PG_STAGE_PASSED && r->approved) {
-		u.message = r->simulated ? "approved by the policy (approval: auto), SIMULATED "
-			    "(stand-in build and boot scripts)" :
-			    "approved by the policy (approval: auto)";
-		u.user = "pullgate";
-		u.action = "approve";
-		to = PG_JOB_APPROVED;
-		notice = approve_stage->log;
 	} else {
 		u.message = last && last->status == PG_STAGE_SKIPPED ? last->summary :
 			    "every configured stage passed";
 		to = PG_JOB_PASSED;
 	}
 	advance(s, to, &u);
-	if (s->state == PG_JOB_APPROVED && s->o.approved)
-		s->o.approved(s->o.approved_ctx, s->id, notice);
+	if (s->state == PG_JOB_APPROVING) {
+		pg_testpoint("approve", "intent-recorded");
+		if (approve_job(s->w, s->id, "pullgate", true, true) < 0)
+			logf_(s->w, "pull %lld: the policy's approval: %s", (long long)s->id,
+			      pg_error_last());
+	}
 done:
 	pg_report_free(r);
 }
@@ -419,6 +435,11 @@ int pg_worker_start(pg_worker **out, const pg_worker_opts *opts)
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&w->wake, &attr);
 	pthread_condattr_destroy(&attr);
+	/* before any thread runs: what an approval cut short by the last stop left */
+	if ((err = resume_approvals(w)) < 0) {
+		pg_worker_stop(w);
+		return err;
+	}
 	n = opts->verify_workers ? opts->verify_workers : 1;
 	if (n > MAX_THREADS / 2)
 		n = MAX_THREADS / 2;
@@ -528,19 +549,143 @@ static bool logs_dir(const pg_worker *w, const char *dir)
 	       !strstr(dir, "/../");
 }
 
-int pg_worker_approve(pg_worker *w, int64_t id, const char *user)
-{
-	pg_store_update u = PG_STORE_UPDATE_INIT;
-	pg_job *j = NULL;
-	pg_report *r = NULL;
-	pg_buf notice = PG_BUF_INIT, note = PG_BUF_INIT, url = PG_BUF_INIT, why = PG_BUF_INIT;
-	enum pg_job_state state = PG_JOB__COUNT;
-	pg_worker_opts o;
+/* What an approval rests on, as the gate's run recorded it: a report to approve, and where. */
+typedef struct approval {
+	pg_report *r;
 	pg_pull_spec spec;
 	pg_gate_opts go;
-	char run_name[32], merge[PG_OID_HEXSZ + 1];
+	pg_buf url;
+	char run_name[32];
+} approval;
+
+static void approval_release(approval *a)
+{
+	pg_report_free(a->r);
+	pg_buf_release(&a->url);
+}
+
+static int approval_of(approval *a, pg_worker *w, const pg_worker_opts *o, const pg_job *j,
+		       bool by_policy)
+{
+	pg_report *r;
 	int err;
 
+	memset(a, 0, sizeof(*a));
+	pg_buf_init(&a->url, 0);
+	if ((err = pg_report_new(&a->r)) < 0)
+		return err;
+	r = a->r;
+	if (!(r->tag = pg_strdup(j->tag)))
+		return pg_error_oom();
+	r->tag_time = j->tag_time;
+	r->tag_offset = j->tag_offset;
+	if (!j->has_merge)
+		return pg_error_set(PG_EINVALID, "no tested merge is recorded");
+	r->has_merge = true;
+	r->merge_base = j->merge_base;
+	r->merge_commit = j->merge_commit;
+	r->simulated = j->simulated;
+	/* what else the gate's run recorded and an approval rests on */
+	if (!j->has_tag_object)
+		return pg_error_set(PG_EINVALID, "pull %lld has no recorded report to approve",
+				    (long long)j->id);
+	r->tag_object = j->tag_object;
+	if ((j->tag_signer && !(r->tag_signer = pg_strdup(j->tag_signer))) ||
+	    (logs_dir(w, j->run_dir) && !(r->run_dir = pg_strdup(j->run_dir))))
+		return pg_error_oom();
+	if ((err = pull_spec(&a->spec, &a->url, o, j)) < 0)
+		return err;
+	gate_opts(&a->go, a->run_name, sizeof(a->run_name), o, j->id);
+	if (j->has_expect)
+		a->go.expect_tag = &j->expect;
+	a->go.by_policy = by_policy;
+	return 0;
+}
+
+/* An approval is recorded before the branch moves: the pull is approving, and by whom. */
+typedef struct intent {
+	pg_worker *w;
+	int64_t id;
+	const char *user;
+	enum pg_job_state state;
+} intent;
+
+static int record_intent(void *ctx)
+{
+	intent *in = ctx;
+	pg_store_update u = PG_STORE_UPDATE_INIT;
+	char msg[256];
+	int err;
+
+	snprintf(msg, sizeof(msg), "approved by %s: the integration branch moves now", in->user);
+	u.message = msg;
+	u.user = in->user;
+	u.action = "approving";
+	if ((err = move(in->w, in->id, in->state, PG_JOB_APPROVING, PG_JOB_BY_MAINTAINER, &u)) == 0)
+		in->state = PG_JOB_APPROVING;
+	pg_testpoint("approve", "intent-recorded");
+	return err;
+}
+
+/*
+ * The branch moved: the pull is approved, in one transaction with its
+ * notice put in the store's outbox (server/notify.c mails it, once).
+ */
+static int approved(pg_worker *w, const pg_worker_opts *o, int64_t id, enum pg_job_state from,
+		    const approval *a, const char *user, const char *notice, const char *how)
+{
+	pg_store_update u = PG_STORE_UPDATE_INIT;
+	pg_buf note = PG_BUF_INIT;
+	char merge[PG_OID_HEXSZ + 1];
+	int err;
+
+	pg_oid_tohex(merge, &a->r->merge_commit);
+	if (a->go.by_policy)
+		err = pg_buf_printf(&note, "%sapproved by the policy (approval: auto)%s: %s moved to "
+				    "%.12s; attestation %s", how, a->r->simulated ? ", SIMULATED "
+				    "(stand-in build and boot scripts)" : "", a->go.settings.branch,
+				    merge, a->r->attestation ? a->r->attestation : "none");
+	else
+		err = pg_buf_printf(&note, "%sapproved by %s: %s moved to %.12s; attestation %s", how,
+				    user, a->go.settings.branch, merge,
+				    a->r->attestation ? a->r->attestation : "none");
+	if (err < 0)
+		goto done;
+	u.message = note.ptr;
+	u.user = user;
+	u.action = "approve";
+	u.notice = notice && *notice ? notice : NULL;
+	if ((err = move(w, id, from, PG_JOB_APPROVED, PG_JOB_BY_MAINTAINER, &u)) < 0)
+		goto done;
+	if (pg_store_set_stage(w->o.store, id, "approve", pg_stage_status_name(PG_STAGE_PASSED),
+			       note.ptr) < 0)
+		logf_(w, "pull %lld: %s", (long long)id, pg_error_last());
+	pg_testpoint("approve", "recorded");
+	if (o->approved && u.notice)
+		o->approved(o->approved_ctx, id, notice);
+done:
+	pg_buf_release(&note);
+	return err;
+}
+
+/*
+ * Approve a waiting pull, for the maintainer user or (by_policy) for the
+ * policy: recorded as approving before the branch moves, approved once it
+ * moved; when it did not, waiting again (or queued, the branch being
+ * elsewhere).  A start finishes what a stop cut short (pg_worker_start).
+ */
+static int approve_job(pg_worker *w, int64_t id, const char *user, bool by_policy, bool recorded)
+{
+	pg_job *j = NULL;
+	pg_buf notice = PG_BUF_INIT, note = PG_BUF_INIT, why = PG_BUF_INIT;
+	pg_store_update u = PG_STORE_UPDATE_INIT;
+	intent in = { w, id, user, PG_JOB__COUNT };
+	approval a;
+	pg_worker_opts o;
+	bool moved = false;
+	int err;
+
+	memset(&a, 0, sizeof(a));
 	/*
 	 * The claim: under the lock a reject takes too, the pull is read and
 	 * must still wait; nobody can reject it until the branch moved and the
@@ -552,82 +697,145 @@ int pg_worker_approve(pg_worker *w, int64_t id, const char *user)
 	pthread_mutex_unlock(&w->lock);
 	if ((err = pg_store_get(&j, w->o.store, id)) < 0)
 		goto done;
-	state = j->state;
-	if (!pg_job_can_move(state, PG_JOB_APPROVED, PG_JOB_BY_MAINTAINER)) {
+	in.state = j->state;
+	if (recorded ? in.state != PG_JOB_APPROVING :
+		       !pg_job_can_move(in.state, PG_JOB_APPROVING, PG_JOB_BY_MAINTAINER)) {
 		err = pg_error_set(PG_ECONFLICT, "pull %lld is %s, not waiting for approval",
-				   (long long)id, pg_job_state_name(state));
+				   (long long)id, pg_job_state_name(in.state));
 		goto done;
 	}
-	if ((err = pg_report_new(&r)) < 0)
+	if ((err = approval_of(&a, w, &o, j, by_policy)) < 0)
 		goto done;
-	if (!(r->tag = pg_strdup(j->tag))) {
-		err = PG_ENOMEM;
+	if (!recorded) {
+		a.go.approving = record_intent;
+		a.go.approving_ctx = &in;
+	}
+	a.go.branch_moved = &moved;
+	err = pg_gate_approve(a.r, &a.spec, &a.go, &notice);
+	if (a.r->approved) {
+		/* the branch moved: the approval stands, whatever came after the move */
+		if (err < 0)
+			logf_(w, "pull %lld: after the branch moved: %s", (long long)id, pg_error_last());
+		err = approved(w, &o, id, in.state, &a, user, notice.ptr, "");
 		goto done;
 	}
-	r->tag_time = j->tag_time;
-	r->tag_offset = j->tag_offset;
-	if (!j->has_merge) {
-		err = pg_error_set(PG_EINVALID, "no tested merge is recorded");
-		goto done;
-	}
-	r->has_merge = true;
-	r->merge_base = j->merge_base;
-	r->merge_commit = j->merge_commit;
-	/* what else the gate's run recorded and an approval rests on */
-	if (!j->has_tag_object) {
-		err = pg_error_set(PG_EINVALID, "pull %lld has no recorded report to approve",
-				   (long long)j->id);
-		goto done;
-	}
-	r->tag_object = j->tag_object;
-	if ((j->tag_signer && !(r->tag_signer = pg_strdup(j->tag_signer))) ||
-	    (logs_dir(w, j->run_dir) && !(r->run_dir = pg_strdup(j->run_dir)))) {
-		err = pg_error_oom();
-		goto done;
-	}
-	if ((err = pull_spec(&spec, &url, &o, j)) < 0)
-		goto done;
-	gate_opts(&go, run_name, sizeof(run_name), &o, j->id);
-	if (j->has_expect)
-		go.expect_tag = &j->expect;
-	err = pg_gate_approve(r, &spec, &go, &notice);
-	if (err == PG_ECONFLICT) {
+	pg_buf_puts(&why, err < 0 ? pg_error_last() : "the approval moved nothing");
+	if (err == PG_ECONFLICT && by_policy && !moved) {
+		/* the sender pushed the tag again since it was verified: nothing is approved */
+		u.message = why.ptr;
+		if (move(w, id, in.state, PG_JOB_ERROR, PG_JOB_BY_MAINTAINER, &u) < 0)
+			logf_(w, "pull %lld: %s", (long long)id, pg_error_last());
+	} else if (err == PG_ECONFLICT) {
 		/* the branch or the tag moved since the test: nothing moved; test it anew */
-		pg_buf_puts(&why, pg_error_last());
-		pg_buf_puts(&note, why.ptr);
-		pg_buf_puts(&note, ": testing again");
+		pg_buf_printf(&note, "%s: testing it again on the new head", why.ptr);
 		u.message = note.ptr;
-		if (move(w, id, state, PG_JOB_QUEUED, PG_JOB_BY_MAINTAINER, &u) < 0)
+		if (move(w, id, in.state, PG_JOB_QUEUED, PG_JOB_BY_MAINTAINER, &u) < 0)
 			logf_(w, "pull %lld: %s", (long long)id, pg_error_last());
 		pg_worker_wake(w);
 		err = pg_error_set(PG_ECONFLICT, "%s; the pull is queued to be tested again", why.ptr);
-		goto done;
+	} else if (in.state == PG_JOB_APPROVING) {
+		/* recorded, and then nothing moved: it waits again */
+		pg_buf_printf(&note, "the approval by %s moved nothing: %s", user, why.ptr);
+		u.message = note.ptr;
+		if (move(w, id, in.state, PG_JOB_WAITING, PG_JOB_BY_MAINTAINER, &u) < 0)
+			logf_(w, "pull %lld: %s", (long long)id, pg_error_last());
+		err = pg_error_set(err < 0 ? err : PG_EIO, "%s", why.ptr);
 	}
-	if (err < 0)
-		goto done;
-	pg_oid_tohex(merge, &j->merge_commit);
-	if ((err = pg_buf_printf(&note, "approved by %s: %s moved to %.12s; attestation %s", user,
-				 go.settings.branch, merge,
-				 r->attestation ? r->attestation : "none")) < 0)
-		goto done;
-	u.message = note.ptr;
-	u.user = user;
-	u.action = "approve";
-	if ((err = move(w, id, state, PG_JOB_APPROVED, PG_JOB_BY_MAINTAINER, &u)) < 0)
-		goto done;
-	if (pg_store_set_stage(w->o.store, id, "approve", pg_stage_status_name(PG_STAGE_PASSED),
-			       note.ptr) < 0)
-		logf_(w, "pull %lld: %s", (long long)id, pg_error_last());
-	if (o.approved)
-		o.approved(o.approved_ctx, id, notice.ptr);
 done:
 	pthread_mutex_unlock(&w->approve_lock);
-	pg_report_free(r);
+	approval_release(&a);
 	pg_job_free(j);
 	pg_buf_release(&notice);
 	pg_buf_release(&note);
-	pg_buf_release(&url);
 	pg_buf_release(&why);
+	return err;
+}
+
+int pg_worker_approve(pg_worker *w, int64_t id, const char *user)
+{
+	return approve_job(w, id, user, false, false);
+}
+
+/* Who recorded the approval that job j is in: the last "approving" decision's user. */
+static const char *approver(const pg_job *j)
+{
+	size_t i;
+
+	for (i = j->ndecisions; i-- > 0;)
+		if (!strcmp(j->decisions[i].action, "approving"))
+			return j->decisions[i].user;
+	return NULL;
+}
+
+/* One approval a stop cut short: finished when the branch moved, else undone. */
+static void resume_one(pg_worker *w, const pg_job *j)
+{
+	const char *user = approver(j);
+	bool by_policy = user && !strcmp(user, "pullgate");
+	pg_store_update u = PG_STORE_UPDATE_INIT;
+	pg_buf notice = PG_BUF_INIT, note = PG_BUF_INIT;
+	enum pg_job_state to;
+	approval a;
+	int err;
+
+	if ((err = approval_of(&a, w, &w->o, j, by_policy)) == 0 &&
+	    (err = pg_gate_approve_resume(a.r, &a.spec, &a.go, &notice)) == 1) {
+		if (approved(w, &w->o, j->id, PG_JOB_APPROVING, &a, user ? user : "unknown",
+			     notice.ptr, "an approval the last stop cut short, finished: ") < 0)
+			logf_(w, "pull %lld: %s", (long long)j->id, pg_error_last());
+		goto done;
+	}
+	if (err == 0 && by_policy) {
+		/* nothing moved: the policy approves it now, as it would have */
+		if (approve_job(w, j->id, "pullgate", true, true) < 0)
+			logf_(w, "pull %lld: the policy's approval: %s", (long long)j->id,
+			      pg_error_last());
+		goto done;
+	}
+	if (err == 0) {
+		pg_buf_printf(&note, "the approval by %s was cut short by the last stop before the "
+			      "branch moved: nothing moved; approve it again", user ? user : "unknown");
+		to = PG_JOB_WAITING;
+	} else {
+		pg_buf_printf(&note, "the approval by %s was cut short by the last stop: %s%s",
+			      user ? user : "unknown", pg_error_last(),
+			      err == PG_ECONFLICT ? ": testing again" : "");
+		to = err == PG_ECONFLICT ? PG_JOB_QUEUED : PG_JOB_ERROR;
+	}
+	u.message = note.ptr;
+	if (move(w, j->id, PG_JOB_APPROVING, to, PG_JOB_BY_MAINTAINER, &u) < 0)
+		logf_(w, "pull %lld: %s", (long long)j->id, pg_error_last());
+done:
+	approval_release(&a);
+	pg_buf_release(&notice);
+	pg_buf_release(&note);
+}
+
+/* At start: every approval the last stop cut short, finished or undone. */
+static int resume_approvals(pg_worker *w)
+{
+	pg_job *oldest = NULL, *j = NULL;
+	int err;
+
+	while ((err = pg_store_oldest(&oldest, w->o.store, PG_JOB_APPROVING)) == 0 && oldest) {
+		if ((err = pg_store_get(&j, w->o.store, oldest->id)) < 0)
+			break;
+		resume_one(w, j);
+		/* it moved on, or stays approving: then it is left for the next start */
+		if (j->state == PG_JOB_APPROVING && current(w, j->id, &j->state) == 0 &&
+		    j->state == PG_JOB_APPROVING) {
+			logf_(w, "pull %lld: an approval the last stop cut short stays approving",
+			      (long long)j->id);
+			pg_job_free(j);
+			pg_job_free(oldest);
+			return 0;
+		}
+		pg_job_free(j);
+		pg_job_free(oldest);
+		j = oldest = NULL;
+	}
+	pg_job_free(j);
+	pg_job_free(oldest);
 	return err;
 }
 

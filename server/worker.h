@@ -63,10 +63,13 @@ void pg_worker_wake(pg_worker *w);
 int pg_worker_cancel(pg_worker *w, int64_t id, const char *user);
 
 /*
- * The maintainer approves a job that waits: the integration branch moves
- * to the tested merge (compare-and-swap), the decision is recorded.  On
- * PG_ECONFLICT (the job does not wait, or the branch moved since the
- * test; then the job is queued again to be tested anew) nothing moves.
+ * The maintainer approves a job that waits: the approval is recorded
+ * (approving), the integration branch moves to the tested merge
+ * (compare-and-swap), and the job is approved with its notice in the
+ * store's outbox.  On PG_ECONFLICT (the job does not wait, or the branch
+ * moved since the test; then the job is queued again to be tested anew)
+ * nothing moves.  pg_worker_start ends the approvals a stop cut short
+ * (docs/server.md, "An approval survives kill -9").
  */
 int pg_worker_approve(pg_worker *w, int64_t id, const char *user);
 

@@ -97,7 +97,8 @@ is "$(cat "$SCRATCH/approve.code") $(cat "$SCRATCH/reject.code")" "200 409" \
 is "$(state "$ID")" approved "the pull is approved"
 is "$(master)" "$MERGE" "and the branch is at its merge: the store and the tree agree"
 get "$URL/api/pulls/$ID"
-is "$(printf '%s' "$out" | jq -r '[.decisions[].action] | join(" ")')" approve "only the approval is recorded"
+is "$(printf '%s' "$out" | jq -r '[.decisions[].action] | join(" ")')" "approving approve" \
+	"only the approval is recorded (before the branch moved, and once it had)"
 is "$(pull_refs)" "" "an approved pull leaves no ref behind"
 
 # --- the merge as a push record brings it: the public URL and the maintainer ------------------

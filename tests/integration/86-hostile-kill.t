@@ -11,7 +11,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
-plan 47
+plan 38
 T2=hardening-v6.16-rc1-fix1-take2
 TOP_SCRATCH=$SCRATCH
 # at exit: every run's stand-ins, and the whole scratch (each run moved $SCRATCH into it)
@@ -113,4 +113,4 @@ kill_in verify verify manual
 kill_in merge merge:passed manual
 kill_in build "build:building the merge" manual locks
 kill_in boot "boot:booting" manual
-kill_in approve approve:passed auto
+# approval: 88-approve-kill.t

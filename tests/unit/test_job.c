@@ -36,13 +36,17 @@ static const struct {
 	{ PG_JOB_BUILDING, PG_JOB_CANCELLED, W },
 	{ PG_JOB_BUILDING, PG_JOB_QUEUED, W | S },
 	{ PG_JOB_BOOTING, PG_JOB_WAITING, W },
-	{ PG_JOB_BOOTING, PG_JOB_APPROVED, W },
+	{ PG_JOB_BOOTING, PG_JOB_APPROVING, W },
 	{ PG_JOB_BOOTING, PG_JOB_PASSED, W },
 	{ PG_JOB_BOOTING, PG_JOB_REJECTED, W },
 	{ PG_JOB_BOOTING, PG_JOB_ERROR, W },
 	{ PG_JOB_BOOTING, PG_JOB_CANCELLED, W },
 	{ PG_JOB_BOOTING, PG_JOB_QUEUED, W | S },
-	{ PG_JOB_WAITING, PG_JOB_APPROVED, M },
+	{ PG_JOB_WAITING, PG_JOB_APPROVING, M },
+	{ PG_JOB_APPROVING, PG_JOB_APPROVED, M },
+	{ PG_JOB_APPROVING, PG_JOB_WAITING, M },
+	{ PG_JOB_APPROVING, PG_JOB_QUEUED, M },
+	{ PG_JOB_APPROVING, PG_JOB_ERROR, M },
 	{ PG_JOB_WAITING, PG_JOB_REJECTED, M },
 	{ PG_JOB_WAITING, PG_JOB_QUEUED, M },
 	{ PG_JOB_PASSED, PG_JOB_REJECTED, M },
@@ -64,7 +68,7 @@ static void test_names_round_trip(void **state)
 {
 	static const char *const names[] = {
 		"queued", "verifying", "verified", "merging", "building", "booting", "waiting",
-		"approved", "passed", "rejected", "cancelled", "error",
+		"approving", "approved", "passed", "rejected", "cancelled", "error",
 	};
 	enum pg_job_state st, got;
 
@@ -146,8 +150,9 @@ static void test_final_and_running(void **state)
 			worker_moves |= pg_job_can_move(st, to, W);
 			start_moves |= pg_job_can_move(st, to, S);
 		}
-		/* final: the worker has nothing more to do with it */
-		assert_int_equal(pg_job_state_is_final(st), !worker_moves);
+		/* final: the worker has nothing more to do with it; an approval in
+		 * progress is the maintainer's to end, and not final */
+		assert_int_equal(pg_job_state_is_final(st) || st == PG_JOB_APPROVING, !worker_moves);
 		/* a run cut short goes back to the queue, from any running state, and only then */
 		assert_int_equal(pg_job_state_is_running(st), start_moves);
 		assert_int_equal(pg_job_state_is_running(st), pg_job_can_move(st, PG_JOB_QUEUED, S));
@@ -172,6 +177,8 @@ static void test_the_table(void **state)
 	assert_false(pg_job_can_move(PG_JOB_VERIFYING, PG_JOB_REJECTED, M)); /* the worker decides */
 	assert_false(pg_job_can_move(PG_JOB_BUILDING, PG_JOB_CANCELLED, M)); /* its worker stops it */
 	assert_false(pg_job_can_move(PG_JOB_VERIFIED, PG_JOB_APPROVED, M));  /* untested */
+	assert_false(pg_job_can_move(PG_JOB_WAITING, PG_JOB_APPROVED, M));   /* unrecorded */
+	assert_false(pg_job_can_move(PG_JOB_BOOTING, PG_JOB_APPROVED, W));   /* ditto */
 	assert_false(pg_job_can_move(PG_JOB_REJECTED, PG_JOB_REJECTED, M));
 	assert_false(pg_job_can_move(PG_JOB_APPROVED, PG_JOB_QUEUED, S));
 	assert_false(pg_job_can_move(PG_JOB_QUEUED, PG_JOB__COUNT, W));

@@ -6,6 +6,7 @@
 #include "common/error.h"
 #include "common/fs.h"
 #include "common/json.h"
+#include "common/str.h"
 #include "server/job.h"
 #include "server/store.h"
 
@@ -439,8 +440,59 @@ static void test_requeue_after_a_crash(void **state)
 	pg_buf_release(&ids);
 }
 
+/* The outbox: a notice goes in with the approval, in one transaction, and out with its outcome. */
+static void test_the_notice_outbox(void **state)
+{
+	pg_store *s = NULL, *again = NULL;
+	pg_buf ids = PG_BUF_INIT;
+	pg_job_spec jobs[2] = { job("refs/tags/a"), job("refs/tags/b") };
+	pg_store_update u = PG_STORE_UPDATE_INIT;
+	int64_t *out = NULL;
+	char **paths = NULL;
+	size_t n = 9;
+	pg_job *j = NULL;
+
+	(void)state;
+	unlink(path);
+	assert_int_equal(pg_store_open(&s, path), 0);
+	assert_int_equal(add(s, &ids, "d1", "x", jobs, 2), 0);
+	assert_int_equal(pg_store_notices(&out, &paths, &n, s), 0);
+	assert_int_equal(n, 0);
+	u.message = "approved";
+	u.user = "maintainer";
+	u.action = "approve";
+	u.notice = "/logs/a/notice.txt";
+	assert_int_equal(pg_store_set_state(s, id_at(&ids, 0), PG_JOB_QUEUED, PG_JOB_APPROVED, &u), 0);
+	/* a move the store refuses puts nothing in the outbox */
+	u.notice = "/logs/b/notice.txt";
+	assert_int_equal(pg_store_set_state(s, id_at(&ids, 1), PG_JOB_WAITING, PG_JOB_APPROVED, &u),
+			 PG_ECONFLICT);
+	pg_error_clear();
+	/* another connection (a start after a kill) finds it */
+	assert_int_equal(pg_store_open(&again, path), 0);
+	assert_int_equal(pg_store_notices(&out, &paths, &n, again), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(out[0], id_at(&ids, 0));
+	assert_string_equal(paths[0], "/logs/a/notice.txt");
+	pg_str_list_free(paths, n);
+	free(out);
+	/* its outcome takes it out, recorded as a decision in the same transaction */
+	assert_int_equal(pg_store_notice_done(again, id_at(&ids, 0), "notice mailed"), 0);
+	assert_int_equal(pg_store_notices(&out, &paths, &n, again), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(pg_store_get(&j, again, id_at(&ids, 0)), 0);
+	assert_int_equal(j->ndecisions, 2);
+	assert_string_equal(j->decisions[1].action, "notice");
+	assert_string_equal(j->decisions[1].note, "notice mailed");
+	pg_job_free(j);
+	pg_store_free(again);
+	pg_store_free(s);
+	pg_buf_release(&ids);
+}
+
 /* What takes a store of this schema back to schema 4 (with the meta table's version still to set). */
-#define SCHEMA_4 "ALTER TABLE pulls DROP COLUMN tag_signer; ALTER TABLE pulls DROP COLUMN run_dir;"
+#define SCHEMA_4 "ALTER TABLE pulls DROP COLUMN tag_signer; ALTER TABLE pulls DROP COLUMN run_dir;" \
+	"DROP TABLE notices;"
 
 /* The counts the store keeps, each as count(*) of the table says it; how many pulls. */
 static int64_t assert_counts_are_the_table_s(pg_store *s)
@@ -1052,6 +1104,7 @@ int main(void)
 		cmocka_unit_test(test_claim_and_report),
 		cmocka_unit_test(test_decisions_and_states),
 		cmocka_unit_test(test_requeue_after_a_crash),
+		cmocka_unit_test(test_the_notice_outbox),
 		cmocka_unit_test(test_counts_follow_every_move_and_the_upgrade),
 		cmocka_unit_test(test_a_stand_in_s_run_is_marked_in_the_list_and_by_the_upgrade),
 		cmocka_unit_test(test_a_damaged_row_is_an_error_not_a_default),
