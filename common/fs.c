@@ -58,26 +58,27 @@ bool pg_is_dir(const char *path)
 
 int pg_map_file(void **map, size_t *len, const char *path)
 {
-	struct stat st;
+	off_t size;
 	void *m;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd, err;
 
 	*map = NULL;
 	*len = 0;
-	if (fd < 0)
-		return errno == ENOENT ? pg_error_set(PG_ENOTFOUND, "'%s' does not exist", path) :
-		       pg_error_set(PG_EIO, "'%s': %s", path, strerror(errno));
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
-	    (uintmax_t)st.st_size > SIZE_MAX) {
-		close(fd);
-		return pg_error_set(PG_EINVALID, "'%s' is not a regular file with data", path);
+	if ((err = pg_open_regular(&fd, &size, path, PG_OPEN_READ, NULL)) < 0) {
+		if (err == PG_ENOTFOUND)
+			pg_error_set(PG_ENOTFOUND, "'%s' does not exist", path);
+		return err;
 	}
-	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (size <= 0 || (uintmax_t)size > SIZE_MAX) {
+		close(fd);
+		return pg_error_set(PG_EINVALID, "'%s' is empty", path);
+	}
+	m = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (m == MAP_FAILED)
 		return pg_error_set(PG_EIO, "'%s': %s", path, strerror(errno));
 	*map = m;
-	*len = (size_t)st.st_size;
+	*len = (size_t)size;
 	return 0;
 }
 
@@ -87,38 +88,78 @@ void pg_unmap_file(void *map, size_t len)
 		munmap(map, len);
 }
 
-int pg_open_regular(int *out, off_t *size, const char *path, const char *what, bool streams)
+static const char *kind_of(mode_t mode)
 {
-	const char *kind;
+	return S_ISDIR(mode) ? "a directory" : S_ISFIFO(mode) ? "a FIFO" :
+	       S_ISSOCK(mode) ? "a socket" : S_ISLNK(mode) ? "a symbolic link" :
+	       S_ISCHR(mode) || S_ISBLK(mode) ? "a device" : "not a file";
+}
+
+static int refuse(const char *path, const char *what, const char *kind)
+{
+	if (what)
+		return pg_error_set(PG_EINVALID, "is %s, not %s", kind, what);
+	return pg_error_set(PG_EINVALID, "'%s' is %s, not a regular file", path, kind);
+}
+
+static int open_failed(const char *path, const char *what, int flags, int e)
+{
+	int code = e == ENOENT ? PG_ENOTFOUND : e == EEXIST ? PG_EEXISTS : PG_EIO;
 	struct stat st;
-	int fd;
+
+	/*
+	 * What open said no to for being no regular file: a symlink under
+	 * O_NOFOLLOW (ELOOP), a FIFO for writing that nobody reads or a device
+	 * with no driver (ENXIO), a directory for writing (EISDIR).  lstat and
+	 * stat never block.
+	 */
+	if ((e == ELOOP && (flags & PG_OPEN_NOFOLLOW) && lstat(path, &st) == 0) ||
+	    ((e == ENXIO || e == EISDIR || e == ENODEV) && stat(path, &st) == 0))
+		return refuse(path, what, kind_of(st.st_mode));
+	if (what)
+		return pg_error_set(code, "cannot open: %s", strerror(e));
+	return pg_error_set(code, "'%s': %s", path, strerror(e));
+}
+
+int pg_open_regular(int *out, off_t *size, const char *path, int flags, const char *what)
+{
+	/* O_NONBLOCK: opening a FIFO nobody writes (or reads) must not wait */
+	int oflags = O_NONBLOCK | O_NOCTTY | O_CLOEXEC, fd, fl, e;
+	mode_t perm = flags & PG_OPEN_PRIVATE ? 0600 : 0644;
+	struct stat st;
 
 	*out = -1;
-	/* O_NONBLOCK: opening a FIFO nobody writes must not wait */
-	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) < 0 ||
-	    fstat(fd, &st) < 0 || fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
-		int e = errno;
-
-		if (fd >= 0)
-			close(fd);
-		if (what)
-			return pg_error_set(e == ENOENT ? PG_ENOTFOUND : PG_EIO, "cannot open: %s",
-					    strerror(e));
-		return pg_error_set(e == ENOENT ? PG_ENOTFOUND : PG_EIO, "'%s': %s", path,
-				    strerror(e));
-	}
-	if (!S_ISREG(st.st_mode) && !(streams && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)))) {
+	if (size)
+		*size = 0;
+	if (flags & PG_OPEN_NEW)
+		oflags |= O_WRONLY | O_CREAT | O_EXCL;
+	else if (flags & PG_OPEN_APPEND)
+		oflags |= O_WRONLY | O_CREAT | O_APPEND;
+	else if (flags & PG_OPEN_LOCK)
+		oflags |= O_RDWR | O_CREAT;
+	else
+		oflags |= O_RDONLY;
+	if (flags & PG_OPEN_NOFOLLOW)
+		oflags |= O_NOFOLLOW;
+	if ((fd = open(path, oflags, perm)) < 0)
+		return open_failed(path, what, flags, errno);
+	if (fstat(fd, &st) < 0)
+		goto io;
+	if (!S_ISREG(st.st_mode) && !((flags & PG_OPEN_STREAMS) && !(oflags & (O_WRONLY | O_RDWR)) &&
+				      (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)))) {
 		close(fd);
-		kind = S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" :
-		       S_ISSOCK(st.st_mode) ? "a socket" : "a device";
-		if (what)
-			return pg_error_set(PG_EINVALID, "is %s, not %s", kind, what);
-		return pg_error_set(PG_EINVALID, "'%s' is %s, not a regular file", path, kind);
+		return refuse(path, what, kind_of(st.st_mode));
 	}
+	if ((fl = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
+		goto io;
 	if (size)
 		*size = S_ISREG(st.st_mode) ? st.st_size : 0;
 	*out = fd;
 	return 0;
+io:
+	e = errno;
+	close(fd);
+	return open_failed(path, what, 0, e);
 }
 
 int pg_buf_read_stream(pg_buf *buf, FILE *f, const char *what)
@@ -141,7 +182,7 @@ int pg_buf_read_file(pg_buf *buf, const char *path)
 	FILE *f;
 	int fd, err;
 
-	if ((err = pg_open_regular(&fd, NULL, path, NULL, false)) < 0)
+	if ((err = pg_open_regular(&fd, NULL, path, PG_OPEN_READ, NULL)) < 0)
 		return err;
 	if (!(f = fdopen(fd, "rb"))) {
 		close(fd);
@@ -164,9 +205,19 @@ int pg_write_file_atomic(const char *path, const void *data, size_t len)
 	if ((err = pg_buf_printf(&tmp, "%s.tmp.%ld.%u", path, (long)getpid(),
 				 atomic_fetch_add(&tmp_seq, 1u))) < 0)
 		goto done;
-	fd = open(tmp.ptr, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		err = pg_error_set(PG_EIO, "'%s': %s", tmp.ptr, strerror(errno));
+	/*
+	 * A new file, never what is there: a symlink or a FIFO planted under
+	 * the name is not followed.  One left by a killed process of the same
+	 * pid is removed (unlink removes a symlink, not what it names).
+	 */
+	err = pg_open_regular(&fd, NULL, tmp.ptr, PG_OPEN_NEW, NULL);
+	if (err == PG_EEXISTS && unlink(tmp.ptr) == 0) {
+		pg_error_clear();
+		err = pg_open_regular(&fd, NULL, tmp.ptr, PG_OPEN_NEW, NULL);
+	}
+	if (err < 0) {
+		fd = -1;
+		pg_buf_clear(&tmp); /* not ours to remove */
 		goto done;
 	}
 	while (len) {
@@ -236,10 +287,9 @@ int pg_scratch_claim(int *fd, size_t *removed, const char *dir)
 	/* beside dir, not in it: dir holds only what its users make */
 	if ((err = pg_mkdir_p(dir)) < 0 || (err = pg_buf_printf(&lock, "%s.lock", dir)) < 0)
 		goto done;
-	if ((l = open(lock.ptr, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) < 0) {
-		err = pg_error_set(PG_EIO, "'%s': %s", lock.ptr, strerror(errno));
+	if ((err = pg_open_regular(&l, NULL, lock.ptr,
+				   PG_OPEN_LOCK | PG_OPEN_NOFOLLOW | PG_OPEN_PRIVATE, NULL)) < 0)
 		goto done;
-	}
 	/* alone: whatever is there was left by a process that is gone */
 	if (flock(l, LOCK_EX | LOCK_NB) == 0)
 		*removed = sweep(dir);
@@ -260,11 +310,11 @@ done:
 
 int pg_lock_file(int *fd, const char *path, bool wait)
 {
-	int l = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	int l, err;
 
 	*fd = -1;
-	if (l < 0)
-		return pg_error_set(PG_EIO, "'%s': %s", path, strerror(errno));
+	if ((err = pg_open_regular(&l, NULL, path, PG_OPEN_LOCK | PG_OPEN_NOFOLLOW, NULL)) < 0)
+		return err;
 	while (flock(l, wait ? LOCK_EX : LOCK_EX | LOCK_NB) < 0) {
 		int e = errno;
 

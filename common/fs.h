@@ -24,18 +24,37 @@ bool pg_is_dir(const char *path);
 int pg_map_file(void **map, size_t *len, const char *path);
 void pg_unmap_file(void *map, size_t len);
 
+/* How pg_open_regular opens a file: one of the access kinds, with the modifiers. */
+enum pg_open_flags {
+	PG_OPEN_READ = 0,          /* read only; the file must exist */
+	PG_OPEN_APPEND = 1 << 0,   /* write at the end (a log), made when missing */
+	PG_OPEN_LOCK = 1 << 1,     /* read and write, made when missing: a file for flock */
+	PG_OPEN_NEW = 1 << 2,      /* write a file that must not exist yet (O_EXCL): never
+				    * opens what is there, a symlink included */
+	PG_OPEN_NOFOLLOW = 1 << 3, /* a symlink as the last component is refused: a file of
+				    * pullgate's own, in a directory another may write to */
+	PG_OPEN_PRIVATE = 1 << 4,  /* made 0600 rather than 0644 */
+	PG_OPEN_STREAMS = 1 << 5   /* read only: a pipe or a character device is taken too */
+};
+
 /*
- * Open path for reading only when it is a regular file: a FIFO, a socket,
- * a device or a directory is PG_EINVALID, found without blocking (a plain
- * open of a FIFO nobody writes waits for ever).  With streams, a pipe or a
- * character device is taken too (its size is 0: the caller reads to its
- * cap), and a FIFO nobody writes reads as empty.  Messages name the path
- * ("'P' is a FIFO, not a regular file"), or, for a caller that names it
- * itself, what it wanted ("is a directory, not a mail").  *out is the
- * descriptor (close-on-exec), and *size, when given, the file's size.
- * PG_ENOTFOUND, PG_EIO.
+ * The one way product code opens a file (scripts/check-code.sh refuses a
+ * bare open elsewhere): path is opened without blocking, whatever it is,
+ * and only a regular file is kept, so that a FIFO, a socket, a device or a
+ * directory where a file should be is an error at once, never a wait (a
+ * plain open of a FIFO nobody writes waits for ever; one for writing that
+ * nobody reads fails with ENXIO, named the same way).  A symlink is
+ * followed unless PG_OPEN_NOFOLLOW, and what it leads to must be a regular
+ * file.  PG_OPEN_STREAMS takes a pipe or a character device too (its size
+ * is 0: the caller reads to its cap; a FIFO nobody writes reads as empty).
+ * Messages name the path ("'P' is a FIFO, not a regular file"), or, for a
+ * caller that names it itself, what it wanted ("is a directory, not a
+ * mail").  *out is the descriptor, close-on-exec and blocking again, and
+ * *size, when given, the file's size.  PG_EINVALID for what is not a
+ * regular file, PG_ENOTFOUND when it does not exist, PG_EEXISTS for
+ * PG_OPEN_NEW when it does, PG_EIO otherwise.
  */
-int pg_open_regular(int *out, off_t *size, const char *path, const char *what, bool streams);
+int pg_open_regular(int *out, off_t *size, const char *path, int flags, const char *what);
 
 /*
  * Read a whole regular file; fails with PG_ETOOBIG past buf->max,

@@ -258,7 +258,7 @@ int pg_mail_read(pg_pull_request **out, const char *path)
 	*out = NULL;
 	pg_buf_init(&data, PG_MAIL_MAX);
 	/* a mail may come on a pipe (read to the cap); a FIFO nobody writes must not hang the open */
-	if ((err = pg_open_regular(&fd, &size, path, "a mail", true)) < 0)
+	if ((err = pg_open_regular(&fd, &size, path, PG_OPEN_STREAMS, "a mail")) < 0)
 		goto done;
 	if (!(f = fdopen(fd, "rb"))) {
 		close(fd);

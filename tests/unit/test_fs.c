@@ -1,11 +1,166 @@
-/* test_fs.c - unit tests for files read whole and written atomically. */
+/* test_fs.c - unit tests for files opened only when regular, read whole and written atomically. */
 #include "tests/unit/unit.h"
 
 #include "common/error.h"
 #include "common/fs.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+/*
+ * A scratch directory holding a regular file "f", a FIFO "fifo" nobody
+ * opens, a symlink "zero" to /dev/zero and "link" to f.  A call that blocks
+ * on the FIFO is ended by the alarm: the test dies rather than hangs.
+ */
+typedef struct scratch {
+	char dir[32];
+	char f[64], fifo[64], zero[64], link[64];
+} scratch;
+
+static int scratch_setup(void **state)
+{
+	scratch *s = calloc(1, sizeof(*s));
+	int fd;
+
+	if (!s)
+		return -1;
+	snprintf(s->dir, sizeof(s->dir), "/tmp/pg-fs-XXXXXX");
+	if (!mkdtemp(s->dir))
+		return -1;
+	snprintf(s->f, sizeof(s->f), "%s/f", s->dir);
+	snprintf(s->fifo, sizeof(s->fifo), "%s/fifo", s->dir);
+	snprintf(s->zero, sizeof(s->zero), "%s/zero", s->dir);
+	snprintf(s->link, sizeof(s->link), "%s/link", s->dir);
+	if ((fd = creat(s->f, 0644)) < 0 || write(fd, "hello", 5) != 5 || close(fd) < 0 ||
+	    mkfifo(s->fifo, 0644) < 0 || symlink("/dev/zero", s->zero) < 0 ||
+	    symlink("f", s->link) < 0)
+		return -1;
+	alarm(20);
+	*state = s;
+	return 0;
+}
+
+static int scratch_teardown(void **state)
+{
+	scratch *s = *state;
+
+	alarm(0);
+	pg_error_clear();
+	pg_remove_tree(s->dir);
+	free(s);
+	return 0;
+}
+
+static void test_open_regular_file(void **state)
+{
+	scratch *s = *state;
+	char text[8] = "";
+	off_t size = -1;
+	int fd;
+
+	assert_int_equal(pg_open_regular(&fd, &size, s->f, PG_OPEN_READ, NULL), 0);
+	assert_int_equal(size, 5);
+	/* blocking again, and not passed to children */
+	assert_int_equal(fcntl(fd, F_GETFL) & O_NONBLOCK, 0);
+	assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	assert_int_equal(read(fd, text, sizeof(text) - 1), 5);
+	assert_string_equal(text, "hello");
+	close(fd);
+	/* a symlink to a regular file is followed unless the caller says not */
+	assert_int_equal(pg_open_regular(&fd, &size, s->link, PG_OPEN_READ, NULL), 0);
+	assert_int_equal(size, 5);
+	close(fd);
+	assert_int_equal(pg_open_regular(&fd, NULL, s->link, PG_OPEN_READ | PG_OPEN_NOFOLLOW, NULL),
+			 PG_EINVALID);
+	assert_int_equal(fd, -1);
+	assert_non_null(strstr(pg_error_last(), "is a symbolic link, not a regular file"));
+}
+
+static void test_open_refuses_a_fifo(void **state)
+{
+	scratch *s = *state;
+	char want[128];
+	int fd = 0;
+
+	snprintf(want, sizeof(want), "'%s' is a FIFO, not a regular file", s->fifo);
+	assert_int_equal(pg_open_regular(&fd, NULL, s->fifo, PG_OPEN_READ, NULL), PG_EINVALID);
+	assert_int_equal(fd, -1);
+	assert_string_equal(pg_error_last(), want);
+	/* for writing, nobody reading it: ENXIO, named the same way */
+	assert_int_equal(pg_open_regular(&fd, NULL, s->fifo, PG_OPEN_APPEND, NULL), PG_EINVALID);
+	assert_string_equal(pg_error_last(), want);
+	assert_int_equal(pg_open_regular(&fd, NULL, s->fifo, PG_OPEN_LOCK, NULL), PG_EINVALID);
+	assert_string_equal(pg_error_last(), want);
+	/* a caller that names the file itself */
+	assert_int_equal(pg_open_regular(&fd, NULL, s->fifo, PG_OPEN_READ, "a mail"), PG_EINVALID);
+	assert_string_equal(pg_error_last(), "is a FIFO, not a mail");
+	/* a stream reader takes it (nobody writes: it reads as empty) */
+	assert_int_equal(pg_open_regular(&fd, NULL, s->fifo, PG_OPEN_STREAMS, NULL), 0);
+	close(fd);
+}
+
+static void test_open_refuses_devices_and_directories(void **state)
+{
+	scratch *s = *state;
+	char want[128];
+	int fd;
+
+	assert_int_equal(pg_open_regular(&fd, NULL, "/dev/null", PG_OPEN_READ, NULL), PG_EINVALID);
+	assert_string_equal(pg_error_last(), "'/dev/null' is a device, not a regular file");
+	assert_int_equal(pg_open_regular(&fd, NULL, "/dev/null", PG_OPEN_APPEND, NULL), PG_EINVALID);
+	/* a symlink to a device: what it leads to decides */
+	snprintf(want, sizeof(want), "'%s' is a device, not a regular file", s->zero);
+	assert_int_equal(pg_open_regular(&fd, NULL, s->zero, PG_OPEN_READ, NULL), PG_EINVALID);
+	assert_string_equal(pg_error_last(), want);
+	snprintf(want, sizeof(want), "'%s' is a directory, not a regular file", s->dir);
+	assert_int_equal(pg_open_regular(&fd, NULL, s->dir, PG_OPEN_READ, NULL), PG_EINVALID);
+	assert_string_equal(pg_error_last(), want);
+	assert_int_equal(pg_open_regular(&fd, NULL, s->dir, PG_OPEN_APPEND, NULL), PG_EINVALID);
+	assert_string_equal(pg_error_last(), want);
+	assert_int_equal(pg_open_regular(&fd, NULL, "/nonexistent/pullgate", PG_OPEN_READ, NULL),
+			 PG_ENOTFOUND);
+}
+
+static void test_open_new_never_opens_what_is_there(void **state)
+{
+	scratch *s = *state;
+	char path[80], text[8] = "";
+	int fd;
+
+	/* a symlink planted under the name is neither followed nor replaced */
+	assert_int_equal(pg_open_regular(&fd, NULL, s->link, PG_OPEN_NEW, NULL), PG_EEXISTS);
+	assert_int_equal(pg_open_regular(&fd, NULL, s->fifo, PG_OPEN_NEW, NULL), PG_EEXISTS);
+	snprintf(path, sizeof(path), "%s/new", s->dir);
+	assert_int_equal(pg_open_regular(&fd, NULL, path, PG_OPEN_NEW | PG_OPEN_PRIVATE, NULL), 0);
+	close(fd);
+	assert_int_equal(pg_open_regular(&fd, NULL, s->f, PG_OPEN_READ, NULL), 0);
+	assert_int_equal(read(fd, text, sizeof(text) - 1), 5);
+	close(fd);
+	assert_string_equal(text, "hello");
+}
+
+static void test_readers_refuse_a_fifo(void **state)
+{
+	scratch *s = *state;
+	pg_buf b = PG_BUF_INIT;
+	void *map = NULL;
+	size_t len = 1;
+	int fd;
+
+	assert_int_equal(pg_buf_read_file(&b, s->fifo), PG_EINVALID);
+	assert_int_equal(pg_map_file(&map, &len, s->fifo), PG_EINVALID);
+	assert_non_null(strstr(pg_error_last(), "is a FIFO, not a regular file"));
+	assert_null(map);
+	assert_int_equal(pg_map_file(&map, &len, s->zero), PG_EINVALID);
+	assert_non_null(strstr(pg_error_last(), "is a device, not a regular file"));
+	/* a lock file that is a FIFO, or a symlink to one: refused, never waited on */
+	assert_int_equal(pg_lock_file(&fd, s->fifo, true), PG_EINVALID);
+	assert_int_equal(pg_lock_file(&fd, s->zero, true), PG_EINVALID);
+	assert_int_equal(fd, -1);
+	pg_buf_release(&b);
+}
 
 static void test_read_missing_file(void **state)
 {
@@ -73,6 +228,16 @@ int main(void)
 		cmocka_unit_test(test_write_then_read),
 		cmocka_unit_test(test_read_is_capped),
 		cmocka_unit_test(test_read_refuses_a_directory),
+		cmocka_unit_test_setup_teardown(test_open_regular_file, scratch_setup,
+						scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_open_refuses_a_fifo, scratch_setup,
+						scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_open_refuses_devices_and_directories,
+						scratch_setup, scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_open_new_never_opens_what_is_there,
+						scratch_setup, scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_readers_refuse_a_fifo, scratch_setup,
+						scratch_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
