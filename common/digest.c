@@ -1,9 +1,9 @@
 /* digest.c - SHA-256 and random nonces through libcrypto, in one place for the layers above. */
 #include "common/digest.h"
 #include "common/error.h"
+#include "common/fs.h"
 #include "common/hex.h"
 
-#include <fcntl.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
@@ -30,9 +30,8 @@ int pg_sha256_file(char *out, const char *path)
 	int fd, err = 0;
 
 	out[0] = '\0';
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return pg_error_set(errno == ENOENT ? PG_ENOTFOUND : PG_EIO, "'%s': %s", path,
-				    strerror(errno));
+	if ((err = pg_open_regular(&fd, NULL, path, PG_OPEN_READ, NULL)) < 0)
+		return err;
 	if (!(ctx = EVP_MD_CTX_new()) || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL)) {
 		err = pg_error_set(PG_ERROR, "SHA-256 failed");
 		goto done;

@@ -11,8 +11,10 @@
 int pg_sha256_hex(char *out, const void *data, size_t len);
 
 /*
- * The SHA-256 of the file at path, read in blocks.  PG_ENOTFOUND when it
- * does not exist, PG_EIO when it cannot be read.
+ * The SHA-256 of the regular file at path, read in blocks.  PG_ENOTFOUND
+ * when it does not exist, PG_EINVALID when it is no regular file (a FIFO,
+ * a device: refused without blocking, pg_open_regular), PG_EIO when it
+ * cannot be read.
  */
 int pg_sha256_file(char *out, const char *path);
 

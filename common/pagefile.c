@@ -2,6 +2,7 @@
 #include "common/pagefile.h"
 #include "common/buf.h"
 #include "common/error.h"
+#include "common/fs.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -38,8 +39,9 @@ struct pg_pagefile {
 int pg_pagefile_open(pg_pagefile **out, const char *path, size_t max_blocks)
 {
 	pg_pagefile *f;
-	struct stat st;
+	off_t size;
 	size_t n = 1;
+	int err;
 
 	*out = NULL;
 	while (n < max_blocks && n < ((size_t)1 << 20))
@@ -52,18 +54,12 @@ int pg_pagefile_open(pg_pagefile **out, const char *path, size_t max_blocks)
 		return pg_error_oom();
 	}
 	f->nslots = n;
-	if ((f->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-		int e = errno;
-
+	if ((err = pg_open_regular(&f->fd, &size, path, PG_OPEN_READ, NULL)) < 0) {
 		pg_pagefile_free(f);
-		return e == ENOENT ? pg_error_set(PG_ENOTFOUND, "'%s' does not exist", path) :
-		       pg_error_set(PG_EIO, "'%s': %s", path, strerror(e));
+		return err == PG_ENOTFOUND ? pg_error_set(PG_ENOTFOUND, "'%s' does not exist", path) :
+		       err;
 	}
-	if (fstat(f->fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		pg_pagefile_free(f);
-		return pg_error_set(PG_EINVALID, "'%s' is not a regular file", path);
-	}
-	f->size = (uint64_t)st.st_size;
+	f->size = (uint64_t)size;
 	*out = f;
 	return 0;
 }

@@ -21,7 +21,8 @@ typedef struct pg_pagefile pg_pagefile;
 #define PG_PAGEFILE_BLOCK 4096
 
 /*
- * Open the regular file at path.  PG_ENOTFOUND when it does not exist,
+ * Open the regular file at path (pg_open_regular: a FIFO or a device is
+ * refused without blocking).  PG_ENOTFOUND when it does not exist,
  * PG_EINVALID when it is not a regular file, PG_EIO otherwise.
  */
 int pg_pagefile_open(pg_pagefile **out, const char *path, size_t max_blocks);

@@ -1,6 +1,7 @@
 /* spawn.c - fork/exec with a pipe, poll, a deadline and a process-group kill. */
 #include "common/spawn.h"
 #include "common/error.h"
+#include "common/fs.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -156,9 +157,10 @@ int pg_spawn_run(pg_spawn_result *res, const char *const argv[], const pg_spawn_
 	pg_spawn_result_init(res);
 	if (!argv || !argv[0])
 		return pg_error_set(PG_EINVALID, "nothing to run");
-	if (o->log_path && (logfd = open(o->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
-					 0644)) < 0)
-		return pg_error_set(PG_EIO, "'%s': %s", o->log_path, strerror(errno));
+	/* a log of the run's own: a FIFO or a symlink planted there is refused, never written to */
+	if (o->log_path && (err = pg_open_regular(&logfd, NULL, o->log_path,
+						  PG_OPEN_APPEND | PG_OPEN_NOFOLLOW, NULL)) < 0)
+		return err;
 	if (!(env = build_env(o->env))) {
 		err = pg_error_oom();
 		goto done;

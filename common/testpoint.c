@@ -1,6 +1,8 @@
 /* testpoint.c - test-only fault points (see testpoint.h); empty unless built with PG_TEST_POINTS. */
 #include "common/compat.h"
 #include "common/testpoint.h"
+#include "common/error.h"
+#include "common/fs.h"
 
 #ifdef PG_TEST_POINTS
 #include <errno.h>
@@ -43,18 +45,17 @@ static void hold(const char *stage, const char *text)
 	const char *dir = getenv("PULLGATE_TEST_HOLD_DIR"), *p = getenv("PULLGATE_TEST_PATIENCE");
 	struct timespec tick = { 0, 10 * 1000 * 1000L };
 	long patience = p ? strtol(p, NULL, 10) : 0, waited_ms = 0;
-	char path[4096];
-	FILE *f;
+	char path[4096], line[512];
 
 	if (!dir || !*dir)
 		return;
 	if (patience <= 0 || patience > 86400)
 		patience = 900;
 	snprintf(path, sizeof(path), "%s/held", dir);
-	if ((f = fopen(path, "w"))) {
-		fprintf(f, "%s: %s\n", stage, text ? text : ""); /* ok: a test's file */
-		fclose(f);
-	}
+	snprintf(line, sizeof(line), "%s: %s\n", stage, text ? text : "");
+	/* whole or not there: the test reads it as soon as it appears */
+	if (pg_write_file_atomic(path, line, strlen(line)) < 0)
+		pg_error_clear();
 	while (!exists(dir, "release") && waited_ms < patience * 1000) {
 		nanosleep(&tick, NULL);
 		waited_ms += 10;
@@ -80,8 +81,12 @@ uint64_t pg_test_clock_ms(uint64_t now_ms)
 	ssize_t n;
 	int fd;
 
-	if (!path || !*path || (fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
+	if (!path || !*path)
 		return now_ms;
+	if (pg_open_regular(&fd, NULL, path, PG_OPEN_READ, NULL) < 0) {
+		pg_error_clear();
+		return now_ms;
+	}
 	n = read(fd, text, sizeof(text) - 1);
 	close(fd);
 	if (n <= 0)

@@ -29,15 +29,19 @@ static unsigned long long start_time(int pid)
 {
 	char path[64], text[1024], *p;
 	unsigned long long t = 0;
-	FILE *f;
-	size_t n;
-	int field;
+	ssize_t n;
+	int field, fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (!(f = fopen(path, "re")))
+	/* /proc's files are regular (of size 0): read to the buffer's end */
+	if (pg_open_regular(&fd, NULL, path, PG_OPEN_READ, NULL) < 0) {
+		pg_error_clear();
 		return 0;
-	n = fread(text, 1, sizeof(text) - 1, f);
-	fclose(f);
+	}
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
 	text[n] = '\0';
 	/* the command name may hold spaces and parentheses: fields count from the last ')' */
 	if (!(p = strrchr(text, ')')))

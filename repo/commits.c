@@ -421,6 +421,8 @@ static int parse_object(pg_csrc *s, pg_cnode *n)
 		return err;
 	}
 
+	if ((err = pg_repo_loose_check(s->r, &n->id)) < 0)
+		return err;
 	if ((gerr = pg_git_read_commit(&obj, s->r, s->odb, &n->id)) < 0) {
 		pg_oid_tohex(hex, &n->id);
 		return gerr == GIT_ENOTFOUND ?

@@ -60,6 +60,22 @@ void pg_repo_graphs_release(pg_repo *r);
 int pg_repo_pack_commit(const char **data, size_t *len, pg_repo *r, const pg_oid *id);
 void pg_packs_free(pg_packs *ps);
 
+/*
+ * Every pack index in objdir/pack is a regular file (stat: nothing is
+ * opened).  libgit2 opens an index with a plain open, which waits for ever
+ * on a FIFO: a repository whose objects libgit2 may read is checked before
+ * it reads any.  PG_EINVALID naming the file.
+ */
+int pg_repo_check_packs(const char *objdir);
+
+/*
+ * Before libgit2 reads id: its loose file in r's object directories (its
+ * own and those attached), where there is one, is a regular file (stat:
+ * nothing is opened).  libgit2 reads a loose object with a plain open,
+ * which waits for ever on a FIFO.  PG_EINVALID naming the file (read.c).
+ */
+int pg_repo_loose_check(pg_repo *r, const pg_oid *id);
+
 /* Convert a libgit2 failure to one of ours, keeping its message after "what: " (error.c). */
 int pg_git_fail(int gerr, const char *fmt, ...) PG_PRINTF(2, 3);
 

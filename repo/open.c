@@ -34,7 +34,8 @@ static int trust_own_graph(pg_repo *r)
 	pg_buf objects = PG_BUF_INIT;
 	int err;
 
-	if ((err = pg_buf_printf(&objects, "%sobjects", git_repository_commondir(r->git))) == 0)
+	if ((err = pg_buf_printf(&objects, "%sobjects", git_repository_commondir(r->git))) == 0 &&
+	    (err = pg_repo_check_packs(objects.ptr)) == 0)
 		err = pg_repo_trust_graph(r, objects.ptr);
 	pg_buf_release(&objects);
 	return err;
@@ -318,12 +319,15 @@ static int fetch_local(pg_oid *out, pg_repo *r, const char *location, const char
 {
 	const char *path = strncmp(location, "file://", 7) ? location : location + 7;
 	git_repository *src = NULL;
+	pg_buf objects = PG_BUF_INIT;
 	int gerr, err = 0;
 
 	gerr = git_repository_open_ext(&src, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL);
 	if (gerr < 0)
 		return pg_git_fail(gerr, "repository '%s'", location);
-	if ((opts->local == PG_LOCAL_ATTACH &&
+	if ((err = pg_buf_printf(&objects, "%sobjects", git_repository_commondir(src))) < 0 ||
+	    (err = pg_repo_check_packs(objects.ptr)) < 0 ||
+	    (opts->local == PG_LOCAL_ATTACH &&
 	     (err = attach(r, src, location, opts->trust_graph)) < 0) ||
 	    (err = pg_git_ref_target(out, src, ref, ref, location)) < 0)
 		goto done;
@@ -331,6 +335,7 @@ static int fetch_local(pg_oid *out, pg_repo *r, const char *location, const char
 		err = pg_repo_ref_set(r, opts->into, out, "pullgate: fetch");
 done:
 	git_repository_free(src);
+	pg_buf_release(&objects);
 	return err;
 }
 

@@ -73,18 +73,26 @@ static void pack_release(pack *p)
 	memset(p, 0, sizeof(*p));
 }
 
-/* A version 2 index and its pack, checked enough that every later read stays inside. */
-static bool pack_open(pack *p, const char *idx_path)
+/*
+ * A version 2 index and its pack, checked enough that every later read
+ * stays inside: 1, or 0 when libgit2 is to read it instead.  An index that
+ * is no regular file is an error: libgit2 would wait for ever on a FIFO.
+ */
+static int pack_open(pack *p, const char *idx_path)
 {
 	pg_buf data_path = PG_BUF_INIT;
 	unsigned char head[IDX_HEADER];
 	uint64_t tables;
 	void *data;
 	size_t i;
+	int err;
 
 	memset(p, 0, sizeof(*p));
-	if (pg_pagefile_open(&p->idx, idx_path, IDX_BLOCKS) < 0)
+	if ((err = pg_pagefile_open(&p->idx, idx_path, IDX_BLOCKS)) < 0) {
+		if (err == PG_EINVALID || err == PG_ENOMEM)
+			return pg_error_wrap(err, "pack index");
 		goto bad;
+	}
 	p->idx_len = pg_pagefile_size(p->idx);
 	if (p->idx_len < IDX_HEADER + IDX_FANOUT + 40 ||
 	    pg_pagefile_read(p->idx, 0, head, IDX_HEADER) < 0 || memcmp(head, "\377tOc", 4) ||
@@ -110,12 +118,12 @@ static bool pack_open(pack *p, const char *idx_path)
 	if (p->data_len < 12 + 20 || memcmp(p->data, "PACK", 4))
 		goto bad;
 	pg_buf_release(&data_path);
-	return true;
+	return 1;
 bad:
 	pg_buf_release(&data_path);
 	pack_release(p);
 	pg_error_clear();
-	return false;
+	return 0;
 }
 
 static int add_dir_packs(pg_packs *ps, const char *objdir)
@@ -140,7 +148,7 @@ static int add_dir_packs(pg_packs *ps, const char *objdir)
 		pg_buf_clear(&path);
 		if ((err = pg_buf_printf(&path, "%s/pack/%s", objdir, e->d_name)) < 0)
 			break;
-		if (!pack_open(&p, path.ptr))
+		if ((err = pack_open(&p, path.ptr)) <= 0)
 			continue;
 		if ((err = PG_ARRAY_GROW(ps->v, ps->n + 1, ps->alloc)) < 0) {
 			pack_release(&p);
@@ -180,6 +188,45 @@ static int load_packs(pg_repo *r)
 		return pg_error_oom();
 	for (i = 0; i < r->ngraph_dirs && err == 0; i++)
 		err = add_dir_packs(r->packs, r->graph_dirs[i]);
+	if (err < 0) {
+		/* not half loaded: the next read meets the same error, not libgit2 */
+		pg_packs_free(r->packs);
+		r->packs = NULL;
+	}
+	return err;
+}
+
+int pg_repo_check_packs(const char *objdir)
+{
+	pg_buf path = PG_BUF_INIT;
+	DIR *d;
+	struct dirent *e;
+	int err = 0;
+
+	if ((err = pg_buf_printf(&path, "%s/pack", objdir)) < 0)
+		return err;
+	if (!(d = opendir(path.ptr))) {
+		pg_buf_release(&path);
+		return 0;
+	}
+	while (err == 0 && (e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		struct stat st;
+
+		if (len < 5 || strcmp(e->d_name + len - 4, ".idx"))
+			continue;
+		pg_buf_clear(&path);
+		if ((err = pg_buf_printf(&path, "%s/pack/%s", objdir, e->d_name)) < 0)
+			break;
+		/* stat, not open: it never blocks, and follows a symlink as libgit2 will */
+		if (stat(path.ptr, &st) == 0 && !S_ISREG(st.st_mode))
+			err = pg_error_set(PG_EINVALID, "pack index '%s' is %s, not a regular file",
+					   path.ptr, S_ISDIR(st.st_mode) ? "a directory" :
+					   S_ISFIFO(st.st_mode) ? "a FIFO" :
+					   S_ISSOCK(st.st_mode) ? "a socket" : "a device");
+	}
+	closedir(d);
+	pg_buf_release(&path);
 	return err;
 }
 
@@ -300,21 +347,28 @@ static int inflate_commit(pg_packs *ps, const pack *p, uint64_t off, size_t *len
 }
 
 
-/* The whole of a loose object's file, into ps->in; false if it is not one to read. */
+/*
+ * The whole of a loose object's file, into ps->in: 1, or 0 if it is not
+ * one to read.  A file there that is no regular file is an error, never
+ * left to libgit2, whose plain open waits for ever on a FIFO.
+ */
 static int read_loose(size_t *n, pg_packs *ps, const char *path)
 {
-	struct stat st;
+	off_t size;
 	size_t got = 0;
 	int fd, err = 0;
 
 	*n = 0;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	if ((err = pg_open_regular(&fd, &size, path, PG_OPEN_READ, NULL)) < 0) {
+		if (err == PG_EINVALID)
+			return pg_error_wrap(err, "loose object");
+		pg_error_clear();
 		return 0;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
-	    (uint64_t)st.st_size > COMMIT_MAX + 64)
+	}
+	if (size <= 0 || (uint64_t)size > COMMIT_MAX + 64)
 		goto done;
-	if ((size_t)st.st_size > ps->in_alloc) {
-		unsigned char *nb = malloc((size_t)st.st_size);
+	if ((size_t)size > ps->in_alloc) {
+		unsigned char *nb = malloc((size_t)size);
 
 		if (!nb) {
 			err = pg_error_oom();
@@ -322,10 +376,10 @@ static int read_loose(size_t *n, pg_packs *ps, const char *path)
 		}
 		free(ps->in);
 		ps->in = nb;
-		ps->in_alloc = (size_t)st.st_size;
+		ps->in_alloc = (size_t)size;
 	}
-	while (got < (size_t)st.st_size) {
-		ssize_t r = read(fd, ps->in + got, (size_t)st.st_size - got);
+	while (got < (size_t)size) {
+		ssize_t r = read(fd, ps->in + got, (size_t)size - got);
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -333,7 +387,7 @@ static int read_loose(size_t *n, pg_packs *ps, const char *path)
 			break;
 		got += (size_t)r;
 	}
-	if (got == (size_t)st.st_size) {
+	if (got == (size_t)size) {
 		*n = got;
 		err = 1;
 	}

@@ -3,6 +3,8 @@
 #include "common/error.h"
 
 #include <git2/sys/odb_backend.h>
+#include <limits.h>
+#include <sys/stat.h>
 
 static enum pg_object_type from_git_type(git_object_t t)
 {
@@ -22,13 +24,45 @@ const char *pg_object_type_name(enum pg_object_type t)
 	return (unsigned)t < PG_ARRAY_SIZE(names) ? names[t] : "unknown";
 }
 
+/* Is dir's loose file for hex, when there is one, a regular file? */
+static int loose_file_ok(const char *dir, const char *hex)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%.2s/%s", dir, hex, hex + 2) >= sizeof(path) ||
+	    stat(path, &st) < 0 || S_ISREG(st.st_mode))
+		return 0;
+	return pg_error_set(PG_EINVALID, "loose object '%s' is %s, not a regular file", path,
+			    S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" :
+			    S_ISSOCK(st.st_mode) ? "a socket" : "a device");
+}
+
+int pg_repo_loose_check(pg_repo *r, const pg_oid *id)
+{
+	char hex[PG_OID_HEXSZ + 1];
+	pg_buf own = PG_BUF_INIT;
+	size_t i;
+	int err;
+
+	pg_oid_tohex(hex, id);
+	if ((err = pg_buf_printf(&own, "%sobjects", git_repository_commondir(r->git))) == 0)
+		err = loose_file_ok(own.ptr, hex);
+	pg_buf_release(&own);
+	for (i = 0; err == 0 && i < r->nattached; i++)
+		err = loose_file_ok(r->attached_keys[i], hex);
+	return err;
+}
+
 int pg_repo_object_type(enum pg_object_type *out, pg_repo *r, const pg_oid *id)
 {
 	git_odb *odb = NULL;
 	git_object_t type;
 	size_t len;
-	int gerr;
+	int gerr, err;
 
+	if ((err = pg_repo_loose_check(r, id)) < 0)
+		return err;
 	if ((gerr = git_repository_odb(&odb, r->git)) == 0)
 		gerr = git_odb_read_header(&len, &type, odb, pg_git_oid(id));
 	git_odb_free(odb);
@@ -51,9 +85,11 @@ static int odb_read(git_odb_object **obj, pg_repo *r, const pg_oid *id, bool com
 {
 	git_odb *odb = NULL;
 	char hex[PG_OID_HEXSZ + 1];
-	int gerr;
+	int gerr, err;
 
 	*obj = NULL;
+	if ((err = pg_repo_loose_check(r, id)) < 0)
+		return err;
 	if ((gerr = git_repository_odb(&odb, r->git)) == 0)
 		gerr = commit ? pg_git_read_commit(obj, r, odb, id) :
 		       git_odb_read(obj, odb, pg_git_oid(id));

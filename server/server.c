@@ -36,8 +36,10 @@ int pg_server_hook_secret(char **out, const char *state)
 		pg_error_clear();
 		if ((err = pg_random_hex(&secret, 32)) < 0)
 			goto done;
-		fd = open(path.ptr, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-		if (fd < 0 || write(fd, secret.ptr, secret.len) != (ssize_t)secret.len ||
+		if ((err = pg_open_regular(&fd, NULL, path.ptr, PG_OPEN_NEW | PG_OPEN_PRIVATE,
+					   NULL)) < 0)
+			goto done;
+		if (write(fd, secret.ptr, secret.len) != (ssize_t)secret.len ||
 		    write(fd, "\n", 1) != 1 || fsync(fd) < 0) {
 			err = pg_error_set(PG_EIO, "'%s': %s", path.ptr, strerror(errno));
 			goto done;
@@ -92,10 +94,9 @@ static int lock_state(int *out, const char *state)
 	*out = -1;
 	if ((err = pg_buf_printf(&path, "%s/pullgate.lock", state)) < 0)
 		goto done;
-	if ((fd = open(path.ptr, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) < 0) {
-		err = pg_error_set(PG_EIO, "'%s': %s", path.ptr, strerror(errno));
+	if ((err = pg_open_regular(&fd, NULL, path.ptr,
+				   PG_OPEN_LOCK | PG_OPEN_NOFOLLOW | PG_OPEN_PRIVATE, NULL)) < 0)
 		goto done;
-	}
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		n = errno == EWOULDBLOCK ? pread(fd, held, sizeof(held) - 1, 0) : -1;
 		held[n > 0 ? strcspn(held, "\n") : 0] = '\0';

@@ -117,8 +117,8 @@ static int resolve_upstream(pg_pull *p, const char *location, const char *branch
 		p->upstream_tip = at;
 		return 0;
 	}
-	if (err < 0 && err != PG_EINVALID)
-		return err;
+	if (err < 0)
+		return pg_error_wrap(err, "upstream '%s'", p->report->upstream_ref);
 	return pg_error_set(PG_EINVALID, "upstream '%s' does not name a commit",
 			    p->report->upstream_ref);
 }

@@ -5,6 +5,7 @@
 #include "common/error.h"
 
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void test_known_vectors(void **state)
@@ -41,6 +42,26 @@ static void test_files(void **state)
 	pg_error_clear();
 }
 
+/* An attested report.json that is a FIFO or a device: refused at once (the alarm ends a wait). */
+static void test_file_refuses_a_fifo_and_a_device(void **state)
+{
+	char dir[] = "/tmp/pg-digest-XXXXXX", fifo[64], a[PG_SHA256_HEXSZ + 1];
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/report.json", dir);
+	assert_int_equal(mkfifo(fifo, 0644), 0);
+	alarm(20);
+	assert_int_equal(pg_sha256_file(a, fifo), PG_EINVALID);
+	assert_non_null(strstr(pg_error_last(), "is a FIFO, not a regular file"));
+	assert_int_equal(pg_sha256_file(a, "/dev/zero"), PG_EINVALID);
+	assert_string_equal(pg_error_last(), "'/dev/zero' is a device, not a regular file");
+	alarm(0);
+	unlink(fifo);
+	rmdir(dir);
+	pg_error_clear();
+}
+
 static void test_random(void **state)
 {
 	pg_buf x = PG_BUF_INIT, y = PG_BUF_INIT;
@@ -67,6 +88,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_known_vectors),
 		cmocka_unit_test(test_files),
+		cmocka_unit_test(test_file_refuses_a_fifo_and_a_device),
 		cmocka_unit_test(test_random),
 	};
 

@@ -5,6 +5,8 @@
 #include "common/error.h"
 #include "common/pagefile.h"
 
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define SIZE (PG_PAGEFILE_BLOCK * 3000 + 123)
@@ -123,6 +125,28 @@ static void test_open_errors(void **state)
 	pg_pagefile_free(NULL);
 }
 
+/* A FIFO or a device where a commit-graph or an index should be: refused at once (the alarm ends a wait). */
+static void test_open_refuses_a_fifo_and_a_device(void **state)
+{
+	char dir[] = "/tmp/pg-pagefile-XXXXXX", fifo[64];
+	pg_pagefile *p = NULL;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/graph", dir);
+	assert_int_equal(mkfifo(fifo, 0644), 0);
+	alarm(20);
+	assert_int_equal(pg_pagefile_open(&p, fifo, 8), PG_EINVALID);
+	assert_non_null(strstr(pg_error_last(), "is a FIFO, not a regular file"));
+	assert_int_equal(pg_pagefile_open(&p, "/dev/zero", 8), PG_EINVALID);
+	assert_non_null(strstr(pg_error_last(), "is a device, not a regular file"));
+	alarm(0);
+	assert_null(p);
+	unlink(fifo);
+	rmdir(dir);
+	pg_error_clear();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -130,6 +154,7 @@ int main(void)
 		cmocka_unit_test(test_dense_reads_switch_to_the_mapping),
 		cmocka_unit_test(test_peek_stops_at_a_block_end),
 		cmocka_unit_test(test_open_errors),
+		cmocka_unit_test(test_open_refuses_a_fifo_and_a_device),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
