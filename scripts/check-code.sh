@@ -41,6 +41,20 @@ if grep -nE '\brealloc\s*\(' $(find cli $lib_dirs -name '*.c' 2>/dev/null) |
 	fail=1
 fi
 
+# Files are opened through pg_open_regular (common/fs.c), which never
+# blocks on a FIFO and keeps only a regular file: no bare open, fopen or
+# openat elsewhere in product code.  The exceptions, each for its reason:
+#   common/fs.c:     pg_open_regular itself
+#   common/spawn.c:  /dev/null, a device by design, as a child's stdin
+#                    between fork and exec (only async-signal-safe calls there)
+open_ok='^(common/fs\.c:[0-9]+:.*open\(path, oflags, perm\)|common/spawn\.c:[0-9]+:.*open\("/dev/null", O_RDONLY\))'
+if grep -nE '(^|[^a-z_.>])(open|open64|fopen|fopen64|freopen|openat|openat2|creat)[[:space:]]*\(' \
+	$(find cli $lib_dirs -name '*.[ch]' 2>/dev/null) | grep -vE '^[^:]+:[0-9]+:[[:space:]]*(/?\*|//)' |
+	grep -vE "$open_ok"; then
+	echo "check-code: open files with pg_open_regular (common/fs.h), not open/fopen/openat (lines above)" >&2
+	fail=1
+fi
+
 # A test skips through tests/lib/tap.sh's skip or skip_all, which log the
 # reason for make check's summary: never by writing "# SKIP" itself.
 if grep -rnE '(echo|printf|ok)[^#]*"[^"]*# SKIP' tests scripts --include='*.t' --include='*.sh' |
