@@ -220,7 +220,7 @@ static int guard_ref(pg_repo *repo, const guard_opts *o, const pg_policy *policy
 	pg_report *report = NULL;
 	pg_buf story = PG_BUF_INIT;
 	char *up = NULL;
-	pg_oid tip, upstream;
+	pg_oid tip, upstream, old;
 	bool known;
 	int rc = PG_EXIT_UNDECIDED, err;
 
@@ -244,10 +244,19 @@ static int guard_ref(pg_repo *repo, const guard_opts *o, const pg_policy *policy
 	}
 	if ((err = pg_repo_revparse_commit(&upstream, repo, up)) < 0)
 		goto fail;
-	/* what the remote already has is not pushed again (it may not be here) */
+	/*
+	 * What the remote already has is not pushed again (it may not be
+	 * here).  A tag it has (a tag pushed again with -f) hides the commit
+	 * it ends at; one of a tree or a blob, or one that cannot be read
+	 * here, hides nothing, so that more is judged, never less.
+	 */
 	known = !l->creating && pg_repo_has_object(repo, &l->remote);
-	err = pg_verify_copies(&report, repo, &tip, &upstream, known ? &l->remote : NULL,
-			       known ? 1 : 0, policy);
+	if (known && pg_repo_peel_commit(&old, repo, &l->remote) < 0) {
+		pg_error_clear();
+		known = false;
+	}
+	err = pg_verify_copies(&report, repo, &tip, &upstream, known ? &old : NULL, known ? 1 : 0,
+			       policy);
 	if (err < 0 || (err = pg_summary_format(&story, report)) < 0)
 		goto fail;
 	rc = report->summary.rewritten ? PG_EXIT_REJECT : PG_EXIT_ACCEPT;

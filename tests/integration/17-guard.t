@@ -2,7 +2,7 @@
 # 17-guard.t - pullgate guard as a real pre-push hook: real git push to a local bare repository.
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
-plan 28
+plan 34
 
 export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
 G() { git -C "$SCRATCH/work" "$@"; }
@@ -143,6 +143,30 @@ like "$err" "pullgate guard: refs/heads/topic: no upstream to compare with \(set
 G branch -q -u origin/master take1
 guard refs/heads/take1
 is "$rc" 1 "a branch's @{upstream} is the upstream when pullgate.upstream is unset"
+
+# --- a tag pushed again over an older tag (git push -f): judged on the commits it adds ---
+G config pullgate.upstream origin/master
+G checkout -q for-linus
+as "Sam Sender" sam@example.org "2025-05-24 10:00:00 -0700"
+G tag -a -m "hardening fixes" hardening-v1 for-linus
+run G push -q pub hardening-v1
+old_tag=$(G rev-parse hardening-v1)
+ok "$([ "$rc" = 0 ] && [ "$(pushed refs/tags/hardening-v1)" = "$old_tag" ]; echo $?)" \
+	"an annotated tag of the clean branch is pushed"
+commit "$SCRATCH/work" s.c "hardening: fix the fourth thing"
+G tag -f -a -m "hardening fixes, again" hardening-v1 for-linus >/dev/null
+new_tag=$(G rev-parse hardening-v1)
+run G push -f pub hardening-v1
+is "$rc" 0 "a clean annotated tag force-pushed over the older one goes through"
+is "$(pushed refs/tags/hardening-v1)" "$new_tag" "and the new tag reached the remote"
+like "$err" "^pullgate guard: refs/tags/hardening-v1 \(against origin/master\): the pull carries 1 commit \(0 merges\) and re-creates no upstream commit$" \
+	"judged on the one commit it adds to the old tag's, both tags peeled"
+G tag -f -a -m "hardening fixes, rewritten" hardening-v1 take1 >/dev/null
+run G push -f pub hardening-v1
+ok "$([ "$rc" -ne 0 ] && [ "$(pushed refs/tags/hardening-v1)" = "$new_tag" ]; echo $?)" \
+	"a tag force-pushed over it that adds the filter-repo rewrite is refused, the remote's tag kept"
+like "$err" "refusing to push refs/tags/hardening-v1 \(against origin/master\): the pull re-creates 3 upstream commits under new ids" \
+	"telling the rewrite's story"
 
 # --- could not decide, bad input ----------------------------------------------------
 G config pullgate.upstream linus/no-such-branch
