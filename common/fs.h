@@ -67,7 +67,10 @@ int pg_buf_read_file(pg_buf *buf, const char *path);
 /* Read a whole stream (e.g. stdin) with the same cap rules. */
 int pg_buf_read_stream(pg_buf *buf, FILE *f, const char *what);
 
-/* Write atomically: a temporary file beside path, fsync, rename. */
+/*
+ * Write atomically: a new temporary file beside path (O_EXCL: a symlink or
+ * a FIFO planted under its name is never opened), fsync, rename.
+ */
 int pg_write_file_atomic(const char *path, const void *data, size_t len);
 
 /*
@@ -86,7 +89,9 @@ int pg_scratch_claim(int *fd, size_t *removed, const char *dir);
  * it) into *fd and lock it exclusively with flock: 0 when locked; 1 when
  * another open file holds it and wait is false (*fd is then -1); with
  * wait, block until it is free.  The lock goes with *fd's close, or with
- * the process however it ends.  PG_EIO.
+ * the process however it ends.  PG_EINVALID when path is no regular file
+ * or is a symlink (a FIFO planted there is refused, never waited on),
+ * PG_EIO.
  */
 int pg_lock_file(int *fd, const char *path, bool wait);
 
