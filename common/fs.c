@@ -88,7 +88,7 @@ void pg_unmap_file(void *map, size_t len)
 		munmap(map, len);
 }
 
-static const char *kind_of(mode_t mode)
+const char *pg_file_kind(mode_t mode)
 {
 	return S_ISDIR(mode) ? "a directory" : S_ISFIFO(mode) ? "a FIFO" :
 	       S_ISSOCK(mode) ? "a socket" : S_ISLNK(mode) ? "a symbolic link" :
@@ -115,7 +115,7 @@ static int open_failed(const char *path, const char *what, int flags, int e)
 	 */
 	if ((e == ELOOP && (flags & PG_OPEN_NOFOLLOW) && lstat(path, &st) == 0) ||
 	    ((e == ENXIO || e == EISDIR || e == ENODEV) && stat(path, &st) == 0))
-		return refuse(path, what, kind_of(st.st_mode));
+		return refuse(path, what, pg_file_kind(st.st_mode));
 	if (what)
 		return pg_error_set(code, "cannot open: %s", strerror(e));
 	return pg_error_set(code, "'%s': %s", path, strerror(e));
@@ -148,7 +148,7 @@ int pg_open_regular(int *out, off_t *size, const char *path, int flags, const ch
 	if (!S_ISREG(st.st_mode) && !((flags & PG_OPEN_STREAMS) && !(oflags & (O_WRONLY | O_RDWR)) &&
 				      (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)))) {
 		close(fd);
-		return refuse(path, what, kind_of(st.st_mode));
+		return refuse(path, what, pg_file_kind(st.st_mode));
 	}
 	if ((fl = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
 		goto io;

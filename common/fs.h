@@ -56,6 +56,9 @@ enum pg_open_flags {
  */
 int pg_open_regular(int *out, off_t *size, const char *path, int flags, const char *what);
 
+/* What a file of this mode is, for a message: "a FIFO", "a device", "a directory"... */
+const char *pg_file_kind(mode_t mode);
+
 /*
  * Read a whole regular file; fails with PG_ETOOBIG past buf->max,
  * PG_ENOTFOUND when it does not exist, PG_EINVALID when it is not a

@@ -4,9 +4,7 @@
 #include "common/error.h"
 #include "common/fs.h"
 
-#include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 /*

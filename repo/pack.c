@@ -8,7 +8,6 @@
 #include "common/search.h"
 
 #include <dirent.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -27,7 +26,9 @@
  * (a fetch of fewer than 100 objects leaves them loose) is inflated with
  * the same stream.  Anything unusual (a delta, a damaged index, pack or
  * object file, a commit past 1 MiB) is left to libgit2:
- * every read is bounds-checked, and a fault only means "not here".  The
+ * every read is bounds-checked, and a fault only means "not here".  An
+ * index or an object file that is no regular file (a FIFO, a device) is
+ * an error instead: libgit2 would wait for ever on a FIFO.  The
  * index is read through a small block cache (common/pagefile.h), not
  * mapped: lookups land all over a 100 MiB index, and each would make 64
  * KiB resident.  The pack is mapped: commits of an era lie together.
@@ -221,9 +222,7 @@ int pg_repo_check_packs(const char *objdir)
 		/* stat, not open: it never blocks, and follows a symlink as libgit2 will */
 		if (stat(path.ptr, &st) == 0 && !S_ISREG(st.st_mode))
 			err = pg_error_set(PG_EINVALID, "pack index '%s' is %s, not a regular file",
-					   path.ptr, S_ISDIR(st.st_mode) ? "a directory" :
-					   S_ISFIFO(st.st_mode) ? "a FIFO" :
-					   S_ISSOCK(st.st_mode) ? "a socket" : "a device");
+					   path.ptr, pg_file_kind(st.st_mode));
 	}
 	closedir(d);
 	pg_buf_release(&path);

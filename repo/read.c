@@ -1,6 +1,7 @@
 /* read.c - objects by id: their type, raw bytes, parsed commits and tags, abbreviated ids. */
 #include "repo/internal.h"
 #include "common/error.h"
+#include "common/fs.h"
 
 #include <git2/sys/odb_backend.h>
 #include <limits.h>
@@ -34,8 +35,7 @@ static int loose_file_ok(const char *dir, const char *hex)
 	    stat(path, &st) < 0 || S_ISREG(st.st_mode))
 		return 0;
 	return pg_error_set(PG_EINVALID, "loose object '%s' is %s, not a regular file", path,
-			    S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" :
-			    S_ISSOCK(st.st_mode) ? "a socket" : "a device");
+			    pg_file_kind(st.st_mode));
 }
 
 int pg_repo_loose_check(pg_repo *r, const pg_oid *id)
