@@ -1,11 +1,11 @@
-/* notes.c - git notes: read the note on a commit, write one (exact bytes) in a notes commit. */
+/* notes.c - git notes: read the note on a commit (exact bytes), write one (exact bytes) in a notes commit. */
 #include "repo/internal.h"
 #include "common/error.h"
 
 int pg_repo_note_read(pg_buf *out, pg_repo *r, const char *notes_ref, const pg_oid *commit)
 {
 	git_note *note = NULL;
-	const char *text;
+	git_blob *blob = NULL;
 	int gerr = git_note_read(&note, r->git, notes_ref, pg_git_oid(commit)), err;
 	char hex[PG_OID_HEXSZ + 1];
 
@@ -14,8 +14,17 @@ int pg_repo_note_read(pg_buf *out, pg_repo *r, const char *notes_ref, const pg_o
 		return pg_error_set(PG_ENOTFOUND, "no note on %.12s in %s", hex, notes_ref);
 	if (gerr < 0)
 		return pg_git_fail(gerr, "the note on %.12s in %s", hex, notes_ref);
-	text = git_note_message(note);
-	err = pg_buf_puts(out, text ? text : "");
+	/*
+	 * The blob's bytes, not git_note_message(): that is a C string, which
+	 * ends at a NUL that git log --notes shows past.
+	 */
+	if ((gerr = git_blob_lookup(&blob, r->git, git_note_id(note))) < 0) {
+		err = pg_git_fail(gerr, "the note's blob on %.12s in %s", hex, notes_ref);
+		goto done;
+	}
+	err = pg_buf_put(out, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
+done:
+	git_blob_free(blob);
 	git_note_free(note);
 	return err;
 }

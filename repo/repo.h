@@ -376,8 +376,9 @@ int pg_repo_commit_write(pg_oid *out, pg_repo *r, const pg_new_commit *c);
 
 /*
  * The note on commit under notes_ref ("refs/notes/pullgate"), appended to
- * out (whose cap applies).  PG_ENOTFOUND when there is no such note (or
- * no such notes ref).
+ * out (whose cap applies, PG_ETOOBIG past it) as the blob's exact bytes:
+ * out->len of them, NUL bytes included, which the caller judges.
+ * PG_ENOTFOUND when there is no such note (or no such notes ref).
  */
 int pg_repo_note_read(pg_buf *out, pg_repo *r, const char *notes_ref, const pg_oid *commit);
 
