@@ -22,7 +22,9 @@ static int examine(pg_policy **out, pg_yaml_problems *pr, const char *text, size
 		err = PG_ENOMEM;
 		goto done;
 	}
-	err = pg_policy_schema_read(pr, p, text, len, basedir);
+	/* what the attestation of a merge this policy approved names it by */
+	if ((err = pg_sha256_hex(p->sha256, text, len)) == 0)
+		err = pg_policy_schema_read(pr, p, text, len, basedir);
 done:
 	if (err == 0 && pr->n == 0) {
 		*out = p;

@@ -32,6 +32,10 @@ int pg_policy_new_default(pg_policy **out)
 	p->build_timeout_minutes = 120;
 	p->boot_timeout_seconds = 300;
 	p->kunit_select_max = 8;
+	if (pg_sha256_hex(p->sha256, "", 0) < 0) {
+		free(p);
+		return PG_ERROR;
+	}
 	if (!(p->source = pg_strdup("(built-in)"))) {
 		free(p);
 		return PG_ENOMEM;

@@ -4,6 +4,7 @@
 
 #include "common/buf.h"
 #include "common/checks.h"
+#include "common/digest.h"
 #include "common/yaml_schema.h"
 
 /* A key the maintainer trusts, and for what. */
@@ -19,6 +20,9 @@ typedef struct pg_signer {
 
 typedef struct pg_policy {
 	char *source;                 /* file it came from, or "(built-in)" */
+	/* SHA-256 of the file's bytes as read; the built-in policy's is that of no
+	 * bytes, which no policy file has (an empty one is refused) */
+	char sha256[PG_SHA256_HEXSZ + 1];
 	enum pg_severity severity[PG_CHECK__COUNT];
 
 	char *upstream_url;           /* may be NULL: given on the command line */

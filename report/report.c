@@ -64,6 +64,7 @@ void pg_report_free(pg_report *r)
 		signature_release(&r->signatures[i]);
 	free(r->signatures);
 	free(r->repo);
+	free(r->policy_sha256);
 	free(r->tag);
 	free(r->upstream);
 	free(r->upstream_ref);

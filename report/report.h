@@ -180,6 +180,7 @@ enum pg_verdict {
 
 typedef struct pg_report {
 	char *repo;          /* as given */
+	char *policy_sha256; /* of the policy file verify read (pg_policy.sha256); or NULL */
 	char *tag;           /* the full ref, refs/tags/... */
 	char *upstream;
 	char *upstream_ref;

@@ -122,6 +122,7 @@ static void put_omitted(pg_json_writer *w, const pg_report *r)
 	}
 	pg_json_close(w);
 	pg_json_put_int(w, "max_findings_per_check", (int64_t)r->max_per_check);
+	pg_json_put_str(w, "policy_sha256", r->policy_sha256);
 }
 
 static void put_stages(pg_json_writer *w, const pg_report *r)

@@ -192,7 +192,8 @@ int pg_verify(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy
 	}
 	p.report->max_per_check = policy->max_findings_per_check;
 	p.report->no_keyring = !policy->keyring && !policy->gnupg_home;
-	if (!(p.report->repo = pg_strdup(location)) || !(p.report->upstream = pg_strdup(up))) {
+	if (!(p.report->repo = pg_strdup(location)) || !(p.report->upstream = pg_strdup(up)) ||
+	    !(p.report->policy_sha256 = pg_strdup(policy->sha256))) {
 		err = PG_ENOMEM;
 		goto done;
 	}

@@ -122,6 +122,8 @@ static void test_default_yaml_is_the_builtin_default(void **state)
 	a = *file;
 	b = *builtin;
 	a.source = b.source = NULL;
+	/* the digest names the bytes read, and the built-in policy read none */
+	memcpy(a.sha256, b.sha256, sizeof(a.sha256));
 	assert_memory_equal(&a, &b, sizeof(a));
 	pg_policy_free(file);
 	pg_policy_free(builtin);
@@ -300,6 +302,24 @@ static void test_left_out_keys_keep_defaults(void **state)
 	assert_int_equal(p->max_commits, 7);
 	assert_int_equal(p->lookback_days, 365);
 	pg_policy_free(p);
+}
+
+/* The digest names the policy by its bytes: one byte more is another policy. */
+static void test_digest(void **state)
+{
+	pg_policy *p = parse_ok("limits:\n  max-commits: 7\n"), *q = parse_ok("limits:\n  max-commits: 7\n\n");
+	pg_policy *d = NULL;
+
+	(void)state;
+	/* sha256sum of that text, by hand */
+	assert_string_equal(p->sha256, "a8ea1971d9c3bae9d6c545c6429ee9b5d2092201012613fef91ac90657a821a1");
+	assert_string_not_equal(p->sha256, q->sha256);
+	assert_int_equal(pg_policy_new_default(&d), 0);
+	/* the built-in policy, which no file is (an empty one is refused): no bytes' */
+	assert_string_equal(d->sha256, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+	pg_policy_free(p);
+	pg_policy_free(q);
+	pg_policy_free(d);
 }
 
 static void test_relative_paths(void **state)
@@ -978,6 +998,7 @@ int main(void)
 		cmocka_unit_test(test_check_file_errors),
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_lookups),
+		cmocka_unit_test(test_digest),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, cleanup);
