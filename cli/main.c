@@ -20,7 +20,9 @@ static const struct pg_cmd commands[] = {
 	{ "version", cmd_version, "version [--verbose]",
 	  "print the version (--verbose: and the data and home directories)" },
 	{ "ktap", cmd_ktap, "ktap [--json] [--nonce N] LOGFILE", "judge a kernel boot log (KTAP, splats)" },
-	{ "attest", cmd_attest, "attest verify [--keyring FILE] [--tree DIR] COMMIT",
+	{ "attest", cmd_attest,
+	  "attest verify (--signer FPR | --policy FILE | --config FILE) [--keyring FILE] [--tree DIR] "
+	  "COMMIT",
 	  "check the signed attestation (refs/notes/pullgate) on an approved merge" },
 	{ "serve", cmd_serve, "serve [--config FILE] [--port N] | serve --hash-password",
 	  "run the webhook service, job store and dashboard" },

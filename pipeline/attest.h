@@ -18,30 +18,37 @@
  *	-----END PGP SIGNATURE-----\n
  *
  * The statement is everything before the first line that is exactly
- * "-----BEGIN PGP SIGNATURE-----" (its final newline included).
+ * "-----BEGIN PGP SIGNATURE-----" (its final newline included), and the
+ * note is nothing else: no NUL, no armor header, nothing after the END
+ * line's newline (every byte is signed or refused).
  */
 #define PG_ATTEST_NOTES_REF "refs/notes/pullgate"
 #define PG_ATTEST_TYPE "pullgate-attestation"
-#define PG_ATTEST_VERSION 1
+/* 2 binds the merge's tree and the policy's digest; 1 is refused. */
+#define PG_ATTEST_VERSION 2
 /* A note larger than this is no attestation of ours. */
 #define PG_ATTEST_MAX ((size_t)1 << 20)
 
 /*
  * The statement for the report at report_path (the JSON one the gate
  * wrote, report[0..len) its bytes): who signed the tag and the verify
- * verdict, the merge and its base, the tools, config and Image, the
- * per-suite KUnit results and the report's SHA-256, approved by approval
- * ("gate" or "maintainer") at time (Unix seconds).  Appended to out, a
- * JSON object ending in a newline.  PG_EINVALID when the report is not
- * JSON or names no merge.
+ * verdict, the tag object, the merge, its tree (merge_tree: the caller
+ * reads it from the repository) and its base, the policy's SHA-256, the
+ * tools, config and Image, the per-suite KUnit results and the report's
+ * SHA-256, approved by approval ("gate" or "maintainer") at time (Unix
+ * seconds).  Appended to out, a JSON object ending in a newline.
+ * PG_EINVALID when the report is not JSON or names no merge, tag object,
+ * tag commit or policy digest.
  */
 int pg_attest_statement(pg_buf *out, const char *report, size_t len, const char *report_path,
-			const char *approval, int64_t time);
+			const pg_oid *merge_tree, const char *approval, int64_t time);
 
 /*
  * Where note[0..len) splits: *stmt_len bytes of statement, the signature
- * after them.  PG_EINVALID when there is no signature block, or no
- * statement before it.
+ * after them.  PG_EINVALID, the message saying what is wrong, when the note
+ * is anything but one JSON object ending in "}\n" and one armored
+ * signature block with no armor header, radix-64 lines and its END line
+ * ending the note: a NUL, a second block, bytes after the END line.
  */
 int pg_attest_split(size_t *stmt_len, const char *note, size_t len);
 
@@ -57,7 +64,8 @@ typedef struct pg_attest_signer {
  * Sign the statement of the report at report_path (read from disk, so
  * that what is hashed is what is there) and write it as the note on merge
  * in tree_path's PG_ATTEST_NOTES_REF, replacing any note there.  Nothing
- * is written when signing fails.
+ * is written when signing fails, when the report tested another merge, or
+ * when the signed note would not pass pg_attest_split.
  */
 int pg_attest_write(const char *tree_path, const pg_oid *merge, const char *report_path,
 		    const char *approval, const pg_attest_signer *s);
@@ -85,15 +93,20 @@ void pg_attest_result_release(pg_attest_result *r);
 /*
  * Check the attestation on the commit rev names in tree_path (a full or
  * abbreviated commit id, a full ref or a branch; out->commit is set to
- * it, PG_ENOTFOUND when there is none): the note's signature
- * against exactly one of keyring (a public keyring file, imported into a
- * private home under tmpdir) and gnupg_home, that its statement names
- * commit as the merge, and that the report it hashes is that one when
- * the report is on disk.  An invalid or missing attestation is a status;
- * negative only when the check could not run (no tree, gpg failed).
+ * it, PG_ENOTFOUND when there is none): the note's layout
+ * (pg_attest_split), its signature against exactly one of keyring (a
+ * public keyring file, imported into a private home under tmpdir) and
+ * gnupg_home, made by signer's key (its full fingerprint: a good signature
+ * by any other key of the keyring is invalid), that its statement is a
+ * version PG_ATTEST_VERSION naming commit as the merge, commit's tree as
+ * its tree and commit's parents as its base and tag commit, and that the
+ * report it hashes is that one when the report is on disk.  An invalid or
+ * missing attestation is a status; negative only when the check could not
+ * run (no tree, gpg failed; PG_EINVALID: signer is no full fingerprint).
  */
 int pg_attest_verify(pg_attest_result *out, const char *tree_path, const char *rev,
-		     const char *keyring, const char *gnupg_home, const char *tmpdir);
+		     const char *signer, const char *keyring, const char *gnupg_home,
+		     const char *tmpdir);
 
 /*
  * The attestation of an approved merge, for the gate: pg_attest_plan

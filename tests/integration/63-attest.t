@@ -31,7 +31,8 @@ gate() {
 	run "$PULLGATE" gate --json --keyring "$KEYRING" --trust "$FPR_KEES" --upstream "$UP" \
 		--tree "$TREE" --approve "$@" "$KEES" "$T2"
 }
-verify() { run "$PULLGATE" attest verify --tree "$TREE" "$@"; }
+# the service's key must have signed: --signer names it
+verify() { run "$PULLGATE" attest verify --signer "$AFPR" --tree "$TREE" "$@"; }
 note() { git --git-dir="$TREE" notes --ref=pullgate show "$1"; }
 statement() { note "$1" | sed '/^-----BEGIN PGP SIGNATURE-----$/,$d'; }
 # put_note COMMIT FILE: FILE's exact bytes as the note on COMMIT
@@ -52,7 +53,7 @@ like "$(git --git-dir="$TREE" log -1 --notes=pullgate master)" '^Notes \(pullgat
 like "$(git --git-dir="$TREE" log -1 --notes=pullgate master)" '"type": "pullgate-attestation"' \
 	"and it is the attestation"
 S=$(statement master)
-is "$(printf '%s' "$S" | jq -r '"\(.version) \(.merge_commit) \(.base_commit)"')" "1 $MERGE $BASE" \
+is "$(printf '%s' "$S" | jq -r '"\(.version) \(.merge_commit) \(.base_commit)"')" "2 $MERGE $BASE" \
 	"the statement names the merge and its base"
 is "$(printf '%s' "$S" | jq -r '"\(.tag) \(.tag_object) \(.signer)"')" \
 	"refs/tags/$T2 $(git --git-dir="$KEES" rev-parse "$T2") $FPR_KEES" "the tag, its object and its signer"
@@ -78,7 +79,7 @@ like "$out" "^valid: $MERGE is attested by key $AFPR$SIM; the report '.*' is the
 	"saying which key, that the run was a stand-in's (SIMULATED), and that the report on disk matched"
 verify --keyring "$SCRATCH/attest.asc" "$(printf '%.12s' "$MERGE")"
 is "$rc" 0 "an abbreviated id names the merge too"
-GNUPGHOME="$AHOME" run "$PULLGATE" attest verify --tree "$TREE" master
+GNUPGHOME="$AHOME" run "$PULLGATE" attest verify --signer "$AFPR" --tree "$TREE" master
 is "$rc" 0 "without --keyring the user's own keyring (\$GNUPGHOME) is used"
 
 # the same statement saying the shipped scripts ran, signed by the service's key: valid, not SIMULATED
@@ -202,7 +203,7 @@ like "$err" "^error: 'sign' is not an attest subcommand: verify$" "an unknown su
 run "$PULLGATE" attest verify --tree "$TREE"
 like "$rc $err" "^2 error: COMMIT is required" "verify without a COMMIT is a usage error"
 run "$PULLGATE" attest --help
-like "$rc $err" "^0 usage: pullgate attest verify \[--keyring FILE\] \[--tree DIR\] COMMIT$" "--help prints the usage"
+like "$rc $err" "^0 usage: pullgate attest verify \(--signer FPR \| --policy FILE \| --config FILE\) \[--keyring FILE\] \[--tree DIR\] COMMIT$" "--help prints the usage"
 verify --keyring "$SCRATCH/attest.asc" no-such-branch
 like "$rc $err" "^3 error: attest verify: 'no-such-branch' is no commit, ref or branch of the tree$" \
 	"a commit the tree lacks: could not check"

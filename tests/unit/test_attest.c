@@ -8,6 +8,8 @@
 
 #define MERGE "1111111111111111111111111111111111111111"
 #define BASE "2222222222222222222222222222222222222222"
+#define TREE "5555555555555555555555555555555555555555"
+#define POLICY "6666666666666666666666666666666666666666666666666666666666666666"
 
 static const char report[] =
 	"{\"schema\": 1, \"verdict\": \"accept\", \"errors\": 0, \"warnings\": 2,\n"
@@ -16,6 +18,7 @@ static const char report[] =
 	" \"tag_commit\": \"4444444444444444444444444444444444444444\",\n"
 	" \"merge_base\": \"" BASE "\", \"merge_commit\": \"" MERGE "\",\n"
 	" \"approved\": true, \"simulated\": false, \"tag_signer\": \"ABCD\",\n"
+	" \"policy_sha256\": \"" POLICY "\",\n"
 	" \"provenance\": [\n"
 	"  {\"stage\": \"build\", \"toolchain\": \"gcc 14\", \"config_sha256\": \"c0\",\n"
 	"   \"image_sha256\": \"i0\"},\n"
@@ -30,9 +33,11 @@ static void test_statement(void **state)
 	const pg_json *s;
 	char sha[PG_SHA256_HEXSZ + 1];
 	int64_t n = 0;
+	pg_oid tree;
 
 	(void)state;
-	assert_int_equal(pg_attest_statement(&out, report, strlen(report), "/r/report.json",
+	assert_int_equal(pg_oid_fromhex(&tree, TREE, PG_OID_HEXSZ), 0);
+	assert_int_equal(pg_attest_statement(&out, report, strlen(report), "/r/report.json", &tree,
 					     "gate", 86400), 0);
 	assert_true(out.len > 0 && out.ptr[out.len - 1] == '\n');
 	assert_int_equal(pg_json_parse(&v, out.ptr, out.len), 0);
@@ -42,6 +47,9 @@ static void test_statement(void **state)
 	assert_string_equal(pg_json_get_str(v, "time"), "1970-01-02T00:00:00Z");
 	assert_string_equal(pg_json_get_str(v, "merge_commit"), MERGE);
 	assert_string_equal(pg_json_get_str(v, "base_commit"), BASE);
+	assert_string_equal(pg_json_get_str(v, "merge_tree"), TREE);
+	assert_string_equal(pg_json_get_str(v, "policy_sha256"), POLICY);
+	assert_string_equal(pg_json_get_str(v, "tag_object"), "3333333333333333333333333333333333333333");
 	assert_string_equal(pg_json_get_str(v, "repository"), "git://example.org/x.git");
 	assert_string_equal(pg_json_get_str(v, "signer"), "ABCD");
 	assert_string_equal(pg_json_get_str(pg_json_get(v, "verify"), "verdict"), "accept");
@@ -66,14 +74,25 @@ static void test_statement(void **state)
 
 static void test_statement_refuses(void **state)
 {
-	pg_buf out = PG_BUF_INIT;
+	pg_buf out = PG_BUF_INIT, nopolicy = PG_BUF_INIT;
 	static const char nomerge[] = "{\"verdict\": \"accept\", \"merge_commit\": null}";
+	const char *at = strstr(report, "\"policy_sha256\"");
+	pg_oid tree;
 
 	(void)state;
-	assert_int_equal(pg_attest_statement(&out, nomerge, strlen(nomerge), "r", "gate", 0),
+	assert_int_equal(pg_oid_fromhex(&tree, TREE, PG_OID_HEXSZ), 0);
+	assert_int_equal(pg_attest_statement(&out, nomerge, strlen(nomerge), "r", &tree, "gate", 0),
 			 PG_EINVALID);
 	assert_non_null(strstr(pg_error_last(), "names no tested merge"));
-	assert_int_equal(pg_attest_statement(&out, "{", 1, "r", "gate", 0), PG_EINVALID);
+	assert_int_equal(pg_attest_statement(&out, "{", 1, "r", &tree, "gate", 0), PG_EINVALID);
+	/* a report of before the policy's digest was recorded binds no policy: no statement */
+	assert_non_null(at);
+	assert_int_equal(pg_buf_put(&nopolicy, report, (size_t)(at - report)), 0);
+	assert_int_equal(pg_buf_puts(&nopolicy, strchr(at, '\n') + 1), 0);
+	assert_int_equal(pg_attest_statement(&out, nopolicy.ptr, nopolicy.len, "r", &tree, "gate", 0),
+			 PG_EINVALID);
+	assert_non_null(strstr(pg_error_last(), "names no policy_sha256"));
+	pg_buf_release(&nopolicy);
 	assert_int_equal(out.len, 0);
 	pg_buf_release(&out);
 }
@@ -96,6 +115,50 @@ static void test_split(void **state)
 	assert_non_null(strstr(pg_error_last(), "nothing before the signature"));
 	assert_int_equal(pg_attest_split(&n, notaline, strlen(notaline)), PG_EINVALID);
 	assert_int_equal(pg_attest_split(&n, "", 0), PG_EINVALID);
+}
+
+#define STMT "{\n  \"a\": 1\n}\n"
+#define ARMOR "-----BEGIN PGP SIGNATURE-----\n\niHUEABYKAB0WIQ+/=\n=abcd\n-----END PGP SIGNATURE-----\n"
+
+/* The note as written, byte for byte: anything else is refused, saying what. */
+static void test_split_strict(void **state)
+{
+	static const struct {
+		const char *note;
+		size_t len;     /* 0: strlen */
+		const char *why;
+	} bad[] = {
+		{ STMT ARMOR "trailing text\n", 0, "14 bytes after the signature's END line" },
+		{ STMT ARMOR "\n", 0, "1 bytes after the signature's END line" },
+		{ STMT ARMOR ARMOR, 0, "a second signature block after the first" },
+		{ STMT "-----BEGIN PGP SIGNATURE-----\n\nabc\n" ARMOR, 0,
+		  "a second signature block inside the first" },
+		{ STMT ARMOR "\0hidden\n", sizeof(STMT ARMOR "\0hidden\n") - 1,
+		  "a NUL byte at offset 96" },
+		{ STMT "-----BEGIN PGP SIGNATURE-----\nComment: hi\n\nabc\n"
+		  "-----END PGP SIGNATURE-----\n", 0, "armor headers" },
+		{ STMT "-----BEGIN PGP SIGNATURE-----\n\nabc\nnot radix 64\n"
+		  "-----END PGP SIGNATURE-----\n", 0, "line 4 of the signature block is not radix-64" },
+		{ STMT "-----BEGIN PGP SIGNATURE-----\n\nabc\n", 0, "has no END line" },
+		{ STMT "-----BEGIN PGP SIGNATURE-----\n\nabc\n-----END PGP SIGNATURE-----", 0,
+		  "the END line has no newline" },
+		{ STMT "\n" ARMOR, 0, "not one JSON object" },
+		{ STMT "text\n" ARMOR, 0, "not one JSON object" },
+		{ "x" STMT ARMOR, 0, "not one JSON object" },
+	};
+	size_t i, n = 0;
+
+	(void)state;
+	assert_int_equal(pg_attest_split(&n, STMT ARMOR, strlen(STMT ARMOR)), 0);
+	assert_int_equal(n, strlen(STMT));
+	for (i = 0; i < PG_ARRAY_SIZE(bad); i++) {
+		size_t len = bad[i].len ? bad[i].len : strlen(bad[i].note);
+
+		if (pg_attest_split(&n, bad[i].note, len) != PG_EINVALID)
+			fail_msg("bad[%zu] was not refused", i);
+		if (!strstr(pg_error_last(), bad[i].why))
+			fail_msg("bad[%zu]: '%s' does not say '%s'", i, pg_error_last(), bad[i].why);
+	}
 }
 
 /* What the report says of the attestation before it is signed, and where the key is looked for. */
@@ -127,6 +190,7 @@ int main(void)
 		cmocka_unit_test(test_statement),
 		cmocka_unit_test(test_statement_refuses),
 		cmocka_unit_test(test_split),
+		cmocka_unit_test(test_split_strict),
 		cmocka_unit_test(test_plan),
 	};
 
