@@ -26,7 +26,7 @@ ID=$(printf '%s' "$out" | jq -r '.jobs[0]')
 is "$(wait_state "$ID" waiting rejected error approved passed)" waiting "take two waits for the maintainer"
 get "$URL/pulls/$ID"
 unlike "$out" 'id="attestation"' "a pull not yet approved shows no attestation"
-run "$PULLGATE" attest verify --keyring "$SCRATCH/attest.asc" --tree "$TREE" \
+run "$PULLGATE" attest verify --signer "$AFPR" --keyring "$SCRATCH/attest.asc" --tree "$TREE" \
 	"$(git --git-dir="$TREE" rev-parse "refs/heads/pullgate/$T2")"
 is "$rc" 3 "and its merge has none"
 
@@ -37,7 +37,8 @@ code=$(curl -s -b "$SCRATCH/jar" -o "$SCRATCH/.r" -w '%{http_code}' -X POST \
 	-H "X-CSRF-Token: $CSRF" -H "Origin: $URL" "$URL/api/pulls/$ID/approve")
 is "$code" 200 "the maintainer approves it"
 MERGE=$(git --git-dir="$TREE" rev-parse master)
-run "$PULLGATE" attest verify --keyring "$SCRATCH/attest.asc" --tree "$TREE" master
+# the signer is the one serve.yaml names, as the service signs with it
+run "$PULLGATE" attest verify --config "$CONFIG" --keyring "$SCRATCH/attest.asc" --tree "$TREE" master
 is "$rc" 0 "the approved merge carries a valid attestation"
 like "$out" "^valid: $MERGE is attested by key $AFPR \\(SIMULATED: stand-in scripts ran, nothing was really built or booted\\); the report '.*/logs/job-$ID/run-[0-9]+/report.json' is the one attested$" \
 	"hashing the report on disk (and saying the stand-ins of tests/fakes ran)"
