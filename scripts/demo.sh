@@ -228,7 +228,7 @@ if [ "$(curl -s "$URL/api/pulls/$ID2" | jq -r .state)" = waiting ] &&
 	if [ "$(curl -s "$URL/api/pulls/$ID2" | jq -r .state)" = approved ]; then
 		merge=$(curl -s "$URL/api/pulls/$ID2" | jq -r .merge_commit)
 		say "   its attestation (git log --notes=pullgate; pullgate attest verify):"
-		say "   $("$PULLGATE" attest verify --keyring "$AHOME/pullgate.asc" --tree "$TREE_DIR" "$merge" 2>&1)"
+		say "   $("$PULLGATE" attest verify --signer "$AFPR" --keyring "$AHOME/pullgate.asc" --tree "$TREE_DIR" "$merge" 2>&1)"
 	fi
 fi
 

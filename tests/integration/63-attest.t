@@ -4,7 +4,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/gate.sh"
-plan 55
+plan 59
 gate_setup
 
 # the service's key, and a stranger's, each in a throwaway GNUPGHOME of its own
@@ -103,6 +103,14 @@ sed '/^-----BEGIN PGP SIGNATURE-----$/,$d' "$SCRATCH/note" >"$SCRATCH/statement.
 sed -n '/^-----BEGIN PGP SIGNATURE-----$/,$p' "$SCRATCH/note" >"$SCRATCH/statement.json.asc"
 GNUPGHOME="$AHOME" run gpg --batch --verify "$SCRATCH/statement.json.asc" "$SCRATCH/statement.json"
 is "$rc" 0 "gpg --verify checks the split note by hand"
+is "$(sed -n '/^-----END PGP SIGNATURE-----$/,$p' "$SCRATCH/note")" "-----END PGP SIGNATURE-----" \
+	"by hand: nothing after the END line"
+ok "$(tr -d '\000' <"$SCRATCH/note" | cmp -s - "$SCRATCH/note"; echo $?)" "by hand: no NUL"
+is "$(GNUPGHOME="$AHOME" gpg --batch --status-fd 1 --verify "$SCRATCH/statement.json.asc" \
+	"$SCRATCH/statement.json" 2>/dev/null | awk '$2 == "VALIDSIG" { print $NF }')" "$AFPR" \
+	"by hand: the signer's fingerprint"
+is "$(jq -r .merge_tree "$SCRATCH/statement.json")" "$(git --git-dir="$TREE" rev-parse "$MERGE^{tree}")" \
+	"by hand: the merge's tree"
 
 # --- forged, moved, unknown, missing ----------------------------------------------------
 verify --keyring "$SCRATCH/other.asc" master
