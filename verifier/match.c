@@ -130,6 +130,95 @@ static bool same_ident(const pg_ident *a, const pg_ident *b)
 	return !strcmp(a->name, b->name) && !strcmp(a->email, b->email);
 }
 
+uint64_t pg_author_subject_hash(const pg_commit *c)
+{
+	uint64_t h = 0x84222325cbf29ce4ULL; /* not the identity's basis: the keys never mix */
+	const char *s = c->subject ? c->subject : "";
+	size_t len = strlen(s), at = 0, start, n;
+
+	h = mix(h, c->author.name, strlen(c->author.name));
+	h = mix(h, c->author.email, strlen(c->author.email));
+	while (pg_quoted_id_next(s, len, at, &start, &n)) {
+		h = fnv(h, s + at, start - at);
+		h = fnv(h, "\x01", 1);
+		at = start + n;
+	}
+	return mix(h, s + at, len - at);
+}
+
+bool pg_author_subject_equal(const pg_commit *a, const pg_commit *b)
+{
+	const char *sa = a->subject ? a->subject : "", *sb = b->subject ? b->subject : "";
+
+	return same_ident(&a->author, &b->author) &&
+	       pg_text_equal_but_ids(sa, strlen(sa), sb, strlen(sb));
+}
+
+static bool is_hex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+}
+
+/*
+ * Whether s[0..len) is prefix, a commit id, then suffix (after spaces, as
+ * the workflows vary); *id, *n the id.
+ */
+static bool label_form(const char *s, size_t len, const char *prefix, const char *suffix,
+		       size_t *id, size_t *n)
+{
+	size_t p = strlen(prefix), q = strlen(suffix), i, j;
+
+	if (len < p || strncasecmp(s, prefix, p))
+		return false;
+	for (i = p; i < len && s[i] == ' '; i++)
+		;
+	for (j = i; j < len && is_hex(s[j]); j++)
+		;
+	if (j - i < QUOTED_ID_MIN || j - i > PG_OID_HEXSZ)
+		return false;
+	*id = i;
+	*n = j - i;
+	if (!q) /* "Backported-from: X", or "X (subject)" */
+		return j == len || s[j] == ' ';
+	while (j < len && s[j] == ' ')
+		j++;
+	return len - j == q && !strncmp(s + j, suffix, q);
+}
+
+int pg_backport_label_next(pg_backport_label *out, const char *s, size_t len, size_t from)
+{
+	static const char *const forms[][2] = {
+		{ "(cherry picked from commit ", ")" },
+		{ "commit ", "upstream." },
+		{ "commit ", "upstream" },
+		{ "[ Upstream commit ", "]" },
+		{ "[Upstream commit ", "]" },
+		{ "Backported-from:", "" },
+	};
+	size_t at = from;
+
+	while (at < len) {
+		const char *nl = memchr(s + at, '\n', len - at);
+		size_t end = nl ? (size_t)(nl - s) : len, b = at, e = end, k, id, n;
+
+		while (b < e && (s[b] == ' ' || s[b] == '\t'))
+			b++;
+		while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\r'))
+			e--;
+		for (k = 0; k < PG_ARRAY_SIZE(forms); k++) {
+			if (!label_form(s + b, e - b, forms[k][0], forms[k][1], &id, &n))
+				continue;
+			out->id = b + id;
+			out->id_len = n;
+			out->line = at;
+			out->line_len = end - at;
+			return 1;
+		}
+		at = end + 1;
+	}
+	return 0;
+}
+
 static int push_quoted(void *ctx, const char *a, size_t alen, const char *b, size_t blen)
 {
 	pg_commit_delta *d = ctx;
@@ -279,14 +368,16 @@ int pg_commit_delta_compute(pg_commit_delta *d, const pg_commit *pull,
 		     (pull->nparents && memcmp(pull->parents, upstream->parents,
 					       pull->nparents * sizeof(pg_oid)));
 	d->tree = pg_oid_cmp(&pull->tree, &upstream->tree) != 0;
-	d->author = !same_ident(&pull->author, &upstream->author) ||
-		    pull->author.time != upstream->author.time ||
-		    pull->author.offset != upstream->author.offset;
+	d->author_date = pull->author.time != upstream->author.time ||
+			 pull->author.offset != upstream->author.offset;
+	d->author = !same_ident(&pull->author, &upstream->author) || d->author_date;
 	d->committer = !same_ident(&pull->committer, &upstream->committer);
 	d->committer_date = pull->committer.time != upstream->committer.time ||
 			    pull->committer.offset != upstream->committer.offset;
 	d->body = pull->body_len != upstream->body_len ||
 		  memcmp(pull->message, upstream->message, pull->body_len);
+	d->message = d->body && !pg_text_equal_but_ids(pull->message, pull->body_len,
+						       upstream->message, upstream->body_len);
 
 	if (d->body && pg_text_equal_but_ids(pull->message, pull->body_len, upstream->message,
 					      upstream->body_len)) {

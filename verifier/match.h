@@ -18,6 +18,32 @@ uint64_t pg_identity_hash(const pg_commit *c);
 bool pg_identity_equal(const pg_commit *a, const pg_commit *b);
 
 /*
+ * The looser key of the date fallback: the author's name and e-mail and the
+ * subject (its quoted ids as one marker), without the author date or the
+ * rest of the message.  `git commit --amend --date`, `rebase --ignore-date`
+ * and `--reset-author-date` change the date and keep these; an upstream
+ * commit that shares them with a pull commit, and not its identity, is a
+ * copy only when the patch says so (a merge: its tree and parents), so the
+ * patch ids are computed only for the few pull commits that share this key.
+ */
+uint64_t pg_author_subject_hash(const pg_commit *c);
+bool pg_author_subject_equal(const pg_commit *a, const pg_commit *b);
+
+/*
+ * A line of a message that names the commit it was picked from, as the
+ * backport workflows write it: "(cherry picked from commit X)" (git
+ * cherry-pick -x), "commit X upstream." and "[ Upstream commit X ]" (the
+ * stable trees), "Backported-from: X".  X is 7 to 40 hex digits.
+ */
+typedef struct pg_backport_label {
+	size_t id, id_len;     /* X, in the message */
+	size_t line, line_len; /* the whole line, its newline excluded */
+} pg_backport_label;
+
+/* The next label in s[from..len): 1 with *out set, or 0 when there is none. */
+int pg_backport_label_next(pg_backport_label *out, const char *s, size_t len, size_t from);
+
+/*
  * A quoted commit id, as filter-repo finds them: a word (letters, digits,
  * '_') made only of 7 or more hex digits 0-9a-f.  Finds the next one in
  * s[from..len): 1 with *start and *n set, or 0 when there is none.
@@ -52,10 +78,12 @@ typedef struct pg_quoted_id {
 typedef struct pg_commit_delta {
 	bool parents;
 	bool tree;
-	bool author;
+	bool author;          /* name, e-mail, time or zone */
+	bool author_date;     /* time or zone (only the date fallback finds such a copy) */
 	bool committer;
 	bool committer_date;  /* time or zone */
 	bool body;            /* the message before the trailers, quoted ids included */
+	bool message;         /* that body beyond its quoted ids (the date fallback) */
 	const pg_trailer **trailers_added;   /* borrowed from the pull commit */
 	size_t ntrailers_added;
 	const pg_trailer **trailers_removed; /* borrowed from the upstream commit */

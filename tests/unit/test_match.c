@@ -313,6 +313,85 @@ static void test_story(void **state)
 	pg_commit_free(own);
 }
 
+/* A date rewrite keeps the fallback's key (author and subject) and changes the identity. */
+static void test_author_subject_survives_a_new_date(void **state)
+{
+	pg_commit *orig = commit(TREE_A, P1, linus_at, "", "net: x\n\nWhy.\n");
+	pg_commit *redated = NULL, *other = commit(TREE_A, P1, linus_at, "", "net: y\n\nWhy.\n");
+	static const char text[] = "tree " TREE_B "\nparent " P3 "\n"
+		"author " LINUS " 1750000000 +0200\n"
+		"committer Kees Cook <kees@kernel.org> 1750000000 +0200\n\nnet: x\n\nWhy.\n";
+	pg_commit_delta d;
+
+	(void)state;
+	assert_int_equal(pg_commit_parse(&redated, NULL, text, strlen(text)), 0);
+	assert_false(pg_identity_equal(orig, redated));
+	assert_true(pg_author_subject_hash(orig) == pg_author_subject_hash(redated));
+	assert_true(pg_author_subject_equal(orig, redated));
+	assert_false(pg_author_subject_hash(orig) == pg_author_subject_hash(other));
+	assert_false(pg_author_subject_equal(orig, other));
+	/* the two keys differ even for one commit: they never share an index */
+	assert_false(pg_author_subject_hash(orig) == pg_identity_hash(orig));
+
+	assert_int_equal(pg_commit_delta_compute(&d, redated, orig), 0);
+	assert_true(d.author_date);
+	assert_true(d.author);
+	assert_false(d.message);
+	pg_commit_delta_release(&d);
+	assert_int_equal(pg_commit_delta_compute(&d, other, orig), 0);
+	assert_false(d.author_date);
+	assert_true(d.message);
+	pg_commit_delta_release(&d);
+	pg_commit_free(orig);
+	pg_commit_free(redated);
+	pg_commit_free(other);
+}
+
+static void expect_label(const char *text, const char *id)
+{
+	pg_backport_label l;
+
+	assert_int_equal(pg_backport_label_next(&l, text, strlen(text), 0), 1);
+	assert_int_equal(l.id_len, strlen(id));
+	assert_memory_equal(text + l.id, id, l.id_len);
+	assert_true(l.line + l.line_len <= strlen(text));
+}
+
+static void expect_none(const char *text)
+{
+	pg_backport_label l;
+
+	assert_int_equal(pg_backport_label_next(&l, text, strlen(text), 0), 0);
+}
+
+static void test_backport_label(void **state)
+{
+	pg_backport_label l;
+	static const char two[] = "commit " P1 " upstream.\n\nx\n\n(cherry picked from commit 1234567)\n";
+
+	(void)state;
+	expect_label("net: x\n\n(cherry picked from commit " P1 ")\n", P1);
+	expect_label("net: x\n\ncommit " P2 " upstream.\n\nWhy.\n", P2);
+	expect_label("net: x\n\n[ Upstream commit 3e947443 ]\n\nWhy.\n", "3e947443");
+	expect_label("net: x\n\nBackported-from: abcdef0\n", "abcdef0");
+	expect_label("net: x\n\nBackported-from: abcdef0 (\"net: x\")\n", "abcdef0");
+	/* each one in turn, and the line it is on */
+	assert_int_equal(pg_backport_label_next(&l, two, strlen(two), 0), 1);
+	assert_int_equal(l.line, 0);
+	assert_int_equal(l.line_len, strlen("commit " P1 " upstream."));
+	assert_int_equal(pg_backport_label_next(&l, two, strlen(two), l.line + l.line_len), 1);
+	assert_memory_equal(two + l.id, "1234567)", 8);
+	assert_int_equal(l.id_len, 7);
+	assert_int_equal(pg_backport_label_next(&l, two, strlen(two), l.line + l.line_len), 0);
+
+	/* ids quoted in prose, too short, not hex or not alone are no label */
+	expect_none("Commit 1234567 (\"x\") broke it.\n");
+	expect_none("(cherry picked from commit 123456)");
+	expect_none("(cherry picked from commit 123456g)");
+	expect_none("commit 1234567 upstream, reworked\n");
+	expect_none("Backported-from: 1234567x\n");
+}
+
 static void test_split_location(void **state)
 {
 	static const struct {
@@ -357,6 +436,8 @@ int main(void)
 		cmocka_unit_test(test_delta_only_date),
 		cmocka_unit_test(test_delta_changed_and_duplicate_trailers),
 		cmocka_unit_test(test_split_location),
+		cmocka_unit_test(test_author_subject_survives_a_new_date),
+		cmocka_unit_test(test_backport_label),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
