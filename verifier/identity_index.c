@@ -13,7 +13,7 @@
 /*
  * The file, all numbers little-endian:
  *	0   "PGIDENT1"
- *	8   u32 format, u32 PG_IDENTITY_INDEX_KEY
+ *	8   u32 format, u32 the key's version (PG_IDENTITY_INDEX_KEY, PG_SUBJECT_INDEX_KEY)
  *	16  u64 fingerprint of the key function
  *	24  u64 count of entries
  *	32  the tip indexed (20 bytes), u32 length of the name
@@ -40,6 +40,23 @@ struct pg_identity_index {
 	size_t count;
 	pg_oid tip;
 	char *path;             /* the file's */
+	const struct key_kind *kind;
+};
+
+/*
+ * What an index is keyed by.  The identity index and the date fallback's
+ * index of author and subject are the same machinery over another key
+ * function, each in a file of its own.
+ */
+typedef struct key_kind {
+	const char *ext;   /* the file's name after the upstream's hash */
+	uint32_t version;  /* stored: a changed key makes the file again */
+	uint64_t (*key)(const pg_commit *c);
+} key_kind;
+
+static const key_kind kinds[] = {
+	{ ".idx", PG_IDENTITY_INDEX_KEY, pg_identity_hash },
+	{ ".subj", PG_SUBJECT_INDEX_KEY, pg_author_subject_hash },
 };
 
 static void put64(unsigned char *p, uint64_t v)
@@ -137,36 +154,38 @@ static const char *const samples[] = {
 	"\r\nsubject with CR\r\n\r\nSigned-off-by: Crlf <crlf@example.org>\r\n",
 };
 
-static uint64_t fingerprint_value;
+static uint64_t fingerprint_value[PG_ARRAY_SIZE(kinds)];
 static int fingerprint_err;
 static pthread_once_t fingerprint_once = PTHREAD_ONCE_INIT;
 
 static void compute_fingerprint(void)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h[PG_ARRAY_SIZE(kinds)];
 	pg_oid zero;
-	size_t i;
+	size_t i, k;
 
 	memset(&zero, 0, sizeof(zero));
+	for (k = 0; k < PG_ARRAY_SIZE(kinds); k++)
+		h[k] = 0xcbf29ce484222325ULL;
 	for (i = 0; i < PG_ARRAY_SIZE(samples); i++) {
 		pg_commit *c = NULL;
-		uint64_t k;
 
 		if ((fingerprint_err = pg_commit_parse(&c, &zero, samples[i],
 						       strlen(samples[i]))) < 0)
 			return;
-		k = pg_identity_hash(c);
+		for (k = 0; k < PG_ARRAY_SIZE(kinds); k++) {
+			h[k] = (h[k] ^ kinds[k].key(c)) * 0x100000001b3ULL;
+			h[k] ^= h[k] >> 31;
+		}
 		pg_commit_free(c);
-		h = (h ^ k) * 0x100000001b3ULL;
-		h ^= h >> 31;
 	}
-	fingerprint_value = h;
+	memcpy(fingerprint_value, h, sizeof(h));
 }
 
-static int key_fingerprint(uint64_t *out)
+static int key_fingerprint(uint64_t *out, const key_kind *kind)
 {
 	pthread_once(&fingerprint_once, compute_fingerprint);
-	*out = fingerprint_value;
+	*out = fingerprint_value[kind - kinds];
 	return fingerprint_err < 0 ?
 	       pg_error_set(fingerprint_err, "identity index: a sample commit does not parse") : 0;
 }
@@ -191,7 +210,7 @@ static void entry_put(unsigned char *e, uint64_t key, int64_t author_time, const
 
 /* The entries of the commits tip has and `since` (NULL: nothing) had not, sorted. */
 static int read_new(unsigned char **out, size_t *n, pg_repo *r, const pg_oid *tip,
-		    const pg_oid *since)
+		    const pg_oid *since, const key_kind *kind)
 {
 	pg_oid *ids = NULL;
 	size_t count = 0, i;
@@ -211,7 +230,7 @@ static int read_new(unsigned char **out, size_t *n, pg_repo *r, const pg_oid *ti
 
 		if ((err = pg_repo_read_commit(&c, r, &ids[i])) < 0)
 			goto done;
-		entry_put(e + i * ENTRY, pg_identity_hash(c), c->author.time, &ids[i]);
+		entry_put(e + i * ENTRY, kind->key(c), c->author.time, &ids[i]);
 		pg_commit_free(c);
 	}
 	if (count)
@@ -288,7 +307,7 @@ static bool header_ok(pg_identity_index *x, const char *name, uint64_t fingerpri
 		pg_error_clear();
 		return false;
 	}
-	if (get32(h + 12) != PG_IDENTITY_INDEX_KEY || get64(h + 16) != fingerprint) {
+	if (get32(h + 12) != x->kind->version || get64(h + 16) != fingerprint) {
 		*why = "key";
 		return false;
 	}
@@ -361,7 +380,7 @@ static int write_index(pg_identity_index *x, const char *path, const char *name,
 	len = HEADER + name_len + k * ENTRY;
 	memcpy(buf, MAGIC, 8);
 	put32(buf + 8, FORMAT);
-	put32(buf + 12, PG_IDENTITY_INDEX_KEY);
+	put32(buf + 12, x->kind->version);
 	put64(buf + 16, fingerprint);
 	put64(buf + 24, k);
 	memcpy(buf + 32, tip->id, PG_OID_RAWSZ);
@@ -382,8 +401,8 @@ static int write_index(pg_identity_index *x, const char *path, const char *name,
 	return 0;
 }
 
-int pg_identity_index_open(pg_identity_index **out, pg_repo *r, const char *home,
-			   const char *upstream, const pg_oid *tip, pg_identity_index_info *info)
+static int open_kind(pg_identity_index **out, pg_repo *r, const char *home, const char *upstream,
+		     const pg_oid *tip, pg_identity_index_info *info, const key_kind *kind)
 {
 	pg_identity_index *x = NULL;
 	pg_identity_index_info dummy;
@@ -401,14 +420,16 @@ int pg_identity_index_open(pg_identity_index **out, pg_repo *r, const char *home
 	memset(info, 0, sizeof(*info));
 	if (strlen(upstream) > NAME_MAX_LEN)
 		return pg_error_set(PG_EINVALID, "identity index: upstream name too long");
-	if ((err = key_fingerprint(&fingerprint)) < 0)
+	if ((err = key_fingerprint(&fingerprint, kind)) < 0)
 		return err;
 	if (!(x = calloc(1, sizeof(*x))))
 		return pg_error_oom();
+	x->kind = kind;
 	if ((err = pg_buf_printf(&path, "%s/identity", home)) < 0 ||
 	    (err = pg_mkdir_p(path.ptr)) < 0 ||
-	    (err = pg_buf_printf(&path, "/%016llx.idx",
-				 (unsigned long long)pg_hash_bytes(upstream, strlen(upstream)))) < 0 ||
+	    (err = pg_buf_printf(&path, "/%016llx%s",
+				 (unsigned long long)pg_hash_bytes(upstream, strlen(upstream)),
+				 kind->ext)) < 0 ||
 	    (err = open_file(x, path.ptr, &exists)) < 0)
 		goto done;
 	if (!(x->path = pg_strdup(path.ptr))) {
@@ -436,7 +457,7 @@ int pg_identity_index_open(pg_identity_index **out, pg_repo *r, const char *home
 			why = "damaged";
 		}
 	}
-	if ((err = read_new(&add, &nadd, r, tip, extend ? &x->tip : NULL)) < 0 ||
+	if ((err = read_new(&add, &nadd, r, tip, extend ? &x->tip : NULL, kind)) < 0 ||
 	    (err = write_index(x, path.ptr, upstream, fingerprint, tip, old,
 			       extend ? x->count : 0, add, nadd)) < 0)
 		goto done;
@@ -453,6 +474,19 @@ done:
 	}
 	*out = x;
 	return 0;
+}
+
+int pg_identity_index_open(pg_identity_index **out, pg_repo *r, const char *home,
+			   const char *upstream, const pg_oid *tip, pg_identity_index_info *info)
+{
+	return open_kind(out, r, home, upstream, tip, info, &kinds[0]);
+}
+
+int pg_identity_index_open_subjects(pg_identity_index **out, pg_repo *r, const char *home,
+				    const char *upstream, const pg_oid *tip,
+				    pg_identity_index_info *info)
+{
+	return open_kind(out, r, home, upstream, tip, info, &kinds[1]);
 }
 
 static int key_at(uint64_t *key, void *ctx, size_t i)

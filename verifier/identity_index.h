@@ -41,6 +41,9 @@ typedef struct pg_identity_hit {
 	int64_t author_time;
 } pg_identity_hit;
 
+/* Bump when pg_author_subject_hash changes what it hashes. */
+#define PG_SUBJECT_INDEX_KEY 1
+
 /* What pg_identity_index_open did. */
 enum pg_identity_index_action {
 	PG_IDENTITY_INDEX_CURRENT,  /* already at the tip */
@@ -65,6 +68,15 @@ typedef struct pg_identity_index_info {
 int pg_identity_index_open(pg_identity_index **out, pg_repo *r, const char *home,
 			   const char *upstream, const pg_oid *tip, pg_identity_index_info *info);
 void pg_identity_index_free(pg_identity_index *x);
+
+/*
+ * The same index keyed by pg_author_subject_hash (verifier/match.h), the
+ * date fallback's key, in a file of its own beside the identity index
+ * (HOME/identity/HASH.subj): made, extended and remade as that one is.
+ */
+int pg_identity_index_open_subjects(pg_identity_index **out, pg_repo *r, const char *home,
+				    const char *upstream, const pg_oid *tip,
+				    pg_identity_index_info *info);
 
 /*
  * The commits whose identity key is key: up to max of them in out, in the

@@ -272,6 +272,64 @@ static void test_damaged_file_is_made_again(void **state)
 	pg_repo_free(r);
 }
 
+/*
+ * The date fallback's index: every commit is found by its author and
+ * subject, and so is a copy whose author date alone was changed, which
+ * the identity index does not find.  It is a file of its own.
+ */
+static void test_subjects_find_a_new_date(void **state)
+{
+	fixture *f = *state;
+	pg_repo *r = NULL;
+	pg_identity_index *x = NULL, *ids = NULL;
+	pg_identity_index_info info;
+	pg_identity_hit hits[8];
+	pg_commit *c = NULL, *redated = NULL;
+	pg_oid tip, copy;
+	char home[160], *hex;
+	size_t n, k;
+	bool found = false;
+
+	snprintf(home, sizeof(home), "%s/home-subjects", f->dir);
+	hex = run_sh("cd %s && git cat-file commit main | "
+		     "sed '1,/^$/s/^\\(author .*>\\) [0-9]* /\\1 1000000000 /' | "
+		     "git hash-object -t commit -w --stdin | tr -d '\\n'", f->repo);
+	assert_int_equal(pg_oid_fromhex(&copy, hex, strlen(hex)), 0);
+	free(hex);
+	assert_int_equal(pg_repo_open(&r, f->repo), 0);
+	assert_int_equal(pg_repo_ref_target(&tip, r, "refs/heads/main"), 0);
+	assert_int_equal(pg_repo_read_commit(&c, r, &tip), 0);
+	assert_int_equal(pg_repo_read_commit(&redated, r, &copy), 0);
+	assert_true(redated->author.time == 1000000000 && c->author.time != 1000000000);
+
+	assert_int_equal(pg_identity_index_open_subjects(&x, r, home, UPSTREAM, &tip, &info), 0);
+	assert_int_equal(info.action, PG_IDENTITY_INDEX_BUILT);
+	assert_int_equal(pg_identity_index_count(x), info.added);
+	assert_non_null(strstr(pg_identity_index_path(x), ".subj"));
+	n = pg_identity_index_probe(hits, 8, x, pg_author_subject_hash(redated));
+	for (k = 0; k < n && k < 8; k++)
+		found |= !pg_oid_cmp(&hits[k].id, &tip) && hits[k].author_time == c->author.time;
+	assert_true(found);
+
+	/* beside the identity index, which does not know the copy */
+	assert_int_equal(pg_identity_index_open(&ids, r, home, UPSTREAM, &tip, &info), 0);
+	assert_int_equal(info.action, PG_IDENTITY_INDEX_BUILT);
+	assert_string_not_equal(pg_identity_index_path(ids), pg_identity_index_path(x));
+	n = pg_identity_index_probe(hits, 8, ids, pg_identity_hash(redated));
+	for (k = 0; k < n && k < 8; k++)
+		assert_true(pg_oid_cmp(&hits[k].id, &tip) != 0);
+	pg_identity_index_free(ids);
+	pg_identity_index_free(x);
+
+	/* reopened at the same tip: mapped, nothing read */
+	assert_int_equal(pg_identity_index_open_subjects(&x, r, home, UPSTREAM, &tip, &info), 0);
+	assert_int_equal(info.action, PG_IDENTITY_INDEX_CURRENT);
+	pg_identity_index_free(x);
+	pg_commit_free(c);
+	pg_commit_free(redated);
+	pg_repo_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -279,6 +337,7 @@ int main(void)
 		cmocka_unit_test(test_extend_from_the_last_tip),
 		cmocka_unit_test(test_rewritten_history_is_indexed_again),
 		cmocka_unit_test(test_damaged_file_is_made_again),
+		cmocka_unit_test(test_subjects_find_a_new_date),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
