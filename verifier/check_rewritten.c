@@ -205,6 +205,66 @@ static int is_copy(bool *copy, enum patch_state *patch, const char **anew, pg_pu
 }
 
 /*
+ * Whether c is a copy of o, which shares its author and subject but not
+ * its identity (another author date or body): on evidence only, since
+ * that key is loose.  A merge with o's tree on parents that map to o's; a
+ * non-merge with o's tree on mapped parents, or o's patch id, and not
+ * applied anew from the patch's mail.  A patch that cannot be computed is
+ * no evidence.  *pid caches c's patch id (*have_pid) across candidates.
+ */
+static int is_redated_copy(bool *copy, enum patch_state *patch, pg_pull *p, const pg_commit *c,
+			   const pg_commit *o, const pg_map *copies, pg_oid *pid, bool *have_pid)
+{
+	bool mapped = parents_map(c, o, copies), same_tree = !pg_oid_cmp(&c->tree, &o->tree);
+	const char *anew = NULL;
+	pg_oid b;
+	int err;
+
+	*patch = PATCH_NONE;
+	*copy = false;
+	if (c->nparents > 1 || o->nparents > 1) {
+		*copy = mapped && same_tree;
+		return 0;
+	}
+	if (!(mapped && same_tree)) {
+		if ((!*have_pid && pg_repo_patch_id(pid, p->repo, c) < 0) ||
+		    pg_repo_patch_id(&b, p->repo, o) < 0) {
+			pg_error_clear();
+			return 0;
+		}
+		*have_pid = true;
+		if (pg_oid_cmp(pid, &b))
+			return 0;
+		*patch = PATCH_SAME;
+	}
+	if ((err = applied_anew(&anew, c, o, mapped)) < 0)
+		return err;
+	*copy = !anew;
+	return 0;
+}
+
+/* The date fallback for c, whose identity matched no copy: *orig, or NULL. */
+static int find_redated(const pg_commit **orig, enum patch_state *patch, pg_pull *p,
+			const pg_commit *c, const pg_map *copies)
+{
+	const pg_commit **cands = NULL;
+	size_t n = 0, k;
+	pg_oid pid;
+	bool have_pid = false, copy = false;
+	int err;
+
+	*orig = NULL;
+	if ((err = pg_upstream_redated(&cands, &n, p->upstream, c)) < 0)
+		return err;
+	for (k = 0; k < n && !copy && err == 0; k++)
+		if ((err = is_redated_copy(&copy, patch, p, c, cands[k], copies, &pid,
+					   &have_pid)) == 0 && copy)
+			*orig = cands[k];
+	free(cands);
+	return err;
+}
+
+/*
  * "1234abcd (1234abcd5678 in the pull: the rewritten copy of 9876fedc)":
  * where a quoted id that the rewrite changed now points.
  */
@@ -251,6 +311,10 @@ static int report_copy(pg_pull *p, const pg_commit *c, const pg_commit *o, const
 		aspect(&summary, "parents changed");
 	if (d.tree)
 		aspect(&summary, "tree changed");
+	if (d.author_date)
+		aspect(&summary, "author date changed");
+	if (d.message)
+		aspect(&summary, "message changed");
 	if (d.committer)
 		aspect(&summary, "committer changed");
 	if (d.committer_date)
@@ -287,6 +351,16 @@ static int report_copy(pg_pull *p, const pg_commit *c, const pg_commit *o, const
 		     (err = pg_finding_detail(f, "patch", patch_words[patch], NULL)) < 0))
 			goto done;
 	}
+	if (d.author_date) {
+		pg_buf_clear(&x);
+		pg_buf_clear(&y);
+		if ((err = pg_time_format(&x, c->author.time, c->author.offset)) < 0 ||
+		    (err = pg_time_format(&y, o->author.time, o->author.offset)) < 0 ||
+		    (err = pg_finding_detail(f, "author-date", x.ptr, y.ptr)) < 0)
+			goto done;
+	}
+	if (d.message && (err = pg_finding_detail(f, "message", "changed", NULL)) < 0)
+		goto done;
 	if (d.committer) {
 		pg_buf_clear(&x);
 		pg_buf_clear(&y);
@@ -384,6 +458,10 @@ int pg_check_rewritten_upstream(pg_pull *p)
 			else if (!anew)
 				anew = why;
 		}
+		if (err == 0 && !copy &&
+		    (err = find_redated(&p->original[i], &patch[i], p, p->commits[i],
+					&copies)) == 0)
+			copy = p->original[i] != NULL;
 		if (err == 0 && copy)
 			err = pg_map_set(&copies, p->commits[i]->id.id, PG_OID_RAWSZ,
 					 (void *)p->original[i]);

@@ -105,7 +105,8 @@ int pg_pull_load(pg_pull *p)
 	}
 	p->commits = calloc(n + 1, sizeof(*p->commits));
 	p->original = calloc(n + 1, sizeof(*p->original));
-	if (!p->commits || !p->original) {
+	p->labelled = calloc(n + 1, sizeof(*p->labelled));
+	if (!p->commits || !p->original || !p->labelled) {
 		err = pg_error_oom();
 		goto done;
 	}
@@ -140,10 +141,12 @@ void pg_pull_release(pg_pull *p)
 		pg_commit_free(p->commits[i]);
 	free(p->commits);
 	free((void *)p->original);
+	free(p->labelled);
 	pg_map_release(&p->index);
 	pg_upstream_free(p->upstream);
 	p->commits = NULL;
 	p->original = NULL;
+	p->labelled = NULL;
 	p->upstream = NULL;
 	p->ncommits = 0;
 }

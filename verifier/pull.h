@@ -41,6 +41,9 @@ typedef struct pg_pull {
 
 	pg_upstream *upstream; /* the upstream side, indexed by identity */
 	const pg_commit **original; /* per commit: the upstream commit it copies */
+	bool *labelled;        /* per commit: that copy is a labelled backport (its
+				  message names original, and nothing else changed
+				  but what a backport changes); NULL: none is */
 
 	/* the tag's and the mergetags' signatures, verified while the pull loads */
 	struct pg_gpg_prefetch *gpg_prefetch;
@@ -74,7 +77,10 @@ void pg_pull_release(pg_pull *p);
  * divergence (reachable from upstream, not from the tag), (b) every
  * upstream commit that shares a pull commit's identity key, found by one
  * probe per pull commit of upstream's identity index in home/identity/
- * (verifier/identity_index.h: made on first use, then extended), and (c)
+ * (verifier/identity_index.h: made on first use, then extended), (b') the
+ * date fallback: every upstream commit that shares a pull commit's author
+ * and subject (pg_author_subject_hash), by one probe of the index kept
+ * beside it, at most PG_UPSTREAM_REDATED_MAX per pull commit, and (c)
  * commits named by "(cherry picked from commit X)" trailers that upstream
  * contains.  When no index can be had (home cannot be written), (b) is the
  * date window instead: upstream commits committed since a day before the
@@ -92,6 +98,15 @@ void pg_upstream_free(pg_upstream *u);
  */
 int pg_upstream_candidates(const pg_commit ***out, size_t *n, pg_upstream *u,
 			   const pg_commit *c);
+
+/*
+ * The date fallback: the upstream commits that share c's author and subject
+ * but not its identity (another author date, another body), the one with
+ * c's tree first.  They are copies only if their patch says so.  As
+ * pg_upstream_candidates for *out.
+ */
+#define PG_UPSTREAM_REDATED_MAX 64
+int pg_upstream_redated(const pg_commit ***out, size_t *n, pg_upstream *u, const pg_commit *c);
 
 /* Whether id is among the upstream commits examined (all of them upstream's). */
 bool pg_upstream_has(const pg_upstream *u, const pg_oid *id);

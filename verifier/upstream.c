@@ -15,6 +15,8 @@ typedef struct cand {
 	pg_oid id;
 	uint64_t hash;
 	struct cand *next;  /* the next candidate with the same hash */
+	uint64_t who;       /* the date fallback's key (author and subject) */
+	struct cand *next_who;
 	pg_commit *parsed;  /* read again on a hash hit, then kept */
 } cand;
 
@@ -24,6 +26,7 @@ struct pg_upstream {
 	size_t nchunks, chunks_alloc, n;
 	pg_map by_id;       /* oid -> cand */
 	pg_map by_hash;     /* identity hash -> first cand */
+	pg_map by_who;      /* author and subject hash -> first cand */
 	pg_map chain;       /* ids on the first-parent line -> non-NULL */
 	pg_oid **chain_ids;
 	size_t nchain, chain_alloc;
@@ -36,6 +39,7 @@ struct pg_upstream {
 	int64_t since;      /* the date window's line (0 with an index) */
 	bool truncated;
 	pg_identity_index *index; /* every upstream commit by identity, or NULL */
+	pg_identity_index *subjects; /* by author and subject, or NULL */
 	pg_identity_index_info index_info;
 };
 
@@ -114,9 +118,12 @@ static int consider(pg_upstream *u, const pg_oid *id, bool on_chain_walk)
 	k->id = *id;
 	k->hash = pg_identity_hash(c);
 	k->next = pg_map_get(&u->by_hash, &k->hash, sizeof(k->hash));
+	k->who = pg_author_subject_hash(c);
+	k->next_who = pg_map_get(&u->by_who, &k->who, sizeof(k->who));
 	u->examined++;
 	if ((err = pg_map_set(&u->by_id, k->id.id, PG_OID_RAWSZ, k)) < 0 ||
-	    (err = pg_map_set(&u->by_hash, &k->hash, sizeof(k->hash), k)) < 0)
+	    (err = pg_map_set(&u->by_hash, &k->hash, sizeof(k->hash), k)) < 0 ||
+	    (err = pg_map_set(&u->by_who, &k->who, sizeof(k->who), k)) < 0)
 		goto done;
 done:
 	pg_commit_free(c);
@@ -187,11 +194,18 @@ static int open_index(pg_upstream *u, pg_pull *p)
 		return err;
 	err = pg_identity_index_open(&u->index, p->repo, p->home, name.ptr, &p->upstream_tip,
 				     &u->index_info);
+	if (err == 0)
+		err = pg_identity_index_open_subjects(&u->subjects, p->repo, p->home, name.ptr,
+						      &p->upstream_tip, NULL);
 	pg_buf_release(&name);
 	if (err == PG_ENOMEM)
 		return err;
 	if (err < 0) {
+		/* both or neither: without the second, the date window finds re-dated copies */
+		pg_identity_index_free(u->index);
+		pg_identity_index_free(u->subjects);
 		u->index = NULL;
+		u->subjects = NULL;
 		pg_error_clear();
 	}
 	return 0;
@@ -223,7 +237,14 @@ static int probe(pg_identity_hit **hits, size_t *n, pg_identity_hit *few,
 	return 0;
 }
 
-/* Every upstream commit that shares a pull commit's identity key: one probe each. */
+/*
+ * Every upstream commit that shares a pull commit's identity key, and up
+ * to PG_UPSTREAM_REDATED_MAX that share its author and subject: a probe of
+ * each index per pull commit.  A pull commit of its own shares neither
+ * key with anything (two probes of a few pages, nothing read); the
+ * fallback's cap bounds what a subject used again and again ("Merge
+ * branch 'for-next'") costs.
+ */
 static int probe_index(pg_upstream *u, const pg_pull *p)
 {
 	pg_identity_hit few[FEW_HITS], *hits;
@@ -234,6 +255,15 @@ static int probe_index(pg_upstream *u, const pg_pull *p)
 		if ((err = probe(&hits, &n, few, u->index, pg_identity_hash(p->commits[i]))) < 0)
 			return err;
 		for (j = 0; j < n && err == 0; j++)
+			err = consider(u, &hits[j].id, false);
+		if (hits != few)
+			free(hits);
+		if (err < 0 || !u->subjects)
+			continue;
+		if ((err = probe(&hits, &n, few, u->subjects,
+				 pg_author_subject_hash(p->commits[i]))) < 0)
+			return err;
+		for (j = 0; j < n && j < PG_UPSTREAM_REDATED_MAX && err == 0; j++)
 			err = consider(u, &hits[j].id, false);
 		if (hits != few)
 			free(hits);
@@ -361,8 +391,10 @@ void pg_upstream_free(pg_upstream *u)
 	pg_str_list_free(u->emails, u->nemails);
 	pg_map_release(&u->by_id);
 	pg_map_release(&u->by_hash);
+	pg_map_release(&u->by_who);
 	pg_map_release(&u->chain);
 	pg_identity_index_free(u->index);
+	pg_identity_index_free(u->subjects);
 	free(u);
 }
 
@@ -387,6 +419,39 @@ int pg_upstream_candidates(const pg_commit ***out, size_t *n, pg_upstream *u,
 		if ((err = PG_ARRAY_GROW(list, count + 1, alloc)) < 0)
 			goto done;
 		/* the one with the same tree first */
+		for (i = count++; i > 0 && !pg_oid_cmp(&k->parsed->tree, &c->tree); i--)
+			list[i] = list[i - 1];
+		list[i] = k->parsed;
+	}
+	*out = list;
+	*n = count;
+	list = NULL;
+done:
+	free(list);
+	return err;
+}
+
+int pg_upstream_redated(const pg_commit ***out, size_t *n, pg_upstream *u, const pg_commit *c)
+{
+	uint64_t h = pg_author_subject_hash(c);
+	const pg_commit **list = NULL;
+	size_t count = 0, alloc = 0, i;
+	cand *k;
+	int err = 0;
+
+	*out = NULL;
+	*n = 0;
+	for (k = pg_map_get(&u->by_who, &h, sizeof(h)); k && count < PG_UPSTREAM_REDATED_MAX;
+	     k = k->next_who) {
+		if (k->who != h || !pg_oid_cmp(&k->id, &c->id))
+			continue;
+		if (!k->parsed && (err = pg_repo_read_commit(&k->parsed, u->repo, &k->id)) < 0)
+			goto done;
+		/* the identity's candidates are pg_upstream_candidates' */
+		if (!pg_author_subject_equal(k->parsed, c) || pg_identity_equal(k->parsed, c))
+			continue;
+		if ((err = PG_ARRAY_GROW(list, count + 1, alloc)) < 0)
+			goto done;
 		for (i = count++; i > 0 && !pg_oid_cmp(&k->parsed->tree, &c->tree); i--)
 			list[i] = list[i - 1];
 		list[i] = k->parsed;
