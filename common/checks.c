@@ -28,6 +28,7 @@ static const struct {
 	[PG_CHECK_KTAP_FAILURE] = { "ktap-failure", PG_SEV_ERROR },
 	[PG_CHECK_KERNEL_SPLAT] = { "kernel-splat", PG_SEV_ERROR },
 	[PG_CHECK_BOOT_EVIDENCE] = { "boot-evidence", PG_SEV_ERROR },
+	[PG_CHECK_LABELLED_BACKPORT] = { "labelled-backport", PG_SEV_OFF },
 };
 
 const char *pg_check_name(enum pg_check_id id)

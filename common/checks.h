@@ -34,6 +34,7 @@ enum pg_check_id {
 	PG_CHECK_KTAP_FAILURE,
 	PG_CHECK_KERNEL_SPLAT,
 	PG_CHECK_BOOT_EVIDENCE,   /* always an error: a boot passes only on evidence */
+	PG_CHECK_LABELLED_BACKPORT, /* off: a note only (rewritten-upstream's copies) */
 	PG_CHECK__COUNT
 };
 

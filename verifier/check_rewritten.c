@@ -410,6 +410,150 @@ done:
 	return err;
 }
 
+/* --- labelled backports -------------------------------------------------------- */
+
+/* Whether the label is one that names o: its id, full or abbreviated, resolves to o. */
+static bool label_names(pg_pull *p, const char *s, const pg_backport_label *l, const pg_commit *o)
+{
+	pg_oid id;
+
+	if (pg_repo_resolve_prefix(&id, p->repo, s + l->id, l->id_len) < 0) {
+		pg_error_clear();
+		return false;
+	}
+	return !pg_oid_cmp(&id, &o->id);
+}
+
+/* Whether c's message names o as the commit it was picked from. */
+static bool names_original(pg_pull *p, const pg_commit *c, const pg_commit *o)
+{
+	pg_backport_label l;
+	size_t at = 0;
+
+	for (; pg_backport_label_next(&l, c->message, c->message_len, at); at = l.line + l.line_len)
+		if (label_names(p, c->message, &l, o))
+			return true;
+	return false;
+}
+
+/*
+ * Whether c's body, without the lines that name o (and a blank line after
+ * each), is o's: "commit X upstream." opens a stable tree's copy.
+ */
+static int body_but_labels(bool *same, pg_pull *p, const pg_commit *c, const pg_commit *o)
+{
+	pg_buf b = PG_BUF_INIT;
+	pg_backport_label l;
+	size_t at = 0;
+	int err = 0;
+
+	while (err == 0 && pg_backport_label_next(&l, c->message, c->body_len, at)) {
+		size_t next = l.line + l.line_len + 1;
+
+		if (!label_names(p, c->message, &l, o)) {
+			err = pg_buf_put(&b, c->message + at, next > c->body_len ? c->body_len - at : next - at);
+			at = next;
+			continue;
+		}
+		err = pg_buf_put(&b, c->message + at, l.line - at);
+		if (next < c->body_len && c->message[next] == '\n')
+			next++;
+		at = next;
+	}
+	if (err == 0 && at < c->body_len)
+		err = pg_buf_put(&b, c->message + at, c->body_len - at);
+	*same = err == 0 && b.len == o->body_len && !memcmp(b.ptr, o->message, b.len);
+	pg_buf_release(&b);
+	return err;
+}
+
+/*
+ * Whether c, a copy of o whose message names o, changes nothing that a
+ * backport does not: new parents, the same patch on another tree (known,
+ * not assumed), another committer and date, the label itself, the
+ * backporter's Signed-off-by, a commit signature lost.  Anything else (the
+ * author date, a trailer dropped, quoted ids rewritten, the message beyond
+ * the label, a mergetag) is a change no label explains: still a finding.
+ */
+static int only_backport_changes(bool *only, pg_pull *p, const pg_commit *c, const pg_commit *o,
+				 enum patch_state patch)
+{
+	pg_commit_delta d;
+	pg_backport_label l;
+	size_t i;
+	int err;
+
+	*only = false;
+	if (patch == PATCH_UNKNOWN)
+		return 0;
+	if ((err = pg_commit_delta_compute(&d, c, o)) < 0)
+		return err;
+	*only = !d.author_date && !d.ntrailers_removed && !d.nquoted;
+	for (i = 0; i < d.ntrailers_added && *only; i++) {
+		const char *line = d.trailers_added[i]->line;
+
+		*only = !strcasecmp(d.trailers_added[i]->key, "Signed-off-by") ||
+			(pg_backport_label_next(&l, line, strlen(line), 0) &&
+			 label_names(p, line, &l, o));
+	}
+	for (i = 0; i < d.nheaders && *only; i++)
+		*only = d.headers[i].kind == PG_HEADER_REMOVED &&
+			(!strcmp(d.headers[i].name, "gpgsig") ||
+			 !strcmp(d.headers[i].name, "gpgsig-sha256"));
+	if (*only && d.message)
+		err = body_but_labels(only, p, c, o);
+	pg_commit_delta_release(&d);
+	return err;
+}
+
+/*
+ * A labelled backport: the maintenance-branch workflow, not a silent
+ * rewrite.  A note, and a finding too when the policy gives
+ * labelled-backport a severity.
+ */
+static int report_backport(pg_pull *p, const pg_commit *c, const pg_commit *o)
+{
+	enum pg_severity sev = pg_pull_severity(p, PG_CHECK_LABELLED_BACKPORT);
+	char hex[PG_OID_HEXSZ + 1];
+	pg_finding *f = NULL;
+	int err;
+
+	pg_oid_tohex(hex, &o->id);
+	if ((err = pg_report_add_note(p->report, PG_CHECK_LABELLED_BACKPORT, c, &o->id,
+				      "labelled backport of upstream commit %.12s: its message "
+				      "names it, and it changes nothing a backport does not",
+				      hex)) < 0 || sev == PG_SEV_OFF)
+		return err;
+	if ((err = pg_report_add(&f, p->report, PG_CHECK_LABELLED_BACKPORT, sev, c,
+				 "labelled backport of upstream commit %.12s", hex)) < 0 || !f)
+		return err;
+	f->has_upstream = true;
+	f->upstream = o->id;
+	return 0;
+}
+
+/*
+ * A commit whose message names upstream commit o as its original, with
+ * o's identity and another patch: the label claims a copy the diff
+ * belies, a change nobody labelled.
+ */
+static int report_changed_backport(pg_pull *p, const pg_commit *c, const pg_commit *o)
+{
+	char hex[PG_OID_HEXSZ + 1];
+	pg_finding *f = NULL;
+	int err;
+
+	pg_oid_tohex(hex, &o->id);
+	if ((err = pg_report_add(&f, p->report, PG_CHECK_REWRITTEN_UPSTREAM,
+				 pg_pull_severity(p, PG_CHECK_REWRITTEN_UPSTREAM), c,
+				 "labelled backport of upstream commit %.12s whose patch differs "
+				 "from it: a change the label does not mention", hex)) < 0 || !f)
+		return err;
+	f->has_upstream = true;
+	f->upstream = o->id;
+	return pg_finding_detail(f, "patch", patch_words[PATCH_DIFFERS], NULL);
+}
+
 /* A commit that shares an upstream commit's identity but is no copy of it: a note. */
 static int note_rework(pg_pull *p, const pg_commit *c, const pg_commit *o, const char *anew)
 {
@@ -442,7 +586,7 @@ int pg_check_rewritten_upstream(pg_pull *p)
 		return pg_error_oom();
 	/* oldest first, so that a commit's parents are judged before it */
 	for (i = 0; i < p->ncommits && err == 0; i++) {
-		const pg_commit **cands = NULL;
+		const pg_commit **cands = NULL, *relabelled = NULL;
 		const char *anew = NULL, *why = NULL;
 		size_t n = 0;
 		bool copy = false;
@@ -457,6 +601,9 @@ int pg_check_rewritten_upstream(pg_pull *p)
 				p->original[i] = cands[k];
 			else if (!anew)
 				anew = why;
+			if (!copy && patch[i] == PATCH_DIFFERS && !relabelled &&
+			    names_original(p, p->commits[i], cands[k]))
+				relabelled = cands[k];
 		}
 		if (err == 0 && !copy &&
 		    (err = find_redated(&p->original[i], &patch[i], p, p->commits[i],
@@ -465,13 +612,26 @@ int pg_check_rewritten_upstream(pg_pull *p)
 		if (err == 0 && copy)
 			err = pg_map_set(&copies, p->commits[i]->id.id, PG_OID_RAWSZ,
 					 (void *)p->original[i]);
+		else if (err == 0 && relabelled)
+			err = report_changed_backport(p, p->commits[i], relabelled);
 		else if (err == 0 && n)
 			err = note_rework(p, p->commits[i], cands[0], anew);
 		free(cands);
 	}
-	for (i = 0; i < p->ncommits && err == 0; i++)
-		if (p->original[i])
-			err = report_copy(p, p->commits[i], p->original[i], &copies, patch[i]);
+	for (i = 0; i < p->ncommits && err == 0; i++) {
+		bool labelled = false;
+
+		if (!p->original[i])
+			continue;
+		if (names_original(p, p->commits[i], p->original[i]) &&
+		    (err = only_backport_changes(&labelled, p, p->commits[i], p->original[i],
+						 patch[i])) < 0)
+			break;
+		if (labelled && p->labelled)
+			p->labelled[i] = true;
+		err = labelled ? report_backport(p, p->commits[i], p->original[i]) :
+				 report_copy(p, p->commits[i], p->original[i], &copies, patch[i]);
+	}
 	pg_map_release(&copies);
 	free(patch);
 	return err;

@@ -29,8 +29,9 @@ int pg_pull_story(pg_pull *p)
 	int err = 0;
 
 	memset(&r->summary, 0, sizeof(r->summary));
+	/* a labelled backport is the pull's own: its message says where it came from */
 	for (i = 0; i < p->ncommits && err == 0; i++)
-		if (p->original[i])
+		if (p->original[i] && !(p->labelled && p->labelled[i]))
 			err = count_copy(&r->summary, p->commits[i], p->original[i]);
 	r->summary.own = p->ncommits - r->summary.rewritten;
 	for (i = 0; i < r->nnotes; i++)

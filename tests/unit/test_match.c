@@ -392,6 +392,43 @@ static void test_backport_label(void **state)
 	expect_none("Backported-from: 1234567x\n");
 }
 
+/* A labelled backport is the pull's own in the story: no copy to count, nothing to remove. */
+static void test_story_labelled_backport(void **state)
+{
+	pg_commit *orig = commit(TREE_A, P1, linus_at, "", "net: x\n");
+	pg_commit *pick = commit(TREE_B, P3, "Kees Cook <kees@kernel.org> 1748700000 -0700", "",
+				 "net: x\n\n(cherry picked from commit " P1 ")\n");
+	pg_commit *commits[1] = { pick };
+	const pg_commit *original[1] = { orig };
+	bool labelled[1] = { true };
+	pg_policy *policy = NULL;
+	pg_buf text = PG_BUF_INIT;
+	pg_pull p;
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	assert_int_equal(pg_policy_new_default(&policy), 0);
+	assert_int_equal(pg_report_new(&p.report), 0);
+	p.policy = policy;
+	p.commits = commits;
+	p.ncommits = 1;
+	p.original = original;
+	p.labelled = labelled;
+	p.report->ncommits = 1;
+	assert_int_equal(pg_pull_severity(&p, PG_CHECK_LABELLED_BACKPORT), PG_SEV_OFF);
+	assert_int_equal(pg_pull_story(&p), 0);
+	assert_int_equal(p.report->summary.rewritten, 0);
+	assert_int_equal(p.report->summary.own, 1);
+	assert_int_equal(pg_summary_format(&text, p.report), 0);
+	assert_string_equal(text.ptr, "the pull carries 1 commit (0 merges) and re-creates no "
+			    "upstream commit");
+	pg_buf_release(&text);
+	pg_report_free(p.report);
+	pg_policy_free(policy);
+	pg_commit_free(orig);
+	pg_commit_free(pick);
+}
+
 static void test_split_location(void **state)
 {
 	static const struct {
@@ -438,6 +475,7 @@ int main(void)
 		cmocka_unit_test(test_split_location),
 		cmocka_unit_test(test_author_subject_survives_a_new_date),
 		cmocka_unit_test(test_backport_label),
+		cmocka_unit_test(test_story_labelled_backport),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -389,7 +389,8 @@ static void test_unknown_keys(void **state)
 		    "range-size, pull-request-base, pull-request-head, pull-request-url, "
 		    "pull-request-shortlog, pull-request-diffstat, signoff, fixes-tag, "
 		    "back-merge, recent-rebase, date-anomaly, merge-conflict, build-error, "
-		    "new-warning, boot-timeout, ktap-failure, kernel-splat, boot-evidence)");
+		    "new-warning, boot-timeout, ktap-failure, kernel-splat, boot-evidence, "
+		    "labelled-backport)");
 	parse_fails("? [a]\n: b\n", "t.yaml:1:3: keys at the top level are names, not a list");
 	parse_fails("limits: {~: 1}\n", "t.yaml:1:10: keys in 'limits' are names, not nothing");
 }
