@@ -100,5 +100,5 @@ truncate -s -5 "$f"
 verify
 is "$(action)" "built (damaged) 3" "a truncated index: made again"
 ok "$([ "$(found)" -gt 0 ] && echo 0 || echo 1)" "and the copy is found through the new one"
-is "$(find "$PULLGATE_HOME/identity" -type f | wc -l | tr -d ' ')" 1 \
-	"written atomically: no temporary file is left beside it"
+is "$(find "$PULLGATE_HOME/identity" -type f | sed 's/.*\.//' | sort | tr '\n' ' ')" "idx subj " \
+	"written atomically: no temporary file is left beside the index and its date fallback's"
