@@ -127,11 +127,20 @@ TREE="$BASE/up.git"
 REPORT="$SCRATCH/logs/report.json"
 mkdir -p "$SCRATCH/logs"
 echo '{"verdict": "accept"}' >"$REPORT"
+# a merge of the topic on the tip, as an approval makes, and its statement
+git -C "$TREE" fetch -q "$BASE/sub.git" topic
+TOPIC=$(git -C "$BASE/sub.git" rev-parse topic)
+MERGE=$(git -C "$TREE" commit-tree -p "$TIP" -p "$TOPIC" -m "Merge tag 'pull-1'" "$TIP^{tree}")
 cat >"$SCRATCH/statement.json" <<EOF
 {
   "type": "pullgate-attestation",
-  "version": 1,
-  "merge_commit": "$TIP",
+  "version": 2,
+  "merge_commit": "$MERGE",
+  "merge_tree": "$(git -C "$TREE" rev-parse "$TIP^{tree}")",
+  "base_commit": "$TIP",
+  "tag_object": "$(git -C "$BASE/sub.git" rev-parse pull-1)",
+  "tag_commit": "$TOPIC",
+  "policy_sha256": "$(printf '' | sha256sum | cut -d' ' -f1)",
   "report": {
     "path": "$REPORT",
     "sha256": "$(sha256sum "$REPORT" | cut -d' ' -f1)"
@@ -140,12 +149,15 @@ cat >"$SCRATCH/statement.json" <<EOF
 EOF
 gpg --batch --armor --detach-sign -o "$SCRATCH/statement.asc" "$SCRATCH/statement.json" 2>/dev/null
 cat "$SCRATCH/statement.json" "$SCRATCH/statement.asc" >"$SCRATCH/note"
-git -C "$TREE" notes --ref=pullgate add -f -C "$(git -C "$TREE" hash-object -w "$SCRATCH/note")" "$TIP"
+git -C "$TREE" notes --ref=pullgate add -f -C "$(git -C "$TREE" hash-object -w "$SCRATCH/note")" "$MERGE"
 export PULLGATE_HOME="$SCRATCH/home"
-attest() { run_bounded "$PULLGATE" attest verify --tree "$TREE" --keyring "$SCRATCH/attest.asc" "$TIP"; }
+attest() {
+	run_bounded "$PULLGATE" attest verify --tree "$TREE" --keyring "$SCRATCH/attest.asc" \
+		--signer "$FPR" "$MERGE"
+}
 attest
 is "$rc" 0 "the attestation verifies, its report compared"
-like "$out" "^valid: $TIP is attested by key $FPR; the report '$REPORT' is the one attested$" "saying so"
+like "$out" "^valid: $MERGE is attested by key $FPR; the report '$REPORT' is the one attested$" "saying so"
 cp "$REPORT" "$SCRATCH/report.keep"
 for kind in fifo zero; do
 	case $kind in fifo) what="a FIFO" ;; *) what="a device" ;; esac
