@@ -47,6 +47,10 @@ typedef struct pg_gate_opts {
 	bool by_policy;              /* pg_gate_approve: the policy approves (approval: auto),
 					not the maintainer: the branch's log and the attestation
 					say so */
+	const pg_policy *policy;     /* pg_gate_approve: the policy in force now, under which
+					the tag's signature is verified again (a key removed or
+					revoked since the test approves nothing); NULL: nothing
+					can be approved */
 } pg_gate_opts;
 
 /* The most build worktrees a run chooses from (pipeline.build-worktrees). */
@@ -89,12 +93,16 @@ bool pg_gate_stages_valid(unsigned stages);
  * "waiting").  r holds what the gate's run recorded: tag, tag_object,
  * tag_signer, merge_base, merge_commit, run_dir.  The tag is read again
  * from spec->repo and must still be r->tag_object (and o->expect_tag, if
- * given), r->tag_signer must name the trusted signer that verified it;
+ * given), r->tag_signer must name the trusted signer that verified it, and
+ * that signature must still hold under o->policy (pg_verify_signer: the
+ * key still in its keyring, trusted by its signers, unrevoked, unexpired);
  * then the integration branch moves from r->merge_base to r->merge_commit
  * with a compare-and-swap, r is marked approved and the notice written
  * (its path in *notice; naming spec->name, else spec->repo).  PG_ECONFLICT
  * when the tag or the branch moved since the test: the branch does not
- * move and the pull must be run again; PG_EINVALID without the signer.
+ * move and the pull must be run again; PG_EINVALID without the signer, or
+ * when the policy now refuses it (the message says why): nothing moves, and
+ * the pull can wait as it did.
  */
 int pg_gate_approve(pg_report *r, const pg_pull_spec *spec, const pg_gate_opts *o,
 		    pg_buf *notice);

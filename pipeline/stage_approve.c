@@ -52,11 +52,13 @@ int pg_gate_expected_tag(const pg_report *r, const pg_oid *expect, const char *t
 /*
  * The evidence approval rests on, checked again at the last moment: the
  * tag's signature verified good by a trusted signer (the gate's rule,
- * whatever the policy says), and the tag at the sender's repository is
- * still the object that was verified (and that a push record named).
+ * whatever the policy says), the tag at the sender's repository still the
+ * object that was verified (and that a push record named), and its
+ * signature still good under the policy in force now: a key dropped from
+ * the signers or revoked in the keyring since the test approves nothing.
  */
-static int still_verified(pg_tree *tree, const pg_report *r, const char *location,
-			  const pg_oid *expect)
+static int still_verified(pg_tree *tree, const pg_report *r, const pg_pull_spec *spec,
+			  const pg_policy *policy, const pg_oid *expect, const char *home)
 {
 	int err;
 
@@ -65,8 +67,18 @@ static int still_verified(pg_tree *tree, const pg_report *r, const char *locatio
 				    "signer: it cannot be approved", r->tag);
 	if ((err = pg_gate_expected_tag(r, expect, "nothing was changed")) < 0)
 		return err;
-	if ((err = pg_tree_fetch_tag(tree, location, r->tag, &r->tag_object)) == PG_ECONFLICT)
+	if ((err = pg_tree_fetch_tag(tree, spec->repo, r->tag, &r->tag_object)) == PG_ECONFLICT)
 		return pg_error_wrap(err, "nothing was changed");
+	if (err < 0)
+		return err;
+	if (!policy)
+		return pg_error_set(PG_EINVALID, "'%s': no policy to verify its signature under: "
+				    "nothing was changed", r->tag);
+	/* PG_EINVALID, not PG_ECONFLICT: the pull is no better tested again, it waits */
+	if ((err = pg_verify_signer(pg_tree_repo(tree), &r->tag_object, spec, policy,
+				    r->tag_signer, home)) == PG_EINVALID)
+		return pg_error_wrap(err, "'%s' is refused by the policy now, nothing was changed",
+				     r->tag);
 	return err;
 }
 
@@ -118,7 +130,8 @@ int pg_stage_approve(pg_run *g, pg_stage *st)
 				    "maintainer on refs/heads/pullgate/%s", hex, g->key.ptr);
 	}
 	pg_run_progress(g, "approve", "reading %s again from %s", g->report->tag, g->spec->repo);
-	if ((err = still_verified(g->tree, g->report, g->spec->repo, g->o->expect_tag)) == 0 &&
+	if ((err = still_verified(g->tree, g->report, g->spec, g->policy, g->o->expect_tag,
+				  g->o->home)) == 0 &&
 	    (err = approve(&notice, g->tree, g->tree_path.ptr, g->logs.ptr, g->report, repo,
 			   "pullgate: approved", g->o->branch_moved)) == 0)
 		err = pg_stage_set(st, PG_STAGE_PASSED, notice.len ? notice.ptr : NULL,
@@ -176,7 +189,7 @@ int pg_gate_approve(pg_report *r, const pg_pull_spec *spec, const pg_gate_opts *
 		return pg_error_set(PG_EEXISTS, "'%s' is already approved", r->tag);
 	if ((err = approval_paths(&path, &key, &logs, r, o)) == 0 &&
 	    (err = pg_tree_open(&tree, path.ptr, o->settings.branch)) == 0 &&
-	    (err = still_verified(tree, r, spec->repo, o->expect_tag)) == 0 &&
+	    (err = still_verified(tree, r, spec, o->policy, o->expect_tag, o->home)) == 0 &&
 	    (!o->approving || (err = o->approving(o->approving_ctx)) == 0) &&
 	    (err = approve(notice, tree, path.ptr, logs.ptr, r, spec->name ? spec->name : spec->repo,
 			   o->by_policy ? "pullgate: approved" : "pullgate: approved by the maintainer",

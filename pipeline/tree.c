@@ -60,6 +60,11 @@ void pg_tree_free(pg_tree *t)
 	free(t);
 }
 
+pg_repo *pg_tree_repo(pg_tree *t)
+{
+	return t->repo;
+}
+
 const char *pg_tree_branch(const pg_tree *t)
 {
 	return t->branch_ref;

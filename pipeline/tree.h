@@ -4,6 +4,7 @@
 
 #include "common/buf.h"
 #include "repo/object.h"
+#include "repo/repo.h"
 
 /*
  * A pg_tree is a git repository (the external kernel tree in production,
@@ -20,6 +21,9 @@ typedef struct pg_tree pg_tree;
 
 int pg_tree_open(pg_tree **out, const char *path, const char *branch);
 void pg_tree_free(pg_tree *t);
+
+/* The tree's repository, borrowed: what the verifier reads there (an approval's tag). */
+pg_repo *pg_tree_repo(pg_tree *t);
 
 /* The integration branch's full ref name ("refs/heads/master"); borrowed. */
 const char *pg_tree_branch(const pg_tree *t);

@@ -599,6 +599,8 @@ static int approval_of(approval *a, pg_worker *w, const pg_worker_opts *o, const
 	if (j->has_expect)
 		a->go.expect_tag = &j->expect;
 	a->go.by_policy = by_policy;
+	/* the policy now, not the run's: trust withdrawn since the test approves nothing */
+	a->go.policy = o->policy;
 	return 0;
 }
 
@@ -740,6 +742,11 @@ static int approve_job(pg_worker *w, int64_t id, const char *user, bool by_polic
 		if (move(w, id, in.state, PG_JOB_WAITING, PG_JOB_BY_MAINTAINER, &u) < 0)
 			logf_(w, "pull %lld: %s", (long long)id, pg_error_last());
 		err = pg_error_set(err < 0 ? err : PG_EIO, "%s", why.ptr);
+	} else if (err < 0) {
+		/* refused before anything was recorded: it waits as it did, and the log says why */
+		logf_(w, "pull %lld: the approval by %s is refused: %s", (long long)id, user,
+		      why.ptr);
+		err = pg_error_set(err, "%s", why.ptr);
 	}
 done:
 	pthread_mutex_unlock(&w->approve_lock);

@@ -1,6 +1,7 @@
 /* check_signature.c - tag-signature and mergetag-signature: who signed the pull and its merges. */
 #include "verifier/pull.h"
 #include "verifier/gpg.h"
+#include "verifier/verify.h"
 #include "common/error.h"
 
 
@@ -403,5 +404,60 @@ int pg_check_signature(pg_pull *p)
 	if ((err = check_tag(&c)) == 0)
 		err = check_mergetags(&c);
 	pg_gpg_free(c.gpg);
+	return err;
+}
+
+/* The one-line reason the rule was not met: the first tag-signature finding. */
+static int refused(const pg_report *r, const char *signer)
+{
+	size_t i;
+
+	for (i = 0; i < r->nfindings; i++)
+		if (r->findings[i].check == PG_CHECK_TAG_SIGNATURE)
+			return pg_error_set(PG_EINVALID, "%s", r->findings[i].message);
+	if (r->tag_signer)
+		return pg_error_set(PG_EINVALID, "the tag is now verified as signed by key %s, "
+				    "not by the %s the gate verified", keyid(r->tag_signer),
+				    keyid(signer));
+	return pg_error_set(PG_EINVALID, "the policy does not check the tag's signature "
+			    "(tag-signature: off)");
+}
+
+int pg_verify_signer(pg_repo *repo, const pg_oid *tag_id, const pg_pull_spec *spec,
+		     const pg_policy *policy, const char *signer, const char *home)
+{
+	pg_pull p;
+	sigcheck c;
+	char *abs = NULL;
+	int err;
+
+	memset(&p, 0, sizeof(p));
+	/* known as the gate's verify knew it (pg_verify): a local path made absolute */
+	if (!strstr(spec->repo, "://"))
+		abs = realpath(spec->repo, NULL);
+	p.repo = repo;
+	p.policy = policy;
+	p.home = home;
+	p.repo_location = abs ? abs : spec->repo;
+	p.repo_name = spec->name ? spec->name : p.repo_location;
+	if ((err = pg_report_new(&p.report)) < 0)
+		goto done;
+	if (!(p.report->tag = pg_strdup(spec->tag))) {
+		err = PG_ENOMEM;
+		goto done;
+	}
+	if ((err = pg_repo_read_tag(&p.tag, repo, tag_id)) < 0)
+		goto done;
+	c.p = &p;
+	c.gpg = NULL;
+	err = check_tag(&c);
+	pg_gpg_free(c.gpg);
+	if (err == 0 && !(p.report->tag_signer && (!signer ||
+						   !strcasecmp(signer, p.report->tag_signer))))
+		err = refused(p.report, signer);
+done:
+	pg_tagobj_free(p.tag);
+	pg_report_free(p.report);
+	free(abs);
 	return err;
 }

@@ -45,6 +45,21 @@ int pg_verify_copies(pg_report **out, pg_repo *repo, const pg_oid *tip, const pg
 		     const pg_oid *hide, size_t nhide, const pg_policy *policy);
 
 /*
+ * The tag-signature rule alone, again, for an approval: the tag object
+ * tag_id in repo (spec->tag, read from spec->repo, announced as spec->name)
+ * must still be signed good by a key in the keyring policy names now,
+ * neither revoked nor expired, that one of its signers trusts for this
+ * repository, tag and tagger (pg_check_signature's rule); and, when signer
+ * is given, that key must be signer (the one the gate verified).  home is
+ * $PULLGATE_HOME (a private GNUPGHOME goes in home/tmp).  0 when it holds;
+ * PG_EINVALID with the one-line reason when it does not; other negative
+ * codes when it could not be checked (the object is unreadable, gpg could
+ * not run, the keyring cannot be read).
+ */
+int pg_verify_signer(pg_repo *repo, const pg_oid *tag_id, const pg_pull_spec *spec,
+		     const pg_policy *policy, const char *signer, const char *home);
+
+/*
  * Split "REPO[:BRANCH]": the branch is what follows the last ':' when what
  * precedes it is an existing local directory, or when the branch has no '/'
  * and what precedes it is a path or URL (contains a '/'), so that
