@@ -321,6 +321,16 @@ int pg_repo_walk_since(pg_repo *r, const pg_oid *tip, int64_t since, size_t max,
  */
 int pg_repo_is_ancestor(pg_repo *r, const pg_oid *ancestor, const pg_oid *descendant);
 
+/*
+ * Which of ids[0..n) lie on tip's first-parent line (tip, its first
+ * parent, that one's first parent...): on[i] says.  The line is walked
+ * once, down to where no id can lie below (by generation where the
+ * commit-graph gives one, else by ancestry once the line is dated before
+ * the id), never to the root for an id that is elsewhere.
+ */
+int pg_repo_first_parent_line(bool *on, pg_repo *r, const pg_oid *tip, const pg_oid *ids,
+			      size_t n);
+
 /* The best common ancestor of a and b; PG_ENOTFOUND when they share none. */
 int pg_repo_merge_base(pg_oid *out, pg_repo *r, const pg_oid *a, const pg_oid *b);
 

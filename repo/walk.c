@@ -666,3 +666,82 @@ int pg_repo_merge_base(pg_oid *out, pg_repo *r, const pg_oid *a, const pg_oid *b
 	pg_oid_from_git(out, &base);
 	return 0;
 }
+
+/* One commit asked about by pg_repo_first_parent_line, and when its ancestry is asked next. */
+typedef struct fp_want {
+	pg_cnode *n;
+	bool open;
+	size_t step, next;
+} fp_want;
+
+/*
+ * Whether w can still lie below c on the line (every commit below c is
+ * c's ancestor): 0 when it cannot, 1 when it may, negative on error.  By
+ * generation where both have one (exact, no read); else by ancestry, asked
+ * once c is dated before w and then at doubling intervals, so that a long
+ * line costs a few questions.  Asking late only walks further: it never
+ * changes the answer.
+ */
+static int may_lie_below(pg_repo *r, fp_want *w, const pg_cnode *c, size_t step)
+{
+	if (c->gen != PG_GEN_INFINITY && w->n->gen != PG_GEN_INFINITY)
+		return c->gen > w->n->gen;
+	if (c->time >= w->n->time)
+		return 1;
+	if (step < w->next)
+		return 1;
+	w->next = step + (w->step = w->step ? 2 * w->step : 1);
+	return pg_repo_is_ancestor(r, &w->n->id, &c->id);
+}
+
+int pg_repo_first_parent_line(bool *on, pg_repo *r, const pg_oid *tip, const pg_oid *ids,
+			      size_t n)
+{
+	pg_csrc s;
+	pg_cnode *c;
+	fp_want *want = NULL;
+	size_t i, left = n, step;
+	int err;
+
+	for (i = 0; i < n; i++)
+		on[i] = false;
+	if (!n)
+		return 0;
+	if ((err = pg_csrc_init(&s, r)) < 0)
+		return err;
+	if (!(want = calloc(n, sizeof(*want)))) {
+		err = pg_error_oom();
+		goto done;
+	}
+	for (i = 0; i < n; i++) {
+		if ((err = pg_csrc_get(&want[i].n, &s, &ids[i])) < 0)
+			goto done;
+		want[i].open = true;
+	}
+	if ((err = pg_csrc_get(&c, &s, tip)) < 0)
+		goto done;
+	for (step = 0; left; step++) {
+		for (i = 0; i < n; i++) {
+			if (!want[i].open)
+				continue;
+			if (want[i].n == c)
+				on[i] = true;
+			else if ((err = may_lie_below(r, &want[i], c, step)) < 0)
+				goto done;
+			else if (err)
+				continue;
+			want[i].open = false;
+			left--;
+		}
+		if (!c->nparents)
+			break;
+		c = c->parents[0];
+		if ((err = pg_csrc_parse(&s, c)) < 0)
+			goto done;
+	}
+	err = 0;
+done:
+	free(want);
+	pg_csrc_release(&s);
+	return err;
+}

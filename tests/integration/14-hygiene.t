@@ -2,7 +2,7 @@
 # 14-hygiene.t - signoff, fixes-tag, back-merge, recent-rebase and date-anomaly.
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
-plan 22
+plan 25
 "$TOP/fixtures/hygiene.sh" "$SCRATCH/hy" >/dev/null
 HY="$SCRATCH/hy"
 export GNUPGHOME="$HY/gnupg"
@@ -62,6 +62,13 @@ like "$f" "^warning  back-merge              $(short back-merge.merge)  Merge br
 like "$f" "^    merged: upstream $(cut -c1-12 "$HY/expect/back-merge.upstream") lib: tidy helper$" \
 	"naming the upstream commit merged"
 like "$f" "^    see: Documentation/maintainer/rebasing-and-merging.rst$" "and the document to read"
+
+# a topic branch upstream merged too is no back-merge; upstream's own line is
+verify shared-topic
+is "$(findings "$out" back-merge)" "" "merging a topic branch that upstream also merged is no back-merge"
+like "$out" "^verdict: accept \(0 errors, 0 warnings\)$" "and the pull is accepted clean"
+unlike "$(git --git-dir="$HY/upstream.git" rev-list --first-parent master)" "$(cat "$HY/expect/shared-topic.topic")" \
+	"(the topic is upstream's, off its first-parent line)"
 
 verify recent-rebase
 is "$(findings "$out" recent-rebase)" "warning  recent-rebase           -             3 commits written 28+ days earlier were all committed in the 24 hours before the tag

@@ -409,6 +409,65 @@ static void test_is_ancestor(void **state)
 	assert_true(yes > 20 && no > 20);
 }
 
+static bool listed(const pg_oid *ids, size_t n, const pg_oid *id)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!pg_oid_cmp(&ids[i], id))
+			return true;
+	return false;
+}
+
+/*
+ * The first-parent line agrees with git rev-list --first-parent, asked
+ * about every commit at once and about one at a time (where the walk stops
+ * early), with and without graphs, generations and skew.
+ */
+static void test_first_parent_line(void **state)
+{
+	fixture *f = *state;
+	enum variant vs[] = { MILD, MILD_GRAPH, SKEW, SKEW_GRAPH, SKEW_LEVELS, SKEW_CHAIN };
+	const char *tips[] = { "main", "t0", "t3" };
+	size_t k, t, j, on_line = 0, off_line = 0;
+
+	for (k = 0; k < PG_ARRAY_SIZE(vs); k++) {
+		pg_repo *r = NULL;
+		size_t nall;
+		const pg_oid *all = all_of(f, vs[k], &nall);
+		bool *on = calloc(nall, sizeof(bool));
+
+		assert_non_null(on);
+		assert_int_equal(pg_repo_open(&r, f->path[vs[k]]), 0);
+		for (t = 0; t < PG_ARRAY_SIZE(tips); t++) {
+			pg_oid *line = NULL, *tip = NULL;
+			size_t nline = git_ids(&line, f->path[vs[k]], "--first-parent", tips[t], NULL,
+					       NULL);
+
+			assert_int_equal(git_ids(&tip, f->path[vs[k]], "-1", tips[t], NULL, NULL), 1);
+			assert_int_equal(pg_repo_first_parent_line(on, r, tip, all, nall), 0);
+			for (j = 0; j < nall; j++) {
+				bool want = listed(line, nline, &all[j]);
+
+				assert_int_equal(on[j], want);
+				on_line += want;
+				off_line += !want;
+			}
+			for (j = 0; j < nall; j += 11) {
+				bool one;
+
+				assert_int_equal(pg_repo_first_parent_line(&one, r, tip, &all[j], 1), 0);
+				assert_int_equal(one, listed(line, nline, &all[j]));
+			}
+			free(line);
+			free(tip);
+		}
+		free(on);
+		pg_repo_free(r);
+	}
+	assert_true(on_line > 100 && off_line > 100);
+}
+
 /*
  * A repository that holds only a commit-graph, no objects: the walks must
  * read the graph, since there is nothing else.
@@ -554,6 +613,7 @@ int main(void)
 		cmocka_unit_test(test_ranges_skew_chain_is_exact),
 		cmocka_unit_test(test_walk_since_same_with_and_without_graph),
 		cmocka_unit_test(test_is_ancestor),
+		cmocka_unit_test(test_first_parent_line),
 		cmocka_unit_test(test_walks_read_the_graph_alone),
 		cmocka_unit_test(test_missing_commit_is_named),
 		cmocka_unit_test(test_unusable_graph_is_ignored),
