@@ -499,9 +499,15 @@ int pg_api_login(pg_req *rq, pg_resp *rs)
 				    in ? "" : ": ", in ? "" : pg_error_last());
 		goto done;
 	}
-	/* a throttled attempt is refused before its password costs a PBKDF2 */
+	/*
+	 * A throttled attempt is refused before its password costs a PBKDF2.
+	 * A name no account has is throttled by its address only: a key per
+	 * junk name would let a flood of them push a locked account out.
+	 */
 	pg_req_address(rq, addr, sizeof(addr));
-	if ((wait = pg_throttle_begin(s->throttle, user, addr, pg_test_clock_ms(pg_now_ms())))) {
+	acc = find_account(s->config, user);
+	if ((wait = pg_throttle_begin(s->throttle, acc ? acc->name : NULL, addr,
+				      pg_test_clock_ms(pg_now_ms())))) {
 		snprintf(after, sizeof(after), "%llu", (unsigned long long)((wait + 999) / 1000));
 		pthread_mutex_lock(&s->metrics_lock);
 		s->login_throttled++;
@@ -511,9 +517,9 @@ int pg_api_login(pg_req *rq, pg_resp *rs)
 				    "address: try again in %s s", after);
 		goto done;
 	}
-	acc = find_account(s->config, user);
 	right = pg_auth_password_check(acc ? acc->hash : dummy, password) == 0 && acc;
-	pg_throttle_end(s->throttle, user, addr, right, pg_test_clock_ms(pg_now_ms()));
+	pg_throttle_end(s->throttle, acc ? acc->name : NULL, addr, right,
+			pg_test_clock_ms(pg_now_ms()));
 	pthread_mutex_lock(&s->metrics_lock);
 	s->password_checks++;
 	s->login_failures += !right;

@@ -11,8 +11,15 @@
  * success clears it, and so does an hour without a failure.  While a key
  * is locked, or while as many attempts are in flight as would lock it, an
  * attempt is refused before the password is looked at: a refusal costs a
- * table look-up, not a PBKDF2.  The table holds PG_THROTTLE_KEYS keys; when
- * it is full the one idle longest is forgotten.
+ * table look-up, not a PBKDF2, and makes no entry.
+ *
+ * Only configured accounts have an entry of their own: a name no account
+ * has is throttled by its address alone, so that junk names cannot fill
+ * the table, and each address holds one entry whatever names it sends.
+ * The table holds PG_THROTTLE_KEYS keys; when it is full the one idle
+ * longest is forgotten, but never a locked key, one in flight or an
+ * account's failures: when only such keys are left, a new key is refused
+ * as a locked one would be, until a lock ends.
  */
 #define PG_THROTTLE_KEYS 4096
 
@@ -33,12 +40,13 @@ void pg_throttle_free(pg_throttle *t);
 /*
  * Before checking a password: 0 when the attempt may go ahead (it is then
  * in flight until pg_throttle_end), else how many milliseconds to wait.
- * now_ms is any monotonic clock in milliseconds.
+ * account is the configured account's name, or NULL when no account has
+ * the name given.  now_ms is any monotonic clock in milliseconds.
  */
 uint64_t pg_throttle_begin(pg_throttle *t, const char *account, const char *address,
 			   uint64_t now_ms);
 
-/* After it: whether the password was right. */
+/* After it (with the same account and address): whether the password was right. */
 void pg_throttle_end(pg_throttle *t, const char *account, const char *address, bool ok,
 		     uint64_t now_ms);
 
