@@ -188,6 +188,7 @@ typedef struct follow {
 	int fd;
 	char *path;
 	unsigned idle;       /* polls without new data */
+	uint64_t until;      /* the stream's end (pg_req_stream) */
 } follow;
 
 static void follow_free(void *p)
@@ -213,6 +214,12 @@ static bool job_final(pg_server *s, int64_t id)
 	return fin;
 }
 
+/* The stream's time is up: it ends cleanly, and its client comes again. */
+static bool stream_over(uint64_t until)
+{
+	return pg_test_clock_ms(pg_now_ms()) >= until;
+}
+
 static ssize_t follow_read(void *ctx, uint64_t pos, char *buf, size_t max)
 {
 	follow *f = ctx;
@@ -230,7 +237,7 @@ static ssize_t follow_read(void *ctx, uint64_t pos, char *buf, size_t max)
 			return n;
 		}
 		/* nothing new: the log is complete once the job is over */
-		if (job_final(f->srv, f->id) || ++f->idle > 7200)
+		if (job_final(f->srv, f->id) || ++f->idle > 7200 || stream_over(f->until))
 			return PG_STREAM_END;
 		usleep(250000);
 	}
@@ -258,9 +265,12 @@ int pg_api_log(pg_req *rq, pg_resp *rs)
 		goto done;
 	}
 	if (follow_arg && !strcmp(follow_arg, "1")) {
-		follow *f = calloc(1, sizeof(*f));
+		follow *f;
+		uint64_t until;
 
-		if (!f) {
+		if (pg_req_stream(rq, rs, &until))
+			goto done;
+		if (!(f = calloc(1, sizeof(*f)))) {
 			err = pg_error_oom();
 			goto done;
 		}
@@ -268,6 +278,7 @@ int pg_api_log(pg_req *rq, pg_resp *rs)
 		f->id = rq->id;
 		f->fd = -1;
 		f->path = pg_buf_detach(&path);
+		f->until = until;
 		rs->status = 200;
 		rs->type = "text/plain; charset=utf-8";
 		rs->stream = follow_read;
@@ -309,6 +320,7 @@ typedef struct sse {
 	pg_buf pending;
 	size_t sent;
 	bool started, ending, ended;
+	uint64_t until;      /* the stream's end (pg_req_stream) */
 } sse;
 
 static void sse_free(void *p)
@@ -327,8 +339,10 @@ static ssize_t sse_read(void *ctx, uint64_t pos, char *buf, size_t max)
 	(void)pos;
 	while (e->sent == e->pending.len) {
 		pg_job *j = NULL;
+		uint64_t now;
+		unsigned wait;
 
-		if (e->ended || e->srv->stopping)
+		if (e->ended || e->srv->stopping || stream_over(e->until))
 			return PG_STREAM_END;
 		pg_buf_clear(&e->pending);
 		e->sent = 0;
@@ -347,7 +361,9 @@ static ssize_t sse_read(void *ctx, uint64_t pos, char *buf, size_t max)
 			pg_job_free(j);
 			continue;
 		}
-		if (pg_events_read(e->srv->events, &e->pending, e->id, &e->seq, EVENT_WAIT_MS) > 0) {
+		now = pg_test_clock_ms(pg_now_ms());
+		wait = e->until - now < EVENT_WAIT_MS ? (unsigned)(e->until - now) : EVENT_WAIT_MS;
+		if (pg_events_read(e->srv->events, &e->pending, e->id, &e->seq, wait) > 0) {
 			/* send these, then end if the job is over */
 			e->ending = job_final(e->srv, e->id);
 		} else if (job_final(e->srv, e->id))
@@ -368,13 +384,17 @@ int pg_api_events(pg_req *rq, pg_resp *rs)
 	pg_job *j = NULL;
 	sse *e;
 	const char *last = pg_req_header(rq, "Last-Event-ID");
+	uint64_t until;
 	int err;
 
 	if ((err = get_job(rq, rs, &j)) != 0)
 		return err < 0 ? err : 0;
 	pg_job_free(j);
+	if (pg_req_stream(rq, rs, &until))
+		return 0;
 	if (!(e = calloc(1, sizeof(*e))))
 		return pg_error_oom();
+	e->until = until;
 	e->srv = rq->srv;
 	e->id = rq->id;
 	pg_buf_init(&e->pending, 0);

@@ -27,6 +27,9 @@ int pg_config_new_default(pg_config **out)
 	c->limits.findings_per_check = 100;
 	c->limits.report_size = (size_t)1 << 20;
 	c->limits.login_backoff = 1;
+	c->limits.streams = 256;
+	c->limits.streams_per_address = 8;
+	c->limits.stream_seconds = 600;
 	c->stages = PG_GATE_ALL;
 	c->verify_workers = 2;
 	c->build_worktrees = 1;
@@ -273,6 +276,12 @@ static const pg_yaml_field limits_fields[] = {
 	  .min = 65536, .max = (size_t)256 << 20 },
 	{ .key = "login-backoff", .kind = PG_FIELD_UINT, MEMBER(pg_config, limits.login_backoff),
 	  .min = 1, .max = 60 },
+	{ .key = "streams", .kind = PG_FIELD_UINT, MEMBER(pg_config, limits.streams), .min = 1,
+	  .max = 32768 },
+	{ .key = "streams-per-address", .kind = PG_FIELD_UINT,
+	  MEMBER(pg_config, limits.streams_per_address), .min = 1, .max = 32768 },
+	{ .key = "stream-seconds", .kind = PG_FIELD_UINT, MEMBER(pg_config, limits.stream_seconds),
+	  .min = 1, .max = 86400 },
 };
 
 /* What a merge message names: a network URL, ending where a repository name follows. */

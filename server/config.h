@@ -44,6 +44,9 @@ typedef struct pg_config_limits {
 	unsigned findings_per_check; /* stored per check and severity, the rest counted */
 	size_t report_size;          /* bytes of a stored JSON report */
 	unsigned login_backoff;      /* seconds a throttled log-in first waits (then doubled) */
+	unsigned streams;            /* streamed answers open at once (at most half the connections) */
+	unsigned streams_per_address; /* of them from one non-loopback address */
+	unsigned stream_seconds;     /* how long one stream lasts before the service ends it */
 } pg_config_limits;
 
 /* The Host names allowed when the configuration names none (besides the listen address). */

@@ -24,6 +24,7 @@ struct pg_conn {
 	uint64_t deadline;        /* ms on the monotonic clock; 0: none */
 	bool answered_one;        /* a request on it was answered already */
 	bool loopback;
+	bool stream;              /* counted among the streams */
 	unsigned char addr[16];   /* the address's bytes, to count its share */
 	size_t addr_len;
 };
@@ -185,11 +186,20 @@ pg_conn *pg_conns_open(pg_conns *c, int fd, const struct sockaddr *addr, socklen
 	return k;
 }
 
+static void unstream(pg_conns *c, pg_conn *k)
+{
+	if (k->stream)
+		c->stats.streams--;
+	k->stream = false;
+}
+
 static void set_phase(pg_conns *c, pg_conn *k, enum phase phase, unsigned ms)
 {
 	if (!k)
 		return;
 	pthread_mutex_lock(&c->lock);
+	if (phase == HEADERS)
+		unstream(c, k);
 	k->phase = phase;
 	k->deadline = ms ? pg_now_ms() + ms : 0;
 	if (phase == HEADERS)
@@ -212,11 +222,37 @@ void pg_conns_answered(pg_conns *c, pg_conn *k)
 	set_phase(c, k, HEADERS, c->limits.header_ms);
 }
 
+bool pg_conns_stream(pg_conns *c, pg_conn *k)
+{
+	unsigned same = 0;
+	bool ok;
+	pg_conn *o;
+
+	if (!k)
+		return true; /* untracked: shut down already */
+	pthread_mutex_lock(&c->lock);
+	for (o = c->head; o && !k->loopback && c->limits.streams_per_address; o = o->next)
+		same += o->stream && o->addr_len == k->addr_len &&
+			!memcmp(o->addr, k->addr, k->addr_len);
+	ok = k->stream || ((!c->limits.streams || c->stats.streams < c->limits.streams) &&
+			   (k->loopback || !c->limits.streams_per_address ||
+			    same < c->limits.streams_per_address));
+	if (ok && !k->stream) {
+		k->stream = true;
+		c->stats.streams++;
+	}
+	if (!ok)
+		c->stats.streams_refused++;
+	pthread_mutex_unlock(&c->lock);
+	return ok;
+}
+
 void pg_conns_close(pg_conns *c, pg_conn *k)
 {
 	if (!k)
 		return;
 	pthread_mutex_lock(&c->lock);
+	unstream(c, k);
 	if (k->prev)
 		k->prev->next = k->next;
 	else

@@ -27,6 +27,8 @@ typedef struct pg_conns_limits {
 	unsigned per_address;   /* open connections from one non-loopback address; 0: any */
 	unsigned header_ms;     /* from accept (or the last answer) to the end of the headers */
 	unsigned body_ms;       /* from the end of the headers to the end of the body */
+	unsigned streams;       /* streams open at once; 0: any */
+	unsigned streams_per_address; /* from one non-loopback address; 0: any */
 } pg_conns_limits;
 
 /* The table and its reaper thread. */
@@ -49,6 +51,17 @@ void pg_conns_answering(pg_conns *c, pg_conn *k);
 /* The answer went out: the next request on the connection gets header_ms. */
 void pg_conns_answered(pg_conns *c, pg_conn *k);
 
+/*
+ * An answer that lasts (a stream while a job runs) is about to start on k:
+ * true when it may, within the streams' share of all connections and its
+ * address's share of that (loopback exempt, as above); it then counts until
+ * its request ends (pg_conns_answered) or the connection closes.  Streams
+ * are capped apart from other answers because nothing else holds a
+ * connection for long: without a cap, readers nobody logged in for could
+ * take every connection and leave none for the hooks.
+ */
+bool pg_conns_stream(pg_conns *c, pg_conn *k);
+
 /* The connection is closing: forget it (before its socket is closed). */
 void pg_conns_close(pg_conns *c, pg_conn *k);
 
@@ -59,7 +72,9 @@ bool pg_conns_is_loopback(const struct sockaddr *addr, socklen_t len);
 typedef struct pg_conns_stats {
 	uint64_t timeouts;
 	uint64_t refused;
+	uint64_t streams_refused;
 	size_t open;
+	size_t streams;
 } pg_conns_stats;
 
 void pg_conns_get_stats(pg_conns *c, pg_conns_stats *out);

@@ -2,6 +2,8 @@
 #include "server/web.h"
 #include "common/error.h"
 #include "common/json.h"
+#include "common/testpoint.h"
+#include "server/clock.h"
 
 #include <arpa/inet.h>
 #include <dlfcn.h>
@@ -207,6 +209,22 @@ int pg_req_session(const pg_req *rq, pg_buf *user, pg_buf *csrf)
 	if (!id)
 		return pg_error_set(PG_ENOTFOUND, "no session");
 	return pg_sessions_find(rq->srv->sessions, user, csrf, id, time(NULL));
+}
+
+int pg_req_stream(const pg_req *rq, pg_resp *rs, uint64_t *until)
+{
+	pg_buf user = PG_BUF_INIT;
+	bool maintainer = pg_req_session(rq, &user, NULL) == 0;
+
+	pg_buf_release(&user);
+	pg_error_clear();
+	*until = pg_test_clock_ms(pg_now_ms()) + rq->srv->config->limits.stream_seconds * 1000ull;
+	if (maintainer || pg_conns_stream(rq->srv->conns, rq->k))
+		return 0;
+	pg_resp_header(rs, "Retry-After", "10");
+	pg_resp_error(rs, 503, "too many streams at once (limits.streams, "
+		      "limits.streams-per-address): try again later");
+	return 1;
 }
 
 int pg_req_require_maintainer(const pg_req *rq, pg_resp *rs, pg_buf *user)
@@ -703,6 +721,9 @@ int pg_http_start(pg_server *s)
 	cl.per_address = lim->per_address;
 	cl.header_ms = lim->header_timeout * 1000u;
 	cl.body_ms = lim->body_timeout * 1000u;
+	/* streams never take more than half the connections: the rest stay for hooks and pages */
+	cl.streams = lim->streams < lim->connections / 2 ? lim->streams : lim->connections / 2;
+	cl.streams_per_address = lim->streams_per_address;
 	if ((err = pg_conns_new(&s->conns, &cl)) < 0)
 		return err;
 	raise_fd_limit(lim->connections);

@@ -175,6 +175,15 @@ void pg_req_address(const pg_req *rq, char *out, size_t cap);
 int pg_req_session(const pg_req *rq, pg_buf *user, pg_buf *csrf);
 
 /*
+ * A streamed answer (events, a followed log) is about to start: 0 when it
+ * may, with *until the time (pg_test_clock_ms) at which the stream ends
+ * itself (limits.stream-seconds; the client reconnects); 1 when rs holds
+ * the refusal (503 with Retry-After: too many streams, in all or from the
+ * client's address).  A logged-in maintainer's streams are not counted.
+ */
+int pg_req_stream(const pg_req *rq, pg_resp *rs, uint64_t *until);
+
+/*
  * A mutating API call: a session (else 401) and its CSRF token in
  * X-CSRF-Token (else 403), and a same-origin Origin header when there is
  * one.  0 when allowed (user filled); 1 when rs holds the refusal.
