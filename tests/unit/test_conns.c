@@ -1,4 +1,4 @@
-/* test_conns.c - unit tests for the connection table: absolute deadlines, 408 answers, per-address shares, loopback. */
+/* test_conns.c - unit tests for the connection table: absolute deadlines, 408 answers, per-address shares, loopback, streams. */
 #include "tests/unit/unit.h"
 
 #include "server/conns.h"
@@ -65,7 +65,7 @@ static void test_loopback(void **state)
 
 static void test_deadlines(void **state)
 {
-	pg_conns_limits l = { 0, 300, 300 };
+	pg_conns_limits l = { 0, 300, 300, 0, 0 };
 	pg_conns *c = NULL;
 	pg_conn *first, *answering, *body, *idle;
 	pg_conns_stats st;
@@ -117,7 +117,7 @@ static void test_deadlines(void **state)
 
 static void test_per_address_share(void **state)
 {
-	pg_conns_limits l = { 2, 10000, 10000 };
+	pg_conns_limits l = { 2, 10000, 10000, 0, 0 };
 	pg_conns *c = NULL;
 	pg_conn *k[6];
 	pg_conns_stats st;
@@ -160,12 +160,55 @@ static void test_per_address_share(void **state)
 	}
 }
 
+/* Streams: a share in all and per non-loopback address, given back when the request ends. */
+static void test_stream_shares(void **state)
+{
+	pg_conns_limits l = { 0, 10000, 10000, 3, 2 };
+	pg_conns *c = NULL;
+	pg_conn *k[6];
+	pg_conns_stats st;
+	struct sockaddr_in a = addr4("10.1.2.3"), b = addr4("10.9.9.9"), lo = addr4("127.0.0.1");
+	int sp[6][2], i;
+
+	(void)state;
+	for (i = 0; i < 6; i++)
+		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sp[i]), 0);
+	assert_int_equal(pg_conns_new(&c, &l), 0);
+	for (i = 0; i < 3; i++)
+		k[i] = pg_conns_open(c, sp[i][0], (struct sockaddr *)&a, sizeof(a));
+	k[3] = pg_conns_open(c, sp[3][0], (struct sockaddr *)&b, sizeof(b));
+	k[4] = pg_conns_open(c, sp[4][0], (struct sockaddr *)&lo, sizeof(lo));
+	k[5] = pg_conns_open(c, sp[5][0], (struct sockaddr *)&lo, sizeof(lo));
+	assert_true(pg_conns_stream(c, k[0]));
+	assert_true(pg_conns_stream(c, k[1]));
+	assert_false(pg_conns_stream(c, k[2]));  /* past its address's two */
+	assert_true(pg_conns_stream(c, k[3]));
+	assert_false(pg_conns_stream(c, k[4]));  /* past the three in all: loopback too */
+	pg_conns_get_stats(c, &st);
+	assert_int_equal(st.streams, 3);
+	assert_int_equal(st.streams_refused, 2);
+	/* a stream's request ends: its place is free for another, from any address */
+	pg_conns_answered(c, k[0]);
+	assert_true(pg_conns_stream(c, k[4]));
+	assert_false(pg_conns_stream(c, k[5]));
+	pg_conns_close(c, k[1]);
+	assert_true(pg_conns_stream(c, k[2]));
+	pg_conns_get_stats(c, &st);
+	assert_int_equal(st.streams, 3);
+	pg_conns_free(c);
+	for (i = 0; i < 6; i++) {
+		close(sp[i][0]);
+		close(sp[i][1]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_loopback),
 		cmocka_unit_test(test_deadlines),
 		cmocka_unit_test(test_per_address_share),
+		cmocka_unit_test(test_stream_shares),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
