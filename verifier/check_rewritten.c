@@ -1,6 +1,7 @@
 /* check_rewritten.c - rewritten-upstream: pull commits that copy upstream commits under new ids. */
 #include "verifier/match.h"
 #include "verifier/pull.h"
+#include "verifier/reverts.h"
 #include "common/error.h"
 
 /* "tag 'net-6.16' of commit 1234 by Name <email>, 2025-05-25 10:00:00 +0200" */
@@ -575,10 +576,40 @@ static int note_rework(pg_pull *p, const pg_commit *c, const pg_commit *o, const
 				  "commit %.12s has the same author, date and message", hex);
 }
 
+/*
+ * How far back from upstream's tip the walk for reverts reads: about
+ * three years of the kernel's history, 11 s at the 43 us a commit it
+ * costs on git.git (docs/scale.md).  It is made only when the pull holds
+ * copies, once for all of them.  A revert older than that is not seen,
+ * and its copy stays a finding: the walk can only take findings away.
+ */
+#define REVERT_WALK_MAX ((size_t)250000)
+
+/*
+ * A copy of an upstream commit that upstream has since reverted brings
+ * the change back (the series posted again after a revert, a cherry-pick
+ * of the reverted commit): it re-creates nothing upstream still holds.  A
+ * note, and the commit is the pull's own.
+ */
+static int note_brought_back(pg_pull *p, size_t i, const pg_oid *by)
+{
+	char hex[PG_OID_HEXSZ + 1], rhex[PG_OID_HEXSZ + 1];
+	const pg_commit *o = p->original[i];
+
+	pg_oid_tohex(hex, &o->id);
+	pg_oid_tohex(rhex, by);
+	p->original[i] = NULL;
+	return pg_report_add_note(p->report, PG_CHECK_REWRITTEN_UPSTREAM, p->commits[i], &o->id,
+				  "brings back upstream commit %.12s, which upstream reverted "
+				  "in %.12s: a change applied again, not a rewrite", hex, rhex);
+}
+
 int pg_check_rewritten_upstream(pg_pull *p)
 {
 	pg_map copies = PG_MAP_INIT; /* pull id -> upstream original */
 	enum patch_state *patch = calloc(p->ncommits + 1, sizeof(*patch));
+	bool *reverted = NULL;
+	pg_oid *by = NULL;
 	size_t i, k;
 	int err = 0;
 
@@ -618,6 +649,17 @@ int pg_check_rewritten_upstream(pg_pull *p)
 			err = note_rework(p, p->commits[i], cands[0], anew);
 		free(cands);
 	}
+	if (err == 0 && copies.count && (!(reverted = calloc(p->ncommits, sizeof(*reverted))) ||
+					 !(by = calloc(p->ncommits, sizeof(*by)))))
+		err = pg_error_oom();
+	if (err == 0 && copies.count)
+		err = pg_upstream_reverts(reverted, by, p->repo, &p->upstream_tip, p->original,
+					  p->ncommits, REVERT_WALK_MAX);
+	/* a pull that copies the revert too brings nothing back: it re-creates both */
+	for (i = 0; i < p->ncommits && err == 0 && reverted; i++)
+		for (k = 0; k < p->ncommits && reverted[i]; k++)
+			if (p->original[k] && !pg_oid_cmp(&p->original[k]->id, &by[i]))
+				reverted[i] = false;
 	for (i = 0; i < p->ncommits && err == 0; i++) {
 		bool labelled = false;
 
@@ -629,10 +671,16 @@ int pg_check_rewritten_upstream(pg_pull *p)
 			break;
 		if (labelled && p->labelled)
 			p->labelled[i] = true;
-		err = labelled ? report_backport(p, p->commits[i], p->original[i]) :
-				 report_copy(p, p->commits[i], p->original[i], &copies, patch[i]);
+		if (labelled)
+			err = report_backport(p, p->commits[i], p->original[i]);
+		else if (reverted && reverted[i])
+			err = note_brought_back(p, i, &by[i]);
+		else
+			err = report_copy(p, p->commits[i], p->original[i], &copies, patch[i]);
 	}
 	pg_map_release(&copies);
+	free(reverted);
+	free(by);
 	free(patch);
 	return err;
 }

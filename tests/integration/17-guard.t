@@ -4,17 +4,8 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 plan 34
 
-export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+. "$(dirname "$0")/../lib/history.sh"
 G() { git -C "$SCRATCH/work" "$@"; }
-as() { # NAME EMAIL DATE: author and committer for the next commits
-	export GIT_AUTHOR_NAME="$1" GIT_AUTHOR_EMAIL="$2" GIT_COMMITTER_NAME="$1" \
-		GIT_COMMITTER_EMAIL="$2" GIT_AUTHOR_DATE="$3" GIT_COMMITTER_DATE="$3"
-}
-commit() { # REPO FILE SUBJECT
-	echo "$3" >>"$1/$2"
-	git -C "$1" add "$2"
-	git -C "$1" commit -q -m "$3" -m "Signed-off-by: $GIT_AUTHOR_NAME <$GIT_AUTHOR_EMAIL>"
-}
 
 # --- upstream: Linus's tree, with the sender's earlier work merged in it ----------
 # A - B - K0 - M1(side) - C - D: K0 is the sender's own commit upstream already
@@ -58,16 +49,9 @@ commit "$SCRATCH/work" s.c "hardening: fix the first thing"
 commit "$SCRATCH/work" s.c "hardening: fix the second thing"
 clean=$(G rev-parse for-linus)
 
-# pushline REF: the line git gives the hook for pushing REF as a new ref
-pushline() { printf '%s %s %s %s\n' "$1" "$(G rev-parse "$1")" "$1" 0000000000000000000000000000000000000000; }
 guard() { # REF: the guard run as git runs it, for its exit status
-	set +e
-	pushline "$1" | (cd "$SCRATCH/work" && "$PULLGATE" guard pub "$SCRATCH/pub.git") \
-		>"$SCRATCH/.out" 2>"$SCRATCH/.err"
-	rc=$?
-	set -e
-	out=$(cat "$SCRATCH/.out")
-	err=$(cat "$SCRATCH/.err")
+	guard_push "$SCRATCH/work" pub "$SCRATCH/pub.git" "$1"
+	out=$guard_out
 }
 pushed() { git -C "$SCRATCH/pub.git" rev-parse -q --verify "$1" 2>/dev/null || true; }
 

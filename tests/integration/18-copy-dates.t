@@ -4,17 +4,8 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 plan 31
 
-export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
-as() { # NAME EMAIL DATE: author and committer for the next commits
-	export GIT_AUTHOR_NAME="$1" GIT_AUTHOR_EMAIL="$2" GIT_COMMITTER_NAME="$1" \
-		GIT_COMMITTER_EMAIL="$2" GIT_AUTHOR_DATE="$3" GIT_COMMITTER_DATE="$3"
-}
-commit() { # REPO FILE SUBJECT
-	echo "$3" >>"$1/$2"
-	git -C "$1" add "$2"
-	git -C "$1" commit -q -m "$3" -m "Why it is needed." \
-		-m "Signed-off-by: $GIT_AUTHOR_NAME <$GIT_AUTHOR_EMAIL>"
-}
+. "$(dirname "$0")/../lib/history.sh"
+COMMIT_BODY="Why it is needed."
 
 # --- upstream: Ann's three net fixes on top of the base the sender starts from ---
 U=$SCRATCH/linus
@@ -114,14 +105,7 @@ like "$(printf '%s' "$out" | jq -r .summary.text)" "^the pull re-creates 2 upstr
 	"the story counts them"
 
 # --- pullgate guard refuses the re-dated copy too ----------------------------------
-guard() { # REF
-	set +e
-	printf '%s %s %s %s\n' "$1" "$(G rev-parse "$1")" "$1" 0000000000000000000000000000000000000000 |
-		(cd "$W" && "$PULLGATE" guard origin "$SCRATCH/linus.git") >/dev/null 2>"$SCRATCH/.err"
-	rc=$?
-	set -e
-	err=$(cat "$SCRATCH/.err")
-}
+guard() { guard_push "$W" origin "$SCRATCH/linus.git" "$1"; } # REF
 guard refs/heads/redate
 is "$rc" 1 "guard refuses to push the re-dated cherry-pick"
 like "$err" "re-creates 1 upstream commit under new ids" "it counts the copy"
