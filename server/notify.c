@@ -5,6 +5,7 @@
 #include "common/error.h"
 #include "common/fs.h"
 #include "common/str.h"
+#include "common/testpoint.h"
 #include "server/smtp.h"
 #include "verifier/mail.h"
 
@@ -247,8 +248,9 @@ int pg_notify_compose(pg_buf *msg, pg_buf *rcpts, size_t *nrcpts, const char *fr
 		      time_t now, bool simulated)
 {
 	pg_buf sender = PG_BUF_INIT, others = PG_BUF_INIT, subject = PG_BUF_INIT,
-	       msgid = PG_BUF_INIT, refs = PG_BUF_INIT, me = PG_BUF_INIT, rnd = PG_BUF_INIT,
+	       msgid = PG_BUF_INIT, refs = PG_BUF_INIT, me = PG_BUF_INIT, seed = PG_BUF_INIT,
 	       line = PG_BUF_INIT;
+	char digest[65];
 	addr_list to, cc;
 	const char *p, *at;
 	char date[64];
@@ -282,7 +284,17 @@ int pg_notify_compose(pg_buf *msg, pg_buf *rcpts, size_t *nrcpts, const char *fr
 	gmtime_r(&now, &tm);
 	strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S +0000", &tm);
 	at = strchr(me.ptr, '@');
-	if ((err = pg_random_hex(&rnd, 8)) < 0)
+	/*
+	 * The same notice gets the same Message-ID each time it is composed:
+	 * mailed again after a restart (the relay took it, the store had not
+	 * recorded so), it is one message to every reader, list and archive
+	 * that keeps the first of a Message-ID.  The pull's id, the request
+	 * it answers and the text, which names the merge, make it unique.
+	 */
+	if ((err = pg_buf_printf(&seed, "%lld", (long long)id)) < 0 ||
+	    (err = pg_buf_put(&seed, "", 1)) < 0 || (err = pg_buf_put(&seed, mail, mail_len)) < 0 ||
+	    (err = pg_buf_put(&seed, "", 1)) < 0 || (err = pg_buf_puts(&seed, text)) < 0 ||
+	    (err = pg_sha256_hex(digest, seed.ptr, seed.len)) < 0)
 		goto done;
 	pg_buf_clear(&line);
 	if ((err = put_header(msg, "From", from)) < 0 || (err = put_header(msg, "To", to.text.ptr)) < 0 ||
@@ -291,8 +303,8 @@ int pg_notify_compose(pg_buf *msg, pg_buf *rcpts, size_t *nrcpts, const char *fr
 	    (err = put_header(msg, "Subject", line.ptr)) < 0 || (err = put_header(msg, "Date", date)) < 0)
 		goto done;
 	pg_buf_clear(&line);
-	if ((err = pg_buf_printf(&line, "<pullgate.%lld.%lld.%s%s>", (long long)id, (long long)now,
-				 rnd.ptr, at ? at : "@localhost")) < 0 ||
+	if ((err = pg_buf_printf(&line, "<pullgate.%lld.%.32s%s>", (long long)id, digest,
+				 at ? at : "@localhost")) < 0 ||
 	    (err = put_header(msg, "Message-ID", line.ptr)) < 0)
 		goto done;
 	if (message_id_ok(&msgid)) {
@@ -324,7 +336,7 @@ done:
 	pg_buf_release(&msgid);
 	pg_buf_release(&refs);
 	pg_buf_release(&me);
-	pg_buf_release(&rnd);
+	pg_buf_release(&seed);
 	pg_buf_release(&line);
 	pg_buf_release(&to.text);
 	pg_buf_release(&to.rcpts);
@@ -411,6 +423,8 @@ static void deliver(pg_notify *n, const pg_notice_conf *c, const item *it)
 		}
 		wait = wait > 1800 ? 3600 : wait * 2;
 	}
+	/* a kill here mails the notice again at the next start, under the same Message-ID */
+	pg_testpoint("approve", "mailed");
 	pg_buf_printf(&note, "notice mailed to %s via %s (%u attempt%s)", rcpts.ptr, c->relay,
 		      attempt, attempt == 1 ? "" : "s");
 	for (i = 1, p = rcpts.ptr + strlen(rcpts.ptr) + 1; i < nr; i++, p += strlen(p) + 1)

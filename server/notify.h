@@ -37,7 +37,9 @@ void pg_notify_approved(void *ctx, int64_t id, const char *notice);
  * Compose the reply to the request mail (raw, as stored): the message in
  * msg, the envelope recipients (bare addresses, the sender first) in
  * rcpts as NUL-separated strings, *nrcpts of them.  from is the notice's
- * From, id and now make its Message-ID unique.  simulated: the pull was
+ * From; now its Date.  Its Message-ID is made of id, the request mail and
+ * text alone: the same notice composed again (mailed again after a restart)
+ * is the same message to its readers.  simulated: the pull was
  * tested by stand-in scripts, which the subject and the body's first
  * paragraph say (SIMULATED).  PG_EINVALID when the request mail has no
  * sender address.

@@ -73,7 +73,7 @@ like "$head" "^Subject: Re: \\[SIMULATED\\] \\[GIT PULL\\] hardening fixes for v
 	"a reply's subject, marked SIMULATED"
 like "$head" "^In-Reply-To: <202506010930.fix1@keescook>$" "In-Reply-To the request's Message-ID"
 like "$head" "^References: <cover.0@keescook> <202506010930.fix1@keescook>$" "References carry the thread on"
-like "$head" "^Message-ID: <pullgate\\.$ID\\.[0-9]+\\.[0-9a-f]+@linux-foundation.org>$" "a Message-ID of its own"
+like "$head" "^Message-ID: <pullgate\\.$ID\\.[0-9a-f]{32}@linux-foundation.org>$" "a Message-ID of its own, made of the pull, the request and the text"
 is "$(printf '%s\n' "$body" | head -n 2)" "SIMULATED: stand-in build and boot scripts ran in place of pullgate's own,
 so nothing was really built or booted before this approval." "the body says first that the run was simulated"
 like "$body" "^The pull request you sent on Sun, 01 Jun 2025 09:00:00 -0700:$" "the body is the notice"

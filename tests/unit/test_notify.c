@@ -79,12 +79,56 @@ static void test_the_mark_follows_one_re(void **state)
 	pg_buf_release(&mail);
 }
 
+/* The Message-ID header's value in a composed notice, into out. */
+static void message_id(char *out, size_t n, const char *mail, const char *text, int64_t id,
+		       time_t now)
+{
+	pg_buf msg = PG_BUF_INIT, rcpts = PG_BUF_INIT;
+	const char *h, *end;
+	size_t nr = 0;
+
+	assert_int_equal(pg_notify_compose(&msg, &rcpts, &nr, from, mail, strlen(mail), text, id,
+					   now, false), 0);
+	assert_non_null(h = strstr(msg.ptr, "\r\nMessage-ID: <pullgate."));
+	h += strlen("\r\nMessage-ID: ");
+	assert_non_null(end = strstr(h, "\r\n"));
+	assert_true((size_t)(end - h) < n);
+	memcpy(out, h, (size_t)(end - h));
+	out[end - h] = '\0';
+	assert_non_null(strstr(out, "@linux-foundation.org>"));
+	pg_buf_release(&msg);
+	pg_buf_release(&rcpts);
+}
+
+/*
+ * A notice mailed again (a restart after the relay took it, before the
+ * store recorded that) has the Message-ID it had: its readers see one.
+ * Another pull, request or text has another.
+ */
+static void test_the_same_notice_has_the_same_message_id(void **state)
+{
+	char a[128], b[128];
+
+	(void)state;
+	message_id(a, sizeof(a), request, "Merged, thanks.\n", 7, 1748700000);
+	message_id(b, sizeof(b), request, "Merged, thanks.\n", 7, 1748790000);
+	assert_string_equal(a, b);
+	message_id(b, sizeof(b), request, "Merged, thanks.\n", 8, 1748700000);
+	assert_string_not_equal(a, b);
+	message_id(b, sizeof(b), request, "Merged as 1234, thanks.\n", 7, 1748700000);
+	assert_string_not_equal(a, b);
+	message_id(b, sizeof(b), "From: kees@kernel.org\n\nx\n", "Merged, thanks.\n", 7,
+		   1748700000);
+	assert_string_not_equal(a, b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_a_real_run_s_notice_is_a_plain_reply),
 		cmocka_unit_test(test_a_stand_in_s_notice_says_simulated_in_subject_and_body),
 		cmocka_unit_test(test_the_mark_follows_one_re),
+		cmocka_unit_test(test_the_same_notice_has_the_same_message_id),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
