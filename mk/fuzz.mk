@@ -17,7 +17,7 @@
 # -merge_control_file), and every input that ever failed, named by its
 # SHA-1 as libFuzzer names them.
 
-FUZZ_TARGETS ?= object mail yaml ktap hook
+FUZZ_TARGETS ?= object mail yaml ktap hook graph pack
 FUZZ_SECONDS ?= 600
 FUZZ_CHECK_SECONDS ?= 30
 
@@ -32,7 +32,7 @@ LDOPT_fuzz := -fsanitize=fuzzer,address,undefined
 
 FUZZ_BIN = $(FUZZ_TARGETS:%=$(O)/fuzz/fuzz_%)
 
-$(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(O)/libpullgate.a
+$(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h tests/fuzz/files.h $(O)/libpullgate.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(O)/libpullgate.a $(PKG_LIBS)
 

@@ -27,6 +27,8 @@ max_len() {
 	yaml) echo 8192 ;;      # a policy, a serve configuration, a push record
 	ktap) echo 32768 ;;     # some hundred console lines
 	hook) echo 16384 ;;     # headers and a push record or mail body
+	graph) echo 16384 ;;    # a commit-graph or a chain of a few layers, some hundred commits
+	pack) echo 16384 ;;     # an index and its pack of some ten objects, a loose commit
 	*) echo 4096 ;;
 	esac
 }
