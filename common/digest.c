@@ -59,6 +59,45 @@ done:
 	return err;
 }
 
+int pg_sha1_fd(unsigned char out[20], int fd, uint64_t len, const char *what)
+{
+	EVP_MD_CTX *ctx = NULL;
+	unsigned char md[EVP_MAX_MD_SIZE], block[1 << 16];
+	unsigned n = 0;
+	uint64_t off = 0;
+	int err = 0;
+
+	if (!(ctx = EVP_MD_CTX_new()) || !EVP_DigestInit_ex(ctx, EVP_sha1(), NULL)) {
+		err = pg_error_set(PG_ERROR, "SHA-1 failed");
+		goto done;
+	}
+	while (off < len) {
+		size_t want = len - off < sizeof(block) ? (size_t)(len - off) : sizeof(block);
+		ssize_t got = pread(fd, block, want, (off_t)off);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			err = pg_error_set(PG_EIO, "'%s': %s", what, got < 0 ? strerror(errno) :
+					   "shorter than it was");
+			goto done;
+		}
+		if (!EVP_DigestUpdate(ctx, block, (size_t)got)) {
+			err = pg_error_set(PG_ERROR, "SHA-1 failed");
+			goto done;
+		}
+		off += (uint64_t)got;
+	}
+	if (!EVP_DigestFinal_ex(ctx, md, &n) || n != 20) {
+		err = pg_error_set(PG_ERROR, "SHA-1 failed");
+		goto done;
+	}
+	memcpy(out, md, 20);
+done:
+	EVP_MD_CTX_free(ctx);
+	return err;
+}
+
 int pg_random_hex(pg_buf *out, size_t nbytes)
 {
 	unsigned char raw[64];

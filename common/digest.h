@@ -18,6 +18,13 @@ int pg_sha256_hex(char *out, const void *data, size_t len);
  */
 int pg_sha256_file(char *out, const char *path);
 
+/*
+ * The SHA-1 of the first len bytes of the open file fd (from offset 0, by
+ * pread) into out (20 raw bytes): git's trailing checksum of its own files.
+ * PG_EIO naming what when it cannot be read or is shorter.
+ */
+int pg_sha1_fd(unsigned char out[20], int fd, uint64_t len, const char *what);
+
 /* Append nbytes from the system's CSPRNG to out as 2 * nbytes hex digits. */
 int pg_random_hex(pg_buf *out, size_t nbytes);
 

@@ -88,6 +88,8 @@ void pg_repo_graphs_release(pg_repo *r)
 	r->graphs = NULL;
 	r->ngraphs = r->graphs_alloc = 0;
 	r->graphs_loaded = false;
+	free(r->graph_warning);
+	r->graph_warning = NULL;
 	pg_packs_free(r->packs);
 	r->packs = NULL;
 }
@@ -110,6 +112,25 @@ int pg_repo_trust_graph(pg_repo *r, const char *objdir)
 	return err;
 }
 
+/* The first reason a graph was left out is the one told. */
+static int note_graph_warning(pg_repo *r, const char *why)
+{
+	if (r->graph_warning)
+		return 0;
+	return (r->graph_warning = pg_strdup(why)) ? 0 : PG_ENOMEM;
+}
+
+int pg_repo_set_graph_checks(pg_repo *r, const char *path)
+{
+	char *copy = pg_strdup(path);
+
+	if (!copy)
+		return PG_ENOMEM;
+	free(r->graph_checks);
+	r->graph_checks = copy;
+	return 0;
+}
+
 /*
  * Open the graphs of the trusted directories, once.  A graph that cannot
  * be used is left out (git warns and goes on without it); the walks then
@@ -125,16 +146,21 @@ static int load_graphs(pg_repo *r)
 	r->gen = PG_GRAPH_GEN_DATE;
 	for (i = 0; i < r->ngraph_dirs && err == 0; i++) {
 		pg_graph *g = NULL;
+		const char *why;
 
-		if ((err = pg_graph_open(&g, r->graph_dirs[i])) < 0) {
+		if ((err = pg_graph_open_checked(&g, r->graph_dirs[i], r->graph_checks)) < 0) {
 			if (err != PG_ENOMEM) {
+				err = note_graph_warning(r, pg_error_last());
 				pg_error_clear();
-				err = 0;
 			}
 			continue;
 		}
 		if (!g)
 			continue;
+		if ((why = pg_graph_warning(g)) && (err = note_graph_warning(r, why)) < 0) {
+			pg_graph_free(g);
+			break;
+		}
 		if ((err = PG_ARRAY_GROW(r->graphs, r->ngraphs + 1, r->graphs_alloc)) < 0) {
 			pg_graph_free(g);
 			break;
@@ -146,6 +172,50 @@ static int load_graphs(pg_repo *r)
 	if (err == 0)
 		r->graphs_loaded = true;
 	return err;
+}
+
+int pg_repo_graph_id(pg_oid *out, bool *has, pg_repo *r)
+{
+	pg_oid one;
+	uint64_t h[3];
+	unsigned char *all;
+	size_t i;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	*has = false;
+	if ((err = load_graphs(r)) < 0)
+		return err;
+	if (!r->ngraphs)
+		return 0;
+	*has = true;
+	if (r->ngraphs == 1) {
+		pg_graph_id(out, r->graphs[0]);
+		return 0;
+	}
+	/* several graphs (alternates): what changes when any of them does */
+	if (!(all = malloc(r->ngraphs * PG_OID_RAWSZ)))
+		return pg_error_oom();
+	for (i = 0; i < r->ngraphs; i++) {
+		pg_graph_id(&one, r->graphs[i]);
+		memcpy(all + i * PG_OID_RAWSZ, one.id, PG_OID_RAWSZ);
+	}
+	h[0] = pg_hash_bytes(all, r->ngraphs * PG_OID_RAWSZ);
+	all[0] ^= 0x5a;
+	h[1] = pg_hash_bytes(all, r->ngraphs * PG_OID_RAWSZ);
+	h[2] = r->ngraphs;
+	memcpy(out->id, h, PG_OID_RAWSZ);
+	free(all);
+	return 0;
+}
+
+const char *pg_repo_graph_warning(pg_repo *r)
+{
+	if (load_graphs(r) < 0) {
+		pg_error_clear();
+		return NULL;
+	}
+	return r->graph_warning;
 }
 
 /* --- nodes by id ----------------------------------------------------------------- */

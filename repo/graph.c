@@ -2,10 +2,17 @@
 #include "repo/graph.h"
 #include "common/array.h"
 #include "common/buf.h"
+#include "common/digest.h"
 #include "common/error.h"
 #include "common/fs.h"
+#include "common/hex.h"
+#include "common/map.h"
 #include "common/pagefile.h"
 #include "common/search.h"
+
+#include <pthread.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define HEADER_SIZE 8
 #define TOC_ENTRY 12
@@ -31,6 +38,9 @@
 #define CHAIN_FILE_MAX ((size_t)1 << 20)
 /* at most 32 MiB of a layer held at once (a walk reads a few bytes per commit) */
 #define CACHE_BLOCKS 8192
+/* files whose checksum held, remembered in the process and in the checks file */
+#define CHECKED_MAX 64
+#define CHECKS_FILE_LINES 256
 
 /* One file: where its tables start (0: absent), all inside it. */
 typedef struct layer {
@@ -43,6 +53,7 @@ typedef struct layer {
 	size_t ngdo2, nedge;
 	uint32_t n, base; /* its commits, and how many the layers below hold */
 	unsigned nbases;
+	unsigned char trailer[HASH_LEN]; /* git's checksum of the rest of the file */
 } layer;
 
 struct pg_graph {
@@ -50,6 +61,7 @@ struct pg_graph {
 	size_t nlayers, alloc;
 	uint32_t count;
 	enum pg_graph_gen gen;
+	char *warning;        /* why upper layers were left out, or NULL */
 };
 
 static uint32_t be32(const unsigned char *p)
@@ -87,7 +99,156 @@ static int open_file(layer *l, const char *path)
 	l->len = pg_pagefile_size(l->f);
 	if (l->len < HEADER_SIZE + TOC_ENTRY + HASH_LEN)
 		return corrupt(l, "too short to be a commit-graph");
-	return 0;
+	return pg_pagefile_read(l->f, l->len - HASH_LEN, l->trailer, HASH_LEN);
+}
+
+/* --- the trailing checksum, checked once per file ------------------------------------ */
+
+/*
+ * A file is known by its path, device, inode, size and modification time:
+ * git writes a new graph under a temporary name and renames it, so a
+ * rewritten graph is another inode, and one changed in place another
+ * mtime.  The checksum it had when it was checked is kept too: the trailer
+ * read now must still be that one.
+ */
+typedef struct checked {
+	uint64_t path_hash, dev, ino, size;
+	int64_t sec, nsec;
+	unsigned char trailer[HASH_LEN];
+} checked;
+
+static checked checked_files[CHECKED_MAX];
+static size_t checked_next;
+static pthread_mutex_t checked_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool same_file(const checked *a, const checked *b)
+{
+	return a->path_hash == b->path_hash && a->dev == b->dev && a->ino == b->ino &&
+	       a->size == b->size && a->sec == b->sec && a->nsec == b->nsec &&
+	       !memcmp(a->trailer, b->trailer, HASH_LEN);
+}
+
+static bool checked_in_memory(const checked *k)
+{
+	bool found = false;
+	size_t i;
+
+	pthread_mutex_lock(&checked_lock);
+	for (i = 0; i < CHECKED_MAX && !found; i++)
+		found = checked_files[i].size && same_file(&checked_files[i], k);
+	pthread_mutex_unlock(&checked_lock);
+	return found;
+}
+
+static void remember_in_memory(const checked *k)
+{
+	pthread_mutex_lock(&checked_lock);
+	checked_files[checked_next++ % CHECKED_MAX] = *k;
+	pthread_mutex_unlock(&checked_lock);
+}
+
+/* "path_hash dev ino size sec nsec trailer" */
+static int format_checked(pg_buf *out, const checked *k)
+{
+	char hex[2 * HASH_LEN + 1];
+
+	pg_hex_encode(hex, k->trailer, HASH_LEN);
+	return pg_buf_printf(out, "%016llx %llu %llu %llu %lld %lld %s\n",
+			     (unsigned long long)k->path_hash, (unsigned long long)k->dev,
+			     (unsigned long long)k->ino, (unsigned long long)k->size,
+			     (long long)k->sec, (long long)k->nsec, hex);
+}
+
+/*
+ * Whether the checks file (one line per file whose checksum held, see
+ * format_checked) lists k; with add, k is added when it is not, the
+ * oldest lines dropped past CHECKS_FILE_LINES.  A file that cannot be
+ * read or written is no error: the checksum is computed again.
+ */
+static bool checks_file(const char *path, const checked *k, bool add)
+{
+	pg_buf file = PG_BUF_INIT, line = PG_BUF_INIT, out = PG_BUF_INIT;
+	const char *p, *keep;
+	size_t lines = 0;
+	bool found = false;
+
+	pg_buf_init(&file, (size_t)CHECKS_FILE_LINES * 128);
+	if (pg_buf_read_file(&file, path) < 0)
+		pg_error_clear();
+	if (format_checked(&line, k) < 0)
+		goto done;
+	for (p = file.ptr ? file.ptr : ""; *p; lines++) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) + 1 : strlen(p);
+
+		if (len == line.len && !memcmp(p, line.ptr, len))
+			found = true;
+		p += len;
+	}
+	if (found || !add)
+		goto done;
+	/* the newest lines at the end: drop from the start */
+	for (keep = file.ptr ? file.ptr : ""; lines >= CHECKS_FILE_LINES; lines--) {
+		const char *nl = strchr(keep, '\n');
+
+		keep = nl ? nl + 1 : keep + strlen(keep);
+	}
+	if (pg_buf_puts(&out, keep) < 0 || pg_buf_puts(&out, line.ptr) < 0 ||
+	    pg_write_file_atomic(path, out.ptr, out.len) < 0)
+		pg_error_clear();
+done:
+	pg_buf_release(&file);
+	pg_buf_release(&line);
+	pg_buf_release(&out);
+	return found;
+}
+
+/*
+ * The layer's trailing checksum is the SHA-1 of the rest of the file (it
+ * reads every byte: 100 ms for the kernel's graph), once per file (see
+ * checked), remembered in the process and in checks (may be NULL).
+ * PG_EINVALID naming the file when it does not hold.
+ */
+static int check_sum(const layer *l, const char *checks)
+{
+	unsigned char sum[HASH_LEN];
+	struct stat st;
+	checked k;
+	off_t size = 0;
+	int fd = -1, err;
+
+	if ((err = pg_open_regular(&fd, &size, l->path, PG_OPEN_READ, NULL)) < 0)
+		return err;
+	if (fstat(fd, &st) < 0 || (uint64_t)size != l->len) {
+		err = corrupt(l, "it changed while it was opened");
+		goto done;
+	}
+	memset(&k, 0, sizeof(k));
+	k.path_hash = pg_hash_bytes(l->path, strlen(l->path));
+	k.dev = (uint64_t)st.st_dev;
+	k.ino = (uint64_t)st.st_ino;
+	k.size = (uint64_t)st.st_size;
+	k.sec = (int64_t)st.st_mtim.tv_sec;
+	k.nsec = (int64_t)st.st_mtim.tv_nsec;
+	memcpy(k.trailer, l->trailer, HASH_LEN);
+	if (checked_in_memory(&k))
+		goto done;
+	if (checks && checks_file(checks, &k, false)) {
+		remember_in_memory(&k);
+		goto done;
+	}
+	if ((err = pg_sha1_fd(sum, fd, l->len - HASH_LEN, l->path)) < 0)
+		goto done;
+	if (memcmp(sum, l->trailer, HASH_LEN)) {
+		err = corrupt(l, "its trailing checksum does not match its contents");
+		goto done;
+	}
+	remember_in_memory(&k);
+	if (checks)
+		checks_file(checks, &k, true);
+done:
+	close(fd);
+	return err;
 }
 
 /* Read len bytes at off, which the table of contents put inside the file. */
@@ -200,12 +361,14 @@ static int read_chunks(layer *l, uint32_t below)
 	return 0;
 }
 
-static int open_layer(layer *l, const char *path, uint32_t below)
+/* check: the trailing checksum too (checks: where checked files are remembered, or NULL) */
+static int open_layer(layer *l, const char *path, uint32_t below, bool check, const char *checks)
 {
 	int err;
 
 	memset(l, 0, sizeof(*l));
-	if ((err = open_file(l, path)) < 0 || (err = read_chunks(l, below)) < 0)
+	if ((err = open_file(l, path)) < 0 || (err = read_chunks(l, below)) < 0 ||
+	    (check && (err = check_sum(l, checks)) < 0))
 		layer_release(l);
 	return err;
 }
@@ -241,10 +404,11 @@ void pg_graph_free(pg_graph *g)
 	for (i = 0; i < g->nlayers; i++)
 		layer_release(&g->layers[i]);
 	free(g->layers);
+	free(g->warning);
 	free(g);
 }
 
-int pg_graph_open_file(pg_graph **out, const char *path)
+static int open_single(pg_graph **out, const char *path, bool check, const char *checks)
 {
 	pg_graph *g = calloc(1, sizeof(*g));
 	layer l;
@@ -253,7 +417,7 @@ int pg_graph_open_file(pg_graph **out, const char *path)
 	*out = NULL;
 	if (!g)
 		return pg_error_oom();
-	if ((err = open_layer(&l, path, 0)) < 0) {
+	if ((err = open_layer(&l, path, 0, check, checks)) < 0) {
 		if (err == PG_ENOTFOUND)
 			err = pg_error_set(PG_ENOTFOUND, "commit-graph '%s' does not exist", path);
 		goto done;
@@ -275,6 +439,11 @@ done:
 	return err;
 }
 
+int pg_graph_open_file(pg_graph **out, const char *path)
+{
+	return open_single(out, path, false, NULL);
+}
+
 /* Layer i of a chain must name the i layers below it, in order, as its bases. */
 static bool bases_match(const layer *l, const pg_oid *names, size_t i)
 {
@@ -288,7 +457,7 @@ static bool bases_match(const layer *l, const pg_oid *names, size_t i)
 	return true;
 }
 
-static int open_chain(pg_graph **out, const char *objdir)
+static int open_chain(pg_graph **out, const char *objdir, const char *checks)
 {
 	pg_buf chain = PG_BUF_INIT, path = PG_BUF_INIT;
 	pg_graph *g = NULL;
@@ -326,7 +495,7 @@ static int open_chain(pg_graph **out, const char *objdir)
 		if ((err = pg_buf_printf(&path, "%s/info/commit-graphs/graph-%.40s.graph", objdir,
 					 line)) < 0)
 			break;
-		if ((err = open_layer(&l, path.ptr, g->count)) < 0) {
+		if ((err = open_layer(&l, path.ptr, g->count, true, checks)) < 0) {
 			if (err == PG_ENOTFOUND)
 				err = pg_error_set(PG_EINVALID, "commit-graph chain: '%s' is missing",
 						   path.ptr);
@@ -334,6 +503,12 @@ static int open_chain(pg_graph **out, const char *objdir)
 		}
 		if (!bases_match(&l, names, nnames)) {
 			err = corrupt(&l, "its base graphs are not the layers below it in the chain");
+			layer_release(&l);
+			break;
+		}
+		/* git names a layer by its checksum: another file under the name is not it */
+		if (memcmp(l.trailer, name.id, HASH_LEN)) {
+			err = corrupt(&l, "its checksum is not the one its name says");
 			layer_release(&l);
 			break;
 		}
@@ -347,6 +522,10 @@ static int open_chain(pg_graph **out, const char *objdir)
 	}
 	/* a chain whose upper layers do not fit is cut below them, as git does */
 	if (err == PG_EINVALID && g->nlayers) {
+		if (!(g->warning = pg_strdup(pg_error_last()))) {
+			err = PG_ENOMEM;
+			goto done;
+		}
 		pg_error_clear();
 		err = 0;
 	}
@@ -367,7 +546,7 @@ done:
 	return err;
 }
 
-int pg_graph_open(pg_graph **out, const char *objdir)
+int pg_graph_open_checked(pg_graph **out, const char *objdir, const char *checks)
 {
 	pg_buf path = PG_BUF_INIT;
 	int err;
@@ -375,12 +554,28 @@ int pg_graph_open(pg_graph **out, const char *objdir)
 	*out = NULL;
 	if ((err = pg_buf_printf(&path, "%s/info/commit-graph", objdir)) < 0)
 		return err;
-	err = pg_graph_open_file(out, path.ptr);
+	err = open_single(out, path.ptr, true, checks);
 	pg_buf_release(&path);
 	if (err != PG_ENOTFOUND)
 		return err;
 	pg_error_clear();
-	return open_chain(out, objdir);
+	return open_chain(out, objdir, checks);
+}
+
+int pg_graph_open(pg_graph **out, const char *objdir)
+{
+	return pg_graph_open_checked(out, objdir, NULL);
+}
+
+void pg_graph_id(pg_oid *out, const pg_graph *g)
+{
+	/* the top layer's checksum covers its list of bases, whose checksums were checked */
+	memcpy(out->id, g->layers[g->nlayers - 1].trailer, HASH_LEN);
+}
+
+const char *pg_graph_warning(const pg_graph *g)
+{
+	return g->warning;
 }
 
 uint32_t pg_graph_count(const pg_graph *g)

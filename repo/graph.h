@@ -11,8 +11,12 @@
  * with its layers.  The files are read in place, a few bytes at a time
  * through a small cache (common/pagefile.h: a walk touches a few bytes per
  * commit, and mapping would make 64 KiB of each touch resident), never
- * copied, and never hashed whole (git's trailing checksum is not checked).  Chunks this reader does
- * not use (BIDX, BDAT, the old GDAT and GDOV, unknown ones) are skipped.
+ * copied.  The trailing checksum of every file (git's SHA-1 of the rest of
+ * it) is checked when a repository's graph is opened (pg_graph_open), once
+ * per file: a file is known by its path, device, inode, size and mtime,
+ * remembered in the process and, given a checks file, across processes.
+ * A file whose checksum does not hold is refused like a truncated one.
+ * Chunks this reader does not use (BIDX, BDAT, the old GDAT and GDOV, unknown ones) are skipped.
  *
  * A position is a commit's index in the whole chain (a layer's positions
  * follow those of the layers below it).  Every read is bounds-checked: a
@@ -46,8 +50,24 @@ enum pg_graph_gen {
  */
 int pg_graph_open(pg_graph **out, const char *objdir);
 
-/* Open one commit-graph file that has no base layers (for tests and tools). */
+/*
+ * pg_graph_open, remembering the files whose checksum held in the file
+ * checks (NULL: in the process only), so that the next process does not
+ * read them whole again.
+ */
+int pg_graph_open_checked(pg_graph **out, const char *objdir, const char *checks);
+
+/*
+ * Open one commit-graph file that has no base layers (for tests, tools and
+ * fuzzing): its checksum is not checked, so that damage reaches the parser.
+ */
 int pg_graph_open_file(pg_graph **out, const char *path);
+
+/* What the graph is: its top layer's checksum, which names its bases too. */
+void pg_graph_id(pg_oid *out, const pg_graph *g);
+
+/* Why upper layers of a chain were left out (a message), or NULL. */
+const char *pg_graph_warning(const pg_graph *g);
 
 void pg_graph_free(pg_graph *g);
 

@@ -35,6 +35,8 @@ struct pg_repo {
 	size_t ngraphs, graphs_alloc;
 	bool graphs_loaded;
 	enum pg_graph_gen gen;  /* the generation kind every loaded graph has */
+	char *graph_checks;     /* where checked graph files are remembered, or NULL */
+	char *graph_warning;    /* why a trusted graph was left out, or NULL */
 	pg_packs *packs;        /* the trusted directories' packs (pack.c), on first use */
 	git_odb *untrusted;     /* the untrusted attached directories alone (read.c), or NULL */
 	pg_progress_fn progress; /* a fetch's transfer progress, or NULL */

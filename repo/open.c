@@ -118,6 +118,7 @@ void pg_repo_free(pg_repo *r)
 		return;
 	pg_repo_graphs_release(r);
 	pg_str_list_free(r->graph_dirs, r->ngraph_dirs);
+	free(r->graph_checks);
 	git_odb_free(r->untrusted);
 	git_repository_free(r->git);
 	pg_str_list_free(r->attached_keys, r->nattached);

@@ -277,6 +277,30 @@ int pg_repo_tree_list_files(char ***names, size_t *n, pg_repo *r, const pg_oid *
  */
 int pg_repo_resolve_prefix(pg_oid *out, pg_repo *r, const char *hex, size_t len);
 
+/* commits.c */
+
+/*
+ * Remember the commit-graph files whose checksum held in the file path
+ * (in HOME: pg_graph_open_checked), so that the next verify does not read
+ * them whole again.  Before the first walk.
+ */
+int pg_repo_set_graph_checks(pg_repo *r, const char *path);
+
+/*
+ * What the walks read commits from besides the objects: the checksum of
+ * the trusted commit-graph (the top layer's, which names the layers below;
+ * of several graphs, a hash of their checksums), *has false when no graph
+ * is used.  PG_ENOMEM.
+ */
+int pg_repo_graph_id(pg_oid *out, bool *has, pg_repo *r);
+
+/*
+ * Why a trusted commit-graph, or upper layers of its chain, were left out
+ * (a damaged file, a checksum that does not hold): one line, or NULL.
+ * The walks then read those commits from the objects.
+ */
+const char *pg_repo_graph_warning(pg_repo *r);
+
 /* walk.c */
 
 /*

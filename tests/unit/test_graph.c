@@ -505,6 +505,52 @@ static void test_broken_chains(void **state)
 	pg_buf_release(&chain);
 }
 
+
+/*
+ * A repository's graph is refused when its trailing checksum does not
+ * hold (a file opened as is, for tools, is not checked); one that holds
+ * is remembered in the checks file, once.
+ */
+static void test_checksum_is_checked_once(void **state)
+{
+	fixture *f = *state;
+	pg_graph *g = NULL;
+	char repo[256], objdir[320], checks[320], cmd[2048];
+	pg_buf file = PG_BUF_INIT;
+
+	snprintf(repo, sizeof(repo), "%s/sum.git", f->dir);
+	snprintf(objdir, sizeof(objdir), "%s/objects", repo);
+	snprintf(checks, sizeof(checks), "%s/graph-checks", f->dir);
+	snprintf(cmd, sizeof(cmd), "cp -r %s %s", f->repo, repo);
+	sh(cmd);
+	assert_int_equal(pg_graph_open_checked(&g, objdir, checks), 0);
+	assert_non_null(g);
+	pg_graph_free(g);
+	assert_int_equal(pg_buf_read_file(&file, checks), 0);
+	assert_non_null(strchr(file.ptr, '\n'));
+	assert_null(strchr(strchr(file.ptr, '\n') + 1, '\n'));
+	assert_int_equal(pg_graph_open_checked(&g, objdir, checks), 0);
+	pg_graph_free(g);
+	pg_buf_clear(&file);
+	assert_int_equal(pg_buf_read_file(&file, checks), 0);
+	assert_null(strchr(strchr(file.ptr, '\n') + 1, '\n'));
+
+	/* one bit of a commit's date: every table still fits, the checksum does not */
+	snprintf(cmd, sizeof(cmd), "f=%s/info/commit-graph; chmod u+w $f; perl -e 'open(F, "
+		 "\"+<\", $ARGV[0]) or die; seek(F, -200, 2); read(F, $b, 1); seek(F, -200, 2); "
+		 "print F chr(ord($b) ^ 1)' $f", objdir);
+	sh(cmd);
+	assert_int_equal(pg_graph_open_checked(&g, objdir, checks), PG_EINVALID);
+	assert_null(g);
+	assert_non_null(strstr(pg_error_last(), "checksum"));
+	assert_int_equal(pg_graph_open(&g, objdir), PG_EINVALID);
+	snprintf(cmd, sizeof(cmd), "%s/info/commit-graph", objdir);
+	assert_int_equal(pg_graph_open_file(&g, cmd), 0);
+	assert_non_null(g);
+	pg_graph_free(g);
+	pg_buf_release(&file);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -516,6 +562,7 @@ int main(void)
 		cmocka_unit_test(test_broken_entries_are_refused),
 		cmocka_unit_test(test_random_damage_never_crashes),
 		cmocka_unit_test(test_broken_chains),
+		cmocka_unit_test(test_checksum_is_checked_once),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
