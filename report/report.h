@@ -195,7 +195,8 @@ typedef struct pg_report {
 	int64_t upstream_since;   /* of which: every one committed since then (a date window) */
 	const char *upstream_index; /* NULL: no identity index (the date window was walked);
 				       else "current", "extended", or "built (new)",
-				       "built (rewritten)", "built (key)", "built (damaged)" */
+				       "built (rewritten)", "built (key)", "built (graph)",
+				       "built (damaged)" */
 	size_t upstream_indexed;    /* the commits the index holds */
 	size_t upstream_index_added; /* of which: read and added this time */
 	bool no_keyring;          /* no keyring was given: signatures were not checked */

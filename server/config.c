@@ -6,6 +6,7 @@
 #include "common/yaml_schema.h"
 #include "pipeline/gate.h"
 #include "policies/policy.h"
+#include "verifier/identity_index.h"
 
 /* A hook secret, given or read from a file, has at least this many characters. */
 #define SECRET_MIN 16
@@ -30,6 +31,7 @@ int pg_config_new_default(pg_config **out)
 	c->limits.streams = 256;
 	c->limits.streams_per_address = 8;
 	c->limits.stream_seconds = 600;
+	c->limits.index_cache_size = (size_t)PG_IDENTITY_INDEX_CACHE_DEFAULT;
 	c->stages = PG_GATE_ALL;
 	c->verify_workers = 2;
 	c->build_worktrees = 1;
@@ -282,6 +284,8 @@ static const pg_yaml_field limits_fields[] = {
 	  MEMBER(pg_config, limits.streams_per_address), .min = 1, .max = 32768 },
 	{ .key = "stream-seconds", .kind = PG_FIELD_UINT, MEMBER(pg_config, limits.stream_seconds),
 	  .min = 1, .max = 86400 },
+	{ .key = "index-cache-size", .kind = PG_FIELD_SIZE,
+	  MEMBER(pg_config, limits.index_cache_size), .min = (size_t)1 << 20 },
 };
 
 /* What a merge message names: a network URL, ending where a repository name follows. */

@@ -47,6 +47,7 @@ typedef struct pg_config_limits {
 	unsigned streams;            /* streamed answers open at once (at most half the connections) */
 	unsigned streams_per_address; /* of them from one non-loopback address */
 	unsigned stream_seconds;     /* how long one stream lasts before the service ends it */
+	size_t index_cache_size;     /* bytes $PULLGATE_HOME/identity may hold (its LRU is pruned) */
 } pg_config_limits;
 
 /* The Host names allowed when the configuration names none (besides the listen address). */

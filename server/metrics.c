@@ -1,6 +1,7 @@
 /* metrics.c - /metrics in the Prometheus text format and /healthz. */
 #include "server/web.h"
 #include "common/error.h"
+#include "verifier/identity_index.h"
 
 static const char *const reasons[PG_REJECT__COUNT] = {
 	"signature", "delivery", "size", "content-type", "malformed", "repository", "conflict",
@@ -25,6 +26,7 @@ int pg_page_metrics(pg_req *rq, pg_resp *rs)
 	pg_server *s = rq->srv;
 	pg_buf *out = &rs->body;
 	pg_conns_stats cs;
+	uint64_t index_bytes = 0;
 	size_t h, i;
 	int err;
 
@@ -72,6 +74,13 @@ int pg_page_metrics(pg_req *rq, pg_resp *rs)
 		      (unsigned long long)s->http_misdirected, (unsigned long long)s->login_failures,
 		      (unsigned long long)s->login_throttled, (unsigned long long)s->password_checks);
 	pthread_mutex_unlock(&s->metrics_lock);
+	/* a directory listing: the files' sizes, nothing read */
+	if (pg_identity_index_cache_size(&index_bytes, s->home) < 0)
+		pg_error_clear();
+	pg_buf_printf(out, "# HELP pullgate_identity_index_bytes Bytes the identity indexes take "
+		      "in $PULLGATE_HOME/identity (limits.index-cache-size bounds them).\n"
+		      "# TYPE pullgate_identity_index_bytes gauge\n"
+		      "pullgate_identity_index_bytes %llu\n", (unsigned long long)index_bytes);
 	pg_conns_get_stats(s->conns, &cs);
 	pg_buf_printf(out, "# HELP pullgate_http_connections Connections open now.\n"
 		      "# TYPE pullgate_http_connections gauge\n"

@@ -188,6 +188,7 @@ static int pull_spec(pg_pull_spec *spec, pg_buf *url, const pg_worker_opts *o, c
 	int err;
 
 	memset(spec, 0, sizeof(*spec));
+	spec->index_cache_size = o->index_cache_size;
 	spec->repo = j->repo;
 	spec->tag = j->tag;
 	if (j->mail && j->repo_name && strcmp(j->repo_name, j->repo))
@@ -854,6 +855,7 @@ void pg_worker_reload(pg_worker *w, const pg_worker_opts *o)
 	w->o.branch = o->branch;
 	w->o.merge_name = o->merge_name;
 	w->o.merge_email = o->merge_email;
+	w->o.index_cache_size = o->index_cache_size;
 	pthread_mutex_unlock(&w->lock);
 }
 

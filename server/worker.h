@@ -24,6 +24,7 @@ typedef struct pg_worker_opts {
 	unsigned stages;            /* pg_gate_stage flags after verify; 0: verify only */
 	unsigned verify_workers;    /* at least 1 */
 	unsigned build_worktrees;   /* kernel jobs at once, each in a build worktree; 0: 1 */
+	uint64_t index_cache_size;  /* bytes home/identity may hold; 0: 1 GiB */
 	pg_log_fn log;              /* may be NULL */
 	void *log_ctx;
 	/* a job was approved (by the policy or the maintainer); notice: the

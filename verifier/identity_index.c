@@ -1,5 +1,6 @@
 /* identity_index.c - an upstream's identity keys on disk: made once, extended from the last tip, probed in place. */
 #include "verifier/identity_index.h"
+#include "common/array.h"
 #include "common/buf.h"
 #include "common/error.h"
 #include "common/fs.h"
@@ -8,7 +9,11 @@
 #include "common/search.h"
 #include "verifier/match.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /*
  * The file, all numbers little-endian:
@@ -18,15 +23,27 @@
  *	24  u64 count of entries
  *	32  the tip indexed (20 bytes), u32 length of the name
  *	56  u64 checksum of the entries
- *	64  u64 checksum of bytes 0..63
- *	72  the name, then count entries sorted by (key, id):
+ *	64  the commit-graph the commits were read through (20 bytes:
+ *	    pg_repo_graph_id), u32 1 when there was one, else 0
+ *	88  u64 checksum of the table of segments
+ *	96  u64 checksum of bytes 0..95
+ *	104 the name, then count entries sorted by (key, id):
  *	    u64 key, i64 author date, the id (20 bytes)
+ *	    then the table: u64 checksum of each SEGMENT entries (the last may be short)
  */
 #define MAGIC "PGIDENT1"
-#define FORMAT 1
-#define HEADER 72
+#define FORMAT 2
+#define HEADER 104
 #define ENTRY 36
 #define NAME_MAX_LEN 4096
+/*
+ * A probe checks the segments it reads (4.5 KiB each) against the table,
+ * once: what it finds was written so, without reading the whole file on
+ * every open (36 MiB for the kernel's history: docs/speed.md).
+ */
+#define SEGMENT 128
+/* adjacent pairs checked in order on every open, evenly spaced */
+#define SAMPLES 256
 
 /* A probe reads a few entries of a file of 36 MiB: through a small block cache. */
 #define CACHE_BLOCKS 1024
@@ -39,6 +56,12 @@ struct pg_identity_index {
 	const unsigned char *entries;
 	size_t count;
 	pg_oid tip;
+	pg_oid graph;           /* what it was built through (has_graph) */
+	bool has_graph;
+	uint64_t *segments;     /* the table of the file's segments' checksums */
+	unsigned char *checked; /* one bit per segment: checked */
+	size_t nsegments;
+	bool damaged;           /* a probe met a segment that does not hold */
 	char *path;             /* the file's */
 	const struct key_kind *kind;
 };
@@ -246,10 +269,20 @@ done:
 
 /* --- the file --------------------------------------------------------------------- */
 
+static size_t segments_of(size_t count)
+{
+	return count / SEGMENT + (count % SEGMENT != 0);
+}
+
 static void unmap(pg_identity_index *x)
 {
 	pg_pagefile_free(x->f);
 	x->f = NULL;
+	free(x->segments);
+	free(x->checked);
+	x->segments = NULL;
+	x->checked = NULL;
+	x->nsegments = 0;
 }
 
 void pg_identity_index_free(pg_identity_index *x)
@@ -262,13 +295,47 @@ void pg_identity_index_free(pg_identity_index *x)
 	free(x);
 }
 
-/* Entry i, into e (ENTRY bytes). */
-static int entry_at(const pg_identity_index *x, size_t i, unsigned char *e)
+/*
+ * Segment s of the file holds: its checksum is the table's, its entries
+ * are in order, and its first is past the entry before it.  Checked once.
+ */
+static int check_segment(pg_identity_index *x, size_t s)
 {
+	unsigned char e[(SEGMENT + 1) * ENTRY];
+	size_t first = s * SEGMENT, n = x->count - first < SEGMENT ? x->count - first : SEGMENT;
+	size_t i, from = first ? 1 : 0;
+	int err;
+
+	if (x->checked[s / 8] & (1u << (s % 8)))
+		return 0;
+	if ((err = pg_pagefile_read(x->f, x->entries_off + (uint64_t)(first - from) * ENTRY, e,
+				    (n + from) * ENTRY)) < 0)
+		goto damaged;
+	if (checksum(e + from * ENTRY, n * ENTRY) != x->segments[s])
+		goto damaged;
+	for (i = 1; i < n + from; i++)
+		if (entry_cmp(e + (i - 1) * ENTRY, e + i * ENTRY) >= 0)
+			goto damaged;
+	x->checked[s / 8] |= (unsigned char)(1u << (s % 8));
+	return 0;
+damaged:
+	x->damaged = true;
+	return pg_error_set(PG_EINVALID, "identity index '%s' is damaged (entries %zu to %zu)",
+			    x->path, first, first + n);
+}
+
+/* Entry i, into e (ENTRY bytes), from a segment that holds. */
+static int entry_at(const pg_identity_index *cx, size_t i, unsigned char *e)
+{
+	pg_identity_index *x = (pg_identity_index *)cx; /* the segments' checks are a cache */
+	int err;
+
 	if (x->owned) {
 		memcpy(e, x->entries + i * ENTRY, ENTRY);
 		return 0;
 	}
+	if ((err = check_segment(x, i / SEGMENT)) < 0)
+		return err;
 	return pg_pagefile_read(x->f, x->entries_off + (uint64_t)i * ENTRY, e, ENTRY);
 }
 
@@ -290,80 +357,137 @@ static int open_file(pg_identity_index *x, const char *path, bool *exists)
 
 /*
  * Whether the open file is a whole index of this upstream with this key;
- * *why says what is wrong.  The entries' checksum is checked only when
- * they are all read anyway (all_entries).
+ * *why says what is wrong: its header and the table of its segments are
+ * checked, its entries are not (check_order, all_entries, check_segment).
  */
 static bool header_ok(pg_identity_index *x, const char *name, uint64_t fingerprint,
 		      const char **why)
 {
 	const unsigned char *h = x->head;
-	uint64_t len = x->f ? pg_pagefile_size(x->f) : 0;
-	size_t name_len = strlen(name), count;
+	uint64_t len = x->f ? pg_pagefile_size(x->f) : 0, body;
+	size_t name_len = strlen(name), count, nseg, i;
 	char stored[NAME_MAX_LEN];
 
 	*why = "damaged";
 	if (len < HEADER || pg_pagefile_read(x->f, 0, x->head, HEADER) < 0 ||
-	    memcmp(h, MAGIC, 8) || get32(h + 8) != FORMAT) {
+	    memcmp(h, MAGIC, 8)) {
 		pg_error_clear();
 		return false;
 	}
-	if (get32(h + 12) != x->kind->version || get64(h + 16) != fingerprint) {
+	/* another format or key is no damage: what pullgate writes changed */
+	if (get32(h + 8) != FORMAT || get32(h + 12) != x->kind->version ||
+	    get64(h + 16) != fingerprint) {
 		*why = "key";
 		return false;
 	}
-	if (checksum(h, 64) != get64(h + 64))
+	if (checksum(h, 96) != get64(h + 96) || get32(h + 84) > 1)
 		return false;
 	count = (size_t)get64(h + 24);
-	if (get32(h + 52) != name_len || len - HEADER < name_len ||
+	nseg = segments_of(count);
+	body = len - HEADER;
+	if (get32(h + 52) != name_len || body < name_len ||
 	    pg_pagefile_read(x->f, HEADER, stored, name_len) < 0 ||
-	    memcmp(stored, name, name_len) || count > (len - HEADER - name_len) / ENTRY ||
-	    len != HEADER + name_len + (uint64_t)count * ENTRY) {
+	    memcmp(stored, name, name_len) ||
+	    get64(h + 24) > (body - name_len) / ENTRY ||
+	    len != HEADER + name_len + (uint64_t)count * ENTRY + (uint64_t)nseg * 8) {
 		pg_error_clear();
 		return false;
 	}
 	x->entries_off = HEADER + name_len;
 	x->count = count;
 	memcpy(x->tip.id, h + 32, PG_OID_RAWSZ);
+	memcpy(x->graph.id, h + 64, PG_OID_RAWSZ);
+	x->has_graph = get32(h + 84) == 1;
+	if (!(x->segments = malloc(nseg * 8 + 1)) || !(x->checked = calloc(nseg / 8 + 1, 1))) {
+		pg_error_clear();
+		return false;
+	}
+	x->nsegments = nseg;
+	if (pg_pagefile_read(x->f, x->entries_off + (uint64_t)count * ENTRY, x->segments,
+			     nseg * 8) < 0 ||
+	    checksum((const unsigned char *)x->segments, nseg * 8) != get64(h + 88)) {
+		pg_error_clear();
+		return false;
+	}
+	/* stored little-endian: each read before its slot is written */
+	for (i = 0; i < nseg; i++)
+		x->segments[i] = get64((const unsigned char *)x->segments + i * 8);
 	return true;
 }
 
-/* Every entry of the open file, checked (checksum, order); NULL when damaged. */
+/*
+ * Adjacent entries in order at SAMPLES evenly spaced places (every pair in
+ * a small file): entries reversed, or a region overwritten, are seen at
+ * the cost of a few hundred block reads, without checksumming 36 MiB.
+ */
+static bool check_order(pg_identity_index *x)
+{
+	unsigned char e[2 * ENTRY];
+	size_t j, n = x->count < 2 ? 0 : x->count - 1, step = n / SAMPLES + (n % SAMPLES != 0);
+
+	for (j = 0; j < n; j += step ? step : 1) {
+		if (pg_pagefile_read(x->f, x->entries_off + (uint64_t)j * ENTRY, e, 2 * ENTRY) < 0) {
+			pg_error_clear();
+			return false;
+		}
+		if (entry_cmp(e, e + ENTRY) >= 0)
+			return false;
+	}
+	/* the last pair too: a step may pass it */
+	if (n && (pg_pagefile_read(x->f, x->entries_off + (uint64_t)(n - 1) * ENTRY, e,
+				   2 * ENTRY) < 0 || entry_cmp(e, e + ENTRY) >= 0)) {
+		pg_error_clear();
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Every entry of the open file, checked (the whole checksum, every
+ * segment's, the order); NULL when damaged.
+ */
 static int all_entries(unsigned char **out, pg_identity_index *x)
 {
 	unsigned char *e;
 	size_t i;
 
 	*out = NULL;
-	if (x->count > SIZE_MAX / ENTRY || !(e = malloc(x->count * ENTRY + 1)))
+	if (x->count > SIZE_MAX / ENTRY - 1 || !(e = malloc(x->count * ENTRY + 1)))
 		return pg_error_oom();
 	if (pg_pagefile_read(x->f, x->entries_off, e, x->count * ENTRY) < 0 ||
 	    checksum(e, x->count * ENTRY) != get64(x->head + 56)) {
 		pg_error_clear();
-		free(e);
-		return 0;
+		goto damaged;
 	}
-	for (i = 1; i < x->count; i++) {
-		if (entry_cmp(e + (i - 1) * ENTRY, e + i * ENTRY) >= 0) {
-			free(e);
-			return 0;
-		}
+	for (i = 0; i < x->nsegments; i++) {
+		size_t n = x->count - i * SEGMENT < SEGMENT ? x->count - i * SEGMENT : SEGMENT;
+
+		if (checksum(e + i * SEGMENT * ENTRY, n * ENTRY) != x->segments[i])
+			goto damaged;
 	}
+	for (i = 1; i < x->count; i++)
+		if (entry_cmp(e + (i - 1) * ENTRY, e + i * ENTRY) >= 0)
+			goto damaged;
+	memset(x->checked, 0xff, x->nsegments / 8 + 1);
 	*out = e;
+	return 0;
+damaged:
+	free(e);
 	return 0;
 }
 
 /* Merge old and new entries (both sorted) under a header; write it atomically. */
 static int write_index(pg_identity_index *x, const char *path, const char *name,
-		       uint64_t fingerprint, const pg_oid *tip, const unsigned char *old,
-		       size_t nold, const unsigned char *add, size_t nadd)
+		       uint64_t fingerprint, const pg_oid *tip, const pg_oid *graph,
+		       const unsigned char *old, size_t nold, const unsigned char *add, size_t nadd)
 {
-	size_t name_len = strlen(name), len, i = 0, j = 0, k = 0;
-	unsigned char *buf, *e;
+	size_t name_len = strlen(name), len, i = 0, j = 0, k = 0, nseg;
+	unsigned char *buf, *e, *table;
 	int err;
 
-	if (nold + nadd > (SIZE_MAX - HEADER - name_len) / ENTRY)
+	if (nold + nadd > (SIZE_MAX - HEADER - name_len) / (ENTRY + 8))
 		return pg_error_oom();
-	len = HEADER + name_len + (nold + nadd) * ENTRY;
+	len = HEADER + name_len + (nold + nadd) * ENTRY + segments_of(nold + nadd) * 8;
 	if (!(buf = calloc(1, len)))
 		return pg_error_oom();
 	e = buf + HEADER + name_len;
@@ -377,7 +501,13 @@ static int write_index(pg_identity_index *x, const char *path, const char *name,
 			j++; /* the same commit twice: once */
 		memcpy(e + k++ * ENTRY, next, ENTRY);
 	}
-	len = HEADER + name_len + k * ENTRY;
+	nseg = segments_of(k);
+	table = e + k * ENTRY;
+	for (i = 0; i < nseg; i++)
+		put64(table + i * 8, checksum(e + i * SEGMENT * ENTRY,
+					      (k - i * SEGMENT < SEGMENT ? k - i * SEGMENT :
+					       SEGMENT) * ENTRY));
+	len = HEADER + name_len + k * ENTRY + nseg * 8;
 	memcpy(buf, MAGIC, 8);
 	put32(buf + 8, FORMAT);
 	put32(buf + 12, x->kind->version);
@@ -386,7 +516,11 @@ static int write_index(pg_identity_index *x, const char *path, const char *name,
 	memcpy(buf + 32, tip->id, PG_OID_RAWSZ);
 	put32(buf + 52, (uint32_t)name_len);
 	put64(buf + 56, checksum(e, k * ENTRY));
-	put64(buf + 64, checksum(buf, 64));
+	if (graph)
+		memcpy(buf + 64, graph->id, PG_OID_RAWSZ);
+	put32(buf + 84, graph ? 1 : 0);
+	put64(buf + 88, checksum(table, nseg * 8));
+	put64(buf + 96, checksum(buf, 96));
 	memcpy(buf + HEADER, name, name_len);
 	if ((err = pg_write_file_atomic(path, buf, len)) < 0) {
 		free(buf);
@@ -398,20 +532,220 @@ static int write_index(pg_identity_index *x, const char *path, const char *name,
 	x->entries = e;
 	x->count = k;
 	x->tip = *tip;
+	x->has_graph = graph != NULL;
+	if (graph)
+		x->graph = *graph;
+	x->damaged = false;
+	return 0;
+}
+
+/* --- the budget ------------------------------------------------------------------- */
+
+/* The files of one upstream: HASH.idx, HASH.subj, HASH.chain (and temporary ones). */
+typedef struct group {
+	char stem[32];
+	uint64_t bytes;
+	int64_t used;   /* the newest mtime of its files: when it was last used */
+} group;
+
+static int group_cmp(const void *a, const void *b)
+{
+	const group *x = a, *y = b;
+
+	return x->used < y->used ? -1 : x->used > y->used;
+}
+
+/*
+ * The files of dir by upstream; *total is their size.  A temporary file
+ * younger than a day may be another writer's: it counts, it is kept.
+ */
+static int list_groups(group **out, size_t *n, uint64_t *total, const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	group *v = NULL;
+	size_t count = 0, alloc = 0, i;
+	pg_buf path = PG_BUF_INIT;
+	int err = 0;
+
+	*out = NULL;
+	*n = 0;
+	*total = 0;
+	if (!d)
+		return errno == ENOENT ? 0 : pg_error_set(PG_EIO, "'%s': %s", dir, strerror(errno));
+	while ((de = readdir(d))) {
+		const char *dot = strchr(de->d_name, '.');
+		size_t stem = dot ? (size_t)(dot - de->d_name) : 0;
+		struct stat st;
+
+		if (!stem || stem >= sizeof(v->stem))
+			continue;
+		pg_buf_clear(&path);
+		if ((err = pg_buf_printf(&path, "%s/%s", dir, de->d_name)) < 0)
+			goto done;
+		if (lstat(path.ptr, &st) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		*total += (uint64_t)st.st_size;
+		for (i = 0; i < count; i++)
+			if (!strncmp(v[i].stem, de->d_name, stem) && !v[i].stem[stem])
+				break;
+		if (i == count) {
+			if ((err = PG_ARRAY_GROW(v, count + 1, alloc)) < 0)
+				goto done;
+			memset(&v[count], 0, sizeof(v[count]));
+			memcpy(v[count].stem, de->d_name, stem);
+			count++;
+		}
+		v[i].bytes += (uint64_t)st.st_size;
+		if ((int64_t)st.st_mtime > v[i].used)
+			v[i].used = (int64_t)st.st_mtime;
+	}
+	*out = v;
+	*n = count;
+	v = NULL;
+done:
+	closedir(d);
+	free(v);
+	pg_buf_release(&path);
+	return err;
+}
+
+int pg_identity_index_cache_size(uint64_t *out, const char *home)
+{
+	pg_buf dir = PG_BUF_INIT;
+	group *v = NULL;
+	size_t n = 0;
+	int err;
+
+	*out = 0;
+	if ((err = pg_buf_printf(&dir, "%s/identity", home)) == 0)
+		err = list_groups(&v, &n, out, dir.ptr);
+	free(v);
+	pg_buf_release(&dir);
+	return err;
+}
+
+/*
+ * Remove the least recently used upstreams' files until dir holds at most
+ * budget bytes; never keep's.  Another verify may have one of them open:
+ * unlink removes the name, not the file, which stays readable (mapped or
+ * by its descriptor) until it is closed, and a verify that writes its
+ * index again makes a new file.  Nothing is ever read half-removed.
+ */
+static int prune(const char *dir, uint64_t budget, const char *keep, size_t *removed)
+{
+	group *v = NULL;
+	size_t n = 0, i;
+	uint64_t total = 0;
+	pg_buf path = PG_BUF_INIT;
+	int err;
+
+	*removed = 0;
+	if ((err = list_groups(&v, &n, &total, dir)) < 0 || total <= budget)
+		goto done;
+	qsort(v, n, sizeof(*v), group_cmp);
+	for (i = 0; i < n && total > budget; i++) {
+		static const char *const exts[] = { ".idx", ".subj", ".chain" };
+		size_t k;
+
+		if (!strcmp(v[i].stem, keep))
+			continue;
+		for (k = 0; k < PG_ARRAY_SIZE(exts); k++) {
+			pg_buf_clear(&path);
+			if ((err = pg_buf_printf(&path, "%s/%s%s", dir, v[i].stem, exts[k])) < 0)
+				goto done;
+			(void)unlink(path.ptr);
+		}
+		total -= v[i].bytes;
+		(*removed)++;
+	}
+done:
+	free(v);
+	pg_buf_release(&path);
+	return err;
+}
+
+/* --- opening ---------------------------------------------------------------------- */
+
+/*
+ * The index file at path of this upstream and kind, checked: the header
+ * and the table of segments always, the order of a sample of entries, and
+ * with full every entry.  false with *why when it cannot be used.
+ */
+static bool load_checked(pg_identity_index *x, const char *name, uint64_t fingerprint,
+			 bool full, const char **why)
+{
+	unsigned char *all = NULL;
+
+	if (!header_ok(x, name, fingerprint, why))
+		return false;
+	*why = "damaged";
+	if (!check_order(x))
+		return false;
+	if (full) {
+		if (all_entries(&all, x) < 0) {
+			pg_error_clear();
+			return false;
+		}
+		if (!all)
+			return false;
+		free(all);
+	}
+	return true;
+}
+
+int pg_identity_index_load(pg_identity_index **out, const char *path, const char *upstream,
+			   bool subjects, bool full)
+{
+	pg_identity_index *x = NULL;
+	uint64_t fingerprint;
+	const char *why = NULL;
+	bool exists = false;
+	int err;
+
+	*out = NULL;
+	if (strlen(upstream) > NAME_MAX_LEN)
+		return pg_error_set(PG_EINVALID, "identity index: upstream name too long");
+	if (!(x = calloc(1, sizeof(*x))))
+		return pg_error_oom();
+	x->kind = &kinds[subjects ? 1 : 0];
+	if ((err = key_fingerprint(&fingerprint, x->kind)) < 0 ||
+	    (err = open_file(x, path, &exists)) < 0)
+		goto done;
+	if (!(x->path = pg_strdup(path))) {
+		err = PG_ENOMEM;
+		goto done;
+	}
+	if (!x->f)
+		err = pg_error_set(exists ? PG_EINVALID : PG_ENOTFOUND, "identity index '%s' %s",
+				   path, exists ? "is no regular file" : "does not exist");
+	else if (!load_checked(x, upstream, fingerprint, full, &why))
+		err = pg_error_set(PG_EINVALID, "identity index '%s' is %s", path,
+				   !strcmp(why, "key") ? "of another format or key" : "damaged");
+done:
+	if (err < 0) {
+		pg_identity_index_free(x);
+		return err;
+	}
+	*out = x;
 	return 0;
 }
 
 static int open_kind(pg_identity_index **out, pg_repo *r, const char *home, const char *upstream,
-		     const pg_oid *tip, pg_identity_index_info *info, const key_kind *kind)
+		     const pg_oid *tip, const pg_identity_index_opts *opts,
+		     pg_identity_index_info *info, const key_kind *kind)
 {
 	pg_identity_index *x = NULL;
 	pg_identity_index_info dummy;
-	pg_buf path = PG_BUF_INIT;
+	pg_buf path = PG_BUF_INIT, dir = PG_BUF_INIT;
 	unsigned char *add = NULL, *old = NULL;
 	size_t nadd = 0;
-	uint64_t fingerprint;
+	uint64_t fingerprint, budget = opts && opts->cache_size ? opts->cache_size :
+				       PG_IDENTITY_INDEX_CACHE_DEFAULT;
+	char stem[32];
 	const char *why = "new";
-	bool extend = false, exists = false;
+	pg_oid graph;
+	bool extend = false, exists = false, has_graph = false;
 	int err;
 
 	*out = NULL;
@@ -420,16 +754,17 @@ static int open_kind(pg_identity_index **out, pg_repo *r, const char *home, cons
 	memset(info, 0, sizeof(*info));
 	if (strlen(upstream) > NAME_MAX_LEN)
 		return pg_error_set(PG_EINVALID, "identity index: upstream name too long");
-	if ((err = key_fingerprint(&fingerprint, kind)) < 0)
+	if ((err = key_fingerprint(&fingerprint, kind)) < 0 ||
+	    (err = pg_repo_graph_id(&graph, &has_graph, r)) < 0)
 		return err;
 	if (!(x = calloc(1, sizeof(*x))))
 		return pg_error_oom();
 	x->kind = kind;
-	if ((err = pg_buf_printf(&path, "%s/identity", home)) < 0 ||
-	    (err = pg_mkdir_p(path.ptr)) < 0 ||
-	    (err = pg_buf_printf(&path, "/%016llx%s",
-				 (unsigned long long)pg_hash_bytes(upstream, strlen(upstream)),
-				 kind->ext)) < 0 ||
+	snprintf(stem, sizeof(stem), "%016llx",
+		 (unsigned long long)pg_hash_bytes(upstream, strlen(upstream)));
+	if ((err = pg_buf_printf(&dir, "%s/identity", home)) < 0 ||
+	    (err = pg_mkdir_p(dir.ptr)) < 0 ||
+	    (err = pg_buf_printf(&path, "%s/%s%s", dir.ptr, stem, kind->ext)) < 0 ||
 	    (err = open_file(x, path.ptr, &exists)) < 0)
 		goto done;
 	if (!(x->path = pg_strdup(path.ptr))) {
@@ -438,17 +773,29 @@ static int open_kind(pg_identity_index **out, pg_repo *r, const char *home, cons
 	}
 	if (exists)
 		why = "damaged";
-	if (x->f && header_ok(x, upstream, fingerprint, &why)) {
-		if (!pg_oid_cmp(&x->tip, tip)) {
+	if (opts && opts->remake) {
+		why = "damaged";
+	} else if (x->f && load_checked(x, upstream, fingerprint, opts && opts->full_check, &why)) {
+		bool same_graph = x->has_graph == has_graph &&
+				  (!has_graph || !pg_oid_cmp(&x->graph, &graph));
+
+		if (same_graph && !pg_oid_cmp(&x->tip, tip)) {
 			info->action = PG_IDENTITY_INDEX_CURRENT;
+			/* its mtime says when it was last used: the budget removes the oldest */
+			(void)utimensat(AT_FDCWD, path.ptr, NULL, 0);
 			goto done;
 		}
-		/* a last tip that is gone, or not below the new one: history was rewritten */
-		why = "rewritten";
-		err = pg_repo_is_ancestor(r, &x->tip, tip);
+		/*
+		 * Read through another commit-graph (git wrote it again): what it
+		 * was made from is gone, so it is made again, never trusted.  A
+		 * last tip that is gone, or not below the new one: history was
+		 * rewritten.
+		 */
+		err = pg_oid_cmp(&x->tip, tip) ? pg_repo_is_ancestor(r, &x->tip, tip) : 1;
 		if (err < 0)
 			pg_error_clear();
-		extend = err == 1;
+		why = err != 1 ? "rewritten" : "graph";
+		extend = err == 1 && same_graph;
 		err = 0;
 		if (extend && (err = all_entries(&old, x)) < 0)
 			goto done;
@@ -458,16 +805,20 @@ static int open_kind(pg_identity_index **out, pg_repo *r, const char *home, cons
 		}
 	}
 	if ((err = read_new(&add, &nadd, r, tip, extend ? &x->tip : NULL, kind)) < 0 ||
-	    (err = write_index(x, path.ptr, upstream, fingerprint, tip, old,
-			       extend ? x->count : 0, add, nadd)) < 0)
+	    (err = write_index(x, path.ptr, upstream, fingerprint, tip, has_graph ? &graph : NULL,
+			       old, extend ? x->count : 0, add, nadd)) < 0)
 		goto done;
 	info->action = extend ? PG_IDENTITY_INDEX_EXTENDED : PG_IDENTITY_INDEX_BUILT;
 	info->added = nadd;
 	info->why = extend ? NULL : why;
+	/* the directory grew: back under the budget, this upstream's files kept */
+	if ((err = prune(dir.ptr, budget, stem, &info->pruned)) < 0)
+		goto done;
 done:
 	free(add);
 	free(old);
 	pg_buf_release(&path);
+	pg_buf_release(&dir);
 	if (err < 0) {
 		pg_identity_index_free(x);
 		return err;
@@ -476,17 +827,30 @@ done:
 	return 0;
 }
 
+int pg_identity_index_open_opts(pg_identity_index **out, pg_repo *r, const char *home,
+				const char *upstream, const pg_oid *tip,
+				const pg_identity_index_opts *opts, pg_identity_index_info *info)
+{
+	return open_kind(out, r, home, upstream, tip, opts, info,
+			 &kinds[opts && opts->subjects ? 1 : 0]);
+}
+
 int pg_identity_index_open(pg_identity_index **out, pg_repo *r, const char *home,
 			   const char *upstream, const pg_oid *tip, pg_identity_index_info *info)
 {
-	return open_kind(out, r, home, upstream, tip, info, &kinds[0]);
+	return open_kind(out, r, home, upstream, tip, NULL, info, &kinds[0]);
 }
 
 int pg_identity_index_open_subjects(pg_identity_index **out, pg_repo *r, const char *home,
 				    const char *upstream, const pg_oid *tip,
 				    pg_identity_index_info *info)
 {
-	return open_kind(out, r, home, upstream, tip, info, &kinds[1]);
+	return open_kind(out, r, home, upstream, tip, NULL, info, &kinds[1]);
+}
+
+bool pg_identity_index_damaged(const pg_identity_index *x)
+{
+	return x && x->damaged;
 }
 
 static int key_at(uint64_t *key, void *ctx, size_t i)
@@ -521,7 +885,10 @@ size_t pg_identity_index_probe(pg_identity_hit *out, size_t max, const pg_identi
 	}
 	return n;
 damaged:
-	/* the file went short under us: what was found so far */
+	/*
+	 * A segment that does not hold (pg_identity_index_damaged), or the file
+	 * went short under us: what was found in segments that hold.
+	 */
 	pg_error_clear();
 	return n;
 }

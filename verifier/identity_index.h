@@ -23,7 +23,18 @@
  *    an ancestor of the tip, or no longer in the repository);
  *  - else extended with the commits the tip has that the last tip had not
  *    (O(those commits), as git rev-list TIP ^LAST), and written again;
- *  - else, at the same tip, only mapped.
+ *  - else, at the same tip and graph, only mapped.
+ * It records what it was made from: the tip, and the commit-graph the
+ * commits were read through (pg_repo_graph_id: its checksum, which git's
+ * own is checked against).  A graph git wrote again makes it again: what
+ * it was made from is gone.  Every open checks its header, the table of
+ * its segments' checksums and the order of a few hundred adjacent entries;
+ * every probe checks the segments (128 entries) it reads, once, before
+ * anything in them is used; extending it, and opts.full_check, check every
+ * entry (its whole checksum, each segment's, the order).  A damaged index
+ * is never used: it is made again.
+ * The directory is kept under a budget (opts.cache_size): after a write,
+ * the least recently used upstreams' files go, never the one in use.
  * Making it reads every commit of the history once (minutes for the
  * kernel's million); extending it reads the new ones; a probe reads a few
  * pages of the mapped file.  The file holds 36 bytes a commit.
@@ -54,8 +65,20 @@ enum pg_identity_index_action {
 typedef struct pg_identity_index_info {
 	enum pg_identity_index_action action;
 	size_t added;          /* commits read and indexed this time */
-	const char *why;       /* for BUILT: "new", "rewritten", "key", "damaged" */
+	const char *why;       /* for BUILT: "new", "rewritten", "key", "graph" (read through
+				  another commit-graph), "damaged" */
+	size_t pruned;         /* other upstreams' indexes removed for the budget */
 } pg_identity_index_info;
+
+/* The budget of HOME/identity when none is given: 1 GiB. */
+#define PG_IDENTITY_INDEX_CACHE_DEFAULT ((uint64_t)1 << 30)
+
+typedef struct pg_identity_index_opts {
+	bool subjects;       /* the index by author and subject (the .subj file) */
+	bool full_check;     /* check every entry, not a sample (pullgate verify --verify-index) */
+	bool remake;         /* make it again whatever is there (a probe found it damaged) */
+	uint64_t cache_size; /* bytes HOME/identity may hold; 0: the default */
+} pg_identity_index_opts;
 
 /*
  * The index of upstream (a name for the upstream, e.g. its location and
@@ -69,6 +92,30 @@ int pg_identity_index_open(pg_identity_index **out, pg_repo *r, const char *home
 			   const char *upstream, const pg_oid *tip, pg_identity_index_info *info);
 void pg_identity_index_free(pg_identity_index *x);
 
+/* pg_identity_index_open or _open_subjects, with opts (may be NULL). */
+int pg_identity_index_open_opts(pg_identity_index **out, pg_repo *r, const char *home,
+				const char *upstream, const pg_oid *tip,
+				const pg_identity_index_opts *opts, pg_identity_index_info *info);
+
+/*
+ * The index file at path, of upstream, as it is (nothing made or
+ * written): checked as an open checks it, every entry too with full.
+ * PG_ENOTFOUND, PG_EINVALID when it is damaged or of another format or
+ * key.  For tests, tools and fuzzing.
+ */
+int pg_identity_index_load(pg_identity_index **out, const char *path, const char *upstream,
+			   bool subjects, bool full);
+
+/*
+ * Whether a probe met a segment whose checksum or order does not hold:
+ * the probe returned only what it found before it, and the index must be
+ * made again (opts.remake) and probed again.
+ */
+bool pg_identity_index_damaged(const pg_identity_index *x);
+
+/* The bytes HOME/identity holds (the service's /metrics). */
+int pg_identity_index_cache_size(uint64_t *out, const char *home);
+
 /*
  * The same index keyed by pg_author_subject_hash (verifier/match.h), the
  * date fallback's key, in a file of its own beside the identity index
@@ -80,7 +127,8 @@ int pg_identity_index_open_subjects(pg_identity_index **out, pg_repo *r, const c
 
 /*
  * The commits whose identity key is key: up to max of them in out, in the
- * order of their ids; returns how many there are.
+ * order of their ids; returns how many there are.  Only entries of
+ * segments that hold are returned (pg_identity_index_damaged).
  */
 size_t pg_identity_index_probe(pg_identity_hit *out, size_t max, const pg_identity_index *x,
 			       uint64_t key);

@@ -25,6 +25,8 @@ typedef struct pg_pull {
 	const char *repo_name; /* the announced URL (spec->name), else repo_location;
 				  NULL: repo_location */
 	const char *home;      /* $PULLGATE_HOME: private GNUPGHOMEs go in home/tmp */
+	bool verify_index;     /* check every entry of the identity indexes (spec->verify_index) */
+	uint64_t index_cache_size; /* HOME/identity's budget (spec->index_cache_size) */
 
 	pg_tagobj *tag;        /* NULL for a lightweight tag */
 	pg_oid tag_commit;

@@ -35,7 +35,7 @@ int pg_pull_story(pg_pull *p)
 			err = count_copy(&r->summary, p->commits[i], p->original[i]);
 	r->summary.own = p->ncommits - r->summary.rewritten;
 	for (i = 0; i < r->nnotes; i++)
-		if (r->notes[i].check == PG_CHECK_REWRITTEN_UPSTREAM)
+		if (r->notes[i].check == PG_CHECK_REWRITTEN_UPSTREAM && r->notes[i].has_commit)
 			r->summary.reapplied++;
 	r->has_summary = true;
 

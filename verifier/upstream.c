@@ -177,6 +177,48 @@ static int add_cherry_pick_sources(pg_upstream *u, pg_pull *p)
 	return 0;
 }
 
+/* What the report says of an index that was made again because it was damaged. */
+static int note_damaged(pg_pull *p, const pg_identity_index *x)
+{
+	return pg_report_add_note(p->report, PG_CHECK_REWRITTEN_UPSTREAM, NULL, NULL,
+				  "the identity index '%s' was damaged and was made again",
+				  pg_identity_index_path(x));
+}
+
+/*
+ * The identity index of p's upstream (kind: opts->subjects), brought to
+ * its tip; made again with remake.  A damaged file found on the way is
+ * told in the report.
+ */
+static int open_one(pg_identity_index **out, pg_identity_index_info *info, pg_pull *p,
+		    const char *name, bool subjects, bool remake)
+{
+	pg_identity_index_opts opts = { 0 };
+	pg_identity_index_info dummy;
+	int err;
+
+	if (!info)
+		info = &dummy;
+	opts.subjects = subjects;
+	opts.full_check = p->verify_index;
+	opts.remake = remake;
+	opts.cache_size = p->index_cache_size;
+	if ((err = pg_identity_index_open_opts(out, p->repo, p->home, name, &p->upstream_tip,
+					       &opts, info)) < 0)
+		return err;
+	if (info->action == PG_IDENTITY_INDEX_BUILT && info->why &&
+	    !strcmp(info->why, "damaged") && !remake)
+		return note_damaged(p, *out);
+	return 0;
+}
+
+/* The name of p's upstream for its indexes: its location and branch. */
+static int index_name(pg_buf *name, const pg_pull *p)
+{
+	return pg_buf_printf(name, "%s\n%s", p->report->upstream ? p->report->upstream : "",
+			     p->report->upstream_ref ? p->report->upstream_ref : "");
+}
+
 /*
  * The identity index of p's upstream, brought to its tip; 0 with none
  * when it cannot be had (a home that cannot be written, say): the date
@@ -185,18 +227,22 @@ static int add_cherry_pick_sources(pg_upstream *u, pg_pull *p)
 static int open_index(pg_upstream *u, pg_pull *p)
 {
 	pg_buf name = PG_BUF_INIT;
+	const char *why;
 	int err;
 
 	if (!p->home)
 		return 0;
-	if ((err = pg_buf_printf(&name, "%s\n%s", p->report->upstream ? p->report->upstream : "",
-				 p->report->upstream_ref ? p->report->upstream_ref : "")) < 0)
+	/* a commit-graph left out is read around: the report says why */
+	if ((why = pg_repo_graph_warning(p->repo)) &&
+	    (err = pg_report_add_note(p->report, PG_CHECK_REWRITTEN_UPSTREAM, NULL, NULL,
+				      "upstream's commits were read without their commit-graph: "
+				      "%s", why)) < 0)
 		return err;
-	err = pg_identity_index_open(&u->index, p->repo, p->home, name.ptr, &p->upstream_tip,
-				     &u->index_info);
+	if ((err = index_name(&name, p)) < 0)
+		return err;
+	err = open_one(&u->index, &u->index_info, p, name.ptr, false, false);
 	if (err == 0)
-		err = pg_identity_index_open_subjects(&u->subjects, p->repo, p->home, name.ptr,
-						      &p->upstream_tip, NULL);
+		err = open_one(&u->subjects, NULL, p, name.ptr, true, false);
 	pg_buf_release(&name);
 	if (err == PG_ENOMEM)
 		return err;
@@ -209,6 +255,33 @@ static int open_index(pg_upstream *u, pg_pull *p)
 		pg_error_clear();
 	}
 	return 0;
+}
+
+/*
+ * An index a probe found damaged is made again (and said so); then every
+ * pull commit is probed again.  1 when one was, 0 when neither was.
+ */
+static int remake_damaged(pg_upstream *u, pg_pull *p)
+{
+	pg_identity_index **which[2] = { &u->index, &u->subjects };
+	pg_buf name = PG_BUF_INIT;
+	size_t i;
+	int err = 0, remade = 0;
+
+	for (i = 0; i < 2 && err == 0; i++) {
+		pg_identity_index *x = *which[i];
+
+		if (!pg_identity_index_damaged(x))
+			continue;
+		if ((err = note_damaged(p, x)) < 0 || (!name.len && (err = index_name(&name, p)) < 0))
+			break;
+		*which[i] = NULL;
+		pg_identity_index_free(x);
+		err = open_one(which[i], i == 0 ? &u->index_info : NULL, p, name.ptr, i == 1, true);
+		remade = 1;
+	}
+	pg_buf_release(&name);
+	return err < 0 ? err : remade;
 }
 
 #define FEW_HITS 8
@@ -329,7 +402,8 @@ int pg_upstream_build(pg_upstream **out, pg_pull *p)
 	if ((err = open_index(u, p)) < 0)
 		goto done;
 	if (u->index) {
-		if ((err = probe_index(u, p)) < 0)
+		if ((err = probe_index(u, p)) < 0 || (err = remake_damaged(u, p)) < 0 ||
+		    (err == 1 && (err = probe_index(u, p)) < 0))
 			goto done;
 		/* only a foreign committer asks who the maintainer is */
 		u->chain_pending = true;

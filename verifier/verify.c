@@ -135,6 +135,8 @@ static const char *index_action_name(const pg_identity_index_info *info)
 		return "built (rewritten)";
 	if (!strcmp(info->why, "key"))
 		return "built (key)";
+	if (!strcmp(info->why, "graph"))
+		return "built (graph)";
 	return "built (damaged)";
 }
 
@@ -158,6 +160,18 @@ static int load(pg_pull *p)
 		p->report->upstream_index_added = info->added;
 	}
 	return 0;
+}
+
+/* Commit-graph files whose checksum held are remembered in home: checked once, not per verify. */
+static int set_graph_checks(pg_repo *r, const char *home)
+{
+	pg_buf path = PG_BUF_INIT;
+	int err;
+
+	if ((err = pg_buf_printf(&path, "%s/repos/graph-checks", home)) == 0)
+		err = pg_repo_set_graph_checks(r, path.ptr);
+	pg_buf_release(&path);
+	return err;
 }
 
 int pg_verify(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy,
@@ -186,6 +200,8 @@ int pg_verify(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy
 	p.repo_location = location;
 	p.repo_name = spec->name ? spec->name : location;
 	p.request = spec->request;
+	p.verify_index = spec->verify_index;
+	p.index_cache_size = spec->index_cache_size;
 	if ((err = pg_report_new(&p.report)) < 0) {
 		free(abs);
 		return err;
@@ -204,7 +220,8 @@ int pg_verify(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy
 				   "repositories", spec->repo);
 		goto done;
 	}
-	if ((err = pg_repo_open_cache(&p.repo, home)) < 0)
+	if ((err = pg_repo_open_cache(&p.repo, home)) < 0 ||
+	    (err = set_graph_checks(p.repo, home)) < 0)
 		goto done;
 	if (spec->progress)
 		pg_repo_set_progress(p.repo, spec->progress, spec->progress_ctx);

@@ -18,6 +18,8 @@ typedef struct pg_pull_spec {
 	const pg_pull_request *request; /* a parsed pull-request mail, or NULL */
 	pg_progress_fn progress;     /* fetch progress (common/progress.h), or NULL */
 	void *progress_ctx;
+	bool verify_index;           /* check every entry of the identity indexes, not a sample */
+	uint64_t index_cache_size;   /* bytes HOME/identity may hold; 0: 1 GiB */
 } pg_pull_spec;
 
 /*

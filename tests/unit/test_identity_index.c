@@ -1,6 +1,7 @@
-/* test_identity_index.c - the identity index: made, extended, remade when history is rewritten or the file damaged. */
+/* test_identity_index.c - the identity index: made, extended, remade when history, the graph or the file changed; its budget. */
 #include "tests/unit/unit.h"
 
+#include "common/array.h"
 #include "common/buf.h"
 #include "common/error.h"
 #include "common/fs.h"
@@ -330,6 +331,267 @@ static void test_subjects_find_a_new_date(void **state)
 	pg_repo_free(r);
 }
 
+
+/* The offset of the first entry: the header (104 bytes) and the upstream's name. */
+#define ENTRIES_AT (104 + sizeof(UPSTREAM) - 1)
+#define ENTRY_LEN 36
+
+static void open_in(pg_identity_index **x, pg_identity_index_info *info, pg_repo *r,
+		    const char *home, const pg_identity_index_opts *opts)
+{
+	pg_oid tip;
+
+	assert_int_equal(pg_repo_ref_target(&tip, r, "refs/heads/main"), 0);
+	assert_int_equal(pg_identity_index_open_opts(x, r, home, UPSTREAM, &tip, opts, info), 0);
+}
+
+/* How many commits of main the index does not find by their key. */
+static size_t misses(pg_repo *r, const char *repo, const pg_identity_index *x)
+{
+	const char *argv[] = { "git", "--git-dir", repo, "rev-list", "main", NULL };
+	char *list = run_must(argv), *line;
+	size_t missed = 0;
+
+	for (line = list; *line; line += PG_OID_HEXSZ + 1) {
+		pg_oid id;
+		pg_commit *c = NULL;
+		pg_identity_hit hits[8];
+		size_t k, n;
+		bool found = false;
+
+		assert_int_equal(pg_oid_fromhex(&id, line, PG_OID_HEXSZ), 0);
+		assert_int_equal(pg_repo_read_commit(&c, r, &id), 0);
+		n = pg_identity_index_probe(hits, 8, x, pg_identity_hash(c));
+		for (k = 0; k < n && k < 8; k++)
+			found |= !pg_oid_cmp(&hits[k].id, &id);
+		missed += !found;
+		pg_commit_free(c);
+	}
+	free(list);
+	return missed;
+}
+
+/*
+ * One bit of one key flipped in an index at the tip: the open (header,
+ * order) does not see it, the probe that reads its segment does, finds
+ * nothing there, and says the index is damaged; made again it finds
+ * every commit.  A full check sees it when the index is opened.
+ */
+static void test_flipped_key_bit_in_a_current_index(void **state)
+{
+	fixture *f = *state;
+	pg_repo *r = NULL;
+	pg_identity_index *x = NULL;
+	pg_identity_index_info info;
+	pg_identity_index_opts opts = { 0 };
+	char home[160], path[512];
+
+	snprintf(home, sizeof(home), "%s/home-flip", f->dir);
+	assert_int_equal(pg_repo_open(&r, f->repo), 0);
+	open_in(&x, &info, r, home, NULL);
+	assert_int_equal(info.action, PG_IDENTITY_INDEX_BUILT);
+	snprintf(path, sizeof(path), "%s", pg_identity_index_path(x));
+	pg_identity_index_free(x);
+	/* the lowest bit of entry 100's key: its neighbours stay in order */
+	sh("perl -e 'open(F, \"+<\", $ARGV[0]) or die; seek(F, $ARGV[1], 0); read(F, $b, 1); "
+	   "seek(F, $ARGV[1], 0); print F chr(ord($b) ^ 1)' %s %zu", path,
+	   ENTRIES_AT + 100 * ENTRY_LEN);
+
+	open_in(&x, &info, r, home, NULL);
+	assert_int_equal(info.action, PG_IDENTITY_INDEX_CURRENT);
+	assert_false(pg_identity_index_damaged(x));
+	assert_true(misses(r, f->repo, x) >= 1);
+	assert_true(pg_identity_index_damaged(x));
+	pg_identity_index_free(x);
+
+	opts.full_check = true;
+	open_in(&x, &info, r, home, &opts);
+	assert_int_equal(info.action, PG_IDENTITY_INDEX_BUILT);
+	assert_string_equal(info.why, "damaged");
+	assert_int_equal(misses(r, f->repo, x), 0);
+	assert_false(pg_identity_index_damaged(x));
+	pg_identity_index_free(x);
+
+	/* what upstream.c does when a probe found it: made again on request */
+	opts.full_check = false;
+	opts.remake = true;
+	open_in(&x, &info, r, home, &opts);
+	assert_int_equal(info.action, PG_IDENTITY_INDEX_BUILT);
+	assert_int_equal(misses(r, f->repo, x), 0);
+	pg_identity_index_free(x);
+	pg_repo_free(r);
+}
+
+/* Reverse LEN-byte records from OFFSET to the table of segments of $f ($2: how many). */
+#define REVERSE \
+	"perl -e 'open(F, \"+<\", $ARGV[0]) or die; seek(F, $ARGV[1], 0); " \
+	"read(F, $b, 36 * $ARGV[2]) == 36 * $ARGV[2] or die; " \
+	"@e = unpack(\"(a36)*\", $b); seek(F, $ARGV[1], 0); print F join(\"\", reverse @e)' "
+
+static void test_entries_in_reverse_order_are_seen(void **state)
+{
+	fixture *f = *state;
+	pg_repo *r = NULL;
+	pg_identity_index *x = NULL;
+	pg_identity_index_info info;
+	char home[160], path[512];
+	size_t n;
+
+	snprintf(home, sizeof(home), "%s/home-reverse", f->dir);
+	assert_int_equal(pg_repo_open(&r, f->repo), 0);
+	open_in(&x, &info, r, home, NULL);
+	n = pg_identity_index_count(x);
+	snprintf(path, sizeof(path), "%s", pg_identity_index_path(x));
+	pg_identity_index_free(x);
+	sh(REVERSE "%s %zu %zu", path, ENTRIES_AT, n);
+	open_in(&x, &info, r, home, NULL);
+	assert_int_equal(info.action, PG_IDENTITY_INDEX_BUILT);
+	assert_string_equal(info.why, "damaged");
+	assert_int_equal(misses(r, f->repo, x), 0);
+	pg_identity_index_free(x);
+
+	/* the file as it is, without a repository: refused as damaged */
+	sh(REVERSE "%s %zu %zu", path, ENTRIES_AT, n);
+	assert_int_equal(pg_identity_index_load(&x, path, UPSTREAM, false, false), PG_EINVALID);
+	assert_null(x);
+	assert_non_null(strstr(pg_error_last(), "damaged"));
+	pg_repo_free(r);
+}
+
+static void test_tampered_header_is_seen(void **state)
+{
+	fixture *f = *state;
+	pg_repo *r = NULL;
+	pg_identity_index *x = NULL;
+	pg_identity_index_info info;
+	char home[160], path[512];
+	static const int offsets[] = { 24, 56, 70, 88, 96 };
+	size_t i;
+
+	snprintf(home, sizeof(home), "%s/home-header", f->dir);
+	assert_int_equal(pg_repo_open(&r, f->repo), 0);
+	for (i = 0; i < PG_ARRAY_SIZE(offsets); i++) {
+		open_in(&x, &info, r, home, NULL);
+		snprintf(path, sizeof(path), "%s", pg_identity_index_path(x));
+		pg_identity_index_free(x);
+		/* the count, the entries' checksum, the graph, the table's checksum, its own */
+		sh("perl -e 'open(F, \"+<\", $ARGV[0]) or die; seek(F, $ARGV[1], 0); read(F, $b, 1);"
+		   " seek(F, $ARGV[1], 0); print F chr(ord($b) ^ 0x10)' %s %d", path, offsets[i]);
+		open_in(&x, &info, r, home, NULL);
+		assert_int_equal(info.action, PG_IDENTITY_INDEX_BUILT);
+		assert_string_equal(info.why, "damaged");
+		pg_identity_index_free(x);
+	}
+	pg_repo_free(r);
+}
+
+/*
+ * git wrote the commit-graph again (another checksum): the index made
+ * through the old one is not current, at the same tip.
+ */
+static void test_another_graph_is_not_current(void **state)
+{
+	fixture *f = *state;
+	pg_repo *r = NULL;
+	pg_identity_index *x = NULL;
+	pg_identity_index_info info;
+	char home[160];
+
+	snprintf(home, sizeof(home), "%s/home-graph", f->dir);
+	sh("git --git-dir=%s commit-graph write --reachable", f->repo);
+	assert_int_equal(pg_repo_open(&r, f->repo), 0);
+	open_in(&x, &info, r, home, NULL);
+	pg_identity_index_free(x);
+	open_in(&x, &info, r, home, NULL);
+	assert_int_equal(info.action, PG_IDENTITY_INDEX_CURRENT);
+	pg_identity_index_free(x);
+	pg_repo_free(r);
+
+	sh("git --git-dir=%s -c commitGraph.generationVersion=1 commit-graph write --reachable",
+	   f->repo);
+	assert_int_equal(pg_repo_open(&r, f->repo), 0);
+	open_in(&x, &info, r, home, NULL);
+	assert_int_equal(info.action, PG_IDENTITY_INDEX_BUILT);
+	assert_string_equal(info.why, "graph");
+	check_complete(r, f->repo, "main", x);
+	pg_identity_index_free(x);
+	pg_repo_free(r);
+
+	/* a graph whose checksum does not hold is not used: the commits are read without it */
+	sh("f=%s/objects/info/commit-graph; chmod u+w $f; "
+	   "perl -e 'open(F, \"+<\", $ARGV[0]) or die; seek(F, -1, 2); read(F, $b, 1); "
+	   "seek(F, -1, 2); print F chr(ord($b) ^ 1)' $f", f->repo);
+	assert_int_equal(pg_repo_open(&r, f->repo), 0);
+	open_in(&x, &info, r, home, NULL);
+	assert_int_equal(info.action, PG_IDENTITY_INDEX_BUILT);
+	assert_string_equal(info.why, "graph");
+	assert_non_null(pg_repo_graph_warning(r));
+	assert_non_null(strstr(pg_repo_graph_warning(r), "checksum"));
+	check_complete(r, f->repo, "main", x);
+	pg_identity_index_free(x);
+	pg_repo_free(r);
+	sh("git --git-dir=%s commit-graph write --reachable", f->repo);
+}
+
+static bool exists(const char *home, const char *name)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/identity/%s", home, name);
+	return access(path, F_OK) == 0;
+}
+
+/*
+ * Over the budget, the least recently used upstreams' files go first,
+ * both kinds together; the one in use stays whatever its age or size.
+ */
+static void test_budget_removes_the_oldest_first(void **state)
+{
+	fixture *f = *state;
+	pg_repo *r = NULL;
+	pg_identity_index *x = NULL;
+	pg_identity_index_info info;
+	pg_identity_index_opts opts = { 0 };
+	char home[160];
+	uint64_t size = 0, own;
+
+	snprintf(home, sizeof(home), "%s/home-budget", f->dir);
+	assert_int_equal(pg_repo_open(&r, f->repo), 0);
+	open_in(&x, &info, r, home, NULL);
+	pg_identity_index_free(x);
+	assert_int_equal(pg_identity_index_cache_size(&own, home), 0);
+	/* three other upstreams of 400 KiB a file, used 3, 2 and 1 days ago */
+	sh("cd %s/identity && for u in 3 2 1; do for e in idx subj; do "
+	   "head -c 409600 /dev/zero >000000000000000$u.$e; "
+	   "touch -d \"$u days ago\" 000000000000000$u.$e; done; done; "
+	   "touch -d '10 days ago' *", home);
+	assert_int_equal(pg_identity_index_cache_size(&size, home), 0);
+	assert_true(size == own + 6 * 409600);
+
+	/* 1 MiB besides ours: the two oldest go, the newest stays */
+	opts.remake = true;
+	opts.cache_size = (1u << 20) + own;
+	sh("cd %s/identity && for u in 3 2 1; do touch -d \"$u days ago\" 000000000000000$u.*; "
+	   "done", home);
+	open_in(&x, &info, r, home, &opts);
+	pg_identity_index_free(x);
+	assert_int_equal(info.pruned, 2);
+	assert_false(exists(home, "0000000000000003.idx") || exists(home, "0000000000000003.subj"));
+	assert_false(exists(home, "0000000000000002.idx") || exists(home, "0000000000000002.subj"));
+	assert_true(exists(home, "0000000000000001.idx") && exists(home, "0000000000000001.subj"));
+	assert_int_equal(pg_identity_index_cache_size(&size, home), 0);
+	assert_true(size <= opts.cache_size);
+
+	/* a budget smaller than the index in use: everything else goes, it stays */
+	opts.cache_size = 1;
+	open_in(&x, &info, r, home, &opts);
+	assert_int_equal(info.pruned, 1);
+	assert_true(access(pg_identity_index_path(x), F_OK) == 0);
+	assert_false(exists(home, "0000000000000001.idx"));
+	pg_identity_index_free(x);
+	pg_repo_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -338,6 +600,11 @@ int main(void)
 		cmocka_unit_test(test_rewritten_history_is_indexed_again),
 		cmocka_unit_test(test_damaged_file_is_made_again),
 		cmocka_unit_test(test_subjects_find_a_new_date),
+		cmocka_unit_test(test_flipped_key_bit_in_a_current_index),
+		cmocka_unit_test(test_entries_in_reverse_order_are_seen),
+		cmocka_unit_test(test_tampered_header_is_seen),
+		cmocka_unit_test(test_another_graph_is_not_current),
+		cmocka_unit_test(test_budget_removes_the_oldest_first),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
