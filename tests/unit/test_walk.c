@@ -1,6 +1,7 @@
 /* test_walk.c - the range, date and ancestry walks against git, with and without commit-graphs. */
 #include "tests/unit/unit.h"
 
+#include "common/digest.h"
 #include "common/error.h"
 #include "common/fs.h"
 #include "repo/repo.h"
@@ -593,6 +594,16 @@ static void test_corrupt_graph_entry_is_a_clear_error(void **state)
 	assert_true(cdat > 0);
 	for (k = 0; k < COMMITS; k++)
 		memcpy(g + cdat + 36 * k + 20, "\x6f\xff\xff\xff", 4);
+	assert_int_equal(pg_write_file_atomic(graph, b.ptr, b.len), 0);
+	/* a graph that lies with a checksum that holds: the entry itself must be refused */
+	{
+		int fd;
+
+		assert_int_equal(pg_open_regular(&fd, NULL, graph, PG_OPEN_READ, NULL), 0);
+		assert_int_equal(pg_sha1_fd((unsigned char *)b.ptr + b.len - 20, fd, b.len - 20,
+					    graph), 0);
+		close(fd);
+	}
 	assert_int_equal(pg_write_file_atomic(graph, b.ptr, b.len), 0);
 	pg_buf_release(&b);
 	range_of(&got, &n, path, "refs/heads/main", "refs/heads/t3", PG_EINVALID);
