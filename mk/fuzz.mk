@@ -17,7 +17,7 @@
 # -merge_control_file), and every input that ever failed, named by its
 # SHA-1 as libFuzzer names them.
 
-FUZZ_TARGETS ?= object mail yaml ktap hook graph pack
+FUZZ_TARGETS ?= object mail yaml ktap hook graph pack identity_index
 FUZZ_SECONDS ?= 600
 FUZZ_CHECK_SECONDS ?= 30
 
@@ -36,8 +36,12 @@ $(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h tests/fuzz/files.h $(O)/
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(O)/libpullgate.a $(PKG_LIBS)
 
-.PHONY: fuzz check-fuzz fuzz-build
+.PHONY: fuzz check-fuzz fuzz-build fuzz-seed-identity
 fuzz-build: $(FUZZ_BIN)
+
+# The identity index's seeds are real files: what a verify of a small upstream writes.
+fuzz-seed-identity: $(O)/pullgate
+	tests/fuzz/make-identity-seed.sh $(CURDIR)/$(O)/pullgate tests/fuzz/identity_index
 
 fuzz check-fuzz:
 	$(MAKE) BUILD=fuzz fuzz-build FUZZ_TARGETS="$(FUZZ_TARGETS)"

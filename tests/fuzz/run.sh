@@ -29,6 +29,7 @@ max_len() {
 	hook) echo 16384 ;;     # headers and a push record or mail body
 	graph) echo 16384 ;;    # a commit-graph or a chain of a few layers, some hundred commits
 	pack) echo 16384 ;;     # an index and its pack of some ten objects, a loose commit
+	identity_index) echo 8192 ;; # an index of some hundred commits
 	*) echo 4096 ;;
 	esac
 }
