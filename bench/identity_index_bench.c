@@ -38,7 +38,8 @@ int main(int argc, char **argv)
 	pg_identity_index_info info;
 	pg_oid tip, base, tag, *ids = NULL;
 	size_t n = 0, i, back, found = 0, candidates = 0;
-	double t0, t_build, t_extend, t_open, t_probe;
+	double t0, t_build, t_extend, t_open, t_probe, t_full;
+	pg_identity_index_opts full = { 0 };
 	size_t built, extended;
 
 	if (argc != 6) {
@@ -81,6 +82,18 @@ int main(int argc, char **argv)
 	if (pg_identity_index_open(&x, up, argv[4], "bench:master", &tip, &info) < 0)
 		return die("open");
 	t_open = now_ms() - t0;
+	/* the baseline of the same run: every entry checked when opened (--verify-index) */
+	full.full_check = true;
+	{
+		pg_identity_index *y = NULL;
+
+		t0 = now_ms();
+		if (pg_identity_index_open_opts(&y, up, argv[4], "bench:master", &tip, &full,
+						&info) < 0)
+			return die("open with a full check");
+		t_full = now_ms() - t0;
+		pg_identity_index_free(y);
+	}
 	t0 = now_ms();
 	for (i = 0; i < n; i++) {
 		pg_commit *c = NULL;
@@ -106,9 +119,11 @@ int main(int argc, char **argv)
 		pg_commit_free(c);
 	}
 	t_probe = now_ms() - t0;
-	printf("make %.0f ms (%zu commits), extend %.1f ms (+%zu), open %.2f ms, "
+	printf("make %.0f ms (%zu commits), extend %.1f ms (+%zu), open %.2f ms "
+	       "(every entry checked: %.2f ms, %.1f x), "
 	       "%zu probes %.2f ms (%zu candidates read), copies found %zu, %zu indexed\n",
-	       t_build, built, t_extend, extended, t_open, n, t_probe, candidates, found,
+	       t_build, built, t_extend, extended, t_open, t_full,
+	       t_open > 0 ? t_full / t_open : 0.0, n, t_probe, candidates, found,
 	       pg_identity_index_count(x));
 	pg_identity_index_free(x);
 	free(ids);
