@@ -12,7 +12,7 @@ _pullgate()
 	local pull='--policy --upstream --protect --allow-committer --max-commits --keyring
 		--trust --allow-repository --pull-request --json --color --help'
 	case ${words[1]} in
-	verify) opts=$pull ;;
+	verify) opts="$pull --verify-index" ;;
 	gate) opts="$pull --tree --branch --stages --approve --no-approve --boot-timeout --boot-on --url --explain-tests
 		--build-worktrees" ;;
 	serve) opts='--config --port --hash-password --help' ;;

@@ -4,7 +4,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
-plan 51
+plan 52
 serve_setup
 serve_start
 T1=hardening-v6.16-rc1-fix1
@@ -122,6 +122,9 @@ metrics=$(curl -s "$URL/metrics")
 like "$metrics" '^pullgate_jobs\{state="approved"\} 1$' "/metrics counts jobs by state"
 like "$metrics" '^pullgate_stage_duration_seconds_count\{stage="build"\} 1$' "and stage durations"
 like "$metrics" '^pullgate_hook_deliveries_total\{hook="pull-request"\} 1$' "and deliveries"
+bytes=$(find "$PULLGATE_HOME/identity" -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
+is "$([ "$bytes" -gt 0 ] && printf '%s\n' "$metrics" | grep -cx "pullgate_identity_index_bytes $bytes")" 1 \
+	"and the bytes the identity indexes take ($bytes, the verifies made them)"
 
 # --- a log followed after the pull is done is sent whole, and the stream ends -------------
 follow=$(curl -s -N -m "$PATIENCE" "$URL/api/pulls/$ID2/log?stage=build&follow=1"; echo "curl:$?")
