@@ -28,7 +28,7 @@
  * commits were read through (pg_repo_graph_id: its checksum, which git's
  * own is checked against).  A graph git wrote again makes it again: what
  * it was made from is gone.  Every open checks its header, the table of
- * its segments' checksums and the order of a few hundred adjacent entries;
+ * its segments' checksums and the order of 64 evenly spaced adjacent pairs;
  * every probe checks the segments (128 entries) it reads, once, before
  * anything in them is used; extending it, and opts.full_check, check every
  * entry (its whole checksum, each segment's, the order).  A damaged index
