@@ -236,39 +236,107 @@ static void entry_put(unsigned char *e, uint64_t key, int64_t author_time, const
 	memcpy(e + 16, id->id, PG_OID_RAWSZ);
 }
 
-/* The entries of the commits tip has and `since` (NULL: nothing) had not, sorted. */
-static int read_new(unsigned char **out, size_t *n, pg_repo *r, const pg_oid *tip,
-		    const pg_oid *since, const key_kind *kind)
+/* The entries of ids[0..count), read from r, sorted into *out. */
+static int entries_of(unsigned char **out, pg_repo *r, const pg_oid *ids, size_t count,
+		      const key_kind *kind)
 {
-	pg_oid *ids = NULL;
-	size_t count = 0, i;
 	unsigned char *e = NULL;
-	int err;
+	size_t i;
+	int err = 0;
 
 	*out = NULL;
-	*n = 0;
-	if ((err = pg_repo_walk_range(&ids, &count, r, tip, since, since ? 1 : 0)) < 0)
-		return err;
-	if (count && !(e = malloc(count * ENTRY))) {
-		err = pg_error_oom();
-		goto done;
-	}
+	if (count && !(e = malloc(count * ENTRY)))
+		return pg_error_oom();
 	for (i = 0; i < count; i++) {
 		pg_commit *c = NULL;
 
-		if ((err = pg_repo_read_commit(&c, r, &ids[i])) < 0)
-			goto done;
+		if ((err = pg_repo_read_commit(&c, r, &ids[i])) < 0) {
+			free(e);
+			return err;
+		}
 		entry_put(e + i * ENTRY, kind->key(c), c->author.time, &ids[i]);
 		pg_commit_free(c);
 	}
 	if (count)
 		qsort(e, count, ENTRY, entry_cmp);
 	*out = e;
-	*n = count;
-	e = NULL;
-done:
-	free(e);
+	return 0;
+}
+
+/* The entries of the commits tip has and `since` (NULL: nothing) had not, sorted. */
+static int read_new(unsigned char **out, size_t *n, pg_repo *r, const pg_oid *tip,
+		    const pg_oid *since, const key_kind *kind)
+{
+	pg_oid *ids = NULL;
+	size_t count = 0;
+	int err;
+
+	*out = NULL;
+	*n = 0;
+	if ((err = pg_repo_walk_range(&ids, &count, r, tip, since, since ? 1 : 0)) < 0)
+		return err;
+	if ((err = entries_of(out, r, ids, count, kind)) == 0)
+		*n = count;
 	free(ids);
+	return err;
+}
+
+static int oid_cmp(const void *a, const void *b)
+{
+	return memcmp(a, b, PG_OID_RAWSZ);
+}
+
+/*
+ * git wrote the commit-graph again (a gc, a fetch that writes it): the
+ * index holds what the old graph said tip reaches.  Walk the new graph
+ * from tip, which reads no commit it holds, and compare the commits it
+ * reaches with the index's: the index is kept when it holds no commit the
+ * walk does not reach, and the commits it lacks are read and added (*add,
+ * *nadd).  *keep false: it holds a commit the new graph does not reach,
+ * and is made again.  So a graph that lied is found out when git writes
+ * it again, at the cost of a walk, not of reading every commit again.
+ */
+static int reconcile(bool *keep, unsigned char **add, size_t *nadd, pg_repo *r,
+		     const pg_oid *tip, const unsigned char *old, size_t count,
+		     const key_kind *kind)
+{
+	pg_oid *ids = NULL, *lack = NULL;
+	unsigned char *have = NULL;
+	size_t n = 0, nlack = 0, i, k;
+	int err;
+
+	*keep = false;
+	*add = NULL;
+	*nadd = 0;
+	if ((err = pg_repo_walk_range(&ids, &n, r, tip, NULL, 0)) < 0)
+		return err;
+	if ((count && !(have = malloc(count * PG_OID_RAWSZ))) ||
+	    (n && !(lack = malloc(n * sizeof(*lack))))) {
+		err = pg_error_oom();
+		goto done;
+	}
+	for (i = 0; i < count; i++)
+		memcpy(have + i * PG_OID_RAWSZ, old + i * ENTRY + 16, PG_OID_RAWSZ);
+	qsort(have, count, PG_OID_RAWSZ, oid_cmp);
+	qsort(ids, n, sizeof(*ids), oid_cmp);
+	for (i = 0, k = 0; i < n; i++) {
+		if (k < count && memcmp(have + k * PG_OID_RAWSZ, ids[i].id, PG_OID_RAWSZ) < 0)
+			goto done; /* the index holds a commit the walk does not reach */
+		if (k < count && !memcmp(have + k * PG_OID_RAWSZ, ids[i].id, PG_OID_RAWSZ))
+			k++;
+		else
+			lack[nlack++] = ids[i];
+	}
+	if (k < count)
+		goto done;
+	if ((err = entries_of(add, r, lack, nlack, kind)) == 0) {
+		*nadd = nlack;
+		*keep = true;
+	}
+done:
+	free(ids);
+	free(lack);
+	free(have);
 	return err;
 }
 
@@ -750,7 +818,7 @@ static int open_kind(pg_identity_index **out, pg_repo *r, const char *home, cons
 	char stem[32];
 	const char *why = "new";
 	pg_oid graph;
-	bool extend = false, exists = false, has_graph = false;
+	bool extend = false, exists = false, has_graph = false, reconciled = false;
 	int err;
 
 	*out = NULL;
@@ -791,16 +859,16 @@ static int open_kind(pg_identity_index **out, pg_repo *r, const char *home, cons
 			goto done;
 		}
 		/*
-		 * Read through another commit-graph (git wrote it again): what it
-		 * was made from is gone, so it is made again, never trusted.  A
-		 * last tip that is gone, or not below the new one: history was
-		 * rewritten.
+		 * A last tip that is gone, or not below the new one: history was
+		 * rewritten.  Read through another commit-graph (git wrote it
+		 * again): what it was made from is gone, so what the index holds
+		 * is compared with what the new graph reaches (reconcile).
 		 */
 		err = pg_oid_cmp(&x->tip, tip) ? pg_repo_is_ancestor(r, &x->tip, tip) : 1;
 		if (err < 0)
 			pg_error_clear();
 		why = err != 1 ? "rewritten" : "graph";
-		extend = err == 1 && same_graph;
+		extend = err == 1;
 		err = 0;
 		if (extend && (err = all_entries(&old, x)) < 0)
 			goto done;
@@ -808,9 +876,16 @@ static int open_kind(pg_identity_index **out, pg_repo *r, const char *home, cons
 			extend = false;
 			why = "damaged";
 		}
+		if (extend && !same_graph &&
+		    (err = reconcile(&extend, &add, &nadd, r, tip, old, x->count, kind)) < 0)
+			goto done;
+		if (!same_graph)
+			reconciled = true;
 	}
-	if ((err = read_new(&add, &nadd, r, tip, extend ? &x->tip : NULL, kind)) < 0 ||
-	    (err = write_index(x, path.ptr, upstream, fingerprint, tip, has_graph ? &graph : NULL,
+	if ((!reconciled || !extend) &&
+	    (err = read_new(&add, &nadd, r, tip, extend ? &x->tip : NULL, kind)) < 0)
+		goto done;
+	if ((err = write_index(x, path.ptr, upstream, fingerprint, tip, has_graph ? &graph : NULL,
 			       old, extend ? x->count : 0, add, nadd)) < 0)
 		goto done;
 	info->action = extend ? PG_IDENTITY_INDEX_EXTENDED : PG_IDENTITY_INDEX_BUILT;
