@@ -51,6 +51,12 @@ typedef struct pg_gate_opts {
 					the tag's signature is verified again (a key removed or
 					revoked since the test approves nothing); NULL: nothing
 					can be approved */
+	const pg_oid *onto;          /* the merge stage merges onto this commit, not onto the
+					integration branch's head: a stack of tested merges
+					(pipeline/queue.h).  It must hold the head (be it or
+					descend from it), else PG_EINVALID; report->merge_base
+					is onto, so approval moves the branch only when it is
+					at onto by then.  NULL: the head */
 } pg_gate_opts;
 
 /* The most build worktrees a run chooses from (pipeline.build-worktrees). */

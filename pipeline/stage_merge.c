@@ -23,12 +23,16 @@ static int passed(pg_run *g, pg_stage *st, const pg_merge_result *m)
 static int conflicted(pg_run *g, pg_stage *st, const pg_merge_result *m)
 {
 	pg_finding *f = NULL;
+	char hex[PG_OID_HEXSZ + 1];
 	size_t i;
 	int err;
 
+	pg_oid_tohex(hex, &g->base);
+	hex[12] = '\0';
 	err = pg_report_add(&f, g->report, PG_CHECK_MERGE_CONFLICT,
 			    g->policy->severity[PG_CHECK_MERGE_CONFLICT], NULL,
-			    "merging into %s conflicts in %zu path%s", pg_tree_branch(g->tree),
+			    "merging into %s%s%s conflicts in %zu path%s", pg_tree_branch(g->tree),
+			    g->o->onto ? " at " : "", g->o->onto ? hex : "",
 			    m->nconflicts, m->nconflicts == 1 ? "" : "s");
 	for (i = 0; i < m->nconflicts && err == 0; i++)
 		err = pg_finding_detail(f, "conflict", m->conflicts[i], NULL);
@@ -36,6 +40,34 @@ static int conflicted(pg_run *g, pg_stage *st, const pg_merge_result *m)
 		err = pg_stage_set(st, PG_STAGE_FAILED, NULL, "%zu conflicted path%s",
 				   m->nconflicts, m->nconflicts == 1 ? "" : "s");
 	return err;
+}
+
+/*
+ * What the pull is merged onto: the integration head, or the caller's
+ * commit above it (a queue's stack).  One that does not hold the head
+ * would test a tree the branch can never reach by fast-forward.
+ */
+static int merge_base(pg_run *g)
+{
+	char onto[PG_OID_HEXSZ + 1], head[PG_OID_HEXSZ + 1];
+	int err;
+
+	if ((err = pg_tree_head(&g->base, g->tree)) < 0 || !g->o->onto ||
+	    !pg_oid_cmp(g->o->onto, &g->base))
+		return err;
+	pg_oid_tohex(onto, g->o->onto);
+	pg_oid_tohex(head, &g->base);
+	if ((err = pg_repo_is_ancestor(pg_tree_repo(g->tree), &g->base, g->o->onto)) < 0) {
+		char why[512];
+
+		snprintf(why, sizeof(why), "%s", pg_error_last());
+		return pg_error_set(err, "cannot merge onto %s: %s", onto, why);
+	}
+	if (err == 0)
+		return pg_error_set(PG_EINVALID, "cannot merge onto %s: it does not descend from "
+				    "%s's head %s", onto, pg_tree_branch(g->tree), head);
+	g->base = *g->o->onto;
+	return 0;
 }
 
 int pg_stage_merge(pg_run *g, pg_stage *st)
@@ -51,7 +83,7 @@ int pg_stage_merge(pg_run *g, pg_stage *st)
 				   "can be merged with its mergetag", r->tag);
 		goto done;
 	}
-	if ((err = pg_tree_head(&g->base, g->tree)) < 0)
+	if ((err = merge_base(g)) < 0)
 		goto done;
 	pg_run_progress(g, "merge", "fetching %s into %s", r->tag, g->tree_path.ptr);
 	if ((err = pg_tree_fetch_tag(g->tree, g->spec->repo, r->tag, &r->tag_object)) < 0)
