@@ -15,12 +15,17 @@
 #   stale       copy an earlier run's console under PULLGATE_HOME/logs, exit 0
 #   nolog       exit 1 without touching LOG (as boot.sh did for a missing Image)
 # FAKE_BOOT_EXIT: the merge's boot exits with this status, whatever its console.
+# BUILD/fake-kunit-fail (left by build.sh's FAKE_BUILD=tree): in any mode, each
+# case it names is one more failing case of the pullgate suite.
 set -eu
 build=$1 log=$2 nonce=${4:-}
 kind=merged
 grep -q 'base tree' "$build/arch/arm64/boot/Image" 2>/dev/null && kind=base
 echo "$kind" >>"$build/boots"
 if [ "$kind" = base ]; then mode=${FAKE_BASE_BOOT:-ok}; else mode=${FAKE_BOOT:-ok}; fi
+extra=""
+[ ! -f "$build/fake-kunit-fail" ] || extra=$(cat "$build/fake-kunit-fail")
+ncases=$((2 + $(printf '%s' "$extra" | grep -c . || true)))
 
 case $mode in
 stale)
@@ -47,14 +52,23 @@ line() { printf '[%12s] %s\n' "$1" "$2"; }
 	if [ "$mode" != noktap ] && [ "$mode" != empty ]; then
 		line 1.000002 "    KTAP version 1"
 		line 1.000003 "    # Subtest: pullgate"
-		line 1.000004 "    1..2"
+		line 1.000004 "    1..$ncases"
 		line 1.000005 "    ok 1 define_flex_zeroes"
 		if [ "$mode" = fail ]; then
 			line 1.000006 "    # randstruct_reorders: EXPECTATION FAILED at lib/tests/pullgate_kunit.c:80"
 			line 1.000007 "    not ok 2 randstruct_reorders"
-			line 1.000008 "not ok 1 pullgate"
 		else
 			line 1.000007 "    ok 2 randstruct_reorders"
+		fi
+		i=2
+		for case in $extra; do
+			i=$((i + 1))
+			line 1.000007 "    # $case: EXPECTATION FAILED at fake/kunit.c:$i"
+			line 1.000007 "    not ok $i $case"
+		done
+		if [ "$mode" = fail ] || [ -n "$extra" ]; then
+			line 1.000008 "not ok 1 pullgate"
+		else
 			line 1.000008 "ok 1 pullgate"
 		fi
 	fi

@@ -14,6 +14,13 @@
 #   lock    leave a lock on FAKE_TREE's master, as another writer does (the test removes it)
 #   retag   point FAKE_SENDER's refs/tags/FAKE_RETAG at FAKE_RETAG_TO meanwhile
 #           (the sender pushes the tag again while the pull is tested)
+#   tree    the tree's files under fake/ decide, for the base and the merge
+#           alike (a queue's stack is both): a line "call NAME" with no line
+#           "def NAME" fails the build ("fake/x.c:3: error: implicit
+#           declaration of function 'NAME'"); a line "assert NAME == V" where
+#           a line says "set NAME = V2", V2 not V, builds but leaves
+#           BUILD/fake-kunit-fail naming the case, which boot.sh turns into a
+#           failing KUnit case.  Every build removes that file first.
 # FAKE_BUILD_DELAY: seconds to wait before building the merge (a workload
 # for the benchmarks, never a test's synchronisation).
 # FAKE_BUILD_WAIT=FILE: the merge's build waits until FILE exists (a test
@@ -69,6 +76,31 @@ mkdir -p "$out/arch/arm64/boot"
 echo "# stand-in config of tests/fakes" >"$out/.config"
 # a selected option "holds" unless its name says it cannot
 [ -z "$select" ] || grep -v '_UNBUILDABLE_' "$select" >>"$out/.config" || true
+rm -f "$out/fake-kunit-fail"
+if [ "${FAKE_BUILD:-}" = tree ] && [ -d "$src/fake" ]; then
+	files=$(cd "$src" && find fake -type f | LC_ALL=C sort)
+	kunit=$(cd "$out" && pwd)/fake-kunit-fail
+	if [ -n "$files" ] && ! (cd "$src" && awk -v kunit="$kunit" '
+		{ sub(/^[ \t]+/, "") }
+		$1 == "def" && NF >= 2 { def[$2] = 1 }
+		$1 == "call" && NF >= 2 { n++; cfile[n] = FILENAME; cline[n] = FNR; cname[n] = $2 }
+		$1 == "set" && $3 == "=" { val[$2] = $4 }
+		$1 == "assert" && $3 == "==" { m++; aname[m] = $2; aval[m] = $4 }
+		END {
+			for (i = 1; i <= n; i++)
+				if (!(cname[i] in def)) {
+					printf "%s:%d: error: implicit declaration of function '\''%s'\''\n",
+						cfile[i], cline[i], cname[i]
+					bad = 1
+				}
+			for (i = 1; i <= m; i++)
+				if ((aname[i] in val) && val[aname[i]] != aval[i])
+					print "fake_" aname[i] >>kunit
+			exit bad
+		}' $files); then
+		exit 2
+	fi
+fi
 if [ "$kind" = base ]; then
 	echo base >>"$out/builds"
 	echo "stand-in Image of the base tree" >"$out/arch/arm64/boot/Image"
