@@ -1,10 +1,14 @@
-/* cmd_gate.c - pullgate gate: verify, merge, build, boot and approve a pull. */
+/* cmd_gate.c - pullgate gate: verify, merge, build, boot and approve a pull, or a queue of pulls as a stack. */
 #include "cli/cli.h"
 #include "cli/pull_args.h"
+#include "common/array.h"
 #include "common/buf.h"
 #include "common/error.h"
+#include "common/fs.h"
 #include "common/sanitize.h"
+#include "common/str.h"
 #include "pipeline/gate.h"
+#include "pipeline/queue.h"
 
 
 enum {
@@ -18,6 +22,7 @@ enum {
 	OPT_URL,
 	OPT_EXPLAIN_TESTS,
 	OPT_BUILD_WORKTREES,
+	OPT_QUEUE,
 };
 
 static const struct option options[] = {
@@ -32,6 +37,7 @@ static const struct option options[] = {
 	{ "url", required_argument, NULL, OPT_URL },
 	{ "explain-tests", no_argument, NULL, OPT_EXPLAIN_TESTS },
 	{ "build-worktrees", required_argument, NULL, OPT_BUILD_WORKTREES },
+	{ "queue", required_argument, NULL, OPT_QUEUE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -56,8 +62,11 @@ static int parse_stages(const char *s)
 
 struct gate_args {
 	pg_gate_opts *go;
+	cli_pull_args *a;
 	pg_gate_given given; /* the flags that override the policy (pipeline/settings.h) */
 	const char *url; /* --url: the public URL REPO mirrors */
+	const char *queue; /* --queue FILE: REPO TAG lines, gated as a stack */
+	bool stages_given; /* --stages */
 };
 
 static int gate_option(void *ctx, int c, const char *arg)
@@ -79,9 +88,14 @@ static int gate_option(void *ctx, int c, const char *arg)
 			return cli_usage("gate", "--stages wants merge, build, boot, approve in "
 					 "order from merge without a gap, not '%s'", arg);
 		g->go->stages = (unsigned)flags;
+		g->stages_given = true;
 		return 0;
 	case OPT_EXPLAIN_TESTS:
 		g->go->explain_tests = true;
+		return 0;
+	case OPT_QUEUE:
+		g->queue = arg;
+		g->a->pulls_from_file = true;
 		return 0;
 	case OPT_APPROVE:
 	case OPT_NO_APPROVE:
@@ -116,12 +130,199 @@ static int gate_option(void *ctx, int c, const char *arg)
 	}
 }
 
+/* --- --queue FILE ------------------------------------------------------------------ */
+
+/* "error: FILE:LINE: why", one line, the file's text made safe. */
+static int bad_line(const char *file, size_t line, const char *why, const char *text, size_t len)
+{
+	pg_buf msg = PG_BUF_INIT, safe = PG_BUF_INIT;
+
+	if (pg_buf_printf(&msg, "%s:%zu: %s '%.*s'", file, line, why, (int)(len > 200 ? 200 : len),
+			  text) == 0 &&
+	    pg_sanitize_terminal(&safe, msg.ptr, msg.len, PG_SANITIZE_ONELINE) == 0)
+		fprintf(stderr, "error: %s\n", safe.ptr);
+	pg_buf_release(&msg);
+	pg_buf_release(&safe);
+	return PG_EXIT_USAGE;
+}
+
+/*
+ * The queue file: a pull a line, REPO TAG, blank lines and # comments
+ * ignored.  The specs point into text, each a copy of proto (the shared
+ * upstream and progress) with its repo and tag.  0, or an exit status.
+ */
+static int read_queue(pg_pull_spec **specs, size_t *n, pg_buf *text, const char *file,
+		      const pg_pull_spec *proto)
+{
+	const char *ws = " \t\r";
+	char *p, *next;
+	size_t line = 0, alloc = 0;
+
+	*specs = NULL;
+	*n = 0;
+	if (pg_buf_read_file(text, file) < 0)
+		return cli_fail(NULL);
+	if (memchr(text->ptr, '\0', text->len))
+		return bad_line(file, 1, "a queue file is text, not", "binary", 6);
+	for (p = text->ptr; p && *p; p = next) {
+		const char *s = p;
+		size_t len, a, b;
+
+		line++;
+		if ((next = strchr(p, '\n')))
+			*next++ = '\0';
+		len = strlen(s);
+		pg_str_trim(&s, &len, ws);
+		if (!len || s[0] == '#')
+			continue;
+		a = strcspn(s, ws);
+		b = a + strspn(s + a, ws);
+		if (a == len || b == len || b + strcspn(s + b, ws) != len)
+			return bad_line(file, line, "a queue line is REPO TAG, not", s, len);
+		if (PG_ARRAY_GROW(*specs, *n + 1, alloc) < 0)
+			return cli_fail(NULL);
+		(*specs)[*n] = *proto;
+		((char *)s)[a] = '\0';
+		((char *)s)[len] = '\0';
+		(*specs)[*n].repo = s;
+		(*specs)[*n].tag = s + b;
+		(*n)++;
+	}
+	if (!*n)
+		return bad_line(file, line, "names no pull: want REPO TAG lines, not", "", 0);
+	return 0;
+}
+
+/* A line of the result, made safe: commit-derived text (tags, paths) is the pull's. */
+static void put_line(const pg_buf *line)
+{
+	pg_buf safe = PG_BUF_INIT;
+
+	if (pg_sanitize_terminal(&safe, line->ptr, line->len, PG_SANITIZE_ONELINE) == 0) {
+		fputs(safe.ptr, stdout);
+		fputc('\n', stdout);
+	}
+	pg_buf_release(&safe);
+}
+
+/* One line per pull, then the stack's ref. */
+static int print_queue_text(const pg_queue_result *q)
+{
+	pg_buf line = PG_BUF_INIT;
+	char on[PG_OID_HEXSZ + 1], merge[PG_OID_HEXSZ + 1];
+	size_t i, stacked = 0;
+	int err = 0;
+
+	for (i = 0; i < q->n && err == 0; i++) {
+		const pg_queue_item *it = &q->items[i];
+
+		pg_buf_clear(&line);
+		pg_oid_tohex(on, &it->tested_on);
+		pg_oid_tohex(merge, &it->merge);
+		err = pg_buf_printf(&line, "%zu %s: %s", it->position, it->tag,
+				    pg_queue_outcome_name(it->outcome));
+		if (err == 0 && it->outcome == PG_QUEUE_FAILED)
+			err = pg_buf_printf(&line, " (%s)", it->stage);
+		if (err == 0 && it->tested)
+			err = pg_buf_printf(&line, ", tested on %.12s", on);
+		if (err == 0 && it->outcome == PG_QUEUE_PASSED && it->has_merge) {
+			err = pg_buf_printf(&line, ", merge %.12s", merge);
+			stacked++;
+		}
+		if (err == 0 && it->attribution)
+			err = pg_buf_printf(&line, ": %s", it->attribution);
+		if (err == 0)
+			put_line(&line);
+	}
+	if (err == 0 && q->has_stack) {
+		pg_oid_tohex(on, &q->stack);
+		pg_oid_tohex(merge, &q->head);
+		pg_buf_clear(&line);
+		if ((err = pg_buf_printf(&line, "stack: refs/heads/pullgate/queue at %.12s, %zu "
+					 "merge%s on %.12s", on, stacked, stacked == 1 ? "" : "s",
+					 merge)) == 0)
+			put_line(&line);
+	}
+	pg_buf_release(&line);
+	return err;
+}
+
+static int print_queue(const cli_pull_args *a, const pg_queue_result *q)
+{
+	pg_buf out = PG_BUF_INIT;
+	int err;
+
+	if (a->json) {
+		if ((err = pg_queue_format_json(&out, q)) == 0)
+			fwrite(out.ptr, 1, out.len, stdout);
+	} else {
+		err = print_queue_text(q);
+	}
+	pg_buf_release(&out);
+	if (err < 0)
+		return cli_fail("the queue's result");
+	if (fflush(stdout) != 0) {
+		fprintf(stderr, "error: writing the result: %s\n", strerror(errno));
+		return PG_EXIT_UNDECIDED;
+	}
+	return 0;
+}
+
+/* The options a queue cannot take: each is one pull's, or approval, which is the service's. */
+static int queue_usage(const struct gate_args *g)
+{
+	if (g->given.approve == PG_GATE_YES ||
+	    (g->stages_given && (g->go->stages & PG_GATE_APPROVE)))
+		return cli_usage("gate", "--queue does not approve: approval through a queue is "
+				 "the service's");
+	if (g->stages_given && !(g->go->stages & PG_GATE_MERGE))
+		return cli_usage("gate", "--queue merges each pull onto the stack: its --stages "
+				 "start with merge");
+	if (g->go->explain_tests)
+		return cli_usage("gate", "--explain-tests is one pull's, not a queue's");
+	if (g->url)
+		return cli_usage("gate", "--url is one pull's, not a queue's");
+	return 0;
+}
+
+static int run_queue(cli_pull_args *a, struct gate_args *g)
+{
+	pg_pull_spec *specs = NULL;
+	pg_queue_result *q = NULL;
+	pg_buf text;
+	size_t n = 0;
+	int rc, err;
+
+	pg_buf_init(&text, (size_t)1 << 20);
+	if ((rc = queue_usage(g)) != 0 ||
+	    (rc = read_queue(&specs, &n, &text, g->queue, &a->spec)) != 0)
+		goto done;
+	if (!g->stages_given)
+		g->go->stages = PG_GATE_MERGE | PG_GATE_BUILD | PG_GATE_BOOT;
+	g->given.approve = PG_GATE_NO;
+	pg_gate_settings_resolve(&g->go->settings, &g->given, a->policy);
+	err = pg_queue_run(&q, specs, n, a->policy, g->go);
+	cli_term_end(&a->term);
+	/* what ran is shown, also when a run could not decide */
+	if (q && (rc = print_queue(a, q)) != 0)
+		goto done;
+	if (err < 0)
+		rc = cli_fail(NULL);
+	else
+		rc = pg_queue_all_passed(q) ? PG_EXIT_ACCEPT : PG_EXIT_REJECT;
+done:
+	pg_queue_result_free(q);
+	free(specs);
+	pg_buf_release(&text);
+	return rc;
+}
+
 int cmd_gate(int argc, char **argv)
 {
 	cli_pull_args a;
 	pg_report *report = NULL;
 	pg_gate_opts go = PG_GATE_OPTS_INIT;
-	struct gate_args g = { .go = &go };
+	struct gate_args g = { .go = &go, .a = &a };
 	int rc, err;
 
 	go.stages = PG_GATE_ALL;
@@ -132,10 +333,14 @@ int cmd_gate(int argc, char **argv)
 		goto done;
 	go.progress = cli_term_progress;
 	go.ctx = &a.term;
+	go.cancel = cli_catch_stop_signals();
+	if (g.queue) {
+		rc = run_queue(&a, &g);
+		goto done;
+	}
 	/* the merge message and the notice name the public URL, not a local mirror */
 	if (g.url)
 		a.spec.name = g.url;
-	go.cancel = cli_catch_stop_signals();
 	/* the KUnit selection of the merge, without building: verify and merge only */
 	if (go.explain_tests) {
 		go.stages = PG_GATE_MERGE;

@@ -175,10 +175,18 @@ static int finish(cli_pull_args *a, int argc, char **argv, int first)
 {
 	int rc;
 
-	if (argc - first != 2)
+	if (a->pulls_from_file) {
+		if (argc != first)
+			return cli_usage(a->cmd, "%s --queue takes no REPO TAG: its pulls are in "
+					 "the file", a->cmd);
+		if (a->mail)
+			return cli_usage(a->cmd, "--pull-request is one pull's mail, not a queue's");
+	} else if (argc - first != 2) {
 		return cli_usage(a->cmd, "%s wants a repository and a tag", a->cmd);
-	a->spec.repo = argv[first];
-	a->spec.tag = argv[first + 1];
+	} else {
+		a->spec.repo = argv[first];
+		a->spec.tag = argv[first + 1];
+	}
 	a->spec.upstream = a->up_repo;
 	a->spec.upstream_branch = a->up_branch;
 	if (a->mail && (rc = read_request(&a->request, a->mail)) != 0)

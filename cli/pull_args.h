@@ -46,6 +46,8 @@ typedef struct cli_pull_args {
 	pg_pull_spec spec;          /* filled by cli_pull_finish; its progress goes to term */
 	enum cli_color color;       /* --color */
 	cli_term term;
+	bool pulls_from_file;       /* set by a command's option (gate --queue): no REPO TAG
+				       operands, spec holds only the upstream */
 	bool scratch_held;          /* scratch_fd holds a share of $PULLGATE_HOME/tmp */
 	int scratch_fd;
 } cli_pull_args;

@@ -14,7 +14,7 @@ _pullgate()
 	case ${words[1]} in
 	verify) opts="$pull --verify-index" ;;
 	gate) opts="$pull --tree --branch --stages --approve --no-approve --boot-timeout --boot-on --url --explain-tests
-		--build-worktrees" ;;
+		--build-worktrees --queue" ;;
 	serve) opts='--config --port --hash-password --help' ;;
 	ktap) opts='--json --nonce --lava --help' ;;
 	policy) opts='--help' ;;
@@ -27,7 +27,7 @@ _pullgate()
 		;;
 	esac
 	case $prev in
-	--policy | --keyring | --pull-request | --config)
+	--policy | --keyring | --pull-request | --config | --queue)
 		_filedir
 		return
 		;;
