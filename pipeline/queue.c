@@ -313,6 +313,23 @@ done:
 	return err;
 }
 
+/* refs/heads/pullgate/queue at the top of the stack. */
+static int set_stack_ref(queue *qu)
+{
+	pg_buf path = PG_BUF_INIT;
+	pg_tree *t = NULL;
+	int err;
+
+	qu->q->stack = qu->s.tops[qu->s.n];
+	if ((err = pg_run_tree_path(&path, qu->o)) == 0 &&
+	    (err = pg_tree_open(&t, path.ptr, qu->o->settings.branch)) == 0 &&
+	    (err = pg_tree_set_pull_branch(t, "queue", &qu->q->stack)) == 0)
+		qu->q->has_stack = true;
+	pg_tree_free(t);
+	pg_buf_release(&path);
+	return err;
+}
+
 /* Gate pulls[k] onto the stack, then attribute a failure and push a passing merge. */
 static int one(queue *qu, size_t k)
 {
@@ -354,7 +371,10 @@ static int one(queue *qu, size_t k)
 	if (!it->stage) {
 		it->outcome = PG_QUEUE_PASSED;
 		/* a tag the stack holds already (skipped) adds nothing to it */
-		return it->has_merge ? stack_push(&qu->s, &it->merge, it->position) : 0;
+		if (!it->has_merge || (err = stack_push(&qu->s, &it->merge, it->position)) < 0)
+			return err;
+		/* the stack is on a ref at once: no gc takes it, a stopped queue leaves it */
+		return set_stack_ref(qu);
 	}
 	it->outcome = PG_QUEUE_FAILED;
 	if ((err = attribute(qu, it, k)) == 0)
@@ -375,23 +395,6 @@ static int open_head(queue *qu)
 		if (!(qu->branch = pg_strdup(pg_tree_branch(t))))
 			err = PG_ENOMEM;
 	}
-	pg_tree_free(t);
-	pg_buf_release(&path);
-	return err;
-}
-
-/* refs/heads/pullgate/queue at the top of the stack. */
-static int set_stack_ref(queue *qu)
-{
-	pg_buf path = PG_BUF_INIT;
-	pg_tree *t = NULL;
-	int err;
-
-	qu->q->stack = qu->s.tops[qu->s.n];
-	if ((err = pg_run_tree_path(&path, qu->o)) == 0 &&
-	    (err = pg_tree_open(&t, path.ptr, qu->o->settings.branch)) == 0 &&
-	    (err = pg_tree_set_pull_branch(t, "queue", &qu->q->stack)) == 0)
-		qu->q->has_stack = true;
 	pg_tree_free(t);
 	pg_buf_release(&path);
 	return err;

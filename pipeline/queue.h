@@ -10,7 +10,8 @@
  * before.  Pull k is gated (merge, build, boot; never approve) onto the
  * stack of the pulls ahead of it; one that fails leaves the stack as it
  * was, so the pulls behind it are stacked without it.  The top of the
- * stack is left on refs/heads/pullgate/queue: every commit on its
+ * stack is on refs/heads/pullgate/queue, moved there as each pull passes
+ * (so no gc takes a merge the next pull is merged onto): every commit on its
  * first-parent line down to the head is a merge that was built and
  * booted (as far as the stages asked), so the branch can be
  * fast-forwarded to it, or to any of them.
