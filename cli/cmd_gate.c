@@ -132,14 +132,17 @@ static int gate_option(void *ctx, int c, const char *arg)
 
 /* --- --queue FILE ------------------------------------------------------------------ */
 
-/* "error: FILE:LINE: why", one line, the file's text made safe. */
-static int bad_line(const char *file, size_t line, const char *why, const char *text, size_t len)
+/* "error: FILE[:LINE]: why ['TEXT']", one line, made safe: the file's text is anyone's. */
+static int bad_file(const char *file, size_t line, const char *why, const char *text, size_t len)
 {
 	pg_buf msg = PG_BUF_INIT, safe = PG_BUF_INIT;
+	int err;
 
-	if (pg_buf_printf(&msg, "%s:%zu: %s '%.*s'", file, line, why, (int)(len > 200 ? 200 : len),
-			  text) == 0 &&
-	    pg_sanitize_terminal(&safe, msg.ptr, msg.len, PG_SANITIZE_ONELINE) == 0)
+	err = line ? pg_buf_printf(&msg, "%s:%zu: %s", file, line, why) :
+		pg_buf_printf(&msg, "%s: %s", file, why);
+	if (err == 0 && text)
+		err = pg_buf_printf(&msg, " '%.*s'", (int)(len > 200 ? 200 : len), text);
+	if (err == 0 && pg_sanitize_terminal(&safe, msg.ptr, msg.len, PG_SANITIZE_ONELINE) == 0)
 		fprintf(stderr, "error: %s\n", safe.ptr);
 	pg_buf_release(&msg);
 	pg_buf_release(&safe);
@@ -163,9 +166,10 @@ static int read_queue(pg_pull_spec **specs, size_t *n, pg_buf *text, const char 
 	if (pg_buf_read_file(text, file) < 0)
 		return cli_fail(NULL);
 	if (memchr(text->ptr, '\0', text->len))
-		return bad_line(file, 1, "a queue file is text, not", "binary", 6);
+		return bad_file(file, 0, "a queue file is text: this one holds a NUL byte", NULL, 0);
 	for (p = text->ptr; p && *p; p = next) {
 		const char *s = p;
+		char *pull;
 		size_t len, a, b;
 
 		line++;
@@ -178,18 +182,19 @@ static int read_queue(pg_pull_spec **specs, size_t *n, pg_buf *text, const char 
 		a = strcspn(s, ws);
 		b = a + strspn(s + a, ws);
 		if (a == len || b == len || b + strcspn(s + b, ws) != len)
-			return bad_line(file, line, "a queue line is REPO TAG, not", s, len);
+			return bad_file(file, line, "a queue line is REPO TAG, not", s, len);
 		if (PG_ARRAY_GROW(*specs, *n + 1, alloc) < 0)
 			return cli_fail(NULL);
+		pull = p + (s - p);
+		pull[a] = '\0';
+		pull[len] = '\0';
 		(*specs)[*n] = *proto;
-		((char *)s)[a] = '\0';
-		((char *)s)[len] = '\0';
-		(*specs)[*n].repo = s;
-		(*specs)[*n].tag = s + b;
+		(*specs)[*n].repo = pull;
+		(*specs)[*n].tag = pull + b;
 		(*n)++;
 	}
 	if (!*n)
-		return bad_line(file, line, "names no pull: want REPO TAG lines, not", "", 0);
+		return bad_file(file, 0, "names no pull: a queue file has REPO TAG lines", NULL, 0);
 	return 0;
 }
 
