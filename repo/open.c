@@ -401,6 +401,7 @@ static int fetch_url(pg_oid *out, pg_repo *r, const char *url, const char *ref,
 {
 	bool timed_out, cancelled;
 	git_remote *remote = NULL;
+	git_remote_create_options create;
 	git_fetch_options opts;
 	pg_buf spec = PG_BUF_INIT, local = PG_BUF_INIT;
 	char *specs[1];
@@ -429,8 +430,19 @@ static int fetch_url(pg_oid *out, pg_repo *r, const char *url, const char *ref,
 	}
 	if ((err = pg_git_stream_register()) < 0 || (err = pg_git_tls_load()) < 0)
 		goto done;
+	/*
+	 * The URL is fetched as given: no url.*.insteadOf of the repository's
+	 * or the user's configuration rewrites it (the allow-list admitted this
+	 * URL, not what a configuration would make of it).  Looking those up
+	 * is also what leaked: libgit2 1.5.1 matches every configuration entry
+	 * against a regex and never frees the match data of an entry that does
+	 * not match (about 20 KiB each, twice per remote; fixed in libgit2 1.6).
+	 */
+	git_remote_create_options_init(&create, GIT_REMOTE_CREATE_OPTIONS_VERSION);
+	create.repository = r->git;
+	create.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF;
 	pg_git_fetch_begin(limits.timeout_s, limits.cancel);
-	if ((gerr = git_remote_create_anonymous(&remote, r->git, url)) < 0 ||
+	if ((gerr = git_remote_create_with_opts(&remote, url, &create)) < 0 ||
 	    (gerr = git_remote_fetch(remote, &arr, &opts, NULL)) < 0) {
 		pg_git_fetch_end(&timed_out, &cancelled);
 		if (timed_out)
