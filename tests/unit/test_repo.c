@@ -86,7 +86,14 @@ static void test_configuration_reads(void **state)
 	pg_oid id;
 
 	(void)state;
-	make_repo(dir, "[pullgate]\n\tupstream = linus/master\n");
+	make_repo(dir, "[pullgate]\n\tupstream = linus/master\n"
+		  "[branch \"local\"]\n\tremote = .\n\tmerge = refs/heads/main\n"
+		  "[remote \"two\"]\n\turl = /elsewhere\n"
+		  "\tfetch = +refs/heads/a:refs/remotes/two/a\n\tfetch = +refs/heads/*:refs/two/*\n"
+		  "[branch \"second\"]\n\tremote = two\n\tmerge = refs/heads/b\n"
+		  "[branch \"tagged\"]\n\tremote = origin\n\tmerge = refs/tags/t\n"
+		  "[branch \"gone\"]\n\tremote = gone\n\tmerge = refs/heads/master\n"
+		  "[remote \"gone\"]\n\tfetch = +refs/heads/*:refs/remotes/gone/*\n");
 	assert_int_equal(pg_repo_open(&r, dir), 0);
 	assert_int_equal(pg_repo_config_string(&s, r, "pullgate.upstream"), 0);
 	assert_string_equal(s, "linus/master");
@@ -102,6 +109,20 @@ static void test_configuration_reads(void **state)
 	free(s);
 	assert_int_equal(pg_repo_branch_upstream(&s, r, "refs/heads/other"), 0);
 	assert_null(s);
+	/* "." is this repository: the merged ref itself */
+	assert_int_equal(pg_repo_branch_upstream(&s, r, "refs/heads/local"), 0);
+	assert_string_equal(s, "refs/heads/main");
+	free(s);
+	/* the first refspec whose source matches */
+	assert_int_equal(pg_repo_branch_upstream(&s, r, "refs/heads/second"), 0);
+	assert_string_equal(s, "refs/two/b");
+	free(s);
+	/* none matches; a remote without a URL is no remote (as git_branch_upstream_name) */
+	assert_int_equal(pg_repo_branch_upstream(&s, r, "refs/heads/tagged"), 0);
+	assert_null(s);
+	assert_int_equal(pg_repo_branch_upstream(&s, r, "refs/heads/gone"), 0);
+	assert_null(s);
+	assert_int_equal(pg_repo_branch_upstream(&s, r, "refs/tags/t"), PG_EINVALID);
 	assert_int_equal(pg_repo_hooks_dir(&s, r), 0);
 	assert_non_null(strstr(s, "/.git/hooks"));
 	free(s);
