@@ -319,8 +319,10 @@ int pg_repo_walk_range(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tip,
 
 /*
  * The subjects (git's summary: the first paragraph on one line) of the
- * non-merge commits reachable from tip and not from hide, newest first as
- * git fmt-merge-msg lists them.  Free with pg_str_list_free.
+ * non-merge commits reachable from tip and not from hide (the range of
+ * pg_repo_walk_range), newest first in git's --date-order, as git
+ * fmt-merge-msg lists them.  A commit that cannot be parsed is named in
+ * the error, as by pg_repo_walk_range.  Free with pg_str_list_free.
  */
 int pg_repo_walk_subjects(char ***subjects, size_t *n, pg_repo *r, const pg_oid *tip,
 			  const pg_oid *hide);

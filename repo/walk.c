@@ -105,31 +105,6 @@ static int diagnose(pg_repo *r, const pg_oid *tip, const pg_oid *hide, size_t nh
 	return err;
 }
 
-/* A revwalk over tip ^hide[0..nhide), sorted as libgit2's `sort` says. */
-static int start_walk(git_revwalk **out, pg_repo *r, unsigned sort, const pg_oid *tip,
-		      const pg_oid *hide, size_t nhide)
-{
-	git_revwalk *walk = NULL;
-	size_t i;
-	int gerr;
-
-	*out = NULL;
-	if ((gerr = git_revwalk_new(&walk, r->git)) < 0 ||
-	    (gerr = git_revwalk_sorting(walk, sort)) < 0 ||
-	    (gerr = git_revwalk_push(walk, pg_git_oid(tip))) < 0) {
-		git_revwalk_free(walk);
-		return diagnose(r, tip, NULL, 0, pg_git_fail(gerr, "walk"));
-	}
-	for (i = 0; i < nhide; i++) {
-		if ((gerr = git_revwalk_hide(walk, pg_git_oid(&hide[i]))) < 0) {
-			git_revwalk_free(walk);
-			return diagnose(r, &hide[i], NULL, 0, pg_git_fail(gerr, "walk"));
-		}
-	}
-	*out = walk;
-	return 0;
-}
-
 /*
  * The walks below ask repo/commits.c for commits: from a trusted
  * commit-graph where one holds them, by position and without inflating
@@ -144,7 +119,8 @@ static int start_walk(git_revwalk **out, pg_repo *r, unsigned sort, const pg_oid
 
 /*
  * The queue of the painting walk: highest generation first (a commit not
- * in a graph is above all), then newest first, then first come.
+ * in a graph is above all), then newest first, then first come.  By date
+ * (git's --date-order), the generation plays no part.
  */
 typedef struct qitem {
 	pg_cnode *n;
@@ -155,11 +131,12 @@ typedef struct pqueue {
 	qitem *v;
 	size_t len, alloc;
 	uint64_t seq;
+	bool by_date;
 } pqueue;
 
-static bool q_before(const qitem *a, const qitem *b)
+static bool q_before(const pqueue *q, const qitem *a, const qitem *b)
 {
-	if (a->n->gen != b->n->gen)
+	if (!q->by_date && a->n->gen != b->n->gen)
 		return a->n->gen > b->n->gen;
 	if (a->n->time != b->n->time)
 		return a->n->time > b->n->time;
@@ -176,7 +153,7 @@ static int q_push(pqueue *q, pg_cnode *n)
 	i = q->len++;
 	q->v[i].n = n;
 	q->v[i].seq = q->seq++;
-	while (i > 0 && q_before(&q->v[i], &q->v[(i - 1) / 2])) {
+	while (i > 0 && q_before(q, &q->v[i], &q->v[(i - 1) / 2])) {
 		qitem t = q->v[i];
 
 		q->v[i] = q->v[(i - 1) / 2];
@@ -198,9 +175,9 @@ static pg_cnode *q_pop(pqueue *q)
 
 		if (c >= q->len)
 			break;
-		if (c + 1 < q->len && q_before(&q->v[c + 1], &q->v[c]))
+		if (c + 1 < q->len && q_before(q, &q->v[c + 1], &q->v[c]))
 			c++;
-		if (!q_before(&q->v[c], &q->v[i]))
+		if (!q_before(q, &q->v[c], &q->v[i]))
 			break;
 		t = q->v[i];
 		q->v[i] = q->v[c];
@@ -391,15 +368,54 @@ static int topo_order(pg_oid *out, pg_cnode *tip, size_t n, painter *w)
 	return 0;
 }
 
+/*
+ * Paint the range tip ^hide[0..nhide) and collect it (c, each commit's
+ * children in it counted in aux); *t is the tip's node.  w->s is set.
+ */
+static int paint_range(pg_cnode **t, collect *c, painter *w, pg_repo *r, const pg_oid *tip,
+		       const pg_oid *hide, size_t nhide)
+{
+	pg_cnode *h;
+	size_t i;
+	int err;
+
+	if ((err = pg_csrc_get(t, w->s, tip)) < 0)
+		return err;
+	(*t)->flags |= F_TIP;
+	if ((err = enqueue(w, *t)) < 0)
+		return err;
+	for (i = 0; i < nhide; i++) {
+		if ((err = pg_csrc_get(&h, w->s, &hide[i])) < 0)
+			return err;
+		if (h->flags & F_HIDE)
+			continue;
+		if (!(h->flags & F_QUEUED)) {
+			h->flags |= F_HIDE;
+			err = enqueue(w, h);
+		} else {
+			h->flags |= F_HIDE;
+			w->nonstale--;
+		}
+		if (err < 0)
+			return err;
+	}
+	/* a commit not there: name it and the commit whose parent it is */
+	if ((err = paint(w)) == PG_ENOTFOUND)
+		err = diagnose(r, tip, hide, nhide, err);
+	if (err < 0)
+		return err;
+	pg_csrc_each(w->s, collect_result, c);
+	return c->err;
+}
+
 int pg_repo_walk_range(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tip,
 		       const pg_oid *hide, size_t nhide)
 {
 	pg_csrc s;
 	painter w;
 	collect c = { NULL, 0, 0, 0 };
-	pg_cnode *t = NULL, *h;
+	pg_cnode *t = NULL;
 	pg_oid *list = NULL;
-	size_t i;
 	int err;
 
 	*out = NULL;
@@ -408,33 +424,7 @@ int pg_repo_walk_range(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tip,
 	if ((err = pg_csrc_init(&s, r)) < 0)
 		goto done;
 	w.s = &s;
-	if ((err = pg_csrc_get(&t, &s, tip)) < 0)
-		goto done;
-	t->flags |= F_TIP;
-	if ((err = enqueue(&w, t)) < 0)
-		goto done;
-	for (i = 0; i < nhide; i++) {
-		if ((err = pg_csrc_get(&h, &s, &hide[i])) < 0)
-			goto done;
-		if (h->flags & F_HIDE)
-			continue;
-		if (!(h->flags & F_QUEUED)) {
-			h->flags |= F_HIDE;
-			err = enqueue(&w, h);
-		} else {
-			h->flags |= F_HIDE;
-			w.nonstale--;
-		}
-		if (err < 0)
-			goto done;
-	}
-	/* a commit not there: name it and the commit whose parent it is */
-	if ((err = paint(&w)) == PG_ENOTFOUND)
-		err = diagnose(r, tip, hide, nhide, err);
-	if (err < 0)
-		goto done;
-	pg_csrc_each(&s, collect_result, &c);
-	if ((err = c.err) < 0 || !c.n)
+	if ((err = paint_range(&t, &c, &w, r, tip, hide, nhide)) < 0 || !c.n)
 		goto done;
 	if (!(list = malloc(c.n * sizeof(*list)))) {
 		err = pg_error_oom();
@@ -454,38 +444,88 @@ done:
 	return err;
 }
 
+/*
+ * The collected range newest first, no commit before all its children in
+ * it, else by committer date, first come on a tie: git's --date-order, and
+ * libgit2's GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME.
+ */
+static int date_order(pg_cnode **out, pg_cnode *tip, size_t n, pqueue *q)
+{
+	size_t k = 0;
+	int err;
+
+	q->len = 0;
+	q->by_date = true;
+	if ((err = q_push(q, tip)) < 0)
+		return err;
+	while (q->len && k < n) {
+		pg_cnode *c = q_pop(q);
+		uint32_t i;
+
+		out[k++] = c;
+		for (i = 0; i < c->nparents; i++) {
+			pg_cnode *p = c->parents[i];
+
+			if ((p->flags & (F_TIP | F_HIDE)) != F_TIP || --p->aux != 0)
+				continue;
+			if ((err = q_push(q, p)) < 0)
+				return err;
+		}
+	}
+	if (k < n)
+		return pg_error_set(PG_ERROR, "walk: the commits in range form no order from "
+				    "the tip");
+	return 0;
+}
+
+/*
+ * Our own walk, not a git_revwalk: libgit2 1.5.1's limited revwalk leaks
+ * the commit-list nodes it had queued when a commit of the walk is missing
+ * (a shallow or partial history); here a missing commit is named instead.
+ */
 int pg_repo_walk_subjects(char ***subjects, size_t *n, pg_repo *r, const pg_oid *tip,
 			  const pg_oid *hide)
 {
-	git_revwalk *walk = NULL;
-	git_oid id;
+	pg_csrc s;
+	painter w;
+	collect c = { NULL, 0, 0, 0 };
+	pg_cnode *t = NULL, **order = NULL;
 	char **list = NULL;
-	size_t count = 0, alloc = 0;
+	size_t i, count = 0, alloc = 0;
 	int gerr, err;
 
 	*subjects = NULL;
 	*n = 0;
-	if ((err = start_walk(&walk, r, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME, tip, hide, 1)) < 0)
+	memset(&w, 0, sizeof(w));
+	if ((err = pg_csrc_init(&s, r)) < 0)
 		goto done;
-	while ((gerr = git_revwalk_next(&id, walk)) == 0) {
-		git_commit *c = NULL;
+	w.s = &s;
+	if ((err = paint_range(&t, &c, &w, r, tip, hide, 1)) < 0 || !c.n)
+		goto done;
+	if (!(order = malloc(c.n * sizeof(*order)))) {
+		err = pg_error_oom();
+		goto done;
+	}
+	if ((err = date_order(order, t, c.n, &w.q)) < 0)
+		goto done;
+	for (i = 0; i < c.n; i++) {
+		git_commit *commit = NULL;
 		const char *summary;
 
-		if ((gerr = git_commit_lookup(&c, r->git, &id)) < 0)
-			break;
-		summary = git_commit_summary(c);
-		if (git_commit_parentcount(c) <= 1 &&
-		    ((err = PG_ARRAY_GROW(list, count + 1, alloc)) < 0 ||
-		     !(list[count++] = pg_strdup(summary ? summary : "")))) {
-			git_commit_free(c);
+		if (order[i]->nparents > 1)
+			continue;
+		if ((gerr = git_commit_lookup(&commit, r->git, pg_git_oid(&order[i]->id))) < 0) {
+			err = pg_git_fail(gerr, "walk");
+			goto done;
+		}
+		summary = git_commit_summary(commit);
+		if ((err = PG_ARRAY_GROW(list, count + 1, alloc)) < 0 ||
+		    !(list[count++] = pg_strdup(summary ? summary : ""))) {
+			git_commit_free(commit);
 			err = err < 0 ? err : PG_ENOMEM;
 			goto done;
 		}
-		git_commit_free(c);
-	}
-	if (gerr != GIT_ITEROVER) {
-		err = diagnose(r, tip, hide, 1, pg_git_fail(gerr, "walk"));
-		goto done;
+		git_commit_free(commit);
 	}
 	*subjects = list;
 	*n = count;
@@ -493,7 +533,11 @@ int pg_repo_walk_subjects(char ***subjects, size_t *n, pg_repo *r, const pg_oid 
 	count = 0;
 done:
 	pg_str_list_free(list, count);
-	git_revwalk_free(walk);
+	free(order);
+	free(c.v);
+	free(w.q.v);
+	free(w.stack);
+	pg_csrc_release(&s);
 	return err;
 }
 

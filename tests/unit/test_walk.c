@@ -4,6 +4,7 @@
 #include "common/digest.h"
 #include "common/error.h"
 #include "common/fs.h"
+#include "common/str.h"
 #include "repo/repo.h"
 #include "tests/unit/run.h"
 
@@ -521,6 +522,70 @@ static void test_missing_commit_is_named(void **state)
 	pg_repo_free(r);
 }
 
+/*
+ * The merge message's subjects: the non-merge commits of the range, newest
+ * first in git's --date-order (as libgit2's revwalk sorted them before).
+ */
+static void test_subjects_in_git_order(void **state)
+{
+	fixture *f = *state;
+	static const enum variant vs[] = { MILD, MILD_GRAPH, SKEW_GRAPH };
+	size_t v, i, j, k, compared = 0;
+
+	for (v = 0; v < PG_ARRAY_SIZE(vs); v++) {
+		size_t nall;
+		const pg_oid *all = all_of(f, vs[v], &nall);
+		pg_repo *r = NULL;
+
+		assert_int_equal(pg_repo_open(&r, f->path[vs[v]]), 0);
+		for (i = 5; i < nall; i += 97) {
+			for (j = 0; j < nall; j += 131) {
+				char th[PG_OID_HEXSZ + 1], hh[PG_OID_HEXSZ + 1];
+				char **got = NULL, *want, *line, *save = NULL;
+				size_t ngot = 0;
+
+				hex(th, &all[i]);
+				hex(hh, &all[j]);
+				assert_int_equal(pg_repo_walk_subjects(&got, &ngot, r, &all[i],
+								       &all[j]), 0);
+				want = run_sh("git --git-dir=%s log --date-order --no-merges "
+					    "--format=%%s %s ^%s", f->path[vs[v]], th, hh);
+				for (k = 0, line = strtok_r(want, "\n", &save); line;
+				     k++, line = strtok_r(NULL, "\n", &save)) {
+					assert_true(k < ngot);
+					assert_string_equal(got[k], line);
+				}
+				assert_int_equal(k, ngot);
+				compared += ngot > 1;
+				free(want);
+				pg_str_list_free(got, ngot);
+			}
+		}
+		pg_repo_free(r);
+	}
+	/* the comparison is not empty */
+	assert_true(compared > 3);
+}
+
+/* A commit the range needs and the repository lacks is named; nothing is listed. */
+static void test_subjects_of_a_missing_commit(void **state)
+{
+	fixture *f = *state;
+	pg_repo *r = NULL;
+	pg_oid missing;
+	char **got = NULL;
+	size_t n = 0;
+
+	memset(&missing, 0x42, sizeof(missing));
+	assert_int_equal(pg_repo_open(&r, f->path[MILD]), 0);
+	assert_int_equal(pg_repo_walk_subjects(&got, &n, r, &missing, &f->all[0][0]),
+			 PG_ENOTFOUND);
+	assert_non_null(strstr(pg_error_last(), "4242424242"));
+	assert_null(got);
+	assert_int_equal(n, 0);
+	pg_repo_free(r);
+}
+
 /* A copy of the skewed repository whose graph ($g) the shell script `change` changes. */
 static void copy_with_broken_graph(const fixture *f, const char *name, const char *change,
 				   char *out, size_t outlen)
@@ -625,6 +690,8 @@ int main(void)
 		cmocka_unit_test(test_walk_since_same_with_and_without_graph),
 		cmocka_unit_test(test_is_ancestor),
 		cmocka_unit_test(test_first_parent_line),
+		cmocka_unit_test(test_subjects_in_git_order),
+		cmocka_unit_test(test_subjects_of_a_missing_commit),
 		cmocka_unit_test(test_walks_read_the_graph_alone),
 		cmocka_unit_test(test_missing_commit_is_named),
 		cmocka_unit_test(test_unusable_graph_is_ignored),
