@@ -4,7 +4,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
-plan 12
+plan 14
 python3 "$TOP/tests/lib/hostile.py" blackhole "$SCRATCH/port" &
 HOLE=$!
 TAP_CLEANUP="kill_hole"
@@ -26,6 +26,19 @@ for scheme in git http https; do
 		"a $scheme:// server that never answers: could not decide (exit 3), saying why"
 	ok "$(accepted_more "$before"; echo $?)" "at its own deadline, after the server took the connection"
 done
+
+# --- a URL is fetched as written: git's url.*.insteadOf does not send it elsewhere -------------------
+# (rewritten to a port nothing listens on, the fetch would fail at once: "failed to connect")
+mkdir -p "$SCRATCH/insteadof"
+printf '[url "git://127.0.0.1:1/"]\n\tinsteadOf = git://127.0.0.1:%s/\n' "$P" \
+	>"$SCRATCH/insteadof/.gitconfig"
+u="git://127.0.0.1:$P/linux.git"
+before=$(accepted)
+run env HOME="$SCRATCH/insteadof" timeout "$PATIENCE" "$PULLGATE" verify --policy "$SCRATCH/short.yaml" \
+	--upstream "$u" "$u" v1
+is "$rc:$err" "3:error: fetch 'refs/tags/v1' from '$u': no complete answer within 2 s (the policy's fetch-timeout-seconds)" \
+	"a user's url.*.insteadOf does not rewrite the URL given"
+ok "$(accepted_more "$before"; echo $?)" "the server the URL names took the connection"
 
 # --- the service: the pull ends in error, the worker is free again ----------------------------------
 serve_setup
