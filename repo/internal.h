@@ -63,12 +63,64 @@ int pg_repo_pack_commit(const char **data, size_t *len, pg_repo *r, const pg_oid
 void pg_packs_free(pg_packs *ps);
 
 /*
- * Every pack index in objdir/pack is a regular file (stat: nothing is
- * opened).  libgit2 opens an index with a plain open, which waits for ever
- * on a FIFO: a repository whose objects libgit2 may read is checked before
- * it reads any.  PG_EINVALID naming the file.
+ * Check every pack index in objdir/pack, and the pack beside it, before
+ * libgit2 may open them (pack.c): a regular file (opened without waiting:
+ * libgit2's plain open waits for ever on a FIFO), a version 1 or 2 index
+ * whose fanout is in order and whose size is what its object count makes,
+ * a pack whose header says "PACK", version 2 or 3, and the same count.
+ * libgit2 1.5 trusts the fanout, and one claiming 2^32-1 objects makes it
+ * read past the file.  A pair found good is remembered by path, device,
+ * inode, size and mtime, and not read again.  each (may be NULL) is called
+ * with every good index that has its pack.  PG_EINVALID naming the file
+ * and what is wrong.
  */
-int pg_repo_check_packs(const char *objdir);
+int pg_repo_check_packs(const char *objdir, int (*each)(void *ctx, const char *idx_path),
+			void *ctx);
+
+/* The largest loose object read: what a pg_buf can hold. */
+#define PG_LOOSE_MAX PG_BUF_DEFAULT_MAX
+
+typedef struct pg_loose {
+	git_object_t type;
+	size_t size;
+	unsigned char *data; /* size bytes and a NUL; NULL for a header read */
+} pg_loose;
+
+/*
+ * The loose object id of the object directory objdir, inflated and
+ * checked (pack.c), for the object store's loose backend (odb.c): a
+ * regular file, a "type size" header of one of the four types, a size at
+ * most PG_LOOSE_MAX that its file can hold; unless header_only, exactly
+ * that many bytes, hashing to id.  out->data comes from
+ * git_odb_backend_data_alloc(b) (malloc when b is NULL).  PG_ENOTFOUND when
+ * there is no such file; PG_EINVALID "object X in 'objdir' is damaged: why"
+ * (or naming a file that is no regular file); PG_ENOMEM.
+ */
+int pg_loose_read(pg_loose *out, git_odb_backend *b, const char *objdir, const git_oid *id,
+		  bool header_only);
+
+/* How pg_git_odb_add adds a directory. */
+enum pg_odb_flags {
+	PG_ODB_ALTERNATE = 1 << 0, /* after the store's own directories */
+	PG_ODB_UNTRUSTED = 1 << 1, /* a sender's: only the packs checked now are read,
+				    * one by one, never a pack that appears later */
+	PG_ODB_OWN_ONLY = 1 << 2   /* not the directories its info/alternates names */
+};
+
+/*
+ * Add the object directory objdir to odb (odb.c): its packs, checked first
+ * (pg_repo_check_packs), through libgit2's pack reader; its loose objects
+ * through pullgate's (pg_loose_read), never libgit2's, which loops for ever
+ * on a file cut short; then, unless PG_ODB_OWN_ONLY, the directories its
+ * info/alternates names, as git does (relative to objdir, 5 levels).
+ */
+int pg_git_odb_add(git_odb *odb, const char *objdir, unsigned flags);
+
+/*
+ * Give git, just opened, an object store of pg_git_odb_add's making in
+ * place of libgit2's own: its objects directory and their alternates.
+ */
+int pg_git_odb_setup(git_repository *git, unsigned flags);
 
 /*
  * Before libgit2 reads id: its loose file in r's object directories (its

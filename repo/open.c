@@ -35,7 +35,7 @@ static int trust_own_graph(pg_repo *r)
 	int err;
 
 	if ((err = pg_buf_printf(&objects, "%sobjects", git_repository_commondir(r->git))) == 0 &&
-	    (err = pg_repo_check_packs(objects.ptr)) == 0)
+	    (err = pg_git_odb_setup(r->git, 0)) == 0)
 		err = pg_repo_trust_graph(r, objects.ptr);
 	pg_buf_release(&objects);
 	return err;
@@ -157,11 +157,13 @@ static int attach(pg_repo *r, git_repository *src, const char *location, bool tr
 	    (trust_graph && (err = pg_repo_trust_graph(r, objects.ptr)) < 0) ||
 	    pg_map_gets(&r->attached, objects.ptr))
 		goto done;
-	if ((gerr = git_repository_odb(&odb, r->git)) < 0 ||
-	    (gerr = git_odb_add_disk_alternate(odb, objects.ptr)) < 0) {
+	if ((gerr = git_repository_odb(&odb, r->git)) < 0) {
 		err = pg_git_fail(gerr, "repository '%s'", location);
 		goto done;
 	}
+	if ((err = pg_git_odb_add(odb, objects.ptr, PG_ODB_ALTERNATE |
+				  (trust_graph ? 0 : PG_ODB_UNTRUSTED))) < 0)
+		goto done;
 	if (!trust_graph && (err = pg_git_add_untrusted(r, objects.ptr)) < 0)
 		goto done;
 	if ((err = PG_ARRAY_GROW(r->attached_keys, r->nattached + 1, r->attached_alloc)) < 0)
@@ -327,7 +329,7 @@ static int fetch_local(pg_oid *out, pg_repo *r, const char *location, const char
 	if (gerr < 0)
 		return pg_git_fail(gerr, "repository '%s'", location);
 	if ((err = pg_buf_printf(&objects, "%sobjects", git_repository_commondir(src))) < 0 ||
-	    (err = pg_repo_check_packs(objects.ptr)) < 0 ||
+	    (err = pg_git_odb_setup(src, opts->trust_graph ? 0 : PG_ODB_UNTRUSTED)) < 0 ||
 	    (opts->local == PG_LOCAL_ATTACH &&
 	     (err = attach(r, src, location, opts->trust_graph)) < 0) ||
 	    (err = pg_git_ref_target(out, src, ref, ref, location)) < 0)

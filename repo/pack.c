@@ -1,4 +1,4 @@
-/* pack.c - commits read straight from a trusted repository's packs and loose files: one zlib stream, no copy, no hash. */
+/* pack.c - commits read straight from a trusted repository's packs and loose files (one zlib stream, no copy, no hash); pack indexes checked; loose objects read and checked. */
 #include "repo/internal.h"
 #include "common/array.h"
 #include "common/buf.h"
@@ -8,7 +8,9 @@
 #include "common/search.h"
 
 #include <dirent.h>
+#include <git2/sys/odb_backend.h>
 #include <limits.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -21,17 +23,22 @@
  * directories whose commit-graphs are trusted: pg_repo_trust_graph) is
  * inflated with one stream kept for the repository.  The object is not
  * hashed, as git does not hash what it reads: the directory is trusted, and
- * an untrusted one (the pull's) is always read through libgit2, which
- * checks every object against its id.  A loose commit of such a directory
- * (a fetch of fewer than 100 objects leaves them loose) is inflated with
- * the same stream.  Anything unusual (a delta, a damaged index, pack or
- * object file, a commit past 1 MiB) is left to libgit2:
- * every read is bounds-checked, and a fault only means "not here".  An
- * index or an object file that is no regular file (a FIFO, a device) is
- * an error instead: libgit2 would wait for ever on a FIFO.  The
- * index is read through a small block cache (common/pagefile.h), not
- * mapped: lookups land all over a 100 MiB index, and each would make 64
- * KiB resident.  The pack is mapped: commits of an era lie together.
+ * an untrusted one (the pull's) is always read through the object store,
+ * which checks every object against its id.  A loose commit of such a
+ * directory (a fetch of fewer than 100 objects leaves them loose) is
+ * inflated with the same stream.  A delta, another type or a commit past
+ * 1 MiB is left to the object store (libgit2's pack reader, our loose
+ * reader below).  What is found damaged here (an entry or a stream cut
+ * short, a size its header lies about, an index out of its pack) is an
+ * error naming the object and the file, never passed on: libgit2 1.5.1
+ * loops for ever on a loose object cut short.  The index is read through
+ * a small block cache (common/pagefile.h), not mapped: lookups land all
+ * over a 100 MiB index, and each would make 64 KiB resident.  The pack is
+ * mapped: commits of an era lie together.
+ *
+ * This file also checks every pack index before libgit2 may open it
+ * (idx_check), and reads any loose object for the object stores of odb.c
+ * (pg_loose_read): zlib is read here only.
  */
 
 #define IDX_HEADER 8
@@ -41,6 +48,7 @@
 #define IDX_BLOCKS 8192
 
 typedef struct pack {
+	char *path;           /* the .pack, for messages */
 	pg_pagefile *idx;
 	unsigned char *data;  /* mapped: commits of an era lie together, so few pages */
 	uint64_t idx_len;
@@ -67,64 +75,306 @@ static uint32_t be32(const unsigned char *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
+/* --- pack indexes, checked before libgit2 opens one ------------------------------ */
+
+/*
+ * libgit2 1.5 trusts an index's fanout: one claiming 2^32-1 objects makes
+ * it read far past the file (a SIGSEGV).  Every index of a directory it
+ * may read is checked first: the layout its fanout implies must be the
+ * file's size, and the pack beside it must say the same count.  A few
+ * hundred bytes of each are read, nothing is hashed; a pair found good is
+ * remembered by path, device, inode, size and mtime, so that the opens of
+ * a run (and the jobs of a service) do not check it again.
+ */
+typedef struct file_id {
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	time_t sec;
+	long nsec;
+} file_id;
+
+#define SEEN_SLOTS 512
+
+static struct {
+	char *path;
+	file_id idx, pack;
+} seen[SEEN_SLOTS];
+static pthread_mutex_t seen_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void file_id_of(file_id *out, const struct stat *st)
+{
+	memset(out, 0, sizeof(*out));
+	out->dev = st->st_dev;
+	out->ino = st->st_ino;
+	out->size = st->st_size;
+	out->sec = st->st_mtim.tv_sec;
+	out->nsec = st->st_mtim.tv_nsec;
+}
+
+static bool same_file(const file_id *a, const file_id *b)
+{
+	return a->dev == b->dev && a->ino == b->ino && a->size == b->size && a->sec == b->sec &&
+	       a->nsec == b->nsec;
+}
+
+static size_t seen_slot(const char *path)
+{
+	return (size_t)(pg_hash_bytes(path, strlen(path)) % SEEN_SLOTS);
+}
+
+static bool seen_good(const char *path, const file_id *idx, const file_id *data)
+{
+	size_t s = seen_slot(path);
+	bool good;
+
+	pthread_mutex_lock(&seen_lock);
+	good = seen[s].path && !strcmp(seen[s].path, path) && same_file(&seen[s].idx, idx) &&
+	       same_file(&seen[s].pack, data);
+	pthread_mutex_unlock(&seen_lock);
+	return good;
+}
+
+/* Remember a good pair; a slot taken by another path is given up (a cache, not a list). */
+static void seen_set(const char *path, const file_id *idx, const file_id *data)
+{
+	size_t s = seen_slot(path);
+	char *copy = pg_strdup(path);
+
+	if (!copy) {
+		pg_error_clear();
+		return;
+	}
+	pthread_mutex_lock(&seen_lock);
+	free(seen[s].path);
+	seen[s].path = copy;
+	seen[s].idx = *idx;
+	seen[s].pack = *data;
+	pthread_mutex_unlock(&seen_lock);
+}
+
+static int read_at(int fd, void *buf, size_t len, off_t off)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t r = pread(fd, (char *)buf + got, len - got, off + (off_t)got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		got += (size_t)r;
+	}
+	return 0;
+}
+
+/* The layout of a version 1 or 2 index of size bytes; NULL when it holds, else what is wrong. */
+static const char *idx_layout(char *why, size_t whylen, const unsigned char *fanout,
+			      uint32_t version, uint64_t size)
+{
+	uint64_t n, min;
+	size_t i;
+
+	for (i = 1; i < 256; i++)
+		if (be32(fanout + 4 * (i - 1)) > be32(fanout + 4 * i))
+			return "its fanout table is out of order";
+	n = be32(fanout + 4 * 255);
+	/* v2: ids, crcs and offsets, large offsets (at most one an object), two checksums */
+	min = version == 2 ? IDX_HEADER + IDX_FANOUT + n * (PG_OID_RAWSZ + 4 + 4) + 40 :
+	      IDX_FANOUT + n * (4 + PG_OID_RAWSZ) + 40;
+	if (size < min || (version == 1 && size != min) ||
+	    (version == 2 && ((size - min) % 8 || (size - min) / 8 > n))) {
+		snprintf(why, whylen, "it claims %llu objects, which its %llu bytes cannot hold",
+			 (unsigned long long)n, (unsigned long long)size);
+		return why;
+	}
+	return NULL;
+}
+
+/*
+ * The index idx_path and the pack beside it, as libgit2 will read them:
+ * 1 good, 0 no pack beside it (git and libgit2 leave such an index out),
+ * PG_EINVALID naming the file and what is wrong.  No file is opened in a
+ * way that waits: a FIFO is an error at once.
+ */
+static int idx_check(const char *idx_path)
+{
+	pg_buf pack_path = PG_BUF_INIT;
+	unsigned char head[IDX_HEADER + IDX_FANOUT], ph[12];
+	const unsigned char *fanout = head;
+	struct stat ist, pst;
+	file_id iid, pid;
+	uint32_t version = 1, n;
+	const char *why = NULL;
+	char whybuf[128];
+	int ifd = -1, pfd = -1, err;
+
+	if ((err = pg_buf_put(&pack_path, idx_path, strlen(idx_path) - 4)) < 0 ||
+	    (err = pg_buf_puts(&pack_path, ".pack")) < 0)
+		goto done;
+	/* stat never waits: a pair as it was when found good is not read again */
+	if (stat(idx_path, &ist) == 0 && stat(pack_path.ptr, &pst) == 0 &&
+	    S_ISREG(ist.st_mode) && S_ISREG(pst.st_mode)) {
+		file_id_of(&iid, &ist);
+		file_id_of(&pid, &pst);
+		if (seen_good(idx_path, &iid, &pid)) {
+			err = 1;
+			goto done;
+		}
+	}
+	if ((err = pg_open_regular(&ifd, NULL, idx_path, PG_OPEN_READ, NULL)) < 0) {
+		err = pg_error_wrap(err, "pack index");
+		goto done;
+	}
+	if ((err = pg_open_regular(&pfd, NULL, pack_path.ptr, PG_OPEN_READ, NULL)) < 0) {
+		if (err == PG_ENOTFOUND) {
+			pg_error_clear();
+			err = 0;
+		} else {
+			err = pg_error_wrap(err, "pack");
+		}
+		goto done;
+	}
+	if (fstat(ifd, &ist) < 0 || fstat(pfd, &pst) < 0) {
+		err = pg_error_set(PG_EIO, "pack index '%s': %s", idx_path, strerror(errno));
+		goto done;
+	}
+	/* the smallest index (version 1, no object) is longer than what is read here */
+	if ((uint64_t)ist.st_size < IDX_FANOUT + 40 || read_at(ifd, head, sizeof(head), 0) < 0) {
+		why = "it is cut short";
+	} else if (!memcmp(head, "\377tOc", 4)) {
+		/* version 1 has no header: its fanout starts the file */
+		version = be32(head + 4);
+		fanout = head + IDX_HEADER;
+		if (version != 2) {
+			snprintf(whybuf, sizeof(whybuf), "its version is %u, not 1 or 2", version);
+			why = whybuf;
+		} else if ((uint64_t)ist.st_size < IDX_HEADER + IDX_FANOUT + 40) {
+			why = "it is cut short";
+		}
+	}
+	if (!why)
+		why = idx_layout(whybuf, sizeof(whybuf), fanout, version, (uint64_t)ist.st_size);
+	if (why) {
+		err = pg_error_set(PG_EINVALID, "pack index '%s' is damaged: %s", idx_path, why);
+		goto done;
+	}
+	n = be32(fanout + 4 * 255);
+	if (pst.st_size < 12 + 20 || read_at(pfd, ph, sizeof(ph), 0) < 0 ||
+	    memcmp(ph, "PACK", 4) || (be32(ph + 4) != 2 && be32(ph + 4) != 3)) {
+		err = pg_error_set(PG_EINVALID, "pack '%s' is damaged: its header is not a pack's",
+				   pack_path.ptr);
+		goto done;
+	}
+	if (be32(ph + 8) != n) {
+		err = pg_error_set(PG_EINVALID, "pack '%s' holds %u objects, its index '%s' %u",
+				   pack_path.ptr, be32(ph + 8), idx_path, n);
+		goto done;
+	}
+	file_id_of(&iid, &ist);
+	file_id_of(&pid, &pst);
+	seen_set(idx_path, &iid, &pid);
+	err = 1;
+done:
+	if (ifd >= 0)
+		close(ifd);
+	if (pfd >= 0)
+		close(pfd);
+	pg_buf_release(&pack_path);
+	return err;
+}
+
+int pg_repo_check_packs(const char *objdir, int (*each)(void *ctx, const char *idx_path),
+			void *ctx)
+{
+	pg_buf path = PG_BUF_INIT;
+	DIR *d;
+	struct dirent *e;
+	int err = 0;
+
+	if ((err = pg_buf_printf(&path, "%s/pack", objdir)) < 0)
+		return err;
+	if (!(d = opendir(path.ptr))) {
+		pg_buf_release(&path);
+		return 0;
+	}
+	while (err == 0 && (e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+
+		if (len < 5 || strcmp(e->d_name + len - 4, ".idx"))
+			continue;
+		pg_buf_clear(&path);
+		if ((err = pg_buf_printf(&path, "%s/pack/%s", objdir, e->d_name)) < 0)
+			break;
+		if ((err = idx_check(path.ptr)) == 1)
+			err = each ? each(ctx, path.ptr) : 0;
+	}
+	closedir(d);
+	pg_buf_release(&path);
+	return err;
+}
+
 static void pack_release(pack *p)
 {
+	free(p->path);
 	pg_pagefile_free(p->idx);
 	pg_unmap_file(p->data, p->data_len);
 	memset(p, 0, sizeof(*p));
 }
 
 /*
- * A version 2 index and its pack, checked enough that every later read
- * stays inside: 1, or 0 when libgit2 is to read it instead.  An index that
- * is no regular file is an error: libgit2 would wait for ever on a FIFO.
+ * A version 2 index and its pack, checked (idx_check) and then held so
+ * that every later read stays inside: 1; 0 when there is no pack beside
+ * it, or it is a version 1 index (libgit2 reads those); PG_EINVALID when
+ * it is damaged, never left to libgit2.
  */
 static int pack_open(pack *p, const char *idx_path)
 {
 	pg_buf data_path = PG_BUF_INIT;
 	unsigned char head[IDX_HEADER];
-	uint64_t tables;
 	void *data;
-	size_t i;
 	int err;
 
 	memset(p, 0, sizeof(*p));
-	if ((err = pg_pagefile_open(&p->idx, idx_path, IDX_BLOCKS)) < 0) {
-		if (err == PG_EINVALID || err == PG_ENOMEM)
-			return pg_error_wrap(err, "pack index");
-		goto bad;
+	if ((err = idx_check(idx_path)) <= 0)
+		return err;
+	if ((err = pg_buf_put(&data_path, idx_path, strlen(idx_path) - 4)) < 0 ||
+	    (err = pg_buf_puts(&data_path, ".pack")) < 0 ||
+	    (err = pg_pagefile_open(&p->idx, idx_path, IDX_BLOCKS)) < 0 ||
+	    (err = pg_pagefile_read(p->idx, 0, head, IDX_HEADER)) < 0)
+		goto fail;
+	if (memcmp(head, "\377tOc", 4)) {
+		pg_buf_release(&data_path);
+		pack_release(p);
+		return 0;
 	}
 	p->idx_len = pg_pagefile_size(p->idx);
-	if (p->idx_len < IDX_HEADER + IDX_FANOUT + 40 ||
-	    pg_pagefile_read(p->idx, 0, head, IDX_HEADER) < 0 || memcmp(head, "\377tOc", 4) ||
-	    be32(head + 4) != 2 || pg_pagefile_read(p->idx, IDX_HEADER, p->fanout, IDX_FANOUT) < 0)
-		goto bad;
-	for (i = 1; i < 256; i++)
-		if (be32(p->fanout + 4 * (i - 1)) > be32(p->fanout + 4 * i))
-			goto bad;
+	if ((err = pg_pagefile_read(p->idx, IDX_HEADER, p->fanout, IDX_FANOUT)) < 0 ||
+	    (err = pg_map_file(&data, &p->data_len, data_path.ptr)) < 0)
+		goto fail;
+	p->data = data;
 	p->n = be32(p->fanout + 4 * 255);
-	/* ids, crcs and offsets, then large offsets, then two checksums */
-	tables = IDX_HEADER + IDX_FANOUT;
-	if (p->n > (p->idx_len - tables - 40) / (PG_OID_RAWSZ + 4 + 4))
-		goto bad;
-	p->ids = tables;
+	/* the layout idx_check found: ids, crcs and offsets, large offsets, two checksums */
+	if (p->idx_len < IDX_HEADER + IDX_FANOUT + (uint64_t)p->n * (PG_OID_RAWSZ + 4 + 4) + 40 ||
+	    p->data_len < 12 + 20) {
+		err = pg_error_set(PG_EINVALID, "it changed while it was read");
+		goto fail;
+	}
+	p->ids = IDX_HEADER + IDX_FANOUT;
 	p->offsets = p->ids + (uint64_t)p->n * (PG_OID_RAWSZ + 4);
 	p->large = p->offsets + (uint64_t)p->n * 4;
 	p->nlarge = (size_t)((p->idx_len - 40 - p->large) / 8);
-	if (pg_buf_put(&data_path, idx_path, strlen(idx_path) - 4) < 0 ||
-	    pg_buf_puts(&data_path, ".pack") < 0 ||
-	    pg_map_file(&data, &p->data_len, data_path.ptr) < 0)
-		goto bad;
-	p->data = data;
-	if (p->data_len < 12 + 20 || memcmp(p->data, "PACK", 4))
-		goto bad;
-	pg_buf_release(&data_path);
+	p->path = pg_buf_detach(&data_path);
+	if (!p->path) {
+		err = PG_ENOMEM;
+		goto fail;
+	}
 	return 1;
-bad:
+fail:
 	pg_buf_release(&data_path);
 	pack_release(p);
-	pg_error_clear();
-	return 0;
+	return pg_error_wrap(err, "pack index '%s'", idx_path);
 }
 
 static int add_dir_packs(pg_packs *ps, const char *objdir)
@@ -149,7 +399,9 @@ static int add_dir_packs(pg_packs *ps, const char *objdir)
 		pg_buf_clear(&path);
 		if ((err = pg_buf_printf(&path, "%s/pack/%s", objdir, e->d_name)) < 0)
 			break;
-		if ((err = pack_open(&p, path.ptr)) <= 0)
+		if ((err = pack_open(&p, path.ptr)) < 0)
+			break;
+		if (err == 0)
 			continue;
 		if ((err = PG_ARRAY_GROW(ps->v, ps->n + 1, ps->alloc)) < 0) {
 			pack_release(&p);
@@ -194,38 +446,6 @@ static int load_packs(pg_repo *r)
 		pg_packs_free(r->packs);
 		r->packs = NULL;
 	}
-	return err;
-}
-
-int pg_repo_check_packs(const char *objdir)
-{
-	pg_buf path = PG_BUF_INIT;
-	DIR *d;
-	struct dirent *e;
-	int err = 0;
-
-	if ((err = pg_buf_printf(&path, "%s/pack", objdir)) < 0)
-		return err;
-	if (!(d = opendir(path.ptr))) {
-		pg_buf_release(&path);
-		return 0;
-	}
-	while (err == 0 && (e = readdir(d))) {
-		size_t len = strlen(e->d_name);
-		struct stat st;
-
-		if (len < 5 || strcmp(e->d_name + len - 4, ".idx"))
-			continue;
-		pg_buf_clear(&path);
-		if ((err = pg_buf_printf(&path, "%s/pack/%s", objdir, e->d_name)) < 0)
-			break;
-		/* stat, not open: it never blocks, and follows a symlink as libgit2 will */
-		if (stat(path.ptr, &st) == 0 && !S_ISREG(st.st_mode))
-			err = pg_error_set(PG_EINVALID, "pack index '%s' is %s, not a regular file",
-					   path.ptr, pg_file_kind(st.st_mode));
-	}
-	closedir(d);
-	pg_buf_release(&path);
 	return err;
 }
 
@@ -307,39 +527,75 @@ static bool z_start(pg_packs *ps)
 	return true;
 }
 
-/* Inflate the commit stored whole at off; 1 done, 0 not a whole commit (leave it to libgit2). */
-static int inflate_commit(pg_packs *ps, const pack *p, uint64_t off, size_t *len)
+/*
+ * What zlib's answer to the inflating of an object says is wrong with it,
+ * for "object X in F is damaged: ...".
+ */
+static const char *z_damage(int zr, const z_stream *z)
+{
+	if (zr == Z_STREAM_END)
+		return "it is shorter than its header says";
+	if (zr == Z_DATA_ERROR || zr == Z_NEED_DICT)
+		return "its zlib stream is corrupt";
+	if (z->avail_out == 0)
+		return "it is longer than its header says";
+	return "its zlib stream is cut short";
+}
+
+/* deflate's best ratio is about 1032 to 1: a size past it is a header that lies */
+static bool size_possible(uint64_t size, uint64_t stored)
+{
+	return size <= stored * 1032 + 64;
+}
+
+static int damaged(const pg_oid *id, const char *where, const char *why)
+{
+	char hex[PG_OID_HEXSZ + 1];
+
+	pg_oid_tohex(hex, id);
+	return pg_error_set(PG_EINVALID, "object %s in '%s' is damaged: %s", hex, where, why);
+}
+
+/*
+ * Inflate the commit id stored whole at off: 1 done; 0 not a whole commit
+ * of at most COMMIT_MAX (a delta, another type: libgit2 resolves it);
+ * PG_EINVALID when the entry is damaged, never left to libgit2.
+ */
+static int inflate_commit(pg_packs *ps, const pack *p, const pg_oid *id, uint64_t off,
+			  size_t *len)
 {
 	const unsigned char *h, *end = p->data + p->data_len - 20;
 	size_t size, shift = 4;
 	int zr, err;
 
 	if (off < 12 || off >= p->data_len - 20)
-		return 0;
+		return damaged(id, p->path, "its index places it outside the pack");
 	h = p->data + off;
 	if (((*h >> 4) & 7) != 1) /* a commit, not a delta or another type */
 		return 0;
 	size = *h & 15;
 	while (*h & 0x80) {
 		if (++h >= end || shift > 60)
-			return 0;
+			return damaged(id, p->path, "its entry header is cut short");
 		size |= (size_t)(*h & 0x7f) << shift;
 		shift += 7;
 	}
 	h++;
-	if (size > COMMIT_MAX || h >= end)
+	if (h >= end || !size_possible(size, (uint64_t)(end - h)))
+		return damaged(id, p->path, "its entry claims more than the pack holds");
+	if (size > COMMIT_MAX)
 		return 0;
 	if ((err = out_room(ps, size)) < 0)
 		return err;
 	if (!z_start(ps))
-		return 0;
+		return pg_error_oom();
 	ps->z.next_in = (unsigned char *)h;
 	ps->z.avail_in = (uInt)((size_t)(end - h) < UINT_MAX ? (size_t)(end - h) : UINT_MAX);
 	ps->z.next_out = ps->out;
 	ps->z.avail_out = (uInt)size + 1; /* one more, to see the stream end where it says */
 	zr = inflate(&ps->z, Z_FINISH);
 	if (zr != Z_STREAM_END || ps->z.total_out != size)
-		return 0;
+		return damaged(id, p->path, z_damage(zr, &ps->z));
 	ps->out[size] = '\0';
 	*len = size;
 	return 1;
@@ -397,8 +653,10 @@ done:
 
 /*
  * The loose commit id of the trusted directory objdir, inflated: "commit
- * SIZE\0" and then SIZE bytes, all of the stream.  1 done, 0 not here or
- * not a commit to read here (libgit2 then reads it, and says what is wrong).
+ * SIZE\0" and then SIZE bytes, all of the stream.  1 done; 0 not here, or
+ * not a commit of at most COMMIT_MAX (the object store's own reader,
+ * pg_loose_read, then reads it); PG_EINVALID when the file is damaged,
+ * never left to another reader.
  */
 static int loose_commit(pg_packs *ps, const char *objdir, const pg_oid *id, size_t *len)
 {
@@ -411,30 +669,34 @@ static int loose_commit(pg_packs *ps, const char *objdir, const pg_oid *id, size
 	if ((size_t)snprintf(path, sizeof(path), "%s/%.2s/%s", objdir, hex, hex + 2) >=
 	    sizeof(path))
 		return 0;
-	if ((err = read_loose(&n, ps, path)) <= 0 || !z_start(ps))
-		return err < 0 ? err : 0;
+	if ((err = read_loose(&n, ps, path)) <= 0)
+		return err;
+	if (!z_start(ps))
+		return pg_error_oom();
 	ps->z.next_in = ps->in;
 	ps->z.avail_in = (uInt)n;
 	ps->z.next_out = head;
 	ps->z.avail_out = sizeof(head);
 	zr = inflate(&ps->z, Z_NO_FLUSH);
 	if (zr != Z_OK && zr != Z_STREAM_END)
-		return 0;
+		return damaged(id, objdir, z_damage(zr, &ps->z));
 	k = sizeof(head) - ps->z.avail_out;
 	if (k < 9 || memcmp(head, "commit ", 7) || !(nul = memchr(head, '\0', k)))
 		return 0;
 	for (p = head + 7; p < nul; p++) {
 		if (*p < '0' || *p > '9' || (p == head + 7 && *p == '0' && p + 1 < nul))
-			return 0;
+			return damaged(id, objdir, "its header is not \"type size\"");
 		size = size * 10 + (size_t)(*p - '0');
 		if (size > COMMIT_MAX)
 			return 0;
 	}
 	if (p == head + 7)
-		return 0;
+		return damaged(id, objdir, "its header is not \"type size\"");
 	hlen = (size_t)(nul - head) + 1;
-	if (k - hlen > size || (err = out_room(ps, size)) < 0)
-		return err < 0 ? err : 0;
+	if (k - hlen > size)
+		return damaged(id, objdir, "it is longer than its header says");
+	if ((err = out_room(ps, size)) < 0)
+		return err;
 	memcpy(ps->out, head + hlen, k - hlen);
 	if (zr != Z_STREAM_END) {
 		ps->z.next_out = ps->out + (k - hlen);
@@ -442,7 +704,7 @@ static int loose_commit(pg_packs *ps, const char *objdir, const pg_oid *id, size
 		zr = inflate(&ps->z, Z_FINISH);
 	}
 	if (zr != Z_STREAM_END || ps->z.total_out != hlen + size)
-		return 0;
+		return damaged(id, objdir, z_damage(zr, &ps->z));
 	ps->out[size] = '\0';
 	*len = size;
 	return 1;
@@ -460,7 +722,7 @@ int pg_repo_pack_commit(const char **data, size_t *len, pg_repo *r, const pg_oid
 
 		if (!off)
 			continue;
-		if ((err = inflate_commit(r->packs, &r->packs->v[i], off, len)) != 0) {
+		if ((err = inflate_commit(r->packs, &r->packs->v[i], id, off, len)) != 0) {
 			if (err == 1)
 				*data = (const char *)r->packs->out;
 			return err;
@@ -475,4 +737,191 @@ int pg_repo_pack_commit(const char **data, size_t *len, pg_repo *r, const pg_oid
 		}
 	}
 	return 0;
+}
+
+/* --- any loose object, for the object store's loose backend (odb.c) ---------------- */
+
+typedef struct loose_in {
+	z_stream z;
+	int fd;
+	bool eof;
+	unsigned char buf[8192];
+} loose_in;
+
+/*
+ * Inflate more of the file into z's output until it is full (Z_OK), the
+ * stream ends (Z_STREAM_END) or it is damaged (*why set, -1).  Every
+ * round reads more of the file or ends: a stream cut short is an error,
+ * never a loop (libgit2 1.5's own reader loops there for ever).
+ */
+static int loose_pull(loose_in *in, const char **why)
+{
+	for (;;) {
+		int zr;
+
+		if (in->z.avail_in == 0 && !in->eof) {
+			ssize_t r = read(in->fd, in->buf, sizeof(in->buf));
+
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r < 0) {
+				*why = "it cannot be read";
+				return -1;
+			}
+			in->eof = r == 0;
+			in->z.next_in = in->buf;
+			in->z.avail_in = (uInt)r;
+		}
+		zr = inflate(&in->z, Z_NO_FLUSH);
+		if (zr == Z_STREAM_END)
+			return zr;
+		if (zr != Z_OK && zr != Z_BUF_ERROR) {
+			*why = z_damage(zr, &in->z);
+			return -1;
+		}
+		if (in->z.avail_out == 0)
+			return Z_OK;
+		if (in->z.avail_in == 0 && in->eof) {
+			*why = "its zlib stream is cut short";
+			return -1;
+		}
+		if (zr == Z_BUF_ERROR && in->z.avail_in) {
+			*why = "its zlib stream is corrupt";
+			return -1;
+		}
+	}
+}
+
+/* "type size\0" at the start of head (k bytes): 0 with the header's length, or -1. */
+static int loose_header(git_object_t *type, size_t *size, size_t *hlen, const unsigned char *head,
+			size_t k)
+{
+	static const struct {
+		const char *name;
+		git_object_t type;
+	} types[] = {
+		{ "commit", GIT_OBJECT_COMMIT }, { "tree", GIT_OBJECT_TREE },
+		{ "blob", GIT_OBJECT_BLOB }, { "tag", GIT_OBJECT_TAG },
+	};
+	const unsigned char *sp = memchr(head, ' ', k), *nul = memchr(head, '\0', k), *p;
+	size_t i;
+
+	if (!sp || !nul || nul < sp + 2 || (sp[1] == '0' && nul > sp + 2))
+		return -1;
+	*type = GIT_OBJECT_INVALID;
+	for (i = 0; i < PG_ARRAY_SIZE(types); i++)
+		if ((size_t)(sp - head) == strlen(types[i].name) &&
+		    !memcmp(head, types[i].name, (size_t)(sp - head)))
+			*type = types[i].type;
+	if (*type == GIT_OBJECT_INVALID)
+		return -1;
+	*size = 0;
+	for (p = sp + 1; p < nul; p++) {
+		if (*p < '0' || *p > '9' || *size > (SIZE_MAX - 9) / 10)
+			return -1;
+		*size = *size * 10 + (size_t)(*p - '0');
+	}
+	*hlen = (size_t)(nul - head) + 1;
+	return 0;
+}
+
+int pg_loose_read(pg_loose *out, git_odb_backend *b, const char *objdir, const git_oid *id,
+		  bool header_only)
+{
+	char hex[PG_OID_HEXSZ + 1], path[PATH_MAX], whybuf[128];
+	unsigned char head[64];
+	const char *why = NULL;
+	loose_in *in = NULL;
+	unsigned char *data = NULL;
+	pg_oid pid;
+	git_oid got;
+	off_t fsize;
+	size_t k, hlen, have;
+	int zr = Z_OK, err;
+
+	memset(out, 0, sizeof(*out));
+	pg_oid_from_git(&pid, id);
+	pg_oid_tohex(hex, &pid);
+	if ((size_t)snprintf(path, sizeof(path), "%s/%.2s/%s", objdir, hex, hex + 2) >=
+	    sizeof(path))
+		return pg_error_set(PG_ENOTFOUND, "object %s is not in '%s'", hex, objdir);
+	if (!(in = calloc(1, sizeof(*in))))
+		return pg_error_oom();
+	in->fd = -1;
+	if ((err = pg_open_regular(&in->fd, &fsize, path, PG_OPEN_READ, NULL)) < 0) {
+		if (err == PG_EINVALID)
+			err = pg_error_wrap(err, "loose object");
+		free(in);
+		return err;
+	}
+	if (inflateInit(&in->z) != Z_OK) {
+		close(in->fd);
+		free(in);
+		return pg_error_oom();
+	}
+	in->z.next_out = head;
+	in->z.avail_out = sizeof(head);
+	if ((zr = loose_pull(in, &why)) < 0)
+		goto done;
+	k = sizeof(head) - in->z.avail_out;
+	if (loose_header(&out->type, &out->size, &hlen, head, k) < 0) {
+		why = "its header is not \"type size\"";
+		goto done;
+	}
+	if (!size_possible(out->size, (uint64_t)fsize)) {
+		snprintf(whybuf, sizeof(whybuf), "its header claims %zu bytes, more than its "
+			 "%lld-byte file can hold", out->size, (long long)fsize);
+		why = whybuf;
+		goto done;
+	}
+	if (out->size > PG_LOOSE_MAX) {
+		snprintf(whybuf, sizeof(whybuf), "its header claims %zu bytes, more than the %zu read",
+			 out->size, (size_t)PG_LOOSE_MAX);
+		why = whybuf;
+		goto done;
+	}
+	if (header_only)
+		goto done;
+	have = k - hlen;
+	if (have > out->size) {
+		why = "it is longer than its header says";
+		goto done;
+	}
+	if (!(data = b ? git_odb_backend_data_alloc(b, out->size + 1) : malloc(out->size + 1))) {
+		err = pg_error_oom();
+		goto done;
+	}
+	memcpy(data, head + hlen, have);
+	if (zr != Z_STREAM_END) {
+		in->z.next_out = data + have;
+		in->z.avail_out = (uInt)(out->size - have + 1); /* one more, to see the end */
+		zr = loose_pull(in, &why);
+		if (zr == Z_OK)
+			why = "it is longer than its header says";
+		if (zr != Z_STREAM_END)
+			goto done;
+	}
+	if (in->z.total_out != hlen + out->size) {
+		why = "it is shorter than its header says";
+		goto done;
+	}
+	data[out->size] = '\0';
+	/* libgit2 hashes what git_odb_read gives, not what read_header or a prefix read does */
+	if (git_odb_hash(&got, data, out->size, out->type) < 0 || !git_oid_equal(&got, id)) {
+		why = "its contents are another object's";
+		goto done;
+	}
+	out->data = data;
+	data = NULL;
+done:
+	if (why)
+		err = damaged(&pid, objdir, why);
+	if (data && b)
+		git_odb_backend_data_free(b, data);
+	else
+		free(data);
+	inflateEnd(&in->z);
+	close(in->fd);
+	free(in);
+	return err;
 }

@@ -3,7 +3,6 @@
 #include "common/error.h"
 #include "common/fs.h"
 
-#include <git2/sys/odb_backend.h>
 #include <limits.h>
 #include <sys/stat.h>
 
@@ -54,6 +53,20 @@ int pg_repo_loose_check(pg_repo *r, const pg_oid *id)
 	return err;
 }
 
+/*
+ * libgit2's failure to read object hex as ours.  The object stores' loose
+ * reader (odb.c) says "object X in 'dir' is damaged: ...": kept as it is.
+ */
+static int object_fail(int gerr, const char *hex)
+{
+	const git_error *e = git_error_last();
+
+	if (gerr != GIT_ENOTFOUND && e && e->message && !strncmp(e->message, "object ", 7) &&
+	    !strncmp(e->message + 7, hex, PG_OID_HEXSZ))
+		return pg_error_set(PG_EINVALID, "%s", e->message);
+	return pg_git_fail(gerr, "object %s", hex);
+}
+
 int pg_repo_object_type(enum pg_object_type *out, pg_repo *r, const pg_oid *id)
 {
 	git_odb *odb = NULL;
@@ -70,7 +83,7 @@ int pg_repo_object_type(enum pg_object_type *out, pg_repo *r, const pg_oid *id)
 		char hex[PG_OID_HEXSZ + 1];
 
 		pg_oid_tohex(hex, id);
-		return pg_git_fail(gerr, "object %s", hex);
+		return object_fail(gerr, hex);
 	}
 	*out = from_git_type(type);
 	return 0;
@@ -98,7 +111,7 @@ static int odb_read(git_odb_object **obj, pg_repo *r, const pg_oid *id, bool com
 		return 0;
 	pg_oid_tohex(hex, id);
 	return gerr == GIT_ENOTFOUND ? pg_error_set(PG_ENOTFOUND, "object %s not found", hex) :
-	       pg_git_fail(gerr, "object %s", hex);
+	       object_fail(gerr, hex);
 }
 
 /*
@@ -111,19 +124,11 @@ static int odb_read(git_odb_object **obj, pg_repo *r, const pg_oid *id, bool com
  */
 int pg_git_add_untrusted(pg_repo *r, const char *objects)
 {
-	git_odb_backend *b = NULL;
 	int gerr;
 
 	if (!r->untrusted && (gerr = git_odb_new(&r->untrusted)) < 0)
 		return pg_git_fail(gerr, "objects of '%s'", objects);
-	if ((gerr = git_odb_backend_pack(&b, objects)) == 0 &&
-	    (gerr = git_odb_add_backend(r->untrusted, b, 2)) < 0)
-		b->free(b);
-	b = NULL;
-	if (gerr == 0 && (gerr = git_odb_backend_loose(&b, objects, -1, 0, 0, 0)) == 0 &&
-	    (gerr = git_odb_add_backend(r->untrusted, b, 1)) < 0)
-		b->free(b);
-	return gerr < 0 ? pg_git_fail(gerr, "objects of '%s'", objects) : 0;
+	return pg_git_odb_add(r->untrusted, objects, PG_ODB_UNTRUSTED | PG_ODB_OWN_ONLY);
 }
 
 int pg_git_read_commit(git_odb_object **obj, pg_repo *r, git_odb *odb, const pg_oid *id)

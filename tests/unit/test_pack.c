@@ -1,4 +1,4 @@
-/* test_pack.c - commits read from trusted packs and loose files: git's bytes, deltas left to libgit2, damage never a crash. */
+/* test_pack.c - commits read from trusted packs and loose files: git's bytes, deltas left to libgit2, damage an error, never a crash; pack indexes checked; loose objects of any type checked. */
 #include "tests/unit/unit.h"
 
 #include "common/buf.h"
@@ -201,6 +201,189 @@ static void test_damaged_loose_commits_never_give_other_bytes(void **state)
 	assert_true(ok < 300);
 }
 
+/* --- pack indexes checked before libgit2 opens one ------------------------------ */
+
+/* repo opened after cmd (run in a fresh copy's objects/pack): the error, or 0; msg is its message. */
+static int open_damaged(char *msg, size_t len, const fixture *f, const char *cmd)
+{
+	char copy[256];
+	pg_repo *r = NULL;
+	int err;
+
+	snprintf(copy, sizeof(copy), "%s/idx.git", f->dir);
+	free(run_sh("rm -rf %s && cp -r %s %s && cd %s/objects/pack && chmod u+w * && %s", copy,
+		    f->repo, copy, copy, cmd));
+	err = pg_repo_open(&r, copy);
+	snprintf(msg, len, "%s", err < 0 ? pg_error_last() : "");
+	pg_error_clear();
+	pg_repo_free(r);
+	return err;
+}
+
+/* A command making the 4 bytes at off of the one *.ext file the big-endian value (a shell expression). */
+static void put32(char *out, size_t len, const char *off, const char *value, const char *ext)
+{
+	snprintf(out, len, "v=$((%s)) && printf \"$(printf '\\\\%%03o\\\\%%03o\\\\%%03o\\\\%%03o' "
+		 "$((v >> 24 & 255)) $((v >> 16 & 255)) $((v >> 8 & 255)) $((v & 255)))\" | "
+		 "dd of=$(ls *.%s) bs=1 seek=%s conv=notrunc 2>/dev/null", value, ext, off);
+}
+
+static void test_pack_index_fanout_and_size_are_checked(void **state)
+{
+	fixture *f = *state;
+	char msg[512], cmd[1024];
+
+	/* the count (the last fanout entry) made 2^32-1: libgit2 1.5 read past the file */
+	put32(cmd, sizeof(cmd), "1028", "4294967295", "idx");
+	assert_int_equal(open_damaged(msg, sizeof(msg), f, cmd), PG_EINVALID);
+	assert_non_null(strstr(msg, ".idx' is damaged: it claims 4294967295 objects, which its "));
+	/* the first entry past the second */
+	put32(cmd, sizeof(cmd), "8", "4000", "idx");
+	assert_int_equal(open_damaged(msg, sizeof(msg), f, cmd), PG_EINVALID);
+	assert_non_null(strstr(msg, ".idx' is damaged: its fanout table is out of order"));
+	/* a count one more than the file holds */
+	put32(cmd, sizeof(cmd), "1028", "$(($(od -An -tu1 -j1028 -N4 *.idx | "
+		 "awk '{ print $1 * 16777216 + $2 * 65536 + $3 * 256 + $4 }') + 1))", "idx");
+	assert_int_equal(open_damaged(msg, sizeof(msg), f, cmd), PG_EINVALID);
+	assert_non_null(strstr(msg, ".idx' is damaged: it claims "));
+	/* cut short by a byte, and by all but its header */
+	assert_int_equal(open_damaged(msg, sizeof(msg), f, "truncate -s -1 *.idx"), PG_EINVALID);
+	assert_non_null(strstr(msg, "which its "));
+	assert_int_equal(open_damaged(msg, sizeof(msg), f, "truncate -s 100 *.idx"), PG_EINVALID);
+	assert_non_null(strstr(msg, ".idx' is damaged: it is cut short"));
+	/* a version libgit2 does not read */
+	put32(cmd, sizeof(cmd), "4", "3", "idx");
+	assert_int_equal(open_damaged(msg, sizeof(msg), f, cmd), PG_EINVALID);
+	assert_non_null(strstr(msg, ".idx' is damaged: its version is 3, not 1 or 2"));
+}
+
+static void test_pack_header_must_match_its_index(void **state)
+{
+	fixture *f = *state;
+	char msg[512], cmd[1024];
+
+	put32(cmd, sizeof(cmd), "8", "7", "pack");
+	assert_int_equal(open_damaged(msg, sizeof(msg), f, cmd), PG_EINVALID);
+	assert_non_null(strstr(msg, ".pack' holds 7 objects, its index '"));
+	put32(cmd, sizeof(cmd), "4", "4", "pack");
+	assert_int_equal(open_damaged(msg, sizeof(msg), f, cmd), PG_EINVALID);
+	assert_non_null(strstr(msg, ".pack' is damaged: its header is not a pack's"));
+	assert_int_equal(open_damaged(msg, sizeof(msg), f, "truncate -s 20 *.pack"), PG_EINVALID);
+	assert_non_null(strstr(msg, ".pack' is damaged: its header is not a pack's"));
+	/* an index whose pack is gone is left out, as git leaves it out */
+	assert_int_equal(open_damaged(msg, sizeof(msg), f, "rm *.pack"), 0);
+}
+
+/* A version 1 index (git index-pack --index-version=1) is checked and read. */
+static void test_version_1_index_is_read(void **state)
+{
+	fixture *f = *state;
+	char copy[256], msg[512];
+
+	assert_int_equal(open_damaged(msg, sizeof(msg), f, "p=$(ls *.pack) && rm *.idx && "
+				      "git index-pack --index-version=1 $p >/dev/null && "
+				      "test \"$(head -c 4 ${p%.pack}.idx | od -An -tx1)\" != "
+				      "\" ff 74 4f 63\""), 0);
+	snprintf(copy, sizeof(copy), "%s/idx.git", f->dir);
+	assert_int_equal(read_all(f, copy, false), 400);
+}
+
+/*
+ * A pair found good is not read again while its files' identity (device,
+ * inode, size, mtime) stays: bytes changed behind an unchanged identity
+ * go unseen, and a new mtime has them read again.
+ */
+static void test_pack_check_is_remembered_by_file_identity(void **state)
+{
+	fixture *f = *state;
+	char copy[256], msg[512], cmd[1024];
+	pg_repo *r = NULL;
+
+	assert_int_equal(open_damaged(msg, sizeof(msg), f, "true"), 0);
+	snprintf(copy, sizeof(copy), "%s/idx.git", f->dir);
+	put32(cmd, sizeof(cmd), "1028", "4294967295", "idx");
+	free(run_sh("cd %s/objects/pack && touch -r *.idx %s/stamp && %s && touch -r %s/stamp *.idx",
+		    copy, f->dir, cmd, f->dir));
+	assert_int_equal(pg_repo_open(&r, copy), 0);
+	pg_repo_free(r);
+	r = NULL;
+	free(run_sh("touch -d '1 hour ago' %s/objects/pack/*.idx", copy));
+	assert_int_equal(pg_repo_open(&r, copy), PG_EINVALID);
+	assert_non_null(strstr(pg_error_last(), "it claims 4294967295 objects"));
+	pg_error_clear();
+}
+
+/* --- loose objects of any type, through the object store's own reader ------------- */
+
+/* The first blob of repo's main, loose in copy, with cmd run on its file ($o). */
+static int read_loose_blob(char *msg, size_t len, const fixture *f, const char *cmd)
+{
+	char copy[256];
+	char *hex;
+	pg_buf out = PG_BUF_INIT;
+	pg_repo *r = NULL;
+	pg_oid id;
+	int err;
+
+	snprintf(copy, sizeof(copy), "%s/loose-blob.git", f->dir);
+	make_loose(f, copy);
+	hex = run_sh("cd %s && b=$(git ls-tree -r main | awk '$2 == \"blob\" { print $3; exit }') && "
+		     "o=objects/${b%%${b#??}}/${b#??} && chmod u+w $o && %s && printf %%s $b",
+		     copy, cmd);
+	assert_int_equal(pg_oid_fromhex(&id, hex + strlen(hex) - PG_OID_HEXSZ, PG_OID_HEXSZ), 0);
+	free(hex);
+	assert_int_equal(pg_repo_open(&r, copy), 0);
+	err = pg_repo_read_raw(&out, NULL, r, &id);
+	snprintf(msg, len, "%s", err < 0 ? pg_error_last() : "");
+	pg_error_clear();
+	pg_buf_release(&out);
+	pg_repo_free(r);
+	return err;
+}
+
+static void test_damaged_loose_objects_are_errors(void **state)
+{
+	fixture *f = *state;
+	char msg[512];
+
+	assert_int_equal(read_loose_blob(msg, sizeof(msg), f, "true"), 0);
+	/* cut short: libgit2 1.5.1 looped for ever on it */
+	assert_int_equal(read_loose_blob(msg, sizeof(msg), f,
+					 "truncate -s $(($(stat -c %s $o) / 2)) $o"), PG_EINVALID);
+	assert_non_null(strstr(msg, "is damaged: its zlib stream is cut short"));
+	/* a header that claims far more than the file can hold */
+	assert_int_equal(read_loose_blob(msg, sizeof(msg), f,
+					 "printf 'blob 999999999\\0x' | python3 -c 'import sys, zlib; "
+					 "sys.stdout.buffer.write(zlib.compress(sys.stdin.buffer.read()))'"
+					 " > $o"), PG_EINVALID);
+	assert_non_null(strstr(msg, "is damaged: its header claims 999999999 bytes, more than its"));
+	/* shorter and longer than the header says, an unknown type */
+	assert_int_equal(read_loose_blob(msg, sizeof(msg), f,
+					 "printf 'blob 5\\0abc' | python3 -c 'import sys, zlib; "
+					 "sys.stdout.buffer.write(zlib.compress(sys.stdin.buffer.read()))'"
+					 " > $o"), PG_EINVALID);
+	assert_non_null(strstr(msg, "is damaged: it is shorter than its header says"));
+	assert_int_equal(read_loose_blob(msg, sizeof(msg), f,
+					 "printf 'blob 1\\0abc' | python3 -c 'import sys, zlib; "
+					 "sys.stdout.buffer.write(zlib.compress(sys.stdin.buffer.read()))'"
+					 " > $o"), PG_EINVALID);
+	assert_non_null(strstr(msg, "is damaged: it is longer than its header says"));
+	assert_int_equal(read_loose_blob(msg, sizeof(msg), f,
+					 "printf 'blub 1\\0a' | python3 -c 'import sys, zlib; "
+					 "sys.stdout.buffer.write(zlib.compress(sys.stdin.buffer.read()))'"
+					 " > $o"), PG_EINVALID);
+	assert_non_null(strstr(msg, "is damaged: its header is not \"type size\""));
+	/* whole, but another object's bytes */
+	assert_int_equal(read_loose_blob(msg, sizeof(msg), f,
+					 "printf 'blob 1\\0a' | python3 -c 'import sys, zlib; "
+					 "sys.stdout.buffer.write(zlib.compress(sys.stdin.buffer.read()))'"
+					 " > $o"), PG_EINVALID);
+	assert_non_null(strstr(msg, "is damaged: its contents are another object's"));
+	/* not zlib at all */
+	assert_int_equal(read_loose_blob(msg, sizeof(msg), f, "echo garbage > $o"), PG_EINVALID);
+	assert_non_null(strstr(msg, "is damaged: its zlib stream is corrupt"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -208,6 +391,11 @@ int main(void)
 		cmocka_unit_test(test_damaged_pack_never_gives_other_bytes),
 		cmocka_unit_test(test_loose_commits_are_git_s),
 		cmocka_unit_test(test_damaged_loose_commits_never_give_other_bytes),
+		cmocka_unit_test(test_pack_index_fanout_and_size_are_checked),
+		cmocka_unit_test(test_pack_header_must_match_its_index),
+		cmocka_unit_test(test_version_1_index_is_read),
+		cmocka_unit_test(test_pack_check_is_remembered_by_file_identity),
+		cmocka_unit_test(test_damaged_loose_objects_are_errors),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
