@@ -56,8 +56,10 @@ void pg_repo_graphs_release(pg_repo *r);
 /*
  * The bytes of commit id when a pack of a trusted directory holds it whole
  * (pack.c): 1 with *data (valid until the next call, NUL-terminated) and
- * *len set; 0 when it must be read through libgit2 (not there, a delta, a
- * fault); PG_ENOMEM.
+ * *len set; 0 when it must be read through the object store (not there, a
+ * delta, past the size this reader takes); PG_EINVALID naming the file when
+ * what is there is damaged (a stream cut short, a header that lies): an
+ * error, never handed on; PG_EIO, PG_ENOMEM.
  */
 int pg_repo_pack_commit(const char **data, size_t *len, pg_repo *r, const pg_oid *id);
 void pg_packs_free(pg_packs *ps);
