@@ -2,16 +2,22 @@
 #include "tests/fuzz/fuzz.h"
 #include "tests/fuzz/files.h"
 #include "repo/graph.h"
+#include "common/buf.h"
+
+#include <openssl/evp.h>
 
 /*
  * An input is files joined by FUZZ_FILE_SEP lines (tests/fuzz/files.h):
  *
  *   one file       objects/info/commit-graph
  *   several        objects/info/commit-graphs/commit-graph-chain, then
- *                  its layers: layer i is written as graph-NAME.graph,
- *                  NAME the chain's line i (when it is 40 hex digits, else
- *                  a name no line can give)
+ *                  its layers, each written as graph-SUM.graph, SUM its
+ *                  checksum; the chain's line i, when it is 40 hex
+ *                  digits, is made layer i's SUM
  *
+ * Each file's trailing checksum is made to hold (with_checksum): a file
+ * whose checksum does not hold is refused before it is parsed, which
+ * test_graph tests.
  * The graph is opened through pg_graph_open, as repo/commits.c does, and
  * every commit of it (at most MAX_POS) is read as a walk reads it: its id,
  * a lookup of that id, its data, its parents and their ids, its
@@ -33,42 +39,72 @@ static void check_error(int err)
 	pg_error_clear();
 }
 
-static bool is_hex_name(const char *s, size_t len)
+/*
+ * The file as pg_graph_open takes it: a mutated file's trailing SHA-1 is
+ * made to hold again (into buf), else nearly every input would stop at
+ * the checksum and the parser behind it would never be reached.  hex gets
+ * that checksum, the name git gives a chain's layer.
+ */
+static unsigned char *with_checksum(char hex[PG_OID_HEXSZ + 1], const fuzz_part *p)
 {
+	unsigned char md[EVP_MAX_MD_SIZE], *buf = malloc(p->len + 1);
+	unsigned n = 0;
 	size_t i;
 
-	if (len != PG_OID_HEXSZ)
-		return false;
-	for (i = 0; i < len; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-			return false;
-	return true;
+	FUZZ_ASSERT(buf);
+	memcpy(buf, p->data, p->len);
+	if (p->len < PG_OID_RAWSZ ||
+	    !EVP_Digest(buf, p->len - PG_OID_RAWSZ, md, &n, EVP_sha1(), NULL) || n != PG_OID_RAWSZ)
+		memset(md, 0, sizeof(md));
+	else
+		memcpy(buf + p->len - PG_OID_RAWSZ, md, PG_OID_RAWSZ);
+	for (i = 0; i < PG_OID_RAWSZ; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+	return buf;
 }
 
+/*
+ * A chain's file lists its layers by checksum, bottom first: the fuzzed
+ * chain file's lines are kept where they are not a layer's name, and line
+ * i of 40 hex digits names layer i as it is now.
+ */
 static void lay_out(const fuzz_part *parts, size_t nparts)
 {
+	char hex[MAX_LAYERS][PG_OID_HEXSZ + 1], name[96];
+	pg_buf chain = PG_BUF_INIT;
+	unsigned char *buf;
 	const char *line, *end;
 	size_t i;
 
 	if (nparts == 1) {
-		fuzz_write(&dir, "info/commit-graph", parts[0].data, parts[0].len);
+		buf = with_checksum(hex[0], &parts[0]);
+		fuzz_write(&dir, "info/commit-graph", buf, parts[0].len);
+		free(buf);
 		return;
 	}
-	fuzz_write(&dir, "info/commit-graphs/commit-graph-chain", parts[0].data, parts[0].len);
+	for (i = 1; i < nparts && i <= MAX_LAYERS; i++) {
+		buf = with_checksum(hex[i - 1], &parts[i]);
+		snprintf(name, sizeof(name), "info/commit-graphs/graph-%s.graph", hex[i - 1]);
+		fuzz_write(&dir, name, buf, parts[i].len);
+		free(buf);
+	}
 	line = (const char *)parts[0].data;
 	end = line + parts[0].len;
-	for (i = 1; i < nparts && i <= MAX_LAYERS; i++) {
-		const char *nl = line < end ? memchr(line, '\n', (size_t)(end - line)) : NULL;
-		size_t len = line < end ? (size_t)((nl ? nl : end) - line) : 0;
-		char name[96];
+	for (i = 0; line < end; i++) {
+		const char *nl = memchr(line, '\n', (size_t)(end - line));
+		size_t n = (size_t)((nl ? nl : end) - line);
 
-		if (is_hex_name(line, len))
-			snprintf(name, sizeof(name), "info/commit-graphs/graph-%.40s.graph", line);
+		if (n == PG_OID_HEXSZ && i + 1 < nparts && i < MAX_LAYERS)
+			pg_buf_put(&chain, hex[i], PG_OID_HEXSZ);
 		else
-			snprintf(name, sizeof(name), "info/commit-graphs/graph-layer-%zu.graph", i);
-		fuzz_write(&dir, name, parts[i].data, parts[i].len);
+			pg_buf_put(&chain, line, n);
+		if (nl)
+			pg_buf_putc(&chain, '\n');
 		line = nl ? nl + 1 : end;
 	}
+	fuzz_write(&dir, "info/commit-graphs/commit-graph-chain", chain.ptr ? chain.ptr : "",
+		   chain.len);
+	pg_buf_release(&chain);
 }
 
 /* id is found where the graph lists it, when it is found at all. */
