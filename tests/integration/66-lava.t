@@ -139,8 +139,8 @@ run env PG_LAVA_URL="$URL" PG_LAVA_TOKEN_FILE="$SCRATCH/token.bad" "$LAVA" "$bui
 	"$NONCE" "$SCRATCH/initramfs.cpio"
 is "$rc" 4 "a token the server refuses: the lab could not run it (exit 4), not a failed boot"
 like "$err" "refused the job \\(HTTP 401\\).*nothing was booted" "saying the server refused it and nothing was booted"
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-run env PG_LAVA_URL="http://127.0.0.1:$port/" "$LAVA" "$build" "$LOG" 300 "$NONCE" "$SCRATCH/initramfs.cpio"
+dead_port "$SCRATCH/dead.port"
+run env PG_LAVA_URL="http://127.0.0.1:$(cat "$SCRATCH/dead.port")/" "$LAVA" "$build" "$LOG" 300 "$NONCE" "$SCRATCH/initramfs.cpio"
 is "$rc" 4 "a server that cannot be reached: exit 4"
 
 start_server incomplete "$SCRATCH/console.ok"

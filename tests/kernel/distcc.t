@@ -53,7 +53,8 @@ stop_distccd_a() { stop_distccd a; }
 stop_distccd_b() { stop_distccd b; }
 port_a=$(free_port)
 port_b=$(free_port)
-port_down=$(free_port)
+dead_port "$SCRATCH/down.port"
+port_down=$(cat "$SCRATCH/down.port")
 start_distccd a "$port_a"
 start_distccd b "$port_b"
 wait_for test -s "$D/a.pid" -a -s "$D/b.pid" || true

@@ -29,3 +29,22 @@ stopped() { [ "$(proc_state "$1")" = T ]; }
 _stopped_or_ended() { case $(proc_state "$1") in T | Z | "") return 0 ;; esac; return 1; }
 # wait_stopped PID: until PID stops at its test point; fails as soon as it ends instead
 wait_stopped() { wait_for _stopped_or_ended "$1" && stopped "$1"; }
+
+# dead_port FILE: a loopback TCP port that refuses every connection, its
+# number in FILE.  A process binds it for as long as the test runs and never
+# listens: nothing else can take the port meanwhile (a port found free and
+# let go could be), and a connection to it is refused at once.
+DEAD_PORT_PIDS=
+dead_port() {
+	python3 -c 'import os, signal, socket, sys
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+with open(sys.argv[1] + ".tmp", "w") as f:
+    f.write("%d\n" % s.getsockname()[1])
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+signal.pause()' "$1" </dev/null >/dev/null 2>&1 &
+	[ -n "$DEAD_PORT_PIDS" ] || TAP_CLEANUP="dead_ports_stop ${TAP_CLEANUP:-}"
+	DEAD_PORT_PIDS="$DEAD_PORT_PIDS $!"
+	wait_for test -s "$1"
+}
+dead_ports_stop() { for _dp in $DEAD_PORT_PIDS; do kill "$_dp" 2>/dev/null || true; done; }
