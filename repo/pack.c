@@ -285,8 +285,8 @@ done:
 	return err;
 }
 
-int pg_repo_check_packs(const char *objdir, int (*each)(void *ctx, const char *idx_path),
-			void *ctx)
+/* fn(ctx, path) for every pack index in objdir/pack, until one returns an error. */
+static int each_index(const char *objdir, int (*fn)(void *ctx, const char *idx_path), void *ctx)
 {
 	pg_buf path = PG_BUF_INIT;
 	DIR *d;
@@ -305,14 +305,35 @@ int pg_repo_check_packs(const char *objdir, int (*each)(void *ctx, const char *i
 		if (len < 5 || strcmp(e->d_name + len - 4, ".idx"))
 			continue;
 		pg_buf_clear(&path);
-		if ((err = pg_buf_printf(&path, "%s/pack/%s", objdir, e->d_name)) < 0)
-			break;
-		if ((err = idx_check(path.ptr)) == 1)
-			err = each ? each(ctx, path.ptr) : 0;
+		if ((err = pg_buf_printf(&path, "%s/pack/%s", objdir, e->d_name)) == 0)
+			err = fn(ctx, path.ptr);
 	}
 	closedir(d);
 	pg_buf_release(&path);
 	return err;
+}
+
+typedef struct check_each {
+	int (*each)(void *ctx, const char *idx_path);
+	void *ctx;
+} check_each;
+
+static int check_one(void *ctx, const char *idx_path)
+{
+	const check_each *c = ctx;
+	int err;
+
+	if ((err = idx_check(idx_path)) == 1)
+		err = c->each ? c->each(c->ctx, idx_path) : 0;
+	return err;
+}
+
+int pg_repo_check_packs(const char *objdir, int (*each)(void *ctx, const char *idx_path),
+			void *ctx)
+{
+	check_each c = { each, ctx };
+
+	return each_index(objdir, check_one, &c);
 }
 
 static void pack_release(pack *p)
@@ -377,41 +398,25 @@ fail:
 	return pg_error_wrap(err, "pack index '%s'", idx_path);
 }
 
+static int add_pack(void *ctx, const char *idx_path)
+{
+	pg_packs *ps = ctx;
+	pack p;
+	int err;
+
+	if ((err = pack_open(&p, idx_path)) <= 0)
+		return err;
+	if ((err = PG_ARRAY_GROW(ps->v, ps->n + 1, ps->alloc)) < 0) {
+		pack_release(&p);
+		return err;
+	}
+	ps->v[ps->n++] = p;
+	return 0;
+}
+
 static int add_dir_packs(pg_packs *ps, const char *objdir)
 {
-	pg_buf path = PG_BUF_INIT;
-	DIR *d;
-	struct dirent *e;
-	int err = 0;
-
-	if ((err = pg_buf_printf(&path, "%s/pack", objdir)) < 0)
-		return err;
-	if (!(d = opendir(path.ptr))) {
-		pg_buf_release(&path);
-		return 0;
-	}
-	while (err == 0 && (e = readdir(d))) {
-		size_t len = strlen(e->d_name);
-		pack p;
-
-		if (len < 5 || strcmp(e->d_name + len - 4, ".idx"))
-			continue;
-		pg_buf_clear(&path);
-		if ((err = pg_buf_printf(&path, "%s/pack/%s", objdir, e->d_name)) < 0)
-			break;
-		if ((err = pack_open(&p, path.ptr)) < 0)
-			break;
-		if (err == 0)
-			continue;
-		if ((err = PG_ARRAY_GROW(ps->v, ps->n + 1, ps->alloc)) < 0) {
-			pack_release(&p);
-			break;
-		}
-		ps->v[ps->n++] = p;
-	}
-	closedir(d);
-	pg_buf_release(&path);
-	return err;
+	return each_index(objdir, add_pack, ps);
 }
 
 void pg_packs_free(pg_packs *ps)
