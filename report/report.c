@@ -363,6 +363,19 @@ int pg_summary_format(pg_buf *out, const pg_report *r)
 	return err;
 }
 
+int pg_summary_verdict(pg_buf *out, const pg_report *r)
+{
+	size_t errors = pg_report_count_roots(r, PG_SEV_ERROR),
+	       warnings = pg_report_count_roots(r, PG_SEV_WARNING),
+	       implied = pg_report_count_implied(r);
+
+	return pg_buf_printf(out, "%s: %zu %s, %zu %s as root causes; %zu %s from them",
+			     pg_report_verdict(r) == PG_VERDICT_ACCEPT ? "accept" : "reject",
+			     errors, plural(errors, "error", "errors"),
+			     warnings, plural(warnings, "warning", "warnings"),
+			     implied, plural(implied, "finding follows", "findings follow"));
+}
+
 size_t pg_report_count_check(const pg_report *r, enum pg_check_id check)
 {
 	size_t i, n = 0;

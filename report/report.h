@@ -321,6 +321,12 @@ enum pg_verdict pg_report_verdict(const pg_report *r);
  */
 int pg_summary_format(pg_buf *out, const pg_report *r);
 
+/*
+ * The verdict in the summary's words, counting root causes: "reject: 35
+ * errors, 0 warnings as root causes; 40 findings follow from them".
+ */
+int pg_summary_verdict(pg_buf *out, const pg_report *r);
+
 /* Findings of one check that were kept, in the order they were added. */
 size_t pg_report_count_check(const pg_report *r, enum pg_check_id check);
 

@@ -57,11 +57,7 @@ static int put_summary(pg_json_writer *w, const pg_report *r)
 		return 0;
 	}
 	if ((err = pg_summary_format(&text, r)) == 0)
-		err = pg_buf_printf(&verdict, "%s: %zu error%s, %zu warning%s as root causes; "
-				    "%zu finding%s follow%s from them",
-				    pg_report_verdict(r) == PG_VERDICT_ACCEPT ? "accept" : "reject",
-				    errors, errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s",
-				    implied, implied == 1 ? "" : "s", implied == 1 ? "s" : "");
+		err = pg_summary_verdict(&verdict, r);
 	if (err == 0) {
 		pg_json_open_object(w, "summary");
 		pg_json_put_str(w, "text", text.ptr);
@@ -102,25 +98,38 @@ static void put_signature(pg_json_writer *w, const pg_signature_info *s)
 	pg_json_close(w);
 }
 
-/* The findings counted past the policy's cap, by check: "omitted". */
-static void put_omitted(pg_json_writer *w, const pg_report *r)
+/* Per check that has some, its errors and warnings of by (and their sum, "count"). */
+static void put_by_check(pg_json_writer *w, const char *key,
+			 const size_t (*by)[PG_SEV_ERROR + 1], bool count)
 {
 	size_t i;
 
-	pg_json_open_array(w, "omitted");
+	pg_json_open_array(w, key);
 	for (i = 0; i < PG_CHECK__COUNT; i++) {
-		size_t e = r->omitted[i][PG_SEV_ERROR], n = r->omitted[i][PG_SEV_WARNING];
+		size_t e = by[i][PG_SEV_ERROR], n = by[i][PG_SEV_WARNING];
 
 		if (!e && !n)
 			continue;
 		pg_json_open_object(w, NULL);
 		pg_json_put_str(w, "check", pg_check_name((enum pg_check_id)i));
-		pg_json_put_int(w, "count", (int64_t)(e + n));
+		if (count)
+			pg_json_put_int(w, "count", (int64_t)(e + n));
 		pg_json_put_int(w, "errors", (int64_t)e);
 		pg_json_put_int(w, "warnings", (int64_t)n);
 		pg_json_close(w);
 	}
 	pg_json_close(w);
+}
+
+/*
+ * The findings counted past the policy's cap, by check: "omitted", and of
+ * those the ones that follow from their commit's rewritten copy (no root
+ * causes), "omitted_implied".
+ */
+static void put_omitted(pg_json_writer *w, const pg_report *r)
+{
+	put_by_check(w, "omitted", r->omitted, true);
+	put_by_check(w, "omitted_implied", r->omitted_implied, false);
 	pg_json_put_int(w, "max_findings_per_check", (int64_t)r->max_per_check);
 	pg_json_put_str(w, "policy_sha256", r->policy_sha256);
 }
@@ -278,6 +287,8 @@ int pg_report_format_json(pg_buf *out, const pg_report *r)
 	pg_json_put_str(w, "tag", r->tag);
 	pg_json_put_oid(w, "tag_object", &r->tag_object);
 	pg_json_put_oid(w, "tag_commit", &r->tag_commit);
+	pg_json_put_int(w, "tag_time", r->tag_time);
+	pg_json_put_int(w, "tag_offset", r->tag_offset);
 	pg_json_put_str(w, "upstream", r->upstream);
 	pg_json_put_str(w, "upstream_ref", r->upstream_ref);
 	pg_json_put_oid(w, "upstream_tip", &r->upstream_tip);
