@@ -281,3 +281,23 @@ int64_t pg_json_int(const pg_json *v, int64_t dflt)
 {
 	return v && json_is_integer(value(v)) ? (int64_t)json_integer_value(value(v)) : dflt;
 }
+
+enum pg_json_type pg_json_type(const pg_json *v)
+{
+	switch (v ? json_typeof(value(v)) : JSON_NULL) {
+	case JSON_OBJECT: return PG_JSON_OBJECT;
+	case JSON_ARRAY: return PG_JSON_ARRAY;
+	case JSON_STRING: return PG_JSON_STRING;
+	case JSON_INTEGER: return PG_JSON_INTEGER;
+	case JSON_REAL: return PG_JSON_REAL;
+	case JSON_TRUE:
+	case JSON_FALSE: return PG_JSON_BOOL;
+	case JSON_NULL: break;
+	}
+	return v ? PG_JSON_NULL : PG_JSON_ABSENT;
+}
+
+double pg_json_real(const pg_json *v, double dflt)
+{
+	return v && json_is_number(value(v)) ? json_number_value(value(v)) : dflt;
+}

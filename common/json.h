@@ -69,6 +69,17 @@ int pg_json_write(pg_buf *out, const pg_json_writer *w, enum pg_json_style style
 /* A parsed value.  What the getters return is borrowed from the parsed root. */
 typedef struct pg_json pg_json;
 
+enum pg_json_type {
+	PG_JSON_ABSENT,      /* no value: a member that is not there, an element past the end */
+	PG_JSON_NULL,
+	PG_JSON_BOOL,
+	PG_JSON_INTEGER,
+	PG_JSON_REAL,
+	PG_JSON_STRING,
+	PG_JSON_ARRAY,
+	PG_JSON_OBJECT,
+};
+
 /*
  * Parse an object or an array (duplicate keys are refused); *out is the
  * caller's (pg_json_free).  PG_EINVALID "line L column C: what", PG_ENOMEM.
@@ -99,5 +110,11 @@ size_t pg_json_len(const pg_json *v);
 
 /* v as an integer; dflt when v is NULL or no integer. */
 int64_t pg_json_int(const pg_json *v, int64_t dflt);
+
+/* What v is: a reader that must tell null from absent, or a string from a number. */
+enum pg_json_type pg_json_type(const pg_json *v);
+
+/* v as a number, an integer or a real; dflt when v is NULL or no number. */
+double pg_json_real(const pg_json *v, double dflt);
 
 #endif

@@ -354,6 +354,31 @@ int pg_report_format_selection(pg_buf *out, const pg_report *r);
 /* The JSON report described in docs/report-schema.md. */
 int pg_report_format_json(pg_buf *out, const pg_report *r);
 
+/* The most JSON a report may have: what pg_report_format_json can write (a pg_buf's default cap). */
+#define PG_REPORT_JSON_MAX PG_BUF_DEFAULT_MAX
+
+/*
+ * The report that pg_report_format_json wrote, read back from text[0..len):
+ * *out is the caller's to free (pg_report_free), and its JSON is the text
+ * it was read from, byte for byte, when that text is the writer's.  Strings
+ * are kept as they are (renderers sanitize them).  What the JSON does not
+ * hold is made again: the findings kept per check from the findings, the
+ * rewritten copies from the listed rewritten-upstream findings (as
+ * verifier/story.c marks them; a copy whose finding the cap left unlisted is
+ * not known, and no finding is added on a commit after verify).
+ *
+ * PG_ETOOBIG when len is over PG_REPORT_JSON_MAX (nothing is read);
+ * PG_EINVALID, with a message naming the member ("report JSON:
+ * findings[3].severity: 'fatal' is not a severity"), when the text is not
+ * such a report: not JSON, a schema other than PG_REPORT_SCHEMA_VERSION, a
+ * member missing or of the wrong type, an unknown check, severity or status,
+ * an id that is not 40 (a commit) or 64 (policy_sha256) lower-case hex
+ * digits, counts that do not add up (errors, warnings, the verdict and the
+ * summary's against the findings and the omitted ones), a value the writer
+ * does not write; PG_ENOMEM.  On an error *out is NULL.
+ */
+int pg_report_parse_json(pg_report **out, const char *text, size_t len);
+
 /*
  * Add a stage's provenance (*out borrowed until the next add; strings set
  * with pg_provenance_set) and a file to it; sha256 may be NULL.  A file

@@ -117,6 +117,31 @@ static void test_read(void **state)
 	pg_json_free(NULL);
 }
 
+/* A reader that must tell null from absent, and a real from an integer. */
+static void test_read_types(void **state)
+{
+	static const char text[] = "{\"z\": null, \"b\": false, \"i\": -3, \"r\": 1.5,"
+				   " \"s\": \"x\", \"a\": [], \"o\": {}}";
+	pg_json *v = NULL;
+
+	(void)state;
+	assert_int_equal(pg_json_parse(&v, text, strlen(text)), 0);
+	assert_int_equal(pg_json_type(pg_json_get(v, "z")), PG_JSON_NULL);
+	assert_int_equal(pg_json_type(pg_json_get(v, "absent")), PG_JSON_ABSENT);
+	assert_int_equal(pg_json_type(pg_json_get(v, "b")), PG_JSON_BOOL);
+	assert_int_equal(pg_json_type(pg_json_get(v, "i")), PG_JSON_INTEGER);
+	assert_int_equal(pg_json_type(pg_json_get(v, "r")), PG_JSON_REAL);
+	assert_int_equal(pg_json_type(pg_json_get(v, "s")), PG_JSON_STRING);
+	assert_int_equal(pg_json_type(pg_json_get(v, "a")), PG_JSON_ARRAY);
+	assert_int_equal(pg_json_type(v), PG_JSON_OBJECT);
+	assert_int_equal(pg_json_type(NULL), PG_JSON_ABSENT);
+	assert_true(pg_json_real(pg_json_get(v, "r"), 0) == 1.5);
+	assert_true(pg_json_real(pg_json_get(v, "i"), 0) == -3);
+	assert_true(pg_json_real(pg_json_get(v, "s"), 7) == 7);
+	assert_true(pg_json_real(NULL, 7) == 7);
+	pg_json_free(v);
+}
+
 static void test_read_refuses(void **state)
 {
 	pg_json *v = NULL;
@@ -136,6 +161,7 @@ int main(void)
 		cmocka_unit_test(test_write_repository_text),
 		cmocka_unit_test(test_write_remembers_the_first_error),
 		cmocka_unit_test(test_read),
+		cmocka_unit_test(test_read_types),
 		cmocka_unit_test(test_read_refuses),
 	};
 
