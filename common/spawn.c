@@ -5,6 +5,8 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -123,6 +125,26 @@ static void cloexec_from_3(int highest)
 		fcntl(fd, F_SETFD, FD_CLOEXEC);
 }
 
+/* In the child, before exec (setrlimit and prctl are plain system calls): its limits. */
+static void limit_self(const pg_spawn_opts *o, pid_t parent)
+{
+	struct rlimit rl;
+
+	if (o->die_with_parent) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent) /* gone before the call took */
+			_exit(127);
+	}
+	if (o->max_memory) {
+		rl.rlim_cur = rl.rlim_max = (rlim_t)o->max_memory;
+		setrlimit(RLIMIT_AS, &rl);
+	}
+	if (o->no_core) {
+		rl.rlim_cur = rl.rlim_max = 0;
+		setrlimit(RLIMIT_CORE, &rl);
+	}
+}
+
 static void stop_group(pid_t pid, unsigned grace_ms)
 {
 	uint64_t until;
@@ -151,7 +173,7 @@ int pg_spawn_run(pg_spawn_result *res, const char *const argv[], const pg_spawn_
 	pg_buf line = PG_BUF_INIT;
 	uint64_t start = now_ms();
 	bool stopped = false, reaped = false;
-	pid_t pid;
+	pid_t pid, parent;
 
 	pg_spawn_result_release(res);
 	pg_spawn_result_init(res);
@@ -169,6 +191,7 @@ int pg_spawn_run(pg_spawn_result *res, const char *const argv[], const pg_spawn_
 		err = pg_error_set(PG_EIO, "pipe: %s", strerror(errno));
 		goto done;
 	}
+	parent = getpid();
 	pid = fork();
 	if (pid < 0) {
 		err = pg_error_set(PG_EIO, "fork: %s", strerror(errno));
@@ -184,6 +207,7 @@ int pg_spawn_run(pg_spawn_result *res, const char *const argv[], const pg_spawn_
 		dup2(pipefd[1], 1);
 		dup2(pipefd[1], 2);
 		cloexec_from_3(open_max > 0 && open_max < 65536 ? (int)open_max : 65536);
+		limit_self(o, parent);
 		if (o->cwd && chdir(o->cwd) < 0) {
 			e = errno;
 			if (write(errpipe[1], &e, sizeof(e)) < 0)

@@ -27,10 +27,23 @@ typedef struct pg_spawn_opts {
 	volatile sig_atomic_t *cancel;   /* when it becomes non-zero the child is stopped */
 	/* called once the child runs, with its pid (its process group's id too); may be NULL */
 	void (*on_start)(void *ctx, int pid);
+	/*
+	 * The child's address space in bytes (RLIMIT_AS), 0: unlimited; and no
+	 * core file (RLIMIT_CORE 0): a child that reads hostile input may blow
+	 * up, and must neither take the machine's memory nor leave its image.
+	 */
+	uint64_t max_memory;
+	bool no_core;
+	/*
+	 * The child is killed when the thread that started it dies (with its
+	 * process, a SIGKILL included): a service killed mid-verify leaves no
+	 * orphan holding its locks.
+	 */
+	bool die_with_parent;
 } pg_spawn_opts;
 
 #define PG_SPAWN_OPTS_VERSION 1
-#define PG_SPAWN_OPTS_INIT { PG_SPAWN_OPTS_VERSION, NULL, NULL, NULL, 0, 0, 0, NULL, NULL, NULL, NULL }
+#define PG_SPAWN_OPTS_INIT { PG_SPAWN_OPTS_VERSION, NULL, NULL, NULL, 0, 0, 0, NULL, NULL, NULL, NULL, 0, false, false }
 
 typedef struct pg_spawn_result {
 	int exit_code;     /* the exit status, or -1 when killed by a signal */

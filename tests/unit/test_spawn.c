@@ -5,6 +5,8 @@
 #include "common/fs.h"
 #include "common/spawn.h"
 
+#include <signal.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -129,6 +131,59 @@ static void test_timeout_kills_the_group(void **state)
 	unlink(sleeper_file);
 }
 
+static void test_limits(void **state)
+{
+	/* what the child runs under: 512 MiB of address space (ulimit -v counts KiB), no core */
+	const char *const argv[] = { "sh", "-c", "ulimit -v; ulimit -c", NULL };
+	pg_spawn_opts o = PG_SPAWN_OPTS_INIT;
+	pg_spawn_result r;
+
+	(void)state;
+	pg_spawn_result_init(&r);
+	o.tail_max = 256;
+	o.max_memory = (uint64_t)512 << 20;
+	o.no_core = true;
+	assert_int_equal(pg_spawn_run(&r, argv, &o), 0);
+	assert_true(pg_spawn_succeeded(&r));
+	assert_string_equal(r.tail.ptr, "524288\n0\n");
+	pg_spawn_result_release(&r);
+}
+
+static void test_dies_with_its_parent(void **state)
+{
+	/* a process running a child that would live ten minutes is killed: the child goes too */
+	const char *const argv[] = { "sh", "-c", "echo $$ >\"$1\"; exec sleep 600", "sh",
+				     sleeper_file, NULL };
+	const char *env = getenv("PULLGATE_TEST_PATIENCE");
+	long tries = (env && *env ? strtol(env, NULL, 10) : 900) * 50;
+	struct timespec step = { 0, 20 * 1000 * 1000 };
+	pid_t parent;
+	int fd, status;
+
+	(void)state;
+	/* a name of its own: another test's mkstemp filled the template in */
+	snprintf(sleeper_file, sizeof(sleeper_file), "/tmp/pullgate-spawn-sleeper-XXXXXX");
+	assert_true((fd = mkstemp(sleeper_file)) >= 0);
+	close(fd);
+	parent = fork();
+	assert_true(parent >= 0);
+	if (parent == 0) {
+		pg_spawn_opts o = PG_SPAWN_OPTS_INIT;
+		pg_spawn_result r;
+
+		pg_spawn_result_init(&r);
+		o.die_with_parent = true;
+		_exit(pg_spawn_run(&r, argv, &o) == 0 ? 0 : 1);
+	}
+	while (!sleeper_pid() && tries-- > 0)
+		nanosleep(&step, NULL);
+	assert_true(sleeper_pid() > 1);
+	kill(parent, SIGKILL);
+	assert_int_equal(waitpid(parent, &status, 0), parent);
+	assert_true(sleeper_gone());
+	unlink(sleeper_file);
+}
+
 static void test_tail_is_capped(void **state)
 {
 	const char *const argv[] = { "sh", "-c", "i=0; while [ $i -lt 1000 ]; do echo line$i; i=$((i+1)); done", NULL };
@@ -244,6 +299,8 @@ int main(void)
 		cmocka_unit_test(test_exit_status_and_output),
 		cmocka_unit_test(test_arguments_are_not_a_shell_string),
 		cmocka_unit_test(test_timeout_kills_the_group),
+		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_dies_with_its_parent),
 		cmocka_unit_test(test_tail_is_capped),
 		cmocka_unit_test(test_missing_program),
 		cmocka_unit_test(test_env_cwd_and_log),
