@@ -10,6 +10,8 @@
 #include "pipeline/gate.h"
 #include "pipeline/queue.h"
 
+#include <unistd.h>
+
 
 enum {
 	OPT_TREE = CLI_OPT__NEXT,
@@ -23,6 +25,7 @@ enum {
 	OPT_EXPLAIN_TESTS,
 	OPT_BUILD_WORKTREES,
 	OPT_QUEUE,
+	OPT_RUN_NAME,
 };
 
 static const struct option options[] = {
@@ -38,14 +41,18 @@ static const struct option options[] = {
 	{ "explain-tests", no_argument, NULL, OPT_EXPLAIN_TESTS },
 	{ "build-worktrees", required_argument, NULL, OPT_BUILD_WORKTREES },
 	{ "queue", required_argument, NULL, OPT_QUEUE },
+	{ "run-name", required_argument, NULL, OPT_RUN_NAME },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
-/* "merge,build,boot,approve" -> flags; -1 on an unknown name or a gap */
+/* "merge,build,boot,approve" -> flags, "verify" -> none; -1 on an unknown name or a gap */
 static int parse_stages(const char *s)
 {
 	unsigned flags = 0, flag;
+
+	if (!strcmp(s, "verify"))
+		return 0;
 
 	while (*s) {
 		size_t n = strcspn(s, ",");
@@ -85,13 +92,22 @@ static int gate_option(void *ctx, int c, const char *arg)
 		return 0;
 	case OPT_STAGES:
 		if ((flags = parse_stages(arg)) < 0)
-			return cli_usage("gate", "--stages wants merge, build, boot, approve in "
-					 "order from merge without a gap, not '%s'", arg);
+			return cli_usage("gate", "--stages wants verify, or merge, build, boot, "
+					 "approve in order from merge without a gap, not '%s'", arg);
 		g->go->stages = (unsigned)flags;
 		g->stages_given = true;
 		return 0;
 	case OPT_EXPLAIN_TESTS:
 		g->go->explain_tests = true;
+		return 0;
+	case OPT_RUN_NAME:
+		/* a directory under $PULLGATE_HOME/logs: a name, never a path */
+		if (!*arg || arg[0] == '.' || strlen(arg) > 64 ||
+		    arg[strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			       "0123456789._-")])
+			return cli_usage("gate", "--run-name wants up to 64 letters, digits, '.', '_' "
+					 "or '-', not starting with '.', not '%s'", arg);
+		g->go->run_name = arg;
 		return 0;
 	case OPT_QUEUE:
 		g->queue = arg;
@@ -322,6 +338,16 @@ done:
 	return rc;
 }
 
+/* The terminal's progress; the verify stage's end ends its deadline. */
+static void gate_progress(void *ctx, const pg_progress *p)
+{
+	if (!strcmp(p->stage, "verify") &&
+	    (!strcmp(p->line, pg_stage_status_name(PG_STAGE_PASSED)) ||
+	     !strcmp(p->line, pg_stage_status_name(PG_STAGE_FAILED))))
+		alarm(0);
+	cli_term_progress(ctx, p);
+}
+
 int cmd_gate(int argc, char **argv)
 {
 	cli_pull_args a;
@@ -354,7 +380,11 @@ int cmd_gate(int argc, char **argv)
 	/* the flags, else the policy, else the defaults */
 	pg_gate_settings_resolve(&go.settings, &g.given, a.policy);
 
+	/* the verify stage is held to the policy's deadline; the kernel stages have their own */
+	go.progress = gate_progress;
+	cli_pull_deadline(&a, true);
 	err = pg_gate_run(&report, &a.spec, a.policy, &go);
+	cli_pull_deadline(&a, false);
 	rc = cli_pull_outcome(&a, err, report);
 done:
 	pg_report_free(report);

@@ -34,7 +34,9 @@ int cmd_verify(int argc, char **argv)
 				 &verify_index)) != CLI_CONTINUE)
 		goto done;
 	a.spec.verify_index = verify_index;
+	cli_pull_deadline(&a, true);
 	err = pg_verify(&report, &a.spec, a.policy, cli_home());
+	cli_pull_deadline(&a, false);
 	rc = cli_pull_outcome(&a, err, report);
 done:
 	pg_report_free(report);

@@ -9,6 +9,8 @@
 #include "repo/repo.h"
 #include "verifier/mail.h"
 
+#include <signal.h>
+#include <strings.h>
 #include <unistd.h>
 
 /* Load the --policy file among argv, else the built-in policy: 0, or an exit status. */
@@ -123,6 +125,25 @@ static int pull_option(cli_pull_args *a, int c, const char *arg)
 		return 0;
 	case CLI_OPT_POLICY:
 		return 0; /* loaded by cli_pull_init */
+	case CLI_OPT_REPORT_FILE:
+		a->report_file = arg;
+		return 0;
+	case CLI_OPT_POLICY_SHA256:
+		/* the policy read is the one the caller reviewed (the service: the one it runs) */
+		if (strlen(arg) != PG_SHA256_HEXSZ || !pg_hex_is(arg, PG_SHA256_HEXSZ))
+			return cli_usage(a->cmd, "--policy-sha256 wants 64 hex digits, not '%s'", arg);
+		if (strcasecmp(arg, p->sha256)) {
+			pg_error_set(PG_EINVALID, "the policy '%s' has SHA-256 %s, not %s: it changed "
+				     "since it was read", p->source, p->sha256, arg);
+			return cli_fail(NULL);
+		}
+		return 0;
+	case CLI_OPT_INDEX_CACHE_SIZE:
+		if (parse_count(&a->spec.index_cache_size, arg) < 0 ||
+		    a->spec.index_cache_size < ((size_t)1 << 20))
+			return cli_usage(a->cmd, "--index-cache-size wants a number of bytes, at least "
+					 "1048576, not '%s'", arg);
+		return 0;
 	case CLI_OPT_REPOSITORY:
 		/* widens the policy's allow-list, as --trust widens its signers */
 		return pg_policy_list_add(&p->repositories, &p->nrepositories, arg) < 0 ?
@@ -235,13 +256,18 @@ static int print_report(cli_pull_args *a, const pg_report *report)
 	pg_buf out = PG_BUF_INIT;
 	int err, rc;
 
-	err = a->json ? pg_report_format_json(&out, report) : pg_report_format_text(&out, report);
+	err = a->json || a->report_file ? pg_report_format_json(&out, report) :
+		pg_report_format_text(&out, report);
+	if (err == 0 && a->report_file)
+		err = pg_write_file_atomic(a->report_file, out.ptr, out.len);
 	if (err < 0) {
 		pg_buf_release(&out);
 		return cli_fail("report");
 	}
 	cli_term_end(&a->term);
-	if (a->json)
+	if (a->report_file)
+		; /* the file holds it */
+	else if (a->json)
 		fwrite(out.ptr, 1, out.len, stdout);
 	else
 		cli_term_write_report(&a->term, stdout, out.ptr, out.len);
@@ -252,6 +278,39 @@ static int print_report(cli_pull_args *a, const pg_report *report)
 	}
 	rc = pg_report_verdict(report) == PG_VERDICT_ACCEPT ? PG_EXIT_ACCEPT : PG_EXIT_REJECT;
 	return rc;
+}
+
+/* What the alarm says: made when armed, written by the handler (write is async-signal-safe). */
+static char deadline_msg[160];
+static size_t deadline_len;
+
+static void deadline_passed(int sig)
+{
+	(void)sig;
+	if (write(STDERR_FILENO, deadline_msg, deadline_len) < 0)
+		_exit(PG_EXIT_UNDECIDED);
+	_exit(PG_EXIT_UNDECIDED);
+}
+
+void cli_pull_deadline(const cli_pull_args *a, bool on)
+{
+	struct sigaction sa;
+	int n;
+
+	if (!on || !a->policy->verify_timeout_seconds) {
+		alarm(0);
+		return;
+	}
+	/* on a terminal, over the progress line that may be showing */
+	n = snprintf(deadline_msg, sizeof(deadline_msg), "%serror: verify did not finish within "
+		     "%u s (the policy's verify-timeout-seconds)\n",
+		     isatty(STDERR_FILENO) ? "\r\033[K" : "", a->policy->verify_timeout_seconds);
+	deadline_len = n > 0 && (size_t)n < sizeof(deadline_msg) ? (size_t)n : 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = deadline_passed;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	alarm(a->policy->verify_timeout_seconds);
 }
 
 int cli_pull_outcome(cli_pull_args *a, int err, const pg_report *report)

@@ -20,6 +20,9 @@ enum cli_pull_opt {
 	CLI_OPT_POLICY,
 	CLI_OPT_REPOSITORY,
 	CLI_OPT_COLOR,
+	CLI_OPT_REPORT_FILE,
+	CLI_OPT_POLICY_SHA256,
+	CLI_OPT_INDEX_CACHE_SIZE,
 	CLI_OPT__NEXT, /* a command's own options start here */
 };
 
@@ -34,7 +37,10 @@ enum cli_pull_opt {
 	{ "pull-request", required_argument, NULL, CLI_OPT_PULL_REQUEST }, \
 	{ "policy", required_argument, NULL, CLI_OPT_POLICY }, \
 	{ "allow-repository", required_argument, NULL, CLI_OPT_REPOSITORY }, \
-	{ "color", required_argument, NULL, CLI_OPT_COLOR }
+	{ "color", required_argument, NULL, CLI_OPT_COLOR }, \
+	{ "report-file", required_argument, NULL, CLI_OPT_REPORT_FILE }, \
+	{ "policy-sha256", required_argument, NULL, CLI_OPT_POLICY_SHA256 }, \
+	{ "index-cache-size", required_argument, NULL, CLI_OPT_INDEX_CACHE_SIZE }
 
 typedef struct cli_pull_args {
 	const char *cmd;            /* "verify" or "gate", for messages */
@@ -42,6 +48,7 @@ typedef struct cli_pull_args {
 	pg_policy *policy;          /* --policy or the defaults; the flags apply on top */
 	pg_pull_request *request;   /* the parsed --pull-request mail */
 	const char *mail;
+	const char *report_file;    /* --report-file: the JSON report goes there, not to stdout */
 	char *up_repo, *up_branch;
 	pg_pull_spec spec;          /* filled by cli_pull_finish; its progress goes to term */
 	enum cli_color color;       /* --color */
@@ -70,5 +77,15 @@ void cli_pull_release(cli_pull_args *a);
  * and the status of its verdict.
  */
 int cli_pull_outcome(cli_pull_args *a, int err, const pg_report *report);
+
+/*
+ * The policy's verify-timeout-seconds, from now (on) or no longer (off).
+ * Past it the process says so on standard error ("error: verify did not
+ * finish within N s (the policy's verify-timeout-seconds)") and exits
+ * PG_EXIT_UNDECIDED at once: what hangs is libgit2 reading a damaged
+ * repository, which no flag of ours reaches.  Locks die with the process;
+ * files are written whole or not at all.
+ */
+void cli_pull_deadline(const cli_pull_args *a, bool on);
 
 #endif

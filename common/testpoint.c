@@ -16,6 +16,16 @@
 
 static atomic_bool stopped, held;
 
+/*
+ * A crash as a bug would make it: SIGSEGV with its default action, so that
+ * neither a handler of ours nor a sanitizer's turns it into an exit.
+ */
+static void crash(void)
+{
+	signal(SIGSEGV, SIG_DFL);
+	raise(SIGSEGV);
+}
+
 /* POINT is "STAGE" or "STAGE:TEXT": STAGE's first point, or its first whose text starts with TEXT */
 static bool matches(const char *want, const char *stage, const char *text)
 {
@@ -68,6 +78,8 @@ void pg_testpoint(const char *stage, const char *text)
 	if (!atomic_load(&stopped) && matches(getenv("PULLGATE_TEST_STOP"), stage, text) &&
 	    !atomic_exchange(&stopped, true))
 		raise(SIGSTOP);
+	if (matches(getenv("PULLGATE_TEST_CRASH"), stage, text))
+		crash();
 	if (!atomic_load(&held) && matches(getenv("PULLGATE_TEST_HOLD"), stage, text) &&
 	    !atomic_exchange(&held, true))
 		hold(stage, text);

@@ -29,6 +29,10 @@
  * fetch: "object written", each object a local fetch copies into a tree,
  * "object written: commit" when it is a commit).
  *
+ * A test of what a crash leaves (a child process that died reading a
+ * hostile repository) makes one: with PULLGATE_TEST_CRASH=STAGE[:TEXT],
+ * every process reaching the point dies of SIGSEGV there.
+ *
  * A test of what waits for time (the log-in throttle) sets the clock
  * instead of sleeping: with PULLGATE_TEST_CLOCK=FILE, pg_test_clock_ms()
  * is the milliseconds FILE holds (read at each call), else now_ms.

@@ -10,11 +10,12 @@ _pullgate()
 		return
 	fi
 	local pull='--policy --upstream --protect --allow-committer --max-commits --keyring
-		--trust --allow-repository --pull-request --json --color --help'
+		--trust --allow-repository --pull-request --json --report-file --policy-sha256
+		--index-cache-size --color --help'
 	case ${words[1]} in
 	verify) opts="$pull --verify-index" ;;
 	gate) opts="$pull --tree --branch --stages --approve --no-approve --boot-timeout --boot-on --url --explain-tests
-		--build-worktrees --queue" ;;
+		--build-worktrees --queue --run-name" ;;
 	serve) opts='--config --port --hash-password --help' ;;
 	ktap) opts='--json --nonce --lava --help' ;;
 	policy) opts='--help' ;;
@@ -27,7 +28,7 @@ _pullgate()
 		;;
 	esac
 	case $prev in
-	--policy | --keyring | --pull-request | --config | --queue)
+	--policy | --keyring | --pull-request | --config | --queue | --report-file)
 		_filedir
 		return
 		;;
@@ -48,7 +49,7 @@ _pullgate()
 		return
 		;;
 	--stages)
-		COMPREPLY=($(compgen -W 'merge merge,build merge,build,boot merge,build,boot,approve' -- "$cur"))
+		COMPREPLY=($(compgen -W 'verify merge merge,build merge,build,boot merge,build,boot,approve' -- "$cur"))
 		return
 		;;
 	--upstream)
@@ -57,7 +58,8 @@ _pullgate()
 		return
 		;;
 	--protect | --allow-committer | --max-commits | --trust | \
-		--allow-repository | --branch | --boot-timeout | --port | --url | --nonce)
+		--allow-repository | --branch | --boot-timeout | --port | --url | --nonce | \
+		--policy-sha256 | --index-cache-size | --run-name)
 		return
 		;;
 	esac

@@ -375,6 +375,8 @@ int pg_gate_run(pg_report **out, const pg_pull_spec *spec, const pg_policy *poli
 				   pg_report_count(g.report, PG_SEV_ERROR) == 1 ? "" : "s");
 	else
 		err = pg_stage_set(st, PG_STAGE_PASSED, NULL, "%zu commits", g.report->ncommits);
+	if (err == 0)
+		pg_run_progress(&g, "verify", "%s", pg_stage_status_name(st->status));
 	if (err == 0 && st->status == PG_STAGE_PASSED && (o->stages & PG_GATE_ALL) &&
 	    (err = prepare(&g)) == 0)
 		err = run_stages(&g);

@@ -24,6 +24,7 @@ int pg_policy_new_default(pg_policy **out)
 	p->lookback_days = 365;
 	p->max_upstream_commits = 200000;
 	p->fetch_timeout_seconds = 900;
+	p->verify_timeout_seconds = 3600;
 	p->recent_rebase_hours = 24;
 	p->recent_rebase_min_age_days = 28;
 	p->signoff_author = true;
@@ -36,7 +37,7 @@ int pg_policy_new_default(pg_policy **out)
 		free(p);
 		return PG_ERROR;
 	}
-	if (!(p->source = pg_strdup("(built-in)"))) {
+	if (!(p->source = pg_strdup(PG_POLICY_BUILT_IN))) {
 		free(p);
 		return PG_ENOMEM;
 	}

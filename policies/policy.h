@@ -18,8 +18,11 @@ typedef struct pg_signer {
 	size_t ntags;
 } pg_signer;
 
+/* The source of the built-in policy, which no file has. */
+#define PG_POLICY_BUILT_IN "(built-in)"
+
 typedef struct pg_policy {
-	char *source;                 /* file it came from, or "(built-in)" */
+	char *source;                 /* file it came from, or PG_POLICY_BUILT_IN */
 	/* SHA-256 of the file's bytes as read; the built-in policy's is that of no
 	 * bytes, which no policy file has (an empty one is refused) */
 	char sha256[PG_SHA256_HEXSZ + 1];
@@ -49,6 +52,7 @@ typedef struct pg_policy {
 	unsigned lookback_days;       /* how far back copies of upstream are sought */
 	size_t max_upstream_commits;  /* hard cap on that search */
 	unsigned fetch_timeout_seconds; /* each fetch of a URL ends within this */
+	unsigned verify_timeout_seconds; /* a whole verify (fetches, index, checks) ends within this */
 
 	unsigned recent_rebase_hours; /* recent-rebase: the window before the tag */
 	unsigned recent_rebase_min_age_days; /* ...and how long before each was written */

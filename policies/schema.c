@@ -296,6 +296,8 @@ static const pg_yaml_field limits_fields[] = {
 	  MEMBER(pg_policy, max_upstream_commits), .max = 100000000 },
 	{ .key = "fetch-timeout-seconds", .kind = PG_FIELD_UINT,
 	  MEMBER(pg_policy, fetch_timeout_seconds), .min = 1, .max = 86400 },
+	{ .key = "verify-timeout-seconds", .kind = PG_FIELD_UINT,
+	  MEMBER(pg_policy, verify_timeout_seconds), .min = 1, .max = 86400 },
 };
 
 static const pg_yaml_field hygiene_fields[] = {

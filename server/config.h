@@ -48,6 +48,7 @@ typedef struct pg_config_limits {
 	unsigned streams_per_address; /* of them from one non-loopback address */
 	unsigned stream_seconds;     /* how long one stream lasts before the service ends it */
 	size_t index_cache_size;     /* bytes $PULLGATE_HOME/identity may hold (its LRU is pruned) */
+	size_t verify_memory;        /* bytes of address space a verify's child process may take */
 } pg_config_limits;
 
 /* The Host names allowed when the configuration names none (besides the listen address). */

@@ -283,6 +283,7 @@ int pg_server_start(pg_server **out, const pg_server_opts *o)
 	wo.verify_workers = o->config->verify_workers;
 	wo.build_worktrees = o->config->build_worktrees;
 	wo.index_cache_size = o->config->limits.index_cache_size;
+	wo.verify_memory = o->config->limits.verify_memory;
 	wo.log = o->log;
 	wo.log_ctx = o->log_ctx;
 	if ((err = pg_notify_start(&s->notify, s->store, o->config, o->log, o->log_ctx)) < 0)

@@ -4,6 +4,7 @@
 #include "common/error.h"
 #include "repo/repo.h"
 #include "pipeline/gate.h"
+#include "server/isolate.h"
 #include "server/job.h"
 #include "verifier/mail.h"
 
@@ -251,6 +252,49 @@ done:
 	return err;
 }
 
+/*
+ * Verify in a child process (server/isolate.h): the first read of a
+ * pull's repository, which may crash or hang libgit2, ends this job at
+ * worst, never the service.
+ */
+static int isolated_verify(slot *s, pg_report **out, const pg_job *j)
+{
+	pg_isolate_opts io = { 0 };
+	pg_isolate_pull ip = { 0 };
+	pg_pull_request *pr = NULL;
+	pg_pull_spec spec;
+	pg_buf url = PG_BUF_INIT;
+	char run_name[32];
+	int err;
+
+	*out = NULL;
+	/* a mail that is none is said here, as the service's own words, not the child's */
+	if (j->mail && (err = pg_mail_parse(&pr, j->mail, j->mail_len)) < 0)
+		return pg_error_wrap(err, "the pull-request mail");
+	pg_pull_request_free(pr);
+	if ((err = pull_spec(&spec, &url, &s->o, j)) == 0) {
+		snprintf(run_name, sizeof(run_name), "job-%lld", (long long)j->id);
+		ip.repo = spec.repo;
+		ip.tag = spec.tag;
+		ip.name = spec.name;
+		ip.mail = j->mail;
+		ip.mail_len = j->mail_len;
+		ip.run_name = run_name;
+		io.home = s->o.home;
+		io.datadir = s->o.datadir;
+		io.policy = s->o.policy;
+		io.index_cache_size = s->o.index_cache_size;
+		io.max_memory = s->o.verify_memory;
+		io.cancel = &s->cancel;
+		io.progress = progress;
+		io.ctx = s;
+		s->status_ms = 0;
+		err = pg_isolated_verify(out, &ip, &io);
+	}
+	pg_buf_release(&url);
+	return err;
+}
+
 static void verify_job(slot *s, const pg_job *j)
 {
 	pg_store_update u = PG_STORE_UPDATE_INIT;
@@ -260,7 +304,7 @@ static void verify_job(slot *s, const pg_job *j)
 	int err;
 
 	logf_(s->w, "pull %lld: verifying %s from %s", (long long)j->id, j->tag, j->repo);
-	if ((err = run_gate(s, &r, j, 0)) < 0) {
+	if ((err = isolated_verify(s, &r, j)) < 0) {
 		ended_in_error(s, err);
 		return;
 	}
@@ -856,6 +900,7 @@ void pg_worker_reload(pg_worker *w, const pg_worker_opts *o)
 	w->o.merge_name = o->merge_name;
 	w->o.merge_email = o->merge_email;
 	w->o.index_cache_size = o->index_cache_size;
+	w->o.verify_memory = o->verify_memory;
 	pthread_mutex_unlock(&w->lock);
 }
 

@@ -25,6 +25,7 @@ typedef struct pg_worker_opts {
 	unsigned verify_workers;    /* at least 1 */
 	unsigned build_worktrees;   /* kernel jobs at once, each in a build worktree; 0: 1 */
 	uint64_t index_cache_size;  /* bytes home/identity may hold; 0: 1 GiB */
+	uint64_t verify_memory;     /* address space of a verify's child process; 0: unlimited */
 	pg_log_fn log;              /* may be NULL */
 	void *log_ctx;
 	/* a job was approved (by the policy or the maintainer); notice: the

@@ -377,7 +377,7 @@ static void test_unknown_keys(void **state)
 	parse_fails("limits:\n  max-commits: 3\n  frobnicate: 1\n",
 		    "t.yaml:3:3: unknown key 'frobnicate' in 'limits' (expected one of: "
 		    "max-commits, max-pull-commits, max-findings-per-check, lookback-days, "
-		    "max-upstream-commits, fetch-timeout-seconds)");
+		    "max-upstream-commits, fetch-timeout-seconds, verify-timeout-seconds)");
 	parse_fails("signers:\n  - fingerprint: E85052128AE3ACF4DCE4073EC1AF8DCF493176BD\n"
 		    "    identities: [a@b.c]\n    tag: ['x']\n",
 		    "t.yaml:4:5: unknown key 'tag' in 'signers[0]' (did you mean 'tags'?)");

@@ -1,0 +1,52 @@
+/* isolate.h - a job's verify in a child process: a pull's repository that crashes or hangs libgit2 ends one job, not the service. */
+#ifndef PG_ISOLATE_H
+#define PG_ISOLATE_H
+
+#include "common/progress.h"
+#include "policies/policy.h"
+#include "report/report.h"
+
+#include <signal.h>
+
+/*
+ * pullgate reads what it can check itself (pack indexes, loose objects,
+ * commit-graphs, identity indexes), but libgit2 still reads the objects of
+ * packs, and libgit2 1.5.1 is known to loop for ever or crash on some
+ * damaged ones.  The service's workers are threads of one process, so a
+ * pull's repository must never be read by libgit2 in it first: the verify
+ * runs as `pullgate gate --stages verify` in a child process of its own,
+ * held to the policy's verify-timeout-seconds, an address-space limit and no
+ * core file, killed with the thread that started it, and its report comes
+ * back as JSON, read as untrusted input (pg_report_parse_json).
+ */
+typedef struct pg_isolate_opts {
+	const char *home;              /* $PULLGATE_HOME of the child */
+	const char *datadir;           /* PULLGATE_DATADIR of the child; may be NULL */
+	const pg_policy *policy;       /* the policy in force: the child reads the same file,
+					  and refuses it unless its SHA-256 is this one's */
+	uint64_t index_cache_size;     /* 0: the default */
+	uint64_t max_memory;           /* the child's address space; 0: unlimited */
+	volatile sig_atomic_t *cancel; /* the child is stopped when it becomes non-zero */
+	pg_progress_fn progress;       /* the child's progress lines; may be NULL */
+	void *ctx;
+} pg_isolate_opts;
+
+/* What the service knows of the pull it verifies. */
+typedef struct pg_isolate_pull {
+	const char *repo;              /* where it is fetched from */
+	const char *tag;
+	const char *name;              /* its public URL, when not repo; may be NULL */
+	const char *mail;              /* the pull-request mail's bytes; may be NULL */
+	size_t mail_len;
+	const char *run_name;          /* the run's logs: $PULLGATE_HOME/logs/<run_name> */
+} pg_isolate_pull;
+
+/*
+ * Verify the pull in a child process.  0 with *out the report; negative
+ * when it could not decide, with the reason: the child's own error line,
+ * "did not finish within N s", "died of signal N (SIGSEGV)", or what is
+ * wrong with the report it left.  PG_ECANCELLED when *cancel stopped it.
+ */
+int pg_isolated_verify(pg_report **out, const pg_isolate_pull *pull, const pg_isolate_opts *o);
+
+#endif
