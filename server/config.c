@@ -80,6 +80,7 @@ void pg_config_free(pg_config *c)
 	free(c->merge_email);
 	free(c->notice.relay);
 	free(c->notice.from);
+	free(c->notice.tree_name);
 	free(c->attest_key);
 	free(c->attest_gnupg_home);
 	free(c);
@@ -195,6 +196,19 @@ static const char *why_from(const char *s)
 	if ((lt && (addr[n] != '>' || addr[n + 1])) || !at || at == addr || at == addr + n - 1 ||
 	    memchr(at + 1, '@', (size_t)(addr + n - at - 1)) || strcspn(addr, " \t\"(),:;<>[]\\") < n)
 		return "an address (user@example.org) or Name <user@example.org>";
+	return NULL;
+}
+
+/* A header's value: printable ASCII without blanks, as a repository's path is written. */
+static const char *why_tree_name(const char *s)
+{
+	const char *p;
+
+	for (p = s; *p; p++)
+		if (*p <= ' ' || *p >= 0x7f)
+			break;
+	if (!*s || *p || strlen(s) > 200)
+		return "printable ASCII without blanks, at most 200 characters";
 	return NULL;
 }
 
@@ -353,6 +367,8 @@ static const pg_yaml_field notice_fields[] = {
 	  .min = 1, .max = 3600 },
 	{ .key = "timeout-seconds", .kind = PG_FIELD_UINT,
 	  MEMBER(pg_config, notice.timeout_seconds), .min = 1, .max = 600 },
+	{ .key = "tree-name", .kind = PG_FIELD_STRING, MEMBER(pg_config, notice.tree_name),
+	  .why = why_tree_name, .wants = "a name such as torvalds/linux.git" },
 };
 
 static const pg_yaml_field attestation_fields[] = {

@@ -34,6 +34,11 @@ typedef struct pg_notice_conf {
 	unsigned attempts;       /* tries before the failure is recorded: 4 */
 	unsigned retry_seconds;  /* before the second try, doubled each time: 30 */
 	unsigned timeout_seconds; /* for each answer of the relay: 60 */
+	char *tree_name;         /* X-PR-Merge-Tree, "torvalds/linux.git"; NULL: the tree's
+				    directory name */
+	/* not keys of the section: the tree and branch the notice checks, the service's own */
+	char *tree;              /* the maintainer's tree's path */
+	char *branch;            /* NULL: master */
 } pg_notice_conf;
 /* What one client, one request and one stored report may cost (docs/server.md, "Limits"). */
 typedef struct pg_config_limits {

@@ -6,6 +6,9 @@
 #include "common/fs.h"
 #include "common/str.h"
 #include "common/testpoint.h"
+#include "pipeline/settings.h"
+#include "pipeline/tree.h"
+#include "repo/repo.h"
 #include "server/smtp.h"
 #include "verifier/mail.h"
 
@@ -30,6 +33,8 @@ struct pg_notify {
 	bool stopping;
 	volatile sig_atomic_t cancel;    /* an SMTP session gives up */
 	pg_notice_conf conf;             /* strings owned; replaced by a reload */
+	char *home;                      /* the tree's default: home/linux */
+	bool git_ready;                  /* pg_repo_lib_init held for the thread */
 	item *queue;
 	size_t nqueue, alloc;
 };
@@ -52,19 +57,51 @@ static void conf_release(pg_notice_conf *c)
 {
 	free(c->relay);
 	free(c->from);
+	free(c->tree_name);
+	free(c->tree);
+	free(c->branch);
 	memset(c, 0, sizeof(*c));
+}
+
+static bool dup_or_null(char **dst, const char *src)
+{
+	return !src || (*dst = pg_strdup(src));
 }
 
 static int conf_copy(pg_notice_conf *dst, const pg_notice_conf *src)
 {
 	*dst = *src;
-	dst->relay = dst->from = NULL;
-	if ((src->relay && !(dst->relay = pg_strdup(src->relay))) ||
-	    (src->from && !(dst->from = pg_strdup(src->from)))) {
+	dst->relay = dst->from = dst->tree_name = dst->tree = dst->branch = NULL;
+	if (!dup_or_null(&dst->relay, src->relay) || !dup_or_null(&dst->from, src->from) ||
+	    !dup_or_null(&dst->tree_name, src->tree_name) || !dup_or_null(&dst->tree, src->tree) ||
+	    !dup_or_null(&dst->branch, src->branch)) {
 		conf_release(dst);
 		return PG_ENOMEM;
 	}
 	return 0;
+}
+
+/* The configuration's notice settings, with the tree and branch approvals move (pg_gate_settings). */
+static int conf_from(pg_notice_conf *dst, const pg_config *c, const pg_policy *policy,
+		     const char *home)
+{
+	pg_gate_given given = { 0 };
+	pg_gate_settings gs;
+	pg_buf tree = PG_BUF_INIT;
+	int err;
+
+	if ((err = conf_copy(dst, &c->notice)) < 0)
+		return err;
+	given.tree = c->tree;
+	given.branch = c->branch;
+	pg_gate_settings_resolve(&gs, &given, policy);
+	err = gs.tree ? pg_buf_puts(&tree, gs.tree) : pg_buf_printf(&tree, "%s/linux", home);
+	if (err == 0 && (!(dst->tree = pg_buf_detach(&tree)) || !dup_or_null(&dst->branch, gs.branch)))
+		err = PG_ENOMEM;
+	pg_buf_release(&tree);
+	if (err < 0)
+		conf_release(dst);
+	return err;
 }
 
 /* --- the message ---------------------------------------------------------------- */
@@ -243,9 +280,50 @@ static int reply_subject(pg_buf *out, const pg_buf *subject, bool simulated)
 	return pg_buf_printf(out, "Re: [SIMULATED] %s", s);
 }
 
+/*
+ * pr-tracker-bot's headers: what was tracked (the request: its list, its
+ * Message-Id, the remote and head it names) and what merged it.  Every
+ * value from the mail is cleaned of control characters (put_clean).
+ */
+static int pr_headers(pg_buf *msg, const char *mail, size_t len, const pg_buf *msgid,
+		      const pg_notice_merge *m)
+{
+	pg_pull_request *pr = NULL;
+	pg_buf list = PG_BUF_INIT, line = PG_BUF_INIT;
+	char hex[PG_OID_HEXSZ + 1], why[256];
+	int err;
+
+	if ((err = pg_mail_parse(&pr, mail, len)) < 0) {
+		snprintf(why, sizeof(why), "%s", pg_error_last());
+		return pg_error_set(PG_EINVALID, "the request mail is not a git request-pull mail, "
+				    "so it gets no reply: %s", why);
+	}
+	if ((err = mail_header(&list, mail, len, "List-Id")) < 0 ||
+	    (list.len && (err = put_header(msg, "X-PR-Tracked-List-Id", list.ptr)) < 0) ||
+	    (message_id_ok(msgid) &&
+	     (err = put_header(msg, "X-PR-Tracked-Message-Id", msgid->ptr)) < 0) ||
+	    (err = put_clean(&line, pr->url, strlen(pr->url))) < 0 ||
+	    (pr->ref && ((err = pg_buf_putc(&line, ' ')) < 0 ||
+			 (err = put_clean(&line, pr->ref, strlen(pr->ref))) < 0)) ||
+	    (err = put_header(msg, "X-PR-Tracked-Remote", line.ptr)) < 0)
+		goto done;
+	pg_oid_tohex(hex, &pr->head);
+	if ((err = put_header(msg, "X-PR-Tracked-Commit-Id", hex)) < 0 ||
+	    (err = put_header(msg, "X-PR-Merge-Tree", m->tree_name)) < 0 ||
+	    (err = put_header(msg, "X-PR-Merge-Refname", m->refname)) < 0)
+		goto done;
+	pg_oid_tohex(hex, &m->commit);
+	err = put_header(msg, "X-PR-Merge-Commit-Id", hex);
+done:
+	pg_pull_request_free(pr);
+	pg_buf_release(&list);
+	pg_buf_release(&line);
+	return err;
+}
+
 int pg_notify_compose(pg_buf *msg, pg_buf *rcpts, size_t *nrcpts, const char *from,
 		      const char *mail, size_t mail_len, const char *text, int64_t id,
-		      time_t now, bool simulated)
+		      time_t now, bool simulated, const pg_notice_merge *merge)
 {
 	pg_buf sender = PG_BUF_INIT, others = PG_BUF_INIT, subject = PG_BUF_INIT,
 	       msgid = PG_BUF_INIT, refs = PG_BUF_INIT, me = PG_BUF_INIT, seed = PG_BUF_INIT,
@@ -314,6 +392,8 @@ int pg_notify_compose(pg_buf *msg, pg_buf *rcpts, size_t *nrcpts, const char *fr
 		    (err = put_header(msg, "References", refs.ptr)) < 0)
 			goto done;
 	}
+	if (merge && (err = pr_headers(msg, mail, mail_len, &msgid, merge)) < 0)
+		goto done;
 	if ((err = pg_buf_puts(msg, "MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n"
 			       "Content-Transfer-Encoding: 8bit\r\n\r\n")) < 0 ||
 	    (simulated && (err = pg_buf_puts(msg, "SIMULATED: stand-in build and boot scripts ran "
@@ -371,6 +451,49 @@ static void record(pg_notify *n, int64_t id, const char *note)
 	logf_(n, "pull %lld: %s", (long long)id, note);
 }
 
+/*
+ * The merge the pull's approval made, and that the branch holds now: a
+ * notice says "has been merged" of a merge that is there, checked after
+ * the move, never of one a later push took away.  *m's strings are in
+ * refname and name.  PG_EINVALID when the branch does not hold it.
+ */
+static int merged(pg_notice_merge *m, pg_buf *refname, pg_buf *name, const pg_notice_conf *c,
+		  const pg_job *j)
+{
+	char hex[PG_OID_HEXSZ + 1];
+	const char *base;
+	pg_tree *t = NULL;
+	size_t len;
+	int err;
+
+	if (!j->has_merge)
+		return pg_error_set(PG_EINVALID, "the pull has no merge on record");
+	pg_oid_tohex(hex, &j->merge_commit);
+	if ((err = pg_tree_open(&t, c->tree, c->branch)) < 0 ||
+	    (err = pg_buf_puts(refname, pg_tree_branch(t))) < 0 ||
+	    (err = pg_tree_holds(t, &j->merge_commit)) < 0)
+		goto done;
+	if (err == 0) {
+		err = pg_error_set(PG_EINVALID, "%s does not hold its merge %.12s: the pull is not "
+				   "merged", refname->ptr, hex);
+		goto done;
+	}
+	/* the tree's directory name, when no public name is configured */
+	len = strlen(c->tree);
+	while (len > 1 && c->tree[len - 1] == '/')
+		len--;
+	for (base = c->tree + len; base > c->tree && base[-1] != '/'; base--)
+		;
+	err = c->tree_name ? pg_buf_puts(name, c->tree_name) :
+		pg_buf_put(name, base, (size_t)(c->tree + len - base));
+	m->tree_name = name->ptr;
+	m->refname = refname->ptr;
+	m->commit = j->merge_commit;
+done:
+	pg_tree_free(t);
+	return err;
+}
+
 static void deliver(pg_notify *n, const pg_notice_conf *c, const item *it)
 {
 	pg_job *j = NULL;
@@ -378,6 +501,8 @@ static void deliver(pg_notify *n, const pg_notice_conf *c, const item *it)
 	       note = PG_BUF_INIT, refused = PG_BUF_INIT, last = PG_BUF_INIT;
 	const char **list = NULL;
 	pg_smtp_opts so = PG_SMTP_OPTS_INIT;
+	pg_notice_merge m;
+	pg_buf refname = PG_BUF_INIT, tree_name = PG_BUF_INIT;
 	size_t nr = 0, i;
 	const char *p;
 	unsigned attempt = 0, wait = c->retry_seconds;
@@ -391,9 +516,10 @@ static void deliver(pg_notify *n, const pg_notice_conf *c, const item *it)
 		      (long long)it->id);
 		goto done;
 	}
-	if ((err = pg_buf_read_file(&text, it->notice)) < 0 ||
+	if ((err = merged(&m, &refname, &tree_name, c, j)) < 0 ||
+	    (err = pg_buf_read_file(&text, it->notice)) < 0 ||
 	    (err = pg_notify_compose(&msg, &rcpts, &nr, c->from, j->mail, j->mail_len, text.ptr,
-				     j->id, time(NULL), j->simulated)) < 0 ||
+				     j->id, time(NULL), j->simulated, &m)) < 0 ||
 	    (err = bare_address(&from, c->from)) < 0)
 		goto failed;
 	if (!(list = calloc(nr, sizeof(*list)))) {
@@ -447,6 +573,8 @@ done:
 	pg_buf_release(&note);
 	pg_buf_release(&refused);
 	pg_buf_release(&last);
+	pg_buf_release(&refname);
+	pg_buf_release(&tree_name);
 	pg_error_clear();
 }
 
@@ -505,8 +633,8 @@ static int load_outbox(pg_notify *n)
 	return err;
 }
 
-int pg_notify_start(pg_notify **out, pg_store *store, const pg_config *c, pg_log_fn log,
-		    void *log_ctx)
+int pg_notify_start(pg_notify **out, pg_store *store, const pg_config *c,
+		    const pg_policy *policy, const char *home, pg_log_fn log, void *log_ctx)
 {
 	pg_notify *n = calloc(1, sizeof(*n));
 	pthread_condattr_t attr;
@@ -523,7 +651,17 @@ int pg_notify_start(pg_notify **out, pg_store *store, const pg_config *c, pg_log
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&n->wake, &attr);
 	pthread_condattr_destroy(&attr);
-	if ((err = conf_copy(&n->conf, &c->notice)) < 0) {
+	/* the thread reads the tree with libgit2, whose state lives as long as its users */
+	if ((err = pg_repo_lib_init()) < 0) {
+		pg_notify_stop(n);
+		return err;
+	}
+	n->git_ready = true;
+	if (!(n->home = pg_strdup(home))) {
+		pg_notify_stop(n);
+		return PG_ENOMEM;
+	}
+	if ((err = conf_from(&n->conf, c, policy, home)) < 0) {
 		pg_notify_stop(n);
 		return err;
 	}
@@ -540,12 +678,12 @@ int pg_notify_start(pg_notify **out, pg_store *store, const pg_config *c, pg_log
 	return 0;
 }
 
-int pg_notify_reload(pg_notify *n, const pg_config *c)
+int pg_notify_reload(pg_notify *n, const pg_config *c, const pg_policy *policy)
 {
 	pg_notice_conf fresh, old;
 	int err;
 
-	if ((err = conf_copy(&fresh, &c->notice)) < 0)
+	if ((err = conf_from(&fresh, c, policy, n->home)) < 0)
 		return err;
 	pthread_mutex_lock(&n->lock);
 	old = n->conf;
@@ -605,6 +743,9 @@ void pg_notify_stop(pg_notify *n)
 	}
 	free(n->queue);
 	conf_release(&n->conf);
+	free(n->home);
+	if (n->git_ready)
+		pg_repo_lib_shutdown();
 	pthread_cond_destroy(&n->wake);
 	pthread_mutex_destroy(&n->lock);
 	free(n);

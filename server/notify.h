@@ -11,14 +11,17 @@
 typedef struct pg_notify pg_notify;
 
 /*
- * Start the sender thread with the configuration's notice settings (copied).
- * Nothing is ever mailed while no relay is configured.
+ * Start the sender thread with the configuration's notice settings (copied),
+ * and the tree and branch approvals move (c's, else the policy's, as the
+ * gate resolves them; the tree by default home/linux): a notice is mailed
+ * only while that branch holds the pull's merge.  Nothing is ever mailed
+ * while no relay is configured.
  */
-int pg_notify_start(pg_notify **out, pg_store *store, const pg_config *c, pg_log_fn log,
-		    void *log_ctx);
+int pg_notify_start(pg_notify **out, pg_store *store, const pg_config *c,
+		    const pg_policy *policy, const char *home, pg_log_fn log, void *log_ctx);
 
-/* Use c's notice settings for the notices sent from now on (copied). */
-int pg_notify_reload(pg_notify *n, const pg_config *c);
+/* Use c's notice settings, tree and branch (c's, else policy's) for the notices sent from now on (copied). */
+int pg_notify_reload(pg_notify *n, const pg_config *c, const pg_policy *policy);
 
 /*
  * A pull was approved (a pg_worker_opts.approved callback; ctx is the
@@ -41,12 +44,27 @@ void pg_notify_approved(void *ctx, int64_t id, const char *notice);
  * text alone: the same notice composed again (mailed again after a restart)
  * is the same message to its readers.  simulated: the pull was
  * tested by stand-in scripts, which the subject and the body's first
- * paragraph say (SIMULATED).  PG_EINVALID when the request mail has no
- * sender address.
+ * paragraph say (SIMULATED).  merge, when not NULL, adds the X-PR-*
+ * headers.  PG_EINVALID when the request mail has no sender address, or
+ * (with merge) is not a git request-pull mail: a mail that is none gets
+ * no reply.
  */
+/*
+ * What a reply says of the merge, in pr-tracker-bot's headers, which
+ * tools read: X-PR-Tracked-List-Id (the request's List-Id, when it has
+ * one), X-PR-Tracked-Message-Id, X-PR-Tracked-Remote (the request's URL
+ * and ref), X-PR-Tracked-Commit-Id (the head it names), X-PR-Merge-Tree,
+ * X-PR-Merge-Refname and X-PR-Merge-Commit-Id.
+ */
+typedef struct pg_notice_merge {
+	const char *tree_name;   /* "torvalds/linux.git" */
+	const char *refname;     /* "refs/heads/master" */
+	pg_oid commit;           /* the merge the branch holds */
+} pg_notice_merge;
+
 int pg_notify_compose(pg_buf *msg, pg_buf *rcpts, size_t *nrcpts, const char *from,
 		      const char *mail, size_t mail_len, const char *text, int64_t id,
-		      time_t now, bool simulated);
+		      time_t now, bool simulated, const pg_notice_merge *merge);
 
 /* Stop the thread; notices not yet mailed stay in the outbox for the next start. NULL-safe. */
 void pg_notify_stop(pg_notify *n);

@@ -123,7 +123,7 @@ int pg_server_reload(pg_server *s, pg_config *c, pg_buf *restart)
 	}
 	if ((err = keep_restart_keys(c, old, restart)) < 0 ||
 	    (err = PG_ARRAY_GROW(s->retired, s->nretired + 4, s->retired_alloc)) < 0 ||
-	    (err = pg_notify_reload(s->notify, c)) < 0)
+	    (err = pg_notify_reload(s->notify, c, policy)) < 0)
 		goto fail;
 
 	/*

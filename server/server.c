@@ -286,7 +286,8 @@ int pg_server_start(pg_server **out, const pg_server_opts *o)
 	wo.verify_memory = o->config->limits.verify_memory;
 	wo.log = o->log;
 	wo.log_ctx = o->log_ctx;
-	if ((err = pg_notify_start(&s->notify, s->store, o->config, o->log, o->log_ctx)) < 0)
+	if ((err = pg_notify_start(&s->notify, s->store, o->config, s->policy, s->home, o->log,
+				   o->log_ctx)) < 0)
 		goto fail;
 	wo.approved = pg_notify_approved;
 	wo.approved_ctx = s->notify;

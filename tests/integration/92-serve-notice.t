@@ -4,7 +4,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
-plan 21
+plan 33
 T2=hardening-v6.16-rc1-fix1-take2
 
 # Debian's python3 has python3-aiosmtpd (a python3 earlier in PATH may not)
@@ -24,6 +24,10 @@ TAP_CLEANUP="relay_kill"
 notice_yaml() {
 	printf 'notice:\n  relay: 127.0.0.1\n  port: %s\n  from: Linus Torvalds <torvalds@linux-foundation.org>\n  attempts: 3\n  retry-seconds: 1\n  timeout-seconds: 10\n' "$1"
 }
+notice_yaml_named() {
+	notice_yaml "$1"
+	printf '  tree-name: torvalds/linux.git\n'
+}
 # approve ID: as the maintainer, through the API
 approve() {
 	curl -s -c "$SCRATCH/jar" -o "$SCRATCH/login.json" -X POST -H 'Content-Type: application/json' \
@@ -42,7 +46,8 @@ _noted() {
 }
 
 relay_start accept
-serve_setup "$(notice_yaml "$PORT")"
+ACCEPT_PORT=$PORT
+serve_setup "$(notice_yaml_named "$PORT")"
 serve_start
 mkdir -p "$SCRATCH/mail"
 "$TOP/fixtures/mail.sh" "$FX" "$SCRATCH/mail" >/dev/null
@@ -81,6 +86,15 @@ unlike "$head" "^Subject: .*SIMULATED.*SIMULATED" "(marked once)"
 MERGE=$(git --git-dir="$TREE" rev-parse master)
 like "$body" "^$MERGE$" "naming the merge commit"
 is "$(ls "$SCRATCH/relay-accept" | grep -c '\.eml$')" 1 "one message, sent once"
+# pr-tracker-bot's headers, which tools read
+like "$head" "^X-PR-Tracked-Message-Id: <202506010930.fix1@keescook>$" "X-PR-Tracked-Message-Id: the request"
+like "$head" "^X-PR-Tracked-Remote: $KEES_GIT_URL tags/$T2$" "X-PR-Tracked-Remote: its URL and ref"
+like "$head" "^X-PR-Tracked-Commit-Id: $(git --git-dir="$KREPO" rev-parse "$T2^{commit}")$" \
+	"X-PR-Tracked-Commit-Id: the head it names"
+like "$head" "^X-PR-Merge-Tree: torvalds/linux.git$" "X-PR-Merge-Tree: notice.tree-name"
+like "$head" "^X-PR-Merge-Refname: refs/heads/master$" "X-PR-Merge-Refname: the integration branch"
+like "$head" "^X-PR-Merge-Commit-Id: $MERGE$" "X-PR-Merge-Commit-Id: the merge the branch holds"
+unlike "$head" "^X-PR-Tracked-List-Id:" "no X-PR-Tracked-List-Id for a request without a List-Id"
 serve_stop
 
 # --- a relay that refuses: retried, then recorded; the approval stands ----------------------------
@@ -103,3 +117,30 @@ like "$(cat "$SCRATCH/serve.err")" "attempt 1 of 3: the message: 451 .*; again i
 is "$(curl -s "$URL/api/pulls/$ID" | jq -r .state) $(git --git-dir="$TREE" rev-parse master)" \
 	"approved $(curl -s "$URL/api/pulls/$ID" | jq -r .merge_commit)" "the approval stands: the branch moved"
 serve_stop
+
+# --- a branch that no longer holds the merge when the notice goes: none is mailed ---------------
+rm -rf "$SCRATCH/state" "$TREE"
+git clone -q --bare "$FX/upstream.git" "$TREE"
+BASE=$(git --git-dir="$TREE" rev-parse master)
+export PULLGATE_HOME="$SCRATCH/home-moved"
+sed -i '/^notice:/,$d' "$CONFIG"
+notice_yaml "$ACCEPT_PORT" >>"$CONFIG"
+mkdir -p "$SCRATCH/hold"
+PULLGATE_TEST_HOLD=approve:recorded PULLGATE_TEST_HOLD_DIR="$SCRATCH/hold" serve_start
+hook pull-request "$SCRATCH/take2.mail" notice-take2-moved
+ID=$(printf '%s' "$out" | jq -r '.jobs[0]')
+wait_state "$ID" waiting rejected error approved >/dev/null
+approve "$ID" >"$SCRATCH/approve.code" &
+APPROVER=$!
+ok "$(wait_for test -e "$SCRATCH/hold/held"; echo $?)" "approved, held after the approval is recorded"
+# someone moves the branch back before the notice goes
+git --git-dir="$TREE" update-ref refs/heads/master "$BASE"
+: >"$SCRATCH/hold/release"
+wait "$APPROVER" || true
+note=$(notice_note "$ID" || true)
+like "$note" "^pullgate: notice not mailed: refs/heads/master does not hold its merge [0-9a-f]{12}: the pull is not merged$" \
+	"a notice of a merge the branch does not hold is not mailed, and the pull says why"
+is "$(ls "$SCRATCH/relay-accept" | grep -c '\.eml$')" 1 "the relay got nothing more"
+is "$(git --git-dir="$TREE" rev-parse master)" "$BASE" "(the branch is where it was moved)"
+serve_stop
+is "$SERVE_RC" 0 "the service stops cleanly"

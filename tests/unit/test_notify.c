@@ -2,6 +2,7 @@
 #include "tests/unit/unit.h"
 
 #include "common/buf.h"
+#include "common/error.h"
 #include "server/notify.h"
 
 static const char request[] =
@@ -22,7 +23,7 @@ static void compose(pg_buf *msg, const char *mail, bool simulated)
 	size_t n = 0;
 
 	assert_int_equal(pg_notify_compose(msg, &rcpts, &n, from, mail, strlen(mail),
-					   "Merged, thanks.\n", 7, 1748700000, simulated), 0);
+					   "Merged, thanks.\n", 7, 1748700000, simulated, NULL), 0);
 	assert_int_equal(n, 2);
 	pg_buf_release(&rcpts);
 }
@@ -88,7 +89,7 @@ static void message_id(char *out, size_t n, const char *mail, const char *text, 
 	size_t nr = 0;
 
 	assert_int_equal(pg_notify_compose(&msg, &rcpts, &nr, from, mail, strlen(mail), text, id,
-					   now, false), 0);
+					   now, false, NULL), 0);
 	assert_non_null(h = strstr(msg.ptr, "\r\nMessage-ID: <pullgate."));
 	h += strlen("\r\nMessage-ID: ");
 	assert_non_null(end = strstr(h, "\r\n"));
@@ -105,6 +106,97 @@ static void message_id(char *out, size_t n, const char *mail, const char *text, 
  * store recorded that) has the Message-ID it had: its readers see one.
  * Another pull, request or text has another.
  */
+/* A request-pull mail as git writes it, on a list. */
+static const char pull_mail[] =
+	"From: Kees Cook <kees@kernel.org>\n"
+	"To: Linus Torvalds <torvalds@linux-foundation.org>\n"
+	"Subject: [GIT PULL] hardening fixes for v6.16-rc1\n"
+	"Message-ID: <fix1@keescook>\n"
+	"List-Id: <linux-hardening.vger.kernel.org>\n"
+	"\n"
+	"The following changes since commit 0123456789abcdef0123456789abcdef01234567:\n"
+	"\n"
+	"  lib: base (2025-05-26 10:00:00 -0700)\n"
+	"\n"
+	"are available in the Git repository at:\n"
+	"\n"
+	"  https://git.kernel.org/pub/scm/linux/kernel/git/kees/linux.git tags/hardening-v6.16-rc1-fix1\n"
+	"\n"
+	"for you to fetch changes up to 89abcdef0123456789abcdef0123456789abcdef:\n"
+	"\n"
+	"  lib: fix (2025-05-27 10:00:00 -0700)\n"
+	"\n"
+	"----------------------------------------------------------------\n"
+	"hardening fixes\n"
+	"\n"
+	"----------------------------------------------------------------\n"
+	"Kees Cook (1):\n"
+	"      lib: fix\n"
+	"\n"
+	" lib/x.c | 2 +-\n"
+	" 1 file changed, 1 insertion(+), 1 deletion(-)\n";
+
+/* The value of header name in msg's headers, or NULL. */
+static char *header(const pg_buf *msg, const char *name)
+{
+	static char value[512];
+	const char *end = strstr(msg->ptr, "\r\n\r\n"), *h = msg->ptr;
+	size_t n = strlen(name);
+
+	for (; h && h < end; h = strstr(h, "\r\n") ? strstr(h, "\r\n") + 2 : NULL) {
+		const char *eol = strstr(h, "\r\n");
+
+		if (!strncmp(h, name, n) && h[n] == ':' && h[n + 1] == ' ') {
+			snprintf(value, sizeof(value), "%.*s", (int)(eol - h - n - 2), h + n + 2);
+			return value;
+		}
+	}
+	return NULL;
+}
+
+static void test_pr_tracker_headers(void **state)
+{
+	pg_notice_merge m = { "torvalds/linux.git", "refs/heads/master", { { 0 } } };
+	pg_buf msg = PG_BUF_INIT, rcpts = PG_BUF_INIT;
+	size_t nr = 0;
+
+	(void)state;
+	memset(m.commit.id, 0xab, sizeof(m.commit.id));
+	assert_int_equal(pg_notify_compose(&msg, &rcpts, &nr, from, pull_mail, strlen(pull_mail),
+					   "Merged.\n", 3, 1748700000, false, &m), 0);
+	assert_string_equal(header(&msg, "X-PR-Tracked-List-Id"), "<linux-hardening.vger.kernel.org>");
+	assert_string_equal(header(&msg, "X-PR-Tracked-Message-Id"), "<fix1@keescook>");
+	assert_string_equal(header(&msg, "X-PR-Tracked-Remote"),
+			    "https://git.kernel.org/pub/scm/linux/kernel/git/kees/linux.git "
+			    "tags/hardening-v6.16-rc1-fix1");
+	assert_string_equal(header(&msg, "X-PR-Tracked-Commit-Id"),
+			    "89abcdef0123456789abcdef0123456789abcdef");
+	assert_string_equal(header(&msg, "X-PR-Merge-Tree"), "torvalds/linux.git");
+	assert_string_equal(header(&msg, "X-PR-Merge-Refname"), "refs/heads/master");
+	assert_string_equal(header(&msg, "X-PR-Merge-Commit-Id"),
+			    "abababababababababababababababababababab");
+	/* still a reply in the thread */
+	assert_string_equal(header(&msg, "In-Reply-To"), "<fix1@keescook>");
+	pg_buf_release(&msg);
+	pg_buf_release(&rcpts);
+}
+
+static void test_no_reply_to_a_mail_that_is_no_request(void **state)
+{
+	pg_notice_merge m = { "torvalds/linux.git", "refs/heads/master", { { 0 } } };
+	pg_buf msg = PG_BUF_INIT, rcpts = PG_BUF_INIT;
+	size_t nr = 0;
+
+	(void)state;
+	/* "Please pull." is a mail, but no git request-pull text: pr-tracker-bot's known mistake */
+	assert_int_equal(pg_notify_compose(&msg, &rcpts, &nr, from, request, strlen(request),
+					   "Merged.\n", 3, 1748700000, false, &m), PG_EINVALID);
+	assert_non_null(strstr(pg_error_last(), "the request mail is not a git request-pull mail, "
+			       "so it gets no reply: "));
+	pg_buf_release(&msg);
+	pg_buf_release(&rcpts);
+}
+
 static void test_the_same_notice_has_the_same_message_id(void **state)
 {
 	char a[128], b[128];
@@ -129,6 +221,8 @@ int main(void)
 		cmocka_unit_test(test_a_stand_in_s_notice_says_simulated_in_subject_and_body),
 		cmocka_unit_test(test_the_mark_follows_one_re),
 		cmocka_unit_test(test_the_same_notice_has_the_same_message_id),
+		cmocka_unit_test(test_pr_tracker_headers),
+		cmocka_unit_test(test_no_reply_to_a_mail_that_is_no_request),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
