@@ -9,6 +9,7 @@
 #include "common/str.h"
 #include "pipeline/gate.h"
 #include "pipeline/queue.h"
+#include "repo/repo.h"
 
 #include <unistd.h>
 
@@ -26,6 +27,9 @@ enum {
 	OPT_BUILD_WORKTREES,
 	OPT_QUEUE,
 	OPT_RUN_NAME,
+	OPT_MERGE_NAME,
+	OPT_MERGE_EMAIL,
+	OPT_EXPECT_TAG,
 };
 
 static const struct option options[] = {
@@ -42,6 +46,9 @@ static const struct option options[] = {
 	{ "build-worktrees", required_argument, NULL, OPT_BUILD_WORKTREES },
 	{ "queue", required_argument, NULL, OPT_QUEUE },
 	{ "run-name", required_argument, NULL, OPT_RUN_NAME },
+	{ "merge-name", required_argument, NULL, OPT_MERGE_NAME },
+	{ "merge-email", required_argument, NULL, OPT_MERGE_EMAIL },
+	{ "expect-tag", required_argument, NULL, OPT_EXPECT_TAG },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -74,6 +81,7 @@ struct gate_args {
 	const char *url; /* --url: the public URL REPO mirrors */
 	const char *queue; /* --queue FILE: REPO TAG lines, gated as a stack */
 	bool stages_given; /* --stages */
+	pg_oid expect; /* --expect-tag */
 };
 
 static int gate_option(void *ctx, int c, const char *arg)
@@ -108,6 +116,23 @@ static int gate_option(void *ctx, int c, const char *arg)
 			return cli_usage("gate", "--run-name wants up to 64 letters, digits, '.', '_' "
 					 "or '-', not starting with '.', not '%s'", arg);
 		g->go->run_name = arg;
+		return 0;
+	case OPT_MERGE_NAME:
+	case OPT_MERGE_EMAIL:
+		/* a commit header's value: one line, no angle brackets */
+		if (!*arg || strpbrk(arg, "<>\n\r"))
+			return cli_usage("gate", "--%s wants one line without '<' or '>', not '%s'",
+					 c == OPT_MERGE_NAME ? "merge-name" : "merge-email", arg);
+		if (c == OPT_MERGE_NAME)
+			g->given.merge_name = arg;
+		else
+			g->given.merge_email = arg;
+		return 0;
+	case OPT_EXPECT_TAG:
+		if (strlen(arg) != PG_OID_HEXSZ || pg_oid_fromhex(&g->expect, arg, PG_OID_HEXSZ) < 0)
+			return cli_usage("gate", "--expect-tag wants the tag object's 40 hex digits, "
+					 "not '%s'", arg);
+		g->go->expect_tag = &g->expect;
 		return 0;
 	case OPT_QUEUE:
 		g->queue = arg;
@@ -303,6 +328,8 @@ static int queue_usage(const struct gate_args *g)
 		return cli_usage("gate", "--explain-tests is one pull's, not a queue's");
 	if (g->url)
 		return cli_usage("gate", "--url is one pull's, not a queue's");
+	if (g->go->expect_tag)
+		return cli_usage("gate", "--expect-tag is one pull's, not a queue's");
 	return 0;
 }
 
@@ -354,6 +381,7 @@ int cmd_gate(int argc, char **argv)
 	pg_report *report = NULL;
 	pg_gate_opts go = PG_GATE_OPTS_INIT;
 	struct gate_args g = { .go = &go, .a = &a };
+	pg_fetch_limits fl;
 	int rc, err;
 
 	go.stages = PG_GATE_ALL;
@@ -365,6 +393,10 @@ int cmd_gate(int argc, char **argv)
 	go.progress = cli_term_progress;
 	go.ctx = &a.term;
 	go.cancel = cli_catch_stop_signals();
+	/* SIGINT or SIGTERM stops a fetch too, not only the stages (the service stops its runs so) */
+	fl.timeout_s = a.policy->fetch_timeout_seconds;
+	fl.cancel = go.cancel;
+	pg_repo_set_fetch_limits(&fl);
 	if (g.queue) {
 		rc = run_queue(&a, &g);
 		goto done;

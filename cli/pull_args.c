@@ -125,6 +125,9 @@ static int pull_option(cli_pull_args *a, int c, const char *arg)
 		return 0;
 	case CLI_OPT_POLICY:
 		return 0; /* loaded by cli_pull_init */
+	case CLI_OPT_PROGRESS_JSON:
+		a->progress_json = true;
+		return 0;
 	case CLI_OPT_REPORT_FILE:
 		a->report_file = arg;
 		return 0;
@@ -246,6 +249,7 @@ int cli_pull_parse(cli_pull_args *a, const char *cmd, int argc, char **argv,
 	if ((rc = finish(a, argc, argv, first)) != 0)
 		return rc;
 	cli_term_init(&a->term, a->color);
+	a->term.json = a->progress_json;
 	a->spec.progress = cli_term_progress;
 	a->spec.progress_ctx = &a->term;
 	return CLI_CONTINUE;

@@ -23,6 +23,7 @@ enum cli_pull_opt {
 	CLI_OPT_REPORT_FILE,
 	CLI_OPT_POLICY_SHA256,
 	CLI_OPT_INDEX_CACHE_SIZE,
+	CLI_OPT_PROGRESS_JSON,
 	CLI_OPT__NEXT, /* a command's own options start here */
 };
 
@@ -40,7 +41,8 @@ enum cli_pull_opt {
 	{ "color", required_argument, NULL, CLI_OPT_COLOR }, \
 	{ "report-file", required_argument, NULL, CLI_OPT_REPORT_FILE }, \
 	{ "policy-sha256", required_argument, NULL, CLI_OPT_POLICY_SHA256 }, \
-	{ "index-cache-size", required_argument, NULL, CLI_OPT_INDEX_CACHE_SIZE }
+	{ "index-cache-size", required_argument, NULL, CLI_OPT_INDEX_CACHE_SIZE }, \
+	{ "progress-json", no_argument, NULL, CLI_OPT_PROGRESS_JSON }
 
 typedef struct cli_pull_args {
 	const char *cmd;            /* "verify" or "gate", for messages */
@@ -49,6 +51,7 @@ typedef struct cli_pull_args {
 	pg_pull_request *request;   /* the parsed --pull-request mail */
 	const char *mail;
 	const char *report_file;    /* --report-file: the JSON report goes there, not to stdout */
+	bool progress_json;         /* --progress-json */
 	char *up_repo, *up_branch;
 	pg_pull_spec spec;          /* filled by cli_pull_finish; its progress goes to term */
 	enum cli_color color;       /* --color */

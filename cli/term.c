@@ -1,12 +1,14 @@
 /* term.c - progress on the terminal (a status line redrawn in place, or plain lines) and colour. */
 #include "cli/term.h"
 #include "common/buf.h"
+#include "common/json.h"
 #include "common/sanitize.h"
 
 #include <sys/ioctl.h>
 #include <unistd.h>
 
 #define PLAIN_EVERY_MS 10000
+#define JSON_EVERY_MS 1000
 #define RED "\033[31m"
 #define YELLOW "\033[33m"
 #define GREEN "\033[32m"
@@ -63,6 +65,37 @@ void cli_term_end(cli_term *t)
 	}
 }
 
+/* The event as one JSON line (control characters escaped by the writer). */
+static void progress_json(cli_term *t, const pg_progress *p, uint64_t now)
+{
+	pg_json_writer *w = NULL;
+	pg_buf out = PG_BUF_INIT;
+
+	if (p->transient) {
+		if (!strncmp(t->plain_stage, p->stage, sizeof(t->plain_stage) - 1) &&
+		    now - t->plain_ms < JSON_EVERY_MS)
+			return;
+		snprintf(t->plain_stage, sizeof(t->plain_stage), "%s", p->stage);
+		t->plain_ms = now;
+	}
+	if (pg_json_writer_new(&w) < 0)
+		return;
+	pg_json_put_str(w, "stage", p->stage);
+	pg_json_put_str(w, "line", p->line);
+	pg_json_put_bool(w, "transient", p->transient);
+	pg_json_put_int(w, "done", (int64_t)p->done);
+	pg_json_put_int(w, "total", (int64_t)p->total);
+	pg_json_put_str(w, "unit", p->unit);
+	pg_json_put_int(w, "bytes", (int64_t)p->bytes);
+	pg_json_put_int(w, "elapsed_ms", (int64_t)p->elapsed_ms);
+	if (pg_json_write(&out, w, PG_JSON_COMPACT) == 0) {
+		fprintf(stderr, "%s\n", out.ptr);
+		fflush(stderr);
+	}
+	pg_json_writer_free(w);
+	pg_buf_release(&out);
+}
+
 void cli_term_progress(void *ctx, const pg_progress *p)
 {
 	cli_term *t = ctx;
@@ -70,6 +103,10 @@ void cli_term_progress(void *ctx, const pg_progress *p)
 	uint64_t now = pg_progress_now_ms();
 	size_t w;
 
+	if (t->json) {
+		progress_json(t, p, now);
+		return;
+	}
 	if (pg_buf_printf(&raw, "[%s] %s", p->stage, p->line) < 0 ||
 	    pg_sanitize_terminal(&line, raw.ptr, raw.len, PG_SANITIZE_ONELINE) < 0)
 		goto done;

@@ -17,6 +17,7 @@ typedef struct cli_term {
 	bool status_open;    /* a status line is on the screen, without its newline */
 	uint64_t plain_ms;   /* when the last plain status line was printed */
 	char plain_stage[16];
+	bool json;           /* --progress-json: each event a JSON object on a line of its own */
 } cli_term;
 
 /* "auto", "always" or "never" (--color=WHEN): 0, or -1 for anything else. */
@@ -31,7 +32,10 @@ void cli_term_init(cli_term *t, enum cli_color mode);
  * the end of the line), cut to the terminal's width, and any other event
  * is a line of its own; elsewhere every event that is not transient is a
  * plain "[stage] line", and a transient one only when its stage changes
- * or every 10 s, so that a log is not flooded.
+ * or every 10 s, so that a log is not flooded.  With json, each event is
+ * {"stage", "line", "transient", "done", "total", "unit", "bytes",
+ * "elapsed_ms"} on a line (a transient one at most every second a stage),
+ * for a program that runs pullgate: the service reads its children so.
  */
 void cli_term_progress(void *ctx, const pg_progress *p);
 

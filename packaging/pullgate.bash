@@ -11,11 +11,11 @@ _pullgate()
 	fi
 	local pull='--policy --upstream --protect --allow-committer --max-commits --keyring
 		--trust --allow-repository --pull-request --json --report-file --policy-sha256
-		--index-cache-size --color --help'
+		--index-cache-size --progress-json --color --help'
 	case ${words[1]} in
 	verify) opts="$pull --verify-index" ;;
 	gate) opts="$pull --tree --branch --stages --approve --no-approve --boot-timeout --boot-on --url --explain-tests
-		--build-worktrees --queue --run-name" ;;
+		--build-worktrees --queue --run-name --merge-name --merge-email --expect-tag" ;;
 	serve) opts='--config --port --hash-password --help' ;;
 	ktap) opts='--json --nonce --lava --help' ;;
 	policy) opts='--help' ;;
@@ -59,7 +59,8 @@ _pullgate()
 		;;
 	--protect | --allow-committer | --max-commits | --trust | \
 		--allow-repository | --branch | --boot-timeout | --port | --url | --nonce | \
-		--policy-sha256 | --index-cache-size | --run-name)
+		--policy-sha256 | --index-cache-size | --run-name | --merge-name | --merge-email | \
+		--expect-tag)
 		return
 		;;
 	esac

@@ -1,15 +1,22 @@
-/* isolate.c - a job's verify in a child process: `pullgate gate --stages verify`, bounded, its JSON report read back as untrusted. */
+/* isolate.c - a job's run of the gate in a child process: `pullgate gate`, bounded, its progress and report read back as untrusted JSON. */
 #include "server/isolate.h"
+#include "common/array.h"
 #include "common/buf.h"
 #include "common/error.h"
 #include "common/fs.h"
+#include "common/json.h"
 #include "common/spawn.h"
+#include "pipeline/gate.h"
 
 #include <limits.h>
 #include <unistd.h>
 
 /* Past the policy's deadline, which the child keeps itself, before it is killed. */
 #define KILL_AFTER_S 15
+/* A kernel run's merge, fetches and waits besides its build and boots. */
+#define KERNEL_SLACK_S 1800
+/* Between SIGTERM and SIGKILL: a cancelled gate stops its build and cleans up first. */
+#define KERNEL_GRACE_MS 60000
 
 /* What the child said: the last "error: " line, else the last line. */
 typedef struct said {
@@ -23,13 +30,41 @@ static void keep_line(char *dst, size_t cap, const char *line, size_t len)
 	snprintf(dst, cap, "%.*s", (int)(len < cap - 1 ? len : cap - 1), line);
 }
 
-/* "[stage] text" is the child's progress (cli/term.c without a terminal); "error: " its reason. */
+static uint64_t count(const pg_json *v, const char *key)
+{
+	int64_t n = 0;
+
+	return pg_json_get_int(v, key, &n) == 0 && n > 0 ? (uint64_t)n : 0;
+}
+
+/* One event of the child's --progress-json, handed on; a line that is none is ignored. */
+static void progress_line(said *s, const char *line, size_t len)
+{
+	pg_json *v = NULL;
+	pg_progress p = { 0 };
+
+	if (pg_json_parse(&v, line, len) < 0) {
+		pg_error_clear();
+		return;
+	}
+	p.stage = pg_json_get_str(v, "stage");
+	p.line = pg_json_get_str(v, "line");
+	if (p.stage && p.line && strlen(p.stage) < 32) {
+		p.transient = pg_json_get_bool(v, "transient");
+		p.done = count(v, "done");
+		p.total = count(v, "total");
+		p.unit = pg_json_get_str(v, "unit");
+		p.bytes = count(v, "bytes");
+		p.elapsed_ms = count(v, "elapsed_ms");
+		s->o->progress(s->o->ctx, &p);
+	}
+	pg_json_free(v);
+}
+
+/* A JSON line is the child's progress, "error: " its reason; the last other line is kept. */
 static int on_line(void *ctx, const char *line, size_t len)
 {
 	said *s = ctx;
-	const char *close;
-	char stage[32], text[512];
-	pg_progress p = { 0 };
 
 	if (!len)
 		return 0;
@@ -37,18 +72,12 @@ static int on_line(void *ctx, const char *line, size_t len)
 		keep_line(s->error, sizeof(s->error), line + 7, len - 7);
 		return 0;
 	}
-	keep_line(s->last, sizeof(s->last), line, len);
-	if (!s->o->progress || line[0] != '[' ||
-	    !(close = memchr(line, ']', len < sizeof(stage) ? len : sizeof(stage))) ||
-	    close == line + 1 || (size_t)(close - line) + 2 > len || close[1] != ' ')
+	if (line[0] == '{') {
+		if (s->o->progress)
+			progress_line(s, line, len);
 		return 0;
-	keep_line(stage, sizeof(stage), line + 1, (size_t)(close - line - 1));
-	keep_line(text, sizeof(text), close + 2, len - (size_t)(close - line) - 2);
-	p.stage = stage;
-	p.line = text;
-	/* the stage's own events stay; a fetch's counts replace each other */
-	p.transient = strcmp(stage, "verify") != 0;
-	s->o->progress(s->o->ctx, &p);
+	}
+	keep_line(s->last, sizeof(s->last), line, len);
 	return 0;
 }
 
@@ -67,7 +96,7 @@ static const char *signal_name(int sig)
 }
 
 /* The report the child left: read as untrusted, and it must say what the exit status said. */
-static int read_report(pg_report **out, const char *path, int exit_code)
+static int read_report(pg_report **out, const char *path, int exit_code, const char *what)
 {
 	pg_buf text = PG_BUF_INIT;
 	pg_report *r = NULL;
@@ -75,18 +104,18 @@ static int read_report(pg_report **out, const char *path, int exit_code)
 
 	pg_buf_init(&text, PG_REPORT_JSON_MAX);
 	if ((err = pg_buf_read_file(&text, path)) < 0) {
-		err = pg_error_set(err, "the verify process exited %d without its report: %s",
+		err = pg_error_set(err, "the %s exited %d without its report: %s", what,
 				   exit_code, pg_error_last());
 		goto done;
 	}
 	if ((err = pg_report_parse_json(&r, text.ptr, text.len)) < 0) {
-		err = pg_error_set(err, "the verify process left a damaged report: %s",
+		err = pg_error_set(err, "the %s left a damaged report: %s", what,
 				   pg_error_last());
 		goto done;
 	}
 	if ((pg_report_verdict(r) == PG_VERDICT_ACCEPT) != (exit_code == 0)) {
-		err = pg_error_set(PG_EINVALID, "the verify process exited %d, but its report "
-				   "says %s", exit_code, pg_report_verdict(r) == PG_VERDICT_ACCEPT ?
+		err = pg_error_set(PG_EINVALID, "the %s exited %d, but its report says %s",
+				   what, exit_code, pg_report_verdict(r) == PG_VERDICT_ACCEPT ?
 				   "accept" : "reject");
 		goto done;
 	}
@@ -99,23 +128,45 @@ done:
 }
 
 /* Why the child ended without a report. */
-static int child_failed(const pg_spawn_result *res, const said *s, unsigned deadline_s)
+static int child_failed(const pg_spawn_result *res, const said *s, const char *what,
+			unsigned deadline_s, bool verify)
 {
 	const char *words = s->error[0] ? s->error : s->last;
 
 	if (res->cancelled)
-		return pg_error_set(PG_ECANCELLED, "cancelled while verifying");
-	if (res->timed_out)
+		return pg_error_set(PG_ECANCELLED, "cancelled while running");
+	if (res->timed_out && verify)
 		return pg_error_set(PG_EIO, "verify did not finish within %u s (the policy's "
 				    "verify-timeout-seconds): its process was killed", deadline_s);
+	if (res->timed_out)
+		return pg_error_set(PG_EIO, "the %s did not finish within %u s (the deadlines of "
+				    "its verify, build and boots, and %u s more): its process was "
+				    "killed", what, deadline_s, KERNEL_SLACK_S);
 	if (res->signal)
-		return pg_error_set(PG_EIO, "the verify process died of %s (signal %d) reading the "
-				    "pull%s%s", signal_name(res->signal), res->signal,
+		return pg_error_set(PG_EIO, "the %s died of %s (signal %d) reading the pull%s%s",
+				    what, signal_name(res->signal), res->signal,
 				    words[0] ? "; its last words: " : "", words);
 	if (res->exit_code == 3 && s->error[0])
 		return pg_error_set(PG_EIO, "%s", s->error);
-	return pg_error_set(PG_EIO, "the verify process exited %d%s%s", res->exit_code,
+	return pg_error_set(PG_EIO, "the %s exited %d%s%s", what, res->exit_code,
 			    words[0] ? ": " : "", words);
+}
+
+/* "merge,build,boot,approve" from the flags (pg_gate_stage). */
+static int stage_list(pg_buf *out, unsigned stages)
+{
+	static const struct {
+		unsigned flag;
+		const char *name;
+	} names[] = { { PG_GATE_MERGE, "merge" }, { PG_GATE_BUILD, "build" },
+		      { PG_GATE_BOOT, "boot" }, { PG_GATE_APPROVE, "approve" } };
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < PG_ARRAY_SIZE(names) && err == 0; i++)
+		if (stages & names[i].flag)
+			err = pg_buf_printf(out, "%s%s", out->len ? "," : "", names[i].name);
+	return err == 0 && !out->len ? pg_buf_puts(out, "verify") : err;
 }
 
 /* The pullgate binary this service runs: the child is the same program. */
@@ -130,24 +181,67 @@ static int self_exe(char *path, size_t cap)
 	return 0;
 }
 
-int pg_isolated_verify(pg_report **out, const pg_isolate_pull *pull, const pg_isolate_opts *o)
+/* The kernel stages' settings as the child's options: the service's, resolved (pipeline/settings.h). */
+static int kernel_args(const char **argv, size_t *n, pg_buf *worktrees, pg_buf *expect,
+		       const pg_isolate_pull *pull, const pg_gate_settings *gs)
+{
+	char hex[PG_OID_HEXSZ + 1];
+	int err;
+
+	argv[(*n)++] = "--no-approve"; /* the service approves, as the maintainer does */
+	if (gs->tree) {
+		argv[(*n)++] = "--tree";
+		argv[(*n)++] = gs->tree;
+	}
+	argv[(*n)++] = "--branch";
+	argv[(*n)++] = gs->branch;
+	if (gs->merge_name) {
+		argv[(*n)++] = "--merge-name";
+		argv[(*n)++] = gs->merge_name;
+	}
+	if (gs->merge_email) {
+		argv[(*n)++] = "--merge-email";
+		argv[(*n)++] = gs->merge_email;
+	}
+	if ((err = pg_buf_printf(worktrees, "%u", gs->build_worktrees)) < 0)
+		return err;
+	argv[(*n)++] = "--build-worktrees";
+	argv[(*n)++] = worktrees->ptr;
+	if (pull->expect) {
+		pg_oid_tohex(hex, pull->expect);
+		if ((err = pg_buf_puts(expect, hex)) < 0)
+			return err;
+		argv[(*n)++] = "--expect-tag";
+		argv[(*n)++] = expect->ptr;
+	}
+	return 0;
+}
+
+int pg_isolated_gate(pg_report **out, const pg_isolate_pull *pull, const pg_isolate_opts *o)
 {
 	const pg_policy *policy = o->policy;
+	const pg_gate_settings *gs = o->settings;
+	const char *what = pull->stages ? "gate process" : "verify process";
 	pg_spawn_opts so = PG_SPAWN_OPTS_INIT;
 	pg_spawn_result res;
 	pg_buf dir = PG_BUF_INIT, mail = PG_BUF_INIT, report = PG_BUF_INIT, cache = PG_BUF_INIT,
-	       home_env = PG_BUF_INIT, datadir_env = PG_BUF_INIT;
-	const char *argv[32], *env[3];
+	       home_env = PG_BUF_INIT, datadir_env = PG_BUF_INIT, stages = PG_BUF_INIT,
+	       worktrees = PG_BUF_INIT, expect = PG_BUF_INIT;
+	const char *argv[48], *env[3];
 	char exe[PATH_MAX];
 	said s = { .o = o };
+	unsigned deadline_s = policy->verify_timeout_seconds;
 	size_t n = 0, e = 0;
 	bool made = false;
 	int err;
 
 	*out = NULL;
 	pg_spawn_result_init(&res);
+	if (pull->stages && !gs)
+		return pg_error_set(PG_EINVALID, "the kernel stages want their settings");
 	if ((err = self_exe(exe, sizeof(exe))) < 0 ||
-	    (err = pg_buf_printf(&dir, "%s/tmp/verify-XXXXXX", o->home)) < 0)
+	    (err = stage_list(&stages, pull->stages)) < 0 ||
+	    (err = pg_buf_printf(&dir, "%s/tmp/gate-XXXXXX", o->home)) < 0)
 		goto done;
 	/* home/tmp exists: the service holds its share of it (pg_scratch_claim) */
 	if (!mkdtemp(dir.ptr)) {
@@ -162,7 +256,8 @@ int pg_isolated_verify(pg_report **out, const pg_isolate_pull *pull, const pg_is
 	argv[n++] = exe;
 	argv[n++] = "gate";
 	argv[n++] = "--stages";
-	argv[n++] = "verify";
+	argv[n++] = stages.ptr;
+	argv[n++] = "--progress-json";
 	argv[n++] = "--report-file";
 	argv[n++] = report.ptr;
 	argv[n++] = "--run-name";
@@ -189,6 +284,9 @@ int pg_isolated_verify(pg_report **out, const pg_isolate_pull *pull, const pg_is
 		argv[n++] = "--pull-request";
 		argv[n++] = mail.ptr;
 	}
+	if (pull->stages &&
+	    (err = kernel_args(argv, &n, &worktrees, &expect, pull, gs)) < 0)
+		goto done;
 	argv[n++] = "--"; /* a repository or a tag may start with '-' */
 	argv[n++] = pull->repo;
 	argv[n++] = pull->tag;
@@ -206,22 +304,29 @@ int pg_isolated_verify(pg_report **out, const pg_isolate_pull *pull, const pg_is
 	so.on_line = on_line;
 	so.ctx = &s;
 	so.cancel = o->cancel;
-	so.timeout_ms = (policy->verify_timeout_seconds + KILL_AFTER_S) * 1000U;
 	so.no_core = true;
 	so.die_with_parent = true;
+	if (pull->stages) {
+		/* verify, the build, the base's boot and the merge's, and the rest */
+		deadline_s += gs->build_timeout_s + 2 * gs->boot_timeout_s;
+		so.timeout_ms = (deadline_s + KERNEL_SLACK_S) * 1000U;
+		so.grace_ms = KERNEL_GRACE_MS;
+	} else {
+		so.timeout_ms = (deadline_s + KILL_AFTER_S) * 1000U;
 #if defined(__SANITIZE_ADDRESS__)
-	/* AddressSanitizer reserves terabytes of shadow address space: no RLIMIT_AS under it */
-	so.max_memory = 0;
+		/* AddressSanitizer reserves terabytes of shadow address space: no RLIMIT_AS under it */
+		so.max_memory = 0;
 #else
-	so.max_memory = o->max_memory;
+		so.max_memory = o->max_memory;
 #endif
+	}
 	if ((err = pg_spawn_run(&res, argv, &so)) < 0)
 		goto done;
 	if (!res.cancelled && !res.timed_out && !res.signal &&
 	    (res.exit_code == 0 || res.exit_code == 1))
-		err = read_report(out, report.ptr, res.exit_code);
+		err = read_report(out, report.ptr, res.exit_code, what);
 	else
-		err = child_failed(&res, &s, policy->verify_timeout_seconds);
+		err = child_failed(&res, &s, what, deadline_s, !pull->stages);
 done:
 	/* what cannot be removed now, the next start of the service sweeps (pg_scratch_claim) */
 	if (made && pg_remove_tree(dir.ptr) < 0 && err == 0)
@@ -233,5 +338,8 @@ done:
 	pg_buf_release(&cache);
 	pg_buf_release(&home_env);
 	pg_buf_release(&datadir_env);
+	pg_buf_release(&stages);
+	pg_buf_release(&worktrees);
+	pg_buf_release(&expect);
 	return err;
 }

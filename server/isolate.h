@@ -3,6 +3,7 @@
 #define PG_ISOLATE_H
 
 #include "common/progress.h"
+#include "pipeline/settings.h"
 #include "policies/policy.h"
 #include "report/report.h"
 
@@ -13,11 +14,13 @@
  * commit-graphs, identity indexes), but libgit2 still reads the objects of
  * packs, and libgit2 1.5.1 is known to loop for ever or crash on some
  * damaged ones.  The service's workers are threads of one process, so a
- * pull's repository must never be read by libgit2 in it first: the verify
- * runs as `pullgate gate --stages verify` in a child process of its own,
- * held to the policy's verify-timeout-seconds, an address-space limit and no
- * core file, killed with the thread that started it, and its report comes
- * back as JSON, read as untrusted input (pg_report_parse_json).
+ * pull's repository is never read by libgit2 in it: each run of the gate
+ * on a pull, its verify (`pullgate gate --stages verify`) and its kernel
+ * stages (`pullgate gate --stages merge,... --no-approve`), is a child
+ * process of its own, held to a deadline and no core file (the verify also
+ * to an address-space limit), killed with the thread that started it; its
+ * progress comes back as JSON lines (--progress-json) and its report as
+ * JSON, read as untrusted input (pg_report_parse_json).
  */
 typedef struct pg_isolate_opts {
 	const char *home;              /* $PULLGATE_HOME of the child */
@@ -25,7 +28,11 @@ typedef struct pg_isolate_opts {
 	const pg_policy *policy;       /* the policy in force: the child reads the same file,
 					  and refuses it unless its SHA-256 is this one's */
 	uint64_t index_cache_size;     /* 0: the default */
-	uint64_t max_memory;           /* the child's address space; 0: unlimited */
+	uint64_t max_memory;           /* a verify child's address space; 0: unlimited (a
+					  kernel run's children, the compiler and QEMU, take
+					  what they take) */
+	const pg_gate_settings *settings; /* the kernel stages' tree, branch, merge identity
+					     and build worktrees; NULL for a verify */
 	volatile sig_atomic_t *cancel; /* the child is stopped when it becomes non-zero */
 	pg_progress_fn progress;       /* the child's progress lines; may be NULL */
 	void *ctx;
@@ -39,14 +46,18 @@ typedef struct pg_isolate_pull {
 	const char *mail;              /* the pull-request mail's bytes; may be NULL */
 	size_t mail_len;
 	const char *run_name;          /* the run's logs: $PULLGATE_HOME/logs/<run_name> */
+	unsigned stages;               /* the kernel stages (pg_gate_stage flags); 0: verify */
+	const pg_oid *expect;          /* the tag object a push record named; may be NULL */
 } pg_isolate_pull;
 
 /*
- * Verify the pull in a child process.  0 with *out the report; negative
- * when it could not decide, with the reason: the child's own error line,
- * "did not finish within N s", "died of signal N (SIGSEGV)", or what is
- * wrong with the report it left.  PG_ECANCELLED when *cancel stopped it.
+ * Run the gate on the pull in a child process: verify alone, or verify and
+ * pull->stages, never approving (the service approves, as the maintainer
+ * does).  0 with *out the report; negative when it could not decide, with
+ * the reason: the child's own error line, "did not finish within N s",
+ * "died of SIGSEGV (signal 11)", or what is wrong with the report it left.
+ * PG_ECANCELLED when *cancel stopped it.
  */
-int pg_isolated_verify(pg_report **out, const pg_isolate_pull *pull, const pg_isolate_opts *o);
+int pg_isolated_gate(pg_report **out, const pg_isolate_pull *pull, const pg_isolate_opts *o);
 
 #endif

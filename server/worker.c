@@ -202,66 +202,20 @@ static int pull_spec(pg_pull_spec *spec, pg_buf *url, const pg_worker_opts *o, c
 	return err;
 }
 
-static int run_gate(slot *s, pg_report **out, const pg_job *j, unsigned stages)
-{
-	pg_pull_request *pr = NULL;
-	pg_pull_spec spec;
-	pg_fetch_limits fl;
-	pg_gate_opts go;
-	pg_buf url = PG_BUF_INIT;
-	char run_name[32];
-	int err;
-
-	*out = NULL;
-	if ((err = pull_spec(&spec, &url, &s->o, j)) < 0)
-		goto done;
-	if (j->mail && (err = pg_mail_parse(&pr, j->mail, j->mail_len)) < 0) {
-		err = pg_error_wrap(err, "the pull-request mail");
-		goto done;
-	}
-	spec.request = pr;
-	spec.progress = progress;
-	spec.progress_ctx = s;
-	s->status_ms = 0;
-	gate_opts(&go, run_name, sizeof(run_name), &s->o, j->id);
-	go.stages = stages;
-	go.progress = progress;
-	go.ctx = s;
-	go.cancel = &s->cancel;
-	s->branch_moved = false;
-	go.branch_moved = &s->branch_moved;
-	/*
-	 * The run never moves the branch: a pull the policy approves by itself
-	 * waits, and the worker approves it as the maintainer does, recorded
-	 * before the branch moves (approve_job).
-	 */
-	s->auto_approve = go.settings.approve;
-	go.settings.approve = false;
-	/* nothing but the tag object the push record named is merged, let alone approved */
-	if (stages && j->has_expect)
-		go.expect_tag = &j->expect;
-	/* a fetch that hangs is stopped by the policy's deadline, or by a cancel or a shutdown */
-	fl.timeout_s = s->o.policy->fetch_timeout_seconds;
-	fl.cancel = &s->cancel;
-	pg_repo_set_fetch_limits(&fl);
-	err = pg_gate_run(out, &spec, s->o.policy, &go);
-	pg_repo_set_fetch_limits(NULL);
-done:
-	pg_pull_request_free(pr);
-	pg_buf_release(&url);
-	return err;
-}
-
 /*
- * Verify in a child process (server/isolate.h): the first read of a
- * pull's repository, which may crash or hang libgit2, ends this job at
- * worst, never the service.
+ * Run the gate on the job's pull in a child process (server/isolate.h):
+ * verify alone (stages 0) or verify and the kernel stages.  A pull's
+ * repository, which may crash or hang libgit2, ends this job at worst,
+ * never the service.  The run never moves the branch: a pull the policy
+ * approves by itself waits, and the worker approves it as the maintainer
+ * does, recorded before the branch moves (approve_job).
  */
-static int isolated_verify(slot *s, pg_report **out, const pg_job *j)
+static int run_gate(slot *s, pg_report **out, const pg_job *j, unsigned stages)
 {
 	pg_isolate_opts io = { 0 };
 	pg_isolate_pull ip = { 0 };
 	pg_pull_request *pr = NULL;
+	pg_gate_settings gs;
 	pg_pull_spec spec;
 	pg_buf url = PG_BUF_INIT;
 	char run_name[32];
@@ -272,25 +226,34 @@ static int isolated_verify(slot *s, pg_report **out, const pg_job *j)
 	if (j->mail && (err = pg_mail_parse(&pr, j->mail, j->mail_len)) < 0)
 		return pg_error_wrap(err, "the pull-request mail");
 	pg_pull_request_free(pr);
-	if ((err = pull_spec(&spec, &url, &s->o, j)) == 0) {
-		snprintf(run_name, sizeof(run_name), "job-%lld", (long long)j->id);
-		ip.repo = spec.repo;
-		ip.tag = spec.tag;
-		ip.name = spec.name;
-		ip.mail = j->mail;
-		ip.mail_len = j->mail_len;
-		ip.run_name = run_name;
-		io.home = s->o.home;
-		io.datadir = s->o.datadir;
-		io.policy = s->o.policy;
-		io.index_cache_size = s->o.index_cache_size;
-		io.max_memory = s->o.verify_memory;
-		io.cancel = &s->cancel;
-		io.progress = progress;
-		io.ctx = s;
-		s->status_ms = 0;
-		err = pg_isolated_verify(out, &ip, &io);
-	}
+	if ((err = pull_spec(&spec, &url, &s->o, j)) < 0)
+		goto done;
+	gate_settings(&gs, &s->o);
+	s->auto_approve = gs.approve;
+	s->branch_moved = false;
+	snprintf(run_name, sizeof(run_name), "job-%lld", (long long)j->id);
+	ip.repo = spec.repo;
+	ip.tag = spec.tag;
+	ip.name = spec.name;
+	ip.mail = j->mail;
+	ip.mail_len = j->mail_len;
+	ip.run_name = run_name;
+	ip.stages = stages;
+	/* nothing but the tag object the push record named is merged, let alone approved */
+	if (stages && j->has_expect)
+		ip.expect = &j->expect;
+	io.home = s->o.home;
+	io.datadir = s->o.datadir;
+	io.policy = s->o.policy;
+	io.index_cache_size = s->o.index_cache_size;
+	io.max_memory = s->o.verify_memory;
+	io.settings = &gs;
+	io.cancel = &s->cancel;
+	io.progress = progress;
+	io.ctx = s;
+	s->status_ms = 0;
+	err = pg_isolated_gate(out, &ip, &io);
+done:
 	pg_buf_release(&url);
 	return err;
 }
@@ -304,7 +267,7 @@ static void verify_job(slot *s, const pg_job *j)
 	int err;
 
 	logf_(s->w, "pull %lld: verifying %s from %s", (long long)j->id, j->tag, j->repo);
-	if ((err = isolated_verify(s, &r, j)) < 0) {
+	if ((err = run_gate(s, &r, j, 0)) < 0) {
 		ended_in_error(s, err);
 		return;
 	}

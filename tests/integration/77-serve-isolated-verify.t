@@ -1,10 +1,10 @@
 #!/bin/sh
-# 77-serve-isolated-verify.t - the service verifies in a child process: one that crashes or hangs ends its job in error with the reason and the worker goes on; a killed service leaves no child behind; the child reads the service's policy or nothing.
+# 77-serve-isolated-verify.t - the service runs the gate in child processes: a verify or kernel run that crashes or hangs ends its job in error with the reason and the worker goes on; a killed service leaves no child behind; the child reads the service's policy or nothing.
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
-plan 19
+plan 23
 serve_setup
 T1=hardening-v6.16-rc1-fix1
 # one verify thread: a job after a crash or a hang runs on the thread that met it
@@ -108,3 +108,19 @@ wait "$SERVE_PID" 2>/dev/null || true
 SERVE_PID=
 ok "$(wait_gone "$CHILD"; echo $?)" "SIGKILL to the service takes its verify child with it"
 is "$(children)" "" "no verify process is left"
+
+# --- the kernel stages run in a child process too ---------------------------------------------
+T2=hardening-v6.16-rc1-fix1-take2
+PULLGATE_TEST_CRASH="merge:starting" serve_start
+push_record "$SCRATCH/take2.json" "$T2"
+hook push "$SCRATCH/take2.json" take2-crash
+ID=$(printf '%s' "$out" | jq -r '.jobs[0]')
+is "$(wait_state "$ID" error rejected waiting approved passed)" error \
+	"a kernel run whose process crashes in the merge stage ends its job in error"
+get "$URL/api/pulls/$ID"
+like "$(printf '%s' "$out" | jq -r .message)" \
+	"^the gate process died of SIGSEGV \\(signal 11\\) reading the pull" \
+	"the job's message says the gate process died, and of what"
+ok "$(kill -0 "$SERVE_PID"; echo $?)" "the service lives on"
+serve_stop
+is "$SERVE_RC" 0 "and stops cleanly"
