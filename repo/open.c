@@ -348,6 +348,12 @@ void pg_repo_set_progress(pg_repo *r, pg_progress_fn fn, void *ctx)
 	r->progress_ctx = ctx;
 }
 
+void pg_repo_progress(pg_repo *r, const pg_progress *p)
+{
+	if (r->progress)
+		r->progress(r->progress_ctx, p);
+}
+
 static int transfer_progress(const git_indexer_progress *stats, void *payload)
 {
 	pg_repo *r = payload;

@@ -72,6 +72,9 @@ void pg_repo_free(pg_repo *r);
  */
 void pg_repo_set_progress(pg_repo *r, pg_progress_fn fn, void *ctx);
 
+/* Hand p to r's progress function, if it has one: what a long read of r does (an index built). */
+void pg_repo_progress(pg_repo *r, const pg_progress *p);
+
 /*
  * The repository git itself would use here: $GIT_DIR and the other GIT_*
  * variables when set (as in a hook), else the current directory or the

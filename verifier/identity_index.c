@@ -236,11 +236,27 @@ static void entry_put(unsigned char *e, uint64_t key, int64_t author_time, const
 	memcpy(e + 16, id->id, PG_OID_RAWSZ);
 }
 
+/* Commits read of count so far, on r's progress function: a first index takes seconds. */
+static void reading(pg_repo *r, size_t done, size_t count, uint64_t t0)
+{
+	pg_progress p = { .stage = "index", .transient = true, .done = done, .total = count,
+			  .unit = "commits" };
+	pg_buf line = PG_BUF_INIT;
+
+	p.elapsed_ms = pg_progress_now_ms() - t0;
+	p.line = "";
+	if (pg_progress_format(&line, &p) == 0)
+		p.line = line.ptr;
+	pg_repo_progress(r, &p);
+	pg_buf_release(&line);
+}
+
 /* The entries of ids[0..count), read from r, sorted into *out. */
 static int entries_of(unsigned char **out, pg_repo *r, const pg_oid *ids, size_t count,
 		      const key_kind *kind)
 {
 	unsigned char *e = NULL;
+	uint64_t t0 = pg_progress_now_ms(), shown = t0;
 	size_t i;
 	int err = 0;
 
@@ -250,6 +266,11 @@ static int entries_of(unsigned char **out, pg_repo *r, const pg_oid *ids, size_t
 	for (i = 0; i < count; i++) {
 		pg_commit *c = NULL;
 
+		/* a look at the clock every 4096 commits, a line at most every 100 ms */
+		if (i && !(i & 4095) && pg_progress_now_ms() - shown >= 100) {
+			shown = pg_progress_now_ms();
+			reading(r, i, count, t0);
+		}
 		if ((err = pg_repo_read_commit(&c, r, &ids[i])) < 0) {
 			free(e);
 			return err;
@@ -804,6 +825,28 @@ done:
 	return 0;
 }
 
+/* What the index took, once it was built or extended: a line of its own (a job's log keeps it). */
+static void said_done(pg_repo *r, const pg_identity_index_info *info, const key_kind *kind,
+		      size_t count, uint64_t t0)
+{
+	pg_progress p = { .stage = "index" };
+	const char *what = kind == &kinds[0] ? "identity index" : "subject index";
+	char line[160];
+	uint64_t ms = pg_progress_now_ms() - t0;
+
+	if (info->action == PG_IDENTITY_INDEX_EXTENDED)
+		snprintf(line, sizeof(line), "%s extended by %zu commits to %zu, in %llu.%01llu s",
+			 what, info->added, count, (unsigned long long)(ms / 1000),
+			 (unsigned long long)(ms % 1000 / 100));
+	else
+		snprintf(line, sizeof(line), "%s built (%s): %zu commits, in %llu.%01llu s", what,
+			 info->why, count, (unsigned long long)(ms / 1000),
+			 (unsigned long long)(ms % 1000 / 100));
+	p.line = line;
+	p.elapsed_ms = ms;
+	pg_repo_progress(r, &p);
+}
+
 static int open_kind(pg_identity_index **out, pg_repo *r, const char *home, const char *upstream,
 		     const pg_oid *tip, const pg_identity_index_opts *opts,
 		     pg_identity_index_info *info, const key_kind *kind)
@@ -817,6 +860,7 @@ static int open_kind(pg_identity_index **out, pg_repo *r, const char *home, cons
 				       PG_IDENTITY_INDEX_CACHE_DEFAULT;
 	char stem[32];
 	const char *why = "new";
+	uint64_t t0 = pg_progress_now_ms();
 	pg_oid graph;
 	bool extend = false, exists = false, has_graph = false, reconciled = false;
 	int err;
@@ -891,6 +935,7 @@ static int open_kind(pg_identity_index **out, pg_repo *r, const char *home, cons
 	info->action = extend ? PG_IDENTITY_INDEX_EXTENDED : PG_IDENTITY_INDEX_BUILT;
 	info->added = nadd;
 	info->why = extend ? NULL : why;
+	said_done(r, info, kind, x->count, t0);
 	/* the directory grew: back under the budget, this upstream's files kept */
 	if ((err = prune(dir.ptr, budget, stem, &info->pruned)) < 0)
 		goto done;

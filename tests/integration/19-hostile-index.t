@@ -3,7 +3,7 @@
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
-plan 26
+plan 29
 fixture_incident
 
 take1() { # [OPTION...]
@@ -21,8 +21,12 @@ clean_pairs=$(finding_pairs "$out" rewritten-upstream)
 clean_summary=$(summary)
 like "$clean_summary" "re-creates 35 upstream commits" "its summary names the 35 copies"
 is "$(remade)" 0 "a fresh index is no damaged one"
+like "$err" "^\\[index\\] identity index built \\(new\\): [0-9]+ commits, in [0-9]+\\.[0-9] s\$" \
+	"its progress says the identity index was built, of how many commits, in how long"
+like "$err" "^\\[index\\] subject index built \\(new\\): [0-9]+ commits" "and the subject index"
 take1
 is "$(printf '%s' "$out" | jq -r '.upstream_index.action')" current "the next verify finds it current"
+unlike "$err" "\\[index\\]" "and builds nothing: no index progress"
 
 IDX=$(find "$PULLGATE_HOME/identity" -name '*.idx')
 SUBJ=$(find "$PULLGATE_HOME/identity" -name '*.subj')
