@@ -251,18 +251,26 @@ static void reading(pg_repo *r, size_t done, size_t count, uint64_t t0)
 	pg_buf_release(&line);
 }
 
-/* The entries of ids[0..count), read from r, sorted into *out. */
-static int entries_of(unsigned char **out, pg_repo *r, const pg_oid *ids, size_t count,
-		      const key_kind *kind)
+/*
+ * The entries of ids[0..count), read from r, sorted into *out, and, when
+ * other is not NULL, other_kind's of the same commits into *other: each
+ * commit is read once for both indexes.
+ */
+static int entries_of(unsigned char **out, unsigned char **other, pg_repo *r, const pg_oid *ids,
+		      size_t count, const key_kind *kind, const key_kind *other_kind)
 {
-	unsigned char *e = NULL;
+	unsigned char *e = NULL, *o = NULL;
 	uint64_t t0 = pg_progress_now_ms(), shown = t0;
 	size_t i;
 	int err = 0;
 
 	*out = NULL;
-	if (count && !(e = malloc(count * ENTRY)))
+	if (other)
+		*other = NULL;
+	if (count && (!(e = malloc(count * ENTRY)) || (other && !(o = malloc(count * ENTRY))))) {
+		free(e);
 		return pg_error_oom();
+	}
 	for (i = 0; i < count; i++) {
 		pg_commit *c = NULL;
 
@@ -273,15 +281,51 @@ static int entries_of(unsigned char **out, pg_repo *r, const pg_oid *ids, size_t
 		}
 		if ((err = pg_repo_read_commit(&c, r, &ids[i])) < 0) {
 			free(e);
+			free(o);
 			return err;
 		}
 		entry_put(e + i * ENTRY, kind->key(c), c->author.time, &ids[i]);
+		if (o)
+			entry_put(o + i * ENTRY, other_kind->key(c), c->author.time, &ids[i]);
 		pg_commit_free(c);
 	}
 	if (count)
 		qsort(e, count, ENTRY, entry_cmp);
+	if (o)
+		qsort(o, count, ENTRY, entry_cmp);
 	*out = e;
+	if (other)
+		*other = o;
 	return 0;
+}
+
+/*
+ * The other kind's entries of the last commits read_new read: verify opens
+ * one upstream's identity index, then its subject index, and a first
+ * verify makes both from every commit of the upstream.  The entries name
+ * commits by id, so they are the same in any repository: what decides is
+ * the range (tip, and since), not the pg_repo.  Kept for the thread until
+ * the other kind takes it, another read replaces it, or
+ * pg_identity_index_drop_spare.
+ */
+static _Thread_local struct {
+	const key_kind *kind; /* whose entries e are */
+	pg_oid tip, since;
+	bool has_since;
+	unsigned char *e;
+	size_t count;
+} spare;
+
+void pg_identity_index_drop_spare(void)
+{
+	free(spare.e);
+	memset(&spare, 0, sizeof(spare));
+}
+
+static bool spare_fits(const key_kind *kind, const pg_oid *tip, const pg_oid *since)
+{
+	return spare.kind == kind && !pg_oid_cmp(&spare.tip, tip) && spare.has_since == !!since &&
+	       (!since || !pg_oid_cmp(&spare.since, since));
 }
 
 /* The entries of the commits tip has and `since` (NULL: nothing) had not, sorted. */
@@ -292,12 +336,30 @@ static int read_new(unsigned char **out, size_t *n, pg_repo *r, const pg_oid *ti
 	size_t count = 0;
 	int err;
 
+	const key_kind *other_kind = kind == &kinds[0] ? &kinds[1] : &kinds[0];
+	unsigned char *other = NULL;
+
 	*out = NULL;
 	*n = 0;
+	if (spare.e && spare_fits(kind, tip, since)) {
+		*out = spare.e;
+		*n = spare.count;
+		spare.e = NULL;
+		pg_identity_index_drop_spare();
+		return 0;
+	}
+	pg_identity_index_drop_spare();
 	if ((err = pg_repo_walk_range(&ids, &count, r, tip, since, since ? 1 : 0)) < 0)
 		return err;
-	if ((err = entries_of(out, r, ids, count, kind)) == 0)
+	if ((err = entries_of(out, &other, r, ids, count, kind, other_kind)) == 0) {
 		*n = count;
+		spare.kind = other_kind;
+		spare.tip = *tip;
+		if ((spare.has_since = since != NULL))
+			spare.since = *since;
+		spare.e = other;
+		spare.count = count;
+	}
 	free(ids);
 	return err;
 }
@@ -350,7 +412,7 @@ static int reconcile(bool *keep, unsigned char **add, size_t *nadd, pg_repo *r,
 	}
 	if (k < count)
 		goto done;
-	if ((err = entries_of(add, r, lack, nlack, kind)) == 0) {
+	if ((err = entries_of(add, NULL, r, lack, nlack, kind, NULL)) == 0) {
 		*nadd = nlack;
 		*keep = true;
 	}

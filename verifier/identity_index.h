@@ -92,6 +92,14 @@ int pg_identity_index_open(pg_identity_index **out, pg_repo *r, const char *home
 			   const char *upstream, const pg_oid *tip, pg_identity_index_info *info);
 void pg_identity_index_free(pg_identity_index *x);
 
+/*
+ * Opening one kind of index that has to be made reads every commit once
+ * for both kinds, and keeps the other kind's entries for the thread, for
+ * its index to take (verify opens the identity index, then the subject
+ * index).  Free them when the other will not be opened now.
+ */
+void pg_identity_index_drop_spare(void);
+
 /* pg_identity_index_open or _open_subjects, with opts (may be NULL). */
 int pg_identity_index_open_opts(pg_identity_index **out, pg_repo *r, const char *home,
 				const char *upstream, const pg_oid *tip,

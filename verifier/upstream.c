@@ -243,6 +243,8 @@ static int open_index(pg_upstream *u, pg_pull *p)
 	err = open_one(&u->index, &u->index_info, p, name.ptr, false, false);
 	if (err == 0)
 		err = open_one(&u->subjects, NULL, p, name.ptr, true, false);
+	/* the subject index took what the identity index's reading kept for it, or never will */
+	pg_identity_index_drop_spare();
 	pg_buf_release(&name);
 	if (err == PG_ENOMEM)
 		return err;

@@ -331,6 +331,49 @@ static void test_subjects_find_a_new_date(void **state)
 	pg_repo_free(r);
 }
 
+/* Both kinds made from one reading of the commits are the files each makes alone. */
+static void test_one_reading_for_both_kinds(void **state)
+{
+	fixture *f = *state;
+	pg_repo *r = NULL;
+	pg_identity_index *x = NULL;
+	pg_identity_index_info info;
+	pg_buf a = PG_BUF_INIT, b = PG_BUF_INIT;
+	pg_oid tip;
+	char home[2][160], path[2][2][512];
+	int h, k;
+
+	assert_int_equal(pg_repo_open(&r, f->repo), 0);
+	assert_int_equal(pg_repo_ref_target(&tip, r, "refs/heads/main"), 0);
+	for (h = 0; h < 2; h++) {
+		snprintf(home[h], sizeof(home[h]), "%s/home-%s", f->dir, h ? "alone" : "both");
+		pg_identity_index_drop_spare();
+		for (k = 0; k < 2; k++) {
+			/* alone: what one kind's reading kept for the other is dropped */
+			if (h)
+				pg_identity_index_drop_spare();
+			assert_int_equal(k ? pg_identity_index_open_subjects(&x, r, home[h], UPSTREAM,
+									     &tip, &info) :
+					 pg_identity_index_open(&x, r, home[h], UPSTREAM, &tip, &info), 0);
+			assert_int_equal(info.action, PG_IDENTITY_INDEX_BUILT);
+			snprintf(path[h][k], sizeof(path[h][k]), "%s", pg_identity_index_path(x));
+			pg_identity_index_free(x);
+		}
+	}
+	pg_identity_index_drop_spare();
+	for (k = 0; k < 2; k++) {
+		pg_buf_clear(&a);
+		pg_buf_clear(&b);
+		assert_int_equal(pg_buf_read_file(&a, path[0][k]), 0);
+		assert_int_equal(pg_buf_read_file(&b, path[1][k]), 0);
+		assert_true(a.len > 104);
+		assert_int_equal(a.len, b.len);
+		assert_memory_equal(a.ptr, b.ptr, a.len);
+	}
+	pg_buf_release(&a);
+	pg_buf_release(&b);
+	pg_repo_free(r);
+}
 
 /* The offset of the first entry: the header (104 bytes) and the upstream's name. */
 #define ENTRIES_AT (104 + sizeof(UPSTREAM) - 1)
@@ -615,6 +658,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_build_probe_reopen),
+		cmocka_unit_test(test_one_reading_for_both_kinds),
 		cmocka_unit_test(test_extend_from_the_last_tip),
 		cmocka_unit_test(test_rewritten_history_is_indexed_again),
 		cmocka_unit_test(test_damaged_file_is_made_again),
