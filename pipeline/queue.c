@@ -118,8 +118,7 @@ static const char *short_tag(const char *tag)
 	return strncmp(tag, "refs/tags/", 10) ? tag : tag + 10;
 }
 
-/* The stage where a run stopped the pull: verify, merge, build or boot; NULL when it passed. */
-static const char *failed_stage(const pg_report *r)
+const char *pg_queue_failed_stage(const pg_report *r)
 {
 	static const char *const names[] = { "verify", "merge", "build", "boot" };
 	size_t i, k;
@@ -140,8 +139,7 @@ static const char *failed_stage(const pg_report *r)
 	return "verify";
 }
 
-/* The stages a rerun needs to see the failure at stage again: from merge up to it. */
-static unsigned stages_upto(const char *stage, unsigned stages)
+unsigned pg_queue_stages_upto(const char *stage, unsigned stages)
 {
 	unsigned want = PG_GATE_MERGE;
 
@@ -190,7 +188,7 @@ static int rerun(pg_report **kept, queue *qu, pg_queue_item *it, size_t k, size_
 	memset(rr, 0, sizeof(*rr));
 	rr->upto = upto ? qu->s.pos[upto] : 0;
 	rr->onto = qu->s.tops[upto];
-	rr->stages = stages_upto(it->stage, qu->o->stages);
+	rr->stages = pg_queue_stages_upto(it->stage, qu->o->stages);
 	pg_oid_tohex(hex, &rr->onto);
 	if (upto)
 		say(qu, "pull %zu (%s) again, on the stack up to pull %zu (%.12s)", it->position,
@@ -201,7 +199,7 @@ static int rerun(pg_report **kept, queue *qu, pg_queue_item *it, size_t k, size_
 	if ((err = gate_once(&r, qu, k, &rr->onto, rr->stages, suffix)) < 0)
 		return err;
 	it->nreruns++;
-	rr->failed = failed_stage(r) != NULL;
+	rr->failed = pg_queue_failed_stage(r) != NULL;
 	if (r->run_dir && !(rr->run_dir = pg_strdup(r->run_dir)))
 		err = PG_ENOMEM;
 	if (err == 0 && rr->failed && kept) {
@@ -234,82 +232,101 @@ static int conflict_paths(pg_buf *out, const pg_report *r)
 	return err;
 }
 
-static int by_itself(pg_queue_item *it, const char *branch, const char *stage,
-		     const pg_report *r)
+int pg_queue_attribution(pg_buf *out, const pg_queue_name *pull, const pg_queue_name *with,
+			 const char *stage, const char *branch, const pg_report *failing)
 {
-	pg_buf s = PG_BUF_INIT, paths = PG_BUF_INIT;
-	int err;
+	pg_buf paths = PG_BUF_INIT;
+	bool merge = !strcmp(stage, "merge");
+	int err = merge ? conflict_paths(&paths, failing) : 0;
 
-	if (!strcmp(stage, "merge")) {
-		if ((err = conflict_paths(&paths, r)) == 0)
-			err = pg_buf_printf(&s, "pull %zu (%s) conflicts by itself with %s in %s",
-					    it->position, short_tag(it->tag), branch, paths.ptr);
-	} else
-		err = pg_buf_printf(&s, "pull %zu (%s) fails %s by itself", it->position,
-				    short_tag(it->tag), stage);
-	if (err == 0)
-		it->attribution = pg_buf_detach(&s);
-	pg_buf_release(&s);
+	if (err < 0)
+		;
+	else if (!with && merge)
+		err = pg_buf_printf(out, "pull %zu (%s) conflicts by itself with %s in %s",
+				    pull->number, short_tag(pull->tag), branch, paths.ptr);
+	else if (!with)
+		err = pg_buf_printf(out, "pull %zu (%s) fails %s by itself", pull->number,
+				    short_tag(pull->tag), stage);
+	else if (merge)
+		err = pg_buf_printf(out, "pull %zu (%s) merges alone but conflicts with pull %zu (%s) "
+				    "in %s", pull->number, short_tag(pull->tag), with->number,
+				    short_tag(with->tag), paths.ptr);
+	else
+		err = pg_buf_printf(out, "pull %zu (%s) and pull %zu (%s) each pass alone and fail %s "
+				    "together", pull->number, short_tag(pull->tag), with->number,
+				    short_tag(with->tag), stage);
 	pg_buf_release(&paths);
 	return err;
 }
 
-static int together(pg_queue_item *it, const pg_queue_item *other, const pg_report *r)
+int pg_queue_bisect(size_t *culprit, size_t n, pg_queue_fails_fn fails, void *ctx)
 {
-	pg_buf s = PG_BUF_INIT, paths = PG_BUF_INIT;
+	size_t lo = 0, hi = n;
 	int err;
 
-	it->with = other->position;
-	if (!strcmp(it->stage, "merge")) {
-		if ((err = conflict_paths(&paths, r)) == 0)
-			err = pg_buf_printf(&s, "pull %zu (%s) merges alone but conflicts with "
-					    "pull %zu (%s) in %s", it->position, short_tag(it->tag),
-					    other->position, short_tag(other->tag), paths.ptr);
-	} else
-		err = pg_buf_printf(&s, "pull %zu (%s) and pull %zu (%s) each pass alone and "
-				    "fail %s together", it->position, short_tag(it->tag),
-				    other->position, short_tag(other->tag), it->stage);
-	if (err == 0)
-		it->attribution = pg_buf_detach(&s);
-	pg_buf_release(&s);
-	pg_buf_release(&paths);
-	return err;
-}
-
-/*
- * Why pulls[k] failed it->stage on the stack: by itself when it fails on
- * the head alone too, else together with the first passing pull ahead
- * whose merge makes it fail (the stack is bisected: it passes on the head
- * and fails on the whole stack).
- */
-static int attribute(queue *qu, pg_queue_item *it, size_t k)
-{
-	pg_report *failing = NULL;
-	size_t lo = 0, hi = qu->s.n;
-	int err;
-
-	if (qu->s.n == 0)
-		return by_itself(it, qu->branch, it->stage, it->report);
-	if ((err = rerun(&failing, qu, it, k, 0)) < 0)
-		goto done;
-	if (err == 1) {
-		err = by_itself(it, qu->branch, failed_stage(failing), failing);
-		goto done;
-	}
-	/* passes on tops[lo], fails on tops[hi] */
+	*culprit = 0;
+	if (n == 0 || (err = fails(ctx, 0)) != 0)
+		return n == 0 ? 0 : err < 0 ? err : 0;
+	/* passes on lo, fails on hi */
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if ((err = rerun(&failing, qu, it, k, mid)) < 0)
-			goto done;
+		if ((err = fails(ctx, mid)) < 0)
+			return err;
 		if (err == 1)
 			hi = mid;
 		else
 			lo = mid;
 	}
-	err = together(it, &qu->q->items[qu->s.pos[hi] - 1], failing ? failing : it->report);
+	*culprit = hi;
+	return 0;
+}
+
+/* A rerun of pull k for the bisection, keeping the last failing run's report. */
+typedef struct bisecting {
+	queue *qu;
+	pg_queue_item *it;
+	size_t k;
+	pg_report *failing;
+} bisecting;
+
+static int bisect_fails(void *ctx, size_t upto)
+{
+	bisecting *b = ctx;
+
+	return rerun(&b->failing, b->qu, b->it, b->k, upto);
+}
+
+/*
+ * Why pulls[k] failed it->stage on the stack: by itself when it fails on
+ * the head alone too, else together with the first passing pull ahead
+ * whose merge makes it fail.
+ */
+static int attribute(queue *qu, pg_queue_item *it, size_t k)
+{
+	bisecting b = { qu, it, k, NULL };
+	pg_queue_name self = { it->position, it->tag }, other;
+	const pg_queue_item *with;
+	pg_buf s = PG_BUF_INIT;
+	size_t culprit;
+	int err;
+
+	if ((err = pg_queue_bisect(&culprit, qu->s.n, bisect_fails, &b)) < 0)
+		goto done;
+	if (culprit) {
+		with = &qu->q->items[qu->s.pos[culprit] - 1];
+		other = (pg_queue_name){ with->position, with->tag };
+		it->with = with->position;
+	}
+	/* by itself: the stage it failed alone, which may come before the stack's */
+	if ((err = pg_queue_attribution(&s, &self, culprit ? &other : NULL,
+					culprit || !b.failing ? it->stage :
+					pg_queue_failed_stage(b.failing), qu->branch,
+					b.failing ? b.failing : it->report)) == 0)
+		it->attribution = pg_buf_detach(&s);
 done:
-	pg_report_free(failing);
+	pg_buf_release(&s);
+	pg_report_free(b.failing);
 	return err;
 }
 
@@ -355,7 +372,7 @@ static int one(queue *qu, size_t k)
 	it->report = r;
 	if (!(it->repo = pg_strdup(qu->pulls[k].repo)) || !(it->tag = pg_strdup(qu->pulls[k].tag)))
 		return PG_ENOMEM;
-	it->stage = failed_stage(r);
+	it->stage = pg_queue_failed_stage(r);
 	if (it->stage && !strcmp(it->stage, "verify")) {
 		it->outcome = PG_QUEUE_REJECTED;
 		if ((err = pg_buf_printf(&s, "pull %zu (%s) is rejected by verify", it->position,

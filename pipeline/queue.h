@@ -75,6 +75,47 @@ int pg_queue_run(pg_queue_result **out, const pg_pull_spec *pulls, size_t n,
 		 const pg_policy *policy, const pg_gate_opts *opts);
 void pg_queue_result_free(pg_queue_result *q);
 
+/*
+ * What the CLI's queue and the service's (server/worker.c) share: how a
+ * failure on a stack is attributed.
+ */
+
+/* The stage where a run stopped the pull: "verify", "merge", "build" or "boot"; NULL: it passed. */
+const char *pg_queue_failed_stage(const pg_report *r);
+
+/* The stages (pg_gate_stage flags, within stages) a rerun needs to see a failure at stage again. */
+unsigned pg_queue_stages_upto(const char *stage, unsigned stages);
+
+/*
+ * Whether a pull runs into trouble on the stack up to upto (0: the head
+ * alone, n: the whole stack): 1 it fails, 0 it passes, negative when it
+ * could not be told.
+ */
+typedef int (*pg_queue_fails_fn)(void *ctx, size_t upto);
+
+/*
+ * Why a pull that fails on a stack of n merges (n > 0) fails: it is run on
+ * the head alone, and when it passes there, the stack is bisected (it
+ * passes on 0 and fails on n; about log2(n) runs).  *culprit: 0 when it
+ * fails by itself, else the smallest upto on which it fails: the merge at
+ * upto is the one it fails together with.  Negative as fails is.
+ */
+int pg_queue_bisect(size_t *culprit, size_t n, pg_queue_fails_fn fails, void *ctx);
+
+/* A pull as an attribution names it: "pull <number> (<tag>)". */
+typedef struct pg_queue_name {
+	size_t number;       /* its place in a file, or its id in the service */
+	const char *tag;
+} pg_queue_name;
+
+/*
+ * The sentence for a pull that failed stage: by itself (with NULL), on
+ * branch, or together with the pull with.  failing is the run that failed:
+ * a merge's conflicted paths are read from its findings.
+ */
+int pg_queue_attribution(pg_buf *out, const pg_queue_name *pull, const pg_queue_name *with,
+			 const char *stage, const char *branch, const pg_report *failing);
+
 /* Whether every pull passed. */
 bool pg_queue_all_passed(const pg_queue_result *q);
 
