@@ -41,7 +41,10 @@ static const struct {
  * branch did not move, waiting again (or queued, the branch being
  * elsewhere now; or error, when it cannot be told); an approval the last
  * stop cut short is ended the same way at the start (docs/server.md).
- * The start requeues the runs the last stop cut short.
+ * The start requeues the runs the last stop cut short.  In the merge
+ * window's queue, a pull that waits on a stack that is gone (a pull under
+ * it failed or left, or the branch moved) goes back to verified, keeping
+ * its place, to be tested on the stack as it is now.
  * Which stage ends a run follows from the stages running in order, from
  * merge, without a gap: only the boot comes before the approval.
  */
@@ -78,6 +81,7 @@ static const unsigned char moves[PG_JOB__COUNT][PG_JOB__COUNT] = {
 		[PG_JOB_QUEUED] = W | S,
 	},
 	[PG_JOB_WAITING] = {
+		[PG_JOB_VERIFIED] = W,
 		[PG_JOB_APPROVING] = M,
 		[PG_JOB_REJECTED] = M,
 		[PG_JOB_QUEUED] = M,

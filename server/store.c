@@ -90,6 +90,20 @@ static const char *const upgrades[] = {
 	      "    WHEN 'text' THEN json_extract(report, '$.run_dir') END"
 	      "  WHERE json_valid(report);",
 	[6] = "CREATE TABLE notices (pull INTEGER PRIMARY KEY, path TEXT NOT NULL);",
+	/*
+	 * 7: the merge window's queue (docs/server.md, "The queue"): a pull's
+	 * place in its branch's queue, given when verify accepts it and kept
+	 * when it is tested again; whether the maintainer holds it; and why
+	 * its kernel stages failed (alone, or together with another pull).
+	 * The pulls in the queue today enter it in the order they came.
+	 */
+	[7] = "ALTER TABLE pulls ADD COLUMN queue_rank INTEGER;"
+	      "ALTER TABLE pulls ADD COLUMN held INTEGER NOT NULL DEFAULT 0;"
+	      "ALTER TABLE pulls ADD COLUMN attribution TEXT;"
+	      "ALTER TABLE pulls ADD COLUMN with_pull INTEGER;"
+	      "UPDATE pulls SET queue_rank = id WHERE state IN ('verified', 'merging', 'building',"
+	      "  'booting', 'waiting', 'approving');"
+	      "CREATE INDEX pulls_queue ON pulls (queue_rank) WHERE queue_rank IS NOT NULL;",
 };
 
 static int upgrade(pg_store *s, const char *path)

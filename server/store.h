@@ -23,7 +23,7 @@
  * the column), never a default.  What the states mean and which moves
  * between them are allowed is server/job.h's.
  */
-#define PG_STORE_SCHEMA_VERSION 6
+#define PG_STORE_SCHEMA_VERSION 7
 
 typedef struct pg_store pg_store;
 
@@ -133,6 +133,10 @@ typedef struct pg_job {
 	int attempts;
 	int64_t created, updated;
 	bool simulated;      /* its report says stand-in scripts built or booted it */
+	int64_t queue_rank;  /* its place in the queue: lower goes first; 0 before verify took it */
+	bool held;           /* the maintainer holds it: the queue's stack goes on without it */
+	char *attribution;   /* why its kernel stages failed, one sentence, or NULL */
+	int64_t with_pull;   /* the pull it fails together with; 0: none (alone, or passed) */
 	pg_job_stage *stages;       /* filled by pg_store_get only */
 	size_t nstages;
 	pg_job_decision *decisions; /* filled by pg_store_get only */
@@ -187,6 +191,8 @@ typedef struct pg_store_update {
 	bool new_run;              /* a run starts: attempts + 1 */
 	const char *notice;        /* the path of an approval notice to mail: kept in the
 				      outbox until pg_store_notice_done */
+	const char *attribution;   /* with report: why the kernel stages failed (NULL: none) */
+	int64_t with_pull;         /* with report: the pull it fails together with (0: none) */
 } pg_store_update;
 
 #define PG_STORE_UPDATE_INIT { .message = NULL }
@@ -232,6 +238,26 @@ typedef struct pg_job_list {
 
 int pg_store_list(pg_job_list *out, pg_store *s, const enum pg_job_state *state, size_t offset,
 		  size_t limit);
+
+/*
+ * The merge window's queue, first place first (docs/server.md, "The
+ * queue"): every pull verify accepted that is not decided yet (verified,
+ * merging, building, booting, waiting or approving), held ones too, by
+ * queue_rank; without mail and report.  total is n.  A pull enters the
+ * queue when it is first moved to verified, behind every pull in it, and
+ * keeps its place when it is tested again.
+ */
+int pg_store_queue(pg_job_list *out, pg_store *s);
+
+/*
+ * Put pull id at place (1: first) of the queue, the others keeping their
+ * order; a place past the end is the last.  PG_ENOTFOUND when id is not
+ * in the queue.
+ */
+int pg_store_queue_place(pg_store *s, int64_t id, size_t place);
+
+/* Hold pull id in the queue (held) or let it go on; PG_ENOTFOUND when it is not in it. */
+int pg_store_queue_hold(pg_store *s, int64_t id, bool held);
 void pg_job_list_release(pg_job_list *l);
 
 /* How many jobs are in each state: calls fn for each state that has any. */

@@ -12,7 +12,7 @@
 	"SELECT id, delivery, kind, repo, repo_name, tag, expect, sender, " mail ", state," \
 	" verdict, errors, warnings, commits, merges, message, " report ", tag_object, tag_time," \
 	" tag_offset, merge_base, merge_commit, attempts, created, updated, simulated, tag_signer," \
-	" run_dir FROM pulls "
+	" run_dir, queue_rank, held, attribution, with_pull FROM pulls "
 #define JOB_SELECT JOB_COLUMNS("mail", "report")
 #define JOB_LISTED JOB_COLUMNS("NULL", "NULL")
 
@@ -44,6 +44,7 @@ void pg_job_free(pg_job *j)
 	free(j->report);
 	free(j->tag_signer);
 	free(j->run_dir);
+	free(j->attribution);
 	for (i = 0; i < j->nstages; i++) {
 		free(j->stages[i].name);
 		free(j->stages[i].status);
@@ -152,6 +153,10 @@ static int read_job(pg_job **out, sqlite3_stmt *st, bool with_blobs)
 	j->simulated = sqlite3_column_int(st, 25) != 0;
 	j->tag_signer = col_dup(st, 26, &ok);
 	j->run_dir = col_dup(st, 27, &ok);
+	j->queue_rank = sqlite3_column_int64(st, 28);
+	j->held = sqlite3_column_int(st, 29) != 0;
+	j->attribution = col_dup(st, 30, &ok);
+	j->with_pull = sqlite3_column_int64(st, 31);
 	err = ok ? read_typed(j, st) : pg_error_oom();
 	if (err < 0) {
 		pg_job_free(j);
@@ -330,6 +335,23 @@ int pg_store_list(pg_job_list *out, pg_store *s, const enum pg_job_state *state,
 	err = each_row(s, st, "pulls", list_row, &p);
 unlock:
 	pthread_mutex_unlock(&s->lock);
+	if (err < 0)
+		pg_job_list_release(out);
+	return err;
+}
+
+int pg_store_queue(pg_job_list *out, pg_store *s)
+{
+	sqlite3_stmt *st = NULL;
+	page p = { out, 0 };
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	pthread_mutex_lock(&s->lock);
+	if ((err = prepare(s, &st, JOB_LISTED PG_STORE_QUEUED " ORDER BY queue_rank, id")) == 0)
+		err = each_row(s, st, "pulls", list_row, &p);
+	pthread_mutex_unlock(&s->lock);
+	out->total = out->n;
 	if (err < 0)
 		pg_job_list_release(out);
 	return err;

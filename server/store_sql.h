@@ -34,6 +34,11 @@ struct pg_store {
 	bool committing;
 };
 
+/* The pulls in the merge window's queue (pg_store_queue): verify took them, nothing decided them. */
+#define PG_STORE_QUEUED \
+	"WHERE queue_rank IS NOT NULL AND state IN ('verified', 'merging', 'building', 'booting'," \
+	" 'waiting', 'approving')"
+
 /* SQLite's failure as ours, with its message: foreign codes stop here. */
 static inline int fail(pg_store *s, int rc, const char *what)
 {

@@ -1,5 +1,6 @@
 /* store_write.c - what changes the store: deliveries and their jobs (committed in groups), changes of state with reports and decisions. */
 #include "server/store_sql.h"
+#include "common/array.h"
 
 static int delivery_row(sqlite3_stmt *st, void *ids)
 {
@@ -327,11 +328,12 @@ static int save_rows(pg_store *s, int64_t id, const pg_report *r)
  * The report's columns of a job, its verdict and counts from the whole
  * report r; its stages and the findings the view kept are save_rows'.
  */
-static int save_report(pg_store *s, int64_t id, const pg_report *r, const pg_report *view,
-		       const pg_buf *json)
+static int save_report(pg_store *s, int64_t id, const pg_store_update *u,
+		       const pg_report *view, const pg_buf *json)
 {
 	sqlite3_stmt *st = NULL;
 	char obj[PG_OID_HEXSZ + 1], base[PG_OID_HEXSZ + 1], merge[PG_OID_HEXSZ + 1];
+	const pg_report *r = u->report;
 	int err;
 
 	pg_oid_tohex(obj, &r->tag_object);
@@ -340,7 +342,7 @@ static int save_report(pg_store *s, int64_t id, const pg_report *r, const pg_rep
 	if ((err = prepare(s, &st, "UPDATE pulls SET verdict = ?, errors = ?, warnings = ?,"
 			   " commits = ?, merges = ?, report = ?, tag_object = ?, tag_time = ?,"
 			   " tag_offset = ?, merge_base = ?, merge_commit = ?, simulated = ?,"
-			   " tag_signer = ?, run_dir = ? WHERE id = ?")) < 0)
+			   " tag_signer = ?, run_dir = ?, attribution = ?, with_pull = ? WHERE id = ?")) < 0)
 		return err;
 	bind_text(st, 1, pg_job_verdict_name(pg_report_verdict(r)));
 	sqlite3_bind_int64(st, 2, (int64_t)pg_report_count(r, PG_SEV_ERROR));
@@ -356,7 +358,12 @@ static int save_report(pg_store *s, int64_t id, const pg_report *r, const pg_rep
 	sqlite3_bind_int(st, 12, r->simulated);
 	bind_text(st, 13, r->tag_signer);
 	bind_text(st, 14, r->run_dir);
-	sqlite3_bind_int64(st, 15, id);
+	bind_text(st, 15, u->attribution);
+	if (u->with_pull)
+		sqlite3_bind_int64(st, 16, u->with_pull);
+	else
+		sqlite3_bind_null(st, 16);
+	sqlite3_bind_int64(st, 17, id);
 	if ((err = step_done(s, st, "pulls")) < 0)
 		return err;
 	return save_rows(s, id, view);
@@ -386,15 +393,19 @@ static int swap_state(pg_store *s, int64_t id, enum pg_job_state from, enum pg_j
 	sqlite3_stmt *st = NULL;
 	int rc, err;
 
+	/* accepted by verify the first time: into the queue, behind every pull in it */
 	if ((err = prepare(s, &st, "UPDATE pulls SET state = ?, message = ?, updated = ?,"
-			   " attempts = attempts + ? WHERE id = ? AND state = ?")) < 0)
+			   " attempts = attempts + ?, queue_rank = CASE WHEN ? THEN"
+			   " coalesce(queue_rank, (SELECT coalesce(max(queue_rank), 0) + 1 FROM pulls))"
+			   " ELSE queue_rank END WHERE id = ? AND state = ?")) < 0)
 		return err;
 	bind_text(st, 1, pg_job_state_name(to));
 	bind_text(st, 2, u->message);
 	sqlite3_bind_int64(st, 3, now());
 	sqlite3_bind_int(st, 4, u->new_run ? 1 : 0);
-	sqlite3_bind_int64(st, 5, id);
-	bind_text(st, 6, pg_job_state_name(from));
+	sqlite3_bind_int(st, 5, to == PG_JOB_VERIFIED);
+	sqlite3_bind_int64(st, 6, id);
+	bind_text(st, 7, pg_job_state_name(from));
 	if ((err = step_done(s, st, "pulls")) < 0 || sqlite3_changes(s->db) == 1)
 		return err;
 	/* nothing changed: say why */
@@ -446,7 +457,7 @@ int pg_store_set_state(pg_store *s, int64_t id, enum pg_job_state from, enum pg_
 		goto unlock;
 	if ((err = pg_store_begin_write(s)) == 0 && (err = swap_state(s, id, from, to, u)) == 0 &&
 	    u->report)
-		err = save_report(s, id, u->report, &view, &json);
+		err = save_report(s, id, u, &view, &json);
 	if (err == 0 && u->action)
 		err = add_decision(s, id, u->user, u->action, u->message);
 	if (err == 0 && u->notice)
@@ -512,6 +523,96 @@ int pg_store_note(pg_store *s, int64_t id, const char *user, const char *action,
 	if ((err = pg_store_begin_write(s)) == 0)
 		err = add_decision(s, id, user, action, note);
 	err = pg_store_end_write(s, err);
+	pthread_mutex_unlock(&s->lock);
+	return err;
+}
+
+/* The queue's pulls' ids and ranks, first place first. */
+typedef struct ranks {
+	int64_t *ids, *ranks;
+	size_t n, alloc_ids, alloc_ranks;
+} ranks;
+
+static int rank_row(sqlite3_stmt *st, void *ctx)
+{
+	ranks *r = ctx;
+	int err;
+
+	if ((err = PG_ARRAY_GROW(r->ids, r->n + 1, r->alloc_ids)) < 0 ||
+	    (err = PG_ARRAY_GROW(r->ranks, r->n + 1, r->alloc_ranks)) < 0)
+		return err;
+	r->ids[r->n] = sqlite3_column_int64(st, 0);
+	r->ranks[r->n++] = sqlite3_column_int64(st, 1);
+	return 0;
+}
+
+/* The ranks stay the ones the queue had; only which pull holds which changes. */
+static int place(pg_store *s, int64_t id, size_t to)
+{
+	sqlite3_stmt *st = NULL;
+	ranks r = { 0 };
+	size_t i, at;
+	int err;
+
+	if ((err = prepare(s, &st, "SELECT id, queue_rank FROM pulls " PG_STORE_QUEUED
+			   " ORDER BY queue_rank, id")) < 0 ||
+	    (err = each_row(s, st, "pulls", rank_row, &r)) < 0)
+		goto done;
+	for (at = 0; at < r.n && r.ids[at] != id; at++)
+		;
+	if (at == r.n) {
+		err = pg_error_set(PG_ENOTFOUND, "pull %lld is not in the queue", (long long)id);
+		goto done;
+	}
+	to = to == 0 ? 0 : to - 1;
+	if (to >= r.n)
+		to = r.n - 1;
+	memmove(&r.ids[at], &r.ids[at + 1], (r.n - at - 1) * sizeof(*r.ids));
+	memmove(&r.ids[to + 1], &r.ids[to], (r.n - 1 - to) * sizeof(*r.ids));
+	r.ids[to] = id;
+	if ((err = prepare(s, &st, "UPDATE pulls SET queue_rank = ? WHERE id = ?")) < 0)
+		goto done;
+	for (i = 0; i < r.n && err == 0; i++) {
+		int rc;
+
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, r.ranks[i]);
+		sqlite3_bind_int64(st, 2, r.ids[i]);
+		if ((rc = sqlite3_step(st)) != SQLITE_DONE)
+			err = fail(s, rc, "pulls");
+	}
+	done(s, st);
+done:
+	free(r.ids);
+	free(r.ranks);
+	return err;
+}
+
+int pg_store_queue_place(pg_store *s, int64_t id, size_t to)
+{
+	int err;
+
+	pthread_mutex_lock(&s->lock);
+	if ((err = pg_store_begin_write(s)) == 0)
+		err = place(s, id, to);
+	err = pg_store_end_write(s, err);
+	pthread_mutex_unlock(&s->lock);
+	return err;
+}
+
+int pg_store_queue_hold(pg_store *s, int64_t id, bool held)
+{
+	sqlite3_stmt *st = NULL;
+	int err;
+
+	pthread_mutex_lock(&s->lock);
+	if ((err = prepare(s, &st, "UPDATE pulls SET held = ? " PG_STORE_QUEUED " AND id = ?")) == 0) {
+		sqlite3_bind_int(st, 1, held);
+		sqlite3_bind_int64(st, 2, id);
+		if ((err = step_done(s, st, "pulls")) == 0 && sqlite3_changes(s->db) != 1)
+			err = pg_error_set(PG_ENOTFOUND, "pull %lld is not in the queue",
+					   (long long)id);
+	}
 	pthread_mutex_unlock(&s->lock);
 	return err;
 }

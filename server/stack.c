@@ -1,0 +1,101 @@
+/* stack.c - the merge window's queue read as a stack on the branch's tip: the next test, its base, what is stale. */
+#include "server/stack.h"
+#include "common/array.h"
+#include "common/error.h"
+
+void pg_stack_plan_release(pg_stack_plan *p)
+{
+	free(p->stack);
+	free(p->tops);
+	free(p->stale);
+	memset(p, 0, sizeof(*p));
+}
+
+static bool stands(const pg_job *j)
+{
+	return j->state == PG_JOB_WAITING || j->state == PG_JOB_APPROVING;
+}
+
+int pg_stack_plan_make(pg_stack_plan *out, const pg_oid *tip, const pg_job_list *queue)
+{
+	pg_oid top;
+	bool has_top = tip != NULL, blocked = false;
+	size_t i, n = 0;
+	int err = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (tip)
+		top = *tip;
+	else
+		memset(&top, 0, sizeof(top));
+	if ((err = PG_ARRAY_GROW(out->tops, 1, out->alloc_tops)) < 0)
+		return err;
+	out->tops[0] = top;
+	for (i = 0; i < queue->n && err == 0; i++) {
+		const pg_job *j = queue->items[i];
+
+		if (j->held)
+			continue;
+		if (stands(j) && !has_top) {
+			/* no tip to stand on was read: nothing is stale, nothing runs */
+			blocked = true;
+			continue;
+		}
+		if (stands(j) && j->has_merge && j->has_merge && !pg_oid_cmp(&j->merge_base, &top)) {
+			top = j->merge_commit;
+			if ((err = PG_ARRAY_GROW(out->tops, n + 2, out->alloc_tops)) < 0 ||
+			    (err = PG_ARRAY_GROW(out->stack, n + 1, out->alloc_stack)) < 0)
+				break;
+			out->stack[n++] = j->id;
+			out->tops[n] = top;
+		} else if (j->state == PG_JOB_WAITING) {
+			/* tested on a stack that is gone: the top does not move past it */
+			if ((err = PG_ARRAY_GROW(out->stale, out->nstale + 1, out->alloc_stale)) == 0)
+				out->stale[out->nstale++] = j->id;
+			/* it is tested again before the pulls behind it */
+			blocked = true;
+		} else if (j->state == PG_JOB_VERIFIED && !blocked) {
+			out->next = j->id;
+			out->nunder = n;
+			blocked = true;
+		} else
+			/* running, being approved on another base, or verified behind one */
+			blocked = true;
+	}
+	out->nstack = n;
+	if (err < 0)
+		pg_stack_plan_release(out);
+	return err;
+}
+
+int pg_stack_through(int64_t **ids, size_t *n, const pg_oid *tip, const pg_job_list *queue,
+		     int64_t id)
+{
+	pg_stack_plan p;
+	size_t i, k;
+	int err;
+
+	*ids = NULL;
+	*n = 0;
+	for (k = 0; k < queue->n && queue->items[k]->id != id; k++)
+		;
+	if (k == queue->n || !stands(queue->items[k]))
+		return pg_error_set(PG_ENOTFOUND, "pull %lld does not wait in the queue",
+				    (long long)id);
+	if ((err = pg_stack_plan_make(&p, tip, queue)) < 0)
+		return err;
+	for (i = 0; i < p.nstack && p.stack[i] != id; i++)
+		;
+	if (i == p.nstack)
+		err = pg_error_set(PG_ECONFLICT, "pull %lld was tested on a stack that is gone (a pull "
+				   "under it failed or left the queue, or the branch moved): it is "
+				   "tested again", (long long)id);
+	else if (!(*ids = malloc((i + 1) * sizeof(**ids))))
+		err = pg_error_oom();
+	else {
+		memcpy(*ids, p.stack, (i + 1) * sizeof(**ids));
+		*n = i + 1;
+	}
+	pg_stack_plan_release(&p);
+	return err;
+}

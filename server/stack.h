@@ -1,0 +1,43 @@
+/* stack.h - the merge window's queue as a stack: which pull is tested next on which merges, which must be tested again. */
+#ifndef PG_SERVER_STACK_H
+#define PG_SERVER_STACK_H
+
+#include "server/store.h"
+
+/*
+ * The queue (pg_store_queue, first place first) is read as a stack on
+ * the integration branch's tip (docs/server.md, "The queue"): a pull
+ * that waits for approval (or is being approved) stands on the stack when
+ * it was tested on the stack's top so far, and its merge becomes the new
+ * top; a waiting pull tested on anything else was tested on a stack that
+ * is gone (a pull under it failed, was dropped or moved, or the branch
+ * moved) and must be tested again.  The first pull verified and not yet
+ * tested is tested next, on the top, unless a pull ahead of it runs or is
+ * being approved: then it waits, as does every pull behind it.  A held
+ * pull is left out: it neither stands on the stack nor holds anything up.
+ */
+typedef struct pg_stack_plan {
+	int64_t *stack;         /* the pulls that stand on the stack, bottom first */
+	pg_oid *tops;           /* tops[0] the tip, tops[i] the merge of stack[i - 1] */
+	size_t nstack;
+	int64_t next;           /* the verified pull to test now; 0: none */
+	size_t nunder;          /* with next: it merges onto tops[nunder], over stack[0..nunder) */
+	int64_t *stale;         /* waiting pulls whose stack is gone: to be tested again */
+	size_t nstale;
+	size_t alloc_stack, alloc_tops, alloc_stale;
+} pg_stack_plan;
+
+/* The plan for queue on tip; tip NULL: the branch has no tip yet (nothing stands on it). */
+int pg_stack_plan_make(pg_stack_plan *out, const pg_oid *tip, const pg_job_list *queue);
+void pg_stack_plan_release(pg_stack_plan *p);
+
+/*
+ * The pulls pull id stands on, bottom first, ending with it: what
+ * approving it through takes, in order.  PG_ENOTFOUND when id does not
+ * wait in the queue; PG_ECONFLICT when the stack it was tested on is gone
+ * (the message says so: it is tested again).
+ */
+int pg_stack_through(int64_t **ids, size_t *n, const pg_oid *tip, const pg_job_list *queue,
+		     int64_t id);
+
+#endif
