@@ -181,11 +181,24 @@ static int self_exe(char *path, size_t cap)
 	return 0;
 }
 
+/* OPT and ID's hex as two arguments: hex holds the text the argv points into. */
+static int oid_arg(const char **argv, size_t *n, pg_buf *hex, const char *opt, const pg_oid *id)
+{
+	char s[PG_OID_HEXSZ + 1];
+	int err;
+
+	pg_oid_tohex(s, id);
+	if ((err = pg_buf_puts(hex, s)) < 0)
+		return err;
+	argv[(*n)++] = opt;
+	argv[(*n)++] = hex->ptr;
+	return 0;
+}
+
 /* The kernel stages' settings as the child's options: the service's, resolved (pipeline/settings.h). */
 static int kernel_args(const char **argv, size_t *n, pg_buf *worktrees, pg_buf *expect,
-		       const pg_isolate_pull *pull, const pg_gate_settings *gs)
+		       pg_buf *onto, const pg_isolate_pull *pull, const pg_gate_settings *gs)
 {
-	char hex[PG_OID_HEXSZ + 1];
 	int err;
 
 	argv[(*n)++] = "--no-approve"; /* the service approves, as the maintainer does */
@@ -207,13 +220,10 @@ static int kernel_args(const char **argv, size_t *n, pg_buf *worktrees, pg_buf *
 		return err;
 	argv[(*n)++] = "--build-worktrees";
 	argv[(*n)++] = worktrees->ptr;
-	if (pull->expect) {
-		pg_oid_tohex(hex, pull->expect);
-		if ((err = pg_buf_puts(expect, hex)) < 0)
-			return err;
-		argv[(*n)++] = "--expect-tag";
-		argv[(*n)++] = expect->ptr;
-	}
+	if (pull->expect && (err = oid_arg(argv, n, expect, "--expect-tag", pull->expect)) < 0)
+		return err;
+	if (pull->onto && (err = oid_arg(argv, n, onto, "--onto", pull->onto)) < 0)
+		return err;
 	return 0;
 }
 
@@ -226,7 +236,7 @@ int pg_isolated_gate(pg_report **out, const pg_isolate_pull *pull, const pg_isol
 	pg_spawn_result res;
 	pg_buf dir = PG_BUF_INIT, mail = PG_BUF_INIT, report = PG_BUF_INIT, cache = PG_BUF_INIT,
 	       home_env = PG_BUF_INIT, datadir_env = PG_BUF_INIT, stages = PG_BUF_INIT,
-	       worktrees = PG_BUF_INIT, expect = PG_BUF_INIT;
+	       worktrees = PG_BUF_INIT, expect = PG_BUF_INIT, onto = PG_BUF_INIT;
 	const char *argv[48], *env[3];
 	char exe[PATH_MAX];
 	said s = { .o = o };
@@ -285,7 +295,7 @@ int pg_isolated_gate(pg_report **out, const pg_isolate_pull *pull, const pg_isol
 		argv[n++] = mail.ptr;
 	}
 	if (pull->stages &&
-	    (err = kernel_args(argv, &n, &worktrees, &expect, pull, gs)) < 0)
+	    (err = kernel_args(argv, &n, &worktrees, &expect, &onto, pull, gs)) < 0)
 		goto done;
 	argv[n++] = "--"; /* a repository or a tag may start with '-' */
 	argv[n++] = pull->repo;
@@ -341,5 +351,6 @@ done:
 	pg_buf_release(&stages);
 	pg_buf_release(&worktrees);
 	pg_buf_release(&expect);
+	pg_buf_release(&onto);
 	return err;
 }

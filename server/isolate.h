@@ -48,6 +48,11 @@ typedef struct pg_isolate_pull {
 	const char *run_name;          /* the run's logs: $PULLGATE_HOME/logs/<run_name> */
 	unsigned stages;               /* the kernel stages (pg_gate_stage flags); 0: verify */
 	const pg_oid *expect;          /* the tag object a push record named; may be NULL */
+	const pg_oid *onto;            /* the kernel stages merge onto this commit, not onto the
+					  branch's head (a queue's stack: pg_gate_opts.onto); it
+					  must descend from the head, else the child cannot decide
+					  ("... does not descend from ...").  NULL: the head;
+					  unused for a verify */
 } pg_isolate_pull;
 
 /*
