@@ -50,6 +50,12 @@ static void job_fields(pg_json_writer *w, const pg_job *j)
 	put_oid(w, "tag_object", j->has_tag_object, &j->tag_object);
 	put_oid(w, "merge_base", j->has_merge, &j->merge_base);
 	put_oid(w, "merge_commit", j->has_merge, &j->merge_commit);
+	pg_json_put_bool(w, "held", j->held);
+	pg_json_put_str(w, "attribution", j->attribution);
+	if (j->with_pull)
+		pg_json_put_int(w, "with", j->with_pull);
+	else
+		pg_json_put_null(w, "with");
 	pg_json_put_int(w, "attempts", j->attempts);
 	pg_json_put_int(w, "created", j->created);
 	pg_json_put_int(w, "updated", j->updated);
@@ -469,6 +475,159 @@ int pg_api_reject(pg_req *rq, pg_resp *rs)
 int pg_api_cancel(pg_req *rq, pg_resp *rs)
 {
 	return decide(rq, rs, pg_worker_cancel, PG_JOB_CANCELLED);
+}
+
+/* --- the merge window's queue ---------------------------------------------------------- */
+
+/*
+ * The queue, first place first: each pull's fields, its position, and the
+ * pull whose merge it was tested on ("tested_on": an id; null, on the
+ * branch itself or not tested yet; on_branch says which).
+ */
+int pg_api_queue(pg_req *rq, pg_resp *rs)
+{
+	pg_job_list q;
+	pg_json_writer *w = NULL;
+	size_t i, k;
+	int err;
+
+	if ((err = pg_store_queue(&q, pg_server_reader(rq->srv))) < 0)
+		return err;
+	if ((err = pg_json_writer_new(&w)) == 0) {
+		pg_json_open_array(w, "queue");
+		for (i = 0; i < q.n; i++) {
+			const pg_job *j = q.items[i];
+
+			for (k = 0; j->has_merge && k < i; k++)
+				if (q.items[k]->has_merge &&
+				    !pg_oid_cmp(&q.items[k]->merge_commit, &j->merge_base))
+					break;
+			pg_json_open_object(w, NULL);
+			pg_json_put_int(w, "position", (int64_t)i + 1);
+			job_fields(w, j);
+			if (j->has_merge && k < i)
+				pg_json_put_int(w, "tested_on", q.items[k]->id);
+			else
+				pg_json_put_null(w, "tested_on");
+			pg_json_put_bool(w, "on_branch", j->has_merge && k == i);
+			pg_json_close(w);
+		}
+		pg_json_close(w);
+		err = send_json(rs, w);
+	}
+	pg_json_writer_free(w);
+	pg_job_list_release(&q);
+	return err;
+}
+
+/* A worker's error as the API answers it: 404 unknown, 409 the state does not allow it. */
+static int worker_error(pg_resp *rs, int err)
+{
+	if (err == PG_ENOTFOUND)
+		return pg_resp_error(rs, 404, "%s", pg_error_last());
+	if (err == PG_ECONFLICT || err == PG_EEXISTS)
+		return pg_resp_error(rs, 409, "%s", pg_error_last());
+	if (err == PG_EINVALID)
+		return pg_resp_error(rs, 422, "%s", pg_error_last());
+	return err;
+}
+
+static void put_ids(pg_json_writer *w, const char *key, const int64_t *ids, size_t n)
+{
+	size_t i;
+
+	pg_json_open_array(w, key);
+	for (i = 0; i < n; i++)
+		pg_json_put_int(w, NULL, ids[i]);
+	pg_json_close(w);
+}
+
+/* What approving the pull through would approve, in order, before anyone does it. */
+int pg_api_through(pg_req *rq, pg_resp *rs)
+{
+	pg_json_writer *w = NULL;
+	int64_t *ids = NULL;
+	size_t n = 0;
+	int err;
+
+	if ((err = pg_worker_through(rq->srv->worker, rq->id, &ids, &n)) < 0)
+		return worker_error(rs, err);
+	if ((err = pg_json_writer_new(&w)) == 0) {
+		pg_json_put_int(w, "id", rq->id);
+		put_ids(w, "through", ids, n);
+		err = send_json(rs, w);
+	}
+	pg_json_writer_free(w);
+	free(ids);
+	return err;
+}
+
+/* Approve every pull under this one in the queue, in order, and then it. */
+int pg_api_approve_through(pg_req *rq, pg_resp *rs)
+{
+	pg_buf user = PG_BUF_INIT;
+	pg_json_writer *w = NULL;
+	int64_t *ids = NULL;
+	size_t n = 0, approved = 0;
+	int err = 0;
+
+	if (pg_req_require_maintainer(rq, rs, &user) != 0)
+		goto done;
+	if ((err = pg_worker_approve_through(rq->srv->worker, rq->id, user.ptr, &ids, &n,
+					     &approved)) < 0) {
+		if (approved)
+			err = worker_error(rs, pg_error_wrap(err, "approved %zu of %zu (through pull "
+							      "%lld), then", approved, n,
+							      (long long)ids[approved - 1]));
+		else
+			err = worker_error(rs, err);
+		goto done;
+	}
+	if ((err = pg_json_writer_new(&w)) == 0) {
+		pg_json_put_int(w, "id", rq->id);
+		put_ids(w, "approved", ids, approved);
+		err = send_json(rs, w);
+	}
+done:
+	pg_json_writer_free(w);
+	pg_buf_release(&user);
+	free(ids);
+	return err;
+}
+
+/* A change to the queue by the maintainer: the pull as it is now. */
+static int queue_change(pg_req *rq, pg_resp *rs, int hold, int by, const char *what)
+{
+	pg_buf user = PG_BUF_INIT;
+	int err = 0;
+
+	if (pg_req_require_maintainer(rq, rs, &user) == 0) {
+		err = hold >= 0 ? pg_worker_hold(rq->srv->worker, rq->id, hold == 1) :
+		      pg_worker_move(rq->srv->worker, rq->id, by);
+		err = err < 0 ? worker_error(rs, err) : decided(rq, rs, what);
+	}
+	pg_buf_release(&user);
+	return err;
+}
+
+int pg_api_hold(pg_req *rq, pg_resp *rs)
+{
+	return queue_change(rq, rs, 1, 0, "held");
+}
+
+int pg_api_release(pg_req *rq, pg_resp *rs)
+{
+	return queue_change(rq, rs, 0, 0, "released");
+}
+
+int pg_api_up(pg_req *rq, pg_resp *rs)
+{
+	return queue_change(rq, rs, -1, -1, "moved up");
+}
+
+int pg_api_down(pg_req *rq, pg_resp *rs)
+{
+	return queue_change(rq, rs, -1, 1, "moved down");
 }
 
 /* --- the maintainer's session -------------------------------------------------------- */

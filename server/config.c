@@ -173,6 +173,20 @@ static void read_stages(pg_yaml_reader *r, void *base, const pg_yaml_node *v, co
 	c->stages = flags;
 }
 
+static void read_queue(pg_yaml_reader *r, void *base, const pg_yaml_node *v, const char *path,
+		       const pg_yaml_field *f)
+{
+	pg_config *c = base;
+
+	(void)f;
+	if (v->type == PG_YAML_SCALAR && !strcmp(v->value, "stack"))
+		c->each_on_head = false;
+	else if (v->type == PG_YAML_SCALAR && !strcmp(v->value, "each"))
+		c->each_on_head = true;
+	else
+		pg_yaml_wrong(r, v, path, "stack or each");
+}
+
 /* A Host name as a request carries it, without a port: a DNS name or an IP address. */
 static const char *why_host(const char *s)
 {
@@ -339,6 +353,7 @@ static const pg_yaml_field pipeline_fields[] = {
 	  .min = 1, .max = 16 },
 	{ .key = "build-worktrees", .kind = PG_FIELD_UINT, MEMBER(pg_config, build_worktrees),
 	  .min = 1, .max = PG_GATE_MAX_WORKTREES },
+	{ .key = "queue", .kind = PG_FIELD_CUSTOM, .read = read_queue },
 };
 
 static const pg_yaml_field account_fields[] = {

@@ -86,6 +86,8 @@ typedef struct pg_config {
 	char *attest_gnupg_home; /* the GNUPGHOME holding it; NULL: $PULLGATE_HOME/gnupg */
 	unsigned verify_workers; /* verifications that run at once */
 	unsigned build_worktrees; /* kernel jobs that run at once, each in a build worktree */
+	bool each_on_head;       /* pipeline.queue: each (every pull on the branch's head, tested
+				    again when it moves); false: stack, the merge window's queue */
 	unsigned session_hours;
 	bool cookie_secure;      /* add Secure to the session cookie (behind TLS) */
 	pg_notice_conf notice;

@@ -282,6 +282,7 @@ int pg_server_start(pg_server **out, const pg_server_opts *o)
 	wo.stages = o->config->stages;
 	wo.verify_workers = o->config->verify_workers;
 	wo.build_worktrees = o->config->build_worktrees;
+	wo.each_on_head = o->config->each_on_head;
 	wo.index_cache_size = o->config->limits.index_cache_size;
 	wo.verify_memory = o->config->limits.verify_memory;
 	wo.log = o->log;

@@ -222,6 +222,14 @@ int pg_api_events(pg_req *rq, pg_resp *rs);
 int pg_api_approve(pg_req *rq, pg_resp *rs);
 int pg_api_reject(pg_req *rq, pg_resp *rs);
 int pg_api_cancel(pg_req *rq, pg_resp *rs);
+/* The merge window's queue (docs/server.md, "The queue"). */
+int pg_api_queue(pg_req *rq, pg_resp *rs);
+int pg_api_through(pg_req *rq, pg_resp *rs);
+int pg_api_approve_through(pg_req *rq, pg_resp *rs);
+int pg_api_hold(pg_req *rq, pg_resp *rs);
+int pg_api_release(pg_req *rq, pg_resp *rs);
+int pg_api_up(pg_req *rq, pg_resp *rs);
+int pg_api_down(pg_req *rq, pg_resp *rs);
 int pg_api_login(pg_req *rq, pg_resp *rs);
 int pg_api_logout(pg_req *rq, pg_resp *rs);
 int pg_api_session(pg_req *rq, pg_resp *rs);

@@ -4,13 +4,19 @@
 #include "common/error.h"
 #include "repo/repo.h"
 #include "pipeline/gate.h"
+#include "pipeline/queue.h"
+#include "pipeline/run.h"
+#include "pipeline/tree.h"
 #include "server/isolate.h"
+#include "server/stack.h"
 #include "server/job.h"
 #include "verifier/mail.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <time.h>
+#include <unistd.h>
 
 #define MAX_THREADS 32 /* 16 verify workers and 16 build worktrees */
 #define IDLE_POLL_MS 2000
@@ -32,6 +38,13 @@ typedef struct slot {
 	char user[128];
 	pg_worker_opts o;                /* the settings the job runs with, taken when claimed */
 	uint64_t status_ms;              /* when the last transient progress was posted */
+	bool rerun;                      /* a run to attribute a failure: the state stays */
+	/* the stack the job is tested on (the merge window's queue): its merge goes onto
+	   tops[nunder], over the pulls under[0..nunder); tops[0] is the branch's tip */
+	bool stacked;
+	pg_oid *tops;
+	int64_t *under;
+	size_t nunder;
 } slot;
 
 struct pg_worker {
@@ -96,7 +109,7 @@ static void progress(void *ctx, const pg_progress *p)
 	uint64_t now = pg_progress_now_ms();
 	size_t i;
 
-	if (!strcmp(p->line, "starting"))
+	if (!strcmp(p->line, "starting") && !s->rerun)
 		for (i = 0; i < PG_ARRAY_SIZE(map); i++)
 			if (!strcmp(p->stage, map[i].stage))
 				advance(s, map[i].state, NULL);
@@ -210,7 +223,8 @@ static int pull_spec(pg_pull_spec *spec, pg_buf *url, const pg_worker_opts *o, c
  * approves by itself waits, and the worker approves it as the maintainer
  * does, recorded before the branch moves (approve_job).
  */
-static int run_gate(slot *s, pg_report **out, const pg_job *j, unsigned stages)
+static int run_gate(slot *s, pg_report **out, const pg_job *j, unsigned stages,
+		    const pg_oid *onto, const char *suffix)
 {
 	pg_isolate_opts io = { 0 };
 	pg_isolate_pull ip = { 0 };
@@ -218,7 +232,7 @@ static int run_gate(slot *s, pg_report **out, const pg_job *j, unsigned stages)
 	pg_gate_settings gs;
 	pg_pull_spec spec;
 	pg_buf url = PG_BUF_INIT;
-	char run_name[32];
+	char run_name[64];
 	int err;
 
 	*out = NULL;
@@ -231,7 +245,7 @@ static int run_gate(slot *s, pg_report **out, const pg_job *j, unsigned stages)
 	gate_settings(&gs, &s->o);
 	s->auto_approve = gs.approve;
 	s->branch_moved = false;
-	snprintf(run_name, sizeof(run_name), "job-%lld", (long long)j->id);
+	snprintf(run_name, sizeof(run_name), "job-%lld%s", (long long)j->id, suffix);
 	ip.repo = spec.repo;
 	ip.tag = spec.tag;
 	ip.name = spec.name;
@@ -242,6 +256,7 @@ static int run_gate(slot *s, pg_report **out, const pg_job *j, unsigned stages)
 	/* nothing but the tag object the push record named is merged, let alone approved */
 	if (stages && j->has_expect)
 		ip.expect = &j->expect;
+	ip.onto = onto;
 	io.home = s->o.home;
 	io.datadir = s->o.datadir;
 	io.policy = s->o.policy;
@@ -267,7 +282,7 @@ static void verify_job(slot *s, const pg_job *j)
 	int err;
 
 	logf_(s->w, "pull %lld: verifying %s from %s", (long long)j->id, j->tag, j->repo);
-	if ((err = run_gate(s, &r, j, 0)) < 0) {
+	if ((err = run_gate(s, &r, j, 0, NULL, "")) < 0) {
 		ended_in_error(s, err);
 		return;
 	}
@@ -293,6 +308,89 @@ done:
 	pg_report_free(r);
 }
 
+/* A rerun of the job on part of its stack, to tell why it failed: the last failing run kept. */
+typedef struct rerunning {
+	slot *s;
+	const pg_job *j;
+	unsigned stages;
+	pg_report *failing;
+} rerunning;
+
+static int rerun_fails(void *ctx, size_t upto)
+{
+	rerunning *rr = ctx;
+	slot *s = rr->s;
+	pg_report *r = NULL;
+	char suffix[48];
+	bool failed;
+	int err;
+
+	if (upto)
+		snprintf(suffix, sizeof(suffix), "-on-%lld", (long long)s->under[upto - 1]);
+	else
+		snprintf(suffix, sizeof(suffix), "-alone");
+	if (upto)
+		logf_(s->w, "pull %lld: again, on the stack up to pull %lld, to tell why it failed",
+		      (long long)rr->j->id, (long long)s->under[upto - 1]);
+	else
+		logf_(s->w, "pull %lld: again, alone on the branch, to tell why it failed",
+		      (long long)rr->j->id);
+	s->rerun = true;
+	err = run_gate(s, &r, rr->j, rr->stages, &s->tops[upto], suffix);
+	s->rerun = false;
+	if (err < 0)
+		return err;
+	/* a run that verify rejects now (the tag moved) tells nothing of the stack */
+	if ((failed = pg_queue_failed_stage(r) != NULL) && !strcmp(pg_queue_failed_stage(r), "verify"))
+		err = pg_error_set(PG_ECONFLICT, "the tag no longer passes verify");
+	if (err == 0 && failed) {
+		pg_report_free(rr->failing);
+		rr->failing = r;
+		r = NULL;
+	}
+	pg_report_free(r);
+	return err < 0 ? err : failed;
+}
+
+/*
+ * Why the job failed a kernel stage on its stack, in one sentence in
+ * *why: by itself, when it fails alone on the branch's tip too (or had
+ * nothing under it), else together with the pull under it whose merge
+ * makes it fail (*with), found by bisecting the stack (pipeline/queue.h).
+ * Nothing for a pull verify rejected.
+ */
+static int attribute(slot *s, const pg_job *j, const pg_report *r, pg_buf *why, int64_t *with)
+{
+	rerunning rr = { s, j, 0, NULL };
+	const char *stage = pg_queue_failed_stage(r);
+	pg_queue_name self = { (size_t)j->id, j->tag }, other = { 0, NULL };
+	pg_gate_settings gs;
+	pg_job *culprit = NULL;
+	size_t at;
+	int err;
+
+	*with = 0;
+	if (!stage || !strcmp(stage, "verify"))
+		return 0;
+	rr.stages = pg_queue_stages_upto(stage, s->o.stages);
+	if ((err = pg_queue_bisect(&at, s->nunder, rerun_fails, &rr)) < 0)
+		goto done;
+	if (at) {
+		*with = s->under[at - 1];
+		if ((err = pg_store_get(&culprit, s->w->o.store, *with)) < 0)
+			goto done;
+		other = (pg_queue_name){ (size_t)culprit->id, culprit->tag };
+	} else if (rr.failing)
+		stage = pg_queue_failed_stage(rr.failing);
+	gate_settings(&gs, &s->o);
+	err = pg_queue_attribution(why, &self, at ? &other : NULL, stage, gs.branch,
+				   rr.failing ? rr.failing : r);
+done:
+	pg_job_free(culprit);
+	pg_report_free(rr.failing);
+	return err;
+}
+
 static int approve_job(pg_worker *w, int64_t id, const char *user, bool by_policy,
 		       bool recorded);
 static int current(pg_worker *w, int64_t id, enum pg_job_state *state);
@@ -302,13 +400,21 @@ static void kernel_job(slot *s, const pg_job *j)
 {
 	pg_store_update u = PG_STORE_UPDATE_INIT;
 	pg_report *r = NULL;
+	pg_buf why = PG_BUF_INIT;
 	const pg_stage *last, *approve_stage;
 	enum pg_job_state to;
-	char msg[512];
+	int64_t with = 0;
+	char msg[1024];
 	int err;
 
-	logf_(s->w, "pull %lld: merge, build and boot of %s", (long long)j->id, j->tag);
-	if ((err = run_gate(s, &r, j, s->o.stages)) < 0) {
+	if (s->stacked && s->nunder)
+		logf_(s->w, "pull %lld: merge, build and boot of %s on the queue's stack of %zu pull%s "
+		      "(top: pull %lld)", (long long)j->id, j->tag, s->nunder, s->nunder == 1 ? "" : "s",
+		      (long long)s->under[s->nunder - 1]);
+	else
+		logf_(s->w, "pull %lld: merge, build and boot of %s", (long long)j->id, j->tag);
+	if ((err = run_gate(s, &r, j, s->o.stages, s->stacked ? &s->tops[s->nunder] : NULL,
+			    "")) < 0) {
 		ended_in_error(s, err);
 		return;
 	}
@@ -327,6 +433,19 @@ static void kernel_job(slot *s, const pg_job *j)
 		snprintf(msg, sizeof(msg), "rejected at the %s stage: %s", last ? last->name : "verify",
 			 last && last->summary ? last->summary : "see the findings");
 		to = PG_JOB_REJECTED;
+		if (s->stacked && (err = attribute(s, j, r, &why, &with)) < 0 &&
+		    (s->cancel || s->by_user)) {
+			ended_in_error(s, err);
+			goto done;
+		}
+		if (err < 0)
+			pg_buf_printf(&why, "why could not be told: %s", pg_error_last());
+		if (why.len) {
+			snprintf(msg, sizeof(msg), "rejected at the %s stage: %s", last ? last->name :
+				 "verify", why.ptr);
+			u.attribution = why.ptr;
+			u.with_pull = with;
+		}
 	} else if (approve_stage && approve_stage->status == PG_STAGE_WAITING && s->auto_approve) {
 		/* recorded before the branch moves (approve_job), as the maintainer's is */
 		u.message = r->simulated ? "every stage passed, SIMULATED (stand-in build and boot "
@@ -353,6 +472,7 @@ static void kernel_job(slot *s, const pg_job *j)
 			      pg_error_last());
 	}
 done:
+	pg_buf_release(&why);
 	pg_report_free(r);
 }
 
@@ -369,6 +489,101 @@ static void idle(pg_worker *w)
 	pthread_mutex_unlock(&w->lock);
 }
 
+/* The integration branch's tip now: 0, 1 when there is no tree (nothing was merged yet), or negative. */
+static int branch_tip(pg_oid *tip, const pg_worker_opts *o)
+{
+	pg_gate_opts go;
+	pg_buf path = PG_BUF_INIT;
+	pg_tree *t = NULL;
+	char run_name[32];
+	int err;
+
+	gate_opts(&go, run_name, sizeof(run_name), o, 0);
+	if ((err = pg_run_tree_path(&path, &go)) == 0 && access(path.ptr, F_OK) != 0 &&
+	    errno == ENOENT)
+		err = 1;
+	else if (err == 0 && (err = pg_tree_open(&t, path.ptr, go.settings.branch)) == 0)
+		err = pg_tree_head(tip, t);
+	pg_tree_free(t);
+	pg_buf_release(&path);
+	return err;
+}
+
+/* Whether pulls are tested on the queue's stack: kernel stages up to approval, not each on the head. */
+static bool stacking(const pg_worker_opts *o)
+{
+	return !o->each_on_head && (o->stages & PG_GATE_APPROVE);
+}
+
+/* The stack as it is now, its stale pulls sent back to be tested again; under the approval lock. */
+static int plan_now(pg_stack_plan *plan, pg_worker *w, const pg_worker_opts *o)
+{
+	pg_store_update u = PG_STORE_UPDATE_INIT;
+	pg_job_list q;
+	pg_oid tip;
+	size_t i, round;
+	int err = 0, has;
+
+	memset(plan, 0, sizeof(*plan));
+	if ((has = branch_tip(&tip, o)) < 0)
+		return has;
+	/* twice at most: the stale pulls are verified once sent back */
+	for (round = 0; round < 2; round++) {
+		if ((err = pg_store_queue(&q, w->o.store)) < 0)
+			return err;
+		err = pg_stack_plan_make(plan, has == 0 ? &tip : NULL, &q);
+		pg_job_list_release(&q);
+		if (err < 0 || plan->nstale == 0)
+			return err;
+		u.message = "tested on a stack that is gone (a pull under it failed or left the "
+			    "queue, or the branch moved): testing it again on the stack as it is";
+		for (i = 0; i < plan->nstale; i++)
+			if (move(w, plan->stale[i], PG_JOB_WAITING, PG_JOB_VERIFIED, PG_JOB_BY_WORKER,
+				 &u) < 0) {
+				logf_(w, "pull %lld: %s", (long long)plan->stale[i], pg_error_last());
+				pg_error_clear();
+			}
+		pg_stack_plan_release(plan);
+	}
+	return pg_error_set(PG_ECONFLICT, "the queue kept changing while it was read");
+}
+
+/*
+ * The merge window's claim: the next pull of the queue, onto the stack
+ * under it (server/stack.h).  *out NULL: none may run now.
+ */
+static int claim_stacked(pg_job **out, slot *s, const pg_worker_opts *o)
+{
+	pg_worker *w = s->w;
+	pg_stack_plan plan;
+	int err;
+
+	*out = NULL;
+	pthread_mutex_lock(&w->approve_lock);
+	if ((err = plan_now(&plan, w, o)) < 0 || !plan.next)
+		goto done;
+	if ((err = pg_job_move(w->o.store, plan.next, PG_JOB_VERIFIED, PG_JOB_MERGING,
+			       PG_JOB_BY_WORKER, NULL)) == PG_ECONFLICT) {
+		/* cancelled or rejected since the look: the next look finds another */
+		pg_error_clear();
+		err = 0;
+		goto done;
+	}
+	if (err < 0 || (err = pg_store_get(out, w->o.store, plan.next)) < 0)
+		goto done;
+	free(s->tops);
+	free(s->under);
+	s->tops = plan.tops;
+	s->under = plan.stack;
+	s->nunder = plan.nunder;
+	plan.tops = NULL;
+	plan.stack = NULL;
+done:
+	pthread_mutex_unlock(&w->approve_lock);
+	pg_stack_plan_release(&plan);
+	return err;
+}
+
 static void *loop(void *p)
 {
 	slot *s = p;
@@ -378,15 +593,20 @@ static void *loop(void *p)
 
 	for (;;) {
 		pg_job *j = NULL;
-		bool stopping;
+		pg_worker_opts o;
+		bool stopping, stacked;
 
 		pthread_mutex_lock(&w->lock);
 		stopping = w->stopping;
 		pthread_mutex_unlock(&w->lock);
 		if (stopping)
 			break;
-		if (pg_job_claim(&j, w->o.store, from, to) < 0)
-			logf_(w, "store: %s", pg_error_last());
+		pthread_mutex_lock(&w->lock);
+		o = w->o;
+		pthread_mutex_unlock(&w->lock);
+		stacked = s->kernel && stacking(&o);
+		if ((stacked ? claim_stacked(&j, s, &o) : pg_job_claim(&j, w->o.store, from, to)) < 0)
+			logf_(w, "%s: %s", stacked ? "queue" : "store", pg_error_last());
 		if (!j) {
 			idle(w);
 			continue;
@@ -398,6 +618,7 @@ static void *loop(void *p)
 		s->by_user = false;
 		s->user[0] = '\0';
 		s->o = w->o;
+		s->stacked = stacked;
 		pthread_mutex_unlock(&w->lock);
 		pg_events_post(w->o.events, j->id, "state", NULL, pg_job_state_name(to));
 		if (s->kernel)
@@ -409,8 +630,8 @@ static void *loop(void *p)
 		pthread_mutex_unlock(&w->lock);
 		pg_job_free(j);
 		pg_error_clear();
-		if (!s->kernel)
-			pg_worker_wake(w); /* the kernel thread may have work now */
+		/* a verified pull is work for a kernel thread; a decided one, for the next in the queue */
+		pg_worker_wake(w);
 	}
 	return NULL;
 }
@@ -544,6 +765,8 @@ int pg_worker_reject(pg_worker *w, int64_t id, const char *user)
 		err = move(w, id, state, PG_JOB_REJECTED, PG_JOB_BY_MAINTAINER, &u);
 	}
 	pthread_mutex_unlock(&w->approve_lock);
+	if (err == 0)
+		pg_worker_wake(w); /* the pulls on its merge are tested again */
 	pg_buf_release(&note);
 	return err;
 }
@@ -678,6 +901,54 @@ done:
 	return err;
 }
 
+/* The pulls job id stands on in the queue, bottom first, ending with it (pg_stack_through). */
+static int stack_of(int64_t **ids, size_t *n, pg_worker *w, const pg_worker_opts *o, int64_t id)
+{
+	pg_job_list q;
+	pg_oid tip;
+	int err, has;
+
+	*ids = NULL;
+	*n = 0;
+	if ((has = branch_tip(&tip, o)) < 0)
+		return has;
+	if (has == 1)
+		return pg_error_set(PG_ENOTFOUND, "the integration branch has no tree yet");
+	if ((err = pg_store_queue(&q, w->o.store)) < 0)
+		return err;
+	err = pg_stack_through(ids, n, &tip, &q, id);
+	pg_job_list_release(&q);
+	return err;
+}
+
+/*
+ * A pull tested on the merges of pulls under it in the queue is approved
+ * after them, never before: the branch would hold a tree nobody tested.
+ * PG_ECONFLICT naming the pull to approve first; 0 when none is under it
+ * (or it stands on no stack the queue holds: the approval then finds the
+ * branch elsewhere and tests it again).
+ */
+static int under_first(pg_worker *w, const pg_worker_opts *o, const pg_job *j)
+{
+	int64_t *ids = NULL;
+	size_t n = 0;
+	int err;
+
+	if (!stacking(o))
+		return 0;
+	if ((err = stack_of(&ids, &n, w, o, j->id)) == PG_ECONFLICT || err == PG_ENOTFOUND) {
+		pg_error_clear();
+		err = 0;
+	} else if (err == 0 && n > 1)
+		err = pg_error_set(PG_ECONFLICT, "pull %lld was tested on the merge of pull %lld, "
+				   "which is not approved: approve pull %lld first, or approve "
+				   "pull %lld through (the %zu pulls under it first, in order)",
+				   (long long)j->id, (long long)ids[n - 2], (long long)ids[n - 2],
+				   (long long)j->id, n - 1);
+	free(ids);
+	return err;
+}
+
 /*
  * Approve a waiting pull, for the maintainer user or (by_policy) for the
  * policy: recorded as approving before the branch moves, approved once it
@@ -714,6 +985,8 @@ static int approve_job(pg_worker *w, int64_t id, const char *user, bool by_polic
 				   (long long)id, pg_job_state_name(in.state));
 		goto done;
 	}
+	if (!recorded && (err = under_first(w, &o, j)) < 0)
+		goto done;
 	if ((err = approval_of(&a, w, &o, j, by_policy)) < 0)
 		goto done;
 	if (!recorded) {
@@ -769,6 +1042,81 @@ done:
 int pg_worker_approve(pg_worker *w, int64_t id, const char *user)
 {
 	return approve_job(w, id, user, false, false);
+}
+
+int pg_worker_through(pg_worker *w, int64_t id, int64_t **ids, size_t *n)
+{
+	pg_worker_opts o;
+
+	pthread_mutex_lock(&w->lock);
+	o = w->o;
+	pthread_mutex_unlock(&w->lock);
+	if (stacking(&o))
+		return stack_of(ids, n, w, &o, id);
+	if (!(*ids = malloc(sizeof(**ids))))
+		return pg_error_oom();
+	(*ids)[0] = id;
+	*n = 1;
+	return 0;
+}
+
+int pg_worker_hold(pg_worker *w, int64_t id, bool held)
+{
+	int err;
+
+	/* under the lock the queue is planned with: never between a look and a claim */
+	pthread_mutex_lock(&w->approve_lock);
+	err = pg_store_queue_hold(w->o.store, id, held);
+	pthread_mutex_unlock(&w->approve_lock);
+	if (err == 0) {
+		logf_(w, "pull %lld: %s in the queue", (long long)id, held ? "held" : "let go on");
+		pg_worker_wake(w);
+	}
+	return err;
+}
+
+int pg_worker_move(pg_worker *w, int64_t id, int by)
+{
+	pg_job_list q;
+	size_t i;
+	int err;
+
+	pthread_mutex_lock(&w->approve_lock);
+	if ((err = pg_store_queue(&q, w->o.store)) == 0) {
+		for (i = 0; i < q.n && q.items[i]->id != id; i++)
+			;
+		if (i == q.n)
+			err = pg_error_set(PG_ENOTFOUND, "pull %lld is not in the queue", (long long)id);
+		else if ((by < 0 && i == 0) || (by > 0 && i + 1 == q.n))
+			err = pg_error_set(PG_ECONFLICT, "pull %lld is %s of the queue already",
+					   (long long)id, by < 0 ? "first" : "last");
+		else
+			err = pg_store_queue_place(w->o.store, id, by < 0 ? i : i + 2);
+		pg_job_list_release(&q);
+	}
+	pthread_mutex_unlock(&w->approve_lock);
+	if (err == 0) {
+		logf_(w, "pull %lld: moved %s in the queue", (long long)id, by < 0 ? "up" : "down");
+		pg_worker_wake(w);
+	}
+	return err;
+}
+
+int pg_worker_approve_through(pg_worker *w, int64_t id, const char *user, int64_t **ids,
+			      size_t *n, size_t *approved)
+{
+	int err;
+
+	*approved = 0;
+	if ((err = pg_worker_through(w, id, ids, n)) < 0)
+		return err;
+	/* each in turn, each recorded before the branch moves: a stop leaves it at a tested merge */
+	for (; *approved < *n; ++*approved) {
+		pg_testpoint("approve", "through");
+		if ((err = approve_job(w, (*ids)[*approved], user, false, false)) < 0)
+			return err;
+	}
+	return 0;
 }
 
 /* Who recorded the approval that job j is in: the last "approving" decision's user. */
@@ -882,6 +1230,10 @@ void pg_worker_stop(pg_worker *w)
 	pthread_mutex_unlock(&w->lock);
 	for (i = 0; i < w->nthreads; i++)
 		pthread_join(w->threads[i], NULL);
+	for (i = 0; i < MAX_THREADS; i++) {
+		free(w->slots[i].tops);
+		free(w->slots[i].under);
+	}
 	pthread_cond_destroy(&w->wake);
 	pthread_mutex_destroy(&w->lock);
 	pthread_mutex_destroy(&w->approve_lock);

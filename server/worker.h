@@ -24,6 +24,8 @@ typedef struct pg_worker_opts {
 	unsigned stages;            /* pg_gate_stage flags after verify; 0: verify only */
 	unsigned verify_workers;    /* at least 1 */
 	unsigned build_worktrees;   /* kernel jobs at once, each in a build worktree; 0: 1 */
+	bool each_on_head;          /* every pull tested on the branch's head, not on the
+				       queue's stack (pipeline.queue: each) */
 	uint64_t index_cache_size;  /* bytes home/identity may hold; 0: 1 GiB */
 	uint64_t verify_memory;     /* address space of a verify's child process; 0: unlimited */
 	pg_log_fn log;              /* may be NULL */
@@ -74,6 +76,42 @@ int pg_worker_cancel(pg_worker *w, int64_t id, const char *user);
  * (docs/server.md, "An approval survives kill -9").
  */
 int pg_worker_approve(pg_worker *w, int64_t id, const char *user);
+
+/*
+ * The merge window's queue (docs/server.md, "The queue"): a pull waits on
+ * the merges of the pulls under it in the queue, and approving it moves
+ * the branch through each of them first, in order.  *ids (the caller's to
+ * free) the pulls an approval through id approves, bottom first, ending
+ * with id; just id when the service does not stack (pipeline.queue: each).
+ * PG_ENOTFOUND when id does not wait in the queue, PG_ECONFLICT when the
+ * stack it was tested on is gone (it is tested again).
+ */
+int pg_worker_through(pg_worker *w, int64_t id, int64_t **ids, size_t *n);
+
+/*
+ * Approve pull id through: every pull of pg_worker_through's list, in
+ * order, each as pg_worker_approve does (recorded, then a compare-and-swap
+ * of the branch from its stack to its merge), stopping at the first that
+ * fails; *approved counts those approved.  pg_worker_approve alone refuses
+ * a pull with unapproved pulls under it (PG_ECONFLICT, naming them).
+ */
+int pg_worker_approve_through(pg_worker *w, int64_t id, const char *user, int64_t **ids,
+			      size_t *n, size_t *approved);
+
+/*
+ * The maintainer holds pull id in the queue (the stack goes on without it,
+ * nothing is tested on it) or lets it go on.  PG_ENOTFOUND when it is not
+ * in the queue.
+ */
+int pg_worker_hold(pg_worker *w, int64_t id, bool held);
+
+/*
+ * The maintainer moves pull id one place up (by < 0) or down (by > 0) in
+ * the queue: the pulls whose stack changes are tested again.
+ * PG_ENOTFOUND when it is not in the queue, PG_ECONFLICT when it is first
+ * (last) already.
+ */
+int pg_worker_move(pg_worker *w, int64_t id, int by);
 
 /*
  * The maintainer rejects a job that waits, or was verified or passed; the
