@@ -30,6 +30,7 @@ enum {
 	OPT_MERGE_NAME,
 	OPT_MERGE_EMAIL,
 	OPT_EXPECT_TAG,
+	OPT_ONTO,
 };
 
 static const struct option options[] = {
@@ -49,6 +50,7 @@ static const struct option options[] = {
 	{ "merge-name", required_argument, NULL, OPT_MERGE_NAME },
 	{ "merge-email", required_argument, NULL, OPT_MERGE_EMAIL },
 	{ "expect-tag", required_argument, NULL, OPT_EXPECT_TAG },
+	{ "onto", required_argument, NULL, OPT_ONTO },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -82,6 +84,7 @@ struct gate_args {
 	const char *queue; /* --queue FILE: REPO TAG lines, gated as a stack */
 	bool stages_given; /* --stages */
 	pg_oid expect; /* --expect-tag */
+	pg_oid onto; /* --onto */
 };
 
 static int gate_option(void *ctx, int c, const char *arg)
@@ -133,6 +136,12 @@ static int gate_option(void *ctx, int c, const char *arg)
 			return cli_usage("gate", "--expect-tag wants the tag object's 40 hex digits, "
 					 "not '%s'", arg);
 		g->go->expect_tag = &g->expect;
+		return 0;
+	case OPT_ONTO:
+		if (strlen(arg) != PG_OID_HEXSZ || pg_oid_fromhex(&g->onto, arg, PG_OID_HEXSZ) < 0)
+			return cli_usage("gate", "--onto wants the commit's 40 hex digits, not '%s'",
+					 arg);
+		g->go->onto = &g->onto;
 		return 0;
 	case OPT_QUEUE:
 		g->queue = arg;
@@ -330,6 +339,9 @@ static int queue_usage(const struct gate_args *g)
 		return cli_usage("gate", "--url is one pull's, not a queue's");
 	if (g->go->expect_tag)
 		return cli_usage("gate", "--expect-tag is one pull's, not a queue's");
+	if (g->go->onto)
+		return cli_usage("gate", "--onto is one pull's: a queue merges each pull onto "
+				 "the stack it computes");
 	return 0;
 }
 
@@ -408,6 +420,10 @@ int cmd_gate(int argc, char **argv)
 	if (go.explain_tests) {
 		go.stages = PG_GATE_MERGE;
 		g.given.approve = PG_GATE_NO;
+	}
+	if (go.onto && !(go.stages & PG_GATE_MERGE)) {
+		rc = cli_usage("gate", "--onto wants the merge stage");
+		goto done;
 	}
 	/* the flags, else the policy, else the defaults */
 	pg_gate_settings_resolve(&go.settings, &g.given, a.policy);

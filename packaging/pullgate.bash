@@ -15,7 +15,7 @@ _pullgate()
 	case ${words[1]} in
 	verify) opts="$pull --verify-index" ;;
 	gate) opts="$pull --tree --branch --stages --approve --no-approve --boot-timeout --boot-on --url --explain-tests
-		--build-worktrees --queue --run-name --merge-name --merge-email --expect-tag" ;;
+		--build-worktrees --queue --run-name --merge-name --merge-email --expect-tag --onto" ;;
 	serve) opts='--config --port --hash-password --help' ;;
 	ktap) opts='--json --nonce --lava --help' ;;
 	policy) opts='--help' ;;
@@ -60,7 +60,7 @@ _pullgate()
 	--protect | --allow-committer | --max-commits | --trust | \
 		--allow-repository | --branch | --boot-timeout | --port | --url | --nonce | \
 		--policy-sha256 | --index-cache-size | --run-name | --merge-name | --merge-email | \
-		--expect-tag)
+		--expect-tag | --onto)
 		return
 		;;
 	esac

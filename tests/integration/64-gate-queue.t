@@ -10,7 +10,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/gate.sh"
-plan 70
+plan 85
 gate_setup
 export FAKE_BUILD=tree
 
@@ -236,6 +236,45 @@ is "$(printf '%s' "$out" | jq -r '[.queue[] | "\(.tag):\(.outcome)"] | join(" ")
 is "$(git --git-dir="$TREE" rev-parse refs/heads/pullgate/queue)" "$(printf '%s' "$out" | jq -r '.queue[0].merge')" \
 	"and left on the stack's ref"
 git --git-dir="$TREE" update-ref refs/heads/master "$BASE"
+
+# --- one pull onto a stack it is given: gate --onto -------------------------------------------
+# shellcheck disable=SC2086
+run "$PULLGATE" gate $OPTS --json --stages merge "$KREPO" q-alpha
+ONTO=$(printf '%s' "$out" | jq -r .merge_commit)
+is "$rc $(printf '%s' "$out" | jq -r .merge_base)" "0 $BASE" "a first pull merged onto the head"
+# shellcheck disable=SC2086
+run "$PULLGATE" gate $OPTS --json --stages merge --onto "$ONTO" "$KREPO" q-last
+is "$rc" 0 "--onto its merge: the next pull merges onto it"
+is "$(printf '%s' "$out" | jq -r .merge_base)" "$ONTO" "the report's merge base is that commit"
+ONTO_MERGE=$(printf '%s' "$out" | jq -r .merge_commit)
+is "$(git --git-dir="$TREE" rev-parse "$ONTO_MERGE^1" "$ONTO_MERGE^2" | paste -sd' ' -)" \
+	"$ONTO $(git --git-dir="$KREPO" rev-parse 'q-last^{commit}')" \
+	"its merge's first parent is that commit, its second the pull's"
+is "$(git --git-dir="$TREE" ls-tree --name-only "$ONTO_MERGE" fake/alpha.c fake/last.c | paste -sd' ' -)" \
+	"fake/alpha.c fake/last.c" "so the tree merged holds both pulls"
+is "$(master)" "$BASE" "the integration branch did not move"
+BESIDE=$(git --git-dir="$TREE" rev-parse "$BASE^")
+# shellcheck disable=SC2086
+run "$PULLGATE" gate $OPTS --json --stages merge --onto "$BESIDE" "$KREPO" q-last
+is "$rc" 3 "--onto a commit the head is not below: could not decide"
+like "$err" "cannot merge onto $BESIDE: it does not descend from refs/heads/master's head $BASE" \
+	"saying why"
+# shellcheck disable=SC2086
+run "$PULLGATE" gate $OPTS --stages merge --onto xyz "$KREPO" q-last
+is "$rc" 2 "--onto wants a commit's id"
+like "$err" "^error: --onto wants the commit's 40 hex digits, not 'xyz'\$" "naming what it got"
+# shellcheck disable=SC2086
+run "$PULLGATE" gate $OPTS --stages merge --onto "$(printf %.12s "$ONTO")" "$KREPO" q-last
+is "$rc" 2 "the full id, not an abbreviation"
+# shellcheck disable=SC2086
+run "$PULLGATE" gate $OPTS --stages verify --onto "$ONTO" "$KREPO" q-last
+is "$rc" 2 "nor without the merge stage"
+like "$err" "^error: --onto wants the merge stage\$" "saying so"
+# shellcheck disable=SC2086
+run "$PULLGATE" gate $OPTS --onto "$ONTO" --queue "$SCRATCH/good"
+is "$rc" 2 "nor with --queue"
+like "$err" "^error: --onto is one pull's: a queue merges each pull onto the stack it computes\$" \
+	"which stacks its pulls itself"
 
 # --- usage -----------------------------------------------------------------------------------
 printf '# two pulls\n%s q-alpha\n\n%s q-last extra\n' "$KREPO" "$KREPO" >"$SCRATCH/bad"
