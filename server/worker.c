@@ -1112,7 +1112,6 @@ int pg_worker_approve_through(pg_worker *w, int64_t id, const char *user, int64_
 		return err;
 	/* each in turn, each recorded before the branch moves: a stop leaves it at a tested merge */
 	for (; *approved < *n; ++*approved) {
-		pg_testpoint("approve", "through");
 		if ((err = approve_job(w, (*ids)[*approved], user, false, false)) < 0)
 			return err;
 	}

@@ -1,73 +1,21 @@
 #!/bin/sh
 # 64-gate-queue.t - gate --queue: pulls gated as a stack, each failure named by itself or with the pull it breaks with.
 #
-# The stand-in build judges the tree's fake/ files (FAKE_BUILD=tree): a
-# "call NAME" without a "def NAME" breaks the build, an "assert NAME == V"
-# against a "set NAME = V2" fails a KUnit case at boot.  The upstream here
-# is the fixture's plus one commit with fake/core.c, fake/limits.c and
-# fake/shared.c; each pull is a branch on it, tagged and signed by Kees.
+# The stand-in build judges the tree's fake/ files (FAKE_BUILD=tree), on
+# the upstream and the pulls of tests/lib/stack.sh.
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/gate.sh"
+. "$(dirname "$0")/../lib/stack.sh"
 plan 85
 gate_setup
 export FAKE_BUILD=tree
 
-# --- the upstream with the stand-in sources, the tree on it, Kees's repository ----------------
-UPQ="$SCRATCH/upstream.git"
-git clone -q --bare "$FX/upstream.git" "$UPQ"
-export GIT_INDEX_FILE="$SCRATCH/base.index"
-git --git-dir="$UPQ" read-tree master
-for f in core:'def beta' limits:'set LIMIT = 1' shared:'value = 1'; do
-	blob=$(printf '%s\n' "${f#*:}" | git --git-dir="$UPQ" hash-object -w --stdin)
-	git --git-dir="$UPQ" update-index --add --cacheinfo "100644,$blob,fake/${f%%:*}.c"
-done
-BASE=$(GIT_AUTHOR_NAME="Linus Torvalds" GIT_AUTHOR_EMAIL=torvalds@linux-foundation.org \
-	GIT_COMMITTER_NAME="Linus Torvalds" GIT_COMMITTER_EMAIL=torvalds@linux-foundation.org \
-	git --git-dir="$UPQ" commit-tree -p master -m "fake: the stand-in sources" \
-	"$(git --git-dir="$UPQ" write-tree)")
-unset GIT_INDEX_FILE
-git --git-dir="$UPQ" update-ref refs/heads/master "$BASE"
-git --git-dir="$TREE" fetch -q "$UPQ" "+master:refs/heads/master"
 KREPO="$SCRATCH/kees.git"
 git clone -q --mirror "$FX/kees.git" "$KREPO"
-git --git-dir="$KREPO" fetch -q "$UPQ" "master:refs/heads/upstream-base"
-
-# pull NAME FILE=CONTENT...: a branch on $BASE with one commit writing each FILE,
-# its tag NAME signed by Kees (a private copy of the keys, no agent left);
-# with NOSOB=1 the commit has no Signed-off-by (verify rejects it)
-pull() {
-	name=$1
-	shift
-	w="$SCRATCH/work-$name" g="$SCRATCH/gnupg-sign"
-	rm -rf "$w" "$g"
-	mkdir -m 700 "$g"
-	for f in "$FX/gnupg"/*; do
-		case ${f##*/} in S.*) ;; *) cp -r "$f" "$g/" ;; esac
-	done
-	git clone -q --no-checkout "$KREPO" "$w"
-	(
-		cd "$w"
-		export GNUPGHOME="$g" GIT_AUTHOR_NAME="Kees Cook" GIT_AUTHOR_EMAIL=kees@kernel.org \
-			GIT_COMMITTER_NAME="Kees Cook" GIT_COMMITTER_EMAIL=kees@kernel.org
-		git checkout -q -b "$name" "$BASE"
-		for fc in "$@"; do
-			mkdir -p "$(dirname "${fc%%=*}")"
-			printf '%s\n' "${fc#*=}" >"${fc%%=*}"
-			git add "${fc%%=*}"
-		done
-		sob="Signed-off-by: Kees Cook <kees@kernel.org>"
-		[ -z "${NOSOB:-}" ] || sob="(no sign-off)"
-		git commit -q -m "fake: $name
-
-$sob"
-		git -c tag.gpgSign=true tag -s -u "$FPR_KEES" -m "Pull $name" "$name"
-		git push -q origin "refs/tags/$name"
-		gpgconf --kill gpg-agent 2>/dev/null || true
-	)
-	rm -rf "$w" "$g"
-}
+stack_upstream
+pull() { stack_pull "$@"; }
 pull q-caller fake/caller.c='call beta'                 # green alone: beta is upstream's
 pull q-alpha fake/alpha.c='def alpha
 call alpha'

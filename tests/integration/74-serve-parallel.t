@@ -17,6 +17,8 @@ T2=hardening-v6.16-rc1-fix1-take2
 T3=take3-parallel
 TAP_CLEANUP="stop_fakes"
 serve_setup
+# each pull on the head, as before the queue: the stack tests one pull at a time (docs/server.md)
+sed -i 's/^  verify-workers: 2$/  verify-workers: 2\n  queue: each/' "$CONFIG"
 BASE=$(git --git-dir="$TREE" rev-parse master)
 GO3="$SCRATCH/go-take3"
 : >"$GO3"

@@ -1,0 +1,64 @@
+# stack.sh - an upstream with the stand-in sources (FAKE_BUILD=tree) and pulls on it signed by Kees, for the queue's tests (sourced after fixtures.sh).
+#
+# The stand-in build judges the tree's fake/ files: a "call NAME" without a
+# "def NAME" breaks the build, an "assert NAME == V" against a "set NAME =
+# V2" fails a KUnit case at boot.  stack_upstream makes $UPQ, the fixture's
+# upstream plus one commit ($BASE) with fake/core.c ('def beta'),
+# fake/limits.c ('set LIMIT = 1') and fake/shared.c ('value = 1'), puts
+# $TREE's master on it, and gives $KREPO (the sender's mirror) the base as
+# refs/heads/upstream-base.  stack_pull makes each pull a branch on it.
+
+# stack_upstream: needs $SCRATCH, $FX, $TREE and $KREPO; sets $UPQ and $BASE
+stack_upstream() {
+	UPQ="$SCRATCH/upstream.git"
+	git clone -q --bare "$FX/upstream.git" "$UPQ"
+	export GIT_INDEX_FILE="$SCRATCH/base.index"
+	git --git-dir="$UPQ" read-tree master
+	for f in core:'def beta' limits:'set LIMIT = 1' shared:'value = 1'; do
+		blob=$(printf '%s\n' "${f#*:}" | git --git-dir="$UPQ" hash-object -w --stdin)
+		git --git-dir="$UPQ" update-index --add --cacheinfo "100644,$blob,fake/${f%%:*}.c"
+	done
+	BASE=$(GIT_AUTHOR_NAME="Linus Torvalds" GIT_AUTHOR_EMAIL=torvalds@linux-foundation.org \
+		GIT_COMMITTER_NAME="Linus Torvalds" GIT_COMMITTER_EMAIL=torvalds@linux-foundation.org \
+		git --git-dir="$UPQ" commit-tree -p master -m "fake: the stand-in sources" \
+		"$(git --git-dir="$UPQ" write-tree)")
+	unset GIT_INDEX_FILE
+	git --git-dir="$UPQ" update-ref refs/heads/master "$BASE"
+	git --git-dir="$TREE" fetch -q "$UPQ" "+master:refs/heads/master"
+	git --git-dir="$KREPO" fetch -q "$UPQ" "master:refs/heads/upstream-base"
+}
+
+# stack_pull NAME FILE=CONTENT...: a branch on $BASE with one commit writing each FILE,
+# its tag NAME signed by Kees (a private copy of the keys, no agent left);
+# with NOSOB=1 the commit has no Signed-off-by (verify rejects it)
+stack_pull() {
+	name=$1
+	shift
+	w="$SCRATCH/work-$name" g="$SCRATCH/gnupg-sign"
+	rm -rf "$w" "$g"
+	mkdir -m 700 "$g"
+	for f in "$FX/gnupg"/*; do
+		case ${f##*/} in S.*) ;; *) cp -r "$f" "$g/" ;; esac
+	done
+	git clone -q --no-checkout "$KREPO" "$w"
+	(
+		cd "$w"
+		export GNUPGHOME="$g" GIT_AUTHOR_NAME="Kees Cook" GIT_AUTHOR_EMAIL=kees@kernel.org \
+			GIT_COMMITTER_NAME="Kees Cook" GIT_COMMITTER_EMAIL=kees@kernel.org
+		git checkout -q -b "$name" "$BASE"
+		for fc in "$@"; do
+			mkdir -p "$(dirname "${fc%%=*}")"
+			printf '%s\n' "${fc#*=}" >"${fc%%=*}"
+			git add "${fc%%=*}"
+		done
+		sob="Signed-off-by: Kees Cook <kees@kernel.org>"
+		[ -z "${NOSOB:-}" ] || sob="(no sign-off)"
+		git commit -q -m "fake: $name
+
+$sob"
+		git -c tag.gpgSign=true tag -s -u "$FPR_KEES" -m "Pull $name" "$name"
+		git push -q origin "refs/tags/$name"
+		gpgconf --kill gpg-agent 2>/dev/null || true
+	)
+	rm -rf "$w" "$g"
+}
