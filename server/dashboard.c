@@ -1,4 +1,4 @@
-/* dashboard.c - the dashboard's queue of pulls, its log-in page and its static files. */
+/* dashboard.c - the dashboard's queue of pulls under the merge window, its log-in page and its static files. */
 #include "server/dashboard.h"
 #include "server/assets.h"
 #include "common/error.h"
@@ -7,7 +7,7 @@
 
 int pg_page_queue(pg_req *rq, pg_resp *rs)
 {
-	pg_job_list l;
+	pg_job_list l, window = { NULL, 0, 0 };
 	pg_buf *out = &rs->body;
 	const char *state = pg_req_arg(rq, "state");
 	enum pg_job_state st, filter = PG_JOB_QUEUED;
@@ -21,8 +21,18 @@ int pg_page_queue(pg_req *rq, pg_resp *rs)
 	if ((err = pg_store_list(&l, pg_server_reader(rq->srv), state ? &filter : NULL, offset,
 				 QUEUE_PAGE)) < 0)
 		return err;
+	/* the window heads the first page of all pulls; a filter or an older page is the list's */
+	if (!state && !offset && (err = pg_store_queue(&window, pg_server_reader(rq->srv))) < 0) {
+		pg_job_list_release(&l);
+		return err;
+	}
 	pg_dash_page_start(out, rq, "queue", "data-page=\"queue\"");
-	pg_buf_printf(out, "<h1>Pulls</h1>\n<p class=\"filters\">%s all</a>",
+	pg_buf_puts(out, "<h1>Pulls</h1>\n");
+	if (!state && !offset) {
+		pg_dash_window(out, &window);
+		pg_buf_puts(out, "<h2 id=\"all\">All pulls</h2>\n");
+	}
+	pg_buf_printf(out, "<p class=\"filters\">%s all</a>",
 		      state ? "<a href=\"/\">" : "<a class=\"current\" href=\"/\">");
 	for (st = 0; st < PG_JOB__COUNT; st++) {
 		const char *name = pg_job_state_name(st);
@@ -60,6 +70,7 @@ int pg_page_queue(pg_req *rq, pg_resp *rs)
 		pg_buf_printf(out, "<p><a href=\"/?offset=%zu%s%s\">older</a></p>\n", offset + l.n,
 			      state ? "&amp;state=" : "", state ? state : "");
 	pg_job_list_release(&l);
+	pg_job_list_release(&window);
 	return pg_dash_page_end(out, rs);
 }
 

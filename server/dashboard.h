@@ -63,4 +63,21 @@ void pg_dash_selection(pg_buf *out, const pg_json *report);
 void pg_dash_provenance(pg_buf *out, const pg_json *report);
 void pg_dash_signatures(pg_buf *out, const pg_json *report);
 
+/*
+ * The merge window (dashboard_window.c), read from pg_store_queue's list
+ * q.  The place of pull id in q (0: first), q->n when it is not in it.
+ */
+size_t pg_dash_window_find(const pg_job_list *q, int64_t id);
+/* The front page's section: the queue, first place first. */
+void pg_dash_window(pg_buf *out, const pg_job_list *q);
+/* A queued pull's page: its place, whether it is held, what it was tested on. */
+void pg_dash_window_place(pg_buf *out, const pg_job_list *q, size_t i);
+/*
+ * The maintainer's buttons for q->items[i]: approve through (with the
+ * pulls it approves, from the server's worker), hold or release, up, down.
+ */
+void pg_dash_window_actions(pg_buf *out, pg_req *rq, const pg_job_list *q, size_t i);
+/* Why the pull's kernel stages failed (its attribution), with a link to the pull it failed with. */
+void pg_dash_why(pg_buf *out, const pg_job *j);
+
 #endif

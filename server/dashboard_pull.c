@@ -1,4 +1,4 @@
-/* dashboard_pull.c - a pull's page: its facts, decisions, live progress, stages, merge, KUnit log and attestation. */
+/* dashboard_pull.c - a pull's page: its facts, its place in the merge window, decisions, live progress, stages, merge, KUnit log and attestation. */
 #include "server/dashboard.h"
 #include "common/error.h"
 #include "common/fs.h"
@@ -199,7 +199,16 @@ done:
 	pg_buf_release(&ghome);
 }
 
-static void actions(pg_buf *out, pg_req *rq, const pg_job *j)
+/* The states of the pulls in the merge window (server/store.h, pg_store_queue). */
+static bool in_window(enum pg_job_state st)
+{
+	return st == PG_JOB_VERIFIED || st == PG_JOB_MERGING || st == PG_JOB_BUILDING ||
+	       st == PG_JOB_BOOTING || st == PG_JOB_WAITING || st == PG_JOB_APPROVING;
+}
+
+/* window: the merge window's queue, and at place the pull's place in it (window->n: none). */
+static void actions(pg_buf *out, pg_req *rq, const pg_job *j, const pg_job_list *window,
+		    size_t place)
 {
 	pg_buf user = PG_BUF_INIT;
 	bool in = pg_req_session(rq, &user, NULL) == 0;
@@ -212,7 +221,7 @@ static void actions(pg_buf *out, pg_req *rq, const pg_job *j)
 	can_cancel = pg_job_can_move(st, PG_JOB_CANCELLED, PG_JOB_BY_MAINTAINER) ||
 		     pg_job_state_is_running(st);
 	pg_buf_puts(out, "<section id=\"actions\">");
-	if (!in && (waiting || can_cancel))
+	if (!in && (waiting || can_cancel || place < window->n))
 		pg_buf_puts(out, "<p><a href=\"/login\">Log in</a> to decide on this pull.</p>");
 	if (in && waiting)
 		pg_buf_puts(out, "<button type=\"button\" class=\"approve\" id=\"approve\" "
@@ -223,17 +232,20 @@ static void actions(pg_buf *out, pg_req *rq, const pg_job *j)
 	if (in && can_cancel)
 		pg_buf_puts(out, "<button type=\"button\" class=\"cancel\" id=\"cancel\" "
 			    "data-action=\"cancel\">Cancel</button> ");
+	if (in && place < window->n)
+		pg_dash_window_actions(out, rq, window, place);
 	pg_buf_puts(out, "<p id=\"action-result\" role=\"status\"></p></section>\n");
 	pg_buf_release(&user);
 }
 
 int pg_page_pull(pg_req *rq, pg_resp *rs)
 {
+	pg_job_list window = { NULL, 0, 0 };
 	pg_job *j = NULL;
 	pg_json *report = NULL;
 	pg_buf *out = &rs->body, title = PG_BUF_INIT, attrs = PG_BUF_INIT;
 	enum pg_job_state st;
-	size_t i;
+	size_t i, place;
 	int err, stand_ins = -1;
 
 	err = pg_store_get(&j, pg_server_reader(rq->srv), rq->id);
@@ -241,6 +253,13 @@ int pg_page_pull(pg_req *rq, pg_resp *rs)
 		return pg_resp_error(rs, 404, "pull %lld does not exist", (long long)rq->id);
 	if (err < 0)
 		return err;
+	/* a pull verify accepted and nobody decided is in the window: its place, what is above it */
+	if (j->queue_rank && in_window(j->state) &&
+	    (err = pg_store_queue(&window, pg_server_reader(rq->srv))) < 0) {
+		pg_job_free(j);
+		return err;
+	}
+	place = pg_dash_window_find(&window, j->id);
 	/* a report that does not parse is not shown; the rest of the page is */
 	if (j->report && pg_json_parse(&report, j->report, strlen(j->report)) < 0)
 		pg_error_clear();
@@ -277,7 +296,10 @@ int pg_page_pull(pg_req *rq, pg_resp *rs)
 		      (long long)j->id);
 	if (report)
 		pg_dash_summary(out, report);
-	actions(out, rq, j);
+	pg_dash_why(out, j);
+	if (place < window.n)
+		pg_dash_window_place(out, &window, place);
+	actions(out, rq, j, &window, place);
 	pg_buf_puts(out, "<section id=\"live\"><h2>Live progress</h2>"
 		    "<div id=\"status\" hidden><progress id=\"status-bar\" max=\"1\"></progress> "
 		    "<span id=\"status-text\"></span></div><ol id=\"progress\"></ol></section>\n");
@@ -310,6 +332,7 @@ int pg_page_pull(pg_req *rq, pg_resp *rs)
 	}
 	pg_json_free(report);
 	pg_job_free(j);
+	pg_job_list_release(&window);
 	pg_buf_release(&title);
 	pg_buf_release(&attrs);
 	return pg_dash_page_end(out, rs);
