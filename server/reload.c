@@ -78,6 +78,8 @@ static int keep_restart_keys(pg_config *c, const pg_config *old, pg_buf *restart
 		NOTE("pipeline.verify-workers");
 	if (c->build_worktrees != old->build_worktrees)
 		NOTE("pipeline.build-worktrees");
+	if (c->each_on_head != old->each_on_head)
+		NOTE("pipeline.queue");
 	if (c->session_hours != old->session_hours)
 		NOTE("session.hours");
 #undef NOTE
@@ -94,6 +96,7 @@ static int keep_restart_keys(pg_config *c, const pg_config *old, pg_buf *restart
 	c->stages = old->stages;
 	c->verify_workers = old->verify_workers;
 	c->build_worktrees = old->build_worktrees;
+	c->each_on_head = old->each_on_head;
 	c->session_hours = old->session_hours;
 done:
 	free(address);

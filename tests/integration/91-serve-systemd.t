@@ -4,7 +4,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
-plan 12
+plan 13
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
 
@@ -48,6 +48,13 @@ is "$(login second)" 200 "after SIGHUP the new account logs in"
 like "$(cat "$SCRATCH/serve.err")" "reloaded .*serve.yaml; a restart is needed to change listen$" \
 	"one log line: reloaded, and which keys wait for a restart"
 is "$(curl -s -o /dev/null -w '%{http_code}' "$URL/healthz")" 200 "it still listens where it did"
+# the worker keeps the queue it runs (stack or each) until a restart, and says so
+sed -i 's/^  verify-workers: 2$/  verify-workers: 2\n  queue: each/' "$CONFIG"
+: >"$SCRATCH/notify.log"
+kill -HUP "$SERVE_PID"
+wait_line READY=1 "$SCRATCH/notify.log" || true
+like "$(tail -n1 "$SCRATCH/serve.err")" "reloaded .*serve.yaml; a restart is needed to change listen, pipeline.queue$" \
+	"pipeline.queue waits for a restart too"
 
 # an invalid policy: refused, the running configuration stays
 printf 'checks:\n  no-such-check: error\n' >"$SCRATCH/policy.yaml"
