@@ -490,9 +490,16 @@ static void test_the_notice_outbox(void **state)
 	pg_buf_release(&ids);
 }
 
-/* What takes a store of this schema back to schema 4 (with the meta table's version still to set). */
-#define SCHEMA_4 "ALTER TABLE pulls DROP COLUMN tag_signer; ALTER TABLE pulls DROP COLUMN run_dir;" \
-	"DROP TABLE notices;"
+/*
+ * What takes a store of this schema back to schema 6 (the queue's columns
+ * of schema 7 dropped), and to schema 4, with the meta table's version
+ * still to set.
+ */
+#define SCHEMA_6 "DROP INDEX pulls_queue; ALTER TABLE pulls DROP COLUMN queue_rank;" \
+	"ALTER TABLE pulls DROP COLUMN held; ALTER TABLE pulls DROP COLUMN attribution;" \
+	"ALTER TABLE pulls DROP COLUMN with_pull;"
+#define SCHEMA_4 SCHEMA_6 "ALTER TABLE pulls DROP COLUMN tag_signer;" \
+	"ALTER TABLE pulls DROP COLUMN run_dir; DROP TABLE notices;"
 
 /* The counts the store keeps, each as count(*) of the table says it; how many pulls. */
 static int64_t assert_counts_are_the_table_s(pg_store *s)
