@@ -74,6 +74,7 @@ int pg_stage_merge(pg_run *g, pg_stage *st)
 {
 	pg_report *r = g->report;
 	pg_merge_result m;
+	char merge[PG_OID_HEXSZ + 1], base[PG_OID_HEXSZ + 1];
 	pg_merge_opts mo = PG_MERGE_OPTS_INIT;
 	int err;
 
@@ -109,6 +110,10 @@ int pg_stage_merge(pg_run *g, pg_stage *st)
 	r->has_merge = true;
 	r->merge_base = g->base;
 	r->merge_commit = m.commit;
+	/* said at once, whole: the service's queue stacks the next pull on it while this one builds */
+	pg_oid_tohex(merge, &m.commit);
+	pg_oid_tohex(base, &g->base);
+	pg_run_progress(g, "merge", "merged %s onto %s", merge, base);
 	err = passed(g, st, &m);
 done:
 	pg_merge_result_release(&m);

@@ -42,9 +42,9 @@ static const struct {
  * elsewhere now; or error, when it cannot be told); an approval the last
  * stop cut short is ended the same way at the start (docs/server.md).
  * The start requeues the runs the last stop cut short.  In the merge
- * window's queue, a pull that waits on a stack that is gone (a pull under
- * it failed or left, or the branch moved) goes back to verified, keeping
- * its place, to be tested on the stack as it is now.
+ * window's queue, a pull that waits or runs on a stack that is gone (a
+ * pull under it failed or left, or the branch moved) goes back to
+ * verified, keeping its place, to be tested on the stack as it is now.
  * Which stage ends a run follows from the stages running in order, from
  * merge, without a gap: only the boot comes before the approval.
  */
@@ -67,18 +67,21 @@ static const unsigned char moves[PG_JOB__COUNT][PG_JOB__COUNT] = {
 		[PG_JOB_PASSED] = W, [PG_JOB_REJECTED] = W, [PG_JOB_ERROR] = W,
 		[PG_JOB_CANCELLED] = W,
 		[PG_JOB_QUEUED] = W | S,
+		[PG_JOB_VERIFIED] = W,
 	},
 	[PG_JOB_BUILDING] = {
 		[PG_JOB_BOOTING] = W,
 		[PG_JOB_PASSED] = W, [PG_JOB_REJECTED] = W, [PG_JOB_ERROR] = W,
 		[PG_JOB_CANCELLED] = W,
 		[PG_JOB_QUEUED] = W | S,
+		[PG_JOB_VERIFIED] = W,
 	},
 	[PG_JOB_BOOTING] = {
 		[PG_JOB_WAITING] = W, [PG_JOB_APPROVING] = W,
 		[PG_JOB_PASSED] = W, [PG_JOB_REJECTED] = W, [PG_JOB_ERROR] = W,
 		[PG_JOB_CANCELLED] = W,
 		[PG_JOB_QUEUED] = W | S,
+		[PG_JOB_VERIFIED] = W,
 	},
 	[PG_JOB_WAITING] = {
 		[PG_JOB_VERIFIED] = W,

@@ -16,6 +16,13 @@ static bool stands(const pg_job *j)
 	return j->state == PG_JOB_WAITING || j->state == PG_JOB_APPROVING;
 }
 
+/* Its merge is made and it builds or boots now: the next pull may go onto it (speculatively). */
+static bool merged_and_running(const pg_job *j)
+{
+	return (j->state == PG_JOB_MERGING || j->state == PG_JOB_BUILDING ||
+		j->state == PG_JOB_BOOTING) && j->has_merge;
+}
+
 int pg_stack_plan_make(pg_stack_plan *out, const pg_oid *tip, const pg_job_list *queue)
 {
 	pg_oid top;
@@ -41,7 +48,11 @@ int pg_stack_plan_make(pg_stack_plan *out, const pg_oid *tip, const pg_job_list 
 			blocked = true;
 			continue;
 		}
-		if (stands(j) && j->has_merge && j->has_merge && !pg_oid_cmp(&j->merge_base, &top)) {
+		if ((stands(j) || merged_and_running(j)) && blocked)
+			/* behind a pull not tested yet: whether its stack is gone is not known */
+			continue;
+		if ((stands(j) || merged_and_running(j)) && j->has_merge &&
+		    !pg_oid_cmp(&j->merge_base, &top)) {
 			top = j->merge_commit;
 			if ((err = PG_ARRAY_GROW(out->tops, n + 2, out->alloc_tops)) < 0 ||
 			    (err = PG_ARRAY_GROW(out->stack, n + 1, out->alloc_stack)) < 0)
@@ -87,9 +98,10 @@ int pg_stack_through(int64_t **ids, size_t *n, const pg_oid *tip, const pg_job_l
 	for (i = 0; i < p.nstack && p.stack[i] != id; i++)
 		;
 	if (i == p.nstack)
-		err = pg_error_set(PG_ECONFLICT, "pull %lld was tested on a stack that is gone (a pull "
-				   "under it failed or left the queue, or the branch moved): it is "
-				   "tested again", (long long)id);
+		err = pg_error_set(PG_ECONFLICT, "pull %lld does not stand on the queue's stack now: "
+				   "a pull ahead of it is being tested, or the stack it was tested "
+				   "on is gone (a pull under it failed or left the queue, or the "
+				   "branch moved) and it is tested again", (long long)id);
 	else if (!(*ids = malloc((i + 1) * sizeof(**ids))))
 		err = pg_error_oom();
 	else {

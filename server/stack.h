@@ -9,11 +9,16 @@
  * the integration branch's tip (docs/server.md, "The queue"): a pull
  * that waits for approval (or is being approved) stands on the stack when
  * it was tested on the stack's top so far, and its merge becomes the new
- * top; a waiting pull tested on anything else was tested on a stack that
- * is gone (a pull under it failed, was dropped or moved, or the branch
- * moved) and must be tested again.  The first pull verified and not yet
- * tested is tested next, on the top, unless a pull ahead of it runs or is
- * being approved: then it waits, as does every pull behind it.  A held
+ * top; so does a pull whose run made its merge on the top and still
+ * builds or boots (the pulls behind it are tested on it at once, as if it
+ * passes, as Zuul does: when it fails, they are tested again).  A waiting
+ * pull tested on anything else was tested on a stack that is gone (a pull
+ * under it failed, was dropped or moved, or the branch moved) and must be
+ * tested again.  The first pull verified and not yet tested is tested
+ * next, on the top, unless a pull ahead of it runs without a merge yet or
+ * is being approved: then it waits, as does every pull behind it (a pull
+ * behind it that waits neither stands nor is stale until it is tested:
+ * its stack may still be the one it was tested on).  A held
  * pull is left out: it neither stands on the stack nor holds anything up.
  */
 typedef struct pg_stack_plan {

@@ -256,6 +256,15 @@ int pg_store_queue(pg_job_list *out, pg_store *s);
  */
 int pg_store_queue_place(pg_store *s, int64_t id, size_t place);
 
+/*
+ * Record the merge a running pull's merge stage made (base, merge), while
+ * it is still in state: the queue stacks the next pull on it before this
+ * one's build and boot end.  The move to merging clears a run's merge.
+ * PG_ECONFLICT when the pull is in another state.
+ */
+int pg_store_set_merge(pg_store *s, int64_t id, enum pg_job_state state, const pg_oid *base,
+		       const pg_oid *merge);
+
 /* Hold pull id in the queue (held) or let it go on; PG_ENOTFOUND when it is not in it. */
 int pg_store_queue_hold(pg_store *s, int64_t id, bool held);
 void pg_job_list_release(pg_job_list *l);

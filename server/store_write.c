@@ -397,15 +397,21 @@ static int swap_state(pg_store *s, int64_t id, enum pg_job_state from, enum pg_j
 	if ((err = prepare(s, &st, "UPDATE pulls SET state = ?, message = ?, updated = ?,"
 			   " attempts = attempts + ?, queue_rank = CASE WHEN ? THEN"
 			   " coalesce(queue_rank, (SELECT coalesce(max(queue_rank), 0) + 1 FROM pulls))"
-			   " ELSE queue_rank END WHERE id = ? AND state = ?")) < 0)
+			   " ELSE queue_rank END,"
+			   " merge_base = CASE WHEN ? THEN NULL ELSE merge_base END,"
+			   " merge_commit = CASE WHEN ? THEN NULL ELSE merge_commit END"
+			   " WHERE id = ? AND state = ?")) < 0)
 		return err;
 	bind_text(st, 1, pg_job_state_name(to));
 	bind_text(st, 2, u->message);
 	sqlite3_bind_int64(st, 3, now());
 	sqlite3_bind_int(st, 4, u->new_run ? 1 : 0);
 	sqlite3_bind_int(st, 5, to == PG_JOB_VERIFIED);
-	sqlite3_bind_int64(st, 6, id);
-	bind_text(st, 7, pg_job_state_name(from));
+	/* a new run of the kernel stages: the last run's merge is no longer the one tested */
+	sqlite3_bind_int(st, 6, to == PG_JOB_MERGING);
+	sqlite3_bind_int(st, 7, to == PG_JOB_MERGING);
+	sqlite3_bind_int64(st, 8, id);
+	bind_text(st, 9, pg_job_state_name(from));
 	if ((err = step_done(s, st, "pulls")) < 0 || sqlite3_changes(s->db) == 1)
 		return err;
 	/* nothing changed: say why */
@@ -612,6 +618,30 @@ int pg_store_queue_hold(pg_store *s, int64_t id, bool held)
 		if ((err = step_done(s, st, "pulls")) == 0 && sqlite3_changes(s->db) != 1)
 			err = pg_error_set(PG_ENOTFOUND, "pull %lld is not in the queue",
 					   (long long)id);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return err;
+}
+
+int pg_store_set_merge(pg_store *s, int64_t id, enum pg_job_state state, const pg_oid *base,
+		       const pg_oid *merge)
+{
+	sqlite3_stmt *st = NULL;
+	char b[PG_OID_HEXSZ + 1], m[PG_OID_HEXSZ + 1];
+	int err;
+
+	pg_oid_tohex(b, base);
+	pg_oid_tohex(m, merge);
+	pthread_mutex_lock(&s->lock);
+	if ((err = prepare(s, &st, "UPDATE pulls SET merge_base = ?, merge_commit = ?"
+			   " WHERE id = ? AND state = ?")) == 0) {
+		bind_text(st, 1, b);
+		bind_text(st, 2, m);
+		sqlite3_bind_int64(st, 3, id);
+		bind_text(st, 4, pg_job_state_name(state));
+		if ((err = step_done(s, st, "pulls")) == 0 && sqlite3_changes(s->db) != 1)
+			err = pg_error_set(PG_ECONFLICT, "pull %lld is no longer %s", (long long)id,
+					   pg_job_state_name(state));
 	}
 	pthread_mutex_unlock(&s->lock);
 	return err;

@@ -98,6 +98,34 @@ static void advance(slot *s, enum pg_job_state to, const pg_store_update *u)
 		s->state = to;
 }
 
+/*
+ * The merge stage said "merged MERGE onto BASE": recorded while the run
+ * goes on, so that the queue tests the next pull on it at once
+ * (server/stack.h).  Only the merge onto the stack the job was given
+ * counts; anything else in the line is not a merge.
+ */
+static void merged(slot *s, const char *line)
+{
+	pg_oid merge, base;
+	size_t hex = PG_OID_HEXSZ;
+
+	if (strncmp(line, "merged ", 7) || strlen(line) != 7 + hex + 6 + hex ||
+	    strncmp(line + 7 + hex, " onto ", 6) ||
+	    pg_oid_fromhex(&merge, line + 7, hex) < 0 ||
+	    pg_oid_fromhex(&base, line + 7 + hex + 6, hex) < 0 ||
+	    pg_oid_cmp(&base, &s->tops[s->nunder])) {
+		pg_error_clear();
+		return;
+	}
+	if (pg_store_set_merge(s->w->o.store, s->id, s->state, &base, &merge) < 0) {
+		logf_(s->w, "pull %lld: cannot record its merge: %s", (long long)s->id,
+		      pg_error_last());
+		pg_error_clear();
+		return;
+	}
+	pg_worker_wake(s->w);
+}
+
 /* The gate's progress: the build and the boot starting are states of their own. */
 static void progress(void *ctx, const pg_progress *p)
 {
@@ -113,6 +141,8 @@ static void progress(void *ctx, const pg_progress *p)
 		for (i = 0; i < PG_ARRAY_SIZE(map); i++)
 			if (!strcmp(p->stage, map[i].stage))
 				advance(s, map[i].state, NULL);
+	if (s->stacked && !s->rerun && !strcmp(p->stage, "merge"))
+		merged(s, p->line);
 	/* a status at most once a second, so the ring keeps the lines that stay */
 	if (p->transient && now - s->status_ms < 1000)
 		return;
@@ -391,6 +421,58 @@ done:
 	return err;
 }
 
+/*
+ * Whether a pull of the stack the job was tested on no longer stands:
+ * it failed, left the queue or is tested again (its merge is not the one
+ * the job was merged onto), while the job ran on it speculatively.  An
+ * approved pull still stands: the branch holds its merge.  msg says which.
+ */
+static bool stack_gone(slot *s, char *msg, size_t cap)
+{
+	size_t i;
+	bool gone = false;
+
+	for (i = 0; i < s->nunder && !gone; i++) {
+		pg_job *u = NULL;
+
+		if (pg_store_get(&u, s->w->o.store, s->under[i]) < 0) {
+			pg_error_clear();
+			continue; /* unreadable: the approval's compare-and-swap still guards */
+		}
+		gone = !u->has_merge || pg_oid_cmp(&u->merge_commit, &s->tops[i + 1]) ||
+		       !(u->state == PG_JOB_WAITING || u->state == PG_JOB_APPROVING ||
+			 u->state == PG_JOB_APPROVED || u->state == PG_JOB_MERGING ||
+			 u->state == PG_JOB_BUILDING || u->state == PG_JOB_BOOTING);
+		if (gone)
+			snprintf(msg, cap, "tested on the merge of pull %lld, which is %s since: "
+				 "testing it again on the stack as it is", (long long)u->id,
+				 u->has_merge && !pg_oid_cmp(&u->merge_commit, &s->tops[i + 1]) ?
+				 pg_job_state_name(u->state) : "tested again");
+		pg_job_free(u);
+	}
+	return gone;
+}
+
+/* Whether a pull under the job still runs: its merge is made, its build or boot is not told yet. */
+static bool under_running(slot *s)
+{
+	size_t i;
+	bool running = false;
+
+	for (i = 0; i < s->nunder && !running; i++) {
+		pg_job *u = NULL;
+
+		if (pg_store_get(&u, s->w->o.store, s->under[i]) < 0)
+			pg_error_clear();
+		else
+			running = pg_job_state_is_running(u->state);
+		pg_job_free(u);
+	}
+	return running;
+}
+
+static void idle(pg_worker *w);
+
 static int approve_job(pg_worker *w, int64_t id, const char *user, bool by_policy,
 		       bool recorded);
 static int current(pg_worker *w, int64_t id, enum pg_job_state *state);
@@ -413,10 +495,19 @@ static void kernel_job(slot *s, const pg_job *j)
 		      (long long)s->under[s->nunder - 1]);
 	else
 		logf_(s->w, "pull %lld: merge, build and boot of %s", (long long)j->id, j->tag);
-	if ((err = run_gate(s, &r, j, s->o.stages, s->stacked ? &s->tops[s->nunder] : NULL,
-			    "")) < 0) {
+	err = run_gate(s, &r, j, s->o.stages, s->stacked ? &s->tops[s->nunder] : NULL, "");
+	/* a run on merges still being tested is told once they are: it may have to run again */
+	while (s->stacked && !s->cancel && under_running(s))
+		idle(s->w);
+	if (err < 0 && !(s->stacked && !s->cancel && !s->by_user && stack_gone(s, msg, sizeof(msg)))) {
 		ended_in_error(s, err);
 		return;
+	}
+	if (s->stacked && stack_gone(s, msg, sizeof(msg))) {
+		/* what it did on a stack that is gone says nothing of it: tested again, as it is */
+		u.message = msg;
+		advance(s, PG_JOB_VERIFIED, &u);
+		goto done;
 	}
 	last = r->nstages ? &r->stages[r->nstages - 1] : NULL;
 	/* the stages run in order and stop at the first that does not pass: approve is last */
@@ -924,9 +1015,9 @@ static int stack_of(int64_t **ids, size_t *n, pg_worker *w, const pg_worker_opts
 /*
  * A pull tested on the merges of pulls under it in the queue is approved
  * after them, never before: the branch would hold a tree nobody tested.
- * PG_ECONFLICT naming the pull to approve first; 0 when none is under it
- * (or it stands on no stack the queue holds: the approval then finds the
- * branch elsewhere and tests it again).
+ * PG_ECONFLICT naming the pull to approve first, or saying that it does
+ * not stand on the stack now (a pull ahead is being tested, or its stack
+ * is gone and it is tested again); 0 when none is under it.
  */
 static int under_first(pg_worker *w, const pg_worker_opts *o, const pg_job *j)
 {
@@ -936,7 +1027,7 @@ static int under_first(pg_worker *w, const pg_worker_opts *o, const pg_job *j)
 
 	if (!stacking(o))
 		return 0;
-	if ((err = stack_of(&ids, &n, w, o, j->id)) == PG_ECONFLICT || err == PG_ENOTFOUND) {
+	if ((err = stack_of(&ids, &n, w, o, j->id)) == PG_ENOTFOUND) {
 		pg_error_clear();
 		err = 0;
 	} else if (err == 0 && n > 1)

@@ -105,8 +105,8 @@ static void test_a_running_pull_holds_up_the_ones_behind(void **state)
 
 /*
  * Pull 1 failed and left the queue: 2 waited on its merge, and 3 on 2's.
- * Both are stale; the top stays the tip; a verified 4 behind waits for them
- * (sent back to verified, they are tested first, in their places).
+ * 2 is stale and tested again first; 3, behind it, waits to be known
+ * stale once 2 is tested; the top stays the tip; a verified 4 waits.
  */
 static void test_a_stack_that_is_gone_is_stale(void **state)
 {
@@ -121,9 +121,8 @@ static void test_a_stack_that_is_gone_is_stale(void **state)
 
 	(void)state;
 	assert_int_equal(pg_stack_plan_make(&p, &tip, q), 0);
-	assert_int_equal(p.nstale, 2);
+	assert_int_equal(p.nstale, 1);
 	assert_int_equal(p.stale[0], 2);
-	assert_int_equal(p.stale[1], 3);
 	assert_int_equal(p.nstack, 0);
 	assert_int_equal(p.next, 0);
 	pg_stack_plan_release(&p);
@@ -143,9 +142,51 @@ static void test_the_branch_moved(void **state)
 
 	(void)state;
 	assert_int_equal(pg_stack_plan_make(&p, &moved, q), 0);
-	assert_int_equal(p.nstale, 2);
+	assert_int_equal(p.nstale, 1);
 	assert_int_equal(p.nstack, 0);
 	pg_stack_plan_release(&p);
+	queue_free(q);
+}
+
+/*
+ * Pull 1 builds, its merge made on the tip: 2 goes onto it at once; a
+ * waiting 3 tested on 2's merge stands too.  A pull that runs without a
+ * merge yet holds up the pulls behind it, which neither stand nor are stale.
+ */
+static void test_a_merged_running_pull_is_stacked_on(void **state)
+{
+	const row merged[] = {
+		{ 1, PG_JOB_BUILDING, TIP, false },
+		{ 2, PG_JOB_VERIFIED, NONE, false },
+	};
+	const row unmerged[] = {
+		{ 1, PG_JOB_WAITING, TIP, false },
+		{ 2, PG_JOB_MERGING, NONE, false },
+		{ 3, PG_JOB_WAITING, MERGE(1), false },
+		{ 4, PG_JOB_VERIFIED, NONE, false },
+	};
+	pg_job_list *q = queue_of(merged, 2);
+	pg_oid tip = oid(TIP), m1 = oid(MERGE(1));
+	int64_t *ids = NULL;
+	size_t n = 0;
+	pg_stack_plan p;
+
+	(void)state;
+	assert_int_equal(pg_stack_plan_make(&p, &tip, q), 0);
+	assert_int_equal(p.next, 2);
+	assert_int_equal(p.nunder, 1);
+	assert_memory_equal(&p.tops[1], &m1, sizeof(m1));
+	pg_stack_plan_release(&p);
+	queue_free(q);
+	q = queue_of(unmerged, 4);
+	assert_int_equal(pg_stack_plan_make(&p, &tip, q), 0);
+	assert_int_equal(p.next, 0);
+	assert_int_equal(p.nstale, 0);
+	assert_int_equal(p.nstack, 1);
+	pg_stack_plan_release(&p);
+	/* 3 waits behind a pull not tested yet: it cannot be approved before 2 is */
+	assert_int_equal(pg_stack_through(&ids, &n, &tip, q, 3), PG_ECONFLICT);
+	pg_error_clear();
 	queue_free(q);
 }
 
@@ -237,6 +278,7 @@ int main(void)
 		cmocka_unit_test(test_a_running_pull_holds_up_the_ones_behind),
 		cmocka_unit_test(test_a_stack_that_is_gone_is_stale),
 		cmocka_unit_test(test_the_branch_moved),
+		cmocka_unit_test(test_a_merged_running_pull_is_stacked_on),
 		cmocka_unit_test(test_a_held_pull_is_left_out),
 		cmocka_unit_test(test_no_tip),
 		cmocka_unit_test(test_through),

@@ -77,6 +77,21 @@ echo "# stand-in config of tests/fakes" >"$out/.config"
 # a selected option "holds" unless its name says it cannot
 [ -z "$select" ] || grep -v '_UNBUILDABLE_' "$select" >>"$out/.config" || true
 rm -f "$out/fake-kunit-fail"
+# FAKE_BUILD=tree: a tree with a file fake/meet-NAME meets as FAKE_BUILD_MEET
+# does, in the directory the file names: a build of it (the merge's, or a
+# base's holding that merge) leaves a file there and waits until another
+# has left one too, so that two runs on one stack overlap for sure
+if [ "${FAKE_BUILD:-}" = tree ]; then
+	for m in "$src"/fake/meet-*; do
+		[ -f "$m" ] || continue
+		d=$(cat "$m")
+		mkdir -p "$d"
+		: >"$d/$$"
+		until [ "$(ls "$d" | wc -l)" -ge 2 ] || [ "$(date +%s)" -ge "$patience" ]; do
+			sleep 0.05
+		done
+	done
+fi
 if [ "${FAKE_BUILD:-}" = tree ] && [ -d "$src/fake" ]; then
 	files=$(cd "$src" && find fake -type f | LC_ALL=C sort)
 	kunit=$(cd "$out" && pwd)/fake-kunit-fail

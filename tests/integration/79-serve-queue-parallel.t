@@ -1,0 +1,61 @@
+#!/bin/sh
+# 79-serve-queue-parallel.t - two build worktrees test two places of the queue at once: the next pull goes onto a merge whose build still runs, and is tested again when that build fails.
+#
+# The stand-in build judges the tree's fake/ files (FAKE_BUILD=tree,
+# tests/lib/stack.sh); a tree with a file fake/meet-NAME builds only once
+# another build of a tree with it has started too, so that "the second
+# pull's run overlaps the first's build" is a fact of the run, not of the
+# machine's speed: without it, both wait until the test's patience ends.
+set -eu
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/fixtures.sh"
+. "$(dirname "$0")/../lib/serve.sh"
+. "$(dirname "$0")/../lib/stack.sh"
+plan 13
+export FAKE_BUILD=tree
+serve_setup
+sed -i 's/^  verify-workers: 2$/  verify-workers: 1\n  build-worktrees: 2/' "$CONFIG"
+stack_upstream
+sed -i "s|^  url: .*|  url: '$UPQ'|" "$SCRATCH/policy.yaml"
+MEET1="$SCRATCH/meet-slow" MEET2="$SCRATCH/meet-bad"
+stack_pull p-slow fake/slow.c='def slow' fake/meet-slow="$MEET1"
+stack_pull p-next fake/next.c='def next'
+stack_pull p-bad fake/bad.c='call nowhere' fake/meet-bad="$MEET2"
+stack_pull p-after fake/after.c='def after'
+serve_start
+
+field() { curl -s "$URL/api/pulls/$1" | jq -r "$2"; }
+deliver() {
+	push_record "$SCRATCH/$1.json" "$1"
+	hook push "$SCRATCH/$1.json" "deliver-$1"
+	printf '%s' "$out" | jq -r '.jobs[0]'
+}
+
+# --- the next pull is tested on a merge still being built ---------------------------------------------
+S=$(deliver p-slow)
+N=$(deliver p-next)
+is "$(wait_state "$S" waiting rejected error)" waiting "the first pull passes"
+is "$(wait_state "$N" waiting rejected error)" waiting "the second too"
+ok "$([ "$(ls "$MEET1" | wc -l)" -ge 2 ]; echo $?)" \
+	"the second's run built while the first's build was held: they overlapped"
+MS=$(field "$S" .merge_commit)
+is "$(field "$N" .merge_base)" "$MS" "the second was tested on the first's merge, recorded when it was made"
+# run-1 is the verify's
+like "$(field "$N" .report.run_dir)" "/logs/job-$N/run-2\$" "once"
+get "$URL/api/pulls/$N/through"
+is "$(printf '%s' "$out" | jq -r '.through | join(" ")')" "$S $N" "approving the second goes through the first"
+MN=$(field "$N" .merge_commit)
+
+# --- the merge under it fails: tested again without it ------------------------------------------------
+B=$(deliver p-bad)
+A=$(deliver p-after)
+is "$(wait_state "$B" rejected waiting error)" rejected "the third fails its build"
+ok "$([ "$(ls "$MEET2" | wc -l)" -ge 2 ]; echo $?)" "while the fourth's run was on its merge"
+is "$(field "$B" .attribution)" "pull $B (p-bad) fails build by itself" "by itself"
+on_second() { [ "$(field "$A" .merge_base)" = "$MN" ] && [ "$(field "$A" .state)" = waiting ]; }
+ok "$(wait_for on_second; echo $?)" "the fourth is tested again, on the second's merge, and waits"
+like "$(field "$A" .report.run_dir)" "/logs/job-$A/run-3\$" \
+	"in a second kernel run: the first, on the third's merge, told nothing"
+is "$(field "$A" .attribution)" null "and nothing is held against it"
+get "$URL/api/pulls/$A/through"
+is "$(printf '%s' "$out" | jq -r '.through | join(" ")')" "$S $N $A" "the stack is the three pulls that passed"
