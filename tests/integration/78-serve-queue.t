@@ -9,7 +9,7 @@ set -eu
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
 . "$(dirname "$0")/../lib/stack.sh"
-plan 42
+plan 43
 export FAKE_BUILD=tree
 serve_setup
 sed -i 's/^  verify-workers: 2$/  verify-workers: 1/' "$CONFIG"
@@ -164,3 +164,5 @@ is "$(git --git-dir="$TREE" rev-list --first-parent "$TIP..master" | paste -sd' 
 	"through the merges that were built and booted, one per pull, in queue order"
 get "$URL/api/queue"
 is "$(printf '%s' "$out" | jq '.queue | length')" 0 "the queue is empty"
+serve_stop
+is "$SERVE_RC" 0 "the service stops cleanly (under the sanitizers: nothing leaked)"

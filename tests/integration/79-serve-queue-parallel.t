@@ -11,7 +11,7 @@ set -eu
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
 . "$(dirname "$0")/../lib/stack.sh"
-plan 13
+plan 14
 export FAKE_BUILD=tree
 serve_setup
 sed -i 's/^  verify-workers: 2$/  verify-workers: 1\n  build-worktrees: 2/' "$CONFIG"
@@ -59,3 +59,5 @@ like "$(field "$A" .report.run_dir)" "/logs/job-$A/run-3\$" \
 is "$(field "$A" .attribution)" null "and nothing is held against it"
 get "$URL/api/pulls/$A/through"
 is "$(printf '%s' "$out" | jq -r '.through | join(" ")')" "$S $N $A" "the stack is the three pulls that passed"
+serve_stop
+is "$SERVE_RC" 0 "the service stops cleanly (under the sanitizers: nothing leaked)"
