@@ -491,7 +491,7 @@ int pg_api_queue(pg_req *rq, pg_resp *rs)
 	size_t i, k;
 	int err;
 
-	if ((err = pg_store_queue(&q, pg_server_reader(rq->srv))) < 0)
+	if ((err = pg_server_queue(&q, rq->srv)) < 0)
 		return err;
 	if ((err = pg_json_writer_new(&w)) == 0) {
 		pg_json_open_array(w, "queue");

@@ -22,13 +22,13 @@ int pg_page_queue(pg_req *rq, pg_resp *rs)
 				 QUEUE_PAGE)) < 0)
 		return err;
 	/* the window heads the first page of all pulls; a filter or an older page is the list's */
-	if (!state && !offset && (err = pg_store_queue(&window, pg_server_reader(rq->srv))) < 0) {
+	if (!state && !offset && (err = pg_server_queue(&window, rq->srv)) < 0) {
 		pg_job_list_release(&l);
 		return err;
 	}
 	pg_dash_page_start(out, rq, "queue", "data-page=\"queue\"");
 	pg_buf_puts(out, "<h1>Pulls</h1>\n");
-	if (!state && !offset) {
+	if (!state && !offset && rq->srv->config->stages) {
 		pg_dash_window(out, &window);
 		pg_buf_puts(out, "<h2 id=\"all\">All pulls</h2>\n");
 	}

@@ -255,7 +255,7 @@ int pg_page_pull(pg_req *rq, pg_resp *rs)
 		return err;
 	/* a pull verify accepted and nobody decided is in the window: its place, what is above it */
 	if (j->queue_rank && in_window(j->state) &&
-	    (err = pg_store_queue(&window, pg_server_reader(rq->srv))) < 0) {
+	    (err = pg_server_queue(&window, rq->srv)) < 0) {
 		pg_job_free(j);
 		return err;
 	}

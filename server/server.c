@@ -197,6 +197,16 @@ pg_store *pg_server_reader(pg_server *s)
 	return s->readers[i % PG_SERVER_READERS];
 }
 
+int pg_server_queue(pg_job_list *out, pg_server *s)
+{
+	/* without kernel stages a verified pull is decided: there is no window to show */
+	if (!s->config->stages) {
+		memset(out, 0, sizeof(*out));
+		return 0;
+	}
+	return pg_store_queue(out, pg_server_reader(s));
+}
+
 int pg_server_start(pg_server **out, const pg_server_opts *o)
 {
 	pg_server *s = calloc(1, sizeof(*s));

@@ -208,6 +208,12 @@ int pg_server_hook_secret(char **out, const char *state);
 void pg_server_free_retired(pg_server *s);
 /* A connection to read the store through (server.c): each of the readers in turn. */
 pg_store *pg_server_reader(pg_server *s);
+/*
+ * The merge window's queue as the dashboard and the API show it
+ * (pg_store_queue), through a reader; empty when the service runs no
+ * kernel stage (then verified is the end, and nothing waits to be stacked).
+ */
+int pg_server_queue(pg_job_list *out, pg_server *s);
 
 /* Whether path is a log the gate wrote (under home/logs), so that it may be served. */
 bool pg_server_owns_log(const pg_server *s, const char *path);

@@ -5,7 +5,7 @@ set -eu
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
 . "$(dirname "$0")/../lib/gate.sh"
-plan 48
+plan 52
 serve_setup
 # the maintainer's identity for merges
 sed -i 's/^  verify-workers: 2$/  verify-workers: 2\n  merge-name: Linus Torvalds\n  merge-email: torvalds@linux-foundation.org/' "$CONFIG"
@@ -169,6 +169,9 @@ killed_in() {
 	ok "$(wait_gone "$PID"; echo $?)" "killed while $1: and its $2 was stopped"
 	ok "$([ ! -e "$PULLGATE_HOME/work/run.journal" ]; echo $?)" "killed while $1: and its journal removed"
 	is "$(wait_state "$ID" verified error)" verified "killed while $1: the pull runs again (verify only now)"
+	is "$(curl -s "$URL/api/queue" | jq '.queue | length')" 0 \
+		"killed while $1: verify only, a verified pull is decided: no merge window holds it"
+	is "$(curl -s "$URL/" | grep -c 'id="window"')" 0 "killed while $1: and the front page shows none"
 	serve_kill
 	sed -i '/^  stages: \[\]$/d' "$CONFIG"
 }
