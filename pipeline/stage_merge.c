@@ -97,7 +97,16 @@ int pg_stage_merge(pg_run *g, pg_stage *st)
 	if ((err = pg_tree_merge(&m, g->tree, &g->base, &r->tag_object, &mo)) < 0)
 		goto done;
 	if (m.up_to_date) {
-		err = pg_stage_set(st, PG_STAGE_SKIPPED, NULL, "%s is already in %s", r->tag,
+		pg_oid head;
+		bool stacked = g->o->onto && pg_tree_head(&head, g->tree) == 0 &&
+			       pg_oid_cmp(&head, &g->base);
+
+		pg_error_clear();
+		pg_oid_tohex(base, &g->base);
+		err = stacked ?
+		      pg_stage_set(st, PG_STAGE_SKIPPED, NULL, "%s is already in %.12s, the stack it "
+				   "was merged onto", r->tag, base) :
+		      pg_stage_set(st, PG_STAGE_SKIPPED, NULL, "%s is already in %s", r->tag,
 				   pg_tree_branch(g->tree));
 		goto done;
 	}

@@ -31,6 +31,9 @@ SERVE_DATADIR="$TOP/tests/browser/fakes"
 export FAKE_OBJECTS="${FAKE_OBJECTS:-40}" FAKE_OBJECT_DELAY="${FAKE_OBJECT_DELAY:-0.15}"
 export BROWSER_HOLD="$SCRATCH/hold-live" BROWSER_GO="$SCRATCH/go-live"
 serve_setup >/dev/null
+# each pull on the head: the live pull below is take two's commits again, which the queue's
+# stack (take two's merge, waiting) already holds, and this test watches a build
+sed -i 's/^  verify-workers: 2$/  verify-workers: 2\n  queue: each/' "$CONFIG"
 serve_start
 push_record "$SCRATCH/take1.json" hardening-v6.16-rc1-fix1
 hook push "$SCRATCH/take1.json" browser-take1

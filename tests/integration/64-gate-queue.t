@@ -8,7 +8,7 @@ set -eu
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/gate.sh"
 . "$(dirname "$0")/../lib/stack.sh"
-plan 85
+plan 86
 gate_setup
 export FAKE_BUILD=tree
 
@@ -201,6 +201,11 @@ is "$(git --git-dir="$TREE" rev-parse "$ONTO_MERGE^1" "$ONTO_MERGE^2" | paste -s
 is "$(git --git-dir="$TREE" ls-tree --name-only "$ONTO_MERGE" fake/alpha.c fake/last.c | paste -sd' ' -)" \
 	"fake/alpha.c fake/last.c" "so the tree merged holds both pulls"
 is "$(master)" "$BASE" "the integration branch did not move"
+# shellcheck disable=SC2086
+run "$PULLGATE" gate $OPTS --json --stages merge --onto "$ONTO" "$KREPO" q-alpha
+is "$rc $(printf '%s' "$out" | jq -r '.stages[] | select(.name == "merge") | "\(.status): \(.summary)"')" \
+	"0 skipped: refs/tags/q-alpha is already in $(printf %.12s "$ONTO"), the stack it was merged onto" \
+	"a pull the stack holds already adds nothing, and says where it is: the stack, not the branch"
 BESIDE=$(git --git-dir="$TREE" rev-parse "$BASE^")
 # shellcheck disable=SC2086
 run "$PULLGATE" gate $OPTS --json --stages merge --onto "$BESIDE" "$KREPO" q-last
