@@ -93,6 +93,9 @@ int pg_stack_through(int64_t **ids, size_t *n, const pg_oid *tip, const pg_job_l
 	if (k == queue->n || !stands(queue->items[k]))
 		return pg_error_set(PG_ENOTFOUND, "pull %lld does not wait in the queue",
 				    (long long)id);
+	if (queue->items[k]->held)
+		return pg_error_set(PG_ECONFLICT, "pull %lld is held in the queue: release it first",
+				    (long long)id);
 	if ((err = pg_stack_plan_make(&p, tip, queue)) < 0)
 		return err;
 	for (i = 0; i < p.nstack && p.stack[i] != id; i++)

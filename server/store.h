@@ -259,7 +259,8 @@ int pg_store_queue_place(pg_store *s, int64_t id, size_t place);
 /*
  * Record the merge a running pull's merge stage made (base, merge), while
  * it is still in state: the queue stacks the next pull on it before this
- * one's build and boot end.  The move to merging clears a run's merge.
+ * one's build and boot end; base and merge NULL: no merge to stack on
+ * (its run failed).  The move to merging clears a run's merge.
  * PG_ECONFLICT when the pull is in another state.
  */
 int pg_store_set_merge(pg_store *s, int64_t id, enum pg_job_state state, const pg_oid *base,

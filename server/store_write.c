@@ -630,13 +630,15 @@ int pg_store_set_merge(pg_store *s, int64_t id, enum pg_job_state state, const p
 	char b[PG_OID_HEXSZ + 1], m[PG_OID_HEXSZ + 1];
 	int err;
 
-	pg_oid_tohex(b, base);
-	pg_oid_tohex(m, merge);
+	if (base && merge) {
+		pg_oid_tohex(b, base);
+		pg_oid_tohex(m, merge);
+	}
 	pthread_mutex_lock(&s->lock);
 	if ((err = prepare(s, &st, "UPDATE pulls SET merge_base = ?, merge_commit = ?"
 			   " WHERE id = ? AND state = ?")) == 0) {
-		bind_text(st, 1, b);
-		bind_text(st, 2, m);
+		bind_text(st, 1, base && merge ? b : NULL);
+		bind_text(st, 2, base && merge ? m : NULL);
 		sqlite3_bind_int64(st, 3, id);
 		bind_text(st, 4, pg_job_state_name(state));
 		if ((err = step_done(s, st, "pulls")) == 0 && sqlite3_changes(s->db) != 1)

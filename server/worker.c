@@ -421,6 +421,8 @@ done:
 	return err;
 }
 
+static int branch_tip(pg_oid *tip, const pg_worker_opts *o);
+
 /*
  * Whether a pull of the stack the job was tested on no longer stands:
  * it failed, left the queue or is tested again (its merge is not the one
@@ -429,8 +431,24 @@ done:
  */
 static bool stack_gone(slot *s, char *msg, size_t cap)
 {
+	pg_oid tip;
 	size_t i;
 	bool gone = false;
+
+	/* the branch is at the stack's bottom or at a merge of it (approved since): else it moved */
+	if (branch_tip(&tip, &s->o) == 0) {
+		char hex[PG_OID_HEXSZ + 1];
+
+		for (i = 0; i <= s->nunder && pg_oid_cmp(&tip, &s->tops[i]); i++)
+			;
+		if (i > s->nunder) {
+			pg_oid_tohex(hex, &tip);
+			snprintf(msg, cap, "tested on a stack the branch left (it moved to %.12s by "
+				 "another hand): testing it again on the stack as it is", hex);
+			return true;
+		}
+	}
+	pg_error_clear();
 
 	for (i = 0; i < s->nunder && !gone; i++) {
 		pg_job *u = NULL;
@@ -453,7 +471,24 @@ static bool stack_gone(slot *s, char *msg, size_t cap)
 	return gone;
 }
 
-/* Whether a pull under the job still runs: its merge is made, its build or boot is not told yet. */
+/* Whether a thread of the worker runs pull id now. */
+static bool runs_now(pg_worker *w, int64_t id)
+{
+	size_t i;
+	bool found = false;
+
+	pthread_mutex_lock(&w->lock);
+	for (i = 0; i < MAX_THREADS && !found; i++)
+		found = w->slots[i].id == id;
+	pthread_mutex_unlock(&w->lock);
+	return found;
+}
+
+/*
+ * Whether a pull under the job is not told yet: a thread of ours still
+ * runs it (a state with no thread behind it, left by a failure to record,
+ * waits for no one), or its approval is moving the branch now.
+ */
 static bool under_running(slot *s)
 {
 	size_t i;
@@ -465,10 +500,55 @@ static bool under_running(slot *s)
 		if (pg_store_get(&u, s->w->o.store, s->under[i]) < 0)
 			pg_error_clear();
 		else
-			running = pg_job_state_is_running(u->state);
+			running = u->state == PG_JOB_APPROVING ||
+				  (pg_job_state_is_running(u->state) && runs_now(s->w, u->id));
 		pg_job_free(u);
 	}
 	return running;
+}
+
+/*
+ * The merge was skipped: every commit of the tag is in the stack it was
+ * merged onto.  When the branch holds them, the pull passed (it adds
+ * nothing); when only pulls of the queue under it do, it is held, back in
+ * verified (nothing is lost: the maintainer releases it once they are
+ * decided, and it is tested as it is then).  true when it was held.
+ */
+static bool in_the_stack_only(slot *s, const pg_report *r, char *msg, size_t cap)
+{
+	pg_store_update u = PG_STORE_UPDATE_INIT;
+	pg_gate_opts go;
+	pg_buf path = PG_BUF_INIT;
+	pg_tree *t = NULL;
+	char run_name[32];
+	size_t i;
+	int held = 1;
+
+	for (i = 0; i < r->nstages; i++)
+		if (!strcmp(r->stages[i].name, "merge"))
+			break;
+	if (!s->nunder || r->has_merge || i == r->nstages ||
+	    r->stages[i].status != PG_STAGE_SKIPPED)
+		return false;
+	gate_opts(&go, run_name, sizeof(run_name), &s->o, 0);
+	if (pg_run_tree_path(&path, &go) == 0 &&
+	    pg_tree_open(&t, path.ptr, go.settings.branch) == 0)
+		held = pg_tree_holds(t, &r->tag_commit);
+	pg_tree_free(t);
+	pg_buf_release(&path);
+	pg_error_clear();
+	if (held == 1)
+		return false;
+	snprintf(msg, cap, "every commit of the tag is in the queue's stack under it (up to the "
+		 "merge of pull %lld), not in the branch: held; release it once the pulls under it "
+		 "are decided", (long long)s->under[s->nunder - 1]);
+	u.message = msg;
+	if (pg_store_queue_hold(s->w->o.store, s->id, true) < 0) {
+		logf_(s->w, "pull %lld: %s", (long long)s->id, pg_error_last());
+		pg_error_clear();
+	}
+	advance(s, PG_JOB_VERIFIED, &u);
+	return true;
 }
 
 static void idle(pg_worker *w);
@@ -499,16 +579,18 @@ static void kernel_job(slot *s, const pg_job *j)
 	/* a run on merges still being tested is told once they are: it may have to run again */
 	while (s->stacked && !s->cancel && under_running(s))
 		idle(s->w);
-	if (err < 0 && !(s->stacked && !s->cancel && !s->by_user && stack_gone(s, msg, sizeof(msg)))) {
-		ended_in_error(s, err);
-		return;
-	}
-	if (s->stacked && stack_gone(s, msg, sizeof(msg))) {
-		/* what it did on a stack that is gone says nothing of it: tested again, as it is */
+	/* what it did on a stack that is gone says nothing of it: tested again, as it is */
+	if (s->stacked && !s->cancel && !s->by_user && stack_gone(s, msg, sizeof(msg))) {
 		u.message = msg;
 		advance(s, PG_JOB_VERIFIED, &u);
 		goto done;
 	}
+	if (err < 0) {
+		ended_in_error(s, err);
+		goto done;
+	}
+	if (s->stacked && in_the_stack_only(s, r, msg, sizeof(msg)))
+		goto done;
 	last = r->nstages ? &r->stages[r->nstages - 1] : NULL;
 	/* the stages run in order and stop at the first that does not pass: approve is last */
 	approve_stage = last && !strcmp(last->name, "approve") ? last : NULL;
@@ -524,6 +606,10 @@ static void kernel_job(slot *s, const pg_job *j)
 		snprintf(msg, sizeof(msg), "rejected at the %s stage: %s", last ? last->name : "verify",
 			 last && last->summary ? last->summary : "see the findings");
 		to = PG_JOB_REJECTED;
+		/* a merge known to fail is no base to stack the next pulls on while it is told why */
+		if (s->stacked && r->has_merge &&
+		    pg_store_set_merge(s->w->o.store, s->id, s->state, NULL, NULL) < 0)
+			pg_error_clear();
 		if (s->stacked && (err = attribute(s, j, r, &why, &with)) < 0 &&
 		    (s->cancel || s->by_user)) {
 			ended_in_error(s, err);
@@ -660,8 +746,21 @@ static int claim_stacked(pg_job **out, slot *s, const pg_worker_opts *o)
 		err = 0;
 		goto done;
 	}
-	if (err < 0 || (err = pg_store_get(out, w->o.store, plan.next)) < 0)
+	if (err < 0)
 		goto done;
+	if ((err = pg_store_get(out, w->o.store, plan.next)) < 0) {
+		/* no thread runs it: it must not stay merging, holding up the queue */
+		char why[512];
+		pg_store_update u = PG_STORE_UPDATE_INIT;
+
+		snprintf(why, sizeof(why), "%s", pg_error_last());
+		u.message = "the kernel thread could not read it: tested later";
+		if (pg_job_move(w->o.store, plan.next, PG_JOB_MERGING, PG_JOB_VERIFIED,
+				PG_JOB_BY_WORKER, &u) < 0)
+			pg_error_clear();
+		err = pg_error_set(err, "%s", why);
+		goto done;
+	}
 	free(s->tops);
 	free(s->under);
 	s->tops = plan.tops;
@@ -1027,6 +1126,9 @@ static int under_first(pg_worker *w, const pg_worker_opts *o, const pg_job *j)
 
 	if (!stacking(o))
 		return 0;
+	if (j->held)
+		return pg_error_set(PG_ECONFLICT, "pull %lld is held in the queue: release it first "
+				    "(it is tested again if its stack is gone)", (long long)j->id);
 	if ((err = stack_of(&ids, &n, w, o, j->id)) == PG_ENOTFOUND) {
 		pg_error_clear();
 		err = 0;
@@ -1138,12 +1240,19 @@ int pg_worker_approve(pg_worker *w, int64_t id, const char *user)
 int pg_worker_through(pg_worker *w, int64_t id, int64_t **ids, size_t *n)
 {
 	pg_worker_opts o;
+	enum pg_job_state state;
+	int err;
 
 	pthread_mutex_lock(&w->lock);
 	o = w->o;
 	pthread_mutex_unlock(&w->lock);
 	if (stacking(&o))
 		return stack_of(ids, n, w, &o, id);
+	if ((err = current(w, id, &state)) < 0)
+		return err;
+	if (state != PG_JOB_WAITING)
+		return pg_error_set(PG_ENOTFOUND, "pull %lld does not wait for approval: it is %s",
+				    (long long)id, pg_job_state_name(state));
 	if (!(*ids = malloc(sizeof(**ids))))
 		return pg_error_oom();
 	(*ids)[0] = id;

@@ -12,7 +12,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
-plan 52
+plan 54
 T2=hardening-v6.16-rc1-fix1-take2
 T3=take3-parallel
 TAP_CLEANUP="stop_fakes"
@@ -176,6 +176,10 @@ ok "$(merged_builds | awk '{ s[NR] = $1; e[NR] = $2 } END { exit !(NR == 2 && s[
 head=$(git --git-dir="$TREE" rev-parse "refs/heads/pullgate/$T2")
 ok "$([ "$head" = "$(field "$A" merge_commit)" ] || [ "$head" = "$(field "$B" merge_commit)" ]; echo $?)" \
 	"the pull's branch is one of the two merges tested, whole"
+get "$URL/api/pulls/$A/through"
+is "$code $(printf '%s' "$out" | jq -c .through)" "200 [$A]" "each on the head: a pull is approved through itself alone"
+get "$URL/api/pulls/999999/through"
+is "$code" 404 "and a pull that does not wait has nothing to approve through"
 serve_stop
 
 # --- approval: auto; the branch moves under the second pull: it is tested again ----------------------

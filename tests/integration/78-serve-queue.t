@@ -9,7 +9,7 @@ set -eu
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
 . "$(dirname "$0")/../lib/stack.sh"
-plan 43
+plan 44
 export FAKE_BUILD=tree
 serve_setup
 sed -i 's/^  verify-workers: 2$/  verify-workers: 1/' "$CONFIG"
@@ -130,6 +130,9 @@ is "$(field "$P6" .state)" waiting "and they wait again"
 # --- hold: the stack goes on without the pull ---------------------------------------------------------
 post "$P4" hold
 is "$code.$(printf '%s' "$out" | jq -r .held)" "200.true" "the maintainer holds the fourth"
+post "$P4" approve
+is "$code $(printf '%s' "$out" | jq -r .error)" "409 pull $P4 is held in the queue: release it first (it is tested again if its stack is gone)" \
+	"a held pull is not approved"
 ok "$(wait_for base_is "$P6" "$M1"; echo $?)" "the sixth is tested again without it, on the first's merge"
 post "$P4" release
 is "$code" 200 "and lets it go on"

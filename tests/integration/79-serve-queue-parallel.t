@@ -11,7 +11,7 @@ set -eu
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
 . "$(dirname "$0")/../lib/stack.sh"
-plan 14
+plan 21
 export FAKE_BUILD=tree
 serve_setup
 sed -i 's/^  verify-workers: 2$/  verify-workers: 1\n  build-worktrees: 2/' "$CONFIG"
@@ -59,5 +59,34 @@ like "$(field "$A" .report.run_dir)" "/logs/job-$A/run-3\$" \
 is "$(field "$A" .attribution)" null "and nothing is held against it"
 get "$URL/api/pulls/$A/through"
 is "$(printf '%s' "$out" | jq -r '.through | join(" ")')" "$S $N $A" "the stack is the three pulls that passed"
+# --- a tag whose commits a waiting pull under it holds: held, not passed ---------------------------------
+stack_retag p-dup p-next
+D=$(deliver p-dup)
+is "$(wait_state "$D" verified rejected error passed)" verified "a second tag of the second's commit is tested"
+is "$(field "$D" .held)" true "and held: the stack holds its commits, the branch does not"
+like "$(field "$D" .message)" "every commit of the tag is in the queue's stack under it \\(up to the merge of pull $A\\), not in the branch: held" \
+	"saying why, and what to do"
+
+# --- the branch moves while a pull builds: tested again on it ---------------------------------------------
+MEET3="$SCRATCH/meet-hold"
+stack_pull p-hold fake/hold.c='def hold' fake/meet-hold="$MEET3"
+H=$(deliver p-hold)
+met_once() { [ "$(ls "$MEET3" 2>/dev/null | wc -l)" -ge 1 ]; }
+ok "$(wait_for met_once; echo $?)" "the fifth's build is held"
+MA=$(field "$A" .merge_commit)
+W="$SCRATCH/other"
+git clone -q "$TREE" "$W"
+(cd "$W" && echo 'def other' >fake/other.c && git add fake/other.c &&
+	GIT_AUTHOR_NAME="Linus Torvalds" GIT_AUTHOR_EMAIL=torvalds@linux-foundation.org \
+	GIT_COMMITTER_NAME="Linus Torvalds" GIT_COMMITTER_EMAIL=torvalds@linux-foundation.org \
+	git commit -q -m "fake: another push" && git push -q origin HEAD:master)
+TIP=$(git --git-dir="$TREE" rev-parse master)
+: >"$MEET3/test"
+first_on_tip() { [ "$(field "$S" .merge_base)" = "$TIP" ] && [ "$(field "$S" .state)" = waiting ]; }
+ok "$(wait_for first_on_tip; echo $?)" "another hand pushed: the stack is tested again on the new tip"
+hold_again() { [ "$(field "$H" .state)" = waiting ] && [ "$(field "$H" .merge_base)" != "$MA" ]; }
+ok "$(wait_for hold_again; echo $?)" "and the fifth, whose run the push cut from its stack, is tested again too"
+is "$(field "$H" .attribution)" null "nothing is held against it"
+
 serve_stop
 is "$SERVE_RC" 0 "the service stops cleanly (under the sanitizers: nothing leaked)"

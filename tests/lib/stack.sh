@@ -62,3 +62,18 @@ $sob"
 	)
 	rm -rf "$w" "$g"
 }
+
+# stack_retag NAME PULL: a tag NAME signed by Kees on the commit of the pull PULL's tag
+stack_retag() {
+	g="$SCRATCH/gnupg-retag"
+	rm -rf "$g"
+	mkdir -m 700 "$g"
+	for f in "$FX/gnupg"/*; do
+		case ${f##*/} in S.*) ;; *) cp -r "$f" "$g/" ;; esac
+	done
+	GNUPGHOME="$g" GIT_COMMITTER_NAME="Kees Cook" GIT_COMMITTER_EMAIL=kees@kernel.org \
+		git --git-dir="$KREPO" -c tag.gpgSign=true tag -s -u "$FPR_KEES" -m "Pull $1" "$1" \
+		"refs/tags/$2^{commit}"
+	GNUPGHOME="$g" gpgconf --kill gpg-agent 2>/dev/null || true
+	rm -rf "$g"
+}

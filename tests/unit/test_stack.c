@@ -267,6 +267,9 @@ static void test_through(void **state)
 	assert_null(ids);
 	assert_int_equal(pg_stack_through(&ids, &n, &tip, q, 6), PG_ENOTFOUND);
 	assert_int_equal(pg_stack_through(&ids, &n, &tip, q, 99), PG_ENOTFOUND);
+	q->items[2]->held = true;
+	assert_int_equal(pg_stack_through(&ids, &n, &tip, q, 3), PG_ECONFLICT);
+	assert_non_null(strstr(pg_error_last(), "held in the queue: release it first"));
 	pg_error_clear();
 	queue_free(q);
 }
