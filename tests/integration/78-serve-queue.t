@@ -111,13 +111,7 @@ is "$(printf '%s' "$out" | jq -r '.through | join(" ")')" "$P1 $P4 $P6" \
 	"approving it through approves the stack under it first, bottom first"
 
 # --- the branch moves under the queue: the stack is tested again on it ----------------------------------
-W="$SCRATCH/other"
-git clone -q "$TREE" "$W"
-(cd "$W" && echo 'def other' >fake/other.c && git add fake/other.c &&
-	GIT_AUTHOR_NAME="Linus Torvalds" GIT_AUTHOR_EMAIL=torvalds@linux-foundation.org \
-	GIT_COMMITTER_NAME="Linus Torvalds" GIT_COMMITTER_EMAIL=torvalds@linux-foundation.org \
-	git commit -q -m "fake: another push" && git push -q origin HEAD:master)
-TIP=$(git --git-dir="$TREE" rev-parse master)
+stack_other_push
 base_is() { [ "$(field "$1" .merge_base)" = "$2" ] && settled "$1"; }
 ok "$(wait_for base_is "$P1" "$TIP"; echo $?)" "someone else's push: the first pull is tested again on the new tip"
 M1=$(field "$P1" .merge_commit)

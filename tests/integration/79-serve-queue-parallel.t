@@ -74,13 +74,7 @@ H=$(deliver p-hold)
 met_once() { [ "$(ls "$MEET3" 2>/dev/null | wc -l)" -ge 1 ]; }
 ok "$(wait_for met_once; echo $?)" "the fifth's build is held"
 MA=$(field "$A" .merge_commit)
-W="$SCRATCH/other"
-git clone -q "$TREE" "$W"
-(cd "$W" && echo 'def other' >fake/other.c && git add fake/other.c &&
-	GIT_AUTHOR_NAME="Linus Torvalds" GIT_AUTHOR_EMAIL=torvalds@linux-foundation.org \
-	GIT_COMMITTER_NAME="Linus Torvalds" GIT_COMMITTER_EMAIL=torvalds@linux-foundation.org \
-	git commit -q -m "fake: another push" && git push -q origin HEAD:master)
-TIP=$(git --git-dir="$TREE" rev-parse master)
+stack_other_push
 : >"$MEET3/test"
 first_on_tip() { [ "$(field "$S" .merge_base)" = "$TIP" ] && [ "$(field "$S" .state)" = waiting ]; }
 ok "$(wait_for first_on_tip; echo $?)" "another hand pushed: the stack is tested again on the new tip"

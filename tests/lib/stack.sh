@@ -28,6 +28,27 @@ stack_upstream() {
 	git --git-dir="$KREPO" fetch -q "$UPQ" "master:refs/heads/upstream-base"
 }
 
+# stack_keys DIR: a private copy of the fixture's keys in DIR, without the agent sockets
+# another test may have made
+stack_keys() {
+	rm -rf "$1"
+	mkdir -m 700 "$1"
+	for f in "$FX/gnupg"/*; do
+		case ${f##*/} in S.*) ;; *) cp -r "$f" "$1/" ;; esac
+	done
+}
+
+# stack_other_push: another hand pushes a commit onto $TREE's master; $TIP is the new tip
+stack_other_push() {
+	rm -rf "$SCRATCH/other"
+	git clone -q "$TREE" "$SCRATCH/other"
+	(cd "$SCRATCH/other" && echo 'def other' >fake/other.c && git add fake/other.c &&
+		GIT_AUTHOR_NAME="Linus Torvalds" GIT_AUTHOR_EMAIL=torvalds@linux-foundation.org \
+		GIT_COMMITTER_NAME="Linus Torvalds" GIT_COMMITTER_EMAIL=torvalds@linux-foundation.org \
+		git commit -q -m "fake: another push" && git push -q origin HEAD:master)
+	TIP=$(git --git-dir="$TREE" rev-parse master)
+}
+
 # stack_pull NAME FILE=CONTENT...: a branch on $BASE with one commit writing each FILE,
 # its tag NAME signed by Kees (a private copy of the keys, no agent left);
 # with NOSOB=1 the commit has no Signed-off-by (verify rejects it)
@@ -35,11 +56,8 @@ stack_pull() {
 	name=$1
 	shift
 	w="$SCRATCH/work-$name" g="$SCRATCH/gnupg-sign"
-	rm -rf "$w" "$g"
-	mkdir -m 700 "$g"
-	for f in "$FX/gnupg"/*; do
-		case ${f##*/} in S.*) ;; *) cp -r "$f" "$g/" ;; esac
-	done
+	rm -rf "$w"
+	stack_keys "$g"
 	git clone -q --no-checkout "$KREPO" "$w"
 	(
 		cd "$w"
@@ -66,11 +84,7 @@ $sob"
 # stack_retag NAME PULL: a tag NAME signed by Kees on the commit of the pull PULL's tag
 stack_retag() {
 	g="$SCRATCH/gnupg-retag"
-	rm -rf "$g"
-	mkdir -m 700 "$g"
-	for f in "$FX/gnupg"/*; do
-		case ${f##*/} in S.*) ;; *) cp -r "$f" "$g/" ;; esac
-	done
+	stack_keys "$g"
 	GNUPGHOME="$g" GIT_COMMITTER_NAME="Kees Cook" GIT_COMMITTER_EMAIL=kees@kernel.org \
 		git --git-dir="$KREPO" -c tag.gpgSign=true tag -s -u "$FPR_KEES" -m "Pull $1" "$1" \
 		"refs/tags/$2^{commit}"
