@@ -250,11 +250,12 @@ int pg_store_list(pg_job_list *out, pg_store *s, const enum pg_job_state *state,
 int pg_store_queue(pg_job_list *out, pg_store *s);
 
 /*
- * Put pull id at place (1: first) of the queue, the others keeping their
- * order; a place past the end is the last.  PG_ENOTFOUND when id is not
- * in the queue.
+ * Move pull id by places in the queue (negative: up, towards the first),
+ * the others keeping their order, in one transaction.  PG_ENOTFOUND when
+ * id is not in the queue, PG_ECONFLICT when the move would go past its
+ * first or last place.
  */
-int pg_store_queue_place(pg_store *s, int64_t id, size_t place);
+int pg_store_queue_move(pg_store *s, int64_t id, int by);
 
 /*
  * Record the merge a running pull's merge stage made (base, merge), while

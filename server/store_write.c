@@ -553,11 +553,11 @@ static int rank_row(sqlite3_stmt *st, void *ctx)
 }
 
 /* The ranks stay the ones the queue had; only which pull holds which changes. */
-static int place(pg_store *s, int64_t id, size_t to)
+static int place(pg_store *s, int64_t id, int by)
 {
 	sqlite3_stmt *st = NULL;
 	ranks r = { 0 };
-	size_t i, at;
+	size_t i, at, to;
 	int err;
 
 	if ((err = prepare(s, &st, "SELECT id, queue_rank FROM pulls " PG_STORE_QUEUED
@@ -570,9 +570,12 @@ static int place(pg_store *s, int64_t id, size_t to)
 		err = pg_error_set(PG_ENOTFOUND, "pull %lld is not in the queue", (long long)id);
 		goto done;
 	}
-	to = to == 0 ? 0 : to - 1;
-	if (to >= r.n)
-		to = r.n - 1;
+	if ((by < 0 && at < (size_t)-(long)by) || (by > 0 && at + (size_t)by >= r.n)) {
+		err = pg_error_set(PG_ECONFLICT, "pull %lld is %s of the queue already",
+				   (long long)id, by < 0 ? "first" : "last");
+		goto done;
+	}
+	to = by < 0 ? at - (size_t)-(long)by : at + (size_t)by;
 	memmove(&r.ids[at], &r.ids[at + 1], (r.n - at - 1) * sizeof(*r.ids));
 	memmove(&r.ids[to + 1], &r.ids[to], (r.n - 1 - to) * sizeof(*r.ids));
 	r.ids[to] = id;
@@ -594,13 +597,13 @@ done:
 	return err;
 }
 
-int pg_store_queue_place(pg_store *s, int64_t id, size_t to)
+int pg_store_queue_move(pg_store *s, int64_t id, int by)
 {
 	int err;
 
 	pthread_mutex_lock(&s->lock);
 	if ((err = pg_store_begin_write(s)) == 0)
-		err = place(s, id, to);
+		err = place(s, id, by);
 	err = pg_store_end_write(s, err);
 	pthread_mutex_unlock(&s->lock);
 	return err;

@@ -1277,23 +1277,11 @@ int pg_worker_hold(pg_worker *w, int64_t id, bool held)
 
 int pg_worker_move(pg_worker *w, int64_t id, int by)
 {
-	pg_job_list q;
-	size_t i;
 	int err;
 
+	/* under the lock the queue is planned with: never between a look and a claim */
 	pthread_mutex_lock(&w->approve_lock);
-	if ((err = pg_store_queue(&q, w->o.store)) == 0) {
-		for (i = 0; i < q.n && q.items[i]->id != id; i++)
-			;
-		if (i == q.n)
-			err = pg_error_set(PG_ENOTFOUND, "pull %lld is not in the queue", (long long)id);
-		else if ((by < 0 && i == 0) || (by > 0 && i + 1 == q.n))
-			err = pg_error_set(PG_ECONFLICT, "pull %lld is %s of the queue already",
-					   (long long)id, by < 0 ? "first" : "last");
-		else
-			err = pg_store_queue_place(w->o.store, id, by < 0 ? i : i + 2);
-		pg_job_list_release(&q);
-	}
+	err = pg_store_queue_move(w->o.store, id, by < 0 ? -1 : 1);
 	pthread_mutex_unlock(&w->approve_lock);
 	if (err == 0) {
 		logf_(w, "pull %lld: moved %s in the queue", (long long)id, by < 0 ? "up" : "down");

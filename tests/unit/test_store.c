@@ -1102,6 +1102,77 @@ static void test_the_worker_s_log_is_copied_after_its_turn(void **state)
 	pg_store_free(worker);
 }
 
+/* The queue's order as "id id id". */
+static const char *queue_order(pg_store *s)
+{
+	static char out[128];
+	pg_job_list q;
+	size_t i, len = 0;
+
+	out[0] = '\0';
+	assert_int_equal(pg_store_queue(&q, s), 0);
+	for (i = 0; i < q.n; i++)
+		len += (size_t)snprintf(out + len, sizeof(out) - len, "%s%lld", i ? " " : "",
+					(long long)q.items[i]->id);
+	pg_job_list_release(&q);
+	return out;
+}
+
+/*
+ * The merge window's queue: a pull enters it when verify first accepts it,
+ * behind those in it, keeps its place when tested again, leaves it when
+ * decided; the maintainer moves it one place at a time and holds it.
+ */
+static void test_the_queue(void **state)
+{
+	pg_store *s = NULL;
+	pg_buf ids = PG_BUF_INIT;
+	pg_job_spec jobs[3];
+	char order[64];
+	pg_job *j = NULL;
+	int64_t a, b, c;
+
+	(void)state;
+	jobs[0] = job("refs/tags/a");
+	jobs[1] = job("refs/tags/b");
+	jobs[2] = job("refs/tags/c");
+	unlink(path);
+	assert_int_equal(pg_store_open(&s, path), 0);
+	assert_int_equal(add(s, &ids, "queue-1", "d-q", jobs, 3), 0);
+	a = id_at(&ids, 0), b = id_at(&ids, 1), c = id_at(&ids, 2);
+	/* verify accepts c first, then a, then b: the queue is in that order */
+	assert_int_equal(set(s, c, PG_JOB_QUEUED, PG_JOB_VERIFIED, NULL), 0);
+	assert_int_equal(set(s, a, PG_JOB_QUEUED, PG_JOB_VERIFIED, NULL), 0);
+	assert_int_equal(set(s, b, PG_JOB_QUEUED, PG_JOB_VERIFIED, NULL), 0);
+	snprintf(order, sizeof(order), "%lld %lld %lld", (long long)c, (long long)a, (long long)b);
+	assert_string_equal(queue_order(s), order);
+	/* b up: before a */
+	assert_int_equal(pg_store_queue_move(s, b, -1), 0);
+	snprintf(order, sizeof(order), "%lld %lld %lld", (long long)c, (long long)b, (long long)a);
+	assert_string_equal(queue_order(s), order);
+	assert_int_equal(pg_store_queue_move(s, c, -1), PG_ECONFLICT);
+	assert_int_equal(pg_store_queue_move(s, a, 1), PG_ECONFLICT);
+	assert_int_equal(pg_store_queue_move(s, 9999, 1), PG_ENOTFOUND);
+	/* c tested, then tested again: its place stays */
+	assert_int_equal(set(s, c, PG_JOB_VERIFIED, PG_JOB_MERGING, NULL), 0);
+	assert_int_equal(set(s, c, PG_JOB_MERGING, PG_JOB_VERIFIED, NULL), 0);
+	assert_string_equal(queue_order(s), order);
+	/* held: still in the queue, marked */
+	assert_int_equal(pg_store_queue_hold(s, b, true), 0);
+	assert_int_equal(pg_store_get(&j, s, b), 0);
+	assert_true(j->held);
+	pg_job_free(j);
+	/* decided: out of the queue, and no longer held or moved there */
+	assert_int_equal(set(s, b, PG_JOB_VERIFIED, PG_JOB_REJECTED, NULL), 0);
+	snprintf(order, sizeof(order), "%lld %lld", (long long)c, (long long)a);
+	assert_string_equal(queue_order(s), order);
+	assert_int_equal(pg_store_queue_hold(s, b, false), PG_ENOTFOUND);
+	assert_int_equal(pg_store_queue_move(s, b, -1), PG_ENOTFOUND);
+	pg_error_clear();
+	pg_store_free(s);
+	pg_buf_release(&ids);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1120,6 +1191,7 @@ int main(void)
 		cmocka_unit_test(test_the_worker_gives_way_to_hooks),
 		cmocka_unit_test(test_the_worker_waits_no_longer_than_its_limit),
 		cmocka_unit_test(test_the_worker_s_log_is_copied_after_its_turn),
+		cmocka_unit_test(test_the_queue),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
