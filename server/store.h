@@ -226,6 +226,7 @@ int pg_store_notice_done(pg_store *s, int64_t id, const char *note);
  */
 int pg_store_notices(int64_t **ids, char ***paths, size_t *n, pg_store *s);
 
+/* Record a decision's row on pull id without a change of state: user, action and note. */
 int pg_store_note(pg_store *s, int64_t id, const char *user, const char *action,
 		  const char *note);
 

@@ -623,6 +623,11 @@ static void kernel_job(slot *s, const pg_job *j)
 			u.attribution = why.ptr;
 			u.with_pull = with;
 		}
+		/* the other pull's page says it too: its maintainer meets the pair from either side */
+		if (with && pg_store_note(s->w->o.store, with, "pullgate", "queue", why.ptr) < 0) {
+			logf_(s->w, "pull %lld: %s", (long long)with, pg_error_last());
+			pg_error_clear();
+		}
 	} else if (approve_stage && approve_stage->status == PG_STAGE_WAITING && s->auto_approve) {
 		/* recorded before the branch moves (approve_job), as the maintainer's is */
 		u.message = r->simulated ? "every stage passed, SIMULATED (stand-in build and boot "

@@ -9,7 +9,7 @@ set -eu
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
 . "$(dirname "$0")/../lib/stack.sh"
-plan 44
+plan 45
 export FAKE_BUILD=tree
 serve_setup
 sed -i 's/^  verify-workers: 2$/  verify-workers: 1/' "$CONFIG"
@@ -78,6 +78,9 @@ is "$(field "$P3" .attribution)" \
 is "$(field "$P3" .with)" "$P1" "the pull it fails with is recorded"
 like "$(field "$P3" .message)" "^rejected at the build stage: pull $P3 .* together\$" \
 	"its message says why"
+is "$(field "$P1" '[.decisions[] | select(.action == "queue") | "\(.user): \(.note)"] | join("; ")')" \
+	"pullgate: pull $P3 (s-rename) and pull $P1 (s-caller) each pass alone and fail build together" \
+	"the pull it fails with says so too, on its own record"
 is "$(field "$P5" .attribution)" \
 	"pull $P5 (s-edit-b) merges alone but conflicts with pull $P4 (s-edit-a) in fake/shared.c" \
 	"a textual conflict with a pull ahead is named with its path"
