@@ -42,6 +42,7 @@ typedef struct slot {
 	/* the stack the job is tested on (the merge window's queue): its merge goes onto
 	   tops[nunder], over the pulls under[0..nunder); tops[0] is the branch's tip */
 	bool stacked;
+	bool has_tip;                    /* tops[0] is the branch's tip; false: there was no tree */
 	pg_oid *tops;
 	int64_t *under;
 	size_t nunder;
@@ -436,7 +437,7 @@ static bool stack_gone(slot *s, char *msg, size_t cap)
 	bool gone = false;
 
 	/* the branch is at the stack's bottom or at a merge of it (approved since): else it moved */
-	if (branch_tip(&tip, &s->o) == 0) {
+	if (s->has_tip && branch_tip(&tip, &s->o) == 0) {
 		char hex[PG_OID_HEXSZ + 1];
 
 		for (i = 0; i <= s->nunder && pg_oid_cmp(&tip, &s->tops[i]); i++)
@@ -566,7 +567,7 @@ static void kernel_job(slot *s, const pg_job *j)
 	const pg_stage *last, *approve_stage;
 	enum pg_job_state to;
 	int64_t with = 0;
-	char msg[1024];
+	char msg[1024], failure[1024];
 	int err;
 
 	if (s->stacked && s->nunder)
@@ -575,7 +576,10 @@ static void kernel_job(slot *s, const pg_job *j)
 		      (long long)s->under[s->nunder - 1]);
 	else
 		logf_(s->w, "pull %lld: merge, build and boot of %s", (long long)j->id, j->tag);
-	err = run_gate(s, &r, j, s->o.stages, s->stacked ? &s->tops[s->nunder] : NULL, "");
+	err = run_gate(s, &r, j, s->o.stages, s->stacked && s->has_tip ? &s->tops[s->nunder] : NULL,
+		       "");
+	/* what the run could not decide, kept while the stack is looked at */
+	snprintf(failure, sizeof(failure), "%s", err < 0 ? pg_error_last() : "");
 	/* a run on merges still being tested is told once they are: it may have to run again */
 	while (s->stacked && !s->cancel && under_running(s))
 		idle(s->w);
@@ -586,6 +590,7 @@ static void kernel_job(slot *s, const pg_job *j)
 		goto done;
 	}
 	if (err < 0) {
+		pg_error_set(err, "%s", failure);
 		ended_in_error(s, err);
 		goto done;
 	}
@@ -698,7 +703,7 @@ static bool stacking(const pg_worker_opts *o)
 }
 
 /* The stack as it is now, its stale pulls sent back to be tested again; under the approval lock. */
-static int plan_now(pg_stack_plan *plan, pg_worker *w, const pg_worker_opts *o)
+static int plan_now(pg_stack_plan *plan, bool *has_tip, pg_worker *w, const pg_worker_opts *o)
 {
 	pg_store_update u = PG_STORE_UPDATE_INIT;
 	pg_job_list q;
@@ -709,6 +714,7 @@ static int plan_now(pg_stack_plan *plan, pg_worker *w, const pg_worker_opts *o)
 	memset(plan, 0, sizeof(*plan));
 	if ((has = branch_tip(&tip, o)) < 0)
 		return has;
+	*has_tip = has == 0;
 	/* twice at most: the stale pulls are verified once sent back */
 	for (round = 0; round < 2; round++) {
 		if ((err = pg_store_queue(&q, w->o.store)) < 0)
@@ -738,11 +744,12 @@ static int claim_stacked(pg_job **out, slot *s, const pg_worker_opts *o)
 {
 	pg_worker *w = s->w;
 	pg_stack_plan plan;
+	bool has_tip = false;
 	int err;
 
 	*out = NULL;
 	pthread_mutex_lock(&w->approve_lock);
-	if ((err = plan_now(&plan, w, o)) < 0 || !plan.next)
+	if ((err = plan_now(&plan, &has_tip, w, o)) < 0 || !plan.next)
 		goto done;
 	if ((err = pg_job_move(w->o.store, plan.next, PG_JOB_VERIFIED, PG_JOB_MERGING,
 			       PG_JOB_BY_WORKER, NULL)) == PG_ECONFLICT) {
@@ -771,6 +778,7 @@ static int claim_stacked(pg_job **out, slot *s, const pg_worker_opts *o)
 	s->tops = plan.tops;
 	s->under = plan.stack;
 	s->nunder = plan.nunder;
+	s->has_tip = has_tip;
 	plan.tops = NULL;
 	plan.stack = NULL;
 done:
