@@ -82,17 +82,11 @@ cause() {
 }
 base_config=$(cat "$CONFIG")
 
-login() {
-	curl -s -c "$SCRATCH/jar" -o "$SCRATCH/login.json" -X POST -H 'Content-Type: application/json' \
-		-d "{\"user\":\"maintainer\",\"password\":\"$SERVE_PASSWORD\"}" "$URL/api/login"
-	CSRF=$(jq -r .csrf "$SCRATCH/login.json")
-}
 approve() {
 	curl -s -o /dev/null -w '%{http_code}' -b "$SCRATCH/jar" -X POST -H "X-CSRF-Token: $CSRF" \
 		-H "Origin: $URL" "$URL/api/pulls/$1/approve"
 }
-field() { curl -s "$URL/api/pulls/$1" | jq -r "$2"; }
-moved_on() { [ "$(field "$1" .state)" != waiting ]; }
+moved_on() { [ "$(pull_field "$1" .state)" != waiting ]; }
 
 # side NAME QUEUE WORKTREES: one window through a fresh service; a line of figures
 side() {
@@ -102,7 +96,7 @@ side() {
 	printf '%s\n' "$base_config" |
 		sed "s/^  verify-workers: 2$/  verify-workers: 1\n  queue: $2\n  build-worktrees: $3/" >"$CONFIG"
 	serve_start
-	login
+	maintainer_login
 	t0=$(date +%s.%N)
 	ids=""
 	for t in $PULLS; do
@@ -135,18 +129,18 @@ side() {
 	nboots=$(printf '%s' "$runs" | jq '[.[] | select(any(.stages[]; .name == "boot" and .status != "skipped"))] | length')
 	named=0 failed=0 approved=0
 	for id in $ids; do
-		t=$(field "$id" .tag | sed 's|refs/tags/||')
-		st=$(field "$id" .state)
+		t=$(pull_field "$id" .tag | sed 's|refs/tags/||')
+		st=$(pull_field "$id" .state)
 		[ "$st" != approved ] || approved=$((approved + 1))
 		want=$(cause "$t")
 		[ -n "$want" ] || continue
 		failed=$((failed + 1))
-		got=$(field "$id" .attribution)
-		with=$(field "$id" .with)
+		got=$(pull_field "$id" .attribution)
+		with=$(pull_field "$id" .with)
 		case $want in
 		alone) [ "$with" = null ] && case $got in *"by itself"*) true ;; *) false ;; esac && named=$((named + 1)) || true ;;
 		with\ *)
-			[ "$with" != null ] && [ "$(field "$with" .tag)" = "refs/tags/${want#with }" ] &&
+			[ "$with" != null ] && [ "$(pull_field "$with" .tag)" = "refs/tags/${want#with }" ] &&
 				named=$((named + 1)) || true ;;
 		esac
 	done

@@ -15,17 +15,8 @@ serve_start
 T2=hardening-v6.16-rc1-fix1-take2
 BASE=$(git --git-dir="$TREE" rev-parse master)
 master() { git --git-dir="$TREE" rev-parse master; }
-login() {
-	curl -s -c "$SCRATCH/jar" -o "$SCRATCH/login.json" -X POST -H 'Content-Type: application/json' \
-		-d "{\"user\":\"maintainer\",\"password\":\"$SERVE_PASSWORD\"}" "$URL/api/login"
-	CSRF=$(jq -r .csrf "$SCRATCH/login.json")
-}
 # approve: $code and $out of the maintainer's approval of $ID
-approve() {
-	code=$(curl -s -b "$SCRATCH/jar" -o "$SCRATCH/.r" -w '%{http_code}' -X POST \
-		-H "X-CSRF-Token: $CSRF" -H "Origin: $URL" "$URL/api/pulls/$ID/approve")
-	out=$(cat "$SCRATCH/.r")
-}
+approve() { maintainer_post "$ID" approve; }
 # reload POLICY-FILE: it becomes the policy, by SIGHUP, once the server says it reloaded
 reloads() { grep -c "reloaded $CONFIG" "$SCRATCH/serve.err" || true; }
 reload() {
@@ -41,7 +32,7 @@ hook push "$SCRATCH/take2.json" take2-push
 ID=$(printf '%s' "$out" | jq -r '.jobs[0]')
 is "$(wait_state "$ID" waiting rejected error approved passed)" waiting "take two waits for the maintainer"
 MERGE=$(git --git-dir="$TREE" rev-parse "refs/heads/pullgate/$T2")
-login
+maintainer_login
 
 # --- Kees's key dropped from the policy's signers since the test ----------------------------
 awk -v fpr="$FPR_KEES" '

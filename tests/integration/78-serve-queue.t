@@ -23,44 +23,36 @@ stack_pull s-edit-b fake/shared.c='value = 3'            # merges alone, conflic
 stack_pull s-last fake/last.c='def omega'
 serve_start
 
-# field ID JQ: a field of pull ID
-field() { curl -s "$URL/api/pulls/$1" | jq -r "$2"; }
-# deliver TAG: its push record; the new pull's id
-deliver() {
-	push_record "$SCRATCH/$1.json" "$1"
-	hook push "$SCRATCH/$1.json" "deliver-$1"
-	printf '%s' "$out" | jq -r '.jobs[0]'
-}
 # settled ID...: until none of the pulls runs or waits to run (each waits, or is decided)
 settled() {
 	for _id in "$@"; do
-		case $(field "$_id" .state) in waiting | rejected | approved | error | cancelled) ;; *) return 1 ;; esac
+		case $(pull_field "$_id" .state) in waiting | rejected | approved | error | cancelled) ;; *) return 1 ;; esac
 	done
 }
 ALL=
 for t in s-caller s-broken s-rename s-edit-a s-edit-b s-last; do
-	ALL="$ALL $(deliver "$t")"
+	ALL="$ALL $(deliver_tag "$t")"
 done
 # shellcheck disable=SC2086
 set -- $ALL
 P1=$1 P2=$2 P3=$3 P4=$4 P5=$5 P6=$6
 # shellcheck disable=SC2086
 ok "$(wait_for settled $ALL; echo $?)" "every pull of the window is tested"
-is "$(for p in $ALL; do field "$p" .state; done | paste -sd' ' -)" \
+is "$(for p in $ALL; do pull_field "$p" .state; done | paste -sd' ' -)" \
 	"waiting rejected rejected waiting rejected waiting" "each pull's outcome, in queue order"
 get "$URL/api/queue"
 is "$(printf '%s' "$out" | jq -r '[.queue[] | "\(.position):\(.id)"] | join(" ")')" \
 	"1:$P1 2:$P4 3:$P6" "the queue holds the waiting pulls in their order"
 
 # --- stacking order -------------------------------------------------------------------------------
-M1=$(field "$P1" .merge_commit) M4=$(field "$P4" .merge_commit) M6=$(field "$P6" .merge_commit)
-is "$(field "$P1" .merge_base)" "$BASE" "the first pull is tested on the branch"
-is "$(field "$P4" .merge_base)" "$M1" "the fourth on the first's merge: the pulls between failed"
-is "$(field "$P6" .merge_base)" "$M4" "the sixth on the fourth's"
+M1=$(pull_field "$P1" .merge_commit) M4=$(pull_field "$P4" .merge_commit) M6=$(pull_field "$P6" .merge_commit)
+is "$(pull_field "$P1" .merge_base)" "$BASE" "the first pull is tested on the branch"
+is "$(pull_field "$P4" .merge_base)" "$M1" "the fourth on the first's merge: the pulls between failed"
+is "$(pull_field "$P6" .merge_base)" "$M4" "the sixth on the fourth's"
 is "$(git --git-dir="$TREE" rev-parse "$M4^1" "$M4^2" | paste -sd' ' -)" \
 	"$M1 $(git --git-dir="$KREPO" rev-parse 's-edit-a^{commit}')" \
 	"the fourth's merge is its tag merged onto the first's merge"
-is "$(field "$P6" '[.stages[] | "\(.name):\(.status)"] | join(" ")')" \
+is "$(pull_field "$P6" '[.stages[] | "\(.name):\(.status)"] | join(" ")')" \
 	"verify:passed merge:passed build:passed boot:passed approve:waiting" \
 	"the sixth was built and booted on the stack"
 is "$(printf '%s' "$out" | jq -r --argjson p "$P6" '.queue[] | select(.id == $p) | .tested_on')" "$P4" \
@@ -68,23 +60,23 @@ is "$(printf '%s' "$out" | jq -r --argjson p "$P6" '.queue[] | select(.id == $p)
 is "$(git --git-dir="$TREE" rev-parse master)" "$BASE" "nothing moved the branch"
 
 # --- failures, each with its cause -------------------------------------------------------------------
-is "$(field "$P1" .attribution)" null "a passing pull needs no attribution"
-is "$(field "$P2" .attribution)" "pull $P2 (s-broken) fails build by itself" \
+is "$(pull_field "$P1" .attribution)" null "a passing pull needs no attribution"
+is "$(pull_field "$P2" .attribution)" "pull $P2 (s-broken) fails build by itself" \
 	"a pull that breaks the build alone is said to"
-is "$(field "$P2" .with)" null "with no other pull"
-is "$(field "$P3" .attribution)" \
+is "$(pull_field "$P2" .with)" null "with no other pull"
+is "$(pull_field "$P3" .attribution)" \
 	"pull $P3 (s-rename) and pull $P1 (s-caller) each pass alone and fail build together" \
 	"a pair green alone and red together is named, by bisecting the stack"
-is "$(field "$P3" .with)" "$P1" "the pull it fails with is recorded"
-like "$(field "$P3" .message)" "^rejected at the build stage: pull $P3 .* together\$" \
+is "$(pull_field "$P3" .with)" "$P1" "the pull it fails with is recorded"
+like "$(pull_field "$P3" .message)" "^rejected at the build stage: pull $P3 .* together\$" \
 	"its message says why"
-is "$(field "$P1" '[.decisions[] | select(.action == "queue") | "\(.user): \(.note)"] | join("; ")')" \
+is "$(pull_field "$P1" '[.decisions[] | select(.action == "queue") | "\(.user): \(.note)"] | join("; ")')" \
 	"pullgate: pull $P3 (s-rename) and pull $P1 (s-caller) each pass alone and fail build together" \
 	"the pull it fails with says so too, on its own record"
-is "$(field "$P5" .attribution)" \
+is "$(pull_field "$P5" .attribution)" \
 	"pull $P5 (s-edit-b) merges alone but conflicts with pull $P4 (s-edit-a) in fake/shared.c" \
 	"a textual conflict with a pull ahead is named with its path"
-LOGS=$(dirname "$(dirname "$(field "$P3" .report.run_dir)")")
+LOGS=$(dirname "$(dirname "$(pull_field "$P3" .report.run_dir)")")
 is "$(cd "$LOGS" && ls -d "job-$P3"* "job-$P5"* | paste -sd' ' -)" \
 	"job-$P3 job-$P3-alone job-$P5 job-$P5-alone job-$P5-on-$P1" \
 	"the runs that told why keep their logs: alone, then halfway up the stack (one pull under it needs no more)"
@@ -92,50 +84,39 @@ ok "$([ -d "$LOGS/job-$P2-alone" ] && [ ! -e "$LOGS/job-$P2-on-$P1" ]; echo $?)"
 	"a pull that fails alone needs no bisection"
 
 # --- approval in order ----------------------------------------------------------------------------
-login() {
-	curl -s -c "$SCRATCH/jar" -o "$SCRATCH/login.json" -X POST -H 'Content-Type: application/json' \
-		-d "{\"user\":\"maintainer\",\"password\":\"$SERVE_PASSWORD\"}" "$URL/api/login"
-	CSRF=$(jq -r .csrf "$SCRATCH/login.json")
-}
-# post ID ACTION: the maintainer's POST; $code and $out
-post() {
-	code=$(curl -s -o "$SCRATCH/.r" -w '%{http_code}' -b "$SCRATCH/jar" -X POST \
-		-H "X-CSRF-Token: $CSRF" -H "Origin: $URL" "$URL/api/pulls/$1/$2")
-	out=$(cat "$SCRATCH/.r")
-}
-login
-post "$P6" approve
+maintainer_login
+maintainer_post "$P6" approve
 is "$code" 409 "a pull tested on pulls not yet approved cannot be approved before them"
 like "$(printf '%s' "$out" | jq -r .error)" "approve pull $P4 first, or approve pull $P6 through" \
 	"the answer says which to approve first"
-is "$(field "$P6" .state)" waiting "and the pull still waits"
+is "$(pull_field "$P6" .state)" waiting "and the pull still waits"
 get "$URL/api/pulls/$P6/through"
 is "$(printf '%s' "$out" | jq -r '.through | join(" ")')" "$P1 $P4 $P6" \
 	"approving it through approves the stack under it first, bottom first"
 
 # --- the branch moves under the queue: the stack is tested again on it ----------------------------------
 stack_other_push
-base_is() { [ "$(field "$1" .merge_base)" = "$2" ] && settled "$1"; }
+base_is() { [ "$(pull_field "$1" .merge_base)" = "$2" ] && settled "$1"; }
 ok "$(wait_for base_is "$P1" "$TIP"; echo $?)" "someone else's push: the first pull is tested again on the new tip"
-M1=$(field "$P1" .merge_commit)
+M1=$(pull_field "$P1" .merge_commit)
 ok "$(wait_for base_is "$P4" "$M1"; echo $?)" "the fourth on its new merge"
-M4=$(field "$P4" .merge_commit)
+M4=$(pull_field "$P4" .merge_commit)
 ok "$(wait_for base_is "$P6" "$M4"; echo $?)" "the sixth on the fourth's new merge"
-M6=$(field "$P6" .merge_commit)
-is "$(field "$P6" .state)" waiting "and they wait again"
+M6=$(pull_field "$P6" .merge_commit)
+is "$(pull_field "$P6" .state)" waiting "and they wait again"
 
 # --- hold: the stack goes on without the pull ---------------------------------------------------------
-post "$P4" hold
+maintainer_post "$P4" hold
 is "$code.$(printf '%s' "$out" | jq -r .held)" "200.true" "the maintainer holds the fourth"
-post "$P4" approve
+maintainer_post "$P4" approve
 is "$code $(printf '%s' "$out" | jq -r .error)" "409 pull $P4 is held in the queue: release it first (it is tested again if its stack is gone)" \
 	"a held pull is not approved"
 ok "$(wait_for base_is "$P6" "$M1"; echo $?)" "the sixth is tested again without it, on the first's merge"
-post "$P4" release
+maintainer_post "$P4" release
 is "$code" 200 "and lets it go on"
 ok "$(wait_for base_is "$P6" "$M4"; echo $?)" "the sixth goes back onto the fourth's merge"
-M6=$(field "$P6" .merge_commit)
-post 999999 hold
+M6=$(pull_field "$P6" .merge_commit)
+maintainer_post 999999 hold
 is "$code" 404 "a pull not in the queue cannot be held"
 
 # --- approval through the sixth, cut by kill -9 after the first move ----------------------------------------
@@ -143,8 +124,8 @@ serve_stop
 export PULLGATE_TEST_STOP=approve:after-cas
 serve_start
 unset PULLGATE_TEST_STOP
-login
-post "$P6" approve-through &
+maintainer_login
+maintainer_post "$P6" approve-through &
 CURL=$!
 ok "$(wait_stopped "$SERVE_PID"; echo $?)" "the approval through stops after the branch's first move"
 is "$(git --git-dir="$TREE" rev-parse master)" "$M1" "the branch is at the first pull's tested merge"
@@ -153,10 +134,10 @@ wait "$CURL" || true
 SERVE_PID=
 serve_start
 ok "$(wait_state "$P1" approved >/dev/null; echo $?)" "a start finishes the approval the kill cut short"
-is "$(field "$P4" .state) $(field "$P6" .state)" "waiting waiting" "the pulls above it still wait"
-is "$(field "$P6" .merge_base)" "$M4" "on the stack they were tested on: nothing is tested again"
-login
-post "$P6" approve-through
+is "$(pull_field "$P4" .state) $(pull_field "$P6" .state)" "waiting waiting" "the pulls above it still wait"
+is "$(pull_field "$P6" .merge_base)" "$M4" "on the stack they were tested on: nothing is tested again"
+maintainer_login
+maintainer_post "$P6" approve-through
 is "$code" 200 "approving the sixth through again"
 is "$(printf '%s' "$out" | jq -r '.approved | join(" ")')" "$P4 $P6" "approves the two left, in order"
 is "$(git --git-dir="$TREE" rev-parse master)" "$M6" "the branch is at the sixth's merge"

@@ -34,16 +34,6 @@ cell() {
 	curl -s "$URL/" | grep "^<tr class=\"window-pull\" data-pull=\"$1\"" |
 		sed -n "s/.*<td class=\"$2\">//p" | sed -e 's/<\/td>.*//' -e 's/<[^>]*>//g'
 }
-login() {
-	curl -s -c "$SCRATCH/jar" -o "$SCRATCH/login.json" -X POST -H 'Content-Type: application/json' \
-		-d "{\"user\":\"maintainer\",\"password\":\"$SERVE_PASSWORD\"}" "$URL/api/login"
-	CSRF=$(jq -r .csrf "$SCRATCH/login.json")
-}
-# post ID ACTION: the maintainer's POST, as the page's buttons send it; $code
-post() {
-	code=$(curl -s -b "$SCRATCH/jar" -o "$SCRATCH/.r" -w '%{http_code}' -X POST \
-		-H "X-CSRF-Token: $CSRF" -H "Origin: $URL" "$URL/api/pulls/$1/$2")
-}
 
 # --- an empty window -------------------------------------------------------------------------
 get "$URL/"
@@ -75,7 +65,7 @@ get "$URL/pulls/$ID3"
 like "$out" "<p id=\"window-place\">Place 2 of 2 in the <a href=\"/#window\">merge window</a>; tested on: <span id=\"tested-on\"><a href=\"/pulls/$ID2\">#$ID2</a> \\($T2\\)</span>" \
 	"take three's page gives its place and what it was tested on"
 unlike "$out" 'data-action="(hold|approve-through)"' "a visitor is offered no button"
-login
+maintainer_login
 get -b "$SCRATCH/jar" "$URL/pulls/$ID3"
 like "$out" "<ol id=\"through-list\"><li data-pull=\"$ID2\"><a href=\"/pulls/$ID2\">#$ID2</a> \\($T2\\)</li><li data-pull=\"$ID3\"><a href=\"/pulls/$ID3\">#$ID3</a> \\($T3\\)</li></ol>" \
 	"the maintainer sees what approving take three through approves, take two first"
@@ -91,17 +81,17 @@ like "$out" 'data-action="hold">Hold</button> <button type="button" class="down"
 	"and can be held or moved down, not up"
 
 # --- held, then released ----------------------------------------------------------------------
-post "$ID3" hold
+maintainer_post "$ID3" hold
 is "$code" 200 "the maintainer holds take three"
 is "$(cell "$ID3" hold)" held "the window marks it held"
 get -b "$SCRATCH/jar" "$URL/pulls/$ID3"
 like "$out" '<button type="button" class="release" id="release" data-action="release">Release</button>' \
 	"its page offers to release it"
-post "$ID3" release
+maintainer_post "$ID3" release
 is "$(cell "$ID3" hold)" "" "released, it is held no more"
 
 # --- why a pull failed; markup in what the store holds -----------------------------------------
-post "$ID3" reject
+maintainer_post "$ID3" reject
 is "$code" 200 "the maintainer rejects take three: it leaves the window"
 serve_stop
 XTAG='refs/tags/<script>alert(3)</script>"&x'

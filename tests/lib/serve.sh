@@ -203,3 +203,28 @@ xss_tag() {
 
 - $XSS"
 }
+
+# pull_field ID JQ: a field of pull ID, as the API gives it
+pull_field() { curl -s "$URL/api/pulls/$1" | jq -r "$2"; }
+
+# deliver_tag TAG: a push record of $KREPO's TAG, delivered; prints the new pull's id
+deliver_tag() {
+	push_record "$SCRATCH/$1.json" "$1"
+	hook push "$SCRATCH/$1.json" "deliver-$1"
+	printf '%s' "$out" | jq -r '.jobs[0]'
+}
+
+# maintainer_login: the maintainer's session in $SCRATCH/jar, its CSRF token in $CSRF
+maintainer_login() {
+	curl -s -c "$SCRATCH/jar" -o "$SCRATCH/login.json" -X POST -H 'Content-Type: application/json' \
+		-d "{\"user\":\"maintainer\",\"password\":\"$SERVE_PASSWORD\"}" "$URL/api/login"
+	CSRF=$(jq -r .csrf "$SCRATCH/login.json")
+}
+
+# maintainer_post ID ACTION: the maintainer's POST to /api/pulls/ID/ACTION, as the page's
+# buttons send it; $code and $out
+maintainer_post() {
+	code=$(curl -s -o "$SCRATCH/.r" -w '%{http_code}' -b "$SCRATCH/jar" -X POST \
+		-H "X-CSRF-Token: $CSRF" -H "Origin: $URL" "$URL/api/pulls/$1/$2")
+	out=$(cat "$SCRATCH/.r")
+}
