@@ -28,7 +28,7 @@
  *	commits.c   the walks' commits: from a trusted commit-graph, else the object
  *	graph.c     git's commit-graph files, read in place
  *	diff.c      patch ids and the paths a diff touches
- *	merge.c     merge two commits' trees, write a commit
+ *	merge.c     merge two commits' trees, count a conflict's hunks, write a commit
  *	worktree.c  linked worktrees and checkouts
  *	notes.c     git notes on commits
  *	error.c     libgit2's failures converted to PG_E* codes (pg_git_fail)
@@ -394,6 +394,42 @@ int pg_repo_diff_tree_changed(char ***paths, size_t *n, pg_repo *r, const pg_oid
  */
 int pg_repo_merge_trees(pg_oid *tree, char ***conflicts, size_t *nconflicts, pg_repo *r,
 			const pg_oid *ours, const pg_oid *theirs);
+
+/* A conflicted path of a merge and its conflict regions. */
+typedef struct pg_conflict {
+	char *path;
+	/*
+	 * The conflict regions ("hunks") of the three-way merge of the file's
+	 * versions, as git merge-file marks them; 0 when the conflict is not
+	 * in a text: deleted on one side, a binary file, a link or submodule,
+	 * a file larger than PG_CONFLICT_FILE_MAX.
+	 */
+	unsigned hunks;
+} pg_conflict;
+
+/* What is read of a conflicted file to count its hunks, per side. */
+#define PG_CONFLICT_FILE_MAX ((size_t)32 << 20)
+/* A file with a line opening with this many '<' has its hunks left uncounted (0). */
+#define PG_CONFLICT_MARKER_MAX 1000
+
+typedef struct pg_conflict_list {
+	pg_conflict *items;  /* in index order (by path) */
+	size_t n;            /* listed: at most the max asked for */
+	size_t more;         /* conflicted paths past the max, not listed */
+} pg_conflict_list;
+
+void pg_conflict_list_init(pg_conflict_list *l);
+void pg_conflict_list_release(pg_conflict_list *l);
+
+/*
+ * Merge commit theirs into commit ours as pg_repo_merge_trees does, in
+ * memory, writing nothing, and list the conflicts in *out (released
+ * first): the first max paths with their hunks, the number of the others
+ * in out->more.  No conflict: out->n and out->more are 0.  Counting a
+ * path's hunks reads its versions, so the work is bounded by max.
+ */
+int pg_repo_merge_conflicts(pg_conflict_list *out, pg_repo *r, const pg_oid *ours,
+			    const pg_oid *theirs, size_t max);
 
 typedef struct pg_new_commit {
 	const pg_oid *tree;

@@ -1,0 +1,150 @@
+/* test_merge.c - unit tests for repo/merge.c: a merge's conflicts, each with its conflict regions counted. */
+#include "tests/unit/unit.h"
+
+#include "common/error.h"
+#include "common/fs.h"
+#include "repo/repo.h"
+#include "tests/unit/run.h"
+
+typedef struct fixture {
+	char dir[64];
+	pg_repo *r;
+	pg_oid base, ours, theirs;
+} fixture;
+
+static void rev(pg_oid *out, const char *dir, const char *name)
+{
+	char *hex = run_sh("git -C %s rev-parse %s", dir, name);
+
+	assert_int_equal(pg_oid_fromhex(out, hex, PG_OID_HEXSZ), 0);
+	free(hex);
+}
+
+/*
+ * A base and two branches on it, ours and theirs, which change, in each
+ * file:
+ *	same.c    line 3, each its own way: one region
+ *	two.c     lines 2 and 8, each its own way: two regions
+ *	gone.c    ours changes a line, theirs deletes the file: not textual
+ *	bin.dat   both change a binary file: not textual
+ *	tricky.c  line 3 each its own way, under a line of the file that looks
+ *	          like a marker: one region, the file's line not counted
+ *	clean.c   ours alone: merged
+ */
+static int setup(void **state)
+{
+	fixture *f = calloc(1, sizeof(*f));
+	const char *g = "git -c user.name=t -c user.email=t@example.org";
+
+	assert_non_null(f);
+	snprintf(f->dir, sizeof(f->dir), "/tmp/pg-test-merge-XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	free(run_sh("cd %s && git init -q -b main . && "
+		    "seq 1 10 >same.c && seq 1 10 >two.c && seq 1 10 >gone.c && seq 1 10 >clean.c && "
+		    "printf 'a\\000b\\n' >bin.dat && "
+		    "printf '<<<<<<< a line of the file\\n1\\n2\\n3\\n4\\n' >tricky.c && "
+		    "git add . && %s commit -q -m base && git branch base && "
+		    "git checkout -q -b ours && sed -i 3s/.*/ours/ same.c && "
+		    "sed -i -e 2s/.*/ours-2/ -e 8s/.*/ours-8/ two.c && sed -i 5s/.*/ours/ gone.c && "
+		    "sed -i 5s/.*/ours/ clean.c && printf 'a\\000ours\\n' >bin.dat && "
+		    "sed -i 3s/.*/ours/ tricky.c && %s commit -q -a -m ours && "
+		    "git checkout -q -b theirs base && sed -i 3s/.*/theirs/ same.c && "
+		    "sed -i -e 2s/.*/theirs-2/ -e 8s/.*/theirs-8/ two.c && git rm -q gone.c && "
+		    "printf 'a\\000theirs\\n' >bin.dat && sed -i 3s/.*/theirs/ tricky.c && "
+		    "%s commit -q -a -m theirs", f->dir, g, g, g));
+	rev(&f->base, f->dir, "base");
+	rev(&f->ours, f->dir, "ours");
+	rev(&f->theirs, f->dir, "theirs");
+	assert_int_equal(pg_repo_open(&f->r, f->dir), 0);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	fixture *f = *state;
+
+	pg_repo_free(f->r);
+	assert_int_equal(pg_remove_tree(f->dir), 0);
+	free(f);
+	return 0;
+}
+
+static const pg_conflict *find(const pg_conflict_list *l, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (!strcmp(l->items[i].path, path))
+			return &l->items[i];
+	fail_msg("no conflict on '%s'", path);
+	return NULL;
+}
+
+static void test_each_conflict_with_its_regions(void **state)
+{
+	fixture *f = *state;
+	pg_conflict_list l;
+
+	pg_conflict_list_init(&l);
+	assert_int_equal(pg_repo_merge_conflicts(&l, f->r, &f->ours, &f->theirs, 100), 0);
+	assert_int_equal(l.n, 5);
+	assert_int_equal(l.more, 0);
+	assert_int_equal(find(&l, "same.c")->hunks, 1);
+	assert_int_equal(find(&l, "two.c")->hunks, 2);
+	assert_int_equal(find(&l, "gone.c")->hunks, 0);
+	assert_int_equal(find(&l, "bin.dat")->hunks, 0);
+	assert_int_equal(find(&l, "tricky.c")->hunks, 1);
+	/* the other way round: theirs deleted, ours modified, still not textual */
+	assert_int_equal(pg_repo_merge_conflicts(&l, f->r, &f->theirs, &f->ours, 100), 0);
+	assert_int_equal(l.n, 5);
+	assert_int_equal(find(&l, "gone.c")->hunks, 0);
+	assert_int_equal(find(&l, "two.c")->hunks, 2);
+	pg_conflict_list_release(&l);
+}
+
+static void test_paths_past_the_max_are_counted_not_listed(void **state)
+{
+	fixture *f = *state;
+	pg_conflict_list l;
+
+	pg_conflict_list_init(&l);
+	assert_int_equal(pg_repo_merge_conflicts(&l, f->r, &f->ours, &f->theirs, 2), 0);
+	assert_int_equal(l.n, 2);
+	assert_int_equal(l.more, 3);
+	/* in index order */
+	assert_string_equal(l.items[0].path, "bin.dat");
+	assert_string_equal(l.items[1].path, "gone.c");
+	assert_int_equal(pg_repo_merge_conflicts(&l, f->r, &f->ours, &f->theirs, 0), 0);
+	assert_int_equal(l.n, 0);
+	assert_int_equal(l.more, 5);
+	pg_conflict_list_release(&l);
+}
+
+static void test_a_clean_merge_has_none(void **state)
+{
+	fixture *f = *state;
+	pg_conflict_list l;
+	char **paths = NULL;
+	size_t n = 0;
+	pg_oid tree;
+
+	pg_conflict_list_init(&l);
+	assert_int_equal(pg_repo_merge_conflicts(&l, f->r, &f->base, &f->ours, 100), 0);
+	assert_int_equal(l.n + l.more, 0);
+	/* the conflicts pg_repo_merge_trees names are the same paths */
+	assert_int_equal(pg_repo_merge_trees(&tree, &paths, &n, f->r, &f->ours, &f->theirs), 0);
+	assert_int_equal(n, 5);
+	pg_str_list_free(paths, n);
+	pg_conflict_list_release(&l);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_each_conflict_with_its_regions),
+		cmocka_unit_test(test_paths_past_the_max_are_counted_not_listed),
+		cmocka_unit_test(test_a_clean_merge_has_none),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
