@@ -155,34 +155,81 @@ done:
 	return err;
 }
 
-int pg_tree_fetch_tag(pg_tree *t, const char *location, const char *tag, const pg_oid *verified)
+int pg_tree_fetch_tag_into(pg_oid *got, pg_tree *t, const char *location, const char *tag,
+			   const char *into, const pg_oid *expected)
 {
 	pg_fetch_opts opts = PG_FETCH_OPTS_INIT;
-	pg_buf ref = PG_BUF_INIT, local = PG_BUF_INIT;
+	pg_buf ref = PG_BUF_INIT;
 	const char *name = strncmp(tag, "refs/tags/", 10) ? tag : tag + 10;
-	pg_oid got;
 	int err;
 
 	/* copied, not attached: the merge commit will need the tag's objects for good */
 	opts.local = PG_LOCAL_COPY;
+	opts.into = into;
 	if ((err = pg_buf_printf(&ref, "refs/tags/%s", name)) < 0 ||
-	    (err = pg_buf_printf(&local, "refs/pullgate/tags/%s", name)) < 0)
+	    (err = pg_repo_fetch(got, t->repo, location, ref.ptr, &opts)) < 0)
 		goto done;
-	opts.into = local.ptr;
-	if ((err = pg_repo_fetch(&got, t->repo, location, ref.ptr, &opts)) < 0)
-		goto done;
-	if (pg_oid_cmp(&got, verified)) {
+	if (expected && pg_oid_cmp(got, expected)) {
 		char a[PG_OID_HEXSZ + 1], b[PG_OID_HEXSZ + 1];
 
-		pg_oid_tohex(a, verified);
-		pg_oid_tohex(b, &got);
+		pg_oid_tohex(a, expected);
+		pg_oid_tohex(b, got);
 		err = pg_error_set(PG_ECONFLICT, "tag '%s' moved since it was verified: %s, now %s",
 				   name, a, b);
 	}
 done:
 	pg_buf_release(&ref);
+	return err;
+}
+
+int pg_tree_fetch_tag(pg_tree *t, const char *location, const char *tag, const pg_oid *verified)
+{
+	pg_buf local = PG_BUF_INIT;
+	const char *name = strncmp(tag, "refs/tags/", 10) ? tag : tag + 10;
+	pg_oid got;
+	int err;
+
+	if ((err = pg_buf_printf(&local, "refs/pullgate/tags/%s", name)) == 0)
+		err = pg_tree_fetch_tag_into(&got, t, location, tag, local.ptr, verified);
 	pg_buf_release(&local);
 	return err;
+}
+
+int pg_tree_list_refs(char ***refs, size_t *n, pg_tree *t, const char *prefix)
+{
+	return pg_repo_ref_list(refs, n, t->repo, prefix);
+}
+
+int pg_tree_drop_refs(pg_tree *t, const char *prefix)
+{
+	pg_buf dir = PG_BUF_INIT;
+	char **refs = NULL;
+	size_t i, n = 0;
+	int err, first = 0;
+
+	if (strncmp(prefix, "refs/pullgate/", 14))
+		return pg_error_set(PG_EINVALID, "'%s' is not pullgate's own", prefix);
+	if ((err = pg_repo_ref_list(&refs, &n, t->repo, prefix)) < 0)
+		return err;
+	/* every one tried, the first failure kept: what is left is left for the next run */
+	for (i = 0; i < n; i++)
+		if ((err = pg_repo_ref_delete(t->repo, refs[i])) < 0 && first == 0)
+			first = err;
+	/*
+	 * libgit2 removes the directories a delete leaves empty only under
+	 * refs/heads/, refs/tags/ and refs/remotes/: this one goes too, or
+	 * every run would leave one.  Not its parents: another run's refs may
+	 * be made in them at this moment.
+	 */
+	if ((err = pg_buf_printf(&dir, "%s/%s", pg_repo_common_dir(t->repo), prefix)) == 0 &&
+	    rmdir(dir.ptr) < 0 && errno != ENOENT && errno != ENOTEMPTY && errno != EEXIST &&
+	    first == 0)
+		first = pg_error_set(PG_EIO, "'%s': %s", dir.ptr, strerror(errno));
+	if (err < 0 && first == 0)
+		first = err;
+	pg_str_list_free(refs, n);
+	pg_buf_release(&dir);
+	return first;
 }
 
 void pg_merge_result_init(pg_merge_result *r)

@@ -63,6 +63,25 @@ int pg_tree_touch_changed(pg_tree *t, const char *path, const pg_oid *tree_a,
  */
 int pg_tree_fetch_tag(pg_tree *t, const char *location, const char *tag, const pg_oid *verified);
 
+/*
+ * pg_tree_fetch_tag into the ref into (a full name under refs/pullgate/)
+ * rather than refs/pullgate/tags/<tag>: *got is the tag object fetched,
+ * and with expected (NULL: any), PG_ECONFLICT unless it is that one (the
+ * ref is set all the same: its caller drops it).
+ */
+int pg_tree_fetch_tag_into(pg_oid *got, pg_tree *t, const char *location, const char *tag,
+			   const char *into, const pg_oid *expected);
+
+/* The refs below prefix (a full name ending in '/'), sorted; free with pg_str_list_free. */
+int pg_tree_list_refs(char ***refs, size_t *n, pg_tree *t, const char *prefix);
+
+/*
+ * Delete every ref below prefix (a full name under refs/pullgate/ ending
+ * in '/'), then the directory they leave empty.  Each is tried; the first
+ * failure is returned.
+ */
+int pg_tree_drop_refs(pg_tree *t, const char *prefix);
+
 typedef struct pg_merge_opts {
 	const char *tag_name;   /* short name, for the message */
 	const char *url;        /* where it was pulled from, for the message */

@@ -1,5 +1,6 @@
 /* refs.c - refs: valid names, what they point at, and the three ways pullgate moves them. */
 #include "repo/internal.h"
+#include "common/array.h"
 #include "common/error.h"
 
 #include <unistd.h>
@@ -69,6 +70,58 @@ int pg_repo_ref_delete(pg_repo *r, const char *ref)
 		gerr = git_reference_delete(found);
 	git_reference_free(found);
 	return gerr < 0 ? pg_git_fail(gerr, "'%s'", ref) : 0;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int pg_repo_ref_list(char ***refs, size_t *n, pg_repo *r, const char *prefix)
+{
+	git_reference_iterator *it = NULL;
+	pg_buf glob = PG_BUF_INIT;
+	const char *name;
+	char **list = NULL;
+	size_t count = 0, alloc = 0;
+	int gerr = 0, err;
+
+	*refs = NULL;
+	*n = 0;
+	if (strncmp(prefix, "refs/", 5) || prefix[strlen(prefix) - 1] != '/' ||
+	    strpbrk(prefix, "*?[\\"))
+		return pg_error_set(PG_EINVALID, "'%s' is not a directory of refs", prefix);
+	/* libgit2's ref globs match '/' with '*': every ref below prefix */
+	if ((err = pg_buf_printf(&glob, "%s*", prefix)) < 0)
+		goto done;
+	if ((gerr = git_reference_iterator_glob_new(&it, r->git, glob.ptr)) < 0) {
+		err = pg_git_fail(gerr, "refs under '%s'", prefix);
+		goto done;
+	}
+	while ((gerr = git_reference_next_name(&name, it)) == 0) {
+		if ((err = PG_ARRAY_GROW(list, count + 1, alloc)) < 0)
+			goto done;
+		if (!(list[count] = pg_strdup(name))) {
+			err = PG_ENOMEM;
+			goto done;
+		}
+		count++;
+	}
+	if (gerr != GIT_ITEROVER) {
+		err = pg_git_fail(gerr, "refs under '%s'", prefix);
+		goto done;
+	}
+	if (count)
+		qsort(list, count, sizeof(*list), cmp_name);
+	*refs = list;
+	*n = count;
+	list = NULL;
+	count = 0;
+done:
+	pg_str_list_free(list, count);
+	git_reference_iterator_free(it);
+	pg_buf_release(&glob);
+	return err;
 }
 
 /* Unlink path; a missing file is fine. */

@@ -186,6 +186,12 @@ int pg_repo_ref_cas(pg_repo *r, const char *ref, const pg_oid *expected, const p
 int pg_repo_ref_delete(pg_repo *r, const char *ref);
 
 /*
+ * The full names of the refs below prefix (a full name ending in '/',
+ * "refs/pullgate/conflicts/"), sorted.  Free with pg_str_list_free.
+ */
+int pg_repo_ref_list(char ***refs, size_t *n, pg_repo *r, const char *prefix);
+
+/*
  * Remove the lock file a writer of ref left behind when it was killed
  * (ref + ".lock" in the common git directory); 0 when there is none.  Only
  * for refs no live writer can hold: the caller's own, under its own lock.
