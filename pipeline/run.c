@@ -44,7 +44,7 @@ void pg_run_progress_count(const pg_run *run, const char *stage, uint64_t done, 
 
 int pg_run_tree_path(pg_buf *out, const pg_gate_opts *o)
 {
-	return o->settings.tree ? pg_buf_puts(out, o->settings.tree) : pg_buf_printf(out, "%s/linux", o->home);
+	return pg_gate_settings_tree_path(out, &o->settings, o->home);
 }
 
 int pg_run_logs_dir(pg_buf *out, const pg_gate_opts *o, const char *key)

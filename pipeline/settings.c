@@ -44,3 +44,8 @@ void pg_gate_settings_resolve(pg_gate_settings *out, const pg_gate_given *given,
 	if (g->build_worktrees)
 		out->build_worktrees = g->build_worktrees;
 }
+
+int pg_gate_settings_tree_path(pg_buf *out, const pg_gate_settings *s, const char *home)
+{
+	return s->tree ? pg_buf_puts(out, s->tree) : pg_buf_printf(out, "%s/linux", home);
+}

@@ -2,6 +2,7 @@
 #ifndef PG_SETTINGS_H
 #define PG_SETTINGS_H
 
+#include "common/buf.h"
 #include "policies/policy.h"
 
 /* A yes-or-no a caller may leave to the policy: zero is "not given", since no is a value. */
@@ -69,5 +70,8 @@ typedef struct pg_gate_settings {
  */
 void pg_gate_settings_resolve(pg_gate_settings *out, const pg_gate_given *given,
 			      const pg_policy *policy);
+
+/* The maintainer's tree the settings name: s->tree, else home/linux, appended to out. */
+int pg_gate_settings_tree_path(pg_buf *out, const pg_gate_settings *s, const char *home);
 
 #endif
