@@ -1,12 +1,10 @@
 /* cmd_gate.c - pullgate gate: verify, merge, build, boot and approve a pull, or a queue of pulls as a stack. */
 #include "cli/cli.h"
 #include "cli/pull_args.h"
-#include "common/array.h"
+#include "cli/pull_list.h"
 #include "common/buf.h"
 #include "common/error.h"
-#include "common/fs.h"
 #include "common/sanitize.h"
-#include "common/str.h"
 #include "pipeline/gate.h"
 #include "pipeline/queue.h"
 #include "repo/repo.h"
@@ -182,70 +180,36 @@ static int gate_option(void *ctx, int c, const char *arg)
 
 /* --- --queue FILE ------------------------------------------------------------------ */
 
-/* "error: FILE[:LINE]: why ['TEXT']", one line, made safe: the file's text is anyone's. */
-static int bad_file(const char *file, size_t line, const char *why, const char *text, size_t len)
-{
-	pg_buf msg = PG_BUF_INIT, safe = PG_BUF_INIT;
-	int err;
-
-	err = line ? pg_buf_printf(&msg, "%s:%zu: %s", file, line, why) :
-		pg_buf_printf(&msg, "%s: %s", file, why);
-	if (err == 0 && text)
-		err = pg_buf_printf(&msg, " '%.*s'", (int)(len > 200 ? 200 : len), text);
-	if (err == 0 && pg_sanitize_terminal(&safe, msg.ptr, msg.len, PG_SANITIZE_ONELINE) == 0)
-		fprintf(stderr, "error: %s\n", safe.ptr);
-	pg_buf_release(&msg);
-	pg_buf_release(&safe);
-	return PG_EXIT_USAGE;
-}
-
 /*
- * The queue file: a pull a line, REPO TAG, blank lines and # comments
- * ignored.  The specs point into text, each a copy of proto (the shared
- * upstream and progress) with its repo and tag.  0, or an exit status.
+ * The queue file: a pull a line, REPO TAG (cli/pull_list.h).  The specs
+ * point into text, each a copy of proto (the shared upstream and
+ * progress) with its repo and tag.  0, or an exit status.
  */
 static int read_queue(pg_pull_spec **specs, size_t *n, pg_buf *text, const char *file,
 		      const pg_pull_spec *proto)
 {
-	const char *ws = " \t\r";
-	char *p, *next;
-	size_t line = 0, alloc = 0;
+	cli_pull_line *lines = NULL;
+	size_t i, count = 0;
+	int rc;
 
 	*specs = NULL;
 	*n = 0;
-	if (pg_buf_read_file(text, file) < 0)
-		return cli_fail(NULL);
-	if (memchr(text->ptr, '\0', text->len))
-		return bad_file(file, 0, "a queue file is text: this one holds a NUL byte", NULL, 0);
-	for (p = text->ptr; p && *p; p = next) {
-		const char *s = p;
-		char *pull;
-		size_t len, a, b;
-
-		line++;
-		if ((next = strchr(p, '\n')))
-			*next++ = '\0';
-		len = strlen(s);
-		pg_str_trim(&s, &len, ws);
-		if (!len || s[0] == '#')
-			continue;
-		a = strcspn(s, ws);
-		b = a + strspn(s + a, ws);
-		if (a == len || b == len || b + strcspn(s + b, ws) != len)
-			return bad_file(file, line, "a queue line is REPO TAG, not", s, len);
-		if (PG_ARRAY_GROW(*specs, *n + 1, alloc) < 0)
-			return cli_fail(NULL);
-		pull = p + (s - p);
-		pull[a] = '\0';
-		pull[len] = '\0';
-		(*specs)[*n] = *proto;
-		(*specs)[*n].repo = pull;
-		(*specs)[*n].tag = pull + b;
-		(*n)++;
+	if ((rc = cli_read_pull_list(&lines, &count, text, file, "a queue", 0, PG_EXIT_USAGE)) != 0)
+		goto done;
+	if (!(*specs = calloc(count, sizeof(**specs)))) {
+		pg_error_oom();
+		rc = cli_fail(NULL);
+		goto done;
 	}
-	if (!*n)
-		return bad_file(file, 0, "names no pull: a queue file has REPO TAG lines", NULL, 0);
-	return 0;
+	for (i = 0; i < count; i++) {
+		(*specs)[i] = *proto;
+		(*specs)[i].repo = lines[i].repo;
+		(*specs)[i].tag = lines[i].tag;
+	}
+	*n = count;
+done:
+	free(lines);
+	return rc;
 }
 
 /* A line of the result, made safe: commit-derived text (tags, paths) is the pull's. */
