@@ -84,6 +84,19 @@ static int add_trust(pg_policy *policy, const char *arg)
 	return colon ? pg_policy_list_add(&s->tags, &s->ntags, colon + 1) : 0;
 }
 
+int cli_policy_check_sha256(const char *cmd, const pg_policy *p, const char *arg)
+{
+	/* the policy read is the one the caller reviewed (the service: the one it runs) */
+	if (strlen(arg) != PG_SHA256_HEXSZ || !pg_hex_is(arg, PG_SHA256_HEXSZ))
+		return cli_usage(cmd, "--policy-sha256 wants 64 hex digits, not '%s'", arg);
+	if (strcasecmp(arg, p->sha256)) {
+		pg_error_set(PG_EINVALID, "the policy '%s' has SHA-256 %s, not %s: it changed "
+			     "since it was read", p->source, p->sha256, arg);
+		return cli_fail(NULL);
+	}
+	return 0;
+}
+
 static int pull_option(cli_pull_args *a, int c, const char *arg)
 {
 	pg_policy *p = a->policy;
@@ -132,15 +145,7 @@ static int pull_option(cli_pull_args *a, int c, const char *arg)
 		a->report_file = arg;
 		return 0;
 	case CLI_OPT_POLICY_SHA256:
-		/* the policy read is the one the caller reviewed (the service: the one it runs) */
-		if (strlen(arg) != PG_SHA256_HEXSZ || !pg_hex_is(arg, PG_SHA256_HEXSZ))
-			return cli_usage(a->cmd, "--policy-sha256 wants 64 hex digits, not '%s'", arg);
-		if (strcasecmp(arg, p->sha256)) {
-			pg_error_set(PG_EINVALID, "the policy '%s' has SHA-256 %s, not %s: it changed "
-				     "since it was read", p->source, p->sha256, arg);
-			return cli_fail(NULL);
-		}
-		return 0;
+		return cli_policy_check_sha256(a->cmd, p, arg);
 	case CLI_OPT_INDEX_CACHE_SIZE:
 		if (parse_count(&a->spec.index_cache_size, arg) < 0 ||
 		    a->spec.index_cache_size < ((size_t)1 << 20))

@@ -75,6 +75,14 @@ int cli_pull_parse(cli_pull_args *a, const char *cmd, int argc, char **argv,
 void cli_pull_release(cli_pull_args *a);
 
 /*
+ * --policy-sha256 HEX against the policy read (p): 0 when it is that
+ * file, else the exit status after printing (a usage error for HEX that is
+ * not 64 hex digits; "error: the policy 'F' has SHA-256 ..." when it
+ * changed).
+ */
+int cli_policy_check_sha256(const char *cmd, const pg_policy *p, const char *arg);
+
+/*
  * The exit status of a pull command, after printing: for err < 0 (from
  * pg_verify or pg_gate_run) the error, else the report as text or JSON
  * and the status of its verdict.
