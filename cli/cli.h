@@ -30,6 +30,7 @@ int cmd_ktap(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 int cmd_guard(int argc, char **argv);
+int cmd_conflicts(int argc, char **argv);
 
 /* The command list, for `pullgate`, `pullgate help` and an unknown command. */
 void cli_usage_all(FILE *f);

@@ -6,7 +6,7 @@ _pullgate()
 	_init_completion || return
 
 	if [[ $cword -eq 1 ]]; then
-		COMPREPLY=($(compgen -W 'verify gate serve ktap policy guard version help' -- "$cur"))
+		COMPREPLY=($(compgen -W 'verify gate conflicts serve ktap policy guard version help' -- "$cur"))
 		return
 	fi
 	local pull='--policy --upstream --protect --allow-committer --max-commits --keyring
@@ -16,6 +16,7 @@ _pullgate()
 	verify) opts="$pull --verify-index" ;;
 	gate) opts="$pull --tree --branch --stages --approve --no-approve --boot-timeout --boot-on --url --explain-tests
 		--build-worktrees --queue --run-name --merge-name --merge-email --expect-tag --onto" ;;
+	conflicts) opts='--tree --branch --onto --policy --policy-sha256 --ahead --expect-tag --json --help' ;;
 	serve) opts='--config --port --hash-password --help' ;;
 	ktap) opts='--json --nonce --lava --help' ;;
 	policy) opts='--help' ;;
@@ -23,12 +24,12 @@ _pullgate()
 	version) opts='--verbose' ;;
 	help)
 		[[ $cword -eq 2 ]] &&
-			COMPREPLY=($(compgen -W 'verify gate serve ktap policy guard version serve.yaml' -- "$cur"))
+			COMPREPLY=($(compgen -W 'verify gate conflicts serve ktap policy guard version serve.yaml' -- "$cur"))
 		return
 		;;
 	esac
 	case $prev in
-	--policy | --keyring | --pull-request | --config | --queue | --report-file)
+	--policy | --keyring | --pull-request | --config | --queue | --report-file | --ahead)
 		_filedir
 		return
 		;;

@@ -3,9 +3,9 @@
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 MAN="$(dirname "$PULLGATE")/man"
-PAGES="pullgate.1 pullgate-verify.1 pullgate-gate.1 pullgate-serve.1 pullgate-ktap.1 pullgate-guard.1
-	pullgate-policy.5 pullgate-serve.yaml.5"
-plan 30
+PAGES="pullgate.1 pullgate-verify.1 pullgate-gate.1 pullgate-conflicts.1 pullgate-serve.1 pullgate-ktap.1
+	pullgate-guard.1 pullgate-policy.5 pullgate-serve.yaml.5"
+plan 33
 
 # groff -ww and man --warnings print nothing for a clean page: prove they would speak
 printf '.TH BAD 1\n.SH NAME\nbad \\- a page\n.BADMACRO\n' >"$SCRATCH/bad.1"
@@ -17,7 +17,7 @@ for p in $PAGES; do
 	is "$w" "" "$p renders without a warning (groff -ww, man --warnings)"
 done
 
-for cmd in verify gate serve ktap guard policy; do
+for cmd in verify gate conflicts serve ktap guard policy; do
 	run "$PULLGATE" "$cmd" --help
 	help_out=$out help_rc=$rc
 	run "$PULLGATE" help "$cmd"
@@ -38,7 +38,7 @@ like "$out" '^   help +show a command' "help alone lists the commands"
 options() { sed -n 's/^[[:space:]]*{ "\([a-z-]*\)", [a-z_]*argument.*/\1/p' "$@" | grep -vx help; }
 PULL=$(sed -n 's/.*{ "\([a-z-]*\)", [a-z_]*argument.*/\1/p' "$TOP/cli/pull_args.h")
 missing=
-for cmd in verify gate serve ktap guard; do
+for cmd in verify gate conflicts serve ktap guard; do
 	case $cmd in
 	verify) opts=$PULL ;;
 	gate) opts="$PULL $(options "$TOP/cli/cmd_gate.c")" ;;
