@@ -8,7 +8,7 @@ set -eu
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/gate.sh"
 . "$(dirname "$0")/../lib/stack.sh"
-plan 67
+plan 75
 gate_setup
 
 KREPO="$SCRATCH/kees.git"
@@ -200,3 +200,32 @@ dead=$(sh -c 'echo $$')
 git --git-dir="$TREE" update-ref "refs/pullgate/conflicts/$dead/0" "$BASE"
 C "$KREPO" c-a
 is "$rc $(conflict_refs)" "0 " "a dead check's refs are dropped by the next"
+
+# --- a check stopped by a signal, or killed ---------------------------------------------------
+# start_check PULL-AHEAD: a check of c-a (its objects are in the tree already) with a pull
+# ahead whose objects are not, stopped at the first object it copies (pid $BG)
+start_check() {
+	stack_pull "$1" "fake/$1.c=def x"
+	ahead "$KREPO $1"
+	PULLGATE_TEST_STOP="fetch:object written" "$PULLGATE" conflicts --tree "$TREE" \
+		--ahead "$SCRATCH/ahead" "$KREPO" c-a >"$SCRATCH/bg.out" 2>"$SCRATCH/bg.err" &
+	BG=$!
+	ok "$(wait_stopped "$BG"; echo $?)" "a check stops itself copying the pull ahead's objects"
+	is "$(conflict_refs)" "refs/pullgate/conflicts/$BG/0" "the pull's tag is on its ref meanwhile"
+}
+start_check c-late-1
+kill -TERM "$BG"
+kill -CONT "$BG"
+set +e
+wait "$BG"
+rc=$?
+set -e
+is "$rc $(cat "$SCRATCH/bg.err")" "3 error: conflicts: stopped by a signal" \
+	"SIGTERM stops it: could not decide"
+is "$(conflict_refs)" "" "its refs are dropped"
+start_check c-late-2
+kill -KILL "$BG"
+wait "$BG" 2>/dev/null || true
+is "$(conflict_refs)" "refs/pullgate/conflicts/$BG/0" "SIGKILL leaves them"
+C "$KREPO" c-a
+is "$rc $(conflict_refs)" "0 " "for the next check to drop"
