@@ -130,8 +130,11 @@ CURL=$!
 ok "$(wait_stopped "$SERVE_PID"; echo $?)" "the approval through stops after the branch's first move"
 is "$(git --git-dir="$TREE" rev-parse master)" "$M1" "the branch is at the first pull's tested merge"
 kill -KILL "$SERVE_PID"
+# gone, its lock on the state directory with it, before the next start
+wait "$SERVE_PID" 2>/dev/null || true
 wait "$CURL" || true
 SERVE_PID=
+stop_fakes
 serve_start
 ok "$(wait_state "$P1" approved >/dev/null; echo $?)" "a start finishes the approval the kill cut short"
 is "$(pull_field "$P4" .state) $(pull_field "$P6" .state)" "waiting waiting" "the pulls above it still wait"
