@@ -23,6 +23,25 @@ static bool merged_and_running(const pg_job *j)
 		j->state == PG_JOB_BOOTING) && j->has_merge;
 }
 
+/*
+ * A verified pull that conflicts with a pull still ahead of it in the queue
+ * (found when it entered: pg_store_set_conflict) waits behind that pull,
+ * without holding up the pulls behind it: tested now, it would fail its
+ * merge.  It goes on once the other leaves the queue or is held.
+ */
+static bool waits_behind_conflict(const pg_job_list *queue, size_t k)
+{
+	const pg_job *j = queue->items[k];
+	size_t i;
+
+	if (j->state != PG_JOB_VERIFIED || !j->conflict_with)
+		return false;
+	for (i = 0; i < k; i++)
+		if (queue->items[i]->id == j->conflict_with)
+			return !queue->items[i]->held;
+	return false;
+}
+
 int pg_stack_plan_make(pg_stack_plan *out, const pg_oid *tip, const pg_job_list *queue)
 {
 	pg_oid top;
@@ -41,7 +60,7 @@ int pg_stack_plan_make(pg_stack_plan *out, const pg_oid *tip, const pg_job_list 
 	for (i = 0; i < queue->n && err == 0; i++) {
 		const pg_job *j = queue->items[i];
 
-		if (j->held)
+		if (j->held || waits_behind_conflict(queue, i))
 			continue;
 		if (stands(j) && !has_top) {
 			/* no tip to stand on was read: nothing is stale, nothing runs */

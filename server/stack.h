@@ -19,7 +19,9 @@
  * is being approved: then it waits, as does every pull behind it (a pull
  * behind it that waits neither stands nor is stale until it is tested:
  * its stack may still be the one it was tested on).  A held
- * pull is left out: it neither stands on the stack nor holds anything up.
+ * pull is left out: it neither stands on the stack nor holds anything up;
+ * so is a verified pull that conflicts with a pull ahead of it that is
+ * not held (pg_job.conflict_with), until that pull leaves the queue.
  */
 typedef struct pg_stack_plan {
 	int64_t *stack;         /* the pulls that stand on the stack, bottom first */

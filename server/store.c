@@ -104,6 +104,13 @@ static const char *const upgrades[] = {
 	      "UPDATE pulls SET queue_rank = id WHERE state IN ('verified', 'merging', 'building',"
 	      "  'booting', 'waiting', 'approving');"
 	      "CREATE INDEX pulls_queue ON pulls (queue_rank) WHERE queue_rank IS NOT NULL;",
+	/*
+	 * 8: a textual conflict found when the pull entered the queue: the
+	 * sentence, and the pull ahead of it that it conflicts with (it waits
+	 * behind that pull).
+	 */
+	[8] = "ALTER TABLE pulls ADD COLUMN conflict TEXT;"
+	      "ALTER TABLE pulls ADD COLUMN conflict_with INTEGER;",
 };
 
 static int upgrade(pg_store *s, const char *path)

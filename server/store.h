@@ -23,7 +23,7 @@
  * the column), never a default.  What the states mean and which moves
  * between them are allowed is server/job.h's.
  */
-#define PG_STORE_SCHEMA_VERSION 7
+#define PG_STORE_SCHEMA_VERSION 8
 
 typedef struct pg_store pg_store;
 
@@ -137,6 +137,8 @@ typedef struct pg_job {
 	bool held;           /* the maintainer holds it: the queue's stack goes on without it */
 	char *attribution;   /* why its kernel stages failed, one sentence, or NULL */
 	int64_t with_pull;   /* the pull it fails together with; 0: none (alone, or passed) */
+	char *conflict;      /* the textual conflicts found when it entered the queue, or NULL */
+	int64_t conflict_with; /* the pull ahead it conflicts with, and waits behind; 0: none */
 	pg_job_stage *stages;       /* filled by pg_store_get only */
 	size_t nstages;
 	pg_job_decision *decisions; /* filled by pg_store_get only */
@@ -267,6 +269,15 @@ int pg_store_queue_move(pg_store *s, int64_t id, int by);
  */
 int pg_store_set_merge(pg_store *s, int64_t id, enum pg_job_state state, const pg_oid *base,
 		       const pg_oid *merge);
+
+/*
+ * Record what the check at its entry into the queue found (the pull is
+ * still in state): one sentence on its textual conflicts (NULL: none) and
+ * the pull ahead it conflicts with (0: none, or only with the branch).
+ * PG_ECONFLICT when the pull is in another state.
+ */
+int pg_store_set_conflict(pg_store *s, int64_t id, enum pg_job_state state, const char *conflict,
+			  int64_t with);
 
 /* Hold pull id in the queue (held) or let it go on; PG_ENOTFOUND when it is not in it. */
 int pg_store_queue_hold(pg_store *s, int64_t id, bool held);

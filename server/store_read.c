@@ -12,7 +12,7 @@
 	"SELECT id, delivery, kind, repo, repo_name, tag, expect, sender, " mail ", state," \
 	" verdict, errors, warnings, commits, merges, message, " report ", tag_object, tag_time," \
 	" tag_offset, merge_base, merge_commit, attempts, created, updated, simulated, tag_signer," \
-	" run_dir, queue_rank, held, attribution, with_pull FROM pulls "
+	" run_dir, queue_rank, held, attribution, with_pull, conflict, conflict_with FROM pulls "
 #define JOB_SELECT JOB_COLUMNS("mail", "report")
 #define JOB_LISTED JOB_COLUMNS("NULL", "NULL")
 
@@ -45,6 +45,7 @@ void pg_job_free(pg_job *j)
 	free(j->tag_signer);
 	free(j->run_dir);
 	free(j->attribution);
+	free(j->conflict);
 	for (i = 0; i < j->nstages; i++) {
 		free(j->stages[i].name);
 		free(j->stages[i].status);
@@ -157,6 +158,8 @@ static int read_job(pg_job **out, sqlite3_stmt *st, bool with_blobs)
 	j->held = sqlite3_column_int(st, 29) != 0;
 	j->attribution = col_dup(st, 30, &ok);
 	j->with_pull = sqlite3_column_int64(st, 31);
+	j->conflict = col_dup(st, 32, &ok);
+	j->conflict_with = sqlite3_column_int64(st, 33);
 	err = ok ? read_typed(j, st) : pg_error_oom();
 	if (err < 0) {
 		pg_job_free(j);

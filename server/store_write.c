@@ -651,3 +651,25 @@ int pg_store_set_merge(pg_store *s, int64_t id, enum pg_job_state state, const p
 	pthread_mutex_unlock(&s->lock);
 	return err;
 }
+
+int pg_store_set_conflict(pg_store *s, int64_t id, enum pg_job_state state, const char *conflict,
+			  int64_t with)
+{
+	sqlite3_stmt *st = NULL;
+	int err;
+
+	pthread_mutex_lock(&s->lock);
+	if ((err = prepare(s, &st, "UPDATE pulls SET conflict = ?, conflict_with = ?"
+			   " WHERE id = ? AND state = ?")) == 0) {
+		bind_text(st, 1, conflict);
+		if (with)
+			sqlite3_bind_int64(st, 2, with);
+		sqlite3_bind_int64(st, 3, id);
+		bind_text(st, 4, pg_job_state_name(state));
+		if ((err = step_done(s, st, "pulls")) == 0 && sqlite3_changes(s->db) != 1)
+			err = pg_error_set(PG_ECONFLICT, "pull %lld is no longer %s", (long long)id,
+					   pg_job_state_name(state));
+	}
+	pthread_mutex_unlock(&s->lock);
+	return err;
+}

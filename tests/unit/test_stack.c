@@ -190,6 +190,44 @@ static void test_a_merged_running_pull_is_stacked_on(void **state)
 	queue_free(q);
 }
 
+/*
+ * A verified pull that conflicts with a pull ahead of it waits behind it,
+ * and the pull behind goes on; once that pull is held (or gone), it is
+ * the next one tested.
+ */
+static void test_a_conflicting_pull_waits_behind_the_other(void **state)
+{
+	const row rows[] = {
+		{ 1, PG_JOB_WAITING, TIP, false },
+		{ 2, PG_JOB_VERIFIED, NONE, false },
+		{ 3, PG_JOB_VERIFIED, NONE, false },
+	};
+	pg_job_list *q = queue_of(rows, 3);
+	pg_oid tip = oid(TIP);
+	pg_stack_plan p;
+
+	(void)state;
+	q->items[1]->conflict_with = 1;
+	assert_int_equal(pg_stack_plan_make(&p, &tip, q), 0);
+	assert_int_equal(p.next, 3);
+	assert_int_equal(p.nunder, 1);
+	assert_int_equal(p.nstale, 0);
+	pg_stack_plan_release(&p);
+	/* a conflict with a pull that is not ahead of it holds nothing */
+	q->items[1]->conflict_with = 3;
+	assert_int_equal(pg_stack_plan_make(&p, &tip, q), 0);
+	assert_int_equal(p.next, 2);
+	pg_stack_plan_release(&p);
+	/* the other one held: it is tested, on the tip */
+	q->items[1]->conflict_with = 1;
+	q->items[0]->held = true;
+	assert_int_equal(pg_stack_plan_make(&p, &tip, q), 0);
+	assert_int_equal(p.next, 2);
+	assert_int_equal(p.nunder, 0);
+	pg_stack_plan_release(&p);
+	queue_free(q);
+}
+
 /* A held pull is left out: the pull behind it goes onto the stack without it. */
 static void test_a_held_pull_is_left_out(void **state)
 {
@@ -283,6 +321,7 @@ int main(void)
 		cmocka_unit_test(test_the_branch_moved),
 		cmocka_unit_test(test_a_merged_running_pull_is_stacked_on),
 		cmocka_unit_test(test_a_held_pull_is_left_out),
+		cmocka_unit_test(test_a_conflicting_pull_waits_behind_the_other),
 		cmocka_unit_test(test_no_tip),
 		cmocka_unit_test(test_through),
 	};

@@ -491,11 +491,12 @@ static void test_the_notice_outbox(void **state)
 }
 
 /*
- * What takes a store of this schema back to schema 6 (the queue's columns
- * of schema 7 dropped), and to schema 4, with the meta table's version
- * still to set.
+ * What takes a store of this schema back to schema 6 (the conflict columns
+ * of schema 8 and the queue's of schema 7 dropped), and to schema 4, with
+ * the meta table's version still to set.
  */
-#define SCHEMA_6 "DROP INDEX pulls_queue; ALTER TABLE pulls DROP COLUMN queue_rank;" \
+#define SCHEMA_7 "ALTER TABLE pulls DROP COLUMN conflict; ALTER TABLE pulls DROP COLUMN conflict_with;"
+#define SCHEMA_6 SCHEMA_7 "DROP INDEX pulls_queue; ALTER TABLE pulls DROP COLUMN queue_rank;" \
 	"ALTER TABLE pulls DROP COLUMN held; ALTER TABLE pulls DROP COLUMN attribution;" \
 	"ALTER TABLE pulls DROP COLUMN with_pull;"
 #define SCHEMA_4 SCHEMA_6 "ALTER TABLE pulls DROP COLUMN tag_signer;" \
@@ -1161,6 +1162,16 @@ static void test_the_queue(void **state)
 	assert_int_equal(pg_store_queue_hold(s, b, true), 0);
 	assert_int_equal(pg_store_get(&j, s, b), 0);
 	assert_true(j->held);
+	assert_null(j->conflict);
+	assert_int_equal(j->conflict_with, 0);
+	pg_job_free(j);
+	/* a conflict found at its entry: recorded only while it is in the state said */
+	assert_int_equal(pg_store_set_conflict(s, b, PG_JOB_VERIFIED, "conflicts with pull 1", c), 0);
+	assert_int_equal(pg_store_set_conflict(s, b, PG_JOB_WAITING, "no", a), PG_ECONFLICT);
+	pg_error_clear();
+	assert_int_equal(pg_store_get(&j, s, b), 0);
+	assert_string_equal(j->conflict, "conflicts with pull 1");
+	assert_int_equal(j->conflict_with, c);
 	pg_job_free(j);
 	/* decided: out of the queue, and no longer held or moved there */
 	assert_int_equal(set(s, b, PG_JOB_VERIFIED, PG_JOB_REJECTED, NULL), 0);
