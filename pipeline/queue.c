@@ -259,6 +259,20 @@ int pg_queue_attribution(pg_buf *out, const pg_queue_name *pull, const pg_queue_
 	return err;
 }
 
+int pg_queue_attribution_landed(pg_buf *out, const pg_queue_name *pull, const pg_queue_name *with,
+				const char *branch, const pg_report *failing)
+{
+	pg_buf paths = PG_BUF_INIT;
+	int err = conflict_paths(&paths, failing);
+
+	if (err == 0)
+		err = pg_buf_printf(out, "pull %zu (%s) conflicts with pull %zu (%s), which %s took "
+				    "before it, in %s", pull->number, short_tag(pull->tag),
+				    with->number, short_tag(with->tag), branch, paths.ptr);
+	pg_buf_release(&paths);
+	return err;
+}
+
 int pg_queue_bisect(size_t *culprit, size_t n, pg_queue_fails_fn fails, void *ctx)
 {
 	size_t lo = 0, hi = n;

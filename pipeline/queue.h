@@ -116,6 +116,15 @@ typedef struct pg_queue_name {
 int pg_queue_attribution(pg_buf *out, const pg_queue_name *pull, const pg_queue_name *with,
 			 const char *stage, const char *branch, const pg_report *failing);
 
+/*
+ * The sentence for a pull whose merge failed on branch after with, which
+ * it was found to conflict with as it entered the queue, was approved
+ * before it: "pull 12 (a) conflicts with pull 9 (b), which master took
+ * before it, in x.c".
+ */
+int pg_queue_attribution_landed(pg_buf *out, const pg_queue_name *pull, const pg_queue_name *with,
+				const char *branch, const pg_report *failing);
+
 /* Whether every pull passed. */
 bool pg_queue_all_passed(const pg_queue_result *q);
 

@@ -56,6 +56,11 @@ static void job_fields(pg_json_writer *w, const pg_job *j)
 		pg_json_put_int(w, "with", j->with_pull);
 	else
 		pg_json_put_null(w, "with");
+	pg_json_put_str(w, "conflict", j->conflict);
+	if (j->conflict_with)
+		pg_json_put_int(w, "conflict_with", j->conflict_with);
+	else
+		pg_json_put_null(w, "conflict_with");
 	pg_json_put_int(w, "attempts", j->attempts);
 	pg_json_put_int(w, "created", j->created);
 	pg_json_put_int(w, "updated", j->updated);
@@ -112,6 +117,18 @@ int pg_api_list(pg_req *rq, pg_resp *rs)
 	return err;
 }
 
+/* The pulls of the queue that found, as they entered it, that they conflict with pull id. */
+static void conflicted_by(pg_json_writer *w, const pg_job_list *q, int64_t id)
+{
+	size_t i;
+
+	pg_json_open_array(w, "conflicted_by");
+	for (i = 0; i < q->n; i++)
+		if (q->items[i]->conflict_with == id)
+			pg_json_put_int(w, NULL, q->items[i]->id);
+	pg_json_close(w);
+}
+
 static int get_job(pg_req *rq, pg_resp *rs, pg_job **j)
 {
 	int err = pg_store_get(j, pg_server_reader(rq->srv), rq->id);
@@ -125,6 +142,7 @@ static int get_job(pg_req *rq, pg_resp *rs, pg_job **j)
 
 int pg_api_pull(pg_req *rq, pg_resp *rs)
 {
+	pg_job_list q = { 0 };
 	pg_job *j = NULL;
 	pg_json_writer *w = NULL;
 	size_t i;
@@ -132,9 +150,10 @@ int pg_api_pull(pg_req *rq, pg_resp *rs)
 
 	if ((err = get_job(rq, rs, &j)) != 0)
 		return err < 0 ? err : 0;
-	if ((err = pg_json_writer_new(&w)) < 0)
+	if ((err = pg_server_queue(&q, rq->srv)) < 0 || (err = pg_json_writer_new(&w)) < 0)
 		goto done;
 	job_fields(w, j);
+	conflicted_by(w, &q, j->id);
 	pg_json_open_array(w, "stages");
 	for (i = 0; i < j->nstages; i++) {
 		pg_json_open_object(w, NULL);
@@ -161,6 +180,7 @@ int pg_api_pull(pg_req *rq, pg_resp *rs)
 		err = pg_error_wrap(err, "pull %lld: cannot render it", (long long)rq->id);
 done:
 	pg_json_writer_free(w);
+	pg_job_list_release(&q);
 	pg_job_free(j);
 	return err;
 }
@@ -510,6 +530,7 @@ int pg_api_queue(pg_req *rq, pg_resp *rs)
 			else
 				pg_json_put_null(w, "tested_on");
 			pg_json_put_bool(w, "on_branch", j->has_merge && k == i);
+			conflicted_by(w, &q, j->id);
 			pg_json_close(w);
 		}
 		pg_json_close(w);

@@ -77,6 +77,12 @@ void pg_dash_window_place(pg_buf *out, const pg_job_list *q, size_t i);
  * pulls it approves, from the server's worker), hold or release, up, down.
  */
 void pg_dash_window_actions(pg_buf *out, pg_req *rq, const pg_job_list *q, size_t i);
+/*
+ * The textual conflicts found as pulls entered the window: the pull's
+ * own (and whom it waits behind), and those of the pulls of q that
+ * conflict with it.
+ */
+void pg_dash_conflicts(pg_buf *out, const pg_job *j, const pg_job_list *q);
 /* Why the pull's kernel stages failed (its attribution), with a link to the pull it failed with. */
 void pg_dash_why(pg_buf *out, const pg_job *j);
 

@@ -297,6 +297,7 @@ int pg_page_pull(pg_req *rq, pg_resp *rs)
 	if (report)
 		pg_dash_summary(out, report);
 	pg_dash_why(out, j);
+	pg_dash_conflicts(out, j, &window);
 	if (place < window.n)
 		pg_dash_window_place(out, &window, place);
 	actions(out, rq, j, &window, place);

@@ -43,6 +43,18 @@ static void tested_on(pg_buf *out, const pg_job_list *q, size_t i)
 		pg_buf_puts(out, "the branch");
 }
 
+/* Whom a pull of the queue conflicts with, as it found when it entered: links. */
+static void conflicts_cell(pg_buf *out, const pg_job_list *q, const pg_job *j)
+{
+	size_t k = j->conflict_with ? pg_dash_window_find(q, j->conflict_with) : q->n;
+
+	if (k < q->n) {
+		pg_buf_puts(out, "with ");
+		pull_link(out, q->items[k]);
+	} else if (j->conflict && !j->conflict_with)
+		pg_buf_puts(out, "with the branch");
+}
+
 void pg_dash_window(pg_buf *out, const pg_job_list *q)
 {
 	size_t i;
@@ -57,7 +69,7 @@ void pg_dash_window(pg_buf *out, const pg_job_list *q)
 		    "and booted on the branch plus the merges of the waiting pulls above it, and is "
 		    "approved after them.</p>\n<table class=\"window\" id=\"window-queue\"><thead><tr>"
 		    "<th>place</th><th>pull</th><th>tag</th><th>state</th><th>held</th>"
-		    "<th>tested on</th></tr></thead><tbody>\n");
+		    "<th>tested on</th><th>conflicts</th></tr></thead><tbody>\n");
 	for (i = 0; i < q->n; i++) {
 		const pg_job *j = q->items[i];
 
@@ -70,6 +82,8 @@ void pg_dash_window(pg_buf *out, const pg_job_list *q)
 			    "</td>" : "</td><td class=\"hold\"></td>");
 		pg_buf_puts(out, "<td class=\"tested-on\">");
 		tested_on(out, q, i);
+		pg_buf_puts(out, "</td><td class=\"conflicts\">");
+		conflicts_cell(out, q, j);
 		pg_buf_puts(out, "</td></tr>\n");
 	}
 	pg_buf_puts(out, "</tbody></table></section>\n");
@@ -145,6 +159,36 @@ void pg_dash_window_actions(pg_buf *out, pg_req *rq, const pg_job_list *q, size_
 	if (i + 1 < q->n)
 		pg_buf_puts(out, "<button type=\"button\" class=\"down\" id=\"down\" "
 			    "data-action=\"down\">Down</button> ");
+}
+
+void pg_dash_conflicts(pg_buf *out, const pg_job *j, const pg_job_list *q)
+{
+	size_t i, k = j->conflict_with ? pg_dash_window_find(q, j->conflict_with) : q->n;
+	bool by_others = false;
+
+	for (i = 0; i < q->n && !by_others; i++)
+		by_others = q->items[i]->conflict_with == j->id;
+	if (!j->conflict && !by_others)
+		return;
+	pg_buf_puts(out, "<section id=\"conflicts\"><h2>Conflicts</h2>\n");
+	if (j->conflict)
+		pg_dash_html(out, "<p class=\"conflict\" id=\"conflict\">Found as it entered the "
+			     "window: it %s.</p>\n", j->conflict);
+	if (k < q->n && j->state == PG_JOB_VERIFIED && !q->items[k]->held) {
+		pg_buf_puts(out, "<p id=\"waits-behind\">It waits behind ");
+		pull_link(out, q->items[k]);
+		pg_buf_puts(out, ": tested now, its merge would fail. It goes on when that pull leaves "
+			    "the window or is held; or hold or cancel one of them.</p>\n");
+	}
+	for (i = 0; i < q->n; i++) {
+		if (q->items[i]->conflict_with != j->id)
+			continue;
+		pg_buf_puts(out, "<p class=\"conflicted-by\">");
+		pull_link(out, q->items[i]);
+		pg_dash_html(out, " %s.</p>\n", q->items[i]->conflict ? q->items[i]->conflict :
+			     "conflicts with this pull");
+	}
+	pg_buf_puts(out, "</section>\n");
 }
 
 void pg_dash_why(pg_buf *out, const pg_job *j)

@@ -195,6 +195,29 @@ static int oid_arg(const char **argv, size_t *n, pg_buf *hex, const char *opt, c
 	return 0;
 }
 
+/* The file the service read, and only as it read it: the child refuses a changed file. */
+static void policy_args(const char **argv, size_t *n, const pg_policy *policy)
+{
+	if (strcmp(policy->source, PG_POLICY_BUILT_IN)) {
+		argv[(*n)++] = "--policy";
+		argv[(*n)++] = policy->source;
+		argv[(*n)++] = "--policy-sha256";
+		argv[(*n)++] = policy->sha256;
+	}
+}
+
+/* A directory of the child's own under home/tmp, which exists: the service holds its share of it (pg_scratch_claim). */
+static int scratch_dir(pg_buf *dir, const char *home)
+{
+	int err;
+
+	if ((err = pg_buf_printf(dir, "%s/tmp/gate-XXXXXX", home)) < 0)
+		return err;
+	if (!mkdtemp(dir->ptr))
+		return pg_error_set(PG_EIO, "'%s': %s", dir->ptr, strerror(errno));
+	return 0;
+}
+
 /* The kernel stages' settings as the child's options: the service's, resolved (pipeline/settings.h). */
 static int kernel_args(const char **argv, size_t *n, pg_buf *worktrees, pg_buf *expect,
 		       pg_buf *onto, const pg_isolate_pull *pull, const pg_gate_settings *gs)
@@ -251,13 +274,8 @@ int pg_isolated_gate(pg_report **out, const pg_isolate_pull *pull, const pg_isol
 		return pg_error_set(PG_EINVALID, "the kernel stages want their settings");
 	if ((err = self_exe(exe, sizeof(exe))) < 0 ||
 	    (err = stage_list(&stages, pull->stages)) < 0 ||
-	    (err = pg_buf_printf(&dir, "%s/tmp/gate-XXXXXX", o->home)) < 0)
+	    (err = scratch_dir(&dir, o->home)) < 0)
 		goto done;
-	/* home/tmp exists: the service holds its share of it (pg_scratch_claim) */
-	if (!mkdtemp(dir.ptr)) {
-		err = pg_error_set(PG_EIO, "'%s': %s", dir.ptr, strerror(errno));
-		goto done;
-	}
 	made = true;
 	if ((err = pg_buf_printf(&report, "%s/report.json", dir.ptr)) < 0 ||
 	    (err = pg_buf_printf(&cache, "%llu", (unsigned long long)o->index_cache_size)) < 0 ||
@@ -276,13 +294,7 @@ int pg_isolated_gate(pg_report **out, const pg_isolate_pull *pull, const pg_isol
 		argv[n++] = "--index-cache-size";
 		argv[n++] = cache.ptr;
 	}
-	/* the file the service read, and only as it read it: a changed file is refused */
-	if (strcmp(policy->source, PG_POLICY_BUILT_IN)) {
-		argv[n++] = "--policy";
-		argv[n++] = policy->source;
-		argv[n++] = "--policy-sha256";
-		argv[n++] = policy->sha256;
-	}
+	policy_args(argv, &n, policy);
 	if (pull->name) {
 		argv[n++] = "--url";
 		argv[n++] = pull->name;
@@ -350,6 +362,119 @@ done:
 	pg_buf_release(&datadir_env);
 	pg_buf_release(&stages);
 	pg_buf_release(&worktrees);
+	pg_buf_release(&expect);
+	pg_buf_release(&onto);
+	return err;
+}
+
+/* The conflicts child's output: its JSON document, its "error: " line. */
+typedef struct heard {
+	pg_buf out;
+	bool over;
+	char error[512];
+} heard;
+
+#define CONFLICTS_OUTPUT_MAX (4U << 20)
+
+static int on_output(void *ctx, const char *line, size_t len)
+{
+	heard *h = ctx;
+
+	if (len > 7 && !memcmp(line, "error: ", 7)) {
+		keep_line(h->error, sizeof(h->error), line + 7, len - 7);
+		return 0;
+	}
+	if (h->out.len + len + 1 > CONFLICTS_OUTPUT_MAX) {
+		h->over = true;
+		return 0;
+	}
+	return pg_buf_put(&h->out, line, len) < 0 || pg_buf_putc(&h->out, '\n') < 0 ?
+	       pg_error_oom() : 0;
+}
+
+int pg_isolated_conflicts(pg_json **out, const pg_isolate_pull *pull, const char *ahead,
+			  const pg_isolate_opts *o)
+{
+	const pg_gate_settings *gs = o->settings;
+	pg_spawn_opts so = PG_SPAWN_OPTS_INIT;
+	pg_spawn_result res;
+	heard h = { .out = PG_BUF_INIT };
+	pg_buf home_env = PG_BUF_INIT, expect = PG_BUF_INIT, onto = PG_BUF_INIT;
+	const char *argv[32], *env[2], *doc;
+	char exe[PATH_MAX];
+	unsigned deadline_s = o->policy->verify_timeout_seconds;
+	size_t n = 0;
+	int err;
+
+	*out = NULL;
+	pg_spawn_result_init(&res);
+	if (!gs)
+		return pg_error_set(PG_EINVALID, "the conflict check wants the kernel stages' settings");
+	if ((err = self_exe(exe, sizeof(exe))) < 0 ||
+	    (err = pg_buf_printf(&home_env, "PULLGATE_HOME=%s", o->home)) < 0)
+		goto done;
+	argv[n++] = exe;
+	argv[n++] = "conflicts";
+	argv[n++] = "--json";
+	policy_args(argv, &n, o->policy);
+	if (gs->tree) {
+		argv[n++] = "--tree";
+		argv[n++] = gs->tree;
+	}
+	argv[n++] = "--branch";
+	argv[n++] = gs->branch;
+	argv[n++] = "--ahead";
+	argv[n++] = ahead;
+	if ((pull->expect && (err = oid_arg(argv, &n, &expect, "--expect-tag", pull->expect)) < 0) ||
+	    (pull->onto && (err = oid_arg(argv, &n, &onto, "--onto", pull->onto)) < 0))
+		goto done;
+	argv[n++] = "--";
+	argv[n++] = pull->repo;
+	argv[n++] = pull->tag;
+	argv[n] = NULL;
+	env[0] = home_env.ptr;
+	env[1] = NULL;
+
+	so.env = env;
+	so.on_line = on_output;
+	so.ctx = &h;
+	so.cancel = o->cancel;
+	so.no_core = true;
+	so.die_with_parent = true;
+	so.timeout_ms = (deadline_s + KILL_AFTER_S) * 1000U;
+#if !defined(__SANITIZE_ADDRESS__)
+	so.max_memory = o->max_memory;
+#endif
+	if ((err = pg_spawn_run(&res, argv, &so)) < 0)
+		goto done;
+	if (res.cancelled)
+		err = pg_error_set(PG_ECANCELLED, "cancelled while running");
+	else if (res.timed_out)
+		err = pg_error_set(PG_EIO, "the conflict check did not finish within %u s: its "
+				   "process was killed", deadline_s);
+	else if (res.signal)
+		err = pg_error_set(PG_EIO, "the conflict check died of %s (signal %d)",
+				   signal_name(res.signal), res.signal);
+	else if (res.exit_code != 0 && res.exit_code != 1)
+		err = pg_error_set(PG_EIO, "the conflict check exited %d%s%s", res.exit_code,
+				   h.error[0] ? ": " : "", h.error);
+	else if (h.over)
+		err = pg_error_set(PG_EIO, "the conflict check said more than %u bytes",
+				   CONFLICTS_OUTPUT_MAX);
+	else if (!h.out.len || !(doc = strchr(h.out.ptr, '{')))
+		err = pg_error_set(PG_EIO, "the conflict check exited %d without its JSON",
+				   res.exit_code);
+	else if ((err = pg_json_parse(out, doc, h.out.len - (size_t)(doc - h.out.ptr))) < 0 ||
+		 pg_json_type(*out) != PG_JSON_OBJECT) {
+		pg_json_free(*out);
+		*out = NULL;
+		err = pg_error_set(PG_EIO, "the conflict check's JSON is damaged%s%s",
+				   err < 0 ? ": " : "", err < 0 ? pg_error_last() : "");
+	}
+done:
+	pg_spawn_result_release(&res);
+	pg_buf_release(&h.out);
+	pg_buf_release(&home_env);
 	pg_buf_release(&expect);
 	pg_buf_release(&onto);
 	return err;

@@ -2,11 +2,13 @@
 #include "server/worker.h"
 #include "common/testpoint.h"
 #include "common/error.h"
+#include "common/fs.h"
 #include "repo/repo.h"
 #include "pipeline/gate.h"
 #include "pipeline/queue.h"
 #include "pipeline/run.h"
 #include "pipeline/tree.h"
+#include "server/entry.h"
 #include "server/isolate.h"
 #include "server/stack.h"
 #include "server/job.h"
@@ -53,6 +55,7 @@ struct pg_worker {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	pthread_mutex_t approve_lock;   /* one approval at a time */
+	pthread_mutex_t entry_lock;     /* one pull enters the queue at a time */
 	bool stopping;
 	pthread_t threads[MAX_THREADS];
 	size_t nthreads;
@@ -304,6 +307,112 @@ done:
 	return err;
 }
 
+static bool stacking(const pg_worker_opts *o);
+
+/* The pulls in the queue ahead of j (all of them when j has no place yet): 0, with *ahead to free. */
+static int pulls_ahead(const pg_job ***ahead, size_t *n, const pg_job_list *q, const pg_job *j)
+{
+	size_t i;
+
+	*n = 0;
+	if (!(*ahead = calloc(q->n ? q->n : 1, sizeof(**ahead))))
+		return pg_error_oom();
+	for (i = 0; i < q->n; i++)
+		if (q->items[i]->id != j->id &&
+		    (!j->queue_rank || q->items[i]->queue_rank < j->queue_rank))
+			(*ahead)[(*n)++] = q->items[i];
+	return 0;
+}
+
+/* Run `pullgate conflicts` on the pull against the listed pulls ahead: the sentence, and with whom. */
+static int conflicts_with(pg_buf *sentence, int64_t *with, slot *s, const pg_job *j,
+			  const pg_report *r, const pg_job **listed, size_t nlisted,
+			  const pg_buf *lines)
+{
+	pg_isolate_opts io = { 0 };
+	pg_isolate_pull ip = { 0 };
+	pg_gate_settings gs;
+	pg_buf path = PG_BUF_INIT;
+	pg_json *doc = NULL;
+	int err;
+
+	gate_settings(&gs, &s->o);
+	if ((err = pg_buf_printf(&path, "%s/tmp/entry-%lld.txt", s->o.home, (long long)j->id)) < 0 ||
+	    (err = pg_write_file_atomic(path.ptr, lines->ptr, lines->len)) < 0)
+		goto done;
+	ip.repo = j->repo;
+	ip.tag = j->tag;
+	ip.expect = &r->tag_object; /* the tag its verify read, and no other */
+	io.home = s->o.home;
+	io.policy = s->o.policy;
+	io.max_memory = s->o.verify_memory;
+	io.settings = &gs;
+	io.cancel = &s->cancel;
+	if ((err = pg_isolated_conflicts(&doc, &ip, path.ptr, &io)) == 0)
+		err = pg_entry_sentence(sentence, with, doc, listed, nlisted, gs.branch);
+	if (unlink(path.ptr) < 0 && err == 0)
+		err = pg_error_set(PG_EIO, "'%s': %s", path.ptr, strerror(errno));
+done:
+	pg_json_free(doc);
+	pg_buf_release(&path);
+	return err;
+}
+
+/*
+ * Verify accepted the pull, which enters the queue (under the entry lock:
+ * no other pull enters meanwhile): merged in memory with every pull ahead
+ * of it, in a child process, its textual conflicts are recorded at once
+ * (pg_store_set_conflict), and it waits behind the first pull it conflicts
+ * with (server/stack.h).  A check that cannot decide is logged and records
+ * nothing: the pull's merge stage finds any conflict later.
+ */
+static void enter_queue(slot *s, const pg_job *j, const pg_report *r)
+{
+	pg_job_list q = { 0 };
+	const pg_job **ahead = NULL, **listed = NULL;
+	pg_buf lines = PG_BUF_INIT, sentence = PG_BUF_INIT;
+	bool *used = NULL;
+	size_t i, n = 0, nlisted = 0;
+	int64_t with = 0;
+	int err;
+
+	if ((err = pg_store_queue(&q, s->o.store)) < 0 ||
+	    (err = pulls_ahead(&ahead, &n, &q, j)) < 0)
+		goto done;
+	if (!(used = calloc(n ? n : 1, sizeof(*used))) ||
+	    !(listed = calloc(n ? n : 1, sizeof(*listed)))) {
+		err = pg_error_oom();
+		goto done;
+	}
+	if ((err = pg_entry_ahead_file(&lines, used, ahead, n)) < 0)
+		goto done;
+	for (i = 0; i < n; i++)
+		if (used[i])
+			listed[nlisted++] = ahead[i];
+	/* the first in the queue merges onto the branch: its merge stage says whether it conflicts */
+	if (nlisted)
+		err = conflicts_with(&sentence, &with, s, j, r, listed, nlisted, &lines);
+	if (err == 0)
+		err = pg_store_set_conflict(s->o.store, j->id, s->state,
+					    sentence.len ? sentence.ptr : NULL, with);
+	if (err == 0 && sentence.len) {
+		pg_events_post(s->o.events, j->id, "progress", "queue", sentence.ptr);
+		logf_(s->w, "pull %lld: %s", (long long)j->id, sentence.ptr);
+	}
+done:
+	if (err < 0) {
+		logf_(s->w, "pull %lld: its conflicts with the pulls ahead could not be checked: %s",
+		      (long long)j->id, pg_error_last());
+		pg_error_clear();
+	}
+	free(used);
+	free(listed);
+	free(ahead);
+	pg_buf_release(&lines);
+	pg_buf_release(&sentence);
+	pg_job_list_release(&q);
+}
+
 static void verify_job(slot *s, const pg_job *j)
 {
 	pg_store_update u = PG_STORE_UPDATE_INIT;
@@ -334,7 +443,17 @@ static void verify_job(slot *s, const pg_job *j)
 		u.message = s->o.stages ? "waiting for the kernel stages" : "accepted by verify";
 		to = PG_JOB_VERIFIED;
 	}
-	advance(s, to, &u);
+	if (to == PG_JOB_VERIFIED && stacking(&s->o)) {
+		pthread_mutex_lock(&s->w->entry_lock);
+		enter_queue(s, j, r);
+		/* cancelled, or stopped by a shutdown, while it was checked: not entered */
+		if (s->by_user || s->cancel)
+			ended_in_error(s, PG_ECANCELLED);
+		else
+			advance(s, to, &u);
+		pthread_mutex_unlock(&s->w->entry_lock);
+	} else
+		advance(s, to, &u);
 done:
 	pg_report_free(r);
 }
@@ -403,6 +522,22 @@ static int attribute(slot *s, const pg_job *j, const pg_report *r, pg_buf *why, 
 	*with = 0;
 	if (!stage || !strcmp(stage, "verify"))
 		return 0;
+	gate_settings(&gs, &s->o);
+	/*
+	 * It conflicted with that pull as it entered the queue, waited behind
+	 * it, and the branch took it: no rerun can say more.
+	 */
+	if (!strcmp(stage, "merge") && j->conflict_with &&
+	    pg_store_get(&culprit, s->w->o.store, j->conflict_with) == 0 &&
+	    culprit->state == PG_JOB_APPROVED) {
+		other = (pg_queue_name){ (size_t)culprit->id, culprit->tag };
+		*with = culprit->id;
+		err = pg_queue_attribution_landed(why, &self, &other, gs.branch, r);
+		goto done;
+	}
+	pg_error_clear();
+	pg_job_free(culprit);
+	culprit = NULL;
 	rr.stages = pg_queue_stages_upto(stage, s->o.stages);
 	if ((err = pg_queue_bisect(&at, s->nunder, rerun_fails, &rr)) < 0)
 		goto done;
@@ -413,7 +548,6 @@ static int attribute(slot *s, const pg_job *j, const pg_report *r, pg_buf *why, 
 		other = (pg_queue_name){ (size_t)culprit->id, culprit->tag };
 	} else if (rr.failing)
 		stage = pg_queue_failed_stage(rr.failing);
-	gate_settings(&gs, &s->o);
 	err = pg_queue_attribution(why, &self, at ? &other : NULL, stage, gs.branch,
 				   rr.failing ? rr.failing : r);
 done:
@@ -863,6 +997,7 @@ int pg_worker_start(pg_worker **out, const pg_worker_opts *opts)
 	w->o = *opts;
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_mutex_init(&w->approve_lock, NULL);
+	pthread_mutex_init(&w->entry_lock, NULL);
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&w->wake, &attr);
@@ -1067,6 +1202,43 @@ static int record_intent(void *ctx)
  * The branch moved: the pull is approved, in one transaction with its
  * notice put in the store's outbox (server/notify.c mails it, once).
  */
+/*
+ * The pulls that waited behind pull id for their conflict with it cannot
+ * merge onto the branch that took it: each goes to the end of the queue
+ * (in their order), so that the pulls behind it, tested without it, stand
+ * as they were tested; it is tested there, and its failing merge names id
+ * (attribute).  Under the approval lock: no claim comes between.
+ */
+static void conflicts_last(pg_worker *w, int64_t id)
+{
+	pg_job_list q;
+	size_t i, moved = 0;
+
+	if (pg_store_queue(&q, w->o.store) < 0) {
+		logf_(w, "pull %lld: the queue: %s", (long long)id, pg_error_last());
+		pg_error_clear();
+		return;
+	}
+	for (i = 0; i < q.n; i++) {
+		const pg_job *j = q.items[i];
+		size_t at = i - moved;
+
+		if (j->conflict_with != id || j->state != PG_JOB_VERIFIED)
+			continue;
+		moved++;
+		if (at + 1 == q.n)
+			continue;
+		if (pg_store_queue_move(w->o.store, j->id, (int)(q.n - 1 - at)) < 0) {
+			logf_(w, "pull %lld: %s", (long long)j->id, pg_error_last());
+			pg_error_clear();
+			continue;
+		}
+		logf_(w, "pull %lld: to the end of the queue: pull %lld, which it conflicts with, is "
+		      "approved", (long long)j->id, (long long)id);
+	}
+	pg_job_list_release(&q);
+}
+
 static int approved(pg_worker *w, const pg_worker_opts *o, int64_t id, enum pg_job_state from,
 		    const approval *a, const char *user, const char *notice, const char *how)
 {
@@ -1097,6 +1269,8 @@ static int approved(pg_worker *w, const pg_worker_opts *o, int64_t id, enum pg_j
 			       note.ptr) < 0)
 		logf_(w, "pull %lld: %s", (long long)id, pg_error_last());
 	pg_testpoint("approve", "recorded");
+	if (stacking(o))
+		conflicts_last(w, id);
 	if (o->approved && u.notice)
 		o->approved(o->approved_ctx, id, notice);
 done:
@@ -1437,6 +1611,7 @@ void pg_worker_stop(pg_worker *w)
 	pthread_cond_destroy(&w->wake);
 	pthread_mutex_destroy(&w->lock);
 	pthread_mutex_destroy(&w->approve_lock);
+	pthread_mutex_destroy(&w->entry_lock);
 	if (w->git_ready)
 		pg_repo_lib_shutdown();
 	free(w);

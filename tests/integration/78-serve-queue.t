@@ -1,5 +1,5 @@
 #!/bin/sh
-# 78-serve-queue.t - the merge window's queue in the service: each pull on the stack ahead of it, failures attributed, stale pulls tested again, approval through a pull survives kill -9.
+# 78-serve-queue.t - the merge window's queue in the service: each pull on the stack ahead of it, failures attributed, a conflict found at entry, stale pulls tested again, approval through a pull survives kill -9.
 #
 # The stand-in build and boot judge the tree's fake/ files (FAKE_BUILD=tree,
 # tests/lib/stack.sh).  One verify worker, so that the pulls enter the
@@ -9,7 +9,7 @@ set -eu
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
 . "$(dirname "$0")/../lib/stack.sh"
-plan 45
+plan 57
 export FAKE_BUILD=tree
 serve_setup
 sed -i 's/^  verify-workers: 2$/  verify-workers: 1/' "$CONFIG"
@@ -19,14 +19,19 @@ stack_pull s-caller fake/caller.c='call beta'            # green alone: beta is 
 stack_pull s-broken fake/broken.c='call nowhere'         # breaks the build by itself
 stack_pull s-rename fake/core.c='def beta_renamed'       # green alone, breaks s-caller's call
 stack_pull s-edit-a fake/shared.c='value = 2'
-stack_pull s-edit-b fake/shared.c='value = 3'            # merges alone, conflicts with s-edit-a
+stack_pull s-edit-b fake/shared.c='value = 3'            # merges alone, conflicts with s-edit-a: found at entry
 stack_pull s-last fake/last.c='def omega'
 serve_start
 
-# settled ID...: until none of the pulls runs or waits to run (each waits, or is decided)
+# settled ID...: until none of the pulls runs or waits to run (each waits, waits behind a
+# pull it conflicts with, or is decided)
 settled() {
 	for _id in "$@"; do
-		case $(pull_field "$_id" .state) in waiting | rejected | approved | error | cancelled) ;; *) return 1 ;; esac
+		case $(pull_field "$_id" .state) in
+		waiting | rejected | approved | error | cancelled) ;;
+		verified) [ "$(pull_field "$_id" .conflict_with)" != null ] || return 1 ;;
+		*) return 1 ;;
+		esac
 	done
 }
 ALL=
@@ -39,10 +44,10 @@ P1=$1 P2=$2 P3=$3 P4=$4 P5=$5 P6=$6
 # shellcheck disable=SC2086
 ok "$(wait_for settled $ALL; echo $?)" "every pull of the window is tested"
 is "$(for p in $ALL; do pull_field "$p" .state; done | paste -sd' ' -)" \
-	"waiting rejected rejected waiting rejected waiting" "each pull's outcome, in queue order"
+	"waiting rejected rejected waiting verified waiting" "each pull's outcome, in queue order"
 get "$URL/api/queue"
 is "$(printf '%s' "$out" | jq -r '[.queue[] | "\(.position):\(.id)"] | join(" ")')" \
-	"1:$P1 2:$P4 3:$P6" "the queue holds the waiting pulls in their order"
+	"1:$P1 2:$P4 3:$P5 4:$P6" "the queue holds the waiting pulls in their order, and the one waiting behind a conflict"
 
 # --- stacking order -------------------------------------------------------------------------------
 M1=$(pull_field "$P1" .merge_commit) M4=$(pull_field "$P4" .merge_commit) M6=$(pull_field "$P6" .merge_commit)
@@ -73,13 +78,27 @@ like "$(pull_field "$P3" .message)" "^rejected at the build stage: pull $P3 .* t
 is "$(pull_field "$P1" '[.decisions[] | select(.action == "queue") | "\(.user): \(.note)"] | join("; ")')" \
 	"pullgate: pull $P3 (s-rename) and pull $P1 (s-caller) each pass alone and fail build together" \
 	"the pull it fails with says so too, on its own record"
-is "$(pull_field "$P5" .attribution)" \
-	"pull $P5 (s-edit-b) merges alone but conflicts with pull $P4 (s-edit-a) in fake/shared.c" \
-	"a textual conflict with a pull ahead is named with its path"
 LOGS=$(dirname "$(dirname "$(pull_field "$P3" .report.run_dir)")")
-is "$(cd "$LOGS" && ls -d "job-$P3"* "job-$P5"* | paste -sd' ' -)" \
-	"job-$P3 job-$P3-alone job-$P5 job-$P5-alone job-$P5-on-$P1" \
-	"the runs that told why keep their logs: alone, then halfway up the stack (one pull under it needs no more)"
+is "$(cd "$LOGS" && ls -d "job-$P3"* | paste -sd' ' -)" "job-$P3 job-$P3-alone" \
+	"the runs that told why keep their logs: alone, then on the stack (one pull under it needs no more)"
+
+# --- a textual conflict, found as the pull entered the queue ------------------------------------------
+is "$(pull_field "$P5" .conflict)" "conflicts with pull $P4 (s-edit-a) in fake/shared.c: 1 hunk" \
+	"the pull that conflicts with a pull ahead says so at once, with the path and its hunks"
+is "$(pull_field "$P5" .conflict_with)" "$P4" "and with which pull"
+is "$(pull_field "$P4" '.conflicted_by | join(" ")')" "$P5" "the other pull shows it too"
+is "$(pull_field "$P5" '[.stages[] | .name] | join(" ")') $(pull_field "$P5" .merge_commit)" \
+	"verify null" "it waits behind that pull: never merged, no kernel run"
+is "$(pull_field "$P2" .conflict) $(pull_field "$P1" .conflict)" "null null" \
+	"a pull that merges with every pull ahead has no conflict (nor has the first)"
+get "$URL/pulls/$P5"
+like "$out" "<p class=\"conflict\" id=\"conflict\">Found as it entered the window: it conflicts with pull $P4 \\(s-edit-a\\) in fake/shared.c: 1 hunk.</p>" \
+	"its page says it"
+like "$out" "<p id=\"waits-behind\">It waits behind <a href=\"/pulls/$P4\">#$P4</a>" \
+	"and whom it waits behind"
+get "$URL/pulls/$P4"
+like "$out" "<p class=\"conflicted-by\"><a href=\"/pulls/$P5\">#$P5</a> \\(s-edit-b\\) conflicts with pull $P4" \
+	"the other pull's page names it"
 ok "$([ -d "$LOGS/job-$P2-alone" ] && [ ! -e "$LOGS/job-$P2-on-$P1" ]; echo $?)" \
 	"a pull that fails alone needs no bisection"
 
@@ -111,10 +130,14 @@ is "$code.$(printf '%s' "$out" | jq -r .held)" "200.true" "the maintainer holds 
 maintainer_post "$P4" approve
 is "$code $(printf '%s' "$out" | jq -r .error)" "409 pull $P4 is held in the queue: release it first (it is tested again if its stack is gone)" \
 	"a held pull is not approved"
-ok "$(wait_for base_is "$P6" "$M1"; echo $?)" "the sixth is tested again without it, on the first's merge"
+ok "$(wait_for base_is "$P5" "$M1"; echo $?)" \
+	"the pull that waited behind it for their conflict is tested now, without it, on the first's merge"
+M5=$(pull_field "$P5" .merge_commit)
+ok "$(wait_for base_is "$P6" "$M5"; echo $?)" "the sixth is tested again without it, on that pull's merge"
 maintainer_post "$P4" release
 is "$code" 200 "and lets it go on"
 ok "$(wait_for base_is "$P6" "$M4"; echo $?)" "the sixth goes back onto the fourth's merge"
+is "$(pull_field "$P5" .state)" verified "the conflicting pull waits behind it again"
 M6=$(pull_field "$P6" .merge_commit)
 maintainer_post 999999 hold
 is "$code" 404 "a pull not in the queue cannot be held"
@@ -146,6 +169,12 @@ is "$(printf '%s' "$out" | jq -r '.approved | join(" ")')" "$P4 $P6" "approves t
 is "$(git --git-dir="$TREE" rev-parse master)" "$M6" "the branch is at the sixth's merge"
 is "$(git --git-dir="$TREE" rev-list --first-parent "$TIP..master" | paste -sd' ' -)" "$M6 $M4 $M1" \
 	"through the merges that were built and booted, one per pull, in queue order"
+is "$(wait_state "$P5" rejected error)" rejected \
+	"the pull that waited behind the fourth is tested on the branch that took it, and its merge fails"
+is "$(pull_field "$P5" .attribution)" \
+	"pull $P5 (s-edit-b) conflicts with pull $P4 (s-edit-a), which master took before it, in fake/shared.c" \
+	"its failure is named with the pull it conflicted with"
+is "$(pull_field "$P5" .with)" "$P4" "and that pull recorded"
 get "$URL/api/queue"
 is "$(printf '%s' "$out" | jq '.queue | length')" 0 "the queue is empty"
 serve_stop
