@@ -5,8 +5,22 @@
 
 #define QUEUE_PAGE 50
 
+/* The seconds of a kernel run, as the runs so far took them: the mean merge, build and boot. */
+typedef struct run_time {
+	double seconds;
+} run_time;
+
+static void stage_mean(void *ctx, const char *stage, int64_t n, double seconds)
+{
+	run_time *t = ctx;
+
+	if (n > 0 && (!strcmp(stage, "merge") || !strcmp(stage, "build") || !strcmp(stage, "boot")))
+		t->seconds += seconds / (double)n;
+}
+
 int pg_page_queue(pg_req *rq, pg_resp *rs)
 {
+	run_time run = { 0 };
 	pg_job_list l, window = { NULL, 0, 0 };
 	pg_buf *out = &rs->body;
 	const char *state = pg_req_arg(rq, "state");
@@ -29,7 +43,12 @@ int pg_page_queue(pg_req *rq, pg_resp *rs)
 	pg_dash_page_start(out, rq, "queue", "data-page=\"queue\"");
 	pg_buf_puts(out, "<h1>Pulls</h1>\n");
 	if (!state && !offset && rq->srv->config->stages) {
-		pg_dash_window(out, &window);
+		/* without the means, the window shows no time */
+		if (pg_store_stage_totals(pg_server_reader(rq->srv), stage_mean, &run) < 0) {
+			pg_error_clear();
+			run.seconds = 0;
+		}
+		pg_dash_window(out, &window, run.seconds, rq->srv->config->build_worktrees);
 		pg_buf_puts(out, "<h2 id=\"all\">All pulls</h2>\n");
 	}
 	pg_buf_printf(out, "<p class=\"filters\">%s all</a>",

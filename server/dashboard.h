@@ -68,8 +68,12 @@ void pg_dash_signatures(pg_buf *out, const pg_json *report);
  * q.  The place of pull id in q (0: first), q->n when it is not in it.
  */
 size_t pg_dash_window_find(const pg_job_list *q, int64_t id);
-/* The front page's section: the queue, first place first. */
-void pg_dash_window(pg_buf *out, const pg_job_list *q);
+/*
+ * The front page's section: the queue, first place first, and when each
+ * pull is tested (pg_stack_eta: a kernel run takes run_s, 0 when not
+ * known, worktrees at a time).
+ */
+void pg_dash_window(pg_buf *out, const pg_job_list *q, double run_s, unsigned worktrees);
 /* A queued pull's page: its place, whether it is held, what it was tested on. */
 void pg_dash_window_place(pg_buf *out, const pg_job_list *q, size_t i);
 /*

@@ -1,6 +1,7 @@
 /* dashboard_window.c - the merge window on the dashboard: the queue's section of the front page, a queued pull's place, buttons and why it failed. */
 #include "server/dashboard.h"
 #include "common/error.h"
+#include "server/stack.h"
 
 size_t pg_dash_window_find(const pg_job_list *q, int64_t id)
 {
@@ -55,8 +56,20 @@ static void conflicts_cell(pg_buf *out, const pg_job_list *q, const pg_job *j)
 		pg_buf_puts(out, "with the branch");
 }
 
-void pg_dash_window(pg_buf *out, const pg_job_list *q)
+/* "in about 12 min", "now", or "not known" (eta as pg_stack_eta gives it). */
+static void eta_words(pg_buf *out, double eta)
 {
+	if (eta < 0)
+		pg_buf_puts(out, "not known");
+	else if (eta == 0)
+		pg_buf_puts(out, "tested");
+	else
+		pg_buf_printf(out, "in about %.0f min", eta / 60 < 1 ? 1 : eta / 60 + 0.5);
+}
+
+void pg_dash_window(pg_buf *out, const pg_job_list *q, double run_s, unsigned worktrees)
+{
+	double *eta = NULL;
 	size_t i;
 
 	pg_buf_puts(out, "<section id=\"window\"><h2>Merge window</h2>\n");
@@ -65,11 +78,33 @@ void pg_dash_window(pg_buf *out, const pg_job_list *q)
 			    "joins it, behind those that came before it.</p></section>\n");
 		return;
 	}
+	if (!(eta = calloc(q->n, sizeof(*eta)))) {
+		pg_buf_puts(out, "<p class=\"empty\">Out of memory.</p></section>\n");
+		return;
+	}
+	pg_stack_eta(eta, q, run_s, worktrees);
+	for (i = 0; i < q->n && q->items[i]->held; i++)
+		;
 	pg_buf_puts(out, "<p class=\"window-note\">First place first: each pull is merged, built "
 		    "and booted on the branch plus the merges of the waiting pulls above it, and is "
-		    "approved after them.</p>\n<table class=\"window\" id=\"window-queue\"><thead><tr>"
+		    "approved after them.</p>\n");
+	if (i < q->n) {
+		pg_buf_printf(out, "<p id=\"window-eta\">The head of the window, <a href=\"/pulls/"
+			      "%lld\">#%lld</a>, is approvable ", (long long)q->items[i]->id,
+			      (long long)q->items[i]->id);
+		if (eta[i] == 0)
+			pg_buf_puts(out, "now");
+		else if (eta[i] > 0)
+			eta_words(out, eta[i]);
+		else
+			pg_buf_puts(out, "at a time not known yet");
+		if (run_s > 0)
+			pg_buf_printf(out, " (a kernel run takes %.0f s on average here)", run_s);
+		pg_buf_puts(out, ".</p>\n");
+	}
+	pg_buf_puts(out, "<table class=\"window\" id=\"window-queue\"><thead><tr>"
 		    "<th>place</th><th>pull</th><th>tag</th><th>state</th><th>held</th>"
-		    "<th>tested on</th><th>conflicts</th></tr></thead><tbody>\n");
+		    "<th>tested on</th><th>conflicts</th><th>tested</th></tr></thead><tbody>\n");
 	for (i = 0; i < q->n; i++) {
 		const pg_job *j = q->items[i];
 
@@ -84,9 +119,12 @@ void pg_dash_window(pg_buf *out, const pg_job_list *q)
 		tested_on(out, q, i);
 		pg_buf_puts(out, "</td><td class=\"conflicts\">");
 		conflicts_cell(out, q, j);
+		pg_buf_puts(out, "</td><td class=\"eta\">");
+		eta_words(out, eta[i]);
 		pg_buf_puts(out, "</td></tr>\n");
 	}
 	pg_buf_puts(out, "</tbody></table></section>\n");
+	free(eta);
 }
 
 void pg_dash_window_place(pg_buf *out, const pg_job_list *q, size_t i)

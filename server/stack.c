@@ -1,5 +1,6 @@
 /* stack.c - the merge window's queue read as a stack on the branch's tip: the next test, its base, what is stale. */
 #include "server/stack.h"
+#include "server/job.h"
 #include "common/array.h"
 #include "common/error.h"
 
@@ -29,7 +30,7 @@ static bool merged_and_running(const pg_job *j)
  * without holding up the pulls behind it: tested now, it would fail its
  * merge.  It goes on once the other leaves the queue or is held.
  */
-static bool waits_behind_conflict(const pg_job_list *queue, size_t k)
+bool pg_stack_waits_behind(const pg_job_list *queue, size_t k)
 {
 	const pg_job *j = queue->items[k];
 	size_t i;
@@ -60,7 +61,7 @@ int pg_stack_plan_make(pg_stack_plan *out, const pg_oid *tip, const pg_job_list 
 	for (i = 0; i < queue->n && err == 0; i++) {
 		const pg_job *j = queue->items[i];
 
-		if (j->held || waits_behind_conflict(queue, i))
+		if (j->held || pg_stack_waits_behind(queue, i))
 			continue;
 		if (stands(j) && !has_top) {
 			/* no tip to stand on was read: nothing is stale, nothing runs */
@@ -132,4 +133,23 @@ int pg_stack_through(int64_t **ids, size_t *n, const pg_oid *tip, const pg_job_l
 	}
 	pg_stack_plan_release(&p);
 	return err;
+}
+
+void pg_stack_eta(double *eta, const pg_job_list *queue, double run_s, unsigned worktrees)
+{
+	size_t i, runs = 0;
+
+	if (!worktrees)
+		worktrees = 1;
+	for (i = 0; i < queue->n; i++) {
+		const pg_job *j = queue->items[i];
+
+		if (j->state == PG_JOB_WAITING || j->state == PG_JOB_APPROVING)
+			eta[i] = 0;
+		else if (j->held || pg_stack_waits_behind(queue, i) || run_s <= 0 ||
+			 (j->state != PG_JOB_VERIFIED && !pg_job_state_is_running(j->state)))
+			eta[i] = -1;
+		else
+			eta[i] = (double)((++runs + worktrees - 1) / worktrees) * run_s;
+	}
 }

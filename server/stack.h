@@ -34,6 +34,22 @@ typedef struct pg_stack_plan {
 	size_t alloc_stack, alloc_tops, alloc_stale;
 } pg_stack_plan;
 
+/*
+ * Whether queue->items[k] is a verified pull that waits behind a pull
+ * ahead of it, not held, that it conflicts with (pg_job.conflict_with).
+ */
+bool pg_stack_waits_behind(const pg_job_list *queue, size_t k);
+
+/*
+ * An estimate of when each pull of the queue is tested (eta[i] seconds
+ * from now; 0: it is, and waits; -1: not known, for a held pull, one
+ * waiting behind a conflict, or when run_s, the seconds of a kernel run,
+ * is not known): the pulls to test, in order, run worktrees at a time,
+ * each for run_s, a running one counted whole.  Pulls tested again, or
+ * whose stack fails, take longer.
+ */
+void pg_stack_eta(double *eta, const pg_job_list *queue, double run_s, unsigned worktrees);
+
 /* The plan for queue on tip; tip NULL: the branch has no tip yet (nothing stands on it). */
 int pg_stack_plan_make(pg_stack_plan *out, const pg_oid *tip, const pg_job_list *queue);
 void pg_stack_plan_release(pg_stack_plan *p);

@@ -10,7 +10,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
-plan 29
+plan 31
 T2=hardening-v6.16-rc1-fix1-take2
 T3=take3-window
 TAP_CLEANUP="stop_fakes"
@@ -55,6 +55,9 @@ is "$(curl -s "$URL/api/queue" | jq -r '[.queue[] | "\(.position) \(.id)"] | joi
 is "$(cell "$ID2" tested-on)" "the branch" "take two was tested on the branch"
 is "$(cell "$ID3" tested-on)" "#$ID2 ($T2)" "take three on the merge of take two, named with its tag"
 is "$(cell "$ID3" tag)" "$T3" "each row shows its tag"
+is "$(cell "$ID2" eta) $(cell "$ID3" eta)" "tested tested" "both are tested"
+like "$(curl -s "$URL/")" "<p id=\"window-eta\">The head of the window, <a href=\"/pulls/$ID2\">#$ID2</a>, is approvable now \\(a kernel run takes [0-9]+ s on average here\\)\\.</p>" \
+	"the window says when its head is approvable, from the runs so far"
 get "$URL/"
 like "$out" "^<tr class=\"window-pull\" data-pull=\"$ID3\" data-place=\"2\"><td>2</td><td><a href=\"/pulls/$ID3\">#$ID3</a></td>" \
 	"and links its pull"

@@ -228,6 +228,37 @@ static void test_a_conflicting_pull_waits_behind_the_other(void **state)
 	queue_free(q);
 }
 
+/* When each is tested: the pulls to test two at a time; none for a held one or one behind a conflict. */
+static void test_the_eta(void **state)
+{
+	const row rows[] = {
+		{ 1, PG_JOB_WAITING, TIP, false },
+		{ 2, PG_JOB_BUILDING, MERGE(1), false },
+		{ 3, PG_JOB_VERIFIED, NONE, true },
+		{ 4, PG_JOB_VERIFIED, NONE, false },
+		{ 5, PG_JOB_VERIFIED, NONE, false },
+		{ 6, PG_JOB_VERIFIED, NONE, false },
+	};
+	pg_job_list *q = queue_of(rows, 6);
+	double eta[6];
+
+	(void)state;
+	q->items[4]->conflict_with = 2;
+	pg_stack_eta(eta, q, 100, 2);
+	assert_true(eta[0] == 0);
+	assert_true(eta[1] == 100);
+	assert_true(eta[2] == -1);
+	assert_true(eta[3] == 100);
+	assert_true(eta[4] == -1);
+	assert_true(eta[5] == 200);
+	pg_stack_eta(eta, q, 100, 1);
+	assert_true(eta[5] == 300);
+	pg_stack_eta(eta, q, 0, 1);
+	assert_true(eta[0] == 0);
+	assert_true(eta[3] == -1);
+	queue_free(q);
+}
+
 /* A held pull is left out: the pull behind it goes onto the stack without it. */
 static void test_a_held_pull_is_left_out(void **state)
 {
@@ -322,6 +353,7 @@ int main(void)
 		cmocka_unit_test(test_a_merged_running_pull_is_stacked_on),
 		cmocka_unit_test(test_a_held_pull_is_left_out),
 		cmocka_unit_test(test_a_conflicting_pull_waits_behind_the_other),
+		cmocka_unit_test(test_the_eta),
 		cmocka_unit_test(test_no_tip),
 		cmocka_unit_test(test_through),
 	};
