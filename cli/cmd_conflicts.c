@@ -167,6 +167,11 @@ static int print_text(const pg_conflicts_result *r)
 			    (err = pg_buf_printf(&line, ": %s was not merged with it", r->tag)) == 0)
 				put_line(&line);
 			continue;
+		case PG_CONFLICTS_UNKNOWN:
+			if ((err = pg_buf_printf(&line, "conflicts: pull %zu (%s) could not be checked: "
+						 "%s", j->position, j->tag, j->why)) == 0)
+				put_line(&line);
+			continue;
 		case PG_CONFLICTS_CONFLICTS:
 			if ((err = pg_buf_printf(&line, "conflicts: %s conflicts with pull %zu (%s)",
 						 r->tag, j->position, j->tag)) == 0 &&

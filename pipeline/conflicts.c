@@ -3,6 +3,7 @@
 #include "pipeline/tree.h"
 #include "common/error.h"
 #include "common/json.h"
+#include "common/str.h"
 
 #include <signal.h>
 #include <unistd.h>
@@ -17,6 +18,7 @@ const char *pg_conflicts_status_name(enum pg_conflicts_status s)
 	case PG_CONFLICTS_CONFLICTS: return "conflicts";
 	case PG_CONFLICTS_SKIPPED: return "skipped";
 	case PG_CONFLICTS_IN_BASE: return "in-base";
+	case PG_CONFLICTS_UNKNOWN: return "unknown";
 	}
 	return "?";
 }
@@ -30,6 +32,7 @@ void pg_conflicts_result_free(pg_conflicts_result *r)
 	for (i = 0; i < r->nahead; i++) {
 		free(r->ahead[i].repo);
 		free(r->ahead[i].tag);
+		free(r->ahead[i].why);
 		pg_conflict_list_release(&r->ahead[i].conflicts);
 	}
 	free(r->ahead);
@@ -145,6 +148,28 @@ static int find_base(pg_oid *base, pg_tree *t, const char *tree_path, const pg_o
 	return 0;
 }
 
+/*
+ * Whether the tree holds the tag object expected of pull p ahead, by the
+ * tag's name: an object is named by its contents, so it is the one the
+ * pull's verify read, fetched by an earlier run or check; it is not
+ * fetched again (a sender's repository that is slow or gone costs
+ * nothing).  The pull itself is always fetched: its tag must still be it.
+ */
+static bool held(pg_tree *t, const pg_conflicts_pull *p)
+{
+	const char *name = strncmp(p->tag, "refs/tags/", 10) ? p->tag : p->tag + 10;
+	pg_tagobj *obj = NULL;
+	bool same;
+
+	if (!p->expect || pg_repo_read_tag(&obj, pg_tree_repo(t), p->expect) < 0) {
+		pg_error_clear();
+		return false;
+	}
+	same = obj->tag && !strcmp(obj->tag, name);
+	pg_tagobj_free(obj);
+	return same;
+}
+
 /* Fetch a pull's tag into refs/pullgate/conflicts/<pid>/<n> and peel it to its commit. */
 static int fetch(pg_oid *commit, pg_tree *t, const char *prefix, size_t n,
 		 const pg_conflicts_pull *p)
@@ -153,6 +178,8 @@ static int fetch(pg_oid *commit, pg_tree *t, const char *prefix, size_t n,
 	pg_oid tag;
 	int err;
 
+	if (n && held(t, p))
+		return pg_repo_peel_commit(commit, pg_tree_repo(t), p->expect);
 	if ((err = pg_buf_printf(&ref, "%s%zu", prefix, n)) == 0 &&
 	    (err = pg_tree_fetch_tag_into(&tag, t, p->repo, p->tag, ref.ptr, p->expect)) == 0)
 		err = pg_repo_peel_commit(commit, pg_tree_repo(t), &tag);
@@ -206,6 +233,19 @@ done:
 	return err;
 }
 
+/* Pull j ahead could not be read or merged: said, and the others are checked. */
+static int unknown(pg_conflicts_ahead *j, int err)
+{
+	if (err == PG_ECANCELLED || err == PG_ENOMEM)
+		return err;
+	j->status = PG_CONFLICTS_UNKNOWN;
+	pg_conflict_list_release(&j->conflicts);
+	free(j->why);
+	j->why = pg_strdup(pg_error_last());
+	pg_error_clear();
+	return j->why ? 0 : PG_ENOMEM;
+}
+
 /* The pull against each pull ahead, once it merges cleanly alone. */
 static int check_ahead(pg_conflicts_result *r, pg_repo *repo, const pg_conflicts_opts *o)
 {
@@ -219,27 +259,32 @@ static int check_ahead(pg_conflicts_result *r, pg_repo *repo, const pg_conflicts
 
 		if ((err = cancelled(o)) < 0)
 			return err;
-		if ((err = in = pg_repo_is_ancestor(repo, &j->commit, &r->base)) < 0)
-			goto fail;
+		if (j->status == PG_CONFLICTS_UNKNOWN)
+			continue;
+		if ((err = in = pg_repo_is_ancestor(repo, &j->commit, &r->base)) < 0) {
+			if ((err = unknown(j, err)) < 0)
+				return err;
+			continue;
+		}
 		if (in) {
 			j->status = PG_CONFLICTS_IN_BASE;
 			continue;
 		}
-		if ((err = merge_ahead(&merge, &skipped, repo, &r->base, &j->commit, o)) < 0)
-			goto fail;
-		if (skipped) {
-			j->status = PG_CONFLICTS_SKIPPED;
+		if ((err = merge_ahead(&merge, &skipped, repo, &r->base, &j->commit, o)) < 0 ||
+		    (!skipped && (err = pg_repo_merge_conflicts(&j->conflicts, repo, &merge,
+								&r->commit,
+								PG_CONFLICTS_MAX_PATHS)) < 0)) {
+			if ((err = unknown(j, err)) < 0)
+				return err;
 			continue;
 		}
-		if ((err = pg_repo_merge_conflicts(&j->conflicts, repo, &merge, &r->commit,
-						   PG_CONFLICTS_MAX_PATHS)) < 0)
-			goto fail;
-		j->status = j->conflicts.n || j->conflicts.more ? PG_CONFLICTS_CONFLICTS :
-			    PG_CONFLICTS_CLEAN;
+		if (skipped)
+			j->status = PG_CONFLICTS_SKIPPED;
+		else
+			j->status = j->conflicts.n || j->conflicts.more ? PG_CONFLICTS_CONFLICTS :
+				    PG_CONFLICTS_CLEAN;
 	}
 	return 0;
-fail:
-	return pg_error_wrap(err, "pull %zu ahead (%s)", r->ahead[i].position, r->ahead[i].tag);
 }
 
 static int run(pg_conflicts_result *r, pg_tree *t, const char *tree_path, const char *prefix,
@@ -254,11 +299,13 @@ static int run(pg_conflicts_result *r, pg_tree *t, const char *tree_path, const 
 		return err;
 	if ((err = fetch(&r->commit, t, prefix, 0, pull)) < 0)
 		return err;
-	for (i = 0; i < r->nahead; i++)
-		if ((err = cancelled(o)) < 0 ||
-		    (err = fetch(&r->ahead[i].commit, t, prefix, i + 1, &ahead[i])) < 0)
-			return err == PG_ECANCELLED ? err :
-				pg_error_wrap(err, "pull %zu ahead (%s)", i + 1, ahead[i].tag);
+	for (i = 0; i < r->nahead; i++) {
+		if ((err = cancelled(o)) < 0)
+			return err;
+		if ((err = fetch(&r->ahead[i].commit, t, prefix, i + 1, &ahead[i])) < 0 &&
+		    (err = unknown(&r->ahead[i], err)) < 0)
+			return err;
+	}
 	if ((err = cancelled(o)) < 0 ||
 	    (err = pg_repo_merge_conflicts(&r->alone, repo, &r->base, &r->commit,
 					   PG_CONFLICTS_MAX_PATHS)) < 0)
@@ -346,8 +393,12 @@ int pg_conflicts_format_json(pg_buf *out, const pg_conflicts_result *r)
 		pg_json_put_int(w, "position", (int64_t)j->position);
 		pg_json_put_str(w, "repo", j->repo);
 		pg_json_put_str(w, "tag", j->tag);
-		pg_json_put_oid(w, "commit", &j->commit);
+		if (j->status == PG_CONFLICTS_UNKNOWN)
+			pg_json_put_null(w, "commit");
+		else
+			pg_json_put_oid(w, "commit", &j->commit);
 		pg_json_put_str(w, "status", pg_conflicts_status_name(j->status));
+		pg_json_put_str(w, "why", j->why);
 		put_conflicts(w, "conflicts", &j->conflicts);
 		pg_json_put_int(w, "more", (int64_t)j->conflicts.more);
 		pg_json_close(w);

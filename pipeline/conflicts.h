@@ -54,9 +54,11 @@ enum pg_conflicts_status {
 	PG_CONFLICTS_CONFLICTS,  /* it conflicts there: with j */
 	PG_CONFLICTS_SKIPPED,    /* not looked at: j conflicts by itself with the base, or the pull does */
 	PG_CONFLICTS_IN_BASE,    /* j's commit is already in the base: nothing to conflict with */
+	PG_CONFLICTS_UNKNOWN,    /* j could not be read or merged (its tag moved, its repository is
+				    gone, an object is damaged): why says it; the others are checked */
 };
 
-/* "clean", "conflicts", "skipped", "in-base". */
+/* "clean", "conflicts", "skipped", "in-base", "unknown". */
 const char *pg_conflicts_status_name(enum pg_conflicts_status s);
 
 typedef struct pg_conflicts_ahead {
@@ -65,6 +67,7 @@ typedef struct pg_conflicts_ahead {
 	pg_oid commit;           /* its tag peeled */
 	enum pg_conflicts_status status;
 	pg_conflict_list conflicts; /* the pull's with it: empty unless PG_CONFLICTS_CONFLICTS */
+	char *why;               /* with PG_CONFLICTS_UNKNOWN: the reason, one line */
 } pg_conflicts_ahead;
 
 typedef struct pg_conflicts_result {
@@ -82,9 +85,12 @@ typedef struct pg_conflicts_result {
  * Check pull against the base alone and with each of ahead[0..nahead) as
  * above.  0 with *out the result (conflicts are data, not errors).
  * Negative when it cannot decide, with the error set and *out NULL: the
- * tree, the base, a repository or a tag that cannot be read, a tag that
- * is not the one expected (PG_ECONFLICT, "tag 'X' moved since it was
- * verified: A, now B"), a damaged object, cancel.  The refs it made are
+ * tree, the base, the pull's repository or tag that cannot be read, its
+ * tag not the one expected (PG_ECONFLICT, "tag 'X' moved since it was
+ * verified: A, now B"), a damaged object, cancel.  A pull ahead that
+ * cannot be read or merged is PG_CONFLICTS_UNKNOWN, with why: one stale
+ * pull does not stop the check of the others.  A tag whose expected
+ * object is in the tree already is not fetched again.  The refs it made are
  * dropped in every case, and so are those a killed check left (a process
  * that no longer runs).
  */
@@ -100,7 +106,7 @@ bool pg_conflicts_found(const pg_conflicts_result *r);
  * The result as JSON (docs/man/pullgate-conflicts.1.scd): {"base", "pull":
  * {repo, tag, commit}, "alone": [{path, hunks}], "alone_more", "ahead":
  * [{position, repo, tag, commit, status, conflicts: [{path, hunks}],
- * more}]}.
+ * more, why}]} (commit null and why a string for an unknown one).
  */
 int pg_conflicts_format_json(pg_buf *out, const pg_conflicts_result *r);
 

@@ -8,7 +8,7 @@ set -eu
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/gate.sh"
 . "$(dirname "$0")/../lib/stack.sh"
-plan 75
+plan 76
 gate_setup
 
 KREPO="$SCRATCH/kees.git"
@@ -130,15 +130,24 @@ C --expect-tag "$(tagobj c-a)" "$KREPO" c-b
 is "$rc" 3 "a tag that is not the one expected: could not decide"
 is "$err" "error: tag 'c-b' moved since it was verified: $(tagobj c-a), now $(tagobj c-b)" \
 	"in one line naming both"
-ahead "$KREPO c-a $(tagobj c-b)"
-C --ahead "$SCRATCH/ahead" "$KREPO" c-edit-a
-is "$rc" 3 "so is a pull ahead whose tag moved"
-is "$err" "error: pull 1 ahead (c-a): tag 'c-a' moved since it was verified: $(tagobj c-b), now $(tagobj c-a)" \
-	"naming the pull ahead"
+# a pull ahead that cannot be read is said, and the others are checked: one stale pull
+# does not stop the check of every pull behind it
+ahead "$KREPO c-a $(tagobj c-b)" "$KREPO c-edit-a"
+C --ahead "$SCRATCH/ahead" "$KREPO" c-edit-b
+is "$rc" 1 "a pull ahead whose tag moved does not stop the check of the others"
+is "$out" "conflicts: pull 1 (c-a) could not be checked: tag 'c-a' moved since it was verified: $(tagobj c-b), now $(tagobj c-a)
+conflicts: c-edit-b conflicts with pull 2 (c-edit-a) in fake/shared.c (1 hunk)" \
+	"it names the pull ahead it could not check, and why"
 ahead "$KREPO c-a" "$SCRATCH/nowhere.git c-b"
-C --ahead "$SCRATCH/ahead" "$KREPO" c-edit-a
-is "$rc" 3 "a pull ahead whose repository is missing"
-like "$err" "^error: pull 2 ahead \\(c-b\\): " "is named"
+C --json --ahead "$SCRATCH/ahead" "$KREPO" c-edit-a
+is "$rc $(statuses) $(j '.ahead[1].commit')" "0 1:c-a:clean 2:c-b:unknown null" \
+	"a pull ahead whose repository is missing is unknown, with no commit"
+like "$(j '.ahead[1].why')" "." "and why"
+# a pull ahead whose tag object the tree holds already is not fetched again
+ahead "$SCRATCH/nowhere.git c-b $(tagobj c-b)"
+C --json --ahead "$SCRATCH/ahead" "$KREPO" c-a
+is "$rc $(statuses) $(j '.ahead[0].commit')" "0 1:c-b:clean $(commit c-b)" \
+	"its tag object, by name, is read from the tree"
 C "$KREPO" no-such-tag
 is "$rc" 3 "a missing tag: could not decide"
 C --onto "$(git --git-dir="$TREE" rev-parse "$BASE^{tree}")" "$KREPO" c-a
@@ -195,8 +204,9 @@ is "$(find "$TREE/refs/pullgate/conflicts" -mindepth 1 2>/dev/null | wc -l | tr 
 	"nor a directory of one"
 is "$(master)" "$BASE" "the branch did not move"
 is "$(git --git-dir="$TREE" worktree list | wc -l | tr -d ' ')" 1 "no worktree was made"
-# the refs of a check that was killed are dropped by the next one
-dead=$(sh -c 'echo $$')
+# the refs of a check that was killed are dropped by the next one (a pid above any
+# pid_max: no process can have it)
+dead=4194304
 git --git-dir="$TREE" update-ref "refs/pullgate/conflicts/$dead/0" "$BASE"
 C "$KREPO" c-a
 is "$rc $(conflict_refs)" "0 " "a dead check's refs are dropped by the next"
