@@ -239,6 +239,10 @@ static int count_hunks(unsigned *hunks, pg_repo *r, const git_index_entry *ances
 	if (marker > PG_CONFLICT_MARKER_MAX)
 		goto done;
 	opts.marker_size = (unsigned short)marker;
+	/* fixed labels: libgit2 would write the path after each marker, and a path is the pull's */
+	opts.ancestor_label = "base";
+	opts.our_label = "ours";
+	opts.their_label = "theirs";
 	if ((gerr = git_merge_file(&res, ancestor ? &in[0] : NULL, &in[1], &in[2], &opts)) < 0) {
 		err = pg_git_fail(gerr, "merging '%s'", ours->path);
 		goto done;

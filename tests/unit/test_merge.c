@@ -30,6 +30,8 @@ static void rev(pg_oid *out, const char *dir, const char *name)
  *	tricky.c  line 3 each its own way, under a line of the file that looks
  *	          like a marker: one region, the file's line not counted
  *	clean.c   ours alone: merged
+ *	"evil\n<<<<<<< x"  line 3 each its own way, in a file whose name holds
+ *	          a marker: one region, the name not counted
  */
 static int setup(void **state)
 {
@@ -39,7 +41,8 @@ static int setup(void **state)
 	assert_non_null(f);
 	snprintf(f->dir, sizeof(f->dir), "/tmp/pg-test-merge-XXXXXX");
 	assert_non_null(mkdtemp(f->dir));
-	free(run_sh("cd %s && git init -q -b main . && "
+	free(run_sh("cd %s && git init -q -b main . && f=\"$(printf 'evil\\n<<<<<<< x')\" && "
+		    "seq 1 10 >\"$f\" && "
 		    "seq 1 10 >same.c && seq 1 10 >two.c && seq 1 10 >gone.c && seq 1 10 >clean.c && "
 		    "printf 'a\\000b\\n' >bin.dat && "
 		    "printf '<<<<<<< a line of the file\\n1\\n2\\n3\\n4\\n' >tricky.c && "
@@ -47,10 +50,12 @@ static int setup(void **state)
 		    "git checkout -q -b ours && sed -i 3s/.*/ours/ same.c && "
 		    "sed -i -e 2s/.*/ours-2/ -e 8s/.*/ours-8/ two.c && sed -i 5s/.*/ours/ gone.c && "
 		    "sed -i 5s/.*/ours/ clean.c && printf 'a\\000ours\\n' >bin.dat && "
-		    "sed -i 3s/.*/ours/ tricky.c && %s commit -q -a -m ours && "
+		    "sed -i 3s/.*/ours/ tricky.c && sed -i 3s/.*/ours/ \"$f\" && "
+		    "%s commit -q -a -m ours && "
 		    "git checkout -q -b theirs base && sed -i 3s/.*/theirs/ same.c && "
 		    "sed -i -e 2s/.*/theirs-2/ -e 8s/.*/theirs-8/ two.c && git rm -q gone.c && "
 		    "printf 'a\\000theirs\\n' >bin.dat && sed -i 3s/.*/theirs/ tricky.c && "
+		    "sed -i 3s/.*/theirs/ \"$f\" && "
 		    "%s commit -q -a -m theirs", f->dir, g, g, g));
 	rev(&f->base, f->dir, "base");
 	rev(&f->ours, f->dir, "ours");
@@ -88,7 +93,8 @@ static void test_each_conflict_with_its_regions(void **state)
 
 	pg_conflict_list_init(&l);
 	assert_int_equal(pg_repo_merge_conflicts(&l, f->r, &f->ours, &f->theirs, 100), 0);
-	assert_int_equal(l.n, 5);
+	assert_int_equal(l.n, 6);
+	assert_int_equal(find(&l, "evil\n<<<<<<< x")->hunks, 1);
 	assert_int_equal(l.more, 0);
 	assert_int_equal(find(&l, "same.c")->hunks, 1);
 	assert_int_equal(find(&l, "two.c")->hunks, 2);
@@ -97,7 +103,7 @@ static void test_each_conflict_with_its_regions(void **state)
 	assert_int_equal(find(&l, "tricky.c")->hunks, 1);
 	/* the other way round: theirs deleted, ours modified, still not textual */
 	assert_int_equal(pg_repo_merge_conflicts(&l, f->r, &f->theirs, &f->ours, 100), 0);
-	assert_int_equal(l.n, 5);
+	assert_int_equal(l.n, 6);
 	assert_int_equal(find(&l, "gone.c")->hunks, 0);
 	assert_int_equal(find(&l, "two.c")->hunks, 2);
 	pg_conflict_list_release(&l);
@@ -111,13 +117,13 @@ static void test_paths_past_the_max_are_counted_not_listed(void **state)
 	pg_conflict_list_init(&l);
 	assert_int_equal(pg_repo_merge_conflicts(&l, f->r, &f->ours, &f->theirs, 2), 0);
 	assert_int_equal(l.n, 2);
-	assert_int_equal(l.more, 3);
+	assert_int_equal(l.more, 4);
 	/* in index order */
 	assert_string_equal(l.items[0].path, "bin.dat");
-	assert_string_equal(l.items[1].path, "gone.c");
+	assert_string_equal(l.items[1].path, "evil\n<<<<<<< x");
 	assert_int_equal(pg_repo_merge_conflicts(&l, f->r, &f->ours, &f->theirs, 0), 0);
 	assert_int_equal(l.n, 0);
-	assert_int_equal(l.more, 5);
+	assert_int_equal(l.more, 6);
 	pg_conflict_list_release(&l);
 }
 
@@ -134,7 +140,7 @@ static void test_a_clean_merge_has_none(void **state)
 	assert_int_equal(l.n + l.more, 0);
 	/* the conflicts pg_repo_merge_trees names are the same paths */
 	assert_int_equal(pg_repo_merge_trees(&tree, &paths, &n, f->r, &f->ours, &f->theirs), 0);
-	assert_int_equal(n, 5);
+	assert_int_equal(n, 6);
 	pg_str_list_free(paths, n);
 	pg_conflict_list_release(&l);
 }
