@@ -64,7 +64,7 @@ static void eta_words(pg_buf *out, double eta)
 	else if (eta == 0)
 		pg_buf_puts(out, "tested");
 	else
-		pg_buf_printf(out, "in about %.0f min", eta / 60 < 1 ? 1 : eta / 60 + 0.5);
+		pg_buf_printf(out, "in about %.0f min", eta < 60 ? 1 : eta / 60);
 }
 
 void pg_dash_window(pg_buf *out, const pg_job_list *q, double run_s, unsigned worktrees)

@@ -94,8 +94,10 @@ int pg_entry_sentence(pg_buf *sentence, int64_t *with, const pg_json *doc,
 		if (strcmp(status, "conflicts"))
 			continue;
 		j = listed[pos - 1];
-		if (!found++)
+		/* it waits behind the first of them that is not held: a held one holds nothing up */
+		if (!*with && !j->held)
 			*with = j->id;
+		found++;
 		if ((err = pg_buf_printf(&s, "%swith pull %lld (", found > 1 ? "; " : "conflicts ",
 					 (long long)j->id)) < 0 ||
 		    (err = pg_sanitize_terminal(&s, short_tag(j->tag), strlen(short_tag(j->tag)),

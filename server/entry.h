@@ -24,8 +24,8 @@ int pg_entry_ahead_file(pg_buf *out, bool *used, const pg_job *const *ahead, siz
  *   "conflicts with pull 9 (tag) in fs/ext4/super.c: 2 hunks"
  *   "conflicts with pull 9 (a) in x.c: 1 hunk; with pull 11 (b) in y.c: not a text conflict"
  *   "conflicts by itself with master in x.c: 1 hunk"
- * and *with the first pull ahead it conflicts with (0: none, or only with
- * the branch).  listed holds the ahead file's pulls in its order.
+ * and *with the first pull ahead it conflicts with that is not held (0:
+ * none, or only with the branch or held pulls).  listed holds the ahead file's pulls in its order.
  * *sentence empty when it conflicts with nothing.  PG_EINVALID when doc
  * is not what the command writes.
  */

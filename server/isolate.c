@@ -393,14 +393,16 @@ static int on_output(void *ctx, const char *line, size_t len)
 }
 
 int pg_isolated_conflicts(pg_json **out, const pg_isolate_pull *pull, const char *ahead,
-			  const pg_isolate_opts *o)
+			  size_t ahead_len, const pg_isolate_opts *o)
 {
 	const pg_gate_settings *gs = o->settings;
 	pg_spawn_opts so = PG_SPAWN_OPTS_INIT;
 	pg_spawn_result res;
 	heard h = { .out = PG_BUF_INIT };
-	pg_buf home_env = PG_BUF_INIT, expect = PG_BUF_INIT, onto = PG_BUF_INIT;
+	pg_buf home_env = PG_BUF_INIT, expect = PG_BUF_INIT, onto = PG_BUF_INIT, dir = PG_BUF_INIT,
+	       file = PG_BUF_INIT;
 	const char *argv[32], *env[2], *doc;
+	bool made = false;
 	char exe[PATH_MAX];
 	unsigned deadline_s = o->policy->verify_timeout_seconds;
 	size_t n = 0;
@@ -411,7 +413,13 @@ int pg_isolated_conflicts(pg_json **out, const pg_isolate_pull *pull, const char
 	if (!gs)
 		return pg_error_set(PG_EINVALID, "the conflict check wants the kernel stages' settings");
 	if ((err = self_exe(exe, sizeof(exe))) < 0 ||
-	    (err = pg_buf_printf(&home_env, "PULLGATE_HOME=%s", o->home)) < 0)
+	    (err = pg_buf_printf(&home_env, "PULLGATE_HOME=%s", o->home)) < 0 ||
+	    (err = scratch_dir(&dir, o->home)) < 0)
+		goto done;
+	/* in a directory under home/tmp: what a kill leaves, the next start sweeps */
+	made = true;
+	if ((err = pg_buf_printf(&file, "%s/ahead", dir.ptr)) < 0 ||
+	    (err = pg_write_file_atomic(file.ptr, ahead, ahead_len)) < 0)
 		goto done;
 	argv[n++] = exe;
 	argv[n++] = "conflicts";
@@ -424,7 +432,7 @@ int pg_isolated_conflicts(pg_json **out, const pg_isolate_pull *pull, const char
 	argv[n++] = "--branch";
 	argv[n++] = gs->branch;
 	argv[n++] = "--ahead";
-	argv[n++] = ahead;
+	argv[n++] = file.ptr;
 	if ((pull->expect && (err = oid_arg(argv, &n, &expect, "--expect-tag", pull->expect)) < 0) ||
 	    (pull->onto && (err = oid_arg(argv, &n, &onto, "--onto", pull->onto)) < 0))
 		goto done;
@@ -472,6 +480,10 @@ int pg_isolated_conflicts(pg_json **out, const pg_isolate_pull *pull, const char
 				   err < 0 ? ": " : "", err < 0 ? pg_error_last() : "");
 	}
 done:
+	if (made && pg_remove_tree(dir.ptr) < 0 && err == 0)
+		pg_error_clear();
+	pg_buf_release(&dir);
+	pg_buf_release(&file);
 	pg_spawn_result_release(&res);
 	pg_buf_release(&h.out);
 	pg_buf_release(&home_env);

@@ -69,14 +69,15 @@ int pg_isolated_gate(pg_report **out, const pg_isolate_pull *pull, const pg_isol
 /*
  * Whether the pull merges with the pulls ahead of it in the queue, in a
  * child process (`pullgate conflicts --json`, held to the policy's verify
- * deadline and the verify's address-space limit): ahead is a file of
- * "REPO TAG TAG-OBJECT" lines, first place first; pull->expect its own
+ * deadline and the verify's address-space limit): ahead[0..ahead_len)
+ * its --ahead file's text, "REPO TAG TAG-OBJECT" lines, first place first,
+ * written in a directory of the child's own; pull->expect its own
  * tag object, pull->onto the base (NULL: the branch's head); its stages,
  * mail and run_name are unused.  0 with *out the child's JSON document
  * (an object, unchecked beyond that: the caller reads it as untrusted);
  * negative when it could not decide, with the reason.
  */
 int pg_isolated_conflicts(pg_json **out, const pg_isolate_pull *pull, const char *ahead,
-			  const pg_isolate_opts *o);
+			  size_t ahead_len, const pg_isolate_opts *o);
 
 #endif

@@ -279,6 +279,12 @@ int pg_store_set_merge(pg_store *s, int64_t id, enum pg_job_state state, const p
 int pg_store_set_conflict(pg_store *s, int64_t id, enum pg_job_state state, const char *conflict,
 			  int64_t with);
 
+/*
+ * Put pull id behind every pull of the queue, in one statement, while it
+ * is in state; PG_ECONFLICT when it is not.
+ */
+int pg_store_queue_to_end(pg_store *s, int64_t id, enum pg_job_state state);
+
 /* Hold pull id in the queue (held) or let it go on; PG_ENOTFOUND when it is not in it. */
 int pg_store_queue_hold(pg_store *s, int64_t id, bool held);
 void pg_job_list_release(pg_job_list *l);

@@ -673,3 +673,22 @@ int pg_store_set_conflict(pg_store *s, int64_t id, enum pg_job_state state, cons
 	pthread_mutex_unlock(&s->lock);
 	return err;
 }
+
+int pg_store_queue_to_end(pg_store *s, int64_t id, enum pg_job_state state)
+{
+	sqlite3_stmt *st = NULL;
+	int err;
+
+	pthread_mutex_lock(&s->lock);
+	if ((err = prepare(s, &st, "UPDATE pulls SET queue_rank ="
+			   " (SELECT coalesce(max(queue_rank), 0) + 1 FROM pulls)"
+			   " WHERE id = ? AND state = ?")) == 0) {
+		sqlite3_bind_int64(st, 1, id);
+		bind_text(st, 2, pg_job_state_name(state));
+		if ((err = step_done(s, st, "pulls")) == 0 && sqlite3_changes(s->db) != 1)
+			err = pg_error_set(PG_ECONFLICT, "pull %lld is no longer %s", (long long)id,
+					   pg_job_state_name(state));
+	}
+	pthread_mutex_unlock(&s->lock);
+	return err;
+}

@@ -332,14 +332,10 @@ static int conflicts_with(pg_buf *sentence, int64_t *with, slot *s, const pg_job
 	pg_isolate_opts io = { 0 };
 	pg_isolate_pull ip = { 0 };
 	pg_gate_settings gs;
-	pg_buf path = PG_BUF_INIT;
 	pg_json *doc = NULL;
 	int err;
 
 	gate_settings(&gs, &s->o);
-	if ((err = pg_buf_printf(&path, "%s/tmp/entry-%lld.txt", s->o.home, (long long)j->id)) < 0 ||
-	    (err = pg_write_file_atomic(path.ptr, lines->ptr, lines->len)) < 0)
-		goto done;
 	ip.repo = j->repo;
 	ip.tag = j->tag;
 	ip.expect = &r->tag_object; /* the tag its verify read, and no other */
@@ -348,13 +344,9 @@ static int conflicts_with(pg_buf *sentence, int64_t *with, slot *s, const pg_job
 	io.max_memory = s->o.verify_memory;
 	io.settings = &gs;
 	io.cancel = &s->cancel;
-	if ((err = pg_isolated_conflicts(&doc, &ip, path.ptr, &io)) == 0)
+	if ((err = pg_isolated_conflicts(&doc, &ip, lines->ptr, lines->len, &io)) == 0)
 		err = pg_entry_sentence(sentence, with, doc, listed, nlisted, gs.branch);
-	if (unlink(path.ptr) < 0 && err == 0)
-		err = pg_error_set(PG_EIO, "'%s': %s", path.ptr, strerror(errno));
-done:
 	pg_json_free(doc);
-	pg_buf_release(&path);
 	return err;
 }
 
@@ -404,6 +396,9 @@ done:
 		logf_(s->w, "pull %lld: its conflicts with the pulls ahead could not be checked: %s",
 		      (long long)j->id, pg_error_last());
 		pg_error_clear();
+		/* what an earlier entry found is not this one's */
+		if (pg_store_set_conflict(s->o.store, j->id, s->state, NULL, 0) < 0)
+			pg_error_clear();
 	}
 	free(used);
 	free(listed);
@@ -1212,23 +1207,20 @@ static int record_intent(void *ctx)
 static void conflicts_last(pg_worker *w, int64_t id)
 {
 	pg_job_list q;
-	size_t i, moved = 0;
+	size_t i;
 
 	if (pg_store_queue(&q, w->o.store) < 0) {
 		logf_(w, "pull %lld: the queue: %s", (long long)id, pg_error_last());
 		pg_error_clear();
 		return;
 	}
+	/* in their order, each behind every pull then in the queue, whatever comes or goes */
 	for (i = 0; i < q.n; i++) {
 		const pg_job *j = q.items[i];
-		size_t at = i - moved;
 
 		if (j->conflict_with != id || j->state != PG_JOB_VERIFIED)
 			continue;
-		moved++;
-		if (at + 1 == q.n)
-			continue;
-		if (pg_store_queue_move(w->o.store, j->id, (int)(q.n - 1 - at)) < 0) {
+		if (pg_store_queue_to_end(w->o.store, j->id, PG_JOB_VERIFIED) < 0) {
 			logf_(w, "pull %lld: %s", (long long)j->id, pg_error_last());
 			pg_error_clear();
 			continue;

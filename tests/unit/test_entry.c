@@ -40,10 +40,14 @@ static void test_the_ahead_file(void **state)
 	free(a), free(b), free(c), free(d), free(e);
 }
 
+static bool first_held;
+
 static void sentence_of(const char *json, pg_buf *s, int64_t *with, int expect_err)
 {
 	pg_job *a = job(7, "/a", "refs/tags/edit-a", true), *b = job(9, "/b", "edit-b", true);
 	const pg_job *listed[] = { a, b };
+
+	a->held = first_held;
 	pg_json *doc = NULL;
 
 	assert_int_equal(pg_json_parse(&doc, json, strlen(json)), 0);
@@ -71,6 +75,16 @@ static void test_the_sentence(void **state)
 	assert_string_equal(s.ptr, "conflicts with pull 7 (edit-a) in fs/ext4/super.c: 2 hunks; with pull 9 "
 			    "(edit-b) in ab: 1 hunk, bin: not a text conflict, and 3 more paths");
 	assert_int_equal(with, 7);
+	pg_buf_clear(&s);
+	/* the first one held: it waits behind the second */
+	first_held = true;
+	sentence_of("{\"alone\": [], \"ahead\": [{\"position\": 1, \"status\": \"conflicts\","
+		    "\"conflicts\": [{\"path\": \"x\", \"hunks\": 1}]}, {\"position\": 2, \"status\": "
+		    "\"conflicts\", \"conflicts\": [{\"path\": \"y\", \"hunks\": 1}]}]}", &s, &with, 0);
+	first_held = false;
+	assert_string_equal(s.ptr, "conflicts with pull 7 (edit-a) in x: 1 hunk; with pull 9 (edit-b) "
+			    "in y: 1 hunk");
+	assert_int_equal(with, 9);
 	pg_buf_clear(&s);
 	sentence_of("{\"alone\": [{\"path\": \"x.c\", \"hunks\": 1}], \"alone_more\": 0, \"ahead\": "
 		    "[{\"position\": 1, \"status\": \"skipped\", \"conflicts\": []}]}", &s, &with, 0);

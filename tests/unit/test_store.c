@@ -1173,6 +1173,12 @@ static void test_the_queue(void **state)
 	assert_string_equal(j->conflict, "conflicts with pull 1");
 	assert_int_equal(j->conflict_with, c);
 	pg_job_free(j);
+	/* to the end, in one move; only from the state said */
+	assert_int_equal(pg_store_queue_to_end(s, b, PG_JOB_WAITING), PG_ECONFLICT);
+	pg_error_clear();
+	assert_int_equal(pg_store_queue_to_end(s, b, PG_JOB_VERIFIED), 0);
+	snprintf(order, sizeof(order), "%lld %lld %lld", (long long)c, (long long)a, (long long)b);
+	assert_string_equal(queue_order(s), order);
 	/* decided: out of the queue, and no longer held or moved there */
 	assert_int_equal(set(s, b, PG_JOB_VERIFIED, PG_JOB_REJECTED, NULL), 0);
 	snprintf(order, sizeof(order), "%lld %lld", (long long)c, (long long)a);
