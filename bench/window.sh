@@ -29,8 +29,8 @@
 # It runs in a home of its own, PULLGATE_WINDOW_HOME (default
 # ~/.cache/pullgate-window), and never writes into the shared one
 # ($PULLGATE_HOME, default ~/.cache/pullgate, which make check uses):
-#   linux/    a `git clone --shared` of the shared linux/ (its objects read
-#             in place), then scripts/kernel/tree.sh and series.sh apply
+#   linux/    a `git clone --no-hardlinks` of the shared linux/ (a copy of
+#             its objects), then scripts/kernel/tree.sh and series.sh apply
 #             there (Debian's linux-source-6.12 and our patches; without a
 #             shared tree, tree.sh unpacks the tarball); the bench's base
 #             commit on series, branch window-base (a helper of lib/bcd.c
@@ -178,11 +178,21 @@ lgit() { git -C "$LINUX" "$@"; }
 # $WHOME/linux: Debian's tree and the series, as tree.sh and series.sh apply make them
 real_tree() {
 	LINUX="$WHOME/linux"
+	# A copy of the shared tree's objects, not a --shared clone: git and libgit2
+	# touch the mtime of an alternate's object they would write again (a
+	# --shared clone's series.sh and merges touched thousands in the shared
+	# home).  An earlier run's --shared clone gets its own copy here.
+	if [ -f "$LINUX/.git/objects/info/alternates" ] &&
+		grep -qx "$SHARED/linux/.git/objects" "$LINUX/.git/objects/info/alternates"; then
+		for d in "$SHARED/linux/.git/objects"/*; do
+			[ "${d##*/}" = info ] || cp -Rn "$d" "$LINUX/.git/objects/"
+		done
+		rm "$LINUX/.git/objects/info/alternates"
+	fi
 	if [ ! -d "$LINUX/.git" ] &&
 		git -C "$SHARED/linux" rev-parse -q --verify refs/heads/debian-6.12 >/dev/null 2>&1; then
-		# the shared tree's objects are read in place; only this clone is written
 		rm -rf "$LINUX.tmp"
-		git clone -q --shared --no-checkout "$SHARED/linux" "$LINUX.tmp"
+		git clone -q --no-hardlinks --no-checkout "$SHARED/linux" "$LINUX.tmp"
 		git -C "$LINUX.tmp" config gc.auto 0
 		git -C "$LINUX.tmp" update-ref refs/heads/debian-6.12 refs/remotes/origin/debian-6.12
 		git -C "$LINUX.tmp" checkout -q debian-6.12
