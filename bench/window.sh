@@ -8,7 +8,9 @@
 # build by itself; a pair green alone that breaks the build together (a
 # renamed function and a new caller); a pair green alone that fails a KUnit
 # case together (a limit changed and a test of it); a pair with a textual
-# conflict.  They are all tested first (they came overnight); then the
+# conflict.  They are all tested first (they came overnight: on the
+# queue, the second of the conflicting pair is found to conflict as it
+# enters, and waits behind the first without a run); then the
 # maintainer approves every pull that may be approved, in queue order, as
 # soon as it may (a pull refused because the branch moved is approved again
 # once it was tested again).  Three sides, each a fresh
@@ -478,6 +480,15 @@ approve() {
 		-H "Origin: $URL" "$URL/api/pulls/$1/approve"
 }
 moved_on() { [ "$(pull_field "$1" .state)" != waiting ]; }
+# tested_or_behind ID: tested (it waits, or was decided), or it waits behind a pull it
+# conflicts with (server/stack.h): nothing runs for it until that pull is decided
+tested_or_behind() {
+	case $(pull_field "$1" .state) in
+	waiting | rejected | error | approved | cancelled) ;;
+	verified) [ "$(pull_field "$1" .conflict_with)" != null ] ;;
+	*) false ;;
+	esac
+}
 
 # side NAME QUEUE WORKTREES: one window through a fresh service; a line of figures
 side() {
@@ -501,7 +512,7 @@ side() {
 	done
 	# overnight: every pull is tested before the maintainer looks
 	for id in $ids; do
-		wait_state "$id" waiting rejected error approved >/dev/null || true
+		wait_for tested_or_behind "$id" || true
 	done
 	t_tested=$(date +%s.%N)
 	# the morning: in queue order (one verify worker: the order they came), each as soon as it may
