@@ -29,7 +29,7 @@
 #
 # -r: the real tree, scripts/kernel's build and boot (arm64, QEMU, KUnit).
 # It runs in a home of its own, PULLGATE_WINDOW_HOME (default
-# ~/.cache/pullgate-window), and never writes into the shared one
+# ~/.cache/pullgate-window), and writes nothing into the shared one but its ccache
 # ($PULLGATE_HOME, default ~/.cache/pullgate, which make check uses):
 #   linux/    a `git clone --no-hardlinks` of the shared linux/ (a copy of
 #             its objects), then scripts/kernel/tree.sh and series.sh apply
