@@ -2,9 +2,9 @@
 #include "cli/cli.h"
 #include "cli/pull_args.h"
 #include "cli/pull_list.h"
+#include "cli/term.h"
 #include "common/buf.h"
 #include "common/error.h"
-#include "common/sanitize.h"
 #include "pipeline/conflicts.h"
 #include "repo/repo.h"
 
@@ -120,18 +120,6 @@ static int put_paths(pg_buf *line, const pg_conflict_list *l)
 	return err;
 }
 
-/* A line of the result, made safe: tags and paths are the pulls' text. */
-static void put_line(const pg_buf *line)
-{
-	pg_buf safe = PG_BUF_INIT;
-
-	if (pg_sanitize_terminal(&safe, line->ptr, line->len, PG_SANITIZE_ONELINE) == 0) {
-		fputs(safe.ptr, stdout);
-		fputc('\n', stdout);
-	}
-	pg_buf_release(&safe);
-}
-
 /* One line a finding; a clean pull gets one line saying so. */
 static int print_text(const pg_conflicts_result *r)
 {
@@ -142,7 +130,7 @@ static int print_text(const pg_conflicts_result *r)
 	if (r->alone.n || r->alone.more) {
 		if ((err = pg_buf_printf(&line, "conflicts: %s conflicts by itself with ", r->tag)) == 0 &&
 		    (err = put_base(&line, r)) == 0 && (err = put_paths(&line, &r->alone)) == 0)
-			put_line(&line);
+			cli_put_line(&line);
 		goto done;
 	}
 	for (i = 0; i < r->nahead && err == 0; i++) {
@@ -158,25 +146,25 @@ static int print_text(const pg_conflicts_result *r)
 			if ((err = pg_buf_printf(&line, "conflicts: pull %zu (%s) is already in ",
 						 j->position, j->tag)) == 0 &&
 			    (err = put_base(&line, r)) == 0)
-				put_line(&line);
+				cli_put_line(&line);
 			continue;
 		case PG_CONFLICTS_SKIPPED:
 			if ((err = pg_buf_printf(&line, "conflicts: pull %zu (%s) conflicts by itself "
 						 "with ", j->position, j->tag)) == 0 &&
 			    (err = put_base(&line, r)) == 0 &&
 			    (err = pg_buf_printf(&line, ": %s was not merged with it", r->tag)) == 0)
-				put_line(&line);
+				cli_put_line(&line);
 			continue;
 		case PG_CONFLICTS_UNKNOWN:
 			if ((err = pg_buf_printf(&line, "conflicts: pull %zu (%s) could not be checked: "
 						 "%s", j->position, j->tag, j->why)) == 0)
-				put_line(&line);
+				cli_put_line(&line);
 			continue;
 		case PG_CONFLICTS_CONFLICTS:
 			if ((err = pg_buf_printf(&line, "conflicts: %s conflicts with pull %zu (%s)",
 						 r->tag, j->position, j->tag)) == 0 &&
 			    (err = put_paths(&line, &j->conflicts)) == 0)
-				put_line(&line);
+				cli_put_line(&line);
 			continue;
 		}
 	}
@@ -188,7 +176,7 @@ static int print_text(const pg_conflicts_result *r)
 		if (err == 0 && !merged)
 			err = put_base(&line, r);
 		if (err == 0)
-			put_line(&line);
+			cli_put_line(&line);
 	}
 done:
 	pg_buf_release(&line);

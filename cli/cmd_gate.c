@@ -2,9 +2,9 @@
 #include "cli/cli.h"
 #include "cli/pull_args.h"
 #include "cli/pull_list.h"
+#include "cli/term.h"
 #include "common/buf.h"
 #include "common/error.h"
-#include "common/sanitize.h"
 #include "pipeline/gate.h"
 #include "pipeline/queue.h"
 #include "repo/repo.h"
@@ -212,18 +212,6 @@ done:
 	return rc;
 }
 
-/* A line of the result, made safe: commit-derived text (tags, paths) is the pull's. */
-static void put_line(const pg_buf *line)
-{
-	pg_buf safe = PG_BUF_INIT;
-
-	if (pg_sanitize_terminal(&safe, line->ptr, line->len, PG_SANITIZE_ONELINE) == 0) {
-		fputs(safe.ptr, stdout);
-		fputc('\n', stdout);
-	}
-	pg_buf_release(&safe);
-}
-
 /* One line per pull, then the stack's ref. */
 static int print_queue_text(const pg_queue_result *q)
 {
@@ -251,7 +239,7 @@ static int print_queue_text(const pg_queue_result *q)
 		if (err == 0 && it->attribution)
 			err = pg_buf_printf(&line, ": %s", it->attribution);
 		if (err == 0)
-			put_line(&line);
+			cli_put_line(&line);
 	}
 	if (err == 0 && q->has_stack) {
 		pg_oid_tohex(on, &q->stack);
@@ -260,7 +248,7 @@ static int print_queue_text(const pg_queue_result *q)
 		if ((err = pg_buf_printf(&line, "stack: refs/heads/pullgate/queue at %.12s, %zu "
 					 "merge%s on %.12s", on, stacked, stacked == 1 ? "" : "s",
 					 merge)) == 0)
-			put_line(&line);
+			cli_put_line(&line);
 	}
 	pg_buf_release(&line);
 	return err;

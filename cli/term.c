@@ -172,3 +172,14 @@ int cli_term_write_report(const cli_term *t, FILE *f, const char *text, size_t l
 	}
 	return 0;
 }
+
+void cli_put_line(const pg_buf *line)
+{
+	pg_buf safe = PG_BUF_INIT;
+
+	if (pg_sanitize_terminal(&safe, line->ptr, line->len, PG_SANITIZE_ONELINE) == 0) {
+		fputs(safe.ptr, stdout);
+		fputc('\n', stdout);
+	}
+	pg_buf_release(&safe);
+}

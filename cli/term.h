@@ -3,6 +3,7 @@
 #define PG_CLI_TERM_H
 
 #include "cli/cli.h"
+#include "common/buf.h"
 #include "common/progress.h"
 
 enum cli_color {
@@ -47,5 +48,8 @@ void cli_term_end(cli_term *t);
  * start of a line) and the verdict in colour when t->color.
  */
 int cli_term_write_report(const cli_term *t, FILE *f, const char *text, size_t len);
+
+/* line on standard output as one line, made safe: its tags and paths are the pulls' text. */
+void cli_put_line(const pg_buf *line);
 
 #endif

@@ -626,6 +626,17 @@ int pg_store_queue_hold(pg_store *s, int64_t id, bool held)
 	return err;
 }
 
+/* Step an UPDATE of pull id made only while it is in state: PG_ECONFLICT when it is not. */
+static int step_in_state(pg_store *s, sqlite3_stmt *st, int64_t id, enum pg_job_state state)
+{
+	int err;
+
+	if ((err = step_done(s, st, "pulls")) == 0 && sqlite3_changes(s->db) != 1)
+		err = pg_error_set(PG_ECONFLICT, "pull %lld is no longer %s", (long long)id,
+				   pg_job_state_name(state));
+	return err;
+}
+
 int pg_store_set_merge(pg_store *s, int64_t id, enum pg_job_state state, const pg_oid *base,
 		       const pg_oid *merge)
 {
@@ -644,9 +655,7 @@ int pg_store_set_merge(pg_store *s, int64_t id, enum pg_job_state state, const p
 		bind_text(st, 2, base && merge ? m : NULL);
 		sqlite3_bind_int64(st, 3, id);
 		bind_text(st, 4, pg_job_state_name(state));
-		if ((err = step_done(s, st, "pulls")) == 0 && sqlite3_changes(s->db) != 1)
-			err = pg_error_set(PG_ECONFLICT, "pull %lld is no longer %s", (long long)id,
-					   pg_job_state_name(state));
+		err = step_in_state(s, st, id, state);
 	}
 	pthread_mutex_unlock(&s->lock);
 	return err;
@@ -666,9 +675,7 @@ int pg_store_set_conflict(pg_store *s, int64_t id, enum pg_job_state state, cons
 			sqlite3_bind_int64(st, 2, with);
 		sqlite3_bind_int64(st, 3, id);
 		bind_text(st, 4, pg_job_state_name(state));
-		if ((err = step_done(s, st, "pulls")) == 0 && sqlite3_changes(s->db) != 1)
-			err = pg_error_set(PG_ECONFLICT, "pull %lld is no longer %s", (long long)id,
-					   pg_job_state_name(state));
+		err = step_in_state(s, st, id, state);
 	}
 	pthread_mutex_unlock(&s->lock);
 	return err;
@@ -685,9 +692,7 @@ int pg_store_queue_to_end(pg_store *s, int64_t id, enum pg_job_state state)
 			   " WHERE id = ? AND state = ?")) == 0) {
 		sqlite3_bind_int64(st, 1, id);
 		bind_text(st, 2, pg_job_state_name(state));
-		if ((err = step_done(s, st, "pulls")) == 0 && sqlite3_changes(s->db) != 1)
-			err = pg_error_set(PG_ECONFLICT, "pull %lld is no longer %s", (long long)id,
-					   pg_job_state_name(state));
+		err = step_in_state(s, st, id, state);
 	}
 	pthread_mutex_unlock(&s->lock);
 	return err;
