@@ -13,9 +13,18 @@ static int passed(pg_run *g, pg_stage *st, const pg_merge_result *m)
 	pg_oid_tohex(hex, &m->commit);
 	if ((err = pg_buf_printf(&path, "%s/merge.txt", g->logs.ptr)) == 0)
 		err = pg_write_file_atomic(path.ptr, m->message.ptr, m->message.len);
-	if (err == 0)
+	if (err == 0 && !m->resolved)
 		err = pg_stage_set(st, PG_STAGE_PASSED, path.ptr,
 				   "merge %.12s on refs/heads/pullgate/%s", hex, g->key.ptr);
+	else if (err == 0) {
+		char res[PG_OID_HEXSZ + 1];
+
+		pg_oid_tohex(res, &m->resolution);
+		err = pg_stage_set(st, PG_STAGE_PASSED, path.ptr,
+				   "merge %.12s on refs/heads/pullgate/%s, its %zu conflicted path%s "
+				   "resolved by %s (%.12s)", hex, g->key.ptr, m->nconflicts,
+				   m->nconflicts == 1 ? "" : "s", m->resolution_ref, res);
+	}
 	pg_buf_release(&path);
 	return err;
 }
@@ -36,6 +45,8 @@ static int conflicted(pg_run *g, pg_stage *st, const pg_merge_result *m)
 			    m->nconflicts, m->nconflicts == 1 ? "" : "s");
 	for (i = 0; i < m->nconflicts && err == 0; i++)
 		err = pg_finding_detail(f, "conflict", m->conflicts[i], NULL);
+	if (err == 0 && m->unresolved.len)
+		err = pg_finding_detail(f, "resolution", m->unresolved.ptr, NULL);
 	if (err == 0)
 		err = pg_stage_set(st, PG_STAGE_FAILED, NULL, "%zu conflicted path%s",
 				   m->nconflicts, m->nconflicts == 1 ? "" : "s");

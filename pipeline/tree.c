@@ -236,13 +236,66 @@ void pg_merge_result_init(pg_merge_result *r)
 {
 	memset(r, 0, sizeof(*r));
 	pg_buf_init(&r->message, 0);
+	pg_buf_init(&r->unresolved, 0);
 }
 
 void pg_merge_result_release(pg_merge_result *r)
 {
 	pg_str_list_free(r->conflicts, r->nconflicts);
+	free(r->resolution_ref);
+	pg_buf_release(&r->unresolved);
 	pg_buf_release(&r->message);
 	pg_merge_result_init(r);
+}
+
+/* Whether the commit at id is a merge whose second parent is commit: a resolution for it. */
+static int resolves(pg_oid *id, pg_tree *t, const char *ref, const pg_oid *commit)
+{
+	pg_commit *c = NULL;
+	pg_oid target;
+	int err;
+
+	if ((err = pg_repo_ref_target(&target, t->repo, ref)) < 0)
+		return err == PG_ENOTFOUND ? 0 : err; /* deleted meanwhile */
+	if ((err = pg_repo_peel_commit(id, t->repo, &target)) == PG_EINVALID) {
+		pg_error_clear();
+		return 0; /* a tree or blob: no one's resolution */
+	}
+	if (err < 0 || (err = pg_repo_read_commit(&c, t->repo, id)) < 0)
+		return err;
+	err = c->nparents == 2 && !pg_oid_cmp(&c->parents[1], commit);
+	pg_commit_free(c);
+	return err;
+}
+
+int pg_tree_resolution(pg_oid *tree, char **name, pg_oid *id, pg_buf *unresolved, pg_tree *t,
+		       const pg_oid *base, const pg_oid *commit)
+{
+	char **refs = NULL;
+	size_t n = 0, i;
+	int err, found = 0;
+
+	*name = NULL;
+	if ((err = pg_repo_ref_list(&refs, &n, t->repo, PG_TREE_RESOLUTIONS)) < 0)
+		return err;
+	for (i = 0; i < n && !found && err >= 0; i++) {
+		const char *ref = refs[i];
+		pg_buf why = PG_BUF_INIT;
+		char hex[PG_OID_HEXSZ + 1];
+
+		if ((err = resolves(id, t, refs[i], commit)) <= 0)
+			continue;
+		err = pg_repo_merge_resolved(tree, &why, t->repo, base, commit, id);
+		pg_oid_tohex(hex, id);
+		if (err == 1)
+			err = (found = (*name = pg_strdup(ref)) != NULL) ? 0 : PG_ENOMEM;
+		else if (err == 0 && unresolved)
+			err = pg_buf_printf(unresolved, "%s%s (%.12s) does not apply: %s",
+					    unresolved->len ? "; " : "", ref, hex, why.ptr);
+		pg_buf_release(&why);
+	}
+	pg_str_list_free(refs, n);
+	return err < 0 ? err : found;
 }
 
 int pg_tree_merge(pg_merge_result *out, pg_tree *t, const pg_oid *base, const pg_oid *tag,
@@ -280,7 +333,12 @@ int pg_tree_merge(pg_merge_result *out, pg_tree *t, const pg_oid *base, const pg
 	if ((err = pg_repo_merge_trees(&out->tree, &out->conflicts, &out->nconflicts, t->repo,
 				       base, &parents[1])) < 0)
 		goto done;
-	if (out->nconflicts) {
+	if (out->nconflicts &&
+	    (err = pg_tree_resolution(&out->tree, &out->resolution_ref, &out->resolution,
+				      &out->unresolved, t, base, &parents[1])) < 0)
+		goto done;
+	out->resolved = err == 1;
+	if (out->nconflicts && !out->resolved) {
 		out->conflicted = true;
 		goto done;
 	}

@@ -94,10 +94,33 @@ typedef struct pg_merge_opts {
 /* Every field zero: pg_merge_opts o = PG_MERGE_OPTS_INIT; then set what the merge needs. */
 #define PG_MERGE_OPTS_INIT { 0 }
 
+/*
+ * Where the maintainer records merges made by hand: a commit under this
+ * prefix whose second parent is a pull's commit is a resolution of that
+ * pull's conflicts (pg_repo_merge_resolved), used wherever the pull's
+ * merge would conflict as it did where the resolution was made.
+ */
+#define PG_TREE_RESOLUTIONS "refs/pullgate/resolutions/"
+
+/*
+ * The resolution of commit's conflicts on base: the first commit under
+ * PG_TREE_RESOLUTIONS, in the refs' order, whose second parent is commit
+ * and which applies (pg_repo_merge_resolved).  1 with *tree merged, *name
+ * its ref's full name (to free) and *id its commit; 0 when
+ * none applies, each of commit's that does not said in unresolved (which
+ * may be NULL).
+ */
+int pg_tree_resolution(pg_oid *tree, char **name, pg_oid *id, pg_buf *unresolved, pg_tree *t,
+		       const pg_oid *base, const pg_oid *commit);
+
 typedef struct pg_merge_result {
-	bool conflicted;
-	char **conflicts;       /* paths, when conflicted */
+	bool conflicted;        /* conflicts, and no resolution applies */
+	char **conflicts;       /* paths, when conflicted or resolved */
 	size_t nconflicts;
+	bool resolved;          /* conflicts, which a resolution settled */
+	char *resolution_ref;   /* then: its ref, full name */
+	pg_oid resolution;      /* and its commit */
+	pg_buf unresolved;      /* this pull's resolutions that did not apply, and why */
 	bool up_to_date;        /* the tagged commit is already in the base */
 	pg_oid commit;          /* the merge commit, when neither */
 	pg_oid tree;

@@ -1,4 +1,4 @@
-/* merge.c - merge two commits' trees in memory, count a conflict's hunks, and write a commit with an extra header. */
+/* merge.c - merge two commits' trees in memory, count a conflict's hunks, apply a resolution made by hand, and write a commit with an extra header. */
 #include "repo/internal.h"
 #include "common/array.h"
 #include "common/error.h"
@@ -296,6 +296,199 @@ int pg_repo_merge_conflicts(pg_conflict_list *out, pg_repo *r, const pg_oid *our
 	git_index_free(index);
 	if (err < 0)
 		pg_conflict_list_release(out);
+	return err;
+}
+
+/* --- a resolution recorded by hand ------------------------------------------------ */
+
+/* One conflict: its three index entries, copied (an absent side has path NULL). */
+typedef struct side {
+	char *path;
+	uint32_t mode;
+	git_oid id;
+} side;
+
+typedef struct triple {
+	side s[3]; /* ancestor, ours, theirs */
+} triple;
+
+typedef struct triple_list {
+	triple *items;
+	size_t n, alloc;
+} triple_list;
+
+static void triples_release(triple_list *l)
+{
+	size_t i, k;
+
+	for (i = 0; i < l->n; i++)
+		for (k = 0; k < 3; k++)
+			free(l->items[i].s[k].path);
+	free(l->items);
+	memset(l, 0, sizeof(*l));
+}
+
+static int add_triple(void *ctx, const git_index_entry *ancestor, const git_index_entry *ours,
+		      const git_index_entry *theirs)
+{
+	const git_index_entry *e[3] = { ancestor, ours, theirs };
+	triple_list *l = ctx;
+	triple *t;
+	size_t k;
+	int err;
+
+	if ((err = PG_ARRAY_GROW(l->items, l->n + 1, l->alloc)) < 0)
+		return err;
+	t = &l->items[l->n++];
+	memset(t, 0, sizeof(*t));
+	for (k = 0; k < 3; k++) {
+		if (!e[k])
+			continue;
+		if (!(t->s[k].path = pg_strdup(e[k]->path)))
+			return PG_ENOMEM;
+		t->s[k].mode = e[k]->mode;
+		t->s[k].id = e[k]->id;
+	}
+	return 0;
+}
+
+static bool same_side(const side *a, const side *b)
+{
+	if (!a->path || !b->path)
+		return a->path == b->path;
+	return a->mode == b->mode && !strcmp(a->path, b->path) && git_oid_equal(&a->id, &b->id);
+}
+
+static const triple *find_triple(const triple_list *l, const triple *t)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (same_side(&l->items[i].s[0], &t->s[0]) && same_side(&l->items[i].s[1], &t->s[1]) &&
+		    same_side(&l->items[i].s[2], &t->s[2]))
+			return &l->items[i];
+	return NULL;
+}
+
+static const char *triple_path(const triple *t)
+{
+	return t->s[1].path ? t->s[1].path : t->s[2].path ? t->s[2].path : t->s[0].path;
+}
+
+/*
+ * Path p of the index takes the resolution's version: its conflict
+ * entries go, and the tree's entry (if it has one) comes in at stage 0.
+ * A directory there would be a resolution of another shape than a
+ * conflict's: it does not apply.
+ */
+static int take_path(pg_buf *why, git_index *index, git_tree *resolved, const char *p)
+{
+	git_tree_entry *te = NULL;
+	git_index_entry e;
+	int gerr;
+
+	if ((gerr = git_index_conflict_remove(index, p)) < 0 && gerr != GIT_ENOTFOUND)
+		return pg_git_fail(gerr, "resolution: '%s'", p);
+	if ((gerr = git_tree_entry_bypath(&te, resolved, p)) == GIT_ENOTFOUND)
+		return 1; /* resolved by removing it */
+	if (gerr < 0)
+		return pg_git_fail(gerr, "resolution: '%s'", p);
+	if (git_tree_entry_type(te) != GIT_OBJECT_BLOB) {
+		const char *type = git_object_type2string(git_tree_entry_type(te));
+
+		git_tree_entry_free(te);
+		return pg_buf_printf(why, "it holds a %s at '%s', where the merge conflicts on a file",
+				     type, p) < 0 ? PG_ENOMEM : 0;
+	}
+	memset(&e, 0, sizeof(e));
+	e.mode = git_tree_entry_filemode(te);
+	e.id = *git_tree_entry_id(te);
+	e.path = p;
+	gerr = git_index_add(index, &e);
+	git_tree_entry_free(te);
+	return gerr < 0 ? pg_git_fail(gerr, "resolution: '%s'", p) : 1;
+}
+
+/* Every path a conflict of l names, each side's (a path named twice is taken twice, alike). */
+static int take_paths(pg_buf *why, git_index *index, git_tree *resolved, const triple_list *l)
+{
+	size_t i, k;
+	int err;
+
+	for (i = 0; i < l->n; i++)
+		for (k = 0; k < 3; k++)
+			if (l->items[i].s[k].path &&
+			    (err = take_path(why, index, resolved, l->items[i].s[k].path)) <= 0)
+				return err;
+	return 1;
+}
+
+int pg_repo_merge_resolved(pg_oid *tree, pg_buf *why, pg_repo *r, const pg_oid *ours,
+			   const pg_oid *theirs, const pg_oid *resolution)
+{
+	git_index *index = NULL, *recorded = NULL;
+	git_commit *res = NULL;
+	git_tree *resolved = NULL;
+	triple_list mine = { NULL, 0, 0 }, its = { NULL, 0, 0 };
+	git_oid id;
+	size_t i;
+	int gerr, err;
+
+	if ((gerr = git_commit_lookup(&res, r->git, pg_git_oid(resolution))) < 0) {
+		err = pg_git_fail(gerr, "resolution");
+		goto done;
+	}
+	if (git_commit_parentcount(res) != 2 ||
+	    !git_oid_equal(git_commit_parent_id(res, 1), pg_git_oid(theirs))) {
+		err = pg_buf_puts(why, "it is not a merge of the pull as its second parent") < 0 ?
+		      PG_ENOMEM : 0;
+		goto done;
+	}
+	if ((err = merge_index(&index, r, ours, theirs)) < 0 ||
+	    (err = each_conflict(index, add_triple, &mine)) < 0)
+		goto done;
+	if (!mine.n) {
+		err = pg_buf_puts(why, "the merge does not conflict") < 0 ? PG_ENOMEM : 0;
+		goto done;
+	}
+	{
+		pg_oid first;
+
+		pg_oid_from_git(&first, git_commit_parent_id(res, 0));
+		if ((err = merge_index(&recorded, r, &first, theirs)) < 0 ||
+		    (err = each_conflict(recorded, add_triple, &its)) < 0)
+			goto done;
+	}
+	/* each conflict here must be one the resolution's own merge had, side for side */
+	for (i = 0; i < mine.n; i++)
+		if (!find_triple(&its, &mine.items[i])) {
+			err = pg_buf_printf(why, "it was made where '%s' conflicted otherwise",
+					    triple_path(&mine.items[i])) < 0 ? PG_ENOMEM : 0;
+			goto done;
+		}
+	if ((gerr = git_commit_tree(&resolved, res)) < 0) {
+		err = pg_git_fail(gerr, "resolution: its tree");
+		goto done;
+	}
+	if ((err = take_paths(why, index, resolved, &mine)) <= 0)
+		goto done;
+	if (git_index_has_conflicts(index)) {
+		err = pg_buf_puts(why, "conflicts remain after it") < 0 ? PG_ENOMEM : 0;
+		goto done;
+	}
+	if ((gerr = git_index_write_tree_to(&id, index, r->git)) < 0) {
+		err = pg_git_fail(gerr, "resolution: write tree");
+		goto done;
+	}
+	pg_oid_from_git(tree, &id);
+	err = 1;
+done:
+	triples_release(&mine);
+	triples_release(&its);
+	git_tree_free(resolved);
+	git_commit_free(res);
+	git_index_free(recorded);
+	git_index_free(index);
 	return err;
 }
 

@@ -28,7 +28,8 @@
  *	commits.c   the walks' commits: from a trusted commit-graph, else the object
  *	graph.c     git's commit-graph files, read in place
  *	diff.c      patch ids and the paths a diff touches
- *	merge.c     merge two commits' trees, count a conflict's hunks, write a commit
+ *	merge.c     merge two commits' trees, count a conflict's hunks, apply a resolution,
+ *	            write a commit
  *	worktree.c  linked worktrees and checkouts
  *	notes.c     git notes on commits
  *	error.c     libgit2's failures converted to PG_E* codes (pg_git_fail)
@@ -436,6 +437,21 @@ void pg_conflict_list_release(pg_conflict_list *l);
  */
 int pg_repo_merge_conflicts(pg_conflict_list *out, pg_repo *r, const pg_oid *ours,
 			    const pg_oid *theirs, size_t max);
+
+/*
+ * Merge commit theirs into commit ours as pg_repo_merge_trees does, and
+ * where it conflicts take the versions a merge made by hand recorded:
+ * resolution, a commit whose second parent is theirs.  It applies only
+ * when each conflict here is one its own merge (its first parent with
+ * theirs) had, with the same three versions, path, mode and blob, so it
+ * resolves exactly what it was made for; then the paths those conflicts
+ * name take its tree's version (or go, where it removed them), and every
+ * other path keeps this merge's own.  1 and *tree written when it
+ * applies; 0, with the reason appended to why ("it was made where 'x.c'
+ * conflicted otherwise"), when it does not.
+ */
+int pg_repo_merge_resolved(pg_oid *tree, pg_buf *why, pg_repo *r, const pg_oid *ours,
+			   const pg_oid *theirs, const pg_oid *resolution);
 
 typedef struct pg_new_commit {
 	const pg_oid *tree;

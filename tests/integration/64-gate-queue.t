@@ -8,7 +8,7 @@ set -eu
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/gate.sh"
 . "$(dirname "$0")/../lib/stack.sh"
-plan 86
+plan 97
 gate_setup
 export FAKE_BUILD=tree
 
@@ -155,6 +155,56 @@ like "$(printf '%s\n' "$out" | sed -n 1p)" "^1 q-caller: passed, tested on ${BAS
 	"a passing pull names its merge"
 like "$(printf '%s\n' "$out" | tail -n1)" "^stack: refs/heads/pullgate/queue at [0-9a-f]{12}, 8 merges on ${BASE%????????????????????????????}\$" \
 	"then the stack's ref: merge only, pulls 3, 4 and 6 merge too"
+
+# --- a resolution recorded by hand ------------------------------------------------------------
+# resolve NAME OURS: a merge of q-edit-b onto OURS, made by hand, with fake/shared.c = 'value = 5'
+# and a file of its own besides, under refs/pullgate/resolutions/NAME
+EDIT_A=$(git --git-dir="$KREPO" rev-parse 'q-edit-a^{commit}')
+EDIT_B=$(git --git-dir="$KREPO" rev-parse 'q-edit-b^{commit}')
+resolve() {
+	export GIT_INDEX_FILE="$SCRATCH/resolve.index"
+	git --git-dir="$TREE" read-tree "$2"
+	for f in shared:'value = 5' besides:'def besides'; do
+		blob=$(printf '%s\n' "${f#*:}" | git --git-dir="$TREE" hash-object -w --stdin)
+		git --git-dir="$TREE" update-index --add --cacheinfo "100644,$blob,fake/${f%%:*}.c"
+	done
+	RES=$(git --git-dir="$TREE" commit-tree -p "$2" -p "$EDIT_B" -m "resolved by hand" \
+		"$(git --git-dir="$TREE" write-tree)")
+	unset GIT_INDEX_FILE
+	git --git-dir="$TREE" update-ref "refs/pullgate/resolutions/$1" "$RES"
+}
+printf '%s q-edit-a\n%s q-edit-b\n%s q-last\n' "$KREPO" "$KREPO" "$KREPO" >"$SCRATCH/edits"
+# made where shared.c did not conflict (on q-alpha): not for this stack
+resolve a-stale "$(git --git-dir="$KREPO" rev-parse 'q-alpha^{commit}')"
+STALE=$RES
+# a ref there that is no commit is no one's resolution
+git --git-dir="$TREE" update-ref refs/pullgate/resolutions/a-blob "$(git --git-dir="$TREE" rev-parse "$BASE:fake/core.c")"
+# shellcheck disable=SC2086
+run "$PULLGATE" gate $OPTS --json --stages merge --queue "$SCRATCH/edits"
+is "$rc" 1 "a resolution made elsewhere does not settle the conflict"
+is "$(printf '%s' "$out" | jq -r '.queue[1].report.findings[] | select(.check == "merge-conflict") | .details[] | select(.field == "resolution") | .pull')" \
+	"refs/pullgate/resolutions/a-stale ($(printf %.12s "$STALE")) does not apply: it was made where 'fake/shared.c' conflicted otherwise" \
+	"the conflict's report says which resolution did not apply, and why"
+# made on q-edit-a's own commit, not on the stack: its conflict is the stack's, side for side
+resolve edit-b "$EDIT_A"
+# shellcheck disable=SC2086
+run "$PULLGATE" gate $OPTS --json --queue "$SCRATCH/edits"
+is "$rc" 0 "with a resolution made on the pair, pull 2 merges onto the stack"
+R2=$(printf '%s' "$out" | jq -r '.queue[1].merge')
+is "$(printf '%s' "$out" | jq -r '[.queue[] | "\(.tag):\(.outcome)"] | join(" ")')" \
+	"q-edit-a:passed q-edit-b:passed q-last:passed" "and every pull of the queue passes"
+is "$(printf '%s' "$out" | jq -r '.queue[1].report.stages[] | select(.name == "merge") | .summary')" \
+	"merge $(printf %.12s "$R2") on refs/heads/pullgate/q-edit-b, its 1 conflicted path resolved by refs/pullgate/resolutions/edit-b ($(printf %.12s "$RES"))" \
+	"its merge stage names the resolution it took"
+is "$(printf '%s' "$out" | jq -r '.queue[1].report.stages | [.[] | "\(.name):\(.status)"] | join(" ")')" \
+	"verify:passed merge:passed build:passed boot:passed" "and the resolved merge is built and booted"
+is "$(git --git-dir="$TREE" show "$R2:fake/shared.c")" "value = 5" "the conflicted path is the resolution's"
+ok "$(! git --git-dir="$TREE" cat-file -e "$R2:fake/besides.c" 2>/dev/null; echo $?)" \
+	"what the resolution changed besides the conflict is not taken"
+is "$(git --git-dir="$TREE" rev-parse "$R2^2")" "$EDIT_B" "the merge is the pull's own: its commit the second parent"
+is "$(git --git-dir="$TREE" cat-file -p "$R2" | grep -c '^mergetag ')" "1" "with its mergetag"
+is "$(printf '%s' "$out" | jq -r '.queue[2].tested_on')" "$R2" "and the next pull is stacked on it"
+git --git-dir="$TREE" for-each-ref --format='delete %(refname)' refs/pullgate/resolutions | git --git-dir="$TREE" update-ref --stdin
 
 # --- a pull that cannot be verified, and every pull passing ----------------------------------------
 printf '%s q-alpha\n%s no-such-tag\n' "$KREPO" "$KREPO" >"$SCRATCH/rejected"

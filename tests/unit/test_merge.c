@@ -1,4 +1,4 @@
-/* test_merge.c - unit tests for repo/merge.c: a merge's conflicts, each with its conflict regions counted. */
+/* test_merge.c - unit tests for repo/merge.c: a merge's conflicts, each with its conflict regions counted, and a resolution made by hand. */
 #include "tests/unit/unit.h"
 
 #include "common/error.h"
@@ -145,12 +145,100 @@ static void test_a_clean_merge_has_none(void **state)
 	pg_conflict_list_release(&l);
 }
 
+/* The blob at path in tree, as git names it; "" when there is none. */
+static char *blob_at(const fixture *f, const pg_oid *tree, const char *path)
+{
+	char hex[PG_OID_HEXSZ + 1];
+
+	pg_oid_tohex(hex, tree);
+	return run_sh("git -C %s rev-parse -q --verify %s:%s || true", f->dir, hex, path);
+}
+
+static void assert_same_blob(const fixture *f, const pg_oid *tree, const char *path,
+			     const char *rev)
+{
+	char *a = blob_at(f, tree, path);
+	char *b = run_sh("git -C %s rev-parse -q --verify %s:%s || true", f->dir, rev, path);
+
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+}
+
+/*
+ * The merge of theirs into ours resolved by hand ("resolved": every
+ * conflict settled, clean.c changed besides), and two stacks under
+ * theirs: ours with same.c changed again ("ours2"), and ours with a file
+ * of its own ("ours3").
+ */
+static void make_resolution(fixture *f, pg_oid *resolved, pg_oid *ours2, pg_oid *ours3)
+{
+	const char *g = "git -c user.name=t -c user.email=t@example.org";
+
+	free(run_sh("cd %s && f=\"$(printf 'evil\\n<<<<<<< x')\" && "
+		    "git checkout -q -b resolved ours && (%s merge -q theirs >/dev/null 2>&1 || true) && "
+		    "echo resolved >same.c && seq 1 10 >two.c && git rm -q gone.c && "
+		    "printf 'a\\000resolved\\n' >bin.dat && echo resolved >tricky.c && "
+		    "echo resolved >\"$f\" && echo besides >>clean.c && git add -A && "
+		    "%s commit -q -m resolved && "
+		    "git checkout -q -b ours2 ours && sed -i 3s/.*/ours2/ same.c && "
+		    "%s commit -q -a -m ours2 && "
+		    "git checkout -q -b ours3 ours && echo mine >other.c && git add other.c && "
+		    "%s commit -q -m ours3", f->dir, g, g, g, g));
+	rev(resolved, f->dir, "resolved");
+	rev(ours2, f->dir, "ours2");
+	rev(ours3, f->dir, "ours3");
+}
+
+static void test_a_resolution_applies_where_it_was_made(void **state)
+{
+	fixture *f = *state;
+	pg_oid resolved, ours2, ours3, tree;
+	pg_buf why = PG_BUF_INIT;
+	char *gone;
+
+	make_resolution(f, &resolved, &ours2, &ours3);
+	/* on the merge it was made on: its versions of the conflicted paths, the merge's of the rest */
+	assert_int_equal(pg_repo_merge_resolved(&tree, &why, f->r, &f->ours, &f->theirs, &resolved), 1);
+	assert_int_equal(why.len, 0);
+	assert_same_blob(f, &tree, "same.c", "resolved");
+	assert_same_blob(f, &tree, "two.c", "resolved");
+	assert_same_blob(f, &tree, "bin.dat", "resolved");
+	assert_same_blob(f, &tree, "tricky.c", "resolved");
+	/* its change outside the conflicts is not taken */
+	assert_same_blob(f, &tree, "clean.c", "ours");
+	gone = blob_at(f, &tree, "gone.c");
+	assert_string_equal(gone, "");
+	free(gone);
+
+	/* on a stack that differs elsewhere: applies, and the stack's own file stays */
+	assert_int_equal(pg_repo_merge_resolved(&tree, &why, f->r, &ours3, &f->theirs, &resolved), 1);
+	assert_same_blob(f, &tree, "same.c", "resolved");
+	assert_same_blob(f, &tree, "other.c", "ours3");
+
+	/* on a stack where a conflicted file is not what it was made on: does not apply */
+	assert_int_equal(pg_repo_merge_resolved(&tree, &why, f->r, &ours2, &f->theirs, &resolved), 0);
+	assert_string_equal(why.ptr, "it was made where 'same.c' conflicted otherwise");
+	pg_buf_clear(&why);
+
+	/* a commit that is not a merge of theirs */
+	assert_int_equal(pg_repo_merge_resolved(&tree, &why, f->r, &f->ours, &f->theirs, &f->ours), 0);
+	assert_string_equal(why.ptr, "it is not a merge of the pull as its second parent");
+	pg_buf_clear(&why);
+
+	/* a merge that does not conflict needs none */
+	assert_int_equal(pg_repo_merge_resolved(&tree, &why, f->r, &f->base, &f->theirs, &resolved), 0);
+	assert_string_equal(why.ptr, "the merge does not conflict");
+	pg_buf_release(&why);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_each_conflict_with_its_regions),
 		cmocka_unit_test(test_paths_past_the_max_are_counted_not_listed),
 		cmocka_unit_test(test_a_clean_merge_has_none),
+		cmocka_unit_test(test_a_resolution_applies_where_it_was_made),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
