@@ -120,18 +120,32 @@ static int put_paths(pg_buf *line, const pg_conflict_list *l)
 	return err;
 }
 
+/* ": resolved by refs/pullgate/resolutions/x (abc)", when ref names one */
+static int put_resolution(pg_buf *line, const char *ref, const pg_oid *id)
+{
+	char hex[PG_OID_HEXSZ + 1];
+
+	if (!ref)
+		return 0;
+	pg_oid_tohex(hex, id);
+	return pg_buf_printf(line, ": resolved by %s (%.12s)", ref, hex);
+}
+
 /* One line a finding; a clean pull gets one line saying so. */
 static int print_text(const pg_conflicts_result *r)
 {
 	pg_buf line = PG_BUF_INIT;
-	size_t i, merged = 0;
+	size_t i, merged = 0, resolved = 0;
 	int err = 0;
 
 	if (r->alone.n || r->alone.more) {
 		if ((err = pg_buf_printf(&line, "conflicts: %s conflicts by itself with ", r->tag)) == 0 &&
-		    (err = put_base(&line, r)) == 0 && (err = put_paths(&line, &r->alone)) == 0)
+		    (err = put_base(&line, r)) == 0 && (err = put_paths(&line, &r->alone)) == 0 &&
+		    (err = put_resolution(&line, r->alone_resolution, &r->alone_resolution_commit)) == 0)
 			cli_put_line(&line);
-		goto done;
+		if (!r->alone_resolution)
+			goto done;
+		resolved++;
 	}
 	for (i = 0; i < r->nahead && err == 0; i++) {
 		const pg_conflicts_ahead *j = &r->ahead[i];
@@ -161,18 +175,24 @@ static int print_text(const pg_conflicts_result *r)
 				cli_put_line(&line);
 			continue;
 		case PG_CONFLICTS_CONFLICTS:
+		case PG_CONFLICTS_RESOLVED:
 			if ((err = pg_buf_printf(&line, "conflicts: %s conflicts with pull %zu (%s)",
 						 r->tag, j->position, j->tag)) == 0 &&
-			    (err = put_paths(&line, &j->conflicts)) == 0)
+			    (err = put_paths(&line, &j->conflicts)) == 0 &&
+			    (err = put_resolution(&line, j->resolution, &j->resolution_commit)) == 0)
 				cli_put_line(&line);
+			merged += j->status == PG_CONFLICTS_RESOLVED;
+			resolved += j->status == PG_CONFLICTS_RESOLVED;
 			continue;
 		}
 	}
 	if (err == 0 && !pg_conflicts_found(r)) {
 		pg_buf_clear(&line);
-		err = merged ? pg_buf_printf(&line, "conflicts: %s merges cleanly with the %zu pull%s "
-					     "ahead", r->tag, merged, merged == 1 ? "" : "s") :
-			pg_buf_printf(&line, "conflicts: %s merges cleanly with ", r->tag);
+		const char *how = resolved ? "through the resolutions above" : "cleanly";
+
+		err = merged ? pg_buf_printf(&line, "conflicts: %s merges %s with the %zu pull%s "
+					     "ahead", r->tag, how, merged, merged == 1 ? "" : "s") :
+			pg_buf_printf(&line, "conflicts: %s merges %s with ", r->tag, how);
 		if (err == 0 && !merged)
 			err = put_base(&line, r);
 		if (err == 0)

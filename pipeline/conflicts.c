@@ -19,6 +19,7 @@ const char *pg_conflicts_status_name(enum pg_conflicts_status s)
 	case PG_CONFLICTS_SKIPPED: return "skipped";
 	case PG_CONFLICTS_IN_BASE: return "in-base";
 	case PG_CONFLICTS_UNKNOWN: return "unknown";
+	case PG_CONFLICTS_RESOLVED: return "resolved";
 	}
 	return "?";
 }
@@ -33,12 +34,14 @@ void pg_conflicts_result_free(pg_conflicts_result *r)
 		free(r->ahead[i].repo);
 		free(r->ahead[i].tag);
 		free(r->ahead[i].why);
+		free(r->ahead[i].resolution);
 		pg_conflict_list_release(&r->ahead[i].conflicts);
 	}
 	free(r->ahead);
 	free(r->branch);
 	free(r->repo);
 	free(r->tag);
+	free(r->alone_resolution);
 	pg_conflict_list_release(&r->alone);
 	free(r);
 }
@@ -47,7 +50,7 @@ bool pg_conflicts_found(const pg_conflicts_result *r)
 {
 	size_t i;
 
-	if (r->alone.n || r->alone.more)
+	if ((r->alone.n || r->alone.more) && !r->alone_resolution)
 		return true;
 	for (i = 0; i < r->nahead; i++)
 		if (r->ahead[i].status == PG_CONFLICTS_CONFLICTS)
@@ -246,9 +249,23 @@ static int unknown(pg_conflicts_ahead *j, int err)
 	return j->why ? 0 : PG_ENOMEM;
 }
 
-/* The pull against each pull ahead, once it merges cleanly alone. */
-static int check_ahead(pg_conflicts_result *r, pg_repo *repo, const pg_conflicts_opts *o)
+/*
+ * Whether a resolution recorded for the pull settles its conflicts on
+ * base: 1 with *name and *id set.  The tree it makes is not kept: the
+ * merge stage makes it again where the stack reaches the pull.
+ */
+static int settled(char **name, pg_oid *id, pg_tree *t, const pg_oid *base,
+		   const pg_oid *commit)
 {
+	pg_oid tree;
+
+	return pg_tree_resolution(&tree, name, id, NULL, t, base, commit);
+}
+
+/* The pull against each pull ahead, once it merges cleanly alone or its resolution settles it. */
+static int check_ahead(pg_conflicts_result *r, pg_tree *t, const pg_conflicts_opts *o)
+{
+	pg_repo *repo = pg_tree_repo(t);
 	size_t i;
 	int err, in;
 
@@ -278,11 +295,20 @@ static int check_ahead(pg_conflicts_result *r, pg_repo *repo, const pg_conflicts
 				return err;
 			continue;
 		}
-		if (skipped)
+		if (skipped) {
 			j->status = PG_CONFLICTS_SKIPPED;
-		else
-			j->status = j->conflicts.n || j->conflicts.more ? PG_CONFLICTS_CONFLICTS :
-				    PG_CONFLICTS_CLEAN;
+			continue;
+		}
+		j->status = j->conflicts.n || j->conflicts.more ? PG_CONFLICTS_CONFLICTS :
+			    PG_CONFLICTS_CLEAN;
+		if (j->status == PG_CONFLICTS_CONFLICTS &&
+		    (err = settled(&j->resolution, &j->resolution_commit, t, &merge,
+				   &r->commit)) != 0) {
+			if (err < 0 && (err = unknown(j, err)) < 0)
+				return err;
+			if (err > 0)
+				j->status = PG_CONFLICTS_RESOLVED;
+		}
 	}
 	return 0;
 }
@@ -310,12 +336,14 @@ static int run(pg_conflicts_result *r, pg_tree *t, const char *tree_path, const 
 	    (err = pg_repo_merge_conflicts(&r->alone, repo, &r->base, &r->commit,
 					   PG_CONFLICTS_MAX_PATHS)) < 0)
 		return err;
-	if (r->alone.n || r->alone.more) {
+	if ((r->alone.n || r->alone.more) &&
+	    (err = settled(&r->alone_resolution, &r->alone_resolution_commit, t, &r->base,
+			   &r->commit)) <= 0) {
 		for (i = 0; i < r->nahead; i++)
 			r->ahead[i].status = PG_CONFLICTS_SKIPPED;
-		return 0;
+		return err;
 	}
-	return check_ahead(r, repo, o);
+	return check_ahead(r, t, o);
 }
 
 int pg_conflicts_check(pg_conflicts_result **out, const pg_conflicts_pull *pull,
@@ -369,6 +397,19 @@ static void put_conflicts(pg_json_writer *w, const char *key, const pg_conflict_
 	pg_json_close(w);
 }
 
+/* {"ref": "refs/pullgate/resolutions/x", "commit": ...}, or null */
+static void put_resolution(pg_json_writer *w, const char *key, const char *ref, const pg_oid *id)
+{
+	if (!ref) {
+		pg_json_put_null(w, key);
+		return;
+	}
+	pg_json_open_object(w, key);
+	pg_json_put_str(w, "ref", ref);
+	pg_json_put_oid(w, "commit", id);
+	pg_json_close(w);
+}
+
 int pg_conflicts_format_json(pg_buf *out, const pg_conflicts_result *r)
 {
 	pg_json_writer *w = NULL;
@@ -385,6 +426,7 @@ int pg_conflicts_format_json(pg_buf *out, const pg_conflicts_result *r)
 	pg_json_close(w);
 	put_conflicts(w, "alone", &r->alone);
 	pg_json_put_int(w, "alone_more", (int64_t)r->alone.more);
+	put_resolution(w, "alone_resolution", r->alone_resolution, &r->alone_resolution_commit);
 	pg_json_open_array(w, "ahead");
 	for (i = 0; i < r->nahead; i++) {
 		const pg_conflicts_ahead *j = &r->ahead[i];
@@ -401,6 +443,7 @@ int pg_conflicts_format_json(pg_buf *out, const pg_conflicts_result *r)
 		pg_json_put_str(w, "why", j->why);
 		put_conflicts(w, "conflicts", &j->conflicts);
 		pg_json_put_int(w, "more", (int64_t)j->conflicts.more);
+		put_resolution(w, "resolution", j->resolution, &j->resolution_commit);
 		pg_json_close(w);
 	}
 	pg_json_close(w);

@@ -56,6 +56,8 @@ enum pg_conflicts_status {
 	PG_CONFLICTS_IN_BASE,    /* j's commit is already in the base: nothing to conflict with */
 	PG_CONFLICTS_UNKNOWN,    /* j could not be read or merged (its tag moved, its repository is
 				    gone, an object is damaged): why says it; the others are checked */
+	PG_CONFLICTS_RESOLVED,   /* it conflicts there, and a resolution recorded for the pull
+				    settles it (pg_tree_resolution): conflicts and resolution say so */
 };
 
 /* "clean", "conflicts", "skipped", "in-base", "unknown". */
@@ -66,8 +68,10 @@ typedef struct pg_conflicts_ahead {
 	char *repo, *tag;        /* as given */
 	pg_oid commit;           /* its tag peeled */
 	enum pg_conflicts_status status;
-	pg_conflict_list conflicts; /* the pull's with it: empty unless PG_CONFLICTS_CONFLICTS */
+	pg_conflict_list conflicts; /* the pull's with it: empty unless CONFLICTS or RESOLVED */
 	char *why;               /* with PG_CONFLICTS_UNKNOWN: the reason, one line */
+	char *resolution;        /* with PG_CONFLICTS_RESOLVED: its ref, full name */
+	pg_oid resolution_commit;
 } pg_conflicts_ahead;
 
 typedef struct pg_conflicts_result {
@@ -77,6 +81,8 @@ typedef struct pg_conflicts_result {
 	char *repo, *tag;        /* the pull, as given */
 	pg_oid commit;           /* its tag peeled */
 	pg_conflict_list alone;  /* its conflicts with the base */
+	char *alone_resolution;  /* the resolution that settles them, or NULL */
+	pg_oid alone_resolution_commit;
 	pg_conflicts_ahead *ahead; /* every pull ahead, in order */
 	size_t nahead;
 } pg_conflicts_result;

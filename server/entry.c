@@ -63,22 +63,42 @@ static int paths(pg_buf *out, const pg_json *list, const pg_json *more)
 	return err;
 }
 
+/* ", resolved by refs/pullgate/resolutions/x", of a resolution the check named; none: nothing */
+static int resolved_by(pg_buf *out, const pg_json *res)
+{
+	const char *ref;
+	int err;
+
+	if (pg_json_type(res) != PG_JSON_OBJECT)
+		return 0;
+	if (!(ref = pg_json_get_str(res, "ref")))
+		return pg_error_set(PG_EINVALID, "a resolution without its ref");
+	if ((err = pg_buf_puts(out, ", resolved by ")) < 0)
+		return err;
+	return pg_sanitize_terminal(out, ref, strlen(ref), PG_SANITIZE_ONELINE);
+}
+
 int pg_entry_sentence(pg_buf *sentence, int64_t *with, const pg_json *doc,
 		      const pg_job *const *listed, size_t nlisted, const char *branch)
 {
 	const pg_json *alone = pg_json_get(doc, "alone"), *ahead = pg_json_get(doc, "ahead");
 	pg_buf s = PG_BUF_INIT;
-	size_t i, found = 0;
+	size_t i;
 	int err = 0;
 
 	*with = 0;
 	if (pg_json_type(alone) != PG_JSON_ARRAY || pg_json_type(ahead) != PG_JSON_ARRAY)
 		return pg_error_set(PG_EINVALID, "the conflict check's JSON has no alone or ahead");
 	if (pg_json_len(alone)) {
+		const pg_json *res = pg_json_get(doc, "alone_resolution");
+
 		if ((err = pg_buf_puts(&s, "conflicts by itself with ")) == 0 &&
-		    (err = pg_sanitize_terminal(&s, branch, strlen(branch), PG_SANITIZE_ONELINE)) == 0)
-			err = paths(&s, alone, pg_json_get(doc, "alone_more"));
-		goto done;
+		    (err = pg_sanitize_terminal(&s, branch, strlen(branch), PG_SANITIZE_ONELINE)) == 0 &&
+		    (err = paths(&s, alone, pg_json_get(doc, "alone_more"))) == 0)
+			err = resolved_by(&s, res);
+		/* unresolved, nothing ahead was merged with it */
+		if (err < 0 || pg_json_type(res) != PG_JSON_OBJECT)
+			goto done;
 	}
 	for (i = 0; i < pg_json_len(ahead) && err == 0; i++) {
 		const pg_json *a = pg_json_at(ahead, i);
@@ -91,20 +111,24 @@ int pg_entry_sentence(pg_buf *sentence, int64_t *with, const pg_json *doc,
 			err = pg_error_set(PG_EINVALID, "an entry ahead without its status or place");
 			break;
 		}
-		if (strcmp(status, "conflicts"))
+		if (strcmp(status, "conflicts") && strcmp(status, "resolved"))
 			continue;
 		j = listed[pos - 1];
-		/* it waits behind the first of them that is not held: a held one holds nothing up */
-		if (!*with && !j->held)
+		/*
+		 * it waits behind the first of them that is not held (a held one
+		 * holds nothing up) and that no resolution settles
+		 */
+		if (!*with && !j->held && !strcmp(status, "conflicts"))
 			*with = j->id;
-		found++;
-		if ((err = pg_buf_printf(&s, "%swith pull %lld (", found > 1 ? "; " : "conflicts ",
+		if ((err = pg_buf_printf(&s, "%swith pull %lld (", s.len ? "; " : "conflicts ",
 					 (long long)j->id)) < 0 ||
 		    (err = pg_sanitize_terminal(&s, short_tag(j->tag), strlen(short_tag(j->tag)),
 						PG_SANITIZE_ONELINE)) < 0 ||
-		    (err = pg_buf_putc(&s, ')')) < 0)
+		    (err = pg_buf_putc(&s, ')')) < 0 ||
+		    (err = paths(&s, pg_json_get(a, "conflicts"), pg_json_get(a, "more"))) < 0)
 			break;
-		err = paths(&s, pg_json_get(a, "conflicts"), pg_json_get(a, "more"));
+		if (!strcmp(status, "resolved"))
+			err = resolved_by(&s, pg_json_get(a, "resolution"));
 	}
 done:
 	if (err == 0 && s.len > PG_ENTRY_SENTENCE_MAX) {

@@ -8,7 +8,7 @@ set -eu
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/gate.sh"
 . "$(dirname "$0")/../lib/stack.sh"
-plan 76
+plan 82
 gate_setup
 
 KREPO="$SCRATCH/kees.git"
@@ -124,6 +124,34 @@ is "$(printf '%s\n' "$out" | wc -l | tr -d ' ')" 1 "the text is one line"
 ok "$(case $out in *"$ESC"*) echo 1 ;; *) echo 0 ;; esac)" "with no escape byte"
 like "$out" "^conflicts: c-evil-2 conflicts with pull 1 \\(c-evil-1\\) in fake/evilred line.c \\(1 hunk\\)\$" \
 	"the path made safe: the escape sequence removed, the newline a space"
+
+# --- a resolution recorded by hand -----------------------------------------------------------
+# c-edit-b merged by hand onto c-edit-a's commit, fake/shared.c settled as 'value = 5'
+git --git-dir="$TREE" fetch -q "$KREPO" "refs/tags/c-edit-a:refs/test/a" "refs/tags/c-edit-b:refs/test/b"
+export GIT_INDEX_FILE="$SCRATCH/resolve.index"
+git --git-dir="$TREE" read-tree "$(commit c-edit-a)"
+blob=$(printf 'value = 5\n' | git --git-dir="$TREE" hash-object -w --stdin)
+git --git-dir="$TREE" update-index --cacheinfo "100644,$blob,fake/shared.c"
+RES=$(git --git-dir="$TREE" commit-tree -p "$(commit c-edit-a)" -p "$(commit c-edit-b)" \
+	-m "resolved by hand" "$(git --git-dir="$TREE" write-tree)")
+unset GIT_INDEX_FILE
+git --git-dir="$TREE" update-ref -d refs/test/a
+git --git-dir="$TREE" update-ref -d refs/test/b
+git --git-dir="$TREE" update-ref refs/pullgate/resolutions/shared "$RES"
+ahead "$KREPO c-edit-a" "$KREPO c-b"
+C --json --ahead "$SCRATCH/ahead" "$KREPO" c-edit-b
+is "$rc $(statuses)" "0 1:c-edit-a:resolved 2:c-b:clean" "a conflict a resolution settles is resolved, not a conflict"
+is "$(j '.ahead[0].resolution | "\(.ref) \(.commit)"')" "refs/pullgate/resolutions/shared $RES" \
+	"naming the resolution"
+is "$(j '.ahead[0].conflicts[0].path')" "fake/shared.c" "and still listing what it settles"
+C --ahead "$SCRATCH/ahead" "$KREPO" c-edit-b
+is "$out" "conflicts: c-edit-b conflicts with pull 1 (c-edit-a) in fake/shared.c (1 hunk): resolved by refs/pullgate/resolutions/shared ($(printf %.12s "$RES"))
+conflicts: c-edit-b merges through the resolutions above with the 2 pulls ahead" "the text says it in a line"
+C --json --onto "$ONTO" --ahead "$SCRATCH/ahead" "$KREPO" c-edit-b
+is "$rc $(j '.alone_resolution')" "1 null" "where the file is not what it was made on, it does not apply"
+is "$(git --git-dir="$TREE" for-each-ref --format='%(refname)' refs/pullgate)" "refs/pullgate/resolutions/shared" \
+	"the check left the resolution where it was, and nothing of its own"
+git --git-dir="$TREE" update-ref -d refs/pullgate/resolutions/shared
 
 # --- could not decide -------------------------------------------------------------------------
 C --expect-tag "$(tagobj c-a)" "$KREPO" c-b

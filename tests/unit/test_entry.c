@@ -93,6 +93,38 @@ static void test_the_sentence(void **state)
 	pg_buf_release(&s);
 }
 
+/* A conflict a resolution settles is said with it, and the pull does not wait behind it. */
+static void test_a_resolved_conflict_holds_nothing_up(void **state)
+{
+	pg_buf s = PG_BUF_INIT;
+	int64_t with = -1;
+
+	(void)state;
+	sentence_of("{\"alone\": [], \"ahead\": [{\"position\": 1, \"status\": \"resolved\","
+		    "\"conflicts\": [{\"path\": \"x\", \"hunks\": 1}], \"resolution\": {\"ref\": "
+		    "\"refs/pullgate/resolutions/x\\u001b[1m\", \"commit\": \"0\"}}, {\"position\": 2, "
+		    "\"status\": \"conflicts\", \"conflicts\": [{\"path\": \"y\", \"hunks\": 2}]}]}",
+		    &s, &with, 0);
+	assert_string_equal(s.ptr, "conflicts with pull 7 (edit-a) in x: 1 hunk, resolved by "
+			    "refs/pullgate/resolutions/x; with pull 9 (edit-b) in y: 2 hunks");
+	assert_int_equal(with, 9);
+	pg_buf_clear(&s);
+	/* settled with the base by itself: the pulls ahead were looked at */
+	sentence_of("{\"alone\": [{\"path\": \"x.c\", \"hunks\": 1}], \"alone_resolution\": "
+		    "{\"ref\": \"refs/pullgate/resolutions/r\"}, \"ahead\": [{\"position\": 1, "
+		    "\"status\": \"clean\", \"conflicts\": []}]}", &s, &with, 0);
+	assert_string_equal(s.ptr, "conflicts by itself with master in x.c: 1 hunk, resolved by "
+			    "refs/pullgate/resolutions/r");
+	assert_int_equal(with, 0);
+	pg_buf_clear(&s);
+	/* a resolution without its ref is none the command writes */
+	sentence_of("{\"alone\": [], \"ahead\": [{\"position\": 1, \"status\": \"resolved\","
+		    "\"conflicts\": [{\"path\": \"x\", \"hunks\": 1}], \"resolution\": {}}]}",
+		    &s, &with, PG_EINVALID);
+	assert_int_equal(with, 0);
+	pg_buf_release(&s);
+}
+
 /* What the command never writes is an error, not a sentence: a place out of range, paths missing. */
 static void test_a_document_that_is_none_is_refused(void **state)
 {
@@ -140,6 +172,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_the_ahead_file),
 		cmocka_unit_test(test_the_sentence),
+		cmocka_unit_test(test_a_resolved_conflict_holds_nothing_up),
 		cmocka_unit_test(test_a_document_that_is_none_is_refused),
 		cmocka_unit_test(test_a_long_sentence_is_cut),
 	};
