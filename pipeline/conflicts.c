@@ -191,26 +191,38 @@ static int fetch(pg_oid *commit, pg_tree *t, const char *prefix, size_t n,
 }
 
 /*
- * j's merge onto the base, written as a commit (no ref): *skipped when j
- * conflicts there by itself.  Dated as the later of its parents, so that
- * the same check writes the same object, and no commit is older than its
- * parents for the merge-base walk.
+ * Whether a resolution recorded for a pull settles its conflicts on base:
+ * 1 with *tree merged through it, *name (to free) and *id naming it.
  */
-static int merge_ahead(pg_oid *merge, bool *skipped, pg_repo *repo, const pg_oid *base,
+static int settled(pg_oid *tree, char **name, pg_oid *id, pg_tree *t, const pg_oid *base,
+		   const pg_oid *commit)
+{
+	return pg_tree_resolution(tree, name, id, NULL, t, base, commit);
+}
+
+/*
+ * j's merge onto the base, written as a commit (no ref), through j's
+ * resolution where it conflicts there, as the stack would merge it;
+ * *skipped when j conflicts there by itself and none settles it.  Dated
+ * as the later of its parents, so that the same check writes the same
+ * object, and no commit is older than its parents for the merge-base walk.
+ */
+static int merge_ahead(pg_oid *merge, bool *skipped, pg_tree *t, const pg_oid *base,
 		       const pg_oid *commit, const pg_conflicts_opts *o)
 {
+	pg_repo *repo = pg_tree_repo(t);
 	pg_commit *a = NULL, *b = NULL;
-	char **paths = NULL;
+	char **paths = NULL, *name = NULL;
 	size_t npaths = 0;
-	pg_oid tree, parents[2];
+	pg_oid tree, parents[2], id;
 	pg_new_commit c;
 	int err;
 
 	*skipped = false;
 	if ((err = pg_repo_merge_trees(&tree, &paths, &npaths, repo, base, commit)) < 0)
 		goto done;
-	if (npaths) {
-		*skipped = true;
+	if (npaths && (err = settled(&tree, &name, &id, t, base, commit)) <= 0) {
+		*skipped = err == 0;
 		goto done;
 	}
 	if ((err = pg_repo_read_commit(&a, repo, base)) < 0 ||
@@ -230,6 +242,7 @@ static int merge_ahead(pg_oid *merge, bool *skipped, pg_repo *repo, const pg_oid
 	c.message = "pullgate conflicts: a pull ahead merged onto the base\n";
 	err = pg_repo_commit_write(merge, repo, &c);
 done:
+	free(name);
 	pg_commit_free(a);
 	pg_commit_free(b);
 	pg_str_list_free(paths, npaths);
@@ -249,19 +262,6 @@ static int unknown(pg_conflicts_ahead *j, int err)
 	return j->why ? 0 : PG_ENOMEM;
 }
 
-/*
- * Whether a resolution recorded for the pull settles its conflicts on
- * base: 1 with *name and *id set.  The tree it makes is not kept: the
- * merge stage makes it again where the stack reaches the pull.
- */
-static int settled(char **name, pg_oid *id, pg_tree *t, const pg_oid *base,
-		   const pg_oid *commit)
-{
-	pg_oid tree;
-
-	return pg_tree_resolution(&tree, name, id, NULL, t, base, commit);
-}
-
 /* The pull against each pull ahead, once it merges cleanly alone or its resolution settles it. */
 static int check_ahead(pg_conflicts_result *r, pg_tree *t, const pg_conflicts_opts *o)
 {
@@ -271,7 +271,7 @@ static int check_ahead(pg_conflicts_result *r, pg_tree *t, const pg_conflicts_op
 
 	for (i = 0; i < r->nahead; i++) {
 		pg_conflicts_ahead *j = &r->ahead[i];
-		pg_oid merge;
+		pg_oid merge, tree;
 		bool skipped;
 
 		if ((err = cancelled(o)) < 0)
@@ -287,7 +287,7 @@ static int check_ahead(pg_conflicts_result *r, pg_tree *t, const pg_conflicts_op
 			j->status = PG_CONFLICTS_IN_BASE;
 			continue;
 		}
-		if ((err = merge_ahead(&merge, &skipped, repo, &r->base, &j->commit, o)) < 0 ||
+		if ((err = merge_ahead(&merge, &skipped, t, &r->base, &j->commit, o)) < 0 ||
 		    (!skipped && (err = pg_repo_merge_conflicts(&j->conflicts, repo, &merge,
 								&r->commit,
 								PG_CONFLICTS_MAX_PATHS)) < 0)) {
@@ -302,7 +302,7 @@ static int check_ahead(pg_conflicts_result *r, pg_tree *t, const pg_conflicts_op
 		j->status = j->conflicts.n || j->conflicts.more ? PG_CONFLICTS_CONFLICTS :
 			    PG_CONFLICTS_CLEAN;
 		if (j->status == PG_CONFLICTS_CONFLICTS &&
-		    (err = settled(&j->resolution, &j->resolution_commit, t, &merge,
+		    (err = settled(&tree, &j->resolution, &j->resolution_commit, t, &merge,
 				   &r->commit)) != 0) {
 			if (err < 0 && (err = unknown(j, err)) < 0)
 				return err;
@@ -319,6 +319,7 @@ static int run(pg_conflicts_result *r, pg_tree *t, const char *tree_path, const 
 {
 	pg_repo *repo = pg_tree_repo(t);
 	size_t i;
+	pg_oid tree;
 	int err;
 
 	if ((err = find_base(&r->base, t, tree_path, o->onto)) < 0)
@@ -337,7 +338,7 @@ static int run(pg_conflicts_result *r, pg_tree *t, const char *tree_path, const 
 					   PG_CONFLICTS_MAX_PATHS)) < 0)
 		return err;
 	if ((r->alone.n || r->alone.more) &&
-	    (err = settled(&r->alone_resolution, &r->alone_resolution_commit, t, &r->base,
+	    (err = settled(&tree, &r->alone_resolution, &r->alone_resolution_commit, t, &r->base,
 			   &r->commit)) <= 0) {
 		for (i = 0; i < r->nahead; i++)
 			r->ahead[i].status = PG_CONFLICTS_SKIPPED;

@@ -128,16 +128,9 @@ like "$out" "^conflicts: c-evil-2 conflicts with pull 1 \\(c-evil-1\\) in fake/e
 # --- a resolution recorded by hand -----------------------------------------------------------
 # c-edit-b merged by hand onto c-edit-a's commit, fake/shared.c settled as 'value = 5'
 git --git-dir="$TREE" fetch -q "$KREPO" "refs/tags/c-edit-a:refs/test/a" "refs/tags/c-edit-b:refs/test/b"
-export GIT_INDEX_FILE="$SCRATCH/resolve.index"
-git --git-dir="$TREE" read-tree "$(commit c-edit-a)"
-blob=$(printf 'value = 5\n' | git --git-dir="$TREE" hash-object -w --stdin)
-git --git-dir="$TREE" update-index --cacheinfo "100644,$blob,fake/shared.c"
-RES=$(git --git-dir="$TREE" commit-tree -p "$(commit c-edit-a)" -p "$(commit c-edit-b)" \
-	-m "resolved by hand" "$(git --git-dir="$TREE" write-tree)")
-unset GIT_INDEX_FILE
+stack_resolve shared "$(commit c-edit-a)" "$(commit c-edit-b)" fake/shared.c='value = 5'
 git --git-dir="$TREE" update-ref -d refs/test/a
 git --git-dir="$TREE" update-ref -d refs/test/b
-git --git-dir="$TREE" update-ref refs/pullgate/resolutions/shared "$RES"
 ahead "$KREPO c-edit-a" "$KREPO c-b"
 C --json --ahead "$SCRATCH/ahead" "$KREPO" c-edit-b
 is "$rc $(statuses)" "0 1:c-edit-a:resolved 2:c-b:clean" "a conflict a resolution settles is resolved, not a conflict"

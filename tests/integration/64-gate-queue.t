@@ -157,22 +157,10 @@ like "$(printf '%s\n' "$out" | tail -n1)" "^stack: refs/heads/pullgate/queue at 
 	"then the stack's ref: merge only, pulls 3, 4 and 6 merge too"
 
 # --- a resolution recorded by hand ------------------------------------------------------------
-# resolve NAME OURS: a merge of q-edit-b onto OURS, made by hand, with fake/shared.c = 'value = 5'
-# and a file of its own besides, under refs/pullgate/resolutions/NAME
 EDIT_A=$(git --git-dir="$KREPO" rev-parse 'q-edit-a^{commit}')
 EDIT_B=$(git --git-dir="$KREPO" rev-parse 'q-edit-b^{commit}')
-resolve() {
-	export GIT_INDEX_FILE="$SCRATCH/resolve.index"
-	git --git-dir="$TREE" read-tree "$2"
-	for f in shared:'value = 5' besides:'def besides'; do
-		blob=$(printf '%s\n' "${f#*:}" | git --git-dir="$TREE" hash-object -w --stdin)
-		git --git-dir="$TREE" update-index --add --cacheinfo "100644,$blob,fake/${f%%:*}.c"
-	done
-	RES=$(git --git-dir="$TREE" commit-tree -p "$2" -p "$EDIT_B" -m "resolved by hand" \
-		"$(git --git-dir="$TREE" write-tree)")
-	unset GIT_INDEX_FILE
-	git --git-dir="$TREE" update-ref "refs/pullgate/resolutions/$1" "$RES"
-}
+# resolve NAME OURS: q-edit-b merged by hand onto OURS, fake/shared.c settled, a file of its own besides
+resolve() { stack_resolve "$1" "$2" "$EDIT_B" fake/shared.c='value = 5' fake/besides.c='def besides'; }
 printf '%s q-edit-a\n%s q-edit-b\n%s q-last\n' "$KREPO" "$KREPO" "$KREPO" >"$SCRATCH/edits"
 # made where shared.c did not conflict (on q-alpha): not for this stack
 resolve a-stale "$(git --git-dir="$KREPO" rev-parse 'q-alpha^{commit}')"

@@ -9,7 +9,7 @@ set -eu
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
 . "$(dirname "$0")/../lib/stack.sh"
-plan 57
+plan 64
 export FAKE_BUILD=tree
 serve_setup
 sed -i 's/^  verify-workers: 2$/  verify-workers: 1/' "$CONFIG"
@@ -21,6 +21,9 @@ stack_pull s-rename fake/core.c='def beta_renamed'       # green alone, breaks s
 stack_pull s-edit-a fake/shared.c='value = 2'
 stack_pull s-edit-b fake/shared.c='value = 3'            # merges alone, conflicts with s-edit-a: found at entry
 stack_pull s-last fake/last.c='def omega'
+# sent last, with a resolution recorded: master's own change to shared.c, so it conflicts only
+# with s-edit-b's, and a file of its own
+stack_pull s-edit-c fake/shared.c='value = 2' fake/c.c='def c'
 serve_start
 
 # settled ID...: until none of the pulls runs or waits to run (each waits, waits behind a
@@ -177,5 +180,41 @@ is "$(pull_field "$P5" .attribution)" \
 is "$(pull_field "$P5" .with)" "$P4" "and that pull recorded"
 get "$URL/api/queue"
 is "$(printf '%s' "$out" | jq '.queue | length')" 0 "the queue is empty"
+
+# --- resolutions recorded by hand -----------------------------------------------------------------
+# resolve TAG OURS VALUE: TAG merged by hand onto OURS, fake/shared.c settled as 'value = VALUE',
+# under refs/pullgate/resolutions/TAG; its id in $RES
+resolve() {
+	git --git-dir="$TREE" fetch -q "$KREPO" "refs/tags/$1:refs/test/$1"
+	stack_resolve "$1" "$2" "$(git --git-dir="$KREPO" rev-parse "$1^{commit}")" \
+		fake/shared.c="value = $3"
+	git --git-dir="$TREE" update-ref -d "refs/test/$1"
+}
+# s-edit-b, sent again, onto s-edit-a's own commit: master took s-edit-a, so it applies there
+resolve s-edit-b "$(git --git-dir="$KREPO" rev-parse 's-edit-a^{commit}')" 5
+RES_B=$RES
+push_record "$SCRATCH/again.json" s-edit-b
+hook push "$SCRATCH/again.json" deliver-s-edit-b-again
+P7=$(printf '%s' "$out" | jq -r '.jobs[0]')
+is "$(wait_state "$P7" waiting rejected error)" waiting \
+	"a pull sent again, with a resolution recorded, merges through it and passes"
+M7=$(pull_field "$P7" .merge_commit)
+is "$(pull_field "$P7" '.stages[] | select(.name == "merge") | .summary')" \
+	"merge $(printf %.12s "$M7") on refs/heads/pullgate/s-edit-b, its 1 conflicted path resolved by refs/pullgate/resolutions/s-edit-b ($(printf %.12s "$RES_B"))" \
+	"its merge stage names the resolution"
+is "$(git --git-dir="$TREE" show "$M7:fake/shared.c")" "value = 5" "and its merge holds the resolution's file"
+# s-edit-c onto that merge: recorded before it is sent, so found at entry
+resolve s-edit-c "$M7" 6
+push_record "$SCRATCH/c.json" s-edit-c
+hook push "$SCRATCH/c.json" deliver-s-edit-c
+P8=$(printf '%s' "$out" | jq -r '.jobs[0]')
+is "$(wait_state "$P8" waiting rejected error)" waiting \
+	"a pull whose conflict with the pull ahead a resolution settles does not wait behind it"
+is "$(pull_field "$P8" .conflict) $(pull_field "$P8" .conflict_with)" \
+	"conflicts with pull $P7 (s-edit-b) in fake/shared.c: 1 hunk, resolved by refs/pullgate/resolutions/s-edit-c null" \
+	"its entry says the conflict and the resolution, and it waits behind no one"
+is "$(pull_field "$P8" .merge_base)" "$M7" "it is tested on the stack, on the merge of the pull ahead"
+is "$(git --git-dir="$TREE" show "$(pull_field "$P8" .merge_commit):fake/shared.c")" "value = 6" \
+	"through its resolution"
 serve_stop
 is "$SERVE_RC" 0 "the service stops cleanly (under the sanitizers: nothing leaked)"

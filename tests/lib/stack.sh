@@ -91,3 +91,21 @@ stack_retag() {
 	GNUPGHOME="$g" gpgconf --kill gpg-agent 2>/dev/null || true
 	rm -rf "$g"
 }
+
+# stack_resolve NAME OURS THEIRS FILE=CONTENT...: a merge made by hand in $TREE, of commit THEIRS
+# (a pull's) onto commit OURS, both in $TREE: OURS's tree with each FILE written, as
+# refs/pullgate/resolutions/NAME; its id in $RES
+stack_resolve() {
+	_name=$1 _ours=$2 _theirs=$3
+	shift 3
+	export GIT_INDEX_FILE="$SCRATCH/resolve.index"
+	git --git-dir="$TREE" read-tree "$_ours"
+	for _f in "$@"; do
+		_blob=$(printf '%s\n' "${_f#*=}" | git --git-dir="$TREE" hash-object -w --stdin)
+		git --git-dir="$TREE" update-index --add --cacheinfo "100644,$_blob,${_f%%=*}"
+	done
+	RES=$(git --git-dir="$TREE" commit-tree -p "$_ours" -p "$_theirs" -m "resolved by hand" \
+		"$(git --git-dir="$TREE" write-tree)")
+	unset GIT_INDEX_FILE
+	git --git-dir="$TREE" update-ref "refs/pullgate/resolutions/$_name" "$RES"
+}
