@@ -339,10 +339,12 @@ done:
 
 /* --- server-sent events ----------------------------------------------------------- */
 
+/* A stream of one pull's events, or of the merge window's changes. */
 typedef struct sse {
 	pg_server *srv;
-	int64_t id;
-	uint64_t seq;
+	int64_t id;          /* the pull's; 0 for the window */
+	uint64_t seq;        /* the last event sent: a pull's sequence, the window's generation */
+	bool told;           /* the window's reader said which generation it saw (Last-Event-ID) */
 	pg_buf pending;
 	size_t sent;
 	bool started, ending, ended;
@@ -357,6 +359,72 @@ static void sse_free(void *p)
 	free(e);
 }
 
+/* How long this turn waits for an event: until the stream's end, a keep-alive at most. */
+static unsigned turn_wait(const sse *e)
+{
+	uint64_t now = pg_test_clock_ms(pg_now_ms());
+
+	return e->until - now < EVENT_WAIT_MS ? (unsigned)(e->until - now) : EVENT_WAIT_MS;
+}
+
+/* A pull's stream: "hello" with its state, its events, "end" once it is over. */
+static void pull_turn(sse *e)
+{
+	pg_job *j = NULL;
+
+	if (e->ending) {
+		pg_buf_puts(&e->pending, "event: end\ndata: {}\n\n");
+		e->ended = true;
+		return;
+	}
+	if (!e->started) {
+		/* first, where the job is now */
+		e->started = true;
+		if (pg_store_get(&j, pg_server_reader(e->srv), e->id) == 0)
+			pg_buf_printf(&e->pending, "retry: 3000\nevent: hello\ndata: "
+				      "{\"state\": \"%s\"}\n\n", pg_job_state_name(j->state));
+		pg_job_free(j);
+		return;
+	}
+	if (pg_events_read(e->srv->events, &e->pending, e->id, &e->seq, turn_wait(e)) > 0) {
+		/* send these, then end if the job is over */
+		e->ending = job_final(e->srv, e->id);
+	} else if (job_final(e->srv, e->id))
+		e->ending = true;
+	else
+		pg_buf_puts(&e->pending, ": keep-alive\n\n");
+}
+
+static void queue_event(sse *e)
+{
+	pg_buf_printf(&e->pending, "id: %llu\nevent: queue\ndata: {\"generation\": %llu}\n\n",
+		      (unsigned long long)e->seq, (unsigned long long)e->seq);
+}
+
+/*
+ * The window's stream: "hello" with the generation now, then "queue" each
+ * time it moves, for the reader to look at the queue again.  A reader back
+ * with the Last-Event-ID of a generation since passed is told at once.
+ */
+static void queue_turn(sse *e)
+{
+	if (!e->started) {
+		uint64_t gen = pg_events_queue_generation(e->srv->events), seen = e->seq;
+
+		e->started = true;
+		e->seq = gen;
+		pg_buf_printf(&e->pending, "retry: 3000\nevent: hello\ndata: {\"generation\": "
+			      "%llu}\n\n", (unsigned long long)gen);
+		if (e->told && seen != gen)
+			queue_event(e);
+		return;
+	}
+	if (pg_events_queue_wait(e->srv->events, &e->seq, turn_wait(e)) > 0)
+		queue_event(e);
+	else
+		pg_buf_puts(&e->pending, ": keep-alive\n\n");
+}
+
 static ssize_t sse_read(void *ctx, uint64_t pos, char *buf, size_t max)
 {
 	sse *e = ctx;
@@ -364,38 +432,14 @@ static ssize_t sse_read(void *ctx, uint64_t pos, char *buf, size_t max)
 
 	(void)pos;
 	while (e->sent == e->pending.len) {
-		pg_job *j = NULL;
-		uint64_t now;
-		unsigned wait;
-
 		if (e->ended || e->srv->stopping || stream_over(e->until))
 			return PG_STREAM_END;
 		pg_buf_clear(&e->pending);
 		e->sent = 0;
-		if (e->ending) {
-			pg_buf_puts(&e->pending, "event: end\ndata: {}\n\n");
-			e->ended = true;
-			break;
-		}
-		if (!e->started) {
-			/* first, where the job is now */
-			e->started = true;
-			if (pg_store_get(&j, pg_server_reader(e->srv), e->id) == 0)
-				pg_buf_printf(&e->pending, "retry: 3000\nevent: hello\ndata: "
-					      "{\"state\": \"%s\"}\n\n",
-					      pg_job_state_name(j->state));
-			pg_job_free(j);
-			continue;
-		}
-		now = pg_test_clock_ms(pg_now_ms());
-		wait = e->until - now < EVENT_WAIT_MS ? (unsigned)(e->until - now) : EVENT_WAIT_MS;
-		if (pg_events_read(e->srv->events, &e->pending, e->id, &e->seq, wait) > 0) {
-			/* send these, then end if the job is over */
-			e->ending = job_final(e->srv, e->id);
-		} else if (job_final(e->srv, e->id))
-			e->ending = true;
+		if (e->id)
+			pull_turn(e);
 		else
-			pg_buf_puts(&e->pending, ": keep-alive\n\n");
+			queue_turn(e);
 	}
 	n = e->pending.len - e->sent;
 	if (n > max)
@@ -405,33 +449,49 @@ static ssize_t sse_read(void *ctx, uint64_t pos, char *buf, size_t max)
 	return (ssize_t)n;
 }
 
-int pg_api_events(pg_req *rq, pg_resp *rs)
+/* The stream of pull id (0: of the window), from the reader's Last-Event-ID. */
+static int start_sse(pg_req *rq, pg_resp *rs, int64_t id)
 {
-	pg_job *j = NULL;
-	sse *e;
 	const char *last = pg_req_header(rq, "Last-Event-ID");
 	uint64_t until;
-	int err;
+	sse *e;
 
-	if ((err = get_job(rq, rs, &j)) != 0)
-		return err < 0 ? err : 0;
-	pg_job_free(j);
 	if (pg_req_stream(rq, rs, &until))
 		return 0;
 	if (!(e = calloc(1, sizeof(*e))))
 		return pg_error_oom();
 	e->until = until;
 	e->srv = rq->srv;
-	e->id = rq->id;
+	e->id = id;
 	pg_buf_init(&e->pending, 0);
-	if (last)
-		e->seq = strtoull(last, NULL, 10);
+	if (last && *last) {
+		char *end;
+
+		e->seq = strtoull(last, &end, 10);
+		e->told = *end == '\0';
+	}
 	rs->status = 200;
 	rs->type = "text/event-stream";
 	rs->stream = sse_read;
 	rs->stream_ctx = e;
 	rs->stream_free = sse_free;
 	return 0;
+}
+
+int pg_api_events(pg_req *rq, pg_resp *rs)
+{
+	pg_job *j = NULL;
+	int err;
+
+	if ((err = get_job(rq, rs, &j)) != 0)
+		return err < 0 ? err : 0;
+	pg_job_free(j);
+	return start_sse(rq, rs, rq->id);
+}
+
+int pg_api_queue_events(pg_req *rq, pg_resp *rs)
+{
+	return start_sse(rq, rs, 0);
 }
 
 /* --- decisions -------------------------------------------------------------------- */

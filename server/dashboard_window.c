@@ -94,9 +94,11 @@ void pg_dash_window(pg_buf *out, const pg_job_list *q, double run_s, unsigned wo
 			      (long long)q->items[i]->id);
 		if (eta[i] == 0)
 			pg_buf_puts(out, "now");
-		else if (eta[i] > 0)
+		else if (eta[i] > 0) {
+			pg_buf_printf(out, "<span data-eta=\"%.0f\">", eta[i]);
 			eta_words(out, eta[i]);
-		else
+			pg_buf_puts(out, "</span>");
+		} else
 			pg_buf_puts(out, "at a time not known yet");
 		if (run_s > 0)
 			pg_buf_printf(out, " (a kernel run takes %.0f s on average here)", run_s);
@@ -119,7 +121,10 @@ void pg_dash_window(pg_buf *out, const pg_job_list *q, double run_s, unsigned wo
 		tested_on(out, q, i);
 		pg_buf_puts(out, "</td><td class=\"conflicts\">");
 		conflicts_cell(out, q, j);
-		pg_buf_puts(out, "</td><td class=\"eta\">");
+		if (eta[i] > 0) /* counted down on the page until the window changes */
+			pg_buf_printf(out, "</td><td class=\"eta\" data-eta=\"%.0f\">", eta[i]);
+		else
+			pg_buf_puts(out, "</td><td class=\"eta\">");
 		eta_words(out, eta[i]);
 		pg_buf_puts(out, "</td></tr>\n");
 	}

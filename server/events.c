@@ -31,6 +31,7 @@ struct pg_events {
 	pthread_cond_t cond;
 	bool closed;
 	uint64_t clock;
+	uint64_t generation; /* the queue's: pg_events_queue_changed */
 	ring rings[PG_EVENTS_JOBS];
 };
 
@@ -102,8 +103,46 @@ static void post(pg_events *ev, int64_t job, const char *kind, const char *stage
 	snprintf(e->stage, sizeof(e->stage), "%s", stage ? stage : "");
 	snprintf(e->text, sizeof(e->text), "%s", text ? text : "");
 	e->time = (int64_t)time(NULL);
+	if (!strcmp(kind, "state"))
+		ev->generation++;
 	pthread_cond_broadcast(&ev->cond);
 	pthread_mutex_unlock(&ev->lock);
+}
+
+void pg_events_queue_changed(pg_events *ev)
+{
+	pthread_mutex_lock(&ev->lock);
+	ev->generation++;
+	pthread_cond_broadcast(&ev->cond);
+	pthread_mutex_unlock(&ev->lock);
+}
+
+uint64_t pg_events_queue_generation(pg_events *ev)
+{
+	uint64_t g;
+
+	pthread_mutex_lock(&ev->lock);
+	g = ev->generation;
+	pthread_mutex_unlock(&ev->lock);
+	return g;
+}
+
+int pg_events_queue_wait(pg_events *ev, uint64_t *gen, unsigned timeout_ms)
+{
+	struct timespec until;
+	int moved = 0;
+
+	pg_monotonic_after(&until, timeout_ms);
+	pthread_mutex_lock(&ev->lock);
+	while (!ev->closed && ev->generation == *gen)
+		if (pthread_cond_timedwait(&ev->cond, &ev->lock, &until) != 0)
+			break;
+	if (!ev->closed && ev->generation != *gen) {
+		*gen = ev->generation;
+		moved = 1;
+	}
+	pthread_mutex_unlock(&ev->lock);
+	return moved;
 }
 
 void pg_events_post(pg_events *ev, int64_t job, const char *kind, const char *stage,

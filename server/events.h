@@ -41,6 +41,20 @@ void pg_events_post_progress(pg_events *ev, int64_t job, const pg_progress *p);
  */
 int pg_events_read(pg_events *ev, pg_buf *out, int64_t job, uint64_t *seq, unsigned timeout_ms);
 
+/*
+ * The merge window's generation: it moves with every state event and
+ * with pg_events_queue_changed (a hold, a move, a conflict found at
+ * entry), so that a reader of the whole queue knows when to look again.
+ */
+void pg_events_queue_changed(pg_events *ev);
+uint64_t pg_events_queue_generation(pg_events *ev);
+
+/*
+ * Wait up to timeout_ms for the generation to pass *gen: 1 with *gen the
+ * current one, 0 on timeout or after pg_events_close.
+ */
+int pg_events_queue_wait(pg_events *ev, uint64_t *gen, unsigned timeout_ms);
+
 /* Wake every reader and make them return at once from now on. */
 void pg_events_close(pg_events *ev);
 bool pg_events_closed(pg_events *ev);

@@ -94,6 +94,7 @@ static const struct route {
 	{ "POST", "/api/pulls/#/reject", pg_api_reject, 1 },
 	{ "POST", "/api/pulls/#/cancel", pg_api_cancel, 1 },
 	{ "GET", "/api/queue", pg_api_queue, 0 },
+	{ "GET", "/api/queue/events", pg_api_queue_events, 0 },
 	{ "GET", "/api/pulls/#/through", pg_api_through, 0 },
 	{ "POST", "/api/pulls/#/approve-through", pg_api_approve_through, 1 },
 	{ "POST", "/api/pulls/#/hold", pg_api_hold, 1 },

@@ -230,6 +230,8 @@ int pg_api_reject(pg_req *rq, pg_resp *rs);
 int pg_api_cancel(pg_req *rq, pg_resp *rs);
 /* The merge window's queue (docs/server.md, "The queue"). */
 int pg_api_queue(pg_req *rq, pg_resp *rs);
+/* Its server-sent events: "queue" each time it changes, for the front page to look again. */
+int pg_api_queue_events(pg_req *rq, pg_resp *rs);
 int pg_api_through(pg_req *rq, pg_resp *rs);
 int pg_api_approve_through(pg_req *rq, pg_resp *rs);
 int pg_api_hold(pg_req *rq, pg_resp *rs);

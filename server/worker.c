@@ -1449,6 +1449,7 @@ int pg_worker_hold(pg_worker *w, int64_t id, bool held)
 	pthread_mutex_unlock(&w->approve_lock);
 	if (err == 0) {
 		logf_(w, "pull %lld: %s in the queue", (long long)id, held ? "held" : "let go on");
+		pg_events_queue_changed(w->o.events);
 		pg_worker_wake(w);
 	}
 	return err;
@@ -1464,6 +1465,7 @@ int pg_worker_move(pg_worker *w, int64_t id, int by)
 	pthread_mutex_unlock(&w->approve_lock);
 	if (err == 0) {
 		logf_(w, "pull %lld: moved %s in the queue", (long long)id, by < 0 ? "up" : "down");
+		pg_events_queue_changed(w->o.events);
 		pg_worker_wake(w);
 	}
 	return err;

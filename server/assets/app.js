@@ -1,4 +1,4 @@
-// app.js - the dashboard's behaviour: log in and out, decisions with the CSRF token, live progress.
+// app.js - the dashboard's behaviour: log in and out, decisions with the CSRF token, live progress and window.
 // Everything from the server is put in the page with textContent, never as HTML.
 'use strict';
 
@@ -61,6 +61,26 @@
 			}
 		});
 	});
+
+	// the front page's merge window, live: each change of the queue (a state, a hold, a
+	// move) reloads the page, and between changes each ETA counts down from the server's
+	const win = document.getElementById('window-queue');
+	if (!pull && win && window.EventSource) {
+		const shown = Date.now();
+		setInterval(() => {
+			const gone = (Date.now() - shown) / 1000;
+			document.querySelectorAll('#window [data-eta]').forEach((el) => {
+				const left = Number(el.dataset.eta) - gone;
+				el.textContent = left > 0 ? 'in about ' + Math.max(1, Math.round(left / 60)) +
+					' min' : 'any moment now';
+			});
+		}, 30000);
+		const src = new EventSource('/api/queue/events');
+		src.addEventListener('queue', () => {
+			src.close();
+			location.reload();
+		});
+	}
 
 	if (pull && body.dataset.final === 'no' && window.EventSource) {
 		const list = document.getElementById('progress');

@@ -136,6 +136,9 @@ try {
 	ok(cookie && cookie.httpOnly && cookie.sameSite === 'Strict', 'and SameSite=Strict', cookie);
 
 	// --- live progress: a pull pushed now is watched while it builds ---------------------------
+	// the front page, open before the push, shows it in the merge window by itself
+	await page.goto(url + '/');
+	const before = await page.locator('#window tr.window-pull').count();
 	const body = readFileSync(srv.LIVE);
 	// the signature covers "TIMESTAMP." and the body, and the timestamp goes with it
 	const ts = String(Math.floor(Date.now() / 1000));
@@ -148,6 +151,11 @@ try {
 	});
 	const live = (await res.json()).jobs[0];
 	ok(res.status === 202, 'a push signed in the test is accepted', res.status);
+	// building is where it stops (GO below): no change of the window comes after it
+	await page.waitForSelector(`#window tr.window-pull[data-pull="${live}"] .state[data-state="building"]`,
+		{ timeout: patience });
+	ok(await page.locator('#window tr.window-pull').count() === before + 1,
+		'the front page\'s merge window shows it as it runs, without a reload by hand', before);
 	await page.goto(`${url}/pulls/${live}`);
 	ok(await page.evaluate(() => document.body.dataset.final) === 'no', 'its page opens while it runs');
 	const opened = await page.locator('h1 .state').textContent();

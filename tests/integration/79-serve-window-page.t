@@ -10,7 +10,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
-plan 31
+plan 36
 T2=hardening-v6.16-rc1-fix1-take2
 T3=take3-window
 TAP_CLEANUP="stop_fakes"
@@ -83,9 +83,33 @@ unlike "$out" 'id="through' "the first pull has nothing under it to approve thro
 like "$out" 'data-action="hold">Hold</button> <button type="button" class="down" id="down" data-action="down">Down</button> <p' \
 	"and can be held or moved down, not up"
 
-# --- held, then released ----------------------------------------------------------------------
+# --- held, then released; the window's readers told at once ----------------------------------
+# sse_from FILE [GENERATION]: the window's stream read into FILE in the background ($SSE its pid),
+# from the generation a reader last saw when one is given
+sse_from() {
+	if [ -n "${2:-}" ]; then
+		curl -sN -H "Last-Event-ID: $2" "$URL/api/queue/events" >"$1" 2>/dev/null &
+	else
+		curl -sN "$URL/api/queue/events" >"$1" 2>/dev/null &
+	fi
+	SSE=$!
+}
+sse_from "$SCRATCH/queue.sse"
+ok "$(wait_for grep -q '^event: hello$' "$SCRATCH/queue.sse"; echo $?)" "the window's stream says hello first"
+GEN=$(sed -n 's/^data: {"generation": \([0-9]*\)}$/\1/p' "$SCRATCH/queue.sse" | head -n1)
 maintainer_post "$ID3" hold
 is "$code" 200 "the maintainer holds take three"
+ok "$(wait_for grep -q '^event: queue$' "$SCRATCH/queue.sse"; echo $?)" "the stream tells its readers the window changed"
+kill "$SSE" 2>/dev/null || true
+wait "$SSE" 2>/dev/null || true
+LAST=$(sed -n 's/^id: //p' "$SCRATCH/queue.sse" | tail -n1)
+like "$LAST" "^[0-9]+\$" "as a generation a reader comes back with"
+ok "$([ "$LAST" -gt "$GEN" ]; echo $?)" "past the one it said hello with"
+sse_from "$SCRATCH/queue2.sse" "$GEN"
+ok "$(wait_for grep -q '^event: queue$' "$SCRATCH/queue2.sse"; echo $?)" \
+	"a reader back from an older generation is told at once that it changed"
+kill "$SSE" 2>/dev/null || true
+wait "$SSE" 2>/dev/null || true
 is "$(cell "$ID3" hold)" held "the window marks it held"
 get -b "$SCRATCH/jar" "$URL/pulls/$ID3"
 like "$out" '<button type="button" class="release" id="release" data-action="release">Release</button>' \

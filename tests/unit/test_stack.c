@@ -2,6 +2,8 @@
 #include "tests/unit/unit.h"
 
 #include "common/error.h"
+#include "common/str.h"
+#include "server/dashboard.h"
 #include "server/stack.h"
 
 /* Commit ids by number: 1 the tip, 10 + k the merge of pull k. */
@@ -259,6 +261,32 @@ static void test_the_eta(void **state)
 	queue_free(q);
 }
 
+/* The window's ETAs are on the page in seconds too, for it to count down between changes. */
+static void test_the_window_counts_down(void **state)
+{
+	const row rows[] = {
+		{ 1, PG_JOB_WAITING, TIP, false },
+		{ 2, PG_JOB_BUILDING, MERGE(1), false },
+		{ 3, PG_JOB_VERIFIED, NONE, true },
+	};
+	pg_job_list *q = queue_of(rows, 3);
+	pg_buf out = PG_BUF_INIT;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < q->n; i++)
+		assert_non_null(q->items[i]->tag = pg_strdup("refs/tags/t"));
+	pg_dash_window(&out, q, 600, 1);
+	assert_non_null(strstr(out.ptr, "<td class=\"eta\" data-eta=\"600\">in about 10 min</td>"));
+	/* tested, or not known: nothing to count down */
+	assert_non_null(strstr(out.ptr, "<td class=\"eta\">tested</td>"));
+	assert_non_null(strstr(out.ptr, "<td class=\"eta\">not known</td>"));
+	assert_null(strstr(out.ptr, "data-eta=\"0\""));
+	assert_null(strstr(out.ptr, "data-eta=\"-"));
+	pg_buf_release(&out);
+	queue_free(q);
+}
+
 /* A held pull is left out: the pull behind it goes onto the stack without it. */
 static void test_a_held_pull_is_left_out(void **state)
 {
@@ -354,6 +382,7 @@ int main(void)
 		cmocka_unit_test(test_a_held_pull_is_left_out),
 		cmocka_unit_test(test_a_conflicting_pull_waits_behind_the_other),
 		cmocka_unit_test(test_the_eta),
+		cmocka_unit_test(test_the_window_counts_down),
 		cmocka_unit_test(test_no_tip),
 		cmocka_unit_test(test_through),
 	};
