@@ -187,9 +187,9 @@ static int print_text(const pg_conflicts_result *r)
 		}
 	}
 	if (err == 0 && !pg_conflicts_found(r)) {
-		pg_buf_clear(&line);
 		const char *how = resolved ? "through the resolutions above" : "cleanly";
 
+		pg_buf_clear(&line);
 		err = merged ? pg_buf_printf(&line, "conflicts: %s merges %s with the %zu pull%s "
 					     "ahead", r->tag, how, merged, merged == 1 ? "" : "s") :
 			pg_buf_printf(&line, "conflicts: %s merges %s with ", r->tag, how);

@@ -262,6 +262,24 @@ static int unknown(pg_conflicts_ahead *j, int err)
 	return j->why ? 0 : PG_ENOMEM;
 }
 
+/*
+ * Whether what the pull conflicts in on j's merge is only its conflict
+ * with the base, settled as there: the same paths, by the same
+ * resolution (which applied on both, so the two sides were the same).
+ */
+static bool base_alone(const pg_conflicts_result *r, const pg_conflicts_ahead *j)
+{
+	size_t i;
+
+	if (!r->alone_resolution || strcmp(r->alone_resolution, j->resolution) ||
+	    r->alone.n != j->conflicts.n || r->alone.more != j->conflicts.more)
+		return false;
+	for (i = 0; i < r->alone.n; i++)
+		if (strcmp(r->alone.items[i].path, j->conflicts.items[i].path))
+			return false;
+	return true;
+}
+
 /* The pull against each pull ahead, once it merges cleanly alone or its resolution settles it. */
 static int check_ahead(pg_conflicts_result *r, pg_tree *t, const pg_conflicts_opts *o)
 {
@@ -308,6 +326,13 @@ static int check_ahead(pg_conflicts_result *r, pg_tree *t, const pg_conflicts_op
 				return err;
 			if (err > 0)
 				j->status = PG_CONFLICTS_RESOLVED;
+			if (err > 0 && base_alone(r, j)) {
+				/* the pull's conflicts with the base, settled: none is j's */
+				j->status = PG_CONFLICTS_CLEAN;
+				pg_conflict_list_release(&j->conflicts);
+				free(j->resolution);
+				j->resolution = NULL;
+			}
 		}
 	}
 	return 0;

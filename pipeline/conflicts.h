@@ -17,12 +17,16 @@
  * runs hold every build worktree.
  *
  *  1. The pull alone: its commit merged into the base.  Its conflicts
- *     there are "alone", and then no pull ahead is looked at.
- *  2. For each pull j ahead, in order: j's commit merged into the base
- *     (j conflicting there by itself: skipped; j already in the base: in
- *     the base), that merge written as a commit, and the pull's commit
- *     merged into it.  Its conflicts are the pull's with j.  Pairwise,
- *     not cumulative: each j on the base alone.
+ *     there are "alone", and then no pull ahead is looked at, unless a
+ *     resolution recorded for the pull settles them (pg_tree_resolution).
+ *  2. For each pull j ahead, in order: j's commit merged into the base,
+ *     through j's resolution where it conflicts (j conflicting there by
+ *     itself, unsettled: skipped; j already in the base: in the base),
+ *     that merge written as a commit, and the pull's commit merged into
+ *     it.  Its conflicts are the pull's with j (resolved, when a
+ *     resolution of the pull's settles them; none, when they are only its
+ *     settled conflicts with the base).  Pairwise, not cumulative: each j
+ *     on the base alone.
  *
  * Cost: one in-memory merge alone, then two for each pull ahead, each
  * reading the trees the merge compares; counting a path's hunks reads its

@@ -6,6 +6,7 @@
 #include "repo/repo.h"
 
 #include <fcntl.h>
+#include <stdarg.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -248,23 +249,57 @@ void pg_merge_result_release(pg_merge_result *r)
 	pg_merge_result_init(r);
 }
 
-/* Whether the commit at id is a merge whose second parent is commit: a resolution for it. */
-static int resolves(pg_oid *id, pg_tree *t, const char *ref, const pg_oid *commit)
+/* A failure that is the ref's or its objects', to say and pass over, not the whole merge's. */
+static bool passable(int err)
+{
+	return err < 0 && err != PG_ENOMEM && err != PG_ECANCELLED;
+}
+
+/* "; " between the notes of unresolved, which may be NULL */
+static int note(pg_buf *unresolved, const char *fmt, ...) PG_PRINTF(2, 3);
+static int note(pg_buf *unresolved, const char *fmt, ...)
+{
+	va_list ap;
+	int err;
+
+	if (!unresolved)
+		return 0;
+	if (unresolved->len && (err = pg_buf_puts(unresolved, "; ")) < 0)
+		return err;
+	va_start(ap, fmt);
+	err = pg_buf_vprintf(unresolved, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+/*
+ * Whether ref holds a merge whose second parent is commit: a resolution
+ * for it (1, *id its commit).  A ref that is not a commit's is no one's
+ * resolution; one that cannot be read is said in unresolved and passed
+ * over: one damaged ref of the maintainer's stops no pull's merge.
+ */
+static int resolves(pg_oid *id, pg_buf *unresolved, pg_tree *t, const char *ref,
+		    const pg_oid *commit)
 {
 	pg_commit *c = NULL;
 	pg_oid target;
 	int err;
 
-	if ((err = pg_repo_ref_target(&target, t->repo, ref)) < 0)
-		return err == PG_ENOTFOUND ? 0 : err; /* deleted meanwhile */
-	if ((err = pg_repo_peel_commit(id, t->repo, &target)) == PG_EINVALID) {
+	if ((err = pg_repo_ref_target(&target, t->repo, ref)) == PG_ENOTFOUND) {
 		pg_error_clear();
-		return 0; /* a tree or blob: no one's resolution */
+		return 0; /* deleted meanwhile */
 	}
-	if (err < 0 || (err = pg_repo_read_commit(&c, t->repo, id)) < 0)
-		return err;
-	err = c->nparents == 2 && !pg_oid_cmp(&c->parents[1], commit);
+	if (err == 0 && (err = pg_repo_peel_commit(id, t->repo, &target)) == PG_EINVALID) {
+		pg_error_clear();
+		return 0; /* a tree or blob, or a tag of one: no one's resolution */
+	}
+	if (err == 0 && (err = pg_repo_read_commit(&c, t->repo, id)) == 0)
+		err = c->nparents == 2 && !pg_oid_cmp(&c->parents[1], commit);
 	pg_commit_free(c);
+	if (passable(err)) {
+		err = note(unresolved, "%s cannot be read: %s", ref, pg_error_last());
+		pg_error_clear();
+	}
 	return err;
 }
 
@@ -283,15 +318,20 @@ int pg_tree_resolution(pg_oid *tree, char **name, pg_oid *id, pg_buf *unresolved
 		pg_buf why = PG_BUF_INIT;
 		char hex[PG_OID_HEXSZ + 1];
 
-		if ((err = resolves(id, t, refs[i], commit)) <= 0)
+		if ((err = resolves(id, unresolved, t, refs[i], commit)) <= 0)
 			continue;
 		err = pg_repo_merge_resolved(tree, &why, t->repo, base, commit, id);
 		pg_oid_tohex(hex, id);
 		if (err == 1)
 			err = (found = (*name = pg_strdup(ref)) != NULL) ? 0 : PG_ENOMEM;
-		else if (err == 0 && unresolved)
-			err = pg_buf_printf(unresolved, "%s%s (%.12s) does not apply: %s",
-					    unresolved->len ? "; " : "", ref, hex, why.ptr);
+		else if (err == 0)
+			err = note(unresolved, "%s (%.12s) does not apply: %s", ref, hex, why.ptr);
+		else if (passable(err)) {
+			/* its objects damaged or missing: said, and the conflict stands */
+			err = note(unresolved, "%s (%.12s) cannot be used: %s", ref, hex,
+				   pg_error_last());
+			pg_error_clear();
+		}
 		pg_buf_release(&why);
 	}
 	pg_str_list_free(refs, n);

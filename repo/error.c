@@ -16,6 +16,7 @@ int pg_git_fail(int gerr, const char *fmt, ...)
 	case GIT_ENOTFOUND: code = PG_ENOTFOUND; break;
 	case GIT_EEXISTS: code = PG_EEXISTS; break;
 	case GIT_EINVALIDSPEC:
+	case GIT_EPEEL:
 	case GIT_EAMBIGUOUS: code = PG_EINVALID; break;
 	case GIT_ELOCKED:
 	case GIT_EMODIFIED:

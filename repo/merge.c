@@ -352,20 +352,31 @@ static int add_triple(void *ctx, const git_index_entry *ancestor, const git_inde
 	return 0;
 }
 
-static bool same_side(const side *a, const side *b)
+/* The same side: path, mode and blob; of the ancestor only its path (see find_triple). */
+static bool same_side(const side *a, const side *b, bool content)
 {
 	if (!a->path || !b->path)
 		return a->path == b->path;
-	return a->mode == b->mode && !strcmp(a->path, b->path) && git_oid_equal(&a->id, &b->id);
+	if (strcmp(a->path, b->path))
+		return false;
+	return !content || (a->mode == b->mode && git_oid_equal(&a->id, &b->id));
 }
 
+/*
+ * The conflict of l that is t: ours and theirs the same versions, as git
+ * rerere keys a resolution on the two sides it settled.  The ancestor's
+ * version is not compared: with several merge bases it is a virtual one,
+ * which differs with the order the bases are found in, and what the
+ * maintainer settled is the two sides whatever their ancestor.
+ */
 static const triple *find_triple(const triple_list *l, const triple *t)
 {
 	size_t i;
 
 	for (i = 0; i < l->n; i++)
-		if (same_side(&l->items[i].s[0], &t->s[0]) && same_side(&l->items[i].s[1], &t->s[1]) &&
-		    same_side(&l->items[i].s[2], &t->s[2]))
+		if (same_side(&l->items[i].s[0], &t->s[0], false) &&
+		    same_side(&l->items[i].s[1], &t->s[1], true) &&
+		    same_side(&l->items[i].s[2], &t->s[2], true))
 			return &l->items[i];
 	return NULL;
 }
@@ -377,14 +388,17 @@ static const char *triple_path(const triple *t)
 
 /*
  * Path p of the index takes the resolution's version: its conflict
- * entries go, and the tree's entry (if it has one) comes in at stage 0.
- * A directory there would be a resolution of another shape than a
+ * entries go, and the tree's entry (if it has one) comes in at stage 0,
+ * in place of whatever the merge put below p (a directory/file conflict
+ * leaves the other side's files there, unconflicted).  A directory there
+ * in the resolution would be a resolution of another shape than the
  * conflict's: it does not apply.
  */
 static int take_path(pg_buf *why, git_index *index, git_tree *resolved, const char *p)
 {
 	git_tree_entry *te = NULL;
 	git_index_entry e;
+	git_object_t type;
 	int gerr;
 
 	if ((gerr = git_index_conflict_remove(index, p)) < 0 && gerr != GIT_ENOTFOUND)
@@ -393,12 +407,18 @@ static int take_path(pg_buf *why, git_index *index, git_tree *resolved, const ch
 		return 1; /* resolved by removing it */
 	if (gerr < 0)
 		return pg_git_fail(gerr, "resolution: '%s'", p);
-	if (git_tree_entry_type(te) != GIT_OBJECT_BLOB) {
-		const char *type = git_object_type2string(git_tree_entry_type(te));
+	type = git_tree_entry_type(te);
+	if (type == GIT_OBJECT_BLOB || type == GIT_OBJECT_COMMIT) {
+		if ((gerr = git_index_remove_directory(index, p, 0)) < 0) {
+			git_tree_entry_free(te);
+			return pg_git_fail(gerr, "resolution: '%s'", p);
+		}
+	} else {
+		const char *name = git_object_type2string(type);
 
 		git_tree_entry_free(te);
 		return pg_buf_printf(why, "it holds a %s at '%s', where the merge conflicts on a file",
-				     type, p) < 0 ? PG_ENOMEM : 0;
+				     name, p) < 0 ? PG_ENOMEM : 0;
 	}
 	memset(&e, 0, sizeof(e));
 	e.mode = git_tree_entry_filemode(te);
@@ -421,6 +441,49 @@ static int take_paths(pg_buf *why, git_index *index, git_tree *resolved, const t
 			    (err = take_path(why, index, resolved, l->items[i].s[k].path)) <= 0)
 				return err;
 	return 1;
+}
+
+/* Whether a and b hold the same at path: both nothing, or the same type, mode and object. */
+static int same_at(bool *same, git_tree *a, git_tree *b, const char *path)
+{
+	git_tree_entry *x = NULL, *y = NULL;
+	int gx = git_tree_entry_bypath(&x, a, path), gy = git_tree_entry_bypath(&y, b, path);
+
+	if ((gx < 0 && gx != GIT_ENOTFOUND) || (gy < 0 && gy != GIT_ENOTFOUND)) {
+		git_tree_entry_free(x);
+		git_tree_entry_free(y);
+		return pg_git_fail(gx < 0 && gx != GIT_ENOTFOUND ? gx : gy, "resolution: '%s'", path);
+	}
+	*same = (!x && !y) || (x && y && git_tree_entry_filemode(x) == git_tree_entry_filemode(y) &&
+			       git_oid_equal(git_tree_entry_id(x), git_tree_entry_id(y)));
+	git_tree_entry_free(x);
+	git_tree_entry_free(y);
+	return 0;
+}
+
+/*
+ * The tree written holds, at every path a conflict named, exactly what the
+ * resolution holds there: what is published is what the maintainer
+ * resolved, or it does not apply (1, or 0 with why).
+ */
+static int as_resolved(pg_buf *why, pg_repo *r, const git_oid *written, git_tree *resolved,
+		       const triple_list *l)
+{
+	git_tree *t = NULL;
+	size_t i, k;
+	bool same = true;
+	int gerr, err = 0;
+
+	if ((gerr = git_tree_lookup(&t, r->git, written)) < 0)
+		return pg_git_fail(gerr, "resolution: the tree written");
+	for (i = 0; i < l->n && same && err == 0; i++)
+		for (k = 0; k < 3 && same && err == 0; k++)
+			if (l->items[i].s[k].path &&
+			    (err = same_at(&same, t, resolved, l->items[i].s[k].path)) == 0 && !same)
+				err = pg_buf_printf(why, "the merge cannot hold '%s' as it resolved it",
+						    l->items[i].s[k].path) < 0 ? PG_ENOMEM : 0;
+	git_tree_free(t);
+	return err < 0 ? err : same;
 }
 
 int pg_repo_merge_resolved(pg_oid *tree, pg_buf *why, pg_repo *r, const pg_oid *ours,
@@ -480,6 +543,8 @@ int pg_repo_merge_resolved(pg_oid *tree, pg_buf *why, pg_repo *r, const pg_oid *
 		err = pg_git_fail(gerr, "resolution: write tree");
 		goto done;
 	}
+	if ((err = as_resolved(why, r, &id, resolved, &mine)) <= 0)
+		goto done;
 	pg_oid_from_git(tree, &id);
 	err = 1;
 done:

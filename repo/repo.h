@@ -443,12 +443,15 @@ int pg_repo_merge_conflicts(pg_conflict_list *out, pg_repo *r, const pg_oid *our
  * where it conflicts take the versions a merge made by hand recorded:
  * resolution, a commit whose second parent is theirs.  It applies only
  * when each conflict here is one its own merge (its first parent with
- * theirs) had, with the same three versions, path, mode and blob, so it
- * resolves exactly what it was made for; then the paths those conflicts
- * name take its tree's version (or go, where it removed them), and every
- * other path keeps this merge's own.  1 and *tree written when it
- * applies; 0, with the reason appended to why ("it was made where 'x.c'
- * conflicted otherwise"), when it does not.
+ * theirs) had, on the same paths with the same two sides, ours and
+ * theirs, mode and blob (the ancestor's path only: see find_triple), so
+ * it resolves exactly what it was made for; then the paths those
+ * conflicts name take its tree's version (or go, where it removed them),
+ * and every other path keeps this merge's own.  The tree written is
+ * checked to hold at each of those paths what the resolution holds (a
+ * directory/file conflict it cannot settle so does not apply).  1 and
+ * *tree written when it applies; 0, with the reason appended to why ("it
+ * was made where 'x.c' conflicted otherwise"), when it does not.
  */
 int pg_repo_merge_resolved(pg_oid *tree, pg_buf *why, pg_repo *r, const pg_oid *ours,
 			   const pg_oid *theirs, const pg_oid *resolution);

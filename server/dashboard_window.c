@@ -53,7 +53,8 @@ static void conflicts_cell(pg_buf *out, const pg_job_list *q, const pg_job *j)
 		pg_buf_puts(out, "with ");
 		pull_link(out, q->items[k]);
 	} else if (j->conflict && !j->conflict_with)
-		pg_buf_puts(out, "with the branch");
+		/* a conflict with no one to wait behind: the branch's, or settled by a resolution */
+		pg_buf_puts(out, strstr(j->conflict, ", resolved by ") ? "resolved" : "with the branch");
 }
 
 /* "in about 12 min", "now", or "not known" (eta as pg_stack_eta gives it). */

@@ -8,7 +8,7 @@ set -eu
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/gate.sh"
 . "$(dirname "$0")/../lib/stack.sh"
-plan 82
+plan 85
 gate_setup
 
 KREPO="$SCRATCH/kees.git"
@@ -144,7 +144,24 @@ C --json --onto "$ONTO" --ahead "$SCRATCH/ahead" "$KREPO" c-edit-b
 is "$rc $(j '.alone_resolution')" "1 null" "where the file is not what it was made on, it does not apply"
 is "$(git --git-dir="$TREE" for-each-ref --format='%(refname)' refs/pullgate)" "refs/pullgate/resolutions/shared" \
 	"the check left the resolution where it was, and nothing of its own"
+# settled with the base by itself: a pull ahead that leaves the file alone is clean, not blamed
+stack_resolve onto "$ONTO" "$(commit c-edit-b)" fake/shared.c='value = 7'
+ONTO_RES=$RES
+# and a ref whose commit is gone, tried first, stops nothing
+printf '%s\n' 1234567890123456789012345678901234567890 >"$TREE/refs/pullgate/resolutions/a-gone"
+ahead "$KREPO c-a" "$KREPO c-edit-a"
+C --json --onto "$ONTO" --ahead "$SCRATCH/ahead" "$KREPO" c-edit-b
+is "$rc $(j '.alone_resolution | "\(.ref) \(.commit)"')" "0 refs/pullgate/resolutions/onto $ONTO_RES" \
+	"a conflict with the base a resolution settles is said with it"
+is "$(statuses)" "1:c-a:clean 2:c-edit-a:skipped" \
+	"a pull ahead that leaves the file alone is clean; one that conflicts with the base by itself, skipped"
+C --onto "$ONTO" --ahead "$SCRATCH/ahead" "$KREPO" c-edit-b
+is "$(printf '%s\n' "$out" | sed -n 1p)" \
+	"conflicts: c-edit-b conflicts by itself with master at $(printf %.12s "$ONTO") in fake/shared.c (1 hunk): resolved by refs/pullgate/resolutions/onto ($(printf %.12s "$ONTO_RES"))" \
+	"the text says it"
+rm "$TREE/refs/pullgate/resolutions/a-gone"
 git --git-dir="$TREE" update-ref -d refs/pullgate/resolutions/shared
+git --git-dir="$TREE" update-ref -d refs/pullgate/resolutions/onto
 
 # --- could not decide -------------------------------------------------------------------------
 C --expect-tag "$(tagobj c-a)" "$KREPO" c-b

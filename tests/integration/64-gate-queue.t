@@ -165,14 +165,20 @@ printf '%s q-edit-a\n%s q-edit-b\n%s q-last\n' "$KREPO" "$KREPO" "$KREPO" >"$SCR
 # made where shared.c did not conflict (on q-alpha): not for this stack
 resolve a-stale "$(git --git-dir="$KREPO" rev-parse 'q-alpha^{commit}')"
 STALE=$RES
-# a ref there that is no commit is no one's resolution
-git --git-dir="$TREE" update-ref refs/pullgate/resolutions/a-blob "$(git --git-dir="$TREE" rev-parse "$BASE:fake/core.c")"
+# a ref there that is no commit, or a tag of a blob, is no one's resolution
+CORE=$(git --git-dir="$TREE" rev-parse "$BASE:fake/core.c")
+git --git-dir="$TREE" update-ref refs/pullgate/resolutions/a-blob "$CORE"
+git --git-dir="$TREE" update-ref refs/pullgate/resolutions/a-tag "$(printf 'object %s\ntype blob\ntag t\ntagger T <t@example.org> 1 +0000\n\na tag of a blob\n' "$CORE" |
+	git --git-dir="$TREE" mktag)"
+# one whose commit is gone is said, and stops nothing
+printf '%s\n' 1234567890123456789012345678901234567890 >"$TREE/refs/pullgate/resolutions/a-gone"
 # shellcheck disable=SC2086
 run "$PULLGATE" gate $OPTS --json --stages merge --queue "$SCRATCH/edits"
 is "$rc" 1 "a resolution made elsewhere does not settle the conflict"
-is "$(printf '%s' "$out" | jq -r '.queue[1].report.findings[] | select(.check == "merge-conflict") | .details[] | select(.field == "resolution") | .pull')" \
-	"refs/pullgate/resolutions/a-stale ($(printf %.12s "$STALE")) does not apply: it was made where 'fake/shared.c' conflicted otherwise" \
-	"the conflict's report says which resolution did not apply, and why"
+NOTES=$(printf '%s' "$out" | jq -r '.queue[1].report.findings[] | select(.check == "merge-conflict") | .details[] | select(.field == "resolution") | .pull')
+like "$NOTES" "^refs/pullgate/resolutions/a-gone cannot be read: .*1234567890123456789012345678901234567890.*; refs/pullgate/resolutions/a-stale \\($(printf %.12s "$STALE")\\) does not apply: it was made where 'fake/shared.c' conflicted otherwise\$" \
+	"the conflict's report says which resolution did not apply, and why, and which ref could not be read"
+rm "$TREE/refs/pullgate/resolutions/a-gone"
 # made on q-edit-a's own commit, not on the stack: its conflict is the stack's, side for side
 resolve edit-b "$EDIT_A"
 # shellcheck disable=SC2086

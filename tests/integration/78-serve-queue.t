@@ -9,7 +9,7 @@ set -eu
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
 . "$(dirname "$0")/../lib/stack.sh"
-plan 64
+plan 65
 export FAKE_BUILD=tree
 serve_setup
 sed -i 's/^  verify-workers: 2$/  verify-workers: 1/' "$CONFIG"
@@ -213,6 +213,9 @@ is "$(wait_state "$P8" waiting rejected error)" waiting \
 is "$(pull_field "$P8" .conflict) $(pull_field "$P8" .conflict_with)" \
 	"conflicts with pull $P7 (s-edit-b) in fake/shared.c: 1 hunk, resolved by refs/pullgate/resolutions/s-edit-c null" \
 	"its entry says the conflict and the resolution, and it waits behind no one"
+is "$(curl -s "$URL/" | grep "^<tr class=\"window-pull\" data-pull=\"$P8\"" |
+	sed -n 's/.*<td class="conflicts">\([^<]*\)<\/td>.*/\1/p')" "resolved" \
+	"the window's conflicts column says it is resolved"
 is "$(pull_field "$P8" .merge_base)" "$M7" "it is tested on the stack, on the merge of the pull ahead"
 is "$(git --git-dir="$TREE" show "$(pull_field "$P8" .merge_commit):fake/shared.c")" "value = 6" \
 	"through its resolution"

@@ -232,6 +232,64 @@ static void test_a_resolution_applies_where_it_was_made(void **state)
 	pg_buf_release(&why);
 }
 
+/* A resolution made where a side's mode differed (same blob, executable) does not apply. */
+static void test_a_resolution_keys_on_modes(void **state)
+{
+	fixture *f = *state;
+	const char *g = "git -c user.name=t -c user.email=t@example.org";
+	pg_oid resolved, exec, tree;
+	pg_buf why = PG_BUF_INIT;
+
+	free(run_sh("cd %s && git checkout -q -b exec ours && chmod +x same.c && "
+		    "%s commit -q -a -m exec", f->dir, g));
+	rev(&exec, f->dir, "exec");
+	rev(&resolved, f->dir, "resolved");
+	assert_int_equal(pg_repo_merge_resolved(&tree, &why, f->r, &exec, &f->theirs, &resolved), 0);
+	assert_string_equal(why.ptr, "it was made where 'same.c' conflicted otherwise");
+	pg_buf_release(&why);
+}
+
+/*
+ * A directory/file conflict: ours adds the file x, theirs files below
+ * x/.  A resolution keeping the file gives a tree with the file and
+ * nothing below it; one keeping the directory does not apply.
+ */
+static void test_a_directory_file_conflict(void **state)
+{
+	fixture *f = *state;
+	const char *g = "git -c user.name=t -c user.email=t@example.org";
+	pg_oid file, dir, keep_file, keep_dir, tree;
+	pg_buf why = PG_BUF_INIT;
+	char *x, *y;
+
+	/* the resolutions written with plumbing: git merge leaves x~HEAD behind in this case */
+	free(run_sh("cd %s && git checkout -q -b df-file base && echo file >x && git add x && "
+		    "%s commit -q -m file && git checkout -q -b df-dir base && rm -f x && mkdir x && "
+		    "echo y >x/y && echo z >x/z && git add x && %s commit -q -m dir && "
+		    "export GIT_INDEX_FILE=$PWD/.git/df.index && "
+		    "git read-tree df-file && b=$(echo settled | git hash-object -w --stdin) && "
+		    "git update-index --cacheinfo 100644,$b,x && "
+		    "git branch keep-file $(%s commit-tree -p df-file -p df-dir -m keep-file "
+		    "$(git write-tree)) && git read-tree df-dir && git update-index --force-remove x/z && "
+		    "git branch keep-dir $(%s commit-tree -p df-file -p df-dir -m keep-dir "
+		    "$(git write-tree))", f->dir, g, g, g, g));
+	rev(&file, f->dir, "df-file");
+	rev(&dir, f->dir, "df-dir");
+	rev(&keep_file, f->dir, "keep-file");
+	rev(&keep_dir, f->dir, "keep-dir");
+	assert_int_equal(pg_repo_merge_resolved(&tree, &why, f->r, &file, &dir, &keep_file), 1);
+	x = blob_at(f, &tree, "x");
+	y = blob_at(f, &tree, "x/y");
+	assert_string_not_equal(x, "");
+	assert_string_equal(y, "");
+	free(x);
+	free(y);
+	assert_same_blob(f, &tree, "x", "keep-file");
+	assert_int_equal(pg_repo_merge_resolved(&tree, &why, f->r, &file, &dir, &keep_dir), 0);
+	assert_string_equal(why.ptr, "it holds a tree at 'x', where the merge conflicts on a file");
+	pg_buf_release(&why);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -239,6 +297,8 @@ int main(void)
 		cmocka_unit_test(test_paths_past_the_max_are_counted_not_listed),
 		cmocka_unit_test(test_a_clean_merge_has_none),
 		cmocka_unit_test(test_a_resolution_applies_where_it_was_made),
+		cmocka_unit_test(test_a_resolution_keys_on_modes),
+		cmocka_unit_test(test_a_directory_file_conflict),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
