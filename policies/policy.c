@@ -66,6 +66,7 @@ void pg_policy_free(pg_policy *p)
 	free(p->upstream_url);
 	free(p->upstream_branch);
 	free(p->keyring);
+	free(p->pgpkeys);
 	free(p->gnupg_home);
 	free(p->merge_name);
 	free(p->merge_email);

@@ -32,6 +32,7 @@ typedef struct pg_policy {
 	char *upstream_branch;
 
 	char *keyring;                /* armored public keyring file, or NULL */
+	char *pgpkeys;                /* a pgpkeys.git-style directory (keys/<FPR>.asc), or NULL */
 	char *gnupg_home;             /* a GNUPGHOME to use instead, or NULL */
 	pg_signer *signers;
 	size_t nsigners;
@@ -106,8 +107,8 @@ void pg_policy_free(pg_policy *p);
 /*
  * Read a policy file (schema: policies/README.md).  Keys it leaves out
  * keep their built-in defaults; relative keyring paths are made absolute
- * against the file's directory.  On success *out is the caller's to free
- * with pg_policy_free.  Errors: PG_ENOTFOUND, PG_EIO (cannot read),
+ * against the file's directory (a pgpkeys one must be a directory when
+ * read).  On success *out is the caller's to free with pg_policy_free.  Errors: PG_ENOTFOUND, PG_EIO (cannot read),
  * PG_ETOOBIG (over PG_POLICY_MAX_SIZE), PG_EINVALID (the first problem,
  * as "PATH:LINE:COLUMN: what was expected").
  */

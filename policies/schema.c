@@ -1,8 +1,12 @@
 /* schema.c - the policy as field tables over the YAML walker, with the rules only a policy has. */
 #include "policies/schema.h"
 #include "common/error.h"
+#include "common/fs.h"
 #include "common/hex.h"
 #include "common/map.h"
+#include "common/sanitize.h"
+
+#include <sys/stat.h>
 
 /* What the callbacks share while one policy is read. */
 typedef struct policy_reading {
@@ -221,11 +225,42 @@ static void read_severity(pg_yaml_reader *r, void *base, const pg_yaml_node *key
 
 /* --- rules across the keys of one mapping ---------------------------------- */
 
+/*
+ * One source of keys.  A pgpkeys directory is looked at now, so that a
+ * path that names nothing is the policy's problem, with its place, rather
+ * than every verify's.
+ */
 static void check_keyring(pg_yaml_reader *r, void *base, const pg_yaml_node *map,
 			  const char *path)
 {
-	(void)base;
+	const pg_yaml_node *dir = pg_yaml_map_get(map, "pgpkeys");
+	const pg_policy *p = base;
+	pg_buf quoted = PG_BUF_INIT;
+	struct stat st;
+
+	if (pg_yaml_map_get(map, "file") && dir && pg_yaml_map_get(map, "gnupg-home")) {
+		pg_yaml_problem_at(r, map, "'%s' wants one of 'file', 'pgpkeys' or 'gnupg-home', "
+				   "not all three", path);
+		return;
+	}
+	pg_yaml_either(r, map, path, "file", "pgpkeys");
 	pg_yaml_either(r, map, path, "file", "gnupg-home");
+	pg_yaml_either(r, map, path, "pgpkeys", "gnupg-home");
+	if (!dir || !p->pgpkeys)
+		return;
+	/* the whole path, not cut as a value is: it says where to look */
+	if (pg_sanitize_terminal(&quoted, p->pgpkeys, strlen(p->pgpkeys),
+				 PG_SANITIZE_ONELINE) < 0) {
+		pg_yaml_fail(r, PG_ENOMEM);
+	} else if (stat(p->pgpkeys, &st) < 0) {
+		pg_yaml_problem_at(r, dir, "'%s.pgpkeys' names '%s', %s", path, quoted.ptr,
+				   errno == ENOENT ? "which does not exist" : strerror(errno));
+	} else if (!S_ISDIR(st.st_mode)) {
+		pg_yaml_problem_at(r, dir, "'%s.pgpkeys' names '%s', which is %s, not a directory",
+				   path, quoted.ptr, S_ISREG(st.st_mode) ? "a file" :
+				   pg_file_kind(st.st_mode));
+	}
+	pg_buf_release(&quoted);
 }
 
 static void check_committers(pg_yaml_reader *r, void *base, const pg_yaml_node *map,
@@ -264,6 +299,8 @@ static const pg_yaml_field upstream_fields[] = {
 
 static const pg_yaml_field keyring_fields[] = {
 	{ .key = "file", .kind = PG_FIELD_PATH, MEMBER(pg_policy, keyring), .wants = "a path" },
+	{ .key = "pgpkeys", .kind = PG_FIELD_PATH, MEMBER(pg_policy, pgpkeys),
+	  .wants = "a path" },
 	{ .key = "gnupg-home", .kind = PG_FIELD_PATH, MEMBER(pg_policy, gnupg_home),
 	  .wants = "a path" },
 };

@@ -5,6 +5,7 @@
 #include "policies/policy.h"
 
 #include <limits.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static pg_policy *parse_ok(const char *yaml)
@@ -720,6 +721,60 @@ static void test_distcc_hosts(void **state)
 		    "t.yaml:2:17: 'pipeline.distcc-hosts' wants a list of distcc hosts, not 'b1'");
 }
 
+/* keyring.pgpkeys: one source of three, a directory that exists when the policy is read. */
+static void test_pgpkeys(void **state)
+{
+	pg_policy *p;
+	const char *path;
+	char *dir;
+	pg_buf want = PG_BUF_INIT, file = PG_BUF_INIT;
+
+	(void)state;
+	p = parse_ok("keyring: {pgpkeys: /}\n");
+	assert_string_equal(p->pgpkeys, "/");
+	assert_null(p->keyring);
+	assert_null(p->gnupg_home);
+	pg_policy_free(p);
+
+	/* relative to the policy's directory, as file: is */
+	path = write_str("pgp.yaml", "keyring:\n  pgpkeys: pgpkeys.d\n");
+	dir = realpath(scratch, NULL);
+	assert_non_null(dir);
+	assert_int_equal(pg_buf_printf(&want, "%s/pgpkeys.d", dir), 0);
+	assert_int_equal(pg_policy_load(&p, path), PG_EINVALID);
+	assert_null(p);
+	assert_non_null(strstr(pg_error_last(), "which does not exist"));
+	assert_int_equal(mkdir(want.ptr, 0755), 0);
+	assert_int_equal(pg_policy_load(&p, path), 0);
+	assert_string_equal(p->pgpkeys, want.ptr);
+	pg_policy_free(p);
+
+	parse_fails("keyring: {pgpkeys: /nonexistent/pgpkeys}\n",
+		    "t.yaml:1:20: 'keyring.pgpkeys' names '/nonexistent/pgpkeys', which does not "
+		    "exist");
+	parse_fails("keyring: {pgpkeys: /dev/null}\n",
+		    "t.yaml:1:20: 'keyring.pgpkeys' names '/dev/null', which is a device, not a "
+		    "directory");
+	assert_int_equal(pg_buf_printf(&file, "keyring: {pgpkeys: '%s/pgp.yaml'}\n", dir), 0);
+	pg_buf_clear(&want);
+	assert_int_equal(pg_buf_printf(&want, "t.yaml:1:20: 'keyring.pgpkeys' names '%s/pgp.yaml', "
+				       "which is a file, not a directory", dir), 0);
+	parse_fails(file.ptr, want.ptr);
+
+	parse_fails("keyring: {file: k.asc, pgpkeys: /}\n",
+		    "t.yaml:1:10: 'keyring' wants either 'file' or 'pgpkeys', not both");
+	parse_fails("keyring: {gnupg-home: g, pgpkeys: /}\n",
+		    "t.yaml:1:10: 'keyring' wants either 'pgpkeys' or 'gnupg-home', not both");
+	parse_fails("keyring: {gnupg-home: g, pgpkeys: /, file: k.asc}\n",
+		    "t.yaml:1:10: 'keyring' wants one of 'file', 'pgpkeys' or 'gnupg-home', not "
+		    "all three");
+	parse_fails("keyring: {pgpkeys: ''}\n",
+		    "t.yaml:1:20: 'keyring.pgpkeys' wants a path, not ''");
+	pg_buf_release(&want);
+	pg_buf_release(&file);
+	free(dir);
+}
+
 /* A LAVA job goes to a server (with a token and an artifacts URL) or to this machine's dispatcher. */
 static void test_lava(void **state)
 {
@@ -956,13 +1011,15 @@ static int cleanup(void **state)
 	(void)state;
 	if (scratch[0]) {
 		const char *names[] = { "rel.yaml", "many.yaml", "syntax.yaml", "ok.yaml",
-					"lots.yaml", "big.yaml" };
+					"lots.yaml", "big.yaml", "pgp.yaml" };
 		size_t i;
 
 		for (i = 0; i < PG_ARRAY_SIZE(names); i++) {
 			snprintf(cmd, sizeof(cmd), "%s/%s", scratch, names[i]);
 			unlink(cmd);
 		}
+		snprintf(cmd, sizeof(cmd), "%s/pgpkeys.d", scratch);
+		rmdir(cmd);
 		rmdir(scratch);
 	}
 	return 0;
@@ -994,6 +1051,7 @@ int main(void)
 		cmocka_unit_test(test_caps),
 		cmocka_unit_test(test_distcc_hosts),
 		cmocka_unit_test(test_lava),
+		cmocka_unit_test(test_pgpkeys),
 		cmocka_unit_test(test_check_collects_every_problem),
 		cmocka_unit_test(test_check_caps_the_count),
 		cmocka_unit_test(test_check_file_errors),
