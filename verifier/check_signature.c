@@ -112,17 +112,17 @@ static int record(sigcheck *c, const subject *s, const pg_gpg_result *r)
 
 static int open_gpg(sigcheck *c)
 {
-	const pg_policy *pol = c->p->policy;
 	pg_buf tmp = PG_BUF_INIT;
+	pg_gpg_keys keys;
 	int err = 0;
 
 	if (c->gpg)
 		return 0;
-	if (pol->keyring && c->p->home)
+	pg_pull_gpg_keys(&keys, c->p->policy);
+	if (!keys.gnupg_home && c->p->home)
 		err = pg_buf_printf(&tmp, "%s/tmp", c->p->home);
 	if (err == 0)
-		err = pg_gpg_new(&c->gpg, pol->keyring, pol->keyring ? NULL : pol->gnupg_home,
-				 tmp.len ? tmp.ptr : NULL);
+		err = pg_gpg_open(&c->gpg, &keys, tmp.len ? tmp.ptr : NULL);
 	pg_buf_release(&tmp);
 	return err;
 }
@@ -146,6 +146,7 @@ static int verify(pg_gpg_result *r, sigcheck *c, const subject *s)
 	const pg_tagobj *t = s->tag;
 	const pg_policy *pol = c->p->policy;
 	pg_finding *f = NULL;
+	pg_gpg_keys keys;
 	const char *key;
 	int err;
 
@@ -159,7 +160,7 @@ static int verify(pg_gpg_result *r, sigcheck *c, const subject *s)
 	if (t->signature_len > SIG_MAX)
 		return add(NULL, c, s, "%s '%s' carries a signature of %zu bytes: refused",
 			   s->kind, s->name, t->signature_len);
-	if (!pol->keyring && !pol->gnupg_home)
+	if (!pg_pull_gpg_keys(&keys, pol))
 		return add(NULL, c, s, "no keyring configured: cannot verify the signature of "
 			   "%s '%s'", s->kind, s->name);
 	if ((err = open_gpg(c)) < 0 ||

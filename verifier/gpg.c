@@ -1,11 +1,13 @@
-/* gpg.c - one gpgme context over a keyring or a GNUPGHOME: detached OpenPGP signatures verified and made. */
+/* gpg.c - one gpgme context over a keyring, a pgpkeys directory or a GNUPGHOME: detached OpenPGP signatures verified and made. */
 #include "verifier/gpg_internal.h"
 #include "common/array.h"
 #include "common/buf.h"
 #include "common/error.h"
 #include "common/fs.h"
 #include "common/hex.h"
+#include "common/map.h"
 #include "common/str.h"
+#include "verifier/pgpkeys.h"
 
 #include <ftw.h>
 #include <pthread.h>
@@ -87,6 +89,7 @@ static void close_ctx(pg_gpg *g)
 	g->ctx = NULL;
 	g->tmp_home = NULL;
 	pg_buf_clear(&g->ring);
+	pg_buf_clear(&g->ring_id);
 }
 
 void pg_gpg_destroy(pg_gpg *g)
@@ -94,10 +97,10 @@ void pg_gpg_destroy(pg_gpg *g)
 	if (!g)
 		return;
 	close_ctx(g);
-	free(g->keyring);
-	free(g->gnupg_home);
+	pg_gpg_source_release(&g->src);
 	free(g->tmpdir);
 	pg_buf_release(&g->ring);
+	pg_buf_release(&g->ring_id);
 	free(g);
 }
 
@@ -148,33 +151,111 @@ int pg_gpg_read_keyring(pg_buf *bytes, struct stat *st, const char *keyring)
 	return 0;
 }
 
-static int import_keyring(pg_gpg *g)
+/*
+ * Import len bytes of keys into g's home; *res (NULL when gpg refused
+ * them all) lasts until the next operation on g's context.  Only a
+ * failure of the system is an error: what the bytes hold is the caller's
+ * to judge from *res.
+ */
+static int import_bytes(gpgme_import_result_t *res, pg_gpg *g, const char *bytes, size_t len)
 {
 	gpgme_data_t dh = NULL;
-	gpgme_import_result_t res;
 	gpgme_error_t e;
-	int err;
+	int err = 0;
 
-	if ((err = pg_gpg_read_keyring(&g->ring, &g->ring_st, g->keyring)) < 0)
-		goto done;
-	if ((e = gpgme_data_new_from_mem(&dh, g->ring.ptr, g->ring.len, 0)) != 0) {
-		err = fail(e, "gpgme_data_new_from_mem");
-		goto done;
-	}
+	*res = NULL;
+	if ((e = gpgme_data_new_from_mem(&dh, bytes, len, 0)) != 0)
+		return fail(e, "gpgme_data_new_from_mem");
 	e = gpgme_op_import(g->ctx, dh);
-	res = e ? NULL : gpgme_op_import_result(g->ctx);
+	*res = e ? NULL : gpgme_op_import_result(g->ctx);
 	if (gpgme_err_code(e) == GPG_ERR_ENOMEM || (gpgme_err_code(e) & GPG_ERR_SYSTEM_ERROR))
 		err = fail(e, "importing the keyring");
-	else if (!res || res->considered == 0 || res->imported + res->unchanged == 0)
-		err = pg_error_set(PG_EINVALID, "keyring '%s' holds no OpenPGP public key",
-				   g->keyring);
-done:
 	gpgme_data_release(dh);
+	return err;
+}
+
+static int import_keyring(pg_gpg *g)
+{
+	gpgme_import_result_t res;
+	int err;
+
+	if ((err = pg_gpg_read_keyring(&g->ring, &g->ring_st, g->src.keyring)) < 0 ||
+	    (err = import_bytes(&res, g, g->ring.ptr, g->ring.len)) < 0)
+		return err;
+	if (!res || res->considered == 0 || res->imported + res->unchanged == 0)
+		return pg_error_set(PG_EINVALID, "keyring '%s' holds no OpenPGP public key",
+				    g->src.keyring);
+	return 0;
+}
+
+/* Mark the key files whose key res says gpg took (imported now or before). */
+static int mark_imported(pg_pgpkeys *keys, gpgme_import_result_t res)
+{
+	pg_map by_fpr = PG_MAP_INIT;
+	gpgme_import_status_t st;
+	char fpr[65];
+	size_t i, n;
+	int err = 0;
+
+	for (i = 0; i < keys->nfiles && err == 0; i++)
+		err = pg_map_sets(&by_fpr, keys->files[i].fpr, &keys->files[i]);
+	for (st = res ? res->imports : NULL; st && err == 0; st = st->next) {
+		pg_pgpkey *k;
+
+		if (st->result || !st->fpr || (n = strlen(st->fpr)) >= sizeof(fpr))
+			continue;
+		for (i = 0; i <= n; i++)
+			fpr[i] = (char)(st->fpr[i] >= 'a' && st->fpr[i] <= 'f' ?
+					st->fpr[i] - 'a' + 'A' : st->fpr[i]);
+		if ((k = pg_map_gets(&by_fpr, fpr)))
+			k->imported = true;
+	}
+	pg_map_release(&by_fpr);
+	return err;
+}
+
+/*
+ * Every key file of the directory, imported in one go.  A file whose key
+ * gpg did not take is imported again alone, so that a file damaged in a
+ * way that spoils the rest of the import is the one named, and none is
+ * passed over: it may hold a signer's key.
+ */
+static int import_pgpkeys(pg_gpg *g)
+{
+	pg_pgpkeys keys = PG_PGPKEYS_INIT;
+	gpgme_import_result_t res;
+	size_t i;
+	int err;
+
+	/* named before the files are read: a change meanwhile is seen the next time */
+	if ((err = pg_pgpkeys_identity(&g->ring_id, g->src.pgpkeys)) < 0 ||
+	    (err = pg_pgpkeys_read(&keys, g->src.pgpkeys, PG_GPG_KEYRING_MAX)) < 0 ||
+	    (err = import_bytes(&res, g, keys.bytes.ptr, keys.bytes.len)) < 0 ||
+	    (err = mark_imported(&keys, res)) < 0)
+		goto done;
+	for (i = 0; i < keys.nfiles; i++) {
+		pg_pgpkey *k = &keys.files[i];
+
+		if (k->imported)
+			continue;
+		if ((err = import_bytes(&res, g, keys.bytes.ptr + k->off, k->len)) < 0 ||
+		    (err = mark_imported(&keys, res)) < 0)
+			goto done;
+		if (!k->imported) {
+			err = pg_error_set(PG_EINVALID, "pgpkeys: key file '%s' gives gpg no "
+					   "usable key %s: it is damaged or holds another key",
+					   k->path, k->fpr);
+			goto done;
+		}
+	}
+done:
+	pg_pgpkeys_release(&keys);
 	return err;
 }
 
 int pg_gpg_open_ctx(pg_gpg *g)
 {
+	bool private = g->src.keyring || g->src.pgpkeys;
 	gpgme_error_t e;
 	int err = 0;
 
@@ -182,52 +263,99 @@ int pg_gpg_open_ctx(pg_gpg *g)
 		g->ctx = NULL;
 		return fail(e, "gpgme_new");
 	}
-	if (g->keyring && (err = make_tmp_home(&g->tmp_home, g->tmpdir)) < 0)
+	if (private && (err = make_tmp_home(&g->tmp_home, g->tmpdir)) < 0)
 		goto done;
 	if ((e = gpgme_set_protocol(g->ctx, GPGME_PROTOCOL_OpenPGP)) != 0 ||
 	    (e = gpgme_ctx_set_engine_info(g->ctx, GPGME_PROTOCOL_OpenPGP, NULL,
-					   g->keyring ? g->tmp_home : g->gnupg_home)) != 0 ||
+					   private ? g->tmp_home : g->src.gnupg_home)) != 0 ||
 	    /* trust comes from the policy; "always" also leaves the trustdb alone */
 	    (e = gpgme_set_ctx_flag(g->ctx, "trust-model", "always")) != 0) {
 		err = fail(e, "setting up gpgme");
 		goto done;
 	}
 	gpgme_set_offline(g->ctx, 1);
-	err = g->keyring ? import_keyring(g) : 0;
+	if (g->src.keyring)
+		err = import_keyring(g);
+	else if (g->src.pgpkeys)
+		err = import_pgpkeys(g);
 done:
 	if (err < 0)
 		close_ctx(g);
 	return err;
 }
 
-int pg_gpg_shell(pg_gpg **out, const char *keyring, const char *gnupg_home, const char *tmpdir)
+int pg_gpg_source_copy(pg_gpg_source *out, const pg_gpg_keys *keys, const char *tmpdir)
+{
+	const char *private = keys->keyring ? "keyring" : keys->pgpkeys ? "pgpkeys" : NULL;
+	int n = !!keys->keyring + !!keys->pgpkeys + !!keys->gnupg_home;
+
+	memset(out, 0, sizeof(*out));
+	if (n != 1)
+		return pg_error_set(PG_EINVALID, "give one of a keyring file, a pgpkeys directory "
+				    "and a GNUPGHOME, not %s", n ? "several" : "none");
+	if (private && !tmpdir)
+		return pg_error_set(PG_EINVALID, "%s '%s': no directory for a private GNUPGHOME",
+				    private, keys->keyring ? keys->keyring : keys->pgpkeys);
+	if ((keys->keyring && !(out->keyring = pg_strdup(keys->keyring))) ||
+	    (keys->pgpkeys && !(out->pgpkeys = pg_strdup(keys->pgpkeys))) ||
+	    (keys->gnupg_home && !(out->gnupg_home = pg_strdup(keys->gnupg_home)))) {
+		pg_gpg_source_release(out);
+		return PG_ENOMEM;
+	}
+	return 0;
+}
+
+void pg_gpg_source_release(pg_gpg_source *s)
+{
+	free(s->keyring);
+	free(s->pgpkeys);
+	free(s->gnupg_home);
+	memset(s, 0, sizeof(*s));
+}
+
+static bool same_path(const char *a, const char *b)
+{
+	return a ? b && !strcmp(a, b) : !b;
+}
+
+bool pg_gpg_source_same(const pg_gpg_source *a, const pg_gpg_source *b)
+{
+	return same_path(a->keyring, b->keyring) && same_path(a->pgpkeys, b->pgpkeys) &&
+	       same_path(a->gnupg_home, b->gnupg_home);
+}
+
+int pg_gpg_shell(pg_gpg **out, const pg_gpg_keys *keys, const char *tmpdir)
 {
 	pg_gpg *g;
 	struct stat st;
+	int err;
 
 	*out = NULL;
-	if (!keyring == !gnupg_home)
-		return pg_error_set(PG_EINVALID, "give a keyring file or a GNUPGHOME, not %s",
-				    keyring ? "both" : "neither");
-	if (keyring && !tmpdir)
-		return pg_error_set(PG_EINVALID, "keyring '%s': no directory for a private "
-				    "GNUPGHOME", keyring);
-	if (gnupg_home && (stat(gnupg_home, &st) < 0 || !S_ISDIR(st.st_mode)))
-		return pg_error_set(PG_ENOTFOUND, "GNUPGHOME '%s' is not a directory", gnupg_home);
-	pthread_once(&init_once, init_gpgme);
-	if (!init_ok)
-		return pg_error_set(PG_EUNSUPPORTED, "gpgme found no usable OpenPGP engine (gpg)");
 	if (!(g = calloc(1, sizeof(*g))))
 		return pg_error_oom();
 	pg_buf_init(&g->ring, PG_GPG_KEYRING_MAX);
-	if ((keyring && !(g->keyring = pg_strdup(keyring))) ||
-	    (gnupg_home && !(g->gnupg_home = pg_strdup(gnupg_home))) ||
-	    (tmpdir && !(g->tmpdir = pg_strdup(tmpdir)))) {
-		pg_gpg_destroy(g);
-		return PG_ENOMEM;
+	pg_buf_init(&g->ring_id, 0);
+	if ((err = pg_gpg_source_copy(&g->src, keys, tmpdir)) < 0)
+		goto fail;
+	if (keys->gnupg_home && (stat(keys->gnupg_home, &st) < 0 || !S_ISDIR(st.st_mode))) {
+		err = pg_error_set(PG_ENOTFOUND, "GNUPGHOME '%s' is not a directory",
+				   keys->gnupg_home);
+		goto fail;
+	}
+	pthread_once(&init_once, init_gpgme);
+	if (!init_ok) {
+		err = pg_error_set(PG_EUNSUPPORTED, "gpgme found no usable OpenPGP engine (gpg)");
+		goto fail;
+	}
+	if (tmpdir && !(g->tmpdir = pg_strdup(tmpdir))) {
+		err = PG_ENOMEM;
+		goto fail;
 	}
 	*out = g;
 	return 0;
+fail:
+	pg_gpg_destroy(g);
+	return err;
 }
 
 static int add_email(pg_gpg_result *r, const char *email)

@@ -2,6 +2,7 @@
 #include "verifier/gpg_internal.h"
 #include "common/buf.h"
 #include "common/error.h"
+#include "verifier/pgpkeys.h"
 
 #include <pthread.h>
 
@@ -31,7 +32,8 @@ struct pg_gpg_prefetch {
 	pg_gpg_cache *cache;
 	pg_gpg_cache *own;    /* a cache made for the prefetch alone, or NULL */
 	pg_gpg_cache *before; /* the caller's cache before that one was installed */
-	char *keyring, *gnupg_home, *tmpdir;
+	pg_gpg_source src;
+	char *tmpdir;
 	pthread_t thread;
 	bool closing;
 };
@@ -62,25 +64,31 @@ void pg_gpg_free(pg_gpg *g)
 		pg_gpg_destroy(g);
 }
 
-/* Whether two (keyring, gnupg_home) pairs name the same keys. */
-static bool same_source(const char *keyring_a, const char *home_a, const char *keyring_b,
-			const char *home_b)
+/* Whether kept verifier k's pgpkeys directory still names the set it imported. */
+static bool pgpkeys_current(const pg_gpg *k)
 {
-	if (keyring_a || keyring_b)
-		return keyring_a && keyring_b && !strcmp(keyring_a, keyring_b);
-	return home_a && home_b && !strcmp(home_a, home_b);
+	pg_buf now = PG_BUF_INIT;
+	bool same;
+
+	same = pg_pgpkeys_identity(&now, k->src.pgpkeys) == 0 && now.len == k->ring_id.len &&
+	       !memcmp(now.ptr, k->ring_id.ptr, now.len);
+	pg_buf_release(&now);
+	pg_error_clear();
+	return same;
 }
 
-/* Whether kept verifier k still holds what its keyring file holds. */
+/* Whether kept verifier k still holds what its keyring file or directory holds. */
 static bool current(pg_gpg *k)
 {
 	struct stat st;
 	pg_buf now;
 	bool same;
 
-	if (!k->keyring)
+	if (k->src.pgpkeys)
+		return pgpkeys_current(k);
+	if (!k->src.keyring)
 		return true;
-	if (stat(k->keyring, &st) == 0 && st.st_dev == k->ring_st.st_dev &&
+	if (stat(k->src.keyring, &st) == 0 && st.st_dev == k->ring_st.st_dev &&
 	    st.st_ino == k->ring_st.st_ino && st.st_size == k->ring_st.st_size &&
 	    st.st_mtim.tv_sec == k->ring_st.st_mtim.tv_sec &&
 	    st.st_mtim.tv_nsec == k->ring_st.st_mtim.tv_nsec &&
@@ -89,7 +97,7 @@ static bool current(pg_gpg *k)
 		return true;
 	/* touched, perhaps changed: the bytes decide */
 	pg_buf_init(&now, PG_GPG_KEYRING_MAX);
-	same = pg_gpg_read_keyring(&now, &st, k->keyring) == 0 && now.len == k->ring.len &&
+	same = pg_gpg_read_keyring(&now, &st, k->src.keyring) == 0 && now.len == k->ring.len &&
 	       !memcmp(now.ptr, k->ring.ptr, now.len);
 	pg_buf_release(&now);
 	pg_error_clear();
@@ -106,7 +114,7 @@ static bool adopt(pg_gpg_cache *c, pg_gpg *g)
 	while (i < c->nidle) {
 		pg_gpg *k = c->idle[i];
 
-		if (!same_source(k->keyring, k->gnupg_home, g->keyring, g->gnupg_home)) {
+		if (!pg_gpg_source_same(&k->src, &g->src)) {
 			i++;
 			continue;
 		}
@@ -120,9 +128,12 @@ static bool adopt(pg_gpg_cache *c, pg_gpg *g)
 		pg_buf_release(&g->ring);
 		g->ring = k->ring;
 		g->ring_st = k->ring_st;
+		pg_buf_release(&g->ring_id);
+		g->ring_id = k->ring_id;
 		k->ctx = NULL;
 		k->tmp_home = NULL;
 		pg_buf_init(&k->ring, 0);
+		pg_buf_init(&k->ring_id, 0);
 		pg_gpg_destroy(k);
 		return true;
 	}
@@ -140,8 +151,7 @@ static bool prefetching(const pg_gpg_cache *c, const pg_gpg *g)
 	if (c->busy)
 		return true;
 	for (m = c->memos; m; m = m->next)
-		if (!m->done &&
-		    same_source(m->owner->keyring, m->owner->gnupg_home, g->keyring, g->gnupg_home))
+		if (!m->done && pg_gpg_source_same(&m->owner->src, &g->src))
 			return true;
 	return false;
 }
@@ -164,7 +174,7 @@ static int ensure_ctx(pg_gpg *g)
 	return adopted ? 0 : pg_gpg_open_ctx(g);
 }
 
-int pg_gpg_new(pg_gpg **out, const char *keyring, const char *gnupg_home, const char *tmpdir)
+int pg_gpg_open(pg_gpg **out, const pg_gpg_keys *keys, const char *tmpdir)
 {
 	pg_gpg_cache *c = current_cache;
 	pg_gpg *g = NULL;
@@ -172,7 +182,7 @@ int pg_gpg_new(pg_gpg **out, const char *keyring, const char *gnupg_home, const 
 	int err;
 
 	*out = NULL;
-	if ((err = pg_gpg_shell(&g, keyring, gnupg_home, tmpdir)) < 0)
+	if ((err = pg_gpg_shell(&g, keys, tmpdir)) < 0)
 		return err;
 	g->cache = c;
 	if (c) {
@@ -188,6 +198,13 @@ int pg_gpg_new(pg_gpg **out, const char *keyring, const char *gnupg_home, const 
 	}
 	*out = g;
 	return 0;
+}
+
+int pg_gpg_new(pg_gpg **out, const char *keyring, const char *gnupg_home, const char *tmpdir)
+{
+	pg_gpg_keys keys = { .keyring = keyring, .gnupg_home = gnupg_home };
+
+	return pg_gpg_open(out, &keys, tmpdir);
 }
 
 /* --- results verified in the background ------------------------------------------ */
@@ -228,7 +245,7 @@ static bool take_memo(pg_gpg_result *out, pg_gpg_cache *c, const pg_gpg *g, cons
 
 	pthread_mutex_lock(&c->lock);
 	for (m = c->memos; m; m = m->next)
-		if (same_source(m->owner->keyring, m->owner->gnupg_home, g->keyring, g->gnupg_home) &&
+		if (pg_gpg_source_same(&m->owner->src, &g->src) &&
 		    m->payload_len == payload_len && m->sig_len == sig_len &&
 		    !memcmp(m->payload, payload, payload_len) && !memcmp(m->sig, sig, sig_len))
 			break;
@@ -340,7 +357,9 @@ static void *prefetch_main(void *arg)
 			c->busy++;
 		pthread_mutex_unlock(&c->lock);
 		if (!g) {
-			if ((err = pg_gpg_shell(&g, pf->keyring, pf->gnupg_home, pf->tmpdir)) == 0) {
+			pg_gpg_keys keys = { pf->src.keyring, pf->src.pgpkeys, pf->src.gnupg_home };
+
+			if ((err = pg_gpg_shell(&g, &keys, pf->tmpdir)) == 0) {
 				g->cache = c;
 				pthread_mutex_lock(&c->lock);
 				if (!adopt(c, g)) {
@@ -383,29 +402,23 @@ static void prefetch_free(pg_gpg_prefetch *pf)
 		current_cache = pf->before;
 		pg_gpg_cache_free(pf->own);
 	}
-	free(pf->keyring);
-	free(pf->gnupg_home);
+	pg_gpg_source_release(&pf->src);
 	free(pf->tmpdir);
 	free(pf);
 }
 
-int pg_gpg_prefetch_start(pg_gpg_prefetch **out, const char *keyring, const char *gnupg_home,
-			  const char *tmpdir)
+int pg_gpg_prefetch_start(pg_gpg_prefetch **out, const pg_gpg_keys *keys, const char *tmpdir)
 {
 	pg_gpg_prefetch *pf;
 	int err;
 
 	*out = NULL;
-	if (!keyring == !gnupg_home)
-		return pg_error_set(PG_EINVALID, "give a keyring file or a GNUPGHOME, not %s",
-				    keyring ? "both" : "neither");
 	if (!(pf = calloc(1, sizeof(*pf))))
 		return pg_error_oom();
-	if ((keyring && !(pf->keyring = pg_strdup(keyring))) ||
-	    (gnupg_home && !(pf->gnupg_home = pg_strdup(gnupg_home))) ||
-	    (tmpdir && !(pf->tmpdir = pg_strdup(tmpdir)))) {
+	if ((err = pg_gpg_source_copy(&pf->src, keys, tmpdir)) < 0 ||
+	    (tmpdir && !(pf->tmpdir = pg_strdup(tmpdir)) && (err = PG_ENOMEM))) {
 		prefetch_free(pf);
-		return PG_ENOMEM;
+		return err;
 	}
 	pf->before = current_cache;
 	if (!current_cache) {

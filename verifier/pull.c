@@ -16,6 +16,18 @@ enum pg_severity pg_pull_severity(const pg_pull *p, enum pg_check_id check)
 	return p->policy->severity[check];
 }
 
+bool pg_pull_gpg_keys(pg_gpg_keys *keys, const pg_policy *policy)
+{
+	memset(keys, 0, sizeof(*keys));
+	if (policy->keyring)
+		keys->keyring = policy->keyring;
+	else if (policy->pgpkeys)
+		keys->pgpkeys = policy->pgpkeys;
+	else
+		keys->gnupg_home = policy->gnupg_home;
+	return keys->keyring || keys->pgpkeys || keys->gnupg_home;
+}
+
 const pg_ident *pg_pull_sender(const pg_pull *p)
 {
 	return p->tag && p->tag->has_tagger ? &p->tag->tagger : NULL;
@@ -35,18 +47,16 @@ static bool verifiable(const pg_tagobj *t)
  */
 static void prefetch_tag(pg_pull *p)
 {
-	const pg_policy *pol = p->policy;
 	pg_buf tmp = PG_BUF_INIT;
+	pg_gpg_keys keys;
 
-	if ((!pol->keyring && !pol->gnupg_home) ||
+	if (!pg_pull_gpg_keys(&keys, p->policy) ||
 	    (pg_pull_severity(p, PG_CHECK_TAG_SIGNATURE) == PG_SEV_OFF &&
 	     pg_pull_severity(p, PG_CHECK_MERGETAG_SIGNATURE) == PG_SEV_OFF))
 		return;
-	if (pol->keyring && p->home && pg_buf_printf(&tmp, "%s/tmp", p->home) < 0)
+	if (!keys.gnupg_home && p->home && pg_buf_printf(&tmp, "%s/tmp", p->home) < 0)
 		goto done;
-	if (pg_gpg_prefetch_start(&p->gpg_prefetch, pol->keyring,
-				  pol->keyring ? NULL : pol->gnupg_home,
-				  tmp.len ? tmp.ptr : NULL) < 0)
+	if (pg_gpg_prefetch_start(&p->gpg_prefetch, &keys, tmp.len ? tmp.ptr : NULL) < 0)
 		goto done;
 	if (pg_pull_severity(p, PG_CHECK_TAG_SIGNATURE) != PG_SEV_OFF && verifiable(p->tag))
 		pg_gpg_prefetch_add(p->gpg_prefetch, p->tag->payload, p->tag->payload_len,

@@ -11,6 +11,7 @@
 
 typedef struct pg_upstream pg_upstream;
 typedef struct pg_pull_request pg_pull_request; /* verifier/mail.h */
+struct pg_gpg_keys;                             /* verifier/gpg.h */
 
 /*
  * Everything a check may look at.  The checks read it and add findings to
@@ -56,6 +57,13 @@ pg_commit *pg_pull_find(const pg_pull *p, const pg_oid *id);
 
 /* The policy's severity for a check. */
 enum pg_severity pg_pull_severity(const pg_pull *p, enum pg_check_id check);
+
+/*
+ * The keys the signature checks verify with, from the policy: its keyring
+ * file (where --keyring puts one, which wins), else its pgpkeys directory,
+ * else its GNUPGHOME.  false, *keys all NULL, when it names none.
+ */
+bool pg_pull_gpg_keys(struct pg_gpg_keys *keys, const pg_policy *policy);
 
 /* The sender: the tagger of the pull's tag, or NULL for a lightweight tag. */
 const pg_ident *pg_pull_sender(const pg_pull *p);

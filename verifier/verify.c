@@ -1,5 +1,6 @@
 /* verify.c - resolve the pull, load it, run each check, produce the report. */
 #include "verifier/verify.h"
+#include "verifier/gpg.h"
 #include "verifier/mail.h"
 #include "verifier/pull.h"
 #include "common/error.h"
@@ -183,6 +184,7 @@ int pg_verify(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy
 	const char *location = spec->repo;
 	const char *up = spec->upstream ? spec->upstream : policy->upstream_url;
 	const char *branch = spec->upstream ? spec->upstream_branch : policy->upstream_branch;
+	pg_gpg_keys keys;
 	size_t i;
 	bool no_commit;
 	int err;
@@ -207,7 +209,7 @@ int pg_verify(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy
 		return err;
 	}
 	p.report->max_per_check = policy->max_findings_per_check;
-	p.report->no_keyring = !policy->keyring && !policy->gnupg_home;
+	p.report->no_keyring = !pg_pull_gpg_keys(&keys, policy);
 	if (!(p.report->repo = pg_strdup(location)) || !(p.report->upstream = pg_strdup(up)) ||
 	    !(p.report->policy_sha256 = pg_strdup(policy->sha256))) {
 		err = PG_ENOMEM;

@@ -1,4 +1,4 @@
-/* test_gpg.c - unit tests for the gpgme wrapper: statuses, keys, private GNUPGHOME. */
+/* test_gpg.c - unit tests for the gpgme wrapper: statuses, keys, private GNUPGHOME, pgpkeys directories. */
 #include "tests/unit/unit.h"
 
 #include "common/buf.h"
@@ -259,22 +259,33 @@ static void test_bad_arguments(void **state)
 	assert_int_equal(count_entries(s->tmp), 0);
 }
 
-/* Tests may use the gpg CLI: fill a GNUPGHOME the way a maintainer would. */
-static void gpg_import(const char *home, const char *file)
+/* Run argv (tests may use the gpg and git CLIs), its output into out when given; it must succeed. */
+static void run_ok(char *const argv[], const char *out)
 {
-	char *argv[] = { (char *)"gpg", (char *)"--batch", (char *)"--quiet",
-			 (char *)"--homedir", (char *)home, (char *)"--import",
-			 (char *)file, NULL };
 	posix_spawn_file_actions_t fa;
 	pid_t pid;
 	int status;
 
 	assert_int_equal(posix_spawn_file_actions_init(&fa), 0);
+	if (out)
+		assert_int_equal(posix_spawn_file_actions_addopen(&fa, 1, out,
+								  O_WRONLY | O_CREAT | O_TRUNC,
+								  0644), 0);
 	assert_int_equal(posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0), 0);
-	assert_int_equal(posix_spawnp(&pid, "gpg", &fa, NULL, argv, environ), 0);
+	assert_int_equal(posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ), 0);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	posix_spawn_file_actions_destroy(&fa);
+}
+
+/* Fill a GNUPGHOME the way a maintainer would. */
+static void gpg_import(const char *home, const char *file)
+{
+	char *argv[] = { (char *)"gpg", (char *)"--batch", (char *)"--quiet",
+			 (char *)"--homedir", (char *)home, (char *)"--import",
+			 (char *)file, NULL };
+
+	run_ok(argv, NULL);
 }
 
 static void test_existing_gnupg_home_is_used_as_is(void **state)
@@ -368,8 +379,9 @@ static void test_prefetch_answers_in_the_foreground(void **state)
 	char moved[192];
 
 	snprintf(moved, sizeof(moved), "%s/keyring.moved", s->dir);
-	assert_int_equal(pg_gpg_prefetch_start(&pf, NULL, NULL, s->tmp), PG_EINVALID);
-	assert_int_equal(pg_gpg_prefetch_start(&pf, s->keyring, NULL, s->tmp), 0);
+	assert_int_equal(pg_gpg_prefetch_start(&pf, &(pg_gpg_keys){ 0 }, s->tmp), PG_EINVALID);
+	assert_int_equal(pg_gpg_prefetch_start(&pf, &(pg_gpg_keys){ .keyring = s->keyring },
+					       s->tmp), 0);
 	assert_int_equal(pg_gpg_prefetch_add(pf, TAG_V1, strlen(TAG_V1), SIG_GINA,
 					     strlen(SIG_GINA)), 0);
 	assert_int_equal(pg_gpg_prefetch_add(pf, TAG_V1, strlen(TAG_V1), SIG_OLGA,
@@ -406,6 +418,212 @@ static void test_prefetch_answers_in_the_foreground(void **state)
 	pg_gpg_prefetch_finish(NULL);
 }
 
+/* Verify sig over TAG_V1: gpg's status, by name, and the key's fingerprint when fpr is given. */
+static void expect(pg_gpg *g, const char *sig, const char *status, const char *fpr)
+{
+	pg_gpg_result r;
+
+	verify(&r, g, TAG_V1, sig);
+	assert_string_equal(pg_gpg_status_name(r.status), status);
+	if (fpr)
+		assert_string_equal(r.fingerprint, fpr);
+	pg_gpg_result_release(&r);
+}
+
+/*
+ * A pgpkeys.git-style directory at s->dir/pgpkeys, keys/ empty, with a
+ * README; home is a GNUPGHOME holding the vectors' keys to export from.
+ */
+static void make_pgpkeys(char pgpkeys[160], char home[160], const scratch *s)
+{
+	char path[256];
+
+	snprintf(pgpkeys, 160, "%s/pgpkeys", s->dir);
+	snprintf(home, 160, "%s/source-gnupg", s->dir);
+	snprintf(path, sizeof(path), "%s/gpg.conf", home);
+	assert_int_equal(mkdir(home, 0700), 0);
+	assert_int_equal(write_file(path, "no-autostart\n"), 0);
+	gpg_import(home, s->keyring);
+	snprintf(path, sizeof(path), "%s/keys", pgpkeys);
+	assert_int_equal(pg_mkdir_p(path), 0);
+	snprintf(path, sizeof(path), "%s/README", pgpkeys);
+	assert_int_equal(write_file(path, "not a key\n"), 0);
+}
+
+/* pgpkeys/keys/FPR.asc: the key as its owner exports it (Rex's with his revocation). */
+static void add_key_file(const char *pgpkeys, const char *home, const char *fpr)
+{
+	char *argv[] = { (char *)"gpg", (char *)"--batch", (char *)"--homedir", (char *)home,
+			 (char *)"--armor", (char *)"--export", (char *)fpr, NULL };
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/keys/%s.asc", pgpkeys, fpr);
+	run_ok(argv, path);
+}
+
+static void git_commit_all(const char *dir)
+{
+	char *add[] = { (char *)"git", (char *)"-C", (char *)dir, (char *)"add", (char *)".",
+			NULL };
+	char *commit[] = { (char *)"git", (char *)"-C", (char *)dir, (char *)"-c",
+			   (char *)"user.name=Keeper", (char *)"-c",
+			   (char *)"user.email=keeper@example.org", (char *)"commit", (char *)"-q",
+			   (char *)"-m", (char *)"keys", NULL };
+
+	run_ok(add, NULL);
+	run_ok(commit, NULL);
+}
+
+static pg_gpg *open_pgpkeys(const char *pgpkeys, const scratch *s)
+{
+	pg_gpg *g = NULL;
+
+	if (pg_gpg_open(&g, &(pg_gpg_keys){ .pgpkeys = pgpkeys }, s->tmp) < 0)
+		fail_msg("pgpkeys '%s': %s", pgpkeys, pg_error_last());
+	return g;
+}
+
+/* Each key file imported; what gpg says of expired and revoked keys comes through. */
+static void test_pgpkeys_directory(void **state)
+{
+	scratch *s = *state;
+	char pgpkeys[160], home[160];
+	pg_gpg *g;
+
+	make_pgpkeys(pgpkeys, home, s);
+	add_key_file(pgpkeys, home, FPR_GINA);
+	add_key_file(pgpkeys, home, FPR_OLGA);
+	add_key_file(pgpkeys, home, FPR_REX);
+	g = open_pgpkeys(pgpkeys, s);
+	expect(g, SIG_GINA, "good", FPR_GINA);
+	expect(g, SIG_OLGA, "expired-key", FPR_OLGA);
+	expect(g, SIG_REX, "revoked-key", FPR_REX);
+	/* Sid's key is in the keyring file, not in the directory */
+	expect(g, SIG_SID, "no-key", NULL);
+	pg_gpg_free(g);
+	assert_int_equal(count_entries(s->tmp), 0);
+}
+
+/* What is wrong with the directory or a key file is an error that names it. */
+static void test_pgpkeys_refused(void **state)
+{
+	scratch *s = *state;
+	char pgpkeys[160], home[160], path[256], other[256];
+	pg_gpg_keys keys = { 0 };
+	pg_gpg *g = NULL;
+
+	make_pgpkeys(pgpkeys, home, s);
+	keys.pgpkeys = pgpkeys;
+	assert_int_equal(pg_gpg_open(&g, &keys, s->tmp), PG_EINVALID);
+	assert_non_null(strstr(pg_error_last(), "holds no key file"));
+	assert_int_equal(pg_gpg_open(&g, &keys, NULL), PG_EINVALID);
+	assert_non_null(strstr(pg_error_last(), "no directory for a private GNUPGHOME"));
+	keys.keyring = s->keyring;
+	assert_int_equal(pg_gpg_open(&g, &keys, s->tmp), PG_EINVALID);
+	keys.keyring = NULL;
+	keys.pgpkeys = s->dir;
+	assert_int_equal(pg_gpg_open(&g, &keys, s->tmp), PG_ENOTFOUND);
+	assert_non_null(strstr(pg_error_last(), "has no keys/ directory"));
+	keys.pgpkeys = pgpkeys;
+
+	add_key_file(pgpkeys, home, FPR_GINA);
+	snprintf(path, sizeof(path), "%s/keys/%s.asc", pgpkeys, FPR_OLGA);
+	/* a key file whose name is not its key's */
+	snprintf(other, sizeof(other), "%s/keys/%s.asc", pgpkeys, FPR_GINA);
+	assert_int_equal(link(other, path), 0);
+	assert_int_equal(pg_gpg_open(&g, &keys, s->tmp), PG_EINVALID);
+	assert_non_null(strstr(pg_error_last(), path));
+	assert_non_null(strstr(pg_error_last(), "gives gpg no usable key"));
+	assert_int_equal(unlink(path), 0);
+	/* a damaged one: the armor cut short */
+	assert_int_equal(write_file(path, "-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nmDMEZ\n"), 0);
+	assert_int_equal(pg_gpg_open(&g, &keys, s->tmp), PG_EINVALID);
+	assert_non_null(strstr(pg_error_last(), path));
+	assert_int_equal(unlink(path), 0);
+	/* neither waited on nor followed */
+	assert_int_equal(mkfifo(path, 0644), 0);
+	assert_int_equal(pg_gpg_open(&g, &keys, s->tmp), PG_EINVALID);
+	assert_non_null(strstr(pg_error_last(), "is a FIFO, not a regular file"));
+	assert_non_null(strstr(pg_error_last(), path));
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(symlink(s->keyring, path), 0);
+	assert_int_equal(pg_gpg_open(&g, &keys, s->tmp), PG_EINVALID);
+	assert_non_null(strstr(pg_error_last(), "is a symbolic link, not a regular file"));
+	assert_int_equal(unlink(path), 0);
+	assert_null(g);
+	/* nothing is left behind by the failures */
+	assert_int_equal(count_entries(s->tmp), 0);
+}
+
+/*
+ * A cache keeps the imported keys while the directory's identity stands:
+ * in a git checkout its HEAD commit, so a key file added and committed is
+ * imported by the next verifier, and one only added is not.
+ */
+static void test_cache_sees_a_new_pgpkeys_commit(void **state)
+{
+	scratch *s = *state;
+	char pgpkeys[160], home[160];
+	char *init[] = { (char *)"git", (char *)"init", (char *)"-q", pgpkeys, NULL };
+	pg_gpg_cache *c = NULL;
+	pg_gpg *g;
+
+	make_pgpkeys(pgpkeys, home, s);
+	run_ok(init, NULL);
+	add_key_file(pgpkeys, home, FPR_GINA);
+	git_commit_all(pgpkeys);
+
+	assert_int_equal(pg_gpg_cache_new(&c), 0);
+	pg_gpg_cache_use(c);
+	g = open_pgpkeys(pgpkeys, s);
+	expect(g, SIG_OLGA, "no-key", NULL);
+	pg_gpg_free(g);
+	assert_int_equal(count_entries(s->tmp), 1);
+
+	/* a file added but not committed: the same commit, the same keys */
+	add_key_file(pgpkeys, home, FPR_OLGA);
+	g = open_pgpkeys(pgpkeys, s);
+	expect(g, SIG_OLGA, "no-key", NULL);
+	pg_gpg_free(g);
+
+	/* committed: another commit, the keys imported afresh */
+	git_commit_all(pgpkeys);
+	g = open_pgpkeys(pgpkeys, s);
+	assert_int_equal(count_entries(s->tmp), 1);
+	expect(g, SIG_OLGA, "expired-key", NULL);
+	expect(g, SIG_GINA, "good", NULL);
+	pg_gpg_free(g);
+
+	pg_gpg_cache_use(NULL);
+	pg_gpg_cache_free(c);
+	assert_int_equal(count_entries(s->tmp), 0);
+}
+
+/* Outside git, the key files' names, sizes and times say whether the set changed. */
+static void test_cache_sees_a_new_pgpkeys_file(void **state)
+{
+	scratch *s = *state;
+	char pgpkeys[160], home[160];
+	pg_gpg_cache *c = NULL;
+	pg_gpg *g;
+
+	make_pgpkeys(pgpkeys, home, s);
+	add_key_file(pgpkeys, home, FPR_GINA);
+	assert_int_equal(pg_gpg_cache_new(&c), 0);
+	pg_gpg_cache_use(c);
+	g = open_pgpkeys(pgpkeys, s);
+	expect(g, SIG_SID, "no-key", NULL);
+	pg_gpg_free(g);
+
+	add_key_file(pgpkeys, home, FPR_SID);
+	g = open_pgpkeys(pgpkeys, s);
+	expect(g, SIG_SID, "expired-sig", NULL);
+	pg_gpg_free(g);
+	assert_int_equal(count_entries(s->tmp), 1);
+	pg_gpg_cache_use(NULL);
+	pg_gpg_cache_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -420,6 +638,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cache_keeps_the_imported_keyring, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_prefetch_answers_in_the_foreground, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_pgpkeys_directory, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pgpkeys_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cache_sees_a_new_pgpkeys_commit, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_cache_sees_a_new_pgpkeys_file, setup,
 						teardown),
 	};
 
