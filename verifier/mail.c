@@ -185,8 +185,43 @@ static int pick_message(const char **m, size_t *mlen, enum picked *picked, pg_bu
 	return 0;
 }
 
-static int mail_text(pg_buf *text, pg_buf *subject, enum picked *picked, const char *data,
-		     size_t len)
+/*
+ * The first header field called name (any case) of message m, appended to
+ * out: its continuation lines joined by one space, whitespace runs
+ * squeezed, trimmed.  1 when found, 0 when m has no such field.
+ */
+static int field(pg_buf *out, const char *m, size_t mlen, const char *name)
+{
+	cursor c = { m, m + mlen };
+	const char *l;
+	size_t n, fn, start = out->len;
+	bool in_field = false, found = false;
+	int err;
+
+	while (next_line(&c, &l, &n) && !pg_str_is_blank(l, n, PG_STR_SPACES)) {
+		if (*l == ' ' || *l == '\t') {
+			/* a value that starts on the next line ("Message-ID:\n <id>") gets no blank first */
+			if (in_field && ((out->len > start && (err = pg_buf_putc(out, ' ')) < 0) ||
+					 (err = pg_mail_squeeze(out, l, n)) < 0))
+				return err;
+			continue;
+		}
+		if (found || !(fn = pg_mail_field_name_len(l, n)))
+			break;
+		in_field = equals_ci(l, fn, name);
+		if (in_field) {
+			found = true;
+			start = out->len;
+			if ((err = pg_mail_squeeze(out, l + fn + 1, n - fn - 1)) < 0)
+				return err;
+		}
+	}
+	return found;
+}
+
+/* The picked message's text and subject, and its Message-Id when msgid is not NULL (empty: none). */
+static int mail_text(pg_buf *text, pg_buf *subject, pg_buf *msgid, enum picked *picked,
+		     const char *data, size_t len)
 {
 	pg_buf lf = PG_BUF_INIT, msg = PG_BUF_INIT;
 	const char *m;
@@ -197,8 +232,10 @@ static int mail_text(pg_buf *text, pg_buf *subject, enum picked *picked, const c
 	pg_buf_init(&msg, PG_MAIL_MAX);
 	if (len > PG_MAIL_MAX)
 		err = pg_error_set(PG_ETOOBIG, "mail exceeds %zu MiB", PG_MAIL_MAX >> 20);
-	else if ((err = pick_message(&m, &mlen, picked, &lf, &msg, data, len)) == 0)
-		err = pg_mail_message_text(text, subject, m, mlen);
+	else if ((err = pick_message(&m, &mlen, picked, &lf, &msg, data, len)) == 0 &&
+		 (err = pg_mail_message_text(text, subject, m, mlen)) == 0 && msgid &&
+		 (err = field(msgid, m, mlen, "Message-Id")) > 0)
+		err = 0;
 	pg_buf_release(&lf);
 	pg_buf_release(&msg);
 	return err;
@@ -208,20 +245,20 @@ int pg_mail_text(pg_buf *text, pg_buf *subject, const char *data, size_t len)
 {
 	enum picked picked;
 
-	return mail_text(text, subject, &picked, data, len);
+	return mail_text(text, subject, NULL, &picked, data, len);
 }
 
 int pg_mail_parse(pg_pull_request **out, const char *data, size_t len)
 {
 	pg_pull_request *pr = NULL;
-	pg_buf text = PG_BUF_INIT, subject = PG_BUF_INIT;
+	pg_buf text = PG_BUF_INIT, subject = PG_BUF_INIT, msgid = PG_BUF_INIT;
 	enum picked picked;
 	int err;
 
 	*out = NULL;
 	pg_buf_init(&text, PG_MAIL_MAX);
 	pg_buf_init(&subject, PG_MAIL_MAX);
-	if ((err = mail_text(&text, &subject, &picked, data, len)) < 0)
+	if ((err = mail_text(&text, &subject, &msgid, &picked, data, len)) < 0)
 		goto done;
 	if (picked == PICKED_NO_REQUEST) {
 		/* say so, rather than why its first message is not one */
@@ -239,12 +276,17 @@ int pg_mail_parse(pg_pull_request **out, const char *data, size_t len)
 			goto done;
 		}
 	}
+	if (msgid.len && !(pr->message_id = pg_buf_detach(&msgid))) {
+		err = PG_ENOMEM;
+		goto done;
+	}
 	*out = pr;
 	pr = NULL;
 done:
 	pg_pull_request_free(pr);
 	pg_buf_release(&text);
 	pg_buf_release(&subject);
+	pg_buf_release(&msgid);
 	return err;
 }
 
@@ -285,43 +327,20 @@ done:
 int pg_mail_header(pg_buf *out, const char *data, size_t len, const char *name)
 {
 	pg_buf lf = PG_BUF_INIT, msg = PG_BUF_INIT;
-	cursor c;
-	const char *m, *l;
-	size_t mlen, n, fn;
-	bool in_field = false, found = false;
+	const char *m;
+	size_t mlen;
 	enum picked picked;
 	int err;
 
 	pg_buf_init(&lf, PG_MAIL_MAX);
 	pg_buf_init(&msg, PG_MAIL_MAX);
-	if (len > PG_MAIL_MAX) {
+	if (len > PG_MAIL_MAX)
 		err = pg_error_set(PG_ETOOBIG, "mail exceeds %zu MiB", PG_MAIL_MAX >> 20);
-		goto done;
-	}
-	if ((err = pick_message(&m, &mlen, &picked, &lf, &msg, data, len)) < 0)
-		goto done;
-	/* the first field called name, its continuation lines joined by one space */
-	c.p = m;
-	c.end = m + mlen;
-	while (next_line(&c, &l, &n) && !pg_str_is_blank(l, n, PG_STR_SPACES)) {
-		if (*l == ' ' || *l == '\t') {
-			if (in_field && ((err = pg_buf_putc(out, ' ')) < 0 ||
-					 (err = pg_mail_squeeze(out, l, n)) < 0))
-				goto done;
-			continue;
-		}
-		if (found || !(fn = pg_mail_field_name_len(l, n)))
-			break;
-		in_field = equals_ci(l, fn, name);
-		if (in_field) {
-			found = true;
-			if ((err = pg_mail_squeeze(out, l + fn + 1, n - fn - 1)) < 0)
-				goto done;
-		}
-	}
-	if (!found)
+	else if ((err = pick_message(&m, &mlen, &picked, &lf, &msg, data, len)) == 0 &&
+		 (err = field(out, m, mlen, name)) == 0)
 		err = pg_error_set(PG_ENOTFOUND, "the mail has no %s header", name);
-done:
+	else if (err > 0)
+		err = 0;
 	pg_buf_release(&lf);
 	pg_buf_release(&msg);
 	return err;

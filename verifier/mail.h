@@ -34,6 +34,8 @@ typedef struct pg_pr_file {
 
 struct pg_pull_request {
 	char *subject;        /* the decoded Subject header; NULL for a bare body */
+	char *message_id;     /* the Message-Id header as written (squeezed, unchecked:
+				 pg_mail_link checks it); NULL when there is none */
 	bool git_pull;        /* the subject follows the "[GIT PULL]" convention */
 
 	pg_oid base;          /* "The following changes since commit <base>:" */
@@ -90,6 +92,31 @@ int pg_mail_text(pg_buf *text, pg_buf *subject, const char *data, size_t len);
  * message has no such field.
  */
 int pg_mail_header(pg_buf *out, const char *data, size_t len, const char *name);
+
+/* Where a pull mail's thread is linked by default: lore.kernel.org, which archives the lists. */
+#define PG_MAIL_LINK_BASE "https://lore.kernel.org/r/"
+/* The longest Message-Id made a link (RFC 5322's line limit). */
+#define PG_MAIL_MSGID_MAX 998
+
+/*
+ * The link to the thread of the message whose Message-Id is message_id
+ * (the field's value: "<left@right>"): base (NULL: PG_MAIL_LINK_BASE),
+ * then the id without its angle brackets, percent-encoded as public-inbox
+ * encodes one (all but letters, digits and -._~!$&'()*+,;=:@).  1 with the
+ * link appended; 0, nothing appended, when message_id is NULL or not one
+ * msg-id: nothing but printable ASCII between one '<' and one '>' (no
+ * blank, control character, bracket or byte past 126), an '@' with
+ * something either side, at most PG_MAIL_MSGID_MAX bytes.  A Message-Id
+ * anyone can write never breaks the line or the URL it goes in.
+ */
+int pg_mail_link(pg_buf *out, const char *base, const char *message_id);
+
+/*
+ * pg_mail_link of the Message-Id of the message pg_mail_parse would pick
+ * in data: 1 with the link appended, 0 when it has none or none that
+ * makes a link; negative when the mail cannot be read (too big).
+ */
+int pg_mail_thread_link(pg_buf *out, const char *base, const char *data, size_t len);
 
 /* Decoders, appending to out.  Invalid base64 is PG_EINVALID; bad QP escapes stay literal. */
 int pg_mail_decode_qp(pg_buf *out, const char *s, size_t len);

@@ -28,6 +28,7 @@ void pg_pull_request_free(pg_pull_request *pr)
 	free(pr->shortlog);
 	free(pr->files);
 	free(pr->subject);
+	free(pr->message_id);
 	free(pr->base_line);
 	free(pr->url);
 	free(pr->ref);

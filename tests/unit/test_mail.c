@@ -643,6 +643,92 @@ static void test_mbox_thread(void **state)
 	pg_buf_release(&m);
 }
 
+/*
+ * The request's Message-Id, as written (folded lines joined), and the
+ * link to its thread: of an mbox, the request's, not another message's.
+ */
+static void test_message_id_and_link(void **state)
+{
+	char *m = mail("From: Kees Cook <kees@kernel.org>\nMessage-ID:\n <20250601.fix1@keescook>\n"
+		       "Subject: [GIT PULL] fixes\n", REQUEST);
+	pg_pull_request *pr = NULL;
+	pg_buf mbox = PG_BUF_INIT, link = PG_BUF_INIT;
+
+	(void)state;
+	assert_int_equal(pg_mail_parse(&pr, m, strlen(m)), 0);
+	assert_string_equal(pr->message_id, "<20250601.fix1@keescook>");
+	pg_pull_request_free(pr);
+	assert_int_equal(pg_mail_thread_link(&link, NULL, m, strlen(m)), 1);
+	assert_string_equal(link.ptr, "https://lore.kernel.org/r/20250601.fix1@keescook");
+
+	assert_int_equal(pg_buf_printf(&mbox,
+		"From a@b x\nMessage-Id: <patch@b>\nSubject: [PATCH] x\n\npatch\n\n"
+		"From a@b x\nMessage-Id: <pull@b>\nSubject: [GIT PULL] fixes\n\n%s\n"
+		"From a@b x\nMessage-Id: <reply@b>\nSubject: Re: [GIT PULL] fixes\n\nthanks\n",
+		REQUEST), 0);
+	assert_int_equal(pg_mail_parse(&pr, mbox.ptr, mbox.len), 0);
+	assert_string_equal(pr->message_id, "<pull@b>");
+	pg_pull_request_free(pr);
+	pg_buf_clear(&link);
+	assert_int_equal(pg_mail_thread_link(&link, "https://lists.example/", mbox.ptr, mbox.len), 1);
+	assert_string_equal(link.ptr, "https://lists.example/pull@b");
+
+	/* a bare request-pull text has no Message-Id, and no link */
+	assert_int_equal(pg_mail_parse(&pr, REQUEST, strlen(REQUEST)), 0);
+	assert_null(pr->message_id);
+	pg_pull_request_free(pr);
+	pg_buf_clear(&link);
+	assert_int_equal(pg_mail_thread_link(&link, NULL, REQUEST, strlen(REQUEST)), 0);
+	assert_int_equal(link.len, 0);
+	pg_buf_release(&mbox);
+	pg_buf_release(&link);
+	free(m);
+}
+
+/* A Message-Id is percent-encoded as public-inbox encodes one; one that is not a msg-id gives no link. */
+static void test_link_encoding_and_refusals(void **state)
+{
+	static const char *const bad[] = {
+		"20250601.fix1@keescook", "<>", "<@b>", "<a@>", "<ab>", "<a b@c>", "<a\t@b>",
+		"<a\r@b>", "<a\n@b>", "<a@b>\nSigned-off-by: x <x@y>", "<a@b><c@d>", "<<a@b>>",
+		"<a\001@b>", "<a\177@b>", "<\303\251@b>", "", " <a@b>",
+	};
+	pg_buf link = PG_BUF_INIT, big = PG_BUF_INIT;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(pg_mail_link(&link, NULL, "<a/b?c#d%e\"f[g]\\h^i`j{k|l}@x.y>"), 1);
+	assert_string_equal(link.ptr, "https://lore.kernel.org/r/"
+			    "a%2Fb%3Fc%23d%25e%22f%5Bg%5D%5Ch%5Ei%60j%7Bk%7Cl%7D@x.y");
+	pg_buf_clear(&link);
+	assert_int_equal(pg_mail_link(&link, "", "<x+y=z!$&'()*,;:~-_.@host>"), 1);
+	assert_string_equal(link.ptr, "x+y=z!$&'()*,;:~-_.@host");
+	for (i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		pg_buf_clear(&link);
+		assert_int_equal(pg_mail_link(&link, NULL, bad[i]), 0);
+		assert_int_equal(link.len, 0);
+	}
+	assert_int_equal(pg_mail_link(&link, NULL, NULL), 0);
+	/* as long as a mail's line may be, then one byte longer */
+	assert_int_equal(pg_buf_putc(&big, '<'), 0);
+	for (i = 0; i < PG_MAIL_MSGID_MAX - 4; i++)
+		assert_int_equal(pg_buf_putc(&big, 'a'), 0);
+	assert_int_equal(pg_buf_puts(&big, "@b>"), 0);
+	assert_int_equal(big.len, PG_MAIL_MSGID_MAX);
+	assert_int_equal(pg_mail_link(&link, "", big.ptr), 1);
+	assert_int_equal(link.len, PG_MAIL_MSGID_MAX - 2);
+	pg_buf_clear(&big);
+	pg_buf_clear(&link);
+	assert_int_equal(pg_buf_putc(&big, '<'), 0);
+	for (i = 0; i < PG_MAIL_MSGID_MAX - 3; i++)
+		assert_int_equal(pg_buf_putc(&big, 'a'), 0);
+	assert_int_equal(pg_buf_puts(&big, "@b>"), 0);
+	assert_int_equal(pg_mail_link(&link, NULL, big.ptr), 0);
+	assert_int_equal(link.len, 0);
+	pg_buf_release(&link);
+	pg_buf_release(&big);
+}
+
 static void test_size_cap(void **state)
 {
 	size_t len = PG_MAIL_MAX + 1;
@@ -743,6 +829,8 @@ int main(void)
 		cmocka_unit_test(test_format_flowed),
 		cmocka_unit_test(test_mbox),
 		cmocka_unit_test(test_mbox_thread),
+		cmocka_unit_test(test_message_id_and_link),
+		cmocka_unit_test(test_link_encoding_and_refusals),
 		cmocka_unit_test(test_size_cap),
 		cmocka_unit_test(test_too_many_entries),
 		cmocka_unit_test(test_garbage_never_crashes),
