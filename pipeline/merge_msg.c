@@ -1,5 +1,6 @@
 /* merge_msg.c - the merge commit message, in the style of the kernel's pull merges. */
 #include "pipeline/tree.h"
+#include "verifier/mail.h"
 
 /* git's fmt-merge-msg stops listing after this many, with "..." */
 #define SHORTLOG_MAX 50
@@ -11,9 +12,27 @@ static const char *skip_blank_lines(const char *p, const char *end)
 	return p;
 }
 
-int pg_merge_message(pg_buf *out, const char *tag_name, const char *url, const pg_tagobj *tag,
+/*
+ * The trailer naming the pull mail, last, after a blank line: git reads
+ * the message's last paragraph as its trailers, and the kernel's merges
+ * of a mailed pull end in their Link: (and Signed-off-by:) lines.
+ */
+static int link_trailer(pg_buf *out, const char *message_id)
+{
+	pg_buf line = PG_BUF_INIT;
+	int err;
+
+	if ((err = pg_buf_puts(&line, "\nLink: ")) == 0 &&
+	    (err = pg_mail_link(&line, NULL, message_id)) == 1)
+		err = pg_buf_printf(out, "%s\n", line.ptr);
+	pg_buf_release(&line);
+	return err < 0 ? err : 0;
+}
+
+int pg_merge_message(pg_buf *out, const pg_merge_opts *opts, const pg_tagobj *tag,
 		     const char *const *subjects, size_t nsubjects)
 {
+	const char *tag_name = opts->tag_name, *url = opts->url;
 	const char *msg = tag ? tag->message : "", *end = msg + (tag ? tag->message_len : 0);
 	const char *title_end, *rest;
 	size_t i;
@@ -57,7 +76,7 @@ int pg_merge_message(pg_buf *out, const char *tag_name, const char *url, const p
 	for (i = 0; i < nsubjects && i < SHORTLOG_MAX; i++)
 		if ((err = pg_buf_printf(out, "  %s\n", subjects[i])) < 0)
 			return err;
-	if (nsubjects > SHORTLOG_MAX)
-		return pg_buf_puts(out, "  ...\n");
-	return 0;
+	if (nsubjects > SHORTLOG_MAX && (err = pg_buf_puts(out, "  ...\n")) < 0)
+		return err;
+	return link_trailer(out, opts->message_id);
 }

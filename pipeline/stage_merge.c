@@ -2,6 +2,7 @@
 #include "pipeline/stage.h"
 #include "common/error.h"
 #include "common/fs.h"
+#include "verifier/mail.h"
 
 /* The merge's message is the stage's log: the dashboard's merge preview. */
 static int passed(pg_run *g, pg_stage *st, const pg_merge_result *m)
@@ -102,6 +103,8 @@ int pg_stage_merge(pg_run *g, pg_stage *st)
 		goto done;
 	mo.tag_name = strncmp(r->tag, "refs/tags/", 10) ? r->tag : r->tag + 10;
 	mo.url = g->spec->name ? g->spec->name : g->spec->repo;
+	/* the pull mail, as the merge's Link: trailer, when the pull came by one */
+	mo.message_id = g->spec->request ? g->spec->request->message_id : NULL;
 	/* the maintainer's identity: the service's, else the policy's, else pullgate's own */
 	mo.name = g->o->settings.merge_name;
 	mo.email = g->o->settings.merge_email;

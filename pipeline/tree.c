@@ -388,7 +388,7 @@ int pg_tree_merge(pg_merge_result *out, pg_tree *t, const pg_oid *base, const pg
 		goto done;
 	pg_buf_rtrim(&tagtext); /* libgit2 ends the header with the newline itself */
 	if ((err = pg_repo_walk_subjects(&subjects, &nsubjects, t->repo, &parents[1], base)) < 0 ||
-	    (err = pg_merge_message(&out->message, opts->tag_name, opts->url, parsed,
+	    (err = pg_merge_message(&out->message, opts, parsed,
 				    (const char *const *)subjects, nsubjects)) < 0)
 		goto done;
 	memset(&c, 0, sizeof(c));

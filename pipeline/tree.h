@@ -85,6 +85,8 @@ int pg_tree_drop_refs(pg_tree *t, const char *prefix);
 typedef struct pg_merge_opts {
 	const char *tag_name;   /* short name, for the message */
 	const char *url;        /* where it was pulled from, for the message */
+	const char *message_id; /* the pull mail's Message-Id as it came, for the message's
+				   Link: trailer (pg_mail_link); NULL: no mail, no Link */
 	const char *name;       /* author and committer of the merge */
 	const char *email;
 	int64_t time;           /* 0: now */
@@ -181,11 +183,15 @@ int pg_tree_can_advance(pg_tree *t);
 int pg_tree_advance(pg_tree *t, const pg_oid *expected, const pg_oid *next, const char *reason);
 
 /*
- * The merge message: "Merge tag 'T' of URL", a "Pull ... from ...:"
- * paragraph, the rest of the tag message, and "* tag 'T' of URL:" with the
- * subjects of the merged commits, newest first.
+ * The merge message of opts->tag_name from opts->url: "Merge tag 'T' of
+ * URL", a "Pull ... from ...:" paragraph, the rest of the tag message,
+ * "* tag 'T' of URL:" with the subjects of the merged commits, newest
+ * first; then, as the kernel's merges of a mailed pull end, a trailer
+ * "Link: https://lore.kernel.org/r/<id>" naming the pull mail, when
+ * opts->message_id makes a link (pg_mail_link: one that does not is left
+ * out, never written in part).
  */
-int pg_merge_message(pg_buf *out, const char *tag_name, const char *url, const pg_tagobj *tag,
+int pg_merge_message(pg_buf *out, const pg_merge_opts *opts, const pg_tagobj *tag,
 		     const char *const *subjects, size_t nsubjects);
 
 #endif
