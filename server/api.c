@@ -5,6 +5,7 @@
 #include "common/json.h"
 #include "common/testpoint.h"
 #include "server/clock.h"
+#include "verifier/mail.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -145,6 +146,7 @@ int pg_api_pull(pg_req *rq, pg_resp *rs)
 	pg_job_list q = { 0 };
 	pg_job *j = NULL;
 	pg_json_writer *w = NULL;
+	pg_buf lore = PG_BUF_INIT;
 	size_t i;
 	int err;
 
@@ -153,6 +155,12 @@ int pg_api_pull(pg_req *rq, pg_resp *rs)
 	if ((err = pg_server_queue(&q, rq->srv)) < 0 || (err = pg_json_writer_new(&w)) < 0)
 		goto done;
 	job_fields(w, j);
+	/* a mail that makes no link is no reason to fail the pull's answer */
+	if (j->mail && pg_mail_thread_link(&lore, NULL, j->mail, j->mail_len) < 0) {
+		pg_error_clear();
+		pg_buf_clear(&lore);
+	}
+	pg_json_put_str(w, "lore_url", lore.len ? lore.ptr : NULL);
 	conflicted_by(w, &q, j->id);
 	pg_json_open_array(w, "stages");
 	for (i = 0; i < j->nstages; i++) {
@@ -182,6 +190,7 @@ done:
 	pg_json_writer_free(w);
 	pg_job_list_release(&q);
 	pg_job_free(j);
+	pg_buf_release(&lore);
 	return err;
 }
 

@@ -6,6 +6,7 @@
 #include "pipeline/ktap.h"
 #include "policies/policy.h"
 #include "server/config.h"
+#include "verifier/mail.h"
 
 #define MERGE_MSG_MAX ((size_t)64 << 10)
 #define CONSOLE_MAX ((size_t)16 << 20)
@@ -199,6 +200,22 @@ done:
 	pg_buf_release(&ghome);
 }
 
+/*
+ * A fact after how the pull came in: the pull mail's thread on lore, its
+ * URL shown whole (the reader sees where it goes); nothing when the mail's
+ * Message-Id makes no link.  The <dd> is closed by the next fact.
+ */
+static void lore_link(pg_buf *out, const pg_job *j)
+{
+	pg_buf url = PG_BUF_INIT;
+
+	if (j->mail && pg_mail_thread_link(&url, NULL, j->mail, j->mail_len) == 1)
+		pg_dash_html(out, "</dd><dt>thread</dt><dd><a id=\"lore\" href=\"%s\" "
+			     "rel=\"noreferrer\">%s</a>", url.ptr, url.ptr);
+	pg_error_clear();
+	pg_buf_release(&url);
+}
+
 /* The states of the pulls in the merge window (server/store.h, pg_store_queue). */
 static bool in_window(enum pg_job_state st)
 {
@@ -287,6 +304,7 @@ int pg_page_pull(pg_req *rq, pg_resp *rs)
 		     j->kind == PG_JOB_MAIL ? "pull-request mail" : "push record");
 	if (j->sender)
 		pg_dash_html(out, " from %s", j->sender);
+	lore_link(out, j);
 	pg_dash_html(out, "</dd><dt>verdict</dt><dd id=\"verdict\">%s",
 		     j->has_verdict ? pg_job_verdict_name(j->verdict) : "not yet");
 	pg_buf_printf(out, " (%d errors, %d warnings)</dd><dt>commits</dt><dd>%d (%d merges)</dd>"

@@ -4,7 +4,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
-plan 52
+plan 59
 serve_setup
 serve_start
 T1=hardening-v6.16-rc1-fix1
@@ -47,11 +47,16 @@ is "$(printf '%s' "$out" | jq -r '[.stages[] | "\(.name):\(.status)"] | join(" "
 	"verify:passed merge:passed build:passed boot:passed approve:waiting" "every stage is recorded"
 is "$(printf '%s' "$out" | jq -r '"\(.kind) \(.tag) \(.errors)"')" "mail refs/tags/$T2 0" \
 	"the job came from the mail, for the tag it names, with no errors"
+LORE=https://lore.kernel.org/r/202506010930.fix1@keescook
+is "$(printf '%s' "$out" | jq -r .lore_url)" "$LORE" "the API links the pull to its mail's thread on lore"
 MERGE=$(printf '%s' "$out" | jq -r .merge_commit)
 is "$(git --git-dir="$TREE" rev-parse master)" "$BASE" "the integration branch has not moved yet"
 get "$URL/pulls/$ID2"
 like "$out" "<pre class=\"merge-message\">Merge tag &#39;hardening-v6.16-rc1-fix1-take2&#39; of $KEES_GIT_URL\$" \
 	"the page previews the merge commit's message, naming the URL the mail gave (not the mirror)"
+like "$out" "^Link: $LORE\$" "which ends in a Link: to the mail's thread"
+like "$out" "<dt>thread</dt><dd><a id=\"lore\" href=\"$LORE\" rel=\"noreferrer\">$LORE</a></dd>" \
+	"the page links the pull to its thread on lore"
 like "$out" '<tr class="ktap-pass"><td>pullgate.randstruct_reorders</td><td>pass</td>' \
 	"and lists the KUnit results"
 like "$out" '<div id="status" hidden><progress id="status-bar" max="1"></progress>' \
@@ -85,6 +90,8 @@ is "$(jq -r .state "$SCRATCH/.r")" approved "the pull is approved"
 is "$(git --git-dir="$TREE" rev-parse master)" "$MERGE" "the integration branch moved to the tested merge"
 is "$(git --git-dir="$TREE" cat-file -p master | sed -n 's/^mergetag object //p')" \
 	"$(git --git-dir="$KREPO" rev-parse "$T2^{commit}")" "which carries the tag in a mergetag header"
+is "$(git --git-dir="$TREE" log -1 --format='%(trailers:key=Link,valueonly)' master)" "$LORE" \
+	"and names the pull mail in its Link: trailer"
 get "$URL/api/pulls/$ID2"
 is "$(printf '%s' "$out" | jq -r '.decisions[-1] | "\(.user) \(.action)"')" "maintainer approve" \
 	"the store records who approved"
@@ -138,6 +145,10 @@ hook push "$SCRATCH/again.json" take2-again
 IDA=$(printf '%s' "$out" | jq -r '.jobs[0]')
 is "$(wait_state "$IDA" waiting rejected error approved passed)" waiting \
 	"take two pushed again on the old base waits for the maintainer"
+get "$URL/api/pulls/$IDA"
+is "$(printf '%s' "$out" | jq -r .lore_url)" null "a pull pushed, not mailed, has no lore link"
+get "$URL/pulls/$IDA"
+unlike "$out" 'id="lore"' "nor a thread on its page"
 code=$(curl -s -b "$SCRATCH/jar" -o "$SCRATCH/.r" -w '%{http_code}' -X POST \
 	-H "X-CSRF-Token: $CSRF" -H "Origin: $URL" "$URL/api/pulls/$IDA/reject")
 is "$code" 200 "the maintainer rejects it"
@@ -146,6 +157,14 @@ is "$(git --git-dir="$TREE" rev-parse master)" "$BASE" "and the integration bran
 get "$URL/api/pulls/$IDA"
 is "$(printf '%s' "$out" | jq -r '.decisions[-1] | "\(.user) \(.action)"')" "maintainer reject" \
 	"the store records who rejected it"
+
+# --- a Message-Id's characters a URL keeps are escaped in the page ------------------------------
+sed "s|^Message-ID: .*|Message-ID: <pull\\&1'\\\"x@b>|" "$SCRATCH/take2.mail" >"$SCRATCH/quote.mail"
+hook pull-request "$SCRATCH/quote.mail" take2-quote
+IDQ=$(printf '%s' "$out" | jq -r '.jobs[0]')
+get "$URL/pulls/$IDQ"
+like "$out" '<a id="lore" href="https://lore.kernel.org/r/pull&amp;1&#39;%22x@b" rel="noreferrer">https://lore.kernel.org/r/pull&amp;1&#39;%22x@b</a>' \
+	"a Message-Id's & and ' are escaped in the link and its text, its quote percent-encoded"
 
 serve_stop
 is "$SERVE_RC" 0 "the server stops cleanly on SIGTERM"
