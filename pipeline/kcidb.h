@@ -1,0 +1,41 @@
+/* kcidb.h - a gate run's checkout, build and tests as one KCIDB I/O schema v5 document (docs/kcidb.md). */
+#ifndef PG_KCIDB_H
+#define PG_KCIDB_H
+
+#include "common/buf.h"
+#include "report/report.h"
+
+/* The schema version written: 5.0, which every receiver of a v5.x schema accepts. */
+#define PG_KCIDB_MAJOR 5
+#define PG_KCIDB_MINOR 0
+
+#define PG_KCIDB_ORIGIN_DEFAULT "pullgate"
+#define PG_KCIDB_ORIGIN_MAX 64
+
+typedef struct pg_kcidb_opts {
+	const char *origin;   /* the submitting CI system; NULL: PG_KCIDB_ORIGIN_DEFAULT */
+	const char *repo_url; /* the pull's repository as announced; sent only when it is
+				 an https:// or git:// URL, which KCIDB requires */
+	const char *branch;   /* the integration branch the pull was merged for, or NULL */
+	const char *subject;  /* the pull-request mail's subject, or NULL */
+} pg_kcidb_opts;
+
+/*
+ * Whether origin is a KCIDB origin name: one or more of a-z, 0-9 and '_'
+ * (the schema's pattern), at most PG_KCIDB_ORIGIN_MAX bytes.
+ */
+bool pg_kcidb_origin_valid(const char *origin);
+
+/*
+ * Append r as a KCIDB document: one checkout (the pull's commit at its
+ * repository, valid once the merge stage decided), a build when the build
+ * stage ran, and, when the boot stage ran, a test "boot" and one test per
+ * KTAP leaf case read from the boot's console (its provenance log), with
+ * path "suite.case": every name reduced to the schema's characters (the
+ * name as printed kept in misc).  Nothing is null; what is not known is
+ * left out.  A console that cannot be read leaves only the boot's test.
+ * PG_EINVALID for an origin pg_kcidb_origin_valid refuses; PG_ENOMEM.
+ */
+int pg_kcidb_format(pg_buf *out, const pg_report *r, const pg_kcidb_opts *o);
+
+#endif
