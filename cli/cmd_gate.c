@@ -5,10 +5,14 @@
 #include "cli/term.h"
 #include "common/buf.h"
 #include "common/error.h"
+#include "common/fs.h"
 #include "pipeline/gate.h"
+#include "pipeline/kcidb.h"
 #include "pipeline/queue.h"
 #include "repo/repo.h"
+#include "verifier/mail.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 
@@ -29,6 +33,8 @@ enum {
 	OPT_MERGE_EMAIL,
 	OPT_EXPECT_TAG,
 	OPT_ONTO,
+	OPT_KCIDB,
+	OPT_KCIDB_ORIGIN,
 };
 
 static const struct option options[] = {
@@ -49,6 +55,8 @@ static const struct option options[] = {
 	{ "merge-email", required_argument, NULL, OPT_MERGE_EMAIL },
 	{ "expect-tag", required_argument, NULL, OPT_EXPECT_TAG },
 	{ "onto", required_argument, NULL, OPT_ONTO },
+	{ "kcidb", required_argument, NULL, OPT_KCIDB },
+	{ "kcidb-origin", required_argument, NULL, OPT_KCIDB_ORIGIN },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -83,7 +91,29 @@ struct gate_args {
 	bool stages_given; /* --stages */
 	pg_oid expect; /* --expect-tag */
 	pg_oid onto; /* --onto */
+	const char *kcidb; /* --kcidb FILE: the run as a KCIDB document */
+	const char *kcidb_origin; /* --kcidb-origin */
 };
+
+/*
+ * --kcidb FILE must be a file that can be written whole: in a directory
+ * that exists, and not itself a directory or anything else but a file.
+ */
+static bool kcidb_path_ok(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+	char *dir;
+	bool ok;
+
+	if (!*path || path[strlen(path) - 1] == '/' ||
+	    (stat(path, &st) == 0 && !S_ISREG(st.st_mode)))
+		return false;
+	dir = !slash ? pg_strdup(".") : pg_strndup(path, slash == path ? 1 : (size_t)(slash - path));
+	ok = dir && stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+	free(dir);
+	return ok;
+}
 
 static int gate_option(void *ctx, int c, const char *arg)
 {
@@ -140,6 +170,18 @@ static int gate_option(void *ctx, int c, const char *arg)
 			return cli_usage("gate", "--onto wants the commit's 40 hex digits, not '%s'",
 					 arg);
 		g->go->onto = &g->onto;
+		return 0;
+	case OPT_KCIDB:
+		if (!kcidb_path_ok(arg))
+			return cli_usage("gate", "--kcidb wants a file in a directory that exists, "
+					 "not '%s'", arg);
+		g->kcidb = arg;
+		return 0;
+	case OPT_KCIDB_ORIGIN:
+		if (!pg_kcidb_origin_valid(arg))
+			return cli_usage("gate", "--kcidb-origin wants 1 to %d of a-z, 0-9 and '_' "
+					 "(a KCIDB origin), not '%s'", PG_KCIDB_ORIGIN_MAX, arg);
+		g->kcidb_origin = arg;
 		return 0;
 	case OPT_QUEUE:
 		g->queue = arg;
@@ -294,6 +336,10 @@ static int queue_usage(const struct gate_args *g)
 	if (g->go->onto)
 		return cli_usage("gate", "--onto is one pull's: a queue merges each pull onto "
 				 "the stack it computes");
+	/* a KCIDB checkout is one pull on one base: a queue is several, each on the one before */
+	if (g->kcidb)
+		return cli_usage("gate", "--kcidb is one pull's, not a queue's: gate each pull "
+				 "with --kcidb");
 	return 0;
 }
 
@@ -329,6 +375,27 @@ done:
 	return rc;
 }
 
+/*
+ * The run as a KCIDB document in --kcidb's file, written whole: rc, the
+ * verdict's exit status, or PG_EXIT_UNDECIDED when it cannot be written.
+ */
+static int write_kcidb(const cli_pull_args *a, const struct gate_args *g,
+		       const pg_report *report, int rc)
+{
+	pg_kcidb_opts ko = { .origin = g->kcidb_origin, .branch = g->go->settings.branch };
+	pg_buf doc = PG_BUF_INIT;
+	int err;
+
+	/* the URL the sender announced: --url, else the mail's, else the repository as given */
+	ko.repo_url = a->spec.name ? a->spec.name :
+		      a->request && a->request->url ? a->request->url : a->spec.repo;
+	ko.subject = a->request ? a->request->subject : NULL;
+	if ((err = pg_kcidb_format(&doc, report, &ko)) == 0)
+		err = pg_write_file_atomic(g->kcidb, doc.ptr, doc.len);
+	pg_buf_release(&doc);
+	return err < 0 ? cli_fail("--kcidb") : rc;
+}
+
 /* The terminal's progress; the verify stage's end ends its deadline. */
 static void gate_progress(void *ctx, const pg_progress *p)
 {
@@ -361,6 +428,10 @@ int cmd_gate(int argc, char **argv)
 	fl.timeout_s = a.policy->fetch_timeout_seconds;
 	fl.cancel = go.cancel;
 	pg_repo_set_fetch_limits(&fl);
+	if (g.kcidb_origin && !g.kcidb) {
+		rc = cli_usage("gate", "--kcidb-origin wants --kcidb");
+		goto done;
+	}
 	if (g.queue) {
 		rc = run_queue(&a, &g);
 		goto done;
@@ -386,6 +457,9 @@ int cmd_gate(int argc, char **argv)
 	err = pg_gate_run(&report, &a.spec, a.policy, &go);
 	cli_pull_deadline(&a, false);
 	rc = cli_pull_outcome(&a, err, report);
+	/* a run that could not decide has no result to send: no document is written */
+	if (g.kcidb && err >= 0 && (rc == PG_EXIT_ACCEPT || rc == PG_EXIT_REJECT))
+		rc = write_kcidb(&a, &g, report, rc);
 done:
 	pg_report_free(report);
 	cli_pull_release(&a);
