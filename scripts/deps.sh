@@ -14,6 +14,7 @@ qemu-system-arm linux-source-6.12 ccache clang lld llvm libclang-rt-14-dev
 bc bison flex libelf-dev cpio xz-utils kmod patch
 scdoc groff-base man-db bash-completion systemd
 dpkg-dev debhelper lintian python3-aiosmtpd b4 tmux distcc lava-common lava-dispatcher
+python3-jsonschema
 "
 # g++ builds the kernel's GCC plugins (randstruct) on the host; python3 runs
 # git-filter-repo and kunit.py; util-linux has flock, which serializes kernel jobs.
@@ -28,6 +29,8 @@ dpkg-dev debhelper lintian python3-aiosmtpd b4 tmux distcc lava-common lava-disp
 # distcc: builds on distcc hosts (check-distcc runs two distccd on loopback);
 # lava-common: LAVA's own job schema, which every generated LAVA job must pass;
 # lava-dispatcher: lava-run, LAVA's dispatcher, which check-kernel runs jobs with.
+# python3-jsonschema: the validator every KCIDB document gate --kcidb writes in
+# the tests must pass (tests/lib/kcidb_check.py, tests/kcidb/kcidb-v5.schema.json).
 
 missing=""
 for p in $PKGS; do

@@ -16,7 +16,8 @@
 #   nolog       exit 1 without touching LOG (as boot.sh did for a missing Image)
 # FAKE_BOOT_EXIT: the merge's boot exits with this status, whatever its console.
 # BUILD/fake-kunit-fail (left by build.sh's FAKE_BUILD=tree): in any mode, each
-# case it names is one more failing case of the pullgate suite.
+# case it names is one more failing case of the pullgate suite.  FAKE_KUNIT_FAIL
+# names one more, for the merge's boot only (any bytes but whitespace and NUL).
 set -eu
 build=$1 log=$2 nonce=${4:-}
 kind=merged
@@ -25,6 +26,8 @@ echo "$kind" >>"$build/boots"
 if [ "$kind" = base ]; then mode=${FAKE_BASE_BOOT:-ok}; else mode=${FAKE_BOOT:-ok}; fi
 extra=""
 [ ! -f "$build/fake-kunit-fail" ] || extra=$(cat "$build/fake-kunit-fail")
+[ "$kind" = base ] || [ -z "${FAKE_KUNIT_FAIL:-}" ] || extra="$extra
+$FAKE_KUNIT_FAIL"
 ncases=$((2 + $(printf '%s' "$extra" | grep -c . || true)))
 
 case $mode in
