@@ -15,7 +15,8 @@ _pullgate()
 	case ${words[1]} in
 	verify) opts="$pull --verify-index" ;;
 	gate) opts="$pull --tree --branch --stages --approve --no-approve --boot-timeout --boot-on --url --explain-tests
-		--build-worktrees --queue --run-name --merge-name --merge-email --expect-tag --onto" ;;
+		--build-worktrees --queue --run-name --merge-name --merge-email --expect-tag --onto
+		--kcidb --kcidb-origin" ;;
 	conflicts) opts='--tree --branch --onto --policy --policy-sha256 --ahead --expect-tag --json --help' ;;
 	serve) opts='--config --port --hash-password --help' ;;
 	ktap) opts='--json --nonce --lava --help' ;;
@@ -29,7 +30,7 @@ _pullgate()
 		;;
 	esac
 	case $prev in
-	--policy | --keyring | --pull-request | --config | --queue | --report-file | --ahead)
+	--policy | --keyring | --pull-request | --config | --queue | --report-file | --ahead | --kcidb)
 		_filedir
 		return
 		;;
@@ -61,7 +62,7 @@ _pullgate()
 	--protect | --allow-committer | --max-commits | --trust | \
 		--allow-repository | --branch | --boot-timeout | --port | --url | --nonce | \
 		--policy-sha256 | --index-cache-size | --run-name | --merge-name | --merge-email | \
-		--expect-tag | --onto)
+		--expect-tag | --onto | --kcidb-origin)
 		return
 		;;
 	esac
