@@ -379,7 +379,8 @@ int pg_kcidb_format(pg_buf *out, const pg_report *r, const pg_kcidb_opts *o)
 {
 	const pg_stage *build = find_stage(r, "build"), *boot = find_stage(r, "boot");
 	doc d = { .r = r, .origin = o->origin ? o->origin : PG_KCIDB_ORIGIN_DEFAULT,
-		  .checkout_id = PG_BUF_INIT, .build_id = PG_BUF_INIT, .tests = { PG_MAP_INIT } };
+		  .checkout_id = PG_BUF_INIT, .build_id = PG_BUF_INIT,
+		  .tests = { PG_MAP_INIT, NULL, 0, 0 } };
 	int err;
 
 	if (!pg_kcidb_origin_valid(d.origin))
