@@ -29,6 +29,7 @@ static const struct {
 	[PG_CHECK_KERNEL_SPLAT] = { "kernel-splat", PG_SEV_ERROR },
 	[PG_CHECK_BOOT_EVIDENCE] = { "boot-evidence", PG_SEV_ERROR },
 	[PG_CHECK_LABELLED_BACKPORT] = { "labelled-backport", PG_SEV_OFF },
+	[PG_CHECK_TRANSPARENCY] = { "transparency", PG_SEV_ERROR },
 };
 
 const char *pg_check_name(enum pg_check_id id)

@@ -35,6 +35,7 @@ enum pg_check_id {
 	PG_CHECK_KERNEL_SPLAT,
 	PG_CHECK_BOOT_EVIDENCE,   /* always an error: a boot passes only on evidence */
 	PG_CHECK_LABELLED_BACKPORT, /* off: a note only (rewritten-upstream's copies) */
+	PG_CHECK_TRANSPARENCY,    /* the push records of kernel.org's transparency log */
 	PG_CHECK__COUNT
 };
 

@@ -14,6 +14,7 @@ typedef struct builder {
 	size_t depth;
 	size_t nodes;
 	unsigned documents;
+	size_t max_scalar;
 } builder;
 
 static unsigned one_based(size_t v)
@@ -86,15 +87,15 @@ static int check_text(pg_yaml_mark *where, const char *text, size_t len)
 	return 0;
 }
 
-static int check_scalar(const yaml_event_t *ev)
+static int check_scalar(const yaml_event_t *ev, size_t max)
 {
 	const unsigned char *v = ev->data.scalar.value;
 	size_t len = ev->data.scalar.length, i = 0, n;
 	uint32_t cp;
 
-	if (len > PG_YAML_MAX_SCALAR)
-		return pg_error_set(PG_EINVALID, "a scalar of %zu bytes: expected at most %d",
-				    len, PG_YAML_MAX_SCALAR);
+	if (len > max)
+		return pg_error_set(PG_EINVALID, "a scalar of %zu bytes: expected at most %zu",
+				    len, max);
 	/* escapes in quoted scalars ("\0", "\uD800") can make what the text could not */
 	while (i < len) {
 		if (!(n = pg_utf8_decode(v + i, len - i, &cp)) || cp == 0)
@@ -217,7 +218,7 @@ static int on_event(builder *b, const yaml_event_t *ev)
 		return pg_error_set(PG_EINVALID, "an alias (*): anchors and aliases are not allowed");
 	case YAML_SCALAR_EVENT:
 		if ((err = refuse_decorations(ev->data.scalar.anchor, ev->data.scalar.tag)) < 0 ||
-		    (err = check_scalar(ev)) < 0)
+		    (err = check_scalar(ev, b->max_scalar)) < 0)
 			return err;
 		return add_node(b, &node, PG_YAML_SCALAR, ev);
 	case YAML_SEQUENCE_START_EVENT:
@@ -271,6 +272,12 @@ static int parser_error(pg_yaml_mark *where, const yaml_parser_t *parser, const 
 
 int pg_yaml_parse(pg_yaml_node **out, pg_yaml_mark *where, const char *text, size_t len)
 {
+	return pg_yaml_parse_max(out, where, text, len, PG_YAML_MAX_SCALAR);
+}
+
+int pg_yaml_parse_max(pg_yaml_node **out, pg_yaml_mark *where, const char *text, size_t len,
+		      size_t max_scalar)
+{
 	yaml_parser_t parser;
 	yaml_event_t ev;
 	builder b;
@@ -282,6 +289,7 @@ int pg_yaml_parse(pg_yaml_node **out, pg_yaml_mark *where, const char *text, siz
 	if ((err = check_text(where, text, len)) < 0)
 		return err;
 	memset(&b, 0, sizeof(b));
+	b.max_scalar = max_scalar;
 	if (!yaml_parser_initialize(&parser))
 		return pg_error_oom();
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);

@@ -58,6 +58,14 @@ struct pg_yaml_node {
  */
 int pg_yaml_parse(pg_yaml_node **out, pg_yaml_mark *where, const char *text, size_t len);
 
+/*
+ * pg_yaml_parse with scalars of up to max_scalar bytes instead of
+ * PG_YAML_MAX_SCALAR: for a document whose format holds one long text (a
+ * push record's log of commits), read under a cap its caller sets.
+ */
+int pg_yaml_parse_max(pg_yaml_node **out, pg_yaml_mark *where, const char *text, size_t len,
+		      size_t max_scalar);
+
 void pg_yaml_free(pg_yaml_node *node);
 
 /* A plain empty, ~ or null scalar (YAML's null). */

@@ -33,6 +33,7 @@ int pg_policy_new_default(pg_policy **out)
 	p->build_timeout_minutes = 120;
 	p->boot_timeout_seconds = 300;
 	p->kunit_select_max = 8;
+	p->tlog_missing = PG_SEV_WARNING;
 	if (pg_sha256_hex(p->sha256, "", 0) < 0) {
 		free(p);
 		return PG_ERROR;
@@ -56,6 +57,7 @@ void pg_policy_free(pg_policy *p)
 		pg_str_list_free(p->signers[i].identities, p->signers[i].nidentities);
 		pg_str_list_free(p->signers[i].repositories, p->signers[i].nrepositories);
 		pg_str_list_free(p->signers[i].tags, p->signers[i].ntags);
+		free(p->signers[i].account);
 	}
 	free(p->signers);
 	pg_str_list_free(p->repositories, p->nrepositories);
@@ -77,6 +79,7 @@ void pg_policy_free(pg_policy *p)
 	free(p->lava_artifacts_url);
 	free(p->lava_device_type);
 	free(p->lava_device);
+	free(p->tlog);
 	free(p);
 }
 

@@ -16,6 +16,7 @@ typedef struct pg_signer {
 	size_t nrepositories;
 	char **tags;         /* globs over tag names; none = any */
 	size_t ntags;
+	char *account;       /* the kernel.org account that pushes its tags, or NULL */
 } pg_signer;
 
 /* The source of the built-in policy, which no file has. */
@@ -81,6 +82,9 @@ typedef struct pg_policy {
 	char *lava_device_type;       /* NULL: qemu */
 	char *lava_device;            /* a device configuration: lava-run runs the job here */
 	unsigned kunit_select_max;      /* KUnit test options one pull may add (0: none) */
+
+	char *tlog;                   /* a clone of kernel.org's transparency log, or NULL */
+	enum pg_severity tlog_missing;/* a pull with no push record in it: warning or error */
 } pg_policy;
 
 /* NULL when s is a key fingerprint (40 hex digits); else what was wanted. */

@@ -103,6 +103,17 @@ static const char *why_branch(const char *s)
 	return NULL;
 }
 
+/* A kernel.org account as gitolite names the pusher: no blanks, no separators. */
+static const char *why_account(const char *s)
+{
+	if (strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
+	    strlen(s) || s[0] == '-' || s[0] == '.')
+		return "an account name: letters, digits, '_', '.' and '-'";
+	if (strlen(s) > 64)
+		return "at most 64 characters";
+	return NULL;
+}
+
 /* --- values a field kind cannot say ---------------------------------------- */
 
 const char *pg_policy_why_fingerprint(const char *s)
@@ -223,6 +234,21 @@ static void read_severity(pg_yaml_reader *r, void *base, const pg_yaml_node *key
 	}
 }
 
+/* transparency.missing: what a pull with no push record in the log is. */
+static void read_tlog_missing(pg_yaml_reader *r, void *base, const pg_yaml_node *v,
+			      const char *path, const pg_yaml_field *f)
+{
+	pg_policy *p = base;
+
+	(void)f;
+	if (v->type == PG_YAML_SCALAR && !strcmp(v->value, "warning"))
+		p->tlog_missing = PG_SEV_WARNING;
+	else if (v->type == PG_YAML_SCALAR && !strcmp(v->value, "error"))
+		p->tlog_missing = PG_SEV_ERROR;
+	else
+		pg_yaml_wrong(r, v, path, "warning or error (the log lags: warning by default)");
+}
+
 /* --- rules across the keys of one mapping ---------------------------------- */
 
 /*
@@ -260,6 +286,34 @@ static void check_keyring(pg_yaml_reader *r, void *base, const pg_yaml_node *map
 				   path, quoted.ptr, S_ISREG(st.st_mode) ? "a file" :
 				   pg_file_kind(st.st_mode));
 	}
+	pg_buf_release(&quoted);
+}
+
+/* The log is looked at now, as a pgpkeys directory is: a wrong path is the policy's problem. */
+static void check_transparency(pg_yaml_reader *r, void *base, const pg_yaml_node *map,
+			       const char *path)
+{
+	const pg_yaml_node *log = pg_yaml_map_get(map, "log");
+	const pg_policy *p = base;
+	pg_buf quoted = PG_BUF_INIT;
+	struct stat st;
+
+	if (!log) {
+		pg_yaml_problem_at(r, map, "'%s' names no log: the path of a clone of the "
+				   "transparency log", path);
+		return;
+	}
+	if (!p->tlog)
+		return;
+	if (pg_sanitize_terminal(&quoted, p->tlog, strlen(p->tlog), PG_SANITIZE_ONELINE) < 0)
+		pg_yaml_fail(r, PG_ENOMEM);
+	else if (stat(p->tlog, &st) < 0)
+		pg_yaml_problem_at(r, log, "'%s.log' names '%s', %s", path, quoted.ptr,
+				   errno == ENOENT ? "which does not exist" : strerror(errno));
+	else if (!S_ISDIR(st.st_mode))
+		pg_yaml_problem_at(r, log, "'%s.log' names '%s', which is %s, not a directory",
+				   path, quoted.ptr, S_ISREG(st.st_mode) ? "a file" :
+				   pg_file_kind(st.st_mode));
 	pg_buf_release(&quoted);
 }
 
@@ -311,6 +365,14 @@ static const pg_yaml_field signer_fields[] = {
 	{ .key = "identities", EMAILS, LIST_OF(pg_signer, identities, nidentities) },
 	{ .key = "repositories", GLOBS, LIST_OF(pg_signer, repositories, nrepositories) },
 	{ .key = "tags", GLOBS, LIST_OF(pg_signer, tags, ntags) },
+	{ .key = "account", .kind = PG_FIELD_STRING, MEMBER(pg_signer, account),
+	  .wants = "a kernel.org account", .why = why_account },
+};
+
+static const pg_yaml_field transparency_fields[] = {
+	{ .key = "log", .kind = PG_FIELD_PATH, MEMBER(pg_policy, tlog),
+	  .wants = "the path of a clone of the transparency log" },
+	{ .key = "missing", .kind = PG_FIELD_CUSTOM, .read = read_tlog_missing },
 };
 
 static const pg_yaml_field committers_fields[] = {
@@ -483,6 +545,7 @@ static const pg_yaml_field root_fields[] = {
 	{ .key = "pipeline", PG_YAML_SECTION(pipeline_fields, NULL) },
 	{ .key = "merge-identity", PG_YAML_SECTION(merge_identity_fields, NULL) },
 	{ .key = "attestation", PG_YAML_SECTION(attestation_fields, NULL) },
+	{ .key = "transparency", PG_YAML_SECTION(transparency_fields, check_transparency) },
 };
 
 static const pg_yaml_doc policy_doc = {

@@ -25,7 +25,7 @@ checks:
 EOF
 run "$PULLGATE" policy check "$D/typo.yaml"
 is "$rc" 3 "an unknown key is exit 3"
-is "$err" "$D/typo.yaml:3:3: unknown check 'sevrity' in 'checks' (expected one of: tag-signature, mergetag-signature, rewritten-upstream, foreign-committer, range-size, pull-request-base, pull-request-head, pull-request-url, pull-request-shortlog, pull-request-diffstat, signoff, fixes-tag, back-merge, recent-rebase, date-anomaly, merge-conflict, build-error, new-warning, boot-timeout, ktap-failure, kernel-splat, boot-evidence, labelled-backport)" \
+is "$err" "$D/typo.yaml:3:3: unknown check 'sevrity' in 'checks' (expected one of: tag-signature, mergetag-signature, rewritten-upstream, foreign-committer, range-size, pull-request-base, pull-request-head, pull-request-url, pull-request-shortlog, pull-request-diffstat, signoff, fixes-tag, back-merge, recent-rebase, date-anomaly, merge-conflict, build-error, new-warning, boot-timeout, ktap-failure, kernel-splat, boot-evidence, labelled-backport, transparency)" \
 	"the unknown key is named with its place and the keys that would do"
 is "$out" "" "nothing on stdout for a bad file"
 

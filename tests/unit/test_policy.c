@@ -391,7 +391,7 @@ static void test_unknown_keys(void **state)
 		    "pull-request-shortlog, pull-request-diffstat, signoff, fixes-tag, "
 		    "back-merge, recent-rebase, date-anomaly, merge-conflict, build-error, "
 		    "new-warning, boot-timeout, ktap-failure, kernel-splat, boot-evidence, "
-		    "labelled-backport)");
+		    "labelled-backport, transparency)");
 	parse_fails("? [a]\n: b\n", "t.yaml:1:3: keys at the top level are names, not a list");
 	parse_fails("limits: {~: 1}\n", "t.yaml:1:10: keys in 'limits' are names, not nothing");
 }
@@ -595,7 +595,7 @@ static void test_strings(void **state)
 	parse_fails("\"\\e[31mred\": 1\n",
 		    "t.yaml:1:1: unknown key 'red' at the top level (expected one of: upstream, "
 		    "keyring, signers, repositories, committers, limits, hygiene, checks, approval, "
-		    "pipeline, merge-identity, attestation)");
+		    "pipeline, merge-identity, attestation, transparency)");
 }
 
 static void test_refused_yaml_features(void **state)
@@ -636,7 +636,7 @@ static void test_bytes(void **state)
 	parse_fails("# \xC3\xA9\xC3\xA9\n\xC3\xA9: 1\n",
 		    "t.yaml:2:1: unknown key '\xC3\xA9' at the top level (expected one of: upstream, "
 		    "keyring, signers, repositories, committers, limits, hygiene, checks, approval, "
-		    "pipeline, merge-identity, attestation)");
+		    "pipeline, merge-identity, attestation, transparency)");
 	parse_fails("checks: {signoff: \xC3\xA9\xC3\xA9}\napproval: x\n",
 		    "t.yaml:1:19: 'checks.signoff' wants error, warning or off, not '\xC3\xA9\xC3\xA9'");
 }
@@ -775,6 +775,42 @@ static void test_pgpkeys(void **state)
 	free(dir);
 }
 
+/* transparency: a log that must be a directory, missing warning or error; a signer's account. */
+static void test_transparency(void **state)
+{
+	pg_policy *p;
+
+	(void)state;
+	p = parse_ok("signers: [{fingerprint: E85052128AE3ACF4DCE4073EC1AF8DCF493176BD}]\n");
+	assert_null(p->tlog);
+	assert_int_equal(p->tlog_missing, PG_SEV_WARNING);
+	assert_null(p->signers[0].account);
+	assert_int_equal(p->severity[PG_CHECK_TRANSPARENCY], PG_SEV_ERROR);
+	pg_policy_free(p);
+
+	p = parse_ok("transparency: {log: /, missing: error}\n"
+		     "signers: [{fingerprint: E85052128AE3ACF4DCE4073EC1AF8DCF493176BD, "
+		     "account: kees}]\n");
+	assert_string_equal(p->tlog, "/");
+	assert_int_equal(p->tlog_missing, PG_SEV_ERROR);
+	assert_string_equal(p->signers[0].account, "kees");
+	pg_policy_free(p);
+
+	parse_fails("transparency: {missing: error}\n",
+		    "t.yaml:1:15: 'transparency' names no log: the path of a clone of the "
+		    "transparency log");
+	parse_fails("transparency: {log: /, missing: off}\n",
+		    "t.yaml:1:33: 'transparency.missing' wants warning or error (the log lags: "
+		    "warning by default), not 'off'");
+	parse_fails("transparency: {log: /nonexistent/tlog}\n",
+		    "t.yaml:1:21: 'transparency.log' names '/nonexistent/tlog', which does not "
+		    "exist");
+	parse_fails("signers: [{fingerprint: E85052128AE3ACF4DCE4073EC1AF8DCF493176BD, "
+		    "account: 'kees cook'}]\n",
+		    "t.yaml:1:76: 'signers[0].account' wants a kernel.org account, not "
+		    "'kees cook': expected an account name: letters, digits, '_', '.' and '-'");
+}
+
 /* A LAVA job goes to a server (with a token and an artifacts URL) or to this machine's dispatcher. */
 static void test_lava(void **state)
 {
@@ -831,7 +867,7 @@ static void test_check_collects_every_problem(void **state)
 		"t.yaml:8:11: 'approval' wants auto or manual, not 'yes'\n"
 		"t.yaml:9:1: unknown key 'sevrity' at the top level (expected one of: upstream, "
 		"keyring, signers, repositories, committers, limits, hygiene, checks, approval, "
-		"pipeline, merge-identity, attestation)\n");
+		"pipeline, merge-identity, attestation, transparency)\n");
 	free(got);
 
 	/* a syntax error ends the examination, after what came before it */
@@ -1052,6 +1088,7 @@ int main(void)
 		cmocka_unit_test(test_distcc_hosts),
 		cmocka_unit_test(test_lava),
 		cmocka_unit_test(test_pgpkeys),
+		cmocka_unit_test(test_transparency),
 		cmocka_unit_test(test_check_collects_every_problem),
 		cmocka_unit_test(test_check_caps_the_count),
 		cmocka_unit_test(test_check_file_errors),
