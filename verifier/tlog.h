@@ -1,0 +1,148 @@
+/* tlog.h - kernel.org's transparency log: its push records parsed, and a local clone of the log indexed. */
+#ifndef PG_TLOG_H
+#define PG_TLOG_H
+
+#include "common/buf.h"
+#include "common/oid.h"
+
+/*
+ * The gitolite transparency log (docs/transparency.md) is a public-inbox
+ * v2 archive: git/0.git, git/1.git... ("epochs"), each commit on an
+ * epoch's master adding one message as the blob "m" at the root of its
+ * tree.  A message is one push: RFC 822 headers (Message-Id, Date), a
+ * text/plain body in YAML (service, repo, user, git_push_cert_status,
+ * changes: ref, old, new, log), and, as further MIME parts, the push
+ * certificate of a signed push and any log too long to inline.
+ *
+ * Everything in a record is hostile: it is read under the caps below and a
+ * record that breaks a rule is PG_EINVALID (PG_ETOOBIG past a cap) with a
+ * message saying why, never a crash.
+ */
+#define PG_TLOG_RECORD_MAX ((size_t)16 << 20) /* a message blob past this is not read */
+#define PG_TLOG_LOG_MAX ((size_t)2 << 20)     /* an inline log (gitolite inlines < 1 MiB) */
+#define PG_TLOG_MAX_CHANGES 4096              /* refs of one push */
+#define PG_TLOG_MAX_PARTS 16                  /* MIME parts of one record */
+#define PG_TLOG_CERT_MAX ((size_t)1 << 20)    /* a push certificate */
+
+/* One ref a push changed. */
+typedef struct pg_tlog_change {
+	char *ref;          /* refs/heads/..., refs/tags/... */
+	pg_oid old_id;      /* zero: the ref was created */
+	pg_oid new_id;      /* zero: the ref was deleted */
+	char *log_file;     /* the attachment the log was moved to, or NULL (inline or none) */
+	size_t log_lines;   /* lines of the log, inline or attached (0: none, or not read) */
+	bool log_unread;    /* the log names an attachment the record does not hold, or
+			       one past the mail reader's cap */
+} pg_tlog_change;
+
+/* One push record.  Every string is owned by the record. */
+typedef struct pg_tlog_record {
+	char *message_id;   /* as written, squeezed; NULL when none */
+	char *date;         /* the Date header: when gitolite received the push */
+	char *service;      /* git-receive-pack */
+	char *repo;         /* pub/scm/linux/kernel/git/kees/linux */
+	char *user;         /* the account that pushed */
+	char *cert_status;  /* git_push_cert_status (G, B, U, N, E...), or NULL: unsigned */
+	char *cert;         /* the attached push certificate's text, or NULL */
+	size_t cert_len;
+	pg_tlog_change *changes;
+	size_t nchanges;
+} pg_tlog_record;
+
+/* Parse one message blob data[0..len).  *out is the caller's (pg_tlog_record_free). */
+int pg_tlog_record_parse(pg_tlog_record **out, const char *data, size_t len);
+void pg_tlog_record_free(pg_tlog_record *r);
+
+/* The change of ref in r, or NULL. Borrowed. */
+const pg_tlog_change *pg_tlog_record_change(const pg_tlog_record *r, const char *ref);
+
+/*
+ * A repository location as a record names it: any "scheme://host[:port]"
+ * or scp-like "host:" dropped, then leading and trailing '/' and one
+ * trailing ".git".  "https://git.kernel.org/pub/scm/linux/kernel/git/
+ * kees/linux.git" is "pub/scm/linux/kernel/git/kees/linux".
+ */
+int pg_tlog_repo_path(pg_buf *out, const char *location);
+
+/*
+ * Whether a record's repo is the repository at location: its path (as
+ * pg_tlog_repo_path) ends location's path at a '/' (or is all of it), so
+ * that a kernel.org path names a URL of it and a local clone kept under
+ * the same path.  A repo of fewer than two components never matches.
+ */
+bool pg_tlog_repo_matches(const char *record_repo, const char *location);
+
+/* A signed push certificate (git push --signed), split; pointers into the text. */
+typedef struct pg_push_cert_cmd {
+	pg_oid old_id, new_id;
+	const char *ref;    /* NUL-terminated copy owned by the cert */
+} pg_push_cert_cmd;
+
+typedef struct pg_push_cert {
+	char *pusher;       /* "Name <email> time zone" */
+	char *pushee;       /* the URL pushed to, or NULL */
+	char *nonce;        /* or NULL */
+	pg_push_cert_cmd *cmds;
+	size_t ncmds;
+	size_t payload_len; /* the signed bytes: text[0..payload_len) */
+	const char *sig;    /* the armored signature, into the text */
+	size_t sig_len;
+} pg_push_cert;
+
+/*
+ * Parse "certificate version 0.1", its header lines, a blank line, the
+ * commands ("OLD NEW REF") and the signature.  PG_EINVALID when it is not
+ * one.  Release with pg_push_cert_release (text must outlive cert).
+ */
+int pg_push_cert_parse(pg_push_cert *cert, const char *text, size_t len);
+void pg_push_cert_release(pg_push_cert *cert);
+
+/* --- the log and its index (tlog_index.c) --------------------------------- */
+
+typedef struct pg_tlog pg_tlog;
+
+/* What opening the log did to its index. */
+typedef struct pg_tlog_info {
+	size_t epochs;       /* git/N.git found */
+	size_t records;      /* records the index has read, over all epochs */
+	size_t added;        /* of which read this time */
+	size_t unreadable;   /* records read this time that were not push records
+				(too big, not YAML...): not indexed */
+	bool rebuilt;        /* the index was made anew (none, damaged, an epoch rewritten) */
+} pg_tlog_info;
+
+#define PG_TLOG_MAX_EPOCHS 1000
+
+/*
+ * Open the log at path (a directory holding git/N.git) and bring its index
+ * in home/tlog/ up to date: each epoch's master read from the last commit
+ * indexed (made again from its root when that commit is no longer on it),
+ * the index written atomically.  Only git/N.git for N = 0, 1, ... until
+ * one is missing are read, through repo/.  Errors: PG_ENOTFOUND (no
+ * git/0.git), what reading a repository gives.  *info may be NULL.
+ */
+int pg_tlog_open(pg_tlog **out, pg_tlog_info *info, const char *path, const char *home);
+void pg_tlog_free(pg_tlog *t);
+
+/* One indexed change: where its record is and what the ref became. */
+typedef struct pg_tlog_hit {
+	unsigned epoch;
+	uint64_t seq;       /* the commit's place in its epoch, from its root */
+	pg_oid commit;      /* the epoch's commit that added the record */
+	pg_oid new_id;
+} pg_tlog_hit;
+
+/*
+ * The indexed changes of ref in a repository at location (every record
+ * repo that pg_tlog_repo_matches it), in log order, at most max of them
+ * (the latest).  *out is malloc()ed (free it), NULL when *n is 0.  The
+ * index only points: pg_tlog_read reads the record and the caller checks
+ * it again.
+ */
+int pg_tlog_find(pg_tlog_hit **out, size_t *n, pg_tlog *t, const char *location,
+		 const char *ref, size_t max);
+
+/* The record a hit points to, parsed (as pg_tlog_record_parse). */
+int pg_tlog_read(pg_tlog_record **out, pg_tlog *t, const pg_tlog_hit *hit);
+
+#endif
