@@ -210,4 +210,14 @@ int pg_check_back_merge(pg_pull *p);
 int pg_check_recent_rebase(pg_pull *p);
 int pg_check_date_anomaly(pg_pull *p);
 
+/*
+ * transparency (check_transparency.c), with the policy's transparency.log:
+ * the push records of the pulled tag on the pull's repository (the one
+ * whose new is the tag object is the evidence: its pusher against the
+ * signer's account, its signed push certificate), and the upstream
+ * branch's records since the pull's base (force-pushes).  Runs after
+ * tag-signature, whose signer it compares with.  docs/transparency.md.
+ */
+int pg_check_transparency(pg_pull *p);
+
 #endif

@@ -20,6 +20,7 @@ static const check_fn checks[] = {
 	pg_check_recent_rebase,
 	pg_check_date_anomaly,
 	pg_check_pull_request,
+	pg_check_transparency, /* after tag-signature: the signer it names */
 };
 
 int pg_split_location(char **repo, char **branch, const char *arg)
