@@ -112,19 +112,7 @@ static int record(sigcheck *c, const subject *s, const pg_gpg_result *r)
 
 static int open_gpg(sigcheck *c)
 {
-	pg_buf tmp = PG_BUF_INIT;
-	pg_gpg_keys keys;
-	int err = 0;
-
-	if (c->gpg)
-		return 0;
-	pg_pull_gpg_keys(&keys, c->p->policy);
-	if (!keys.gnupg_home && c->p->home)
-		err = pg_buf_printf(&tmp, "%s/tmp", c->p->home);
-	if (err == 0)
-		err = pg_gpg_open(&c->gpg, &keys, tmp.len ? tmp.ptr : NULL);
-	pg_buf_release(&tmp);
-	return err;
+	return c->gpg ? 0 : pg_pull_gpg_open(&c->gpg, c->p);
 }
 
 static const char *signature_kind(const char *sig)

@@ -14,6 +14,7 @@ typedef struct tcheck {
 	enum pg_severity sev;
 	const char *signer;   /* the tag's signing key, or NULL */
 	pg_gpg *gpg;
+	pg_finding *f;        /* the finding add() made last */
 } tcheck;
 
 static const char *or_none(const char *s)
@@ -27,30 +28,22 @@ static int record_name(pg_buf *out, const pg_tlog_record *rec)
 	return pg_buf_printf(out, "%s of %s", or_none(rec->message_id), or_none(rec->date));
 }
 
-static int add(tcheck *c, enum pg_severity sev, const pg_tlog_record *rec, const char *fmt, ...)
-	PG_PRINTF(4, 5);
-
-/* A finding with the record that is its evidence as a detail. */
-static int add(tcheck *c, enum pg_severity sev, const pg_tlog_record *rec, const char *fmt, ...)
+/* What pg_report_add gave (err, c->f), with the record that is its evidence as details. */
+static int with_record(tcheck *c, const pg_tlog_record *rec, int err)
 {
-	pg_buf msg = PG_BUF_INIT, name = PG_BUF_INIT;
-	pg_finding *f = NULL;
-	va_list ap;
-	int err;
+	pg_buf name = PG_BUF_INIT;
 
-	va_start(ap, fmt);
-	err = pg_buf_vprintf(&msg, fmt, ap);
-	va_end(ap);
-	if (err == 0)
-		err = pg_report_add(&f, c->p->report, PG_CHECK_TRANSPARENCY, sev, NULL, "%s",
-				    msg.ptr);
-	if (err == 0 && f && rec && (err = record_name(&name, rec)) == 0 &&
-	    (err = pg_finding_detail(f, "record", name.ptr, NULL)) == 0)
-		err = pg_finding_detail(f, "pushed by", rec->user, NULL);
-	pg_buf_release(&msg);
+	if (err == 0 && c->f && rec && (err = record_name(&name, rec)) == 0 &&
+	    (err = pg_finding_detail(c->f, "record", name.ptr, NULL)) == 0)
+		err = pg_finding_detail(c->f, "pushed by", rec->user, NULL);
 	pg_buf_release(&name);
 	return err;
 }
+
+/* A finding of this check naming rec (may be NULL). */
+#define add(c, sev, rec, ...) \
+	with_record((c), (rec), pg_report_add(&(c)->f, (c)->p->report, PG_CHECK_TRANSPARENCY, \
+					      (sev), NULL, __VA_ARGS__))
 
 static enum pg_severity at_most(enum pg_severity a, enum pg_severity b)
 {
@@ -70,22 +63,17 @@ static const char *tag_signer(const pg_report *r)
 	return NULL;
 }
 
+/* 1 with a verifier, 0 when the policy names no keys. */
 static int open_gpg(tcheck *c)
 {
-	pg_buf tmp = PG_BUF_INIT;
 	pg_gpg_keys keys;
-	int err = 0;
+	int err;
 
 	if (c->gpg)
 		return 1;
 	if (!pg_pull_gpg_keys(&keys, c->p->policy))
 		return 0;
-	if (!keys.gnupg_home && c->p->home)
-		err = pg_buf_printf(&tmp, "%s/tmp", c->p->home);
-	if (err == 0)
-		err = pg_gpg_open(&c->gpg, &keys, tmp.len ? tmp.ptr : NULL);
-	pg_buf_release(&tmp);
-	return err < 0 ? err : 1;
+	return (err = pg_pull_gpg_open(&c->gpg, c->p)) < 0 ? err : 1;
 }
 
 /* Does the certificate say the pusher meant this ref to be the tag object? */
@@ -356,7 +344,7 @@ static int check_upstream(tcheck *c)
 
 int pg_check_transparency(pg_pull *p)
 {
-	tcheck c = { p, NULL, pg_pull_severity(p, PG_CHECK_TRANSPARENCY), NULL, NULL };
+	tcheck c = { p, NULL, pg_pull_severity(p, PG_CHECK_TRANSPARENCY), NULL, NULL, NULL };
 	pg_tlog_info info;
 	int err;
 

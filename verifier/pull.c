@@ -28,6 +28,22 @@ bool pg_pull_gpg_keys(pg_gpg_keys *keys, const pg_policy *policy)
 	return keys->keyring || keys->pgpkeys || keys->gnupg_home;
 }
 
+int pg_pull_gpg_open(pg_gpg **out, const pg_pull *p)
+{
+	pg_buf tmp = PG_BUF_INIT;
+	pg_gpg_keys keys;
+	int err = 0;
+
+	*out = NULL;
+	pg_pull_gpg_keys(&keys, p->policy);
+	if (!keys.gnupg_home && p->home)
+		err = pg_buf_printf(&tmp, "%s/tmp", p->home);
+	if (err == 0)
+		err = pg_gpg_open(out, &keys, tmp.len ? tmp.ptr : NULL);
+	pg_buf_release(&tmp);
+	return err;
+}
+
 const pg_ident *pg_pull_sender(const pg_pull *p)
 {
 	return p->tag && p->tag->has_tagger ? &p->tag->tagger : NULL;

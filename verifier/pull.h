@@ -12,6 +12,7 @@
 typedef struct pg_upstream pg_upstream;
 typedef struct pg_pull_request pg_pull_request; /* verifier/mail.h */
 struct pg_gpg_keys;                             /* verifier/gpg.h */
+struct pg_gpg;
 
 /*
  * Everything a check may look at.  The checks read it and add findings to
@@ -64,6 +65,12 @@ enum pg_severity pg_pull_severity(const pg_pull *p, enum pg_check_id check);
  * else its GNUPGHOME.  false, *keys all NULL, when it names none.
  */
 bool pg_pull_gpg_keys(struct pg_gpg_keys *keys, const pg_policy *policy);
+
+/*
+ * A verifier over the policy's keys (pg_pull_gpg_keys), its private
+ * GNUPGHOME in home/tmp; as pg_gpg_open.  Free with pg_gpg_free.
+ */
+int pg_pull_gpg_open(struct pg_gpg **out, const pg_pull *p);
 
 /* The sender: the tagger of the pull's tag, or NULL for a lightweight tag. */
 const pg_ident *pg_pull_sender(const pg_pull *p);

@@ -40,7 +40,7 @@ const pg_tlog_change *pg_tlog_record_change(const pg_tlog_record *r, const char 
 	return NULL;
 }
 
-/* A part of the message: its bytes (headers and body) and its file name, if any. */
+/* A part of the message: its bytes, headers and body. */
 typedef struct part {
 	const char *data;
 	size_t len;
