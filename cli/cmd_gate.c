@@ -390,6 +390,7 @@ static int write_kcidb(const cli_pull_args *a, const struct gate_args *g,
 	ko.repo_url = a->spec.name ? a->spec.name :
 		      a->request && a->request->url ? a->request->url : a->spec.repo;
 	ko.subject = a->request ? a->request->subject : NULL;
+	ko.message_id = a->request ? a->request->message_id : NULL;
 	if ((err = pg_kcidb_format(&doc, report, &ko)) == 0)
 		err = pg_write_file_atomic(g->kcidb, doc.ptr, doc.len);
 	pg_buf_release(&doc);

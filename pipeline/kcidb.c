@@ -1,6 +1,7 @@
 /* kcidb.c - a gate run's checkout, build and tests as one KCIDB I/O schema v5 document. */
 #include "pipeline/kcidb.h"
 #include "pipeline/ktap.h"
+#include "verifier/mail.h"
 #include "common/array.h"
 #include "common/error.h"
 #include "common/fs.h"
@@ -191,6 +192,7 @@ static int put_checkout(doc *d, const pg_kcidb_opts *o)
 	const pg_stage *merge = find_stage(r, "merge");
 	const char *tag = r->tag && !strncmp(r->tag, "refs/tags/", 10) ? r->tag + 10 : r->tag;
 	pg_json_writer *w = d->w;
+	pg_buf id = PG_BUF_INIT;
 	char hex[PG_OID_HEXSZ + 1];
 	bool decided;
 	int err;
@@ -216,6 +218,11 @@ static int put_checkout(doc *d, const pg_kcidb_opts *o)
 	}
 	if (o->subject)
 		pg_json_put_str(w, "comment", o->subject);
+	if ((err = pg_mail_msgid(&id, o->message_id)) < 0)
+		return err;
+	if (err == 1)
+		pg_json_put_str(w, "message_id", id.ptr);
+	pg_buf_release(&id);
 	decided = merge && (merge->status == PG_STAGE_PASSED || merge->status == PG_STAGE_FAILED);
 	/* the pull and the base could be combined: the merge stage's word, once it decided */
 	if (decided)

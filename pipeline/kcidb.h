@@ -18,6 +18,8 @@ typedef struct pg_kcidb_opts {
 				 an https:// or git:// URL, which KCIDB requires */
 	const char *branch;   /* the integration branch the pull was merged for, or NULL */
 	const char *subject;  /* the pull-request mail's subject, or NULL */
+	const char *message_id; /* its Message-Id as it came ("<id>"), or NULL; sent only when
+				   it is one msg-id (pg_mail_msgid), without its brackets */
 } pg_kcidb_opts;
 
 /*

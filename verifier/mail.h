@@ -112,6 +112,13 @@ int pg_mail_header(pg_buf *out, const char *data, size_t len, const char *name);
 int pg_mail_link(pg_buf *out, const char *base, const char *message_id);
 
 /*
+ * The id of message_id ("<left@right>") without its angle brackets,
+ * appended to out: 1, or 0 with nothing appended when it is not one
+ * msg-id as pg_mail_link takes it.
+ */
+int pg_mail_msgid(pg_buf *out, const char *message_id);
+
+/*
  * pg_mail_link of the Message-Id of the message pg_mail_parse would pick
  * in data: 1 with the link appended, 0 when it has none or none that
  * makes a link; negative when the mail cannot be read (too big).

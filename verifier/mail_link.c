@@ -31,6 +31,17 @@ static size_t msg_id(const char **id, const char *message_id)
 	return len;
 }
 
+int pg_mail_msgid(pg_buf *out, const char *message_id)
+{
+	const char *id = NULL;
+	size_t len = msg_id(&id, message_id);
+	int err;
+
+	if (!len)
+		return 0;
+	return (err = pg_buf_put(out, id, len)) < 0 ? err : 1;
+}
+
 int pg_mail_link(pg_buf *out, const char *base, const char *message_id)
 {
 	const char *id = NULL;

@@ -4,7 +4,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/gate.sh"
-plan 62
+plan 66
 gate_setup
 
 SCHEMA="$TOP/tests/kcidb/kcidb-v5.schema.json"
@@ -38,6 +38,7 @@ is "$(check "$D")" valid "its document is valid KCIDB v5"
 is "$(k "$D" '"\(.version.major).\(.version.minor)"')" 5.0 "of schema version 5.0"
 is "$(k "$D" '[.checkouts, .builds, .tests | length] | join(" ")')" "1 1 5" \
 	"one checkout, one build, the boot and its four cases"
+is "$(k "$D" '.checkouts[0] | has("message_id")')" false "without a mail, no Message-Id"
 is "$(k "$D" '.checkouts[0].git_commit_hash')" "$(git --git-dir="$KEES" rev-parse "$T2^{commit}")" \
 	"the checkout is the pull's commit"
 is "$(k "$D" '.checkouts[0].git_repository_url')" \
@@ -107,6 +108,15 @@ is "$(k "$D" '.tests[] | select(.status == "FAIL" and .path != "boot") | .path')
 is "$(k "$D" '.tests[] | select(.path == "pullgate.evil_q____31m_dot_x") | .misc.ktap_path')" \
 	"pullgate.$HOSTILE" "the name as printed is kept in misc, byte for byte"
 reset_tree
+
+# --- a pull that came by mail: its Message-Id and subject --------------------------------
+M="$SCRATCH/mail"
+"$TOP/fixtures/mail.sh" "$FX" "$M" >/dev/null
+gate "$T2" --stages merge --pull-request "$M/take2.mail" --kcidb "$SCRATCH/mail.json"
+is "$rc $(check "$SCRATCH/mail.json")" "0 valid" "a pull with its request mail gives a valid document"
+is "$(k "$SCRATCH/mail.json" '.checkouts[0].message_id')" "202506010930.fix1@keescook" \
+	"its checkout carries the mail's Message-Id, without the brackets"
+like "$(k "$SCRATCH/mail.json" '.checkouts[0].comment')" "^\\[GIT PULL\\]" "and its subject"
 
 # --- a pull verify rejects: only the checkout, decided by nothing after verify -------------
 gate "$T1" --kcidb "$SCRATCH/take1.json"

@@ -707,7 +707,14 @@ static void test_link_encoding_and_refusals(void **state)
 		pg_buf_clear(&link);
 		assert_int_equal(pg_mail_link(&link, NULL, bad[i]), 0);
 		assert_int_equal(link.len, 0);
+		/* nor is it a bare id (for KCIDB's message_id) */
+		assert_int_equal(pg_mail_msgid(&link, bad[i]), 0);
+		assert_int_equal(link.len, 0);
 	}
+	/* the bare id: the brackets off, nothing encoded */
+	assert_int_equal(pg_mail_msgid(&link, "<a/b%c@x.y>"), 1);
+	assert_string_equal(link.ptr, "a/b%c@x.y");
+	pg_buf_clear(&link);
 	assert_int_equal(pg_mail_link(&link, NULL, NULL), 0);
 	/* as long as a mail's line may be, then one byte longer */
 	assert_int_equal(pg_buf_putc(&big, '<'), 0);
