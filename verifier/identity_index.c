@@ -1,4 +1,4 @@
-/* identity_index.c - an upstream's identity keys on disk: made once, extended from the last tip, probed in place. */
+/* identity_index.c - an upstream repository's identity keys on disk: made once, extended from its refs' tips, probed in place. */
 #include "verifier/identity_index.h"
 #include "common/array.h"
 #include "common/buf.h"
@@ -30,9 +30,12 @@
  *	104 the name, then count entries sorted by (key, id):
  *	    u64 key, i64 author date, the id (20 bytes)
  *	    then the table: u64 checksum of each SEGMENT entries (the last may be short)
+ *	    then the tips: u32 how many, each its id (20 bytes), u32 length of
+ *	    its ref's name, the name; u64 checksum of the tips
+ * The tips come last so that the entries stay where a format 2 file had them.
  */
 #define MAGIC "PGIDENT1"
-#define FORMAT 2
+#define FORMAT 3
 #define HEADER 104
 #define ENTRY 36
 #define NAME_MAX_LEN 4096
@@ -53,6 +56,12 @@
 /* A probe reads a few entries of a file of 36 MiB: through a small block cache. */
 #define CACHE_BLOCKS 1024
 
+/* The tip a ref was last brought to (an index records one per ref with commits of its own). */
+typedef struct tip_slot {
+	pg_oid tip;
+	char *ref;
+} tip_slot;
+
 struct pg_identity_index {
 	pg_pagefile *f;         /* the file, when read from disk */
 	unsigned char head[HEADER];
@@ -69,6 +78,10 @@ struct pg_identity_index {
 	bool damaged;           /* a probe met a segment that does not hold */
 	char *path;             /* the file's */
 	const struct key_kind *kind;
+	tip_slot *tips;         /* the refs' tips, the most recently moved first */
+	size_t ntips;
+	pg_oid *others;         /* sorted: commits only other refs reach, never answered */
+	size_t nothers;
 };
 
 /*
@@ -300,18 +313,57 @@ static int entries_of(unsigned char **out, unsigned char **other, pg_repo *r, co
 }
 
 /*
+ * The commits reachable from one of tips[0..ntips) and from none of
+ * hides[0..nhides), into *out (malloc()ed): each tip's range hides the
+ * tips before it too, so no commit comes twice (git rev-list TIP... ^HIDE...).
+ */
+static int walk_new(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tips, size_t ntips,
+		    const pg_oid *hides, size_t nhides)
+{
+	pg_oid *all = NULL, *hide = NULL, *ids = NULL;
+	size_t count = 0, alloc = 0, k, i;
+	int err = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!(hide = malloc((nhides + ntips + 1) * sizeof(*hide))))
+		return pg_error_oom();
+	if (nhides)
+		memcpy(hide, hides, nhides * sizeof(*hide));
+	for (i = 0; i < ntips; i++) {
+		if ((err = pg_repo_walk_range(&ids, &k, r, &tips[i], hide, nhides)) < 0 ||
+		    (err = PG_ARRAY_GROW(all, count + k + 1, alloc)) < 0)
+			goto done;
+		if (k)
+			memcpy(all + count, ids, k * sizeof(*ids));
+		count += k;
+		free(ids);
+		ids = NULL;
+		hide[nhides++] = tips[i];
+	}
+	*out = all;
+	*n = count;
+	all = NULL;
+done:
+	free(all);
+	free(ids);
+	free(hide);
+	return err;
+}
+
+/*
  * The other kind's entries of the last commits read_new read: verify opens
  * one upstream's identity index, then its subject index, and a first
  * verify makes both from every commit of the upstream.  The entries name
  * commits by id, so they are the same in any repository: what decides is
- * the range (tip, and since), not the pg_repo.  Kept for the thread until
- * the other kind takes it, another read replaces it, or
+ * the range (its tips and hides), not the pg_repo.  Kept for the thread
+ * until the other kind takes it, another read replaces it, or
  * pg_identity_index_drop_spare.
  */
 static _Thread_local struct {
 	const key_kind *kind; /* whose entries e are */
-	pg_oid tip, since;
-	bool has_since;
+	pg_oid *range;        /* the tips, then the hides */
+	size_t ntips, nhides;
 	unsigned char *e;
 	size_t count;
 } spare;
@@ -319,18 +371,21 @@ static _Thread_local struct {
 void pg_identity_index_drop_spare(void)
 {
 	free(spare.e);
+	free(spare.range);
 	memset(&spare, 0, sizeof(spare));
 }
 
-static bool spare_fits(const key_kind *kind, const pg_oid *tip, const pg_oid *since)
+static bool spare_fits(const key_kind *kind, const pg_oid *tips, size_t ntips,
+		       const pg_oid *hides, size_t nhides)
 {
-	return spare.kind == kind && !pg_oid_cmp(&spare.tip, tip) && spare.has_since == !!since &&
-	       (!since || !pg_oid_cmp(&spare.since, since));
+	return spare.kind == kind && spare.ntips == ntips && spare.nhides == nhides &&
+	       (!ntips || !memcmp(spare.range, tips, ntips * sizeof(*tips))) &&
+	       (!nhides || !memcmp(spare.range + ntips, hides, nhides * sizeof(*hides)));
 }
 
-/* The entries of the commits tip has and `since` (NULL: nothing) had not, sorted. */
-static int read_new(unsigned char **out, size_t *n, pg_repo *r, const pg_oid *tip,
-		    const pg_oid *since, const key_kind *kind)
+/* The entries of the commits tips have and hides had not, sorted. */
+static int read_new(unsigned char **out, size_t *n, pg_repo *r, const pg_oid *tips, size_t ntips,
+		    const pg_oid *hides, size_t nhides, const key_kind *kind)
 {
 	pg_oid *ids = NULL;
 	size_t count = 0;
@@ -341,7 +396,7 @@ static int read_new(unsigned char **out, size_t *n, pg_repo *r, const pg_oid *ti
 
 	*out = NULL;
 	*n = 0;
-	if (spare.e && spare_fits(kind, tip, since)) {
+	if (spare.e && spare_fits(kind, tips, ntips, hides, nhides)) {
 		*out = spare.e;
 		*n = spare.count;
 		spare.e = NULL;
@@ -349,14 +404,22 @@ static int read_new(unsigned char **out, size_t *n, pg_repo *r, const pg_oid *ti
 		return 0;
 	}
 	pg_identity_index_drop_spare();
-	if ((err = pg_repo_walk_range(&ids, &count, r, tip, since, since ? 1 : 0)) < 0)
+	if ((err = walk_new(&ids, &count, r, tips, ntips, hides, nhides)) < 0)
 		return err;
 	if ((err = entries_of(out, &other, r, ids, count, kind, other_kind)) == 0) {
 		*n = count;
+		if (!(spare.range = malloc((ntips + nhides + 1) * sizeof(*spare.range)))) {
+			free(other);
+			free(ids);
+			return 0; /* no spare: the other kind reads again */
+		}
+		if (ntips)
+			memcpy(spare.range, tips, ntips * sizeof(*tips));
+		if (nhides)
+			memcpy(spare.range + ntips, hides, nhides * sizeof(*hides));
 		spare.kind = other_kind;
-		spare.tip = *tip;
-		if ((spare.has_since = since != NULL))
-			spare.since = *since;
+		spare.ntips = ntips;
+		spare.nhides = nhides;
 		spare.e = other;
 		spare.count = count;
 	}
@@ -371,8 +434,8 @@ static int oid_cmp(const void *a, const void *b)
 
 /*
  * git wrote the commit-graph again (a gc, a fetch that writes it): the
- * index holds what the old graph said tip reaches.  Walk the new graph
- * from tip, which reads no commit it holds, and compare the commits it
+ * index holds what the old graph said its tips reach.  Walk the new graph
+ * from the tips, which reads no commit it holds, and compare the commits it
  * reaches with the index's: the index is kept when it holds no commit the
  * walk does not reach, and the commits it lacks are read and added (*add,
  * *nadd).  *keep false: it holds a commit the new graph does not reach,
@@ -380,7 +443,7 @@ static int oid_cmp(const void *a, const void *b)
  * it again, at the cost of a walk, not of reading every commit again.
  */
 static int reconcile(bool *keep, unsigned char **add, size_t *nadd, pg_repo *r,
-		     const pg_oid *tip, const unsigned char *old, size_t count,
+		     const pg_oid *tips, size_t ntips, const unsigned char *old, size_t count,
 		     const key_kind *kind)
 {
 	pg_oid *ids = NULL, *lack = NULL;
@@ -391,7 +454,7 @@ static int reconcile(bool *keep, unsigned char **add, size_t *nadd, pg_repo *r,
 	*keep = false;
 	*add = NULL;
 	*nadd = 0;
-	if ((err = pg_repo_walk_range(&ids, &n, r, tip, NULL, 0)) < 0)
+	if ((err = walk_new(&ids, &n, r, tips, ntips, NULL, 0)) < 0)
 		return err;
 	if ((count && !(have = malloc(count * PG_OID_RAWSZ))) ||
 	    (n && !(lack = malloc(n * sizeof(*lack))))) {
@@ -441,6 +504,15 @@ static void unmap(pg_identity_index *x)
 	x->nsegments = 0;
 }
 
+static void tips_free(tip_slot *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i].ref);
+	free(v);
+}
+
 void pg_identity_index_free(pg_identity_index *x)
 {
 	if (!x)
@@ -448,6 +520,8 @@ void pg_identity_index_free(pg_identity_index *x)
 	unmap(x);
 	free(x->owned);
 	free(x->path);
+	tips_free(x->tips, x->ntips);
+	free(x->others);
 	free(x);
 }
 
@@ -511,6 +585,70 @@ static int open_file(pg_identity_index *x, const char *path, bool *exists)
 	return err < 0 ? pg_error_wrap(err, "identity index") : 0;
 }
 
+/* Bytes the tips take on disk, their checksum included. */
+static size_t tips_size(const tip_slot *v, size_t n)
+{
+	size_t len = 4 + 8, i;
+
+	for (i = 0; i < n; i++)
+		len += PG_OID_RAWSZ + 4 + strlen(v[i].ref);
+	return len;
+}
+
+static void put_tips(unsigned char *p, const tip_slot *v, size_t n)
+{
+	unsigned char *start = p;
+	size_t i, len;
+
+	put32(p, (uint32_t)n);
+	p += 4;
+	for (i = 0; i < n; i++) {
+		len = strlen(v[i].ref);
+		memcpy(p, v[i].tip.id, PG_OID_RAWSZ);
+		put32(p + PG_OID_RAWSZ, (uint32_t)len);
+		memcpy(p + PG_OID_RAWSZ + 4, v[i].ref, len);
+		p += PG_OID_RAWSZ + 4 + len;
+	}
+	put64(p, checksum(start, (size_t)(p - start)));
+}
+
+/*
+ * The tips, from off to the file's end (len), which they must fill
+ * exactly, their count, names and checksum holding.
+ */
+static bool read_tips(pg_identity_index *x, uint64_t off, uint64_t len)
+{
+	unsigned char *b = NULL, *p;
+	size_t size, n, i, k;
+	bool ok = false;
+
+	if (len < off + 12 || len - off > 4 + PG_IDENTITY_INDEX_TIPS *
+					      (PG_OID_RAWSZ + 4 + NAME_MAX_LEN) + 8)
+		return false;
+	size = (size_t)(len - off);
+	if (!(b = malloc(size)) || pg_pagefile_read(x->f, off, b, size) < 0 ||
+	    checksum(b, size - 8) != get64(b + size - 8) ||
+	    (n = get32(b)) > PG_IDENTITY_INDEX_TIPS || !n ||
+	    !(x->tips = calloc(n + 1, sizeof(*x->tips))))
+		goto done;
+	for (i = 0, p = b + 4; i < n; i++) {
+		if ((size_t)(b + size - 8 - p) < PG_OID_RAWSZ + 4 ||
+		    (k = get32(p + PG_OID_RAWSZ)) > NAME_MAX_LEN ||
+		    (size_t)(b + size - 8 - p) - PG_OID_RAWSZ - 4 < k ||
+		    !(x->tips[i].ref = malloc(k + 1)))
+			goto done;
+		x->ntips++;
+		memcpy(x->tips[i].tip.id, p, PG_OID_RAWSZ);
+		memcpy(x->tips[i].ref, p + PG_OID_RAWSZ + 4, k);
+		x->tips[i].ref[k] = '\0';
+		p += PG_OID_RAWSZ + 4 + k;
+	}
+	ok = p == b + size - 8;
+done:
+	free(b);
+	return ok;
+}
+
 /*
  * Whether the open file is a whole index of this upstream with this key;
  * *why says what is wrong: its header and the table of its segments are
@@ -545,7 +683,7 @@ static bool header_ok(pg_identity_index *x, const char *name, uint64_t fingerpri
 	    pg_pagefile_read(x->f, HEADER, stored, name_len) < 0 ||
 	    memcmp(stored, name, name_len) ||
 	    get64(h + 24) > (body - name_len) / ENTRY ||
-	    len != HEADER + name_len + (uint64_t)count * ENTRY + (uint64_t)nseg * 8) {
+	    !read_tips(x, HEADER + name_len + (uint64_t)count * ENTRY + (uint64_t)nseg * 8, len)) {
 		pg_error_clear();
 		return false;
 	}
@@ -632,18 +770,23 @@ damaged:
 	return 0;
 }
 
-/* Merge old and new entries (both sorted) under a header; write it atomically. */
+/*
+ * Merge old and new entries (both sorted) under a header, the tips after
+ * them; write it atomically.  x takes tips when it is written; else they
+ * stay the caller's.
+ */
 static int write_index(pg_identity_index *x, const char *path, const char *name,
 		       uint64_t fingerprint, const pg_oid *tip, const pg_oid *graph,
-		       const unsigned char *old, size_t nold, const unsigned char *add, size_t nadd)
+		       const unsigned char *old, size_t nold, const unsigned char *add, size_t nadd,
+		       tip_slot *tips, size_t ntips)
 {
-	size_t name_len = strlen(name), len, i = 0, j = 0, k = 0, nseg;
+	size_t name_len = strlen(name), len, i = 0, j = 0, k = 0, nseg, tlen = tips_size(tips, ntips);
 	unsigned char *buf, *e, *table;
 	int err;
 
-	if (nold + nadd > (SIZE_MAX - HEADER - name_len) / (ENTRY + 8))
+	if (nold + nadd > (SIZE_MAX - HEADER - name_len - tlen) / (ENTRY + 8))
 		return pg_error_oom();
-	len = HEADER + name_len + (nold + nadd) * ENTRY + segments_of(nold + nadd) * 8;
+	len = HEADER + name_len + (nold + nadd) * ENTRY + segments_of(nold + nadd) * 8 + tlen;
 	if (!(buf = calloc(1, len)))
 		return pg_error_oom();
 	e = buf + HEADER + name_len;
@@ -663,7 +806,8 @@ static int write_index(pg_identity_index *x, const char *path, const char *name,
 		put64(table + i * 8, checksum(e + i * SEGMENT * ENTRY,
 					      (k - i * SEGMENT < SEGMENT ? k - i * SEGMENT :
 					       SEGMENT) * ENTRY));
-	len = HEADER + name_len + k * ENTRY + nseg * 8;
+	put_tips(table + nseg * 8, tips, ntips);
+	len = HEADER + name_len + k * ENTRY + nseg * 8 + tlen;
 	memcpy(buf, MAGIC, 8);
 	put32(buf + 8, FORMAT);
 	put32(buf + 12, x->kind->version);
@@ -692,6 +836,9 @@ static int write_index(pg_identity_index *x, const char *path, const char *name,
 	if (graph)
 		x->graph = *graph;
 	x->damaged = false;
+	tips_free(x->tips, x->ntips);
+	x->tips = tips;
+	x->ntips = ntips;
 	return 0;
 }
 
@@ -909,29 +1056,172 @@ static void said_done(pg_repo *r, const pg_identity_index_info *info, const key_
 	pg_repo_progress(r, &p);
 }
 
+/* --- the refs' tips ----------------------------------------------------------------- */
+
+static const tip_slot *find_tip(const pg_identity_index *x, const char *ref)
+{
+	size_t i;
+
+	for (i = 0; i < x->ntips; i++)
+		if (!strcmp(x->tips[i].ref, ref))
+			return &x->tips[i];
+	return NULL;
+}
+
+/*
+ * Let go of the recorded tips that are no commit in r (a branch deleted and
+ * its objects pruned): true when one was.  What only it reached can no
+ * longer be told from the rest, so the index is made again.
+ */
+static bool tips_gone(pg_identity_index *x, pg_repo *r)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < x->ntips; i++) {
+		enum pg_object_type type = PG_OBJ_NONE;
+
+		if (pg_repo_object_type(&type, r, &x->tips[i].tip) < 0 || type != PG_OBJ_COMMIT) {
+			pg_error_clear();
+			free(x->tips[i].ref);
+			continue;
+		}
+		x->tips[k++] = x->tips[i];
+	}
+	i = x->ntips;
+	x->ntips = k;
+	return k != i;
+}
+
+/* The ids of tips[0..n), into *out (malloc()ed). */
+static int tip_ids(pg_oid **out, const tip_slot *tips, size_t n)
+{
+	size_t i;
+
+	if (!(*out = malloc((n + 1) * sizeof(**out))))
+		return pg_error_oom();
+	for (i = 0; i < n; i++)
+		(*out)[i] = tips[i].tip;
+	return 0;
+}
+
+/*
+ * The tips to record: ref's at tip first, then those of from[0..nfrom)
+ * but ref's own, the most recently moved first, PG_IDENTITY_INDEX_TIPS in
+ * all (a caller that must keep them all checks first).
+ */
+static int tips_with(tip_slot **out, size_t *n, const tip_slot *from, size_t nfrom,
+		     const char *ref, const pg_oid *tip)
+{
+	tip_slot *v;
+	size_t i, k = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!(v = calloc(nfrom + 2, sizeof(*v))))
+		return pg_error_oom();
+	v[k].tip = *tip;
+	if (!(v[k++].ref = pg_strdup(ref)))
+		goto oom;
+	for (i = 0; i < nfrom && k < PG_IDENTITY_INDEX_TIPS; i++) {
+		if (!strcmp(from[i].ref, ref))
+			continue;
+		v[k].tip = from[i].tip;
+		if (!(v[k++].ref = pg_strdup(from[i].ref)))
+			goto oom;
+	}
+	*out = v;
+	*n = k;
+	return 0;
+oom:
+	tips_free(v, k);
+	return pg_error_oom();
+}
+
+/*
+ * The commits the tips reach and tip does not (git rev-list TIPS ^tip),
+ * sorted, into x->others: what a probe for tip's ref never answers, so
+ * that it answers what an index of tip's history alone would.  A tip whose
+ * commits tip and the tips kept before it reach anyway adds none; with
+ * drop it is let go of (*ntips shrinks): the index still holds exactly what
+ * the tips kept reach.
+ */
+static int others_of(pg_identity_index *x, pg_repo *r, const pg_oid *tip, tip_slot *tips,
+		     size_t *ntips, bool drop)
+{
+	pg_oid *hide = NULL, *ids = NULL, *all = NULL;
+	size_t nhide = 0, count = 0, alloc = 0, n, i, k = 0;
+	int err = 0;
+
+	free(x->others);
+	x->others = NULL;
+	x->nothers = 0;
+	if (!(hide = malloc((*ntips + 1) * sizeof(*hide))))
+		return pg_error_oom();
+	hide[nhide++] = *tip;
+	for (i = 0; i < *ntips; i++) {
+		if (pg_oid_cmp(&tips[i].tip, tip)) {
+			if ((err = pg_repo_walk_range(&ids, &n, r, &tips[i].tip, hide, nhide)) < 0)
+				goto done;
+			if (!n && drop) {
+				free(ids);
+				ids = NULL;
+				free(tips[i].ref);
+				continue;
+			}
+			if ((err = PG_ARRAY_GROW(all, count + n + 1, alloc)) < 0)
+				goto done;
+			if (n)
+				memcpy(all + count, ids, n * sizeof(*ids));
+			count += n;
+			free(ids);
+			ids = NULL;
+			hide[nhide++] = tips[i].tip;
+		}
+		tips[k++] = tips[i];
+	}
+	*ntips = k;
+	if (count)
+		qsort(all, count, sizeof(*all), oid_cmp);
+	x->others = all;
+	x->nothers = count;
+	all = NULL;
+done:
+	free(hide);
+	free(ids);
+	free(all);
+	return err;
+}
+
+static bool is_other(const pg_identity_index *x, const unsigned char *id)
+{
+	return x->nothers && bsearch(id, x->others, x->nothers, sizeof(*x->others), oid_cmp);
+}
+
 static int open_kind(pg_identity_index **out, pg_repo *r, const char *home, const char *upstream,
 		     const pg_oid *tip, const pg_identity_index_opts *opts,
 		     pg_identity_index_info *info, const key_kind *kind)
 {
 	pg_identity_index *x = NULL;
 	pg_identity_index_info dummy;
-	pg_buf path = PG_BUF_INIT, dir = PG_BUF_INIT;
+	pg_buf path = PG_BUF_INIT, dir = PG_BUF_INIT, lock = PG_BUF_INIT;
 	unsigned char *add = NULL, *old = NULL;
-	size_t nadd = 0;
+	tip_slot *tips = NULL;
+	pg_oid *from = NULL;
+	size_t nadd = 0, ntips = 0;
 	uint64_t fingerprint, budget = opts && opts->cache_size ? opts->cache_size :
 				       PG_IDENTITY_INDEX_CACHE_DEFAULT;
 	char stem[32];
-	const char *why = "new";
+	const char *why = "new", *ref = opts && opts->ref ? opts->ref : "";
 	uint64_t t0 = pg_progress_now_ms();
 	pg_oid graph;
-	bool extend = false, exists = false, has_graph = false, reconciled = false;
-	int err;
+	bool extend = false, current = false, exists = false, has_graph = false, loaded = false;
+	int err, fd = -1;
 
 	*out = NULL;
 	if (!info)
 		info = &dummy;
 	memset(info, 0, sizeof(*info));
-	if (strlen(upstream) > NAME_MAX_LEN)
+	if (strlen(upstream) > NAME_MAX_LEN || strlen(ref) > NAME_MAX_LEN)
 		return pg_error_set(PG_EINVALID, "identity index: upstream name too long");
 	if ((err = key_fingerprint(&fingerprint, kind)) < 0 ||
 	    (err = pg_repo_graph_id(&graph, &has_graph, r)) < 0)
@@ -941,6 +1231,12 @@ static int open_kind(pg_identity_index **out, pg_repo *r, const char *home, cons
 	x->kind = kind;
 	snprintf(stem, sizeof(stem), "%016llx",
 		 (unsigned long long)pg_hash_bytes(upstream, strlen(upstream)));
+	/* one writer at a time: of two refs extending it at once, neither loses the other's */
+	if ((err = pg_buf_printf(&lock, "%s/identity-locks", home)) < 0 ||
+	    (err = pg_mkdir_p(lock.ptr)) < 0 ||
+	    (err = pg_buf_printf(&lock, "/%s.lock", stem)) < 0 ||
+	    (err = pg_lock_file(&fd, lock.ptr, true)) < 0)
+		goto done;
 	if ((err = pg_buf_printf(&dir, "%s/identity", home)) < 0 ||
 	    (err = pg_mkdir_p(dir.ptr)) < 0 ||
 	    (err = pg_buf_printf(&path, "%s/%s%s", dir.ptr, stem, kind->ext)) < 0 ||
@@ -954,58 +1250,113 @@ static int open_kind(pg_identity_index **out, pg_repo *r, const char *home, cons
 		why = "damaged";
 	if (opts && opts->remake) {
 		why = "damaged";
-	} else if (x->f && load_checked(x, upstream, fingerprint, opts && opts->full_check, &why)) {
+	} else if (x->f && (loaded = load_checked(x, upstream, fingerprint,
+						   opts && opts->full_check, &why))) {
 		bool same_graph = x->has_graph == has_graph &&
 				  (!has_graph || !pg_oid_cmp(&x->graph, &graph));
+		const tip_slot *mine = find_tip(x, ref);
+		size_t room = x->ntips - (mine != NULL);
 
-		if (same_graph && !pg_oid_cmp(&x->tip, tip)) {
-			info->action = PG_IDENTITY_INDEX_CURRENT;
-			/* its mtime says when it was last used: the budget removes the oldest */
-			(void)utimensat(AT_FDCWD, path.ptr, NULL, 0);
-			goto done;
-		}
 		/*
-		 * A last tip that is gone, or not below the new one: history was
-		 * rewritten.  Read through another commit-graph (git wrote it
-		 * again): what it was made from is gone, so what the index holds
-		 * is compared with what the new graph reaches (reconcile).
+		 * The ref's last tip gone or not below the new one: its history was
+		 * rewritten, and what only the old tip reached must go.  So must
+		 * what a tip no longer in the repository reached, and a ref past
+		 * the most the index records lets the least recent go.
 		 */
-		err = pg_oid_cmp(&x->tip, tip) ? pg_repo_is_ancestor(r, &x->tip, tip) : 1;
-		if (err < 0)
-			pg_error_clear();
-		why = err != 1 ? "rewritten" : "graph";
-		extend = err == 1;
+		why = "rewritten";
+		if (tips_gone(x, r) || room >= PG_IDENTITY_INDEX_TIPS)
+			goto build;
+		if (mine && pg_oid_cmp(&mine->tip, tip)) {
+			err = pg_repo_is_ancestor(r, &mine->tip, tip);
+			if (err < 0)
+				pg_error_clear();
+			if (err != 1) {
+				err = 0;
+				goto build;
+			}
+		}
 		err = 0;
+		if (same_graph && mine && !pg_oid_cmp(&mine->tip, tip)) {
+			current = true;
+		} else if (same_graph) {
+			/* only what no tip reaches: a ref moved, or a new ref */
+			if ((err = tip_ids(&from, x->tips, x->ntips)) < 0 ||
+			    (err = read_new(&add, &nadd, r, tip, 1, from, x->ntips, kind)) < 0)
+				goto done;
+			/* a ref whose every commit is held (below another) needs no tip of its own */
+			current = nadd == 0;
+			extend = !current;
+		} else {
+			/*
+			 * Read through another commit-graph (git wrote it again): what it
+			 * was made from is gone, so what the index holds is compared with
+			 * what the new graph reaches from the tips (reconcile).
+			 */
+			why = "graph";
+			extend = true;
+		}
 		if (extend && (err = all_entries(&old, x)) < 0)
 			goto done;
 		if (extend && !old) {
 			extend = false;
 			why = "damaged";
 		}
-		if (extend && !same_graph &&
-		    (err = reconcile(&extend, &add, &nadd, r, tip, old, x->count, kind)) < 0)
-			goto done;
-		if (!same_graph)
-			reconciled = true;
+		if (extend && !same_graph) {
+			if ((err = tips_with(&tips, &ntips, x->tips, x->ntips, ref, tip)) < 0 ||
+			    (err = tip_ids(&from, tips, ntips)) < 0 ||
+			    (err = reconcile(&extend, &add, &nadd, r, from, ntips, old, x->count,
+					     kind)) < 0)
+				goto done;
+		}
 	}
-	if ((!reconciled || !extend) &&
-	    (err = read_new(&add, &nadd, r, tip, extend ? &x->tip : NULL, kind)) < 0)
+build:
+	if (current) {
+		x->tip = *tip;
+		if ((err = others_of(x, r, tip, x->tips, &x->ntips, false)) < 0)
+			goto done;
+		info->action = PG_IDENTITY_INDEX_CURRENT;
+		info->others = x->nothers;
+		/* its mtime says when it was last used: the budget removes the oldest */
+		(void)utimensat(AT_FDCWD, path.ptr, NULL, 0);
 		goto done;
-	if ((err = write_index(x, path.ptr, upstream, fingerprint, tip, has_graph ? &graph : NULL,
-			       old, extend ? x->count : 0, add, nadd)) < 0)
+	}
+	if (!tips && (err = tips_with(&tips, &ntips, loaded ? x->tips : NULL,
+				      loaded ? x->ntips : 0, ref, tip)) < 0)
 		goto done;
+	if (!extend) {
+		/* from every tip: the other refs' commits stay held */
+		free(add);
+		free(from);
+		add = NULL;
+		from = NULL;
+		if ((err = tip_ids(&from, tips, ntips)) < 0 ||
+		    (err = read_new(&add, &nadd, r, from, ntips, NULL, 0, kind)) < 0)
+			goto done;
+	}
+	if ((err = others_of(x, r, tip, tips, &ntips, true)) < 0 ||
+	    (err = write_index(x, path.ptr, upstream, fingerprint, tip, has_graph ? &graph : NULL,
+			       old, extend ? x->count : 0, add, nadd, tips, ntips)) < 0)
+		goto done;
+	tips = NULL; /* x's now */
+	ntips = 0;
 	info->action = extend ? PG_IDENTITY_INDEX_EXTENDED : PG_IDENTITY_INDEX_BUILT;
 	info->added = nadd;
 	info->why = extend ? NULL : why;
+	info->others = x->nothers;
 	said_done(r, info, kind, x->count, t0);
 	/* the directory grew: back under the budget, this upstream's files kept */
 	if ((err = prune(dir.ptr, budget, stem, &info->pruned)) < 0)
 		goto done;
 done:
+	if (fd >= 0)
+		close(fd);
 	free(add);
 	free(old);
+	free(from);
+	tips_free(tips, ntips);
 	pg_buf_release(&path);
 	pg_buf_release(&dir);
+	pg_buf_release(&lock);
 	if (err < 0) {
 		pg_identity_index_free(x);
 		return err;
@@ -1060,14 +1411,16 @@ size_t pg_identity_index_probe(pg_identity_hit *out, size_t max, const pg_identi
 	/* keys are hashes: an interpolation search reads two or three blocks, not a dozen */
 	if (pg_search_uniform(&lo, 0, x->count, 0, UINT64_MAX, key, key_at, (void *)x) < 0)
 		goto damaged;
-	for (; lo < x->count; lo++, n++) {
+	for (; lo < x->count; lo++) {
 		if (entry_at(x, lo, e) < 0)
 			goto damaged;
 		if (get64(e) != key)
 			break;
-		if (n < max) {
-			out[n].author_time = (int64_t)get64(e + 8);
-			memcpy(out[n].id.id, e + 16, PG_OID_RAWSZ);
+		if (is_other(x, e + 16))
+			continue; /* another ref's alone: not this tip's history */
+		if (n++ < max) {
+			out[n - 1].author_time = (int64_t)get64(e + 8);
+			memcpy(out[n - 1].id.id, e + 16, PG_OID_RAWSZ);
 		}
 	}
 	return n;
@@ -1082,7 +1435,17 @@ damaged:
 
 size_t pg_identity_index_count(const pg_identity_index *x)
 {
+	return x->count - x->nothers;
+}
+
+size_t pg_identity_index_total(const pg_identity_index *x)
+{
 	return x->count;
+}
+
+size_t pg_identity_index_ntips(const pg_identity_index *x)
+{
+	return x->ntips;
 }
 
 const char *pg_identity_index_path(const pg_identity_index *x)

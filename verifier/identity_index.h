@@ -1,33 +1,45 @@
-/* identity_index.h - an upstream's commits by identity key, kept on disk and extended as upstream moves. */
+/* identity_index.h - an upstream repository's commits by identity key, kept on disk, shared by its refs, extended as they move. */
 #ifndef PG_IDENTITY_INDEX_H
 #define PG_IDENTITY_INDEX_H
 
 #include "repo/repo.h"
 
 /*
- * The identity index of one upstream (a location and a branch): for every
- * commit reachable from the last tip indexed, its identity key
+ * The identity index of one upstream repository (its location): for every
+ * commit reachable from the refs it covers, its identity key
  * (pg_identity_hash, verifier/match.h), its id and its author date.  A
  * copy of an upstream commit, however old, is then one probe away: no walk
  * by date, no window, no cap.
  *
- * It lives in HOME/identity/, one file per upstream, written atomically
- * (a temporary file, fsync, rename): readers never see half a file, and of
- * two writers the last one wins with a whole index.  pg_identity_index_open
- * brings it up to the tip it is given:
+ * It lives in HOME/identity/, one file per repository, written atomically
+ * (a temporary file, fsync, rename) under a lock (HOME/identity-locks/,
+ * held from reading it to writing it again, so that a CLI's verify and a
+ * service's job extend it one after the other, never one over the other):
+ * readers never see half a file.  It records its tips, one per ref that
+ * brought commits of its own (at most PG_IDENTITY_INDEX_TIPS), and holds
+ * exactly the commits those tips reach.  Opened for a ref at tip T:
  *  - made from scratch on first use, when the file is damaged, when the key
  *    changed (PG_IDENTITY_INDEX_KEY below, and a fingerprint of what
  *    pg_identity_hash gives for a set of sample commits, so that a changed
- *    key function is noticed even if nobody bumps the version), or when
- *    upstream's history was rewritten (the last tip indexed is no longer
- *    an ancestor of the tip, or no longer in the repository);
- *  - else extended with the commits the tip has that the last tip had not
- *    (O(those commits), as git rev-list TIP ^LAST), and written again;
- *  - else, at the same tip and graph, only mapped.
- * It records what it was made from: the tip, and the commit-graph the
+ *    key function is noticed even if nobody bumps the version), when the
+ *    ref's history was rewritten (its recorded tip is no longer an ancestor
+ *    of T, or a recorded tip is no longer in the repository), or past
+ *    PG_IDENTITY_INDEX_TIPS refs; from every recorded tip and T;
+ *  - else extended with the commits T has that no recorded tip had (O(those
+ *    commits), as git rev-list T ^TIP...), and written again with T as the
+ *    ref's tip: a ref moved, or a new ref, reads only what is new;
+ *  - else (T is the ref's tip, or every commit of T is already held: a
+ *    release branch below master, say) only mapped.
+ * The rule that keeps every answer the one an index of T's history alone
+ * would give: the commits the other tips reach and T does not (git rev-list
+ * TIP... ^T: a ref's own unmerged work, or what a newer ref has above an
+ * older one) are computed on open and never answered by a probe, nor
+ * counted.  So a commit on another branch is never "upstream" for this one.
+ * It records what it was made from: the tips, and the commit-graph the
  * commits were read through (pg_repo_graph_id: its checksum, which git's
- * own is checked against).  A graph git wrote again makes it again: what
- * it was made from is gone.  Every open checks its header, the table of
+ * own is checked against).  A graph git wrote again is reconciled: what
+ * the new graph reaches from the tips is compared with what the index holds.
+ * Every open checks its header, the table of
  * its segments' checksums and the order of 64 evenly spaced adjacent pairs;
  * every probe checks the segments (128 entries) it reads, once, before
  * anything in them is used; extending it, and opts.full_check, check every
@@ -65,10 +77,14 @@ enum pg_identity_index_action {
 typedef struct pg_identity_index_info {
 	enum pg_identity_index_action action;
 	size_t added;          /* commits read and indexed this time */
+	size_t others;         /* commits held for other refs only: never answered */
 	const char *why;       /* for BUILT: "new", "rewritten", "key", "graph" (read through
 				  another commit-graph), "damaged" */
 	size_t pruned;         /* other upstreams' indexes removed for the budget */
 } pg_identity_index_info;
+
+/* The most refs one index records a tip for; one more makes it again. */
+#define PG_IDENTITY_INDEX_TIPS 64
 
 /* The budget of HOME/identity when none is given: 1 GiB. */
 #define PG_IDENTITY_INDEX_CACHE_DEFAULT ((uint64_t)1 << 30)
@@ -78,11 +94,13 @@ typedef struct pg_identity_index_opts {
 	bool full_check;     /* check every entry, not a sample (pullgate verify --verify-index) */
 	bool remake;         /* make it again whatever is there (a probe found it damaged) */
 	uint64_t cache_size; /* bytes HOME/identity may hold; 0: the default */
+	const char *ref;     /* the ref whose tip is given (its recorded tip); NULL: "" */
 } pg_identity_index_opts;
 
 /*
- * The index of upstream (a name for the upstream, e.g. its location and
- * branch: it names the file), brought up to tip in r, from home.  info
+ * The index of upstream (a name for the upstream repository, e.g. its
+ * location: it names the file), brought up to tip in r, from home, for the
+ * ref opts.ref (pg_identity_index_open: the ref "").  info
  * (optional) says what was done.  Errors: those of reading the commits
  * (PG_EINVALID naming a malformed one), PG_EIO when the file cannot be
  * written, PG_ENOMEM.  A damaged or stale file is never an error: it is
@@ -141,9 +159,16 @@ int pg_identity_index_open_subjects(pg_identity_index **out, pg_repo *r, const c
 size_t pg_identity_index_probe(pg_identity_hit *out, size_t max, const pg_identity_index *x,
 			       uint64_t key);
 
-/* How many commits it holds, and the tip it was brought to. */
+/*
+ * How many commits of the tip's history it holds (what a probe may
+ * answer), and the tip it was brought to.
+ */
 size_t pg_identity_index_count(const pg_identity_index *x);
 const pg_oid *pg_identity_index_tip(const pg_identity_index *x);
+/* How many commits the file holds, for every ref it covers. */
+size_t pg_identity_index_total(const pg_identity_index *x);
+/* How many refs it records a tip for. */
+size_t pg_identity_index_ntips(const pg_identity_index *x);
 /* The index's file: files derived from the same upstream go beside it. */
 const char *pg_identity_index_path(const pg_identity_index *x);
 

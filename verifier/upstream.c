@@ -6,6 +6,7 @@
 #include "common/array.h"
 #include "common/buf.h"
 #include "common/error.h"
+#include "common/map.h"
 #include "common/str.h"
 
 #define CHUNK 512
@@ -34,6 +35,7 @@ struct pg_upstream {
 	size_t nemails, emails_alloc;
 	bool chain_pending; /* with an index: emails are read when first asked for */
 	pg_oid chain_tip;
+	char *chain_name;   /* the upstream and its ref: names the line's file */
 	int64_t chain_since;
 	size_t examined;
 	int64_t since;      /* the date window's line (0 with an index) */
@@ -203,6 +205,7 @@ static int open_one(pg_identity_index **out, pg_identity_index_info *info, pg_pu
 	opts.full_check = p->verify_index;
 	opts.remake = remake;
 	opts.cache_size = p->index_cache_size;
+	opts.ref = p->report->upstream_ref ? p->report->upstream_ref : "";
 	if ((err = pg_identity_index_open_opts(out, p->repo, p->home, name, &p->upstream_tip,
 					       &opts, info)) < 0)
 		return err;
@@ -212,11 +215,16 @@ static int open_one(pg_identity_index **out, pg_identity_index_info *info, pg_pu
 	return 0;
 }
 
-/* The name of p's upstream for its indexes: its location and branch. */
+/*
+ * The name of p's upstream for its indexes: its location.  One index
+ * serves every ref of the repository (opts.ref says which is asked for),
+ * and answers only from that ref's history: the probes below add what they
+ * find as upstream commits without walking the ref again, so the index
+ * itself leaves out what only other refs reach (verifier/identity_index.h).
+ */
 static int index_name(pg_buf *name, const pg_pull *p)
 {
-	return pg_buf_printf(name, "%s\n%s", p->report->upstream ? p->report->upstream : "",
-			     p->report->upstream_ref ? p->report->upstream_ref : "");
+	return pg_buf_puts(name, p->report->upstream ? p->report->upstream : "");
 }
 
 /*
@@ -346,6 +354,22 @@ static int probe_index(pg_upstream *u, const pg_pull *p)
 	return err;
 }
 
+/* The name of p's upstream ref's first-parent line: its location and branch. */
+static int chain_name(char **out, const pg_pull *p)
+{
+	pg_buf name = PG_BUF_INIT;
+	int err;
+
+	*out = NULL;
+	if ((err = pg_buf_printf(&name, "%s\n%s", p->report->upstream ? p->report->upstream : "",
+				 p->report->upstream_ref ? p->report->upstream_ref : "")) < 0) {
+		pg_buf_release(&name);
+		return err;
+	}
+	*out = pg_buf_detach(&name);
+	return *out ? 0 : pg_error_oom();
+}
+
 /*
  * The committers of upstream's first-parent line since `since`, its newest
  * PG_CHAIN_MAX commits at most: what the date window's walk learns on its
@@ -356,13 +380,15 @@ static int walk_chain(pg_upstream *u)
 {
 	pg_chain c;
 	pg_buf cache = PG_BUF_INIT;
-	const char *idx = pg_identity_index_path(u->index);
-	size_t i, n = strlen(idx);
+	const char *idx = pg_identity_index_path(u->index), *slash = strrchr(idx, '/');
+	size_t i;
 	int err;
 
-	if (n > 4 && !strcmp(idx + n - 4, ".idx"))
-		n -= 4;
-	if ((err = pg_buf_printf(&cache, "%.*s.chain", (int)n, idx)) < 0)
+	/* a line per ref (the index is the repository's): two refs do not walk over each other's */
+	if ((err = pg_buf_printf(&cache, "%.*s/%016llx.chain", slash ? (int)(slash - idx) : 1,
+				 slash ? idx : ".",
+				 (unsigned long long)pg_hash_bytes(u->chain_name,
+								   strlen(u->chain_name)))) < 0)
 		return err;
 	err = pg_chain_load(&c, u->repo, &u->chain_tip, cache.ptr);
 	pg_buf_release(&cache);
@@ -410,6 +436,8 @@ int pg_upstream_build(pg_upstream **out, pg_pull *p)
 		/* only a foreign committer asks who the maintainer is */
 		u->chain_pending = true;
 		u->chain_tip = p->upstream_tip;
+		if ((err = chain_name(&u->chain_name, p)) < 0)
+			goto done;
 		u->chain_since = since;
 	} else {
 		u->since = since;
@@ -465,6 +493,7 @@ void pg_upstream_free(pg_upstream *u)
 		free(u->chain_ids[i]);
 	free(u->chain_ids);
 	pg_str_list_free(u->emails, u->nemails);
+	free(u->chain_name);
 	pg_map_release(&u->by_id);
 	pg_map_release(&u->by_hash);
 	pg_map_release(&u->by_who);
