@@ -1,4 +1,4 @@
-/* test_identity_index.c - the identity index: made, extended, remade when history, the graph or the file changed; its budget. */
+/* test_identity_index.c - the identity index: made, extended, remade when history, the graph or the file changed; shared by a repository's refs; its budget. */
 #include "tests/unit/unit.h"
 
 #include "common/array.h"
@@ -211,6 +211,176 @@ static void test_rewritten_history_is_indexed_again(void **state)
 	/* written atomically: one file, no temporary left */
 	index_path(path, sizeof(path), f);
 	pg_repo_free(o);
+	pg_repo_free(r);
+}
+
+/* The index of repo's ref at rev (a revision of repo), for ref, in home. */
+static void open_ref(pg_identity_index **x, pg_identity_index_info *info, pg_repo *r,
+		     const char *repo, const char *home, const char *ref, const char *rev)
+{
+	const char *argv[] = { "git", "--git-dir", repo, "rev-parse", rev, NULL };
+	pg_identity_index_opts opts = { 0 };
+	char *hex = run_must(argv);
+	pg_oid tip;
+
+	assert_int_equal(pg_oid_fromhex(&tip, hex, PG_OID_HEXSZ), 0);
+	free(hex);
+	opts.ref = ref;
+	assert_int_equal(pg_identity_index_open_opts(x, r, home, UPSTREAM, &tip, &opts, info), 0);
+}
+
+/* Whether a probe for the commit at rev answers it. */
+static bool answers(pg_repo *r, const char *repo, const pg_identity_index *x, const char *rev)
+{
+	const char *argv[] = { "git", "--git-dir", repo, "rev-parse", rev, NULL };
+	char *hex = run_must(argv);
+	pg_identity_hit hits[8];
+	pg_commit *c = NULL;
+	pg_oid id;
+	size_t n, i;
+	bool found = false;
+
+	assert_int_equal(pg_oid_fromhex(&id, hex, PG_OID_HEXSZ), 0);
+	free(hex);
+	assert_int_equal(pg_repo_read_commit(&c, r, &id), 0);
+	n = pg_identity_index_probe(hits, 8, x, pg_identity_hash(c));
+	for (i = 0; i < n && i < 8; i++)
+		found |= !pg_oid_cmp(&hits[i].id, &id);
+	pg_commit_free(c);
+	return found;
+}
+
+/* git rev-list --count rev [also] */
+static size_t rev_count(const char *repo, const char *rev, const char *also)
+{
+	const char *argv[] = { "git", "--git-dir", repo, "rev-list", "--count", rev, also, NULL };
+	char *out = run_must(argv);
+	size_t n = strtoul(out, NULL, 10);
+
+	free(out);
+	return n;
+}
+
+/*
+ * Two refs of one repository share its one index: the second reads only
+ * the commits the first's tip does not reach, a ref below another reads
+ * none, and each is answered from its own history alone: a commit only the
+ * other ref reaches is never a hit, nor counted.
+ */
+static void test_refs_share_one_index(void **state)
+{
+	fixture *f = *state;
+	pg_repo *r = NULL;
+	pg_identity_index *x = NULL;
+	pg_identity_index_info info;
+	char repo[160], home[160], first[512];
+
+	snprintf(repo, sizeof(repo), "%s/refs.git", f->dir);
+	snprintf(home, sizeof(home), "%s/home-refs", f->dir);
+	/* fixes: two commits of its own on main~10 */
+	sh("rm -rf %s && git clone -q --bare %s %s && cd %s && "
+	   "a=$(git commit-tree -p main~10 -m 'fixes: one' main~10^{tree}) && "
+	   "b=$(git commit-tree -p $a -m 'fixes: two' main~10^{tree}) && "
+	   "git update-ref refs/heads/fixes $b && git commit-graph write --reachable",
+	   repo, f->repo, repo, repo);
+	assert_int_equal(pg_repo_open(&r, repo), 0);
+
+	open_ref(&x, &info, r, repo, home, "main", "main");
+	assert_int_equal(info.action, PG_IDENTITY_INDEX_BUILT);
+	assert_int_equal(info.added, rev_count(repo, "main", NULL));
+	snprintf(first, sizeof(first), "%s", pg_identity_index_path(x));
+	pg_identity_index_free(x);
+
+	/* the second ref: its own two commits read, in the same file */
+	open_ref(&x, &info, r, repo, home, "fixes", "fixes");
+	assert_int_equal(info.action, PG_IDENTITY_INDEX_EXTENDED);
+	assert_int_equal(info.added, 2);
+	assert_string_equal(pg_identity_index_path(x), first);
+	assert_int_equal(pg_identity_index_ntips(x), 2);
+	assert_int_equal(pg_identity_index_total(x), rev_count(repo, "main", NULL) + 2);
+	check_complete(r, repo, "fixes", x);
+	assert_false(answers(r, repo, x, "main"));
+	assert_int_equal(info.others, rev_count(repo, "main", "^fixes"));
+	pg_identity_index_free(x);
+
+	/* main again: nothing read, fixes' own commits never answered */
+	open_ref(&x, &info, r, repo, home, "main", "main");
+	assert_int_equal(info.action, PG_IDENTITY_INDEX_CURRENT);
+	assert_int_equal(info.added, 0);
+	assert_int_equal(info.others, 2);
+	check_complete(r, repo, "main", x);
+	assert_false(answers(r, repo, x, "fixes"));
+	assert_true(answers(r, repo, x, "main~10"));
+	pg_identity_index_free(x);
+
+	/* a ref below main (a release branch): held already, no tip of its own, nothing read */
+	open_ref(&x, &info, r, repo, home, "v1", "main~20");
+	assert_int_equal(info.action, PG_IDENTITY_INDEX_CURRENT);
+	assert_int_equal(info.added, 0);
+	assert_int_equal(pg_identity_index_ntips(x), 2);
+	check_complete(r, repo, "main~20", x);
+	assert_false(answers(r, repo, x, "main~19"));
+	pg_identity_index_free(x);
+
+	/* fixes merged into main: one commit read, and fixes' tip, now below main's, let go */
+	sh("cd %s && m=$(git commit-tree -p main -p fixes -m 'Merge fixes' main^{tree}) && "
+	   "git update-ref refs/heads/main $m", repo);
+	pg_repo_free(r);
+	assert_int_equal(pg_repo_open(&r, repo), 0);
+	open_ref(&x, &info, r, repo, home, "main", "main");
+	assert_int_equal(info.action, PG_IDENTITY_INDEX_EXTENDED);
+	assert_int_equal(info.added, 1);
+	assert_int_equal(info.others, 0);
+	assert_int_equal(pg_identity_index_ntips(x), 1);
+	check_complete(r, repo, "main", x);
+	pg_identity_index_free(x);
+
+	/* fixes at the same tip: below main now, nothing read, main's merge not its */
+	open_ref(&x, &info, r, repo, home, "fixes", "fixes");
+	assert_int_equal(info.action, PG_IDENTITY_INDEX_CURRENT);
+	check_complete(r, repo, "fixes", x);
+	assert_false(answers(r, repo, x, "main"));
+	pg_identity_index_free(x);
+	pg_repo_free(r);
+}
+
+/*
+ * A ref rewritten makes the index again from every tip: the other refs'
+ * commits stay, what only the old tip reached goes.
+ */
+static void test_rewritten_ref_keeps_the_others(void **state)
+{
+	fixture *f = *state;
+	pg_repo *r = NULL;
+	pg_identity_index *x = NULL;
+	pg_identity_index_info info;
+	char repo[160], home[160];
+
+	snprintf(repo, sizeof(repo), "%s/rewrite.git", f->dir);
+	snprintf(home, sizeof(home), "%s/home-rewrite", f->dir);
+	sh("rm -rf %s && git clone -q --bare %s %s && cd %s && "
+	   "a=$(git commit-tree -p main~10 -m 'next: one' main~10^{tree}) && "
+	   "git update-ref refs/heads/next $a", repo, f->repo, repo, repo);
+	assert_int_equal(pg_repo_open(&r, repo), 0);
+	open_ref(&x, &info, r, repo, home, "main", "main");
+	pg_identity_index_free(x);
+	open_ref(&x, &info, r, repo, home, "next", "next");
+	assert_int_equal(info.added, 1);
+	pg_identity_index_free(x);
+	/* next rebased: its old commit is nobody's */
+	sh("cd %s && old=$(git rev-parse next) && echo $old >old && "
+	   "a=$(git commit-tree -p main~5 -m 'next: one again' main~5^{tree}) && "
+	   "git update-ref refs/heads/next $a", repo);
+	open_ref(&x, &info, r, repo, home, "next", "next");
+	assert_int_equal(info.action, PG_IDENTITY_INDEX_BUILT);
+	assert_string_equal(info.why, "rewritten");
+	assert_int_equal(pg_identity_index_total(x), rev_count(repo, "main", "next"));
+	check_complete(r, repo, "next", x);
+	pg_identity_index_free(x);
+	open_ref(&x, &info, r, repo, home, "main", "main");
+	assert_int_equal(info.action, PG_IDENTITY_INDEX_CURRENT);
+	check_complete(r, repo, "main", x);
+	pg_identity_index_free(x);
 	pg_repo_free(r);
 }
 
@@ -668,6 +838,8 @@ int main(void)
 		cmocka_unit_test(test_tampered_header_is_seen),
 		cmocka_unit_test(test_another_graph_is_not_current),
 		cmocka_unit_test(test_budget_removes_the_oldest_first),
+		cmocka_unit_test(test_refs_share_one_index),
+		cmocka_unit_test(test_rewritten_ref_keeps_the_others),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
