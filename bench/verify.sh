@@ -37,6 +37,22 @@
 # pull: the cost of finding copies by identity apart from the rest of
 # verify (which probes the same index, made by the first, untimed run).
 #
+# Then, per history (REFS=0 skips it), the identity index shared by the
+# refs of one upstream repository (issue 32), on a copy of upstream that
+# borrows its objects and its commit-graph, each timed RUNS times from a
+# copy of the same home, against git rev-list --count master in the same run:
+#   cold     the first verify against master, in an empty home
+#   second   then a second ref, "fixes": master's first parent 30 merges
+#            back and 3 commits of its own (the index is master's)
+#   below    then a ref below master (a release branch: nothing to read)
+#   advanced a home indexed at master's first parent K merges back, then
+#            master: the commits upstream has since (ADVANCE, default 10000
+#            or a tenth of the history, whichever is less)
+# with the commits each read (the report's upstream_index.added), pg's
+# time for a verify of the same ref when its index is current (warm: the
+# pull against an older ref holds more commits, so warm differs by row),
+# pg - warm (the index's work), and the ratios to rl.
+#
 # Every run's exit status is checked, and a run that exits otherwise than
 # its case says ends the bench: git's exit 0; pg exits 1 in every case,
 # since without a keyring the tag's signature is an error (tag-signature,
@@ -51,6 +67,7 @@ INDEX_BENCH=${INDEX_BENCH:-$(dirname "$PULLGATE")/bench/identity-index-bench}
 HISTORIES=${HISTORIES:-kernel dense}
 RUNS=${RUNS:-5}
 BEFORE=${BEFORE:-}
+REFS=${REFS:-1}
 CASES=${CASES:-incident oldbase oldauthor7 oldauthor30 pull40 pull1000 pull10000}
 BENCH_CACHE=${BENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pullgate-bench}
 GEN_VERSION=1
@@ -124,6 +141,69 @@ rss_mb() { # STATUS CMD...: peak RSS of one run of CMD, in MB; fails unless CMD 
 }
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / (b ? b : 1) }'; }
+
+# refs_bench RHYTHM DIR: the shared index's rows (see the top)
+refs_bench() {
+	rh=$1
+	up="$WORK/refs-up.git"
+	rm -rf "$up" "$WORK"/refs-home*
+	git clone -q --bare --shared "$2/upstream.git" "$up"
+	cp "$2/upstream.git/objects/info/commit-graph" "$up/objects/info/"
+	base=$(git --git-dir="$up" rev-parse master~30)
+	a=$(git --git-dir="$up" commit-tree -p "$base" -m "fixes: one" "$base^{tree}")
+	a=$(git --git-dir="$up" commit-tree -p "$a" -m "fixes: two" "$base^{tree}")
+	a=$(git --git-dir="$up" commit-tree -p "$a" -m "fixes: three" "$base^{tree}")
+	git --git-dir="$up" update-ref refs/heads/fixes "$a"
+	git --git-dir="$up" update-ref refs/heads/below master~100
+	total=$(git --git-dir="$up" rev-list --count master)
+	advance=${ADVANCE:-$((total / 10 < 10000 ? total / 10 : 10000))}
+	# master's first parent back until upstream has ADVANCE commits since
+	k=1
+	while [ "$(git --git-dir="$up" rev-list --count "master~$k..master")" -lt "$advance" ]; do
+		k=$((k * 2))
+	done
+	git --git-dir="$up" update-ref refs/heads/old "master~$k"
+	git --git-dir="$up" update-ref refs/heads/adv master~$k
+	since=$(git --git-dir="$up" rev-list --count "master~$k..master")
+	tag=$(awk '$1 == "oldauthor7" { print $2 }' "$2/cases")
+	pulls="$2/pulls.git"
+	# the homes each timed run starts from: cold (empty), master's, adv's at its old tip
+	mkdir -p "$WORK/refs-home0"
+	PULLGATE_HOME="$WORK/refs-home1" "$PULLGATE" verify --upstream "$up:master" "$pulls" \
+		"$tag" >/dev/null 2>&1 || true
+	PULLGATE_HOME="$WORK/refs-home2" "$PULLGATE" verify --upstream "$up:adv" "$pulls" \
+		"$tag" >/dev/null 2>&1 || true
+	git --git-dir="$up" update-ref refs/heads/adv master
+	for row in "cold 0 master" "second 1 fixes" "below 1 below" "advanced 2 adv"; do
+		# shellcheck disable=SC2086
+		set -- $row
+		: >"$WORK/rp"
+		: >"$WORK/rw"
+		: >"$WORK/rr"
+		i=0
+		while [ "$i" -lt "$RUNS" ]; do
+			rm -rf "$WORK/refs-run"
+			cp -r "$WORK/refs-home$2" "$WORK/refs-run"
+			PULLGATE_HOME="$WORK/refs-run" ms 1 "$PULLGATE" verify --upstream "$up:$3" \
+				"$pulls" "$tag" >>"$WORK/rp"
+			PULLGATE_HOME="$WORK/refs-run" ms 1 "$PULLGATE" verify --upstream "$up:$3" \
+				"$pulls" "$tag" >>"$WORK/rw"
+			ms 0 git --git-dir="$up" rev-list --count master >>"$WORK/rr"
+			i=$((i + 1))
+		done
+		rm -rf "$WORK/refs-run"
+		cp -r "$WORK/refs-home$2" "$WORK/refs-run"
+		added=$(PULLGATE_HOME="$WORK/refs-run" "$PULLGATE" verify --json --upstream "$up:$3" \
+			"$pulls" "$tag" 2>/dev/null | jq -r '"\(.upstream_index.action) \(.upstream_index.added)"')
+		pg=$(median <"$WORK/rp")
+		warm=$(median <"$WORK/rw")
+		rl=$(median <"$WORK/rr")
+		printf '%-7s refs %-9s %-7s read %-16s pg %6s ms  warm %5s ms  index %5s ms  rl %5s ms  pg/rl %6s  index/rl %6s\n' \
+			"$rh" "$1" "$3" "$added" "$pg" "$warm" "$((pg - warm))" "$rl" \
+			"$(ratio "$pg" "$rl")" "$(ratio "$((pg - warm))" "$rl")"
+	done
+	echo "$rh refs: $total commits on master; advanced: $since commits (master~$k..master)"
+}
 
 cols='%-7s %-11s %6s %5s %8s %6s %7s %7s %7s %6s %6s %6s %6s %6s %9s  %s\n'
 # shellcheck disable=SC2059
@@ -216,4 +296,5 @@ for rhythm in $HISTORIES; do
 		index_rss=$(rss_mb 0 "$INDEX_BENCH" "$up" "$pulls" refs/tags/incident "$WORK/index-home" 0)
 		printf '%-7s identity index, open + probes alone: peak RSS %s MB\n' "$rhythm" "$index_rss"
 	fi
+	[ "$REFS" = 0 ] || refs_bench "$rhythm" "$dir"
 done
