@@ -313,6 +313,27 @@ static int entries_of(unsigned char **out, unsigned char **other, pg_repo *r, co
 }
 
 /*
+ * Append the commits tip reaches and none of hide[0..nhide) does to *all
+ * (*count of them, room for *alloc); *n says how many were.
+ */
+static int append_range(pg_oid **all, size_t *count, size_t *alloc, size_t *n, pg_repo *r,
+			const pg_oid *tip, const pg_oid *hide, size_t nhide)
+{
+	pg_oid *ids = NULL;
+	int err;
+
+	*n = 0;
+	if ((err = pg_repo_walk_range(&ids, n, r, tip, hide, nhide)) == 0 &&
+	    (err = PG_ARRAY_GROW(*all, *count + *n + 1, *alloc)) == 0) {
+		if (*n)
+			memcpy(*all + *count, ids, *n * sizeof(*ids));
+		*count += *n;
+	}
+	free(ids);
+	return err;
+}
+
+/*
  * The commits reachable from one of tips[0..ntips) and from none of
  * hides[0..nhides), into *out (malloc()ed): each tip's range hides the
  * tips before it too, so no commit comes twice (git rev-list TIP... ^HIDE...).
@@ -320,7 +341,7 @@ static int entries_of(unsigned char **out, unsigned char **other, pg_repo *r, co
 static int walk_new(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tips, size_t ntips,
 		    const pg_oid *hides, size_t nhides)
 {
-	pg_oid *all = NULL, *hide = NULL, *ids = NULL;
+	pg_oid *all = NULL, *hide = NULL;
 	size_t count = 0, alloc = 0, k, i;
 	int err = 0;
 
@@ -331,14 +352,8 @@ static int walk_new(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tips, siz
 	if (nhides)
 		memcpy(hide, hides, nhides * sizeof(*hide));
 	for (i = 0; i < ntips; i++) {
-		if ((err = pg_repo_walk_range(&ids, &k, r, &tips[i], hide, nhides)) < 0 ||
-		    (err = PG_ARRAY_GROW(all, count + k + 1, alloc)) < 0)
+		if ((err = append_range(&all, &count, &alloc, &k, r, &tips[i], hide, nhides)) < 0)
 			goto done;
-		if (k)
-			memcpy(all + count, ids, k * sizeof(*ids));
-		count += k;
-		free(ids);
-		ids = NULL;
 		hide[nhides++] = tips[i];
 	}
 	*out = all;
@@ -346,7 +361,6 @@ static int walk_new(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tips, siz
 	all = NULL;
 done:
 	free(all);
-	free(ids);
 	free(hide);
 	return err;
 }
@@ -1148,7 +1162,7 @@ oom:
 static int others_of(pg_identity_index *x, pg_repo *r, const pg_oid *tip, tip_slot *tips,
 		     size_t *ntips, bool drop)
 {
-	pg_oid *hide = NULL, *ids = NULL, *all = NULL;
+	pg_oid *hide = NULL, *all = NULL;
 	size_t nhide = 0, count = 0, alloc = 0, n, i, k = 0;
 	int err = 0;
 
@@ -1160,21 +1174,13 @@ static int others_of(pg_identity_index *x, pg_repo *r, const pg_oid *tip, tip_sl
 	hide[nhide++] = *tip;
 	for (i = 0; i < *ntips; i++) {
 		if (pg_oid_cmp(&tips[i].tip, tip)) {
-			if ((err = pg_repo_walk_range(&ids, &n, r, &tips[i].tip, hide, nhide)) < 0)
+			if ((err = append_range(&all, &count, &alloc, &n, r, &tips[i].tip, hide,
+						nhide)) < 0)
 				goto done;
 			if (!n && drop) {
-				free(ids);
-				ids = NULL;
 				free(tips[i].ref);
 				continue;
 			}
-			if ((err = PG_ARRAY_GROW(all, count + n + 1, alloc)) < 0)
-				goto done;
-			if (n)
-				memcpy(all + count, ids, n * sizeof(*ids));
-			count += n;
-			free(ids);
-			ids = NULL;
 			hide[nhide++] = tips[i].tip;
 		}
 		tips[k++] = tips[i];
@@ -1187,7 +1193,6 @@ static int others_of(pg_identity_index *x, pg_repo *r, const pg_oid *tip, tip_sl
 	all = NULL;
 done:
 	free(hide);
-	free(ids);
 	free(all);
 	return err;
 }
