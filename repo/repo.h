@@ -328,6 +328,18 @@ int pg_repo_walk_range(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tip,
 		       const pg_oid *hide, size_t nhide);
 
 /*
+ * The commits reachable from one of tips[0..ntips) and from none of
+ * hide[0..nhide), exactly, in no order: pg_repo_walk_range's range
+ * without its guess under clock skew.  Among commits in no graph, the
+ * hidden side is walked on while some commit taken for the tips' may still
+ * turn out hidden: as cheap as pg_repo_walk_range when the range is empty
+ * or the commits below it are in a graph, else down to the roots below
+ * the hidden commits.  *out is malloc()ed; errors as pg_repo_walk_range's.
+ */
+int pg_repo_walk_range_exact(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tips,
+			     size_t ntips, const pg_oid *hide, size_t nhide);
+
+/*
  * The subjects (git's summary: the first paragraph on one line) of the
  * non-merge commits reachable from tip and not from hide (the range of
  * pg_repo_walk_range), newest first in git's --date-order, as git

@@ -93,13 +93,15 @@ done:
 	return err;
 }
 
-/* The commit of tip's history, then of each hidden one's, that stopped a walk; err when none. */
-static int diagnose(pg_repo *r, const pg_oid *tip, const pg_oid *hide, size_t nhide, int err)
+/* The commit of the tips' history, then of each hidden one's, that stopped a walk; err when none. */
+static int diagnose(pg_repo *r, const pg_oid *tips, size_t ntips, const pg_oid *hide, size_t nhide,
+		    int err)
 {
 	bool named = false;
 	size_t i;
 
-	err = name_unparseable(r, tip, err, &named);
+	for (i = 0; i < ntips && !named; i++)
+		err = name_unparseable(r, &tips[i], err, &named);
 	for (i = 0; i < nhide && !named; i++)
 		err = name_unparseable(r, &hide[i], err, &named);
 	return err;
@@ -199,6 +201,8 @@ typedef struct painter {
 	pqueue q;
 	size_t nonstale;   /* queued and not hidden */
 	size_t infinite;   /* queued and without a generation */
+	size_t live;       /* popped and not hidden (so far): the result */
+	bool exact;        /* no RANGE_SLOP guess (pg_repo_walk_range_exact) */
 	pg_cnode **stack;  /* for marking hidden ancestors */
 	size_t nstack, stack_alloc;
 } painter;
@@ -242,6 +246,7 @@ static int mark_hidden(painter *w, pg_cnode *n)
 				w->nonstale--;
 			if (!(p->flags & F_DONE))
 				continue;
+			w->live--;
 			if ((err = PG_ARRAY_GROW(w->stack, w->nstack + 1, w->stack_alloc)) < 0)
 				return err;
 			w->stack[w->nstack++] = p;
@@ -261,10 +266,12 @@ static int paint_parent(painter *w, pg_cnode *p, uint32_t add)
 		return err;
 	if ((add & F_HIDE) && !(p->flags & F_HIDE)) {
 		p->flags |= F_HIDE;
-		if (p->flags & F_QUEUED)
+		if (p->flags & F_QUEUED) {
 			w->nonstale--;
-		else if (p->flags & F_DONE)
+		} else if (p->flags & F_DONE) {
+			w->live--;
 			return mark_hidden(w, p);
+		}
 	}
 	p->flags |= add;
 	return p->flags & (F_QUEUED | F_DONE) ? 0 : enqueue(w, p);
@@ -279,7 +286,11 @@ static int paint_parent(painter *w, pg_cnode *p, uint32_t add)
  * generation (in no graph) come first, newest first, and there, as in
  * git and libgit2, the walk goes on RANGE_SLOP commits past the point
  * where every queued one is hidden and older than the last interesting
- * one: that tolerates clock skew, but is a guess.
+ * one: that tolerates clock skew, but is a guess.  Exact (w->exact), the
+ * walk goes on instead while a commit it took for the tip's may still turn
+ * out hidden: until none is left (live), or every queued commit has a
+ * generation (a commit in a graph reaches none outside it); without a
+ * graph, that is down to the roots below the hidden commits.
  */
 static int paint(painter *w)
 {
@@ -291,9 +302,11 @@ static int paint(painter *w)
 		uint32_t i;
 
 		if (w->nonstale == 0) {
-			if (w->infinite == 0)
+			if (w->infinite == 0 || (w->exact && w->live == 0))
 				break;
-			if (w->q.v[0].n->time >= last)
+			if (w->exact)
+				;
+			else if (w->q.v[0].n->time >= last)
 				slop = RANGE_SLOP;
 			else if (--slop == 0)
 				break;
@@ -303,8 +316,10 @@ static int paint(painter *w)
 		n->flags |= F_DONE;
 		w->nonstale -= !(n->flags & F_HIDE);
 		w->infinite -= n->gen == PG_GEN_INFINITY;
-		if (!(n->flags & F_HIDE))
+		if (!(n->flags & F_HIDE)) {
 			last = n->time;
+			w->live++;
+		}
 		for (i = 0; i < n->nparents && err == 0; i++)
 			err = paint_parent(w, n->parents[i], n->flags & (F_TIP | F_HIDE));
 	}
@@ -369,21 +384,25 @@ static int topo_order(pg_oid *out, pg_cnode *tip, size_t n, painter *w)
 }
 
 /*
- * Paint the range tip ^hide[0..nhide) and collect it (c, each commit's
- * children in it counted in aux); *t is the tip's node.  w->s is set.
+ * Paint the range tips[0..ntips) ^hide[0..nhide) and collect it (c, each
+ * commit's children in it counted in aux).  w->s is set.
  */
-static int paint_range(pg_cnode **t, collect *c, painter *w, pg_repo *r, const pg_oid *tip,
-		       const pg_oid *hide, size_t nhide)
+static int paint_set(collect *c, painter *w, pg_repo *r, const pg_oid *tips, size_t ntips,
+		     const pg_oid *hide, size_t nhide)
 {
 	pg_cnode *h;
 	size_t i;
 	int err;
 
-	if ((err = pg_csrc_get(t, w->s, tip)) < 0)
-		return err;
-	(*t)->flags |= F_TIP;
-	if ((err = enqueue(w, *t)) < 0)
-		return err;
+	for (i = 0; i < ntips; i++) {
+		if ((err = pg_csrc_get(&h, w->s, &tips[i])) < 0)
+			return err;
+		if (h->flags & F_TIP)
+			continue;
+		h->flags |= F_TIP;
+		if ((err = enqueue(w, h)) < 0)
+			return err;
+	}
 	for (i = 0; i < nhide; i++) {
 		if ((err = pg_csrc_get(&h, w->s, &hide[i])) < 0)
 			return err;
@@ -401,11 +420,59 @@ static int paint_range(pg_cnode **t, collect *c, painter *w, pg_repo *r, const p
 	}
 	/* a commit not there: name it and the commit whose parent it is */
 	if ((err = paint(w)) == PG_ENOTFOUND)
-		err = diagnose(r, tip, hide, nhide, err);
+		err = diagnose(r, tips, ntips, hide, nhide, err);
 	if (err < 0)
 		return err;
 	pg_csrc_each(w->s, collect_result, c);
 	return c->err;
+}
+
+/* paint_set from one tip; *t is its node. */
+static int paint_range(pg_cnode **t, collect *c, painter *w, pg_repo *r, const pg_oid *tip,
+		       const pg_oid *hide, size_t nhide)
+{
+	int err;
+
+	if ((err = paint_set(c, w, r, tip, 1, hide, nhide)) < 0)
+		return err;
+	return pg_csrc_node(t, w->s, tip);
+}
+
+int pg_repo_walk_range_exact(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tips,
+			     size_t ntips, const pg_oid *hide, size_t nhide)
+{
+	pg_csrc s;
+	painter w;
+	collect c = { NULL, 0, 0, 0 };
+	pg_oid *list = NULL;
+	size_t i;
+	int err;
+
+	*out = NULL;
+	*n = 0;
+	memset(&w, 0, sizeof(w));
+	w.exact = true;
+	if ((err = pg_csrc_init(&s, r)) < 0)
+		goto done;
+	w.s = &s;
+	if ((err = paint_set(&c, &w, r, tips, ntips, hide, nhide)) < 0 || !c.n)
+		goto done;
+	if (!(list = malloc(c.n * sizeof(*list)))) {
+		err = pg_error_oom();
+		goto done;
+	}
+	for (i = 0; i < c.n; i++)
+		list[i] = c.v[i]->id;
+	*out = list;
+	*n = c.n;
+	list = NULL;
+done:
+	free(list);
+	free(c.v);
+	free(w.q.v);
+	free(w.stack);
+	pg_csrc_release(&s);
+	return err;
 }
 
 int pg_repo_walk_range(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tip,
