@@ -264,13 +264,27 @@ static void reading(pg_repo *r, size_t done, size_t count, uint64_t t0)
 	pg_buf_release(&line);
 }
 
+/* Sorted entries e[0..n), each commit once: how many are left. */
+static size_t unique_entries(unsigned char *e, size_t n)
+{
+	size_t i, k = n ? 1 : 0;
+
+	for (i = 1; i < n; i++)
+		if (entry_cmp(e + (k - 1) * ENTRY, e + i * ENTRY))
+			memmove(e + k++ * ENTRY, e + i * ENTRY, ENTRY);
+	return k;
+}
+
 /*
- * The entries of ids[0..count), read from r, sorted into *out, and, when
- * other is not NULL, other_kind's of the same commits into *other: each
- * commit is read once for both indexes.
+ * The entries of ids[0..count), read from r, sorted into *out (*n of
+ * them), and, when other is not NULL, other_kind's of the same commits
+ * into *other: each commit is read once for both indexes.  A commit listed
+ * twice (a range walked by date under clock skew may list one again, from
+ * another tip) has one entry: a file with two is damaged.
  */
-static int entries_of(unsigned char **out, unsigned char **other, pg_repo *r, const pg_oid *ids,
-		      size_t count, const key_kind *kind, const key_kind *other_kind)
+static int entries_of(unsigned char **out, unsigned char **other, size_t *n, pg_repo *r,
+		      const pg_oid *ids, size_t count, const key_kind *kind,
+		      const key_kind *other_kind)
 {
 	unsigned char *e = NULL, *o = NULL;
 	uint64_t t0 = pg_progress_now_ms(), shown = t0;
@@ -278,6 +292,7 @@ static int entries_of(unsigned char **out, unsigned char **other, pg_repo *r, co
 	int err = 0;
 
 	*out = NULL;
+	*n = 0;
 	if (other)
 		*other = NULL;
 	if (count && (!(e = malloc(count * ENTRY)) || (other && !(o = malloc(count * ENTRY))))) {
@@ -306,6 +321,10 @@ static int entries_of(unsigned char **out, unsigned char **other, pg_repo *r, co
 		qsort(e, count, ENTRY, entry_cmp);
 	if (o)
 		qsort(o, count, ENTRY, entry_cmp);
+	/* the same commits in both: as many left in each */
+	*n = unique_entries(e, count);
+	if (o)
+		(void)unique_entries(o, count);
 	*out = e;
 	if (other)
 		*other = o;
@@ -420,7 +439,7 @@ static int read_new(unsigned char **out, size_t *n, pg_repo *r, const pg_oid *ti
 	pg_identity_index_drop_spare();
 	if ((err = walk_new(&ids, &count, r, tips, ntips, hides, nhides)) < 0)
 		return err;
-	if ((err = entries_of(out, &other, r, ids, count, kind, other_kind)) == 0) {
+	if ((err = entries_of(out, &other, &count, r, ids, count, kind, other_kind)) == 0) {
 		*n = count;
 		if (!(spare.range = malloc((ntips + nhides + 1) * sizeof(*spare.range)))) {
 			free(other);
@@ -480,6 +499,8 @@ static int reconcile(bool *keep, unsigned char **add, size_t *nadd, pg_repo *r,
 	qsort(have, count, PG_OID_RAWSZ, oid_cmp);
 	qsort(ids, n, sizeof(*ids), oid_cmp);
 	for (i = 0, k = 0; i < n; i++) {
+		if (i && !pg_oid_cmp(&ids[i - 1], &ids[i]))
+			continue; /* listed twice by the walk: once */
 		if (k < count && memcmp(have + k * PG_OID_RAWSZ, ids[i].id, PG_OID_RAWSZ) < 0)
 			goto done; /* the index holds a commit the walk does not reach */
 		if (k < count && !memcmp(have + k * PG_OID_RAWSZ, ids[i].id, PG_OID_RAWSZ))
@@ -489,10 +510,8 @@ static int reconcile(bool *keep, unsigned char **add, size_t *nadd, pg_repo *r,
 	}
 	if (k < count)
 		goto done;
-	if ((err = entries_of(add, NULL, r, lack, nlack, kind, NULL)) == 0) {
-		*nadd = nlack;
+	if ((err = entries_of(add, NULL, nadd, r, lack, nlack, kind, NULL)) == 0)
 		*keep = true;
-	}
 done:
 	free(ids);
 	free(lack);
