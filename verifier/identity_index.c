@@ -82,6 +82,7 @@ struct pg_identity_index {
 	size_t ntips;
 	pg_oid *others;         /* sorted: commits only other refs reach, never answered */
 	size_t nothers;
+	char ref_stem[32];      /* names the files of the ref it was opened for */
 };
 
 /*
@@ -963,12 +964,13 @@ int pg_identity_index_cache_size(uint64_t *out, const char *home)
 
 /*
  * Remove the least recently used upstreams' files until dir holds at most
- * budget bytes; never keep's.  Another verify may have one of them open:
+ * budget bytes; never keep's nor keep_ref's (the files of the ref in use).  Another verify may have one of them open:
  * unlink removes the name, not the file, which stays readable (mapped or
  * by its descriptor) until it is closed, and a verify that writes its
  * index again makes a new file.  Nothing is ever read half-removed.
  */
-static int prune(const char *dir, uint64_t budget, const char *keep, size_t *removed)
+static int prune(const char *dir, uint64_t budget, const char *keep, const char *keep_ref,
+		 size_t *removed)
 {
 	group *v = NULL;
 	size_t n = 0, i;
@@ -984,7 +986,7 @@ static int prune(const char *dir, uint64_t budget, const char *keep, size_t *rem
 		static const char *const exts[] = { ".idx", ".subj", ".chain" };
 		size_t k;
 
-		if (!strcmp(v[i].stem, keep))
+		if (!strcmp(v[i].stem, keep) || !strcmp(v[i].stem, keep_ref))
 			continue;
 		for (k = 0; k < PG_ARRAY_SIZE(exts); k++) {
 			pg_buf_clear(&path);
@@ -1138,9 +1140,10 @@ static int tip_ids(pg_oid **out, const tip_slot *tips, size_t n)
 }
 
 /*
- * The tips to record: ref's at tip first, then those of from[0..nfrom)
- * but ref's own, the most recently moved first, PG_IDENTITY_INDEX_TIPS in
- * all (a caller that must keep them all checks first).
+ * The tips to record: ref's at tip first (none when tip is NULL), then
+ * those of from[0..nfrom) but ref's own, the most recently moved first,
+ * PG_IDENTITY_INDEX_TIPS in all (a caller that must keep them all checks
+ * first).
  */
 static int tips_with(tip_slot **out, size_t *n, const tip_slot *from, size_t nfrom,
 		     const char *ref, const pg_oid *tip)
@@ -1152,9 +1155,11 @@ static int tips_with(tip_slot **out, size_t *n, const tip_slot *from, size_t nfr
 	*n = 0;
 	if (!(v = calloc(nfrom + 2, sizeof(*v))))
 		return pg_error_oom();
-	v[k].tip = *tip;
-	if (!(v[k++].ref = pg_strdup(ref)))
-		goto oom;
+	if (tip) {
+		v[k].tip = *tip;
+		if (!(v[k++].ref = pg_strdup(ref)))
+			goto oom;
+	}
 	for (i = 0; i < nfrom && k < PG_IDENTITY_INDEX_TIPS; i++) {
 		if (!strcmp(from[i].ref, ref))
 			continue;
@@ -1171,47 +1176,115 @@ oom:
 }
 
 /*
+ * Whether tip reaches a commit the tips of from[0..nfrom) other than ref's
+ * do not: only then is it recorded, so that a ref that brings nothing (a
+ * release branch below master) takes no slot.  The walk by date may keep
+ * a hidden commit under clock skew, never leaves out one of tip's: "none"
+ * is exact.
+ */
+static int tip_brings(bool *out, pg_repo *r, const pg_oid *tip, const tip_slot *from,
+		      size_t nfrom, const char *ref)
+{
+	pg_oid *hide = NULL, *ids = NULL;
+	size_t nhide = 0, n = 0, i;
+	int err = 0;
+
+	*out = true;
+	if (!(hide = malloc((nfrom + 1) * sizeof(*hide))))
+		return pg_error_oom();
+	for (i = 0; i < nfrom; i++)
+		if (strcmp(from[i].ref, ref))
+			hide[nhide++] = from[i].tip;
+	if (nhide && (err = pg_repo_walk_range(&ids, &n, r, tip, hide, nhide)) == 0)
+		*out = n != 0;
+	free(ids);
+	free(hide);
+	return err;
+}
+
+/*
+ * The tips to write (tips_with): ref's at tip only when it brings commits
+ * of its own (brings: known to); *recorded says whether it does.
+ */
+static int record_tips(tip_slot **out, size_t *n, bool *recorded, pg_repo *r,
+		       const tip_slot *from, size_t nfrom, const char *ref, const pg_oid *tip,
+		       bool brings)
+{
+	int err;
+
+	if (!brings && (err = tip_brings(&brings, r, tip, from, nfrom, ref)) < 0)
+		return err;
+	*recorded = brings;
+	return tips_with(out, n, from, nfrom, ref, brings ? tip : NULL);
+}
+
+/*
  * The commits the tips reach and tip does not (git rev-list TIPS ^tip),
- * sorted, into x->others: what a probe for tip's ref never answers, so
- * that it answers what an index of tip's history alone would.  A tip whose
- * commits tip and the tips kept before it reach anyway adds none; with
- * drop it is let go of (*ntips shrinks): the index still holds exactly what
- * the tips kept reach.
+ * sorted, into x->others: what a probe for tip's ref never answers, nor
+ * pg_identity_index_count counts, so that it answers what an index of
+ * tip's history alone would.  It must be exact: a commit of tip's taken
+ * for another ref's would hide a copy of it.  Each tip's range is guessed
+ * by date first (cheap; the guess never leaves out a commit of the tip's,
+ * so an empty one is exact), given tip and the tips kept before it; the
+ * tips that may bring some are then walked again at once, exactly
+ * (pg_repo_walk_range_exact: without a commit-graph, under clock skew,
+ * the guess keeps commits tip reaches).  With drop (tip is among the tips
+ * recorded), a tip that adds none is let go of (*ntips shrinks): the index
+ * still holds exactly what the tips kept reach.  On error the tips are as
+ * they were.
  */
 static int others_of(pg_identity_index *x, pg_repo *r, const pg_oid *tip, tip_slot *tips,
 		     size_t *ntips, bool drop)
 {
-	pg_oid *hide = NULL, *all = NULL;
-	size_t nhide = 0, count = 0, alloc = 0, n, i, k = 0;
+	pg_oid *hide = NULL, *want = NULL, *ids = NULL, *all = NULL;
+	bool *none = NULL;
+	size_t nhide = 0, nwant = 0, n = 0, count = 0, i, k;
 	int err = 0;
 
 	free(x->others);
 	x->others = NULL;
 	x->nothers = 0;
-	if (!(hide = malloc((*ntips + 1) * sizeof(*hide))))
-		return pg_error_oom();
+	if (!(hide = malloc((*ntips + 1) * sizeof(*hide))) ||
+	    !(want = malloc((*ntips + 1) * sizeof(*want))) ||
+	    !(none = calloc(*ntips + 1, sizeof(*none)))) {
+		err = pg_error_oom();
+		goto done;
+	}
 	hide[nhide++] = *tip;
 	for (i = 0; i < *ntips; i++) {
-		if (pg_oid_cmp(&tips[i].tip, tip)) {
-			if ((err = append_range(&all, &count, &alloc, &n, r, &tips[i].tip, hide,
-						nhide)) < 0)
-				goto done;
-			if (!n && drop) {
-				free(tips[i].ref);
-				continue;
-			}
-			hide[nhide++] = tips[i].tip;
+		if (!pg_oid_cmp(&tips[i].tip, tip))
+			continue;
+		if ((err = pg_repo_walk_range(&ids, &n, r, &tips[i].tip, hide, nhide)) < 0)
+			goto done;
+		free(ids);
+		ids = NULL;
+		if (!n) {
+			none[i] = true;
+			continue;
+		}
+		want[nwant++] = tips[i].tip;
+		hide[nhide++] = tips[i].tip;
+	}
+	if (nwant && (err = pg_repo_walk_range_exact(&all, &count, r, want, nwant, tip, 1)) < 0)
+		goto done;
+	if (count)
+		qsort(all, count, sizeof(*all), oid_cmp);
+	for (i = 0, k = 0; drop && i < *ntips; i++) {
+		if (none[i]) {
+			free(tips[i].ref);
+			continue;
 		}
 		tips[k++] = tips[i];
 	}
-	*ntips = k;
-	if (count)
-		qsort(all, count, sizeof(*all), oid_cmp);
+	if (drop)
+		*ntips = k;
 	x->others = all;
 	x->nothers = count;
 	all = NULL;
 done:
 	free(hide);
+	free(want);
+	free(none);
 	free(all);
 	return err;
 }
@@ -1221,24 +1294,118 @@ static bool is_other(const pg_identity_index *x, const unsigned char *id)
 	return x->nothers && bsearch(id, x->others, x->nothers, sizeof(*x->others), oid_cmp);
 }
 
+/*
+ * After a walk failed with err: let go of the recorded tips but tip whose
+ * own history can no longer be walked (an object gone, a commit damaged),
+ * as of a tip gone: true when one was, and the index is made from the
+ * rest.  Else the failure is tip's own, and stays the error.  Each tip's
+ * whole history is walked: only after a failure.
+ */
+static bool drop_broken(pg_identity_index *x, pg_repo *r, const pg_oid *tip, int err)
+{
+	char saved[512];
+	size_t i, k = 0, n;
+
+	if (err != PG_ENOTFOUND && err != PG_EINVALID)
+		return false;
+	snprintf(saved, sizeof(saved), "%s", pg_error_last());
+	for (i = 0; i < x->ntips; i++) {
+		pg_oid *ids = NULL;
+		int e = 0;
+
+		if (pg_oid_cmp(&x->tips[i].tip, tip))
+			e = pg_repo_walk_range(&ids, &n, r, &x->tips[i].tip, NULL, 0);
+		free(ids);
+		if (e == PG_ENOTFOUND || e == PG_EINVALID) {
+			free(x->tips[i].ref);
+			continue;
+		}
+		x->tips[k++] = x->tips[i];
+	}
+	i = x->ntips;
+	x->ntips = k;
+	if (k == i)
+		pg_error_set(err, "%s", saved);
+	else
+		pg_error_clear();
+	return k != i;
+}
+
+/*
+ * Whether the file at path is still the one seen (stat before it was
+ * opened; none when !seen): every write renames a new file over it.
+ */
+static bool same_file(const char *path, bool seen, const struct stat *st)
+{
+	struct stat now;
+
+	if (stat(path, &now) < 0)
+		return !seen && errno == ENOENT;
+	return seen && now.st_dev == st->st_dev && now.st_ino == st->st_ino &&
+	       now.st_size == st->st_size;
+}
+
+/*
+ * A format 2 index was one per ref, named for the upstream and the ref
+ * (ref_stem, which the ref's .chain file keeps): once the ref is opened in
+ * format 3 it is never read again, so it goes.  Only a file that says so
+ * (an older format, that name) is removed.
+ */
+static void remove_per_ref(const char *dir, const char *ref_stem, const char *name,
+			   const key_kind *kind)
+{
+	pg_buf path = PG_BUF_INIT;
+	pg_pagefile *f = NULL;
+	unsigned char h[HEADER];
+	size_t len = strlen(name);
+	char *stored = NULL;
+
+	if (pg_buf_printf(&path, "%s/%s%s", dir, ref_stem, kind->ext) == 0 &&
+	    pg_pagefile_open(&f, path.ptr, 4) == 0 && pg_pagefile_read(f, 0, h, HEADER) == 0 &&
+	    !memcmp(h, MAGIC, 8) && get32(h + 8) < FORMAT && get32(h + 52) == len &&
+	    (stored = malloc(len + 1)) && pg_pagefile_read(f, HEADER, stored, len) == 0 &&
+	    !memcmp(stored, name, len))
+		(void)unlink(path.ptr);
+	pg_error_clear();
+	free(stored);
+	pg_pagefile_free(f);
+	pg_buf_release(&path);
+}
+
+/* What an open read and meant to write, let go of: it starts again. */
+static void drop_work(unsigned char **add, unsigned char **old, pg_oid **from, tip_slot **tips,
+		      size_t *nadd, size_t *ntips)
+{
+	free(*add);
+	free(*old);
+	free(*from);
+	tips_free(*tips, *ntips);
+	*add = *old = NULL;
+	*from = NULL;
+	*tips = NULL;
+	*nadd = *ntips = 0;
+}
+
 static int open_kind(pg_identity_index **out, pg_repo *r, const char *home, const char *upstream,
 		     const pg_oid *tip, const pg_identity_index_opts *opts,
 		     pg_identity_index_info *info, const key_kind *kind)
 {
 	pg_identity_index *x = NULL;
 	pg_identity_index_info dummy;
-	pg_buf path = PG_BUF_INIT, dir = PG_BUF_INIT, lock = PG_BUF_INIT;
+	pg_buf path = PG_BUF_INIT, dir = PG_BUF_INIT, lock = PG_BUF_INIT, refname = PG_BUF_INIT;
 	unsigned char *add = NULL, *old = NULL;
 	tip_slot *tips = NULL;
 	pg_oid *from = NULL;
 	size_t nadd = 0, ntips = 0;
 	uint64_t fingerprint, budget = opts && opts->cache_size ? opts->cache_size :
 				       PG_IDENTITY_INDEX_CACHE_DEFAULT;
-	char stem[32];
+	char stem[32], ref_stem[32];
 	const char *why = "new", *ref = opts && opts->ref ? opts->ref : "";
 	uint64_t t0 = pg_progress_now_ms();
 	pg_oid graph;
+	struct stat seen_st;
 	bool extend = false, current = false, exists = false, has_graph = false, loaded = false;
+	bool seen = false, retried = false, recorded = true;
 	int err, fd = -1;
 
 	*out = NULL;
@@ -1250,26 +1417,41 @@ static int open_kind(pg_identity_index **out, pg_repo *r, const char *home, cons
 	if ((err = key_fingerprint(&fingerprint, kind)) < 0 ||
 	    (err = pg_repo_graph_id(&graph, &has_graph, r)) < 0)
 		return err;
-	if (!(x = calloc(1, sizeof(*x))))
-		return pg_error_oom();
-	x->kind = kind;
 	snprintf(stem, sizeof(stem), "%016llx",
 		 (unsigned long long)pg_hash_bytes(upstream, strlen(upstream)));
-	/* one writer at a time: of two refs extending it at once, neither loses the other's */
-	if ((err = pg_buf_printf(&lock, "%s/identity-locks", home)) < 0 ||
-	    (err = pg_mkdir_p(lock.ptr)) < 0 ||
-	    (err = pg_buf_printf(&lock, "/%s.lock", stem)) < 0 ||
-	    (err = pg_lock_file(&fd, lock.ptr, true)) < 0)
-		goto done;
-	if ((err = pg_buf_printf(&dir, "%s/identity", home)) < 0 ||
+	if ((err = pg_buf_printf(&refname, "%s\n%s", upstream, ref)) < 0 ||
+	    (err = pg_buf_printf(&dir, "%s/identity", home)) < 0 ||
 	    (err = pg_mkdir_p(dir.ptr)) < 0 ||
-	    (err = pg_buf_printf(&path, "%s/%s%s", dir.ptr, stem, kind->ext)) < 0 ||
-	    (err = open_file(x, path.ptr, &exists)) < 0)
+	    (err = pg_buf_printf(&path, "%s/%s%s", dir.ptr, stem, kind->ext)) < 0)
 		goto done;
+	snprintf(ref_stem, sizeof(ref_stem), "%016llx",
+		 (unsigned long long)pg_hash_bytes(refname.ptr, refname.len));
+	remove_per_ref(dir.ptr, ref_stem, refname.ptr, kind);
+again:
+	/*
+	 * Read without the lock: every write renames a whole file into place.
+	 * A write takes the lock, and when another wrote meanwhile, all of it
+	 * is done again under the lock, from what that one wrote.
+	 */
+	pg_identity_index_free(x);
+	drop_work(&add, &old, &from, &tips, &nadd, &ntips);
+	memset(info, 0, sizeof(*info));
+	why = "new";
+	extend = current = exists = loaded = retried = false;
+	recorded = true;
+	if (!(x = calloc(1, sizeof(*x)))) {
+		err = pg_error_oom();
+		goto done;
+	}
+	x->kind = kind;
+	memcpy(x->ref_stem, ref_stem, sizeof(ref_stem));
 	if (!(x->path = pg_strdup(path.ptr))) {
 		err = PG_ENOMEM;
 		goto done;
 	}
+	seen = stat(path.ptr, &seen_st) == 0;
+	if ((err = open_file(x, path.ptr, &exists)) < 0)
+		goto done;
 	if (exists)
 		why = "damaged";
 	if (opts && opts->remake) {
@@ -1278,18 +1460,19 @@ static int open_kind(pg_identity_index **out, pg_repo *r, const char *home, cons
 						   opts && opts->full_check, &why))) {
 		bool same_graph = x->has_graph == has_graph &&
 				  (!has_graph || !pg_oid_cmp(&x->graph, &graph));
-		const tip_slot *mine = find_tip(x, ref);
-		size_t room = x->ntips - (mine != NULL);
+		const tip_slot *mine;
+		size_t room;
 
 		/*
 		 * The ref's last tip gone or not below the new one: its history was
 		 * rewritten, and what only the old tip reached must go.  So must
-		 * what a tip no longer in the repository reached, and a ref past
-		 * the most the index records lets the least recent go.
+		 * what a tip no longer in the repository reached.
 		 */
 		why = "rewritten";
-		if (tips_gone(x, r) || room >= PG_IDENTITY_INDEX_TIPS)
+		if (tips_gone(x, r))
 			goto build;
+		mine = find_tip(x, ref);
+		room = x->ntips - (mine != NULL);
 		if (mine && pg_oid_cmp(&mine->tip, tip)) {
 			err = pg_repo_is_ancestor(r, &mine->tip, tip);
 			if (err < 0)
@@ -1310,6 +1493,12 @@ static int open_kind(pg_identity_index **out, pg_repo *r, const char *home, cons
 			/* a ref whose every commit is held (below another) needs no tip of its own */
 			current = nadd == 0;
 			extend = !current;
+			/* a ref that brings commits, past the most refs recorded: the least recent goes */
+			if (extend && room >= PG_IDENTITY_INDEX_TIPS) {
+				why = "tips";
+				extend = false;
+				goto build;
+			}
 		} else {
 			/*
 			 * Read through another commit-graph (git wrote it again): what it
@@ -1326,7 +1515,8 @@ static int open_kind(pg_identity_index **out, pg_repo *r, const char *home, cons
 			why = "damaged";
 		}
 		if (extend && !same_graph) {
-			if ((err = tips_with(&tips, &ntips, x->tips, x->ntips, ref, tip)) < 0 ||
+			if ((err = record_tips(&tips, &ntips, &recorded, r, x->tips, x->ntips, ref,
+					       tip, false)) < 0 ||
 			    (err = tip_ids(&from, tips, ntips)) < 0 ||
 			    (err = reconcile(&extend, &add, &nadd, r, from, ntips, old, x->count,
 					     kind)) < 0)
@@ -1344,8 +1534,8 @@ build:
 		(void)utimensat(AT_FDCWD, path.ptr, NULL, 0);
 		goto done;
 	}
-	if (!tips && (err = tips_with(&tips, &ntips, loaded ? x->tips : NULL,
-				      loaded ? x->ntips : 0, ref, tip)) < 0)
+	if (!tips && (err = record_tips(&tips, &ntips, &recorded, r, loaded ? x->tips : NULL,
+					loaded ? x->ntips : 0, ref, tip, extend)) < 0)
 		goto done;
 	if (!extend) {
 		/* from every tip: the other refs' commits stay held */
@@ -1357,8 +1547,19 @@ build:
 		    (err = read_new(&add, &nadd, r, from, ntips, NULL, 0, kind)) < 0)
 			goto done;
 	}
-	if ((err = others_of(x, r, tip, tips, &ntips, true)) < 0 ||
-	    (err = write_index(x, path.ptr, upstream, fingerprint, tip, has_graph ? &graph : NULL,
+	if ((err = others_of(x, r, tip, tips, &ntips, recorded)) < 0)
+		goto done;
+	/* one writer at a time: of two refs extending it at once, neither loses the other's */
+	if (fd < 0) {
+		if ((err = pg_buf_printf(&lock, "%s/identity-locks", home)) < 0 ||
+		    (err = pg_mkdir_p(lock.ptr)) < 0 ||
+		    (err = pg_buf_printf(&lock, "/%s.lock", stem)) < 0 ||
+		    (err = pg_lock_file(&fd, lock.ptr, true)) < 0)
+			goto done;
+		if (!same_file(path.ptr, seen, &seen_st))
+			goto again;
+	}
+	if ((err = write_index(x, path.ptr, upstream, fingerprint, tip, has_graph ? &graph : NULL,
 			       old, extend ? x->count : 0, add, nadd, tips, ntips)) < 0)
 		goto done;
 	tips = NULL; /* x's now */
@@ -1368,25 +1569,40 @@ build:
 	info->why = extend ? NULL : why;
 	info->others = x->nothers;
 	said_done(r, info, kind, x->count, t0);
-	/* the directory grew: back under the budget, this upstream's files kept */
-	if ((err = prune(dir.ptr, budget, stem, &info->pruned)) < 0)
+	/* the directory grew: back under the budget, this upstream's files and the ref's kept */
+	if ((err = prune(dir.ptr, budget, stem, ref_stem, &info->pruned)) < 0)
 		goto done;
 done:
+	if (err < 0 && loaded && !retried && drop_broken(x, r, tip, err)) {
+		/* another ref's history can no longer be walked: made from the rest */
+		retried = true;
+		drop_work(&add, &old, &from, &tips, &nadd, &ntips);
+		extend = current = false;
+		why = "rewritten";
+		err = 0;
+		goto build;
+	}
 	if (fd >= 0)
 		close(fd);
-	free(add);
-	free(old);
-	free(from);
-	tips_free(tips, ntips);
+	drop_work(&add, &old, &from, &tips, &nadd, &ntips);
 	pg_buf_release(&path);
 	pg_buf_release(&dir);
 	pg_buf_release(&lock);
+	pg_buf_release(&refname);
 	if (err < 0) {
 		pg_identity_index_free(x);
 		return err;
 	}
 	*out = x;
 	return 0;
+}
+
+int pg_identity_index_ref_file(pg_buf *out, const pg_identity_index *x, const char *ext)
+{
+	const char *slash = strrchr(x->path, '/');
+
+	return pg_buf_printf(out, "%.*s/%s%s", slash ? (int)(slash - x->path) : 1,
+			     slash ? x->path : ".", x->ref_stem, ext);
 }
 
 int pg_identity_index_open_opts(pg_identity_index **out, pg_repo *r, const char *home,

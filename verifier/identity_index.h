@@ -2,6 +2,7 @@
 #ifndef PG_IDENTITY_INDEX_H
 #define PG_IDENTITY_INDEX_H
 
+#include "common/buf.h"
 #include "repo/repo.h"
 
 /*
@@ -12,19 +13,24 @@
  * by date, no window, no cap.
  *
  * It lives in HOME/identity/, one file per repository, written atomically
- * (a temporary file, fsync, rename) under a lock (HOME/identity-locks/,
- * held from reading it to writing it again, so that a CLI's verify and a
- * service's job extend it one after the other, never one over the other):
- * readers never see half a file.  It records its tips, one per ref that
- * brought commits of its own (at most PG_IDENTITY_INDEX_TIPS), and holds
- * exactly the commits those tips reach.  Opened for a ref at tip T:
+ * (a temporary file, fsync, rename): readers never see half a file, and
+ * read it without a lock.  A write takes a lock (HOME/identity-locks/),
+ * and when the file changed since it was read, does its work again from
+ * what the other wrote, so that a CLI's verify and a service's job extend
+ * it one after the other, never one over the other.  (Waiting for the lock
+ * cannot be cancelled: nothing in the verifier asks it to stop.)  It
+ * records its tips, one per ref that brought commits no other ref's tip
+ * reaches (at most PG_IDENTITY_INDEX_TIPS; a ref that brings none takes no
+ * slot), and holds exactly the commits those tips reach.  Opened for a ref
+ * at tip T:
  *  - made from scratch on first use, when the file is damaged, when the key
  *    changed (PG_IDENTITY_INDEX_KEY below, and a fingerprint of what
  *    pg_identity_hash gives for a set of sample commits, so that a changed
  *    key function is noticed even if nobody bumps the version), when the
  *    ref's history was rewritten (its recorded tip is no longer an ancestor
- *    of T, or a recorded tip is no longer in the repository), or past
- *    PG_IDENTITY_INDEX_TIPS refs; from every recorded tip and T;
+ *    of T, or a recorded tip, or its history, is no longer in the
+ *    repository), or when T brings commits past PG_IDENTITY_INDEX_TIPS
+ *    refs; from every recorded tip and T;
  *  - else extended with the commits T has that no recorded tip had (O(those
  *    commits), as git rev-list T ^TIP...), and written again with T as the
  *    ref's tip: a ref moved, or a new ref, reads only what is new;
@@ -33,8 +39,10 @@
  * The rule that keeps every answer the one an index of T's history alone
  * would give: the commits the other tips reach and T does not (git rev-list
  * TIP... ^T: a ref's own unmerged work, or what a newer ref has above an
- * older one) are computed on open and never answered by a probe, nor
- * counted.  So a commit on another branch is never "upstream" for this one.
+ * older one) are computed on open, exactly (clock skew without a
+ * commit-graph walks T's history down to its roots), and never answered by
+ * a probe, nor counted.  So a commit on another branch is never "upstream"
+ * for this one.
  * It records what it was made from: the tips, and the commit-graph the
  * commits were read through (pg_repo_graph_id: its checksum, which git's
  * own is checked against).  A graph git wrote again is reconciled: what
@@ -79,11 +87,12 @@ typedef struct pg_identity_index_info {
 	size_t added;          /* commits read and indexed this time */
 	size_t others;         /* commits held for other refs only: never answered */
 	const char *why;       /* for BUILT: "new", "rewritten", "key", "graph" (read through
-				  another commit-graph), "damaged" */
+				  another commit-graph), "damaged", "tips" (a ref past
+				  PG_IDENTITY_INDEX_TIPS let the least recent go) */
 	size_t pruned;         /* other upstreams' indexes removed for the budget */
 } pg_identity_index_info;
 
-/* The most refs one index records a tip for; one more makes it again. */
+/* The most refs one index records a tip for; one more that brings commits makes it again. */
 #define PG_IDENTITY_INDEX_TIPS 64
 
 /* The budget of HOME/identity when none is given: 1 GiB. */
@@ -171,5 +180,12 @@ size_t pg_identity_index_total(const pg_identity_index *x);
 size_t pg_identity_index_ntips(const pg_identity_index *x);
 /* The index's file: files derived from the same upstream go beside it. */
 const char *pg_identity_index_path(const pg_identity_index *x);
+
+/*
+ * The path of the file beside it named for its upstream and the ref it
+ * was opened for, ending in ext (upstream.c's first-parent line: ".chain"),
+ * appended to out.  The budget keeps it while that ref's index is written.
+ */
+int pg_identity_index_ref_file(pg_buf *out, const pg_identity_index *x, const char *ext);
 
 #endif

@@ -6,7 +6,6 @@
 #include "common/array.h"
 #include "common/buf.h"
 #include "common/error.h"
-#include "common/map.h"
 #include "common/str.h"
 
 #define CHUNK 512
@@ -35,7 +34,6 @@ struct pg_upstream {
 	size_t nemails, emails_alloc;
 	bool chain_pending; /* with an index: emails are read when first asked for */
 	pg_oid chain_tip;
-	char *chain_name;   /* the upstream and its ref: names the line's file */
 	int64_t chain_since;
 	size_t examined;
 	int64_t since;      /* the date window's line (0 with an index) */
@@ -354,22 +352,6 @@ static int probe_index(pg_upstream *u, const pg_pull *p)
 	return err;
 }
 
-/* The name of p's upstream ref's first-parent line: its location and branch. */
-static int chain_name(char **out, const pg_pull *p)
-{
-	pg_buf name = PG_BUF_INIT;
-	int err;
-
-	*out = NULL;
-	if ((err = pg_buf_printf(&name, "%s\n%s", p->report->upstream ? p->report->upstream : "",
-				 p->report->upstream_ref ? p->report->upstream_ref : "")) < 0) {
-		pg_buf_release(&name);
-		return err;
-	}
-	*out = pg_buf_detach(&name);
-	return *out ? 0 : pg_error_oom();
-}
-
 /*
  * The committers of upstream's first-parent line since `since`, its newest
  * PG_CHAIN_MAX commits at most: what the date window's walk learns on its
@@ -380,15 +362,11 @@ static int walk_chain(pg_upstream *u)
 {
 	pg_chain c;
 	pg_buf cache = PG_BUF_INIT;
-	const char *idx = pg_identity_index_path(u->index), *slash = strrchr(idx, '/');
 	size_t i;
 	int err;
 
 	/* a line per ref (the index is the repository's): two refs do not walk over each other's */
-	if ((err = pg_buf_printf(&cache, "%.*s/%016llx.chain", slash ? (int)(slash - idx) : 1,
-				 slash ? idx : ".",
-				 (unsigned long long)pg_hash_bytes(u->chain_name,
-								   strlen(u->chain_name)))) < 0)
+	if ((err = pg_identity_index_ref_file(&cache, u->index, ".chain")) < 0)
 		return err;
 	err = pg_chain_load(&c, u->repo, &u->chain_tip, cache.ptr);
 	pg_buf_release(&cache);
@@ -436,8 +414,6 @@ int pg_upstream_build(pg_upstream **out, pg_pull *p)
 		/* only a foreign committer asks who the maintainer is */
 		u->chain_pending = true;
 		u->chain_tip = p->upstream_tip;
-		if ((err = chain_name(&u->chain_name, p)) < 0)
-			goto done;
 		u->chain_since = since;
 	} else {
 		u->since = since;
@@ -493,7 +469,6 @@ void pg_upstream_free(pg_upstream *u)
 		free(u->chain_ids[i]);
 	free(u->chain_ids);
 	pg_str_list_free(u->emails, u->nemails);
-	free(u->chain_name);
 	pg_map_release(&u->by_id);
 	pg_map_release(&u->by_hash);
 	pg_map_release(&u->by_who);
