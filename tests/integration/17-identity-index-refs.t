@@ -2,7 +2,7 @@
 # 17-identity-index-refs.t - one identity index per upstream repository: shared by its refs, never answering one ref from another's commits.
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
-plan 12
+plan 19
 
 U="$SCRATCH/up.git"
 S="$SCRATCH/sub.git"
@@ -87,3 +87,97 @@ commit g2 "net: grow two" "2025-04-02 10:00 +0000"
 g push -q "$U" master
 verify master
 is "$(action)" "extended 2" "master advanced by two: two commits read"
+
+# --- clock skew, no commit-graph: "only side's" must be exact ---------------------------
+# master A <- X <- C1..C6 <- T, C1..C6 dated 2001; side X <- S; the pull copies X without -x.
+# Walked by date, side ^ master stops before C1 leads back to X: X and A, master's own,
+# would be taken for side's alone, hidden from master's probes and from its count.
+U2="$SCRATCH/skew.git"
+S2="$SCRATCH/skew-sub.git"
+W="$SCRATCH/skew"
+git init -q -b master "$W"
+commit a "drivers: base a" "2025-01-01 10:00 +0000"
+commit x "drivers: the fix x
+
+Why it is needed." "2025-01-02 10:00 +0000"
+X=$(g rev-parse HEAD)
+i=1
+while [ $i -le 6 ]; do
+	commit "c$i" "mm: skewed $i" "2001-01-0$i 10:00 +0000"
+	i=$((i + 1))
+done
+commit t "net: master tip" "2025-03-01 10:00 +0000"
+g checkout -q -b side "$X"
+commit s "lib: side only" "2025-03-02 10:00 +0000"
+g checkout -q master
+git clone -q --bare "$W" "$U2"
+rm -rf "$U2/objects/info/commit-graph" "$U2/objects/info/commit-graphs"
+g checkout -q -b topic master~8
+GIT_COMMITTER_NAME="Sub" GIT_COMMITTER_EMAIL="sub@example.org" \
+	GIT_COMMITTER_DATE="2025-04-01 10:00 +0000" g cherry-pick "$X" >/dev/null
+g checkout -q master
+git clone -q --bare "$W" "$S2"
+git -C "$S2" tag for-master topic
+verify2() { # REF
+	run "$PULLGATE" verify --json --upstream "$U2:$1" "$S2" for-master
+}
+commits() { printf '%s' "$out" | jq -r '.upstream_index.commits'; }
+
+PULLGATE_HOME="$SCRATCH/skew-alone"
+verify2 master
+alone_skew="$(verdict) $(commits)"
+is "$(copies) $(commits)" "1 9" "skewed, master alone: the copy of x is found among master's 9 commits"
+PULLGATE_HOME="$SCRATCH/skew-shared"
+verify2 side
+verify2 master
+is "$(verdict) $(commits)" "$alone_skew" \
+	"side seen first: master's verdict and count are still its own index's"
+
+# master's tip rewritten and pushed with force: a build from several tips, each commit once
+g commit -q --amend -m "net: master tip, amended"
+g push -q -f "$U2" master
+verify2 master
+is "$(action)" "built (rewritten) 10" "master rewritten: made again from both tips"
+verify2 master
+is "$(action)" "current 0" "and the file made holds: nothing is made again"
+
+# --- another ref's history no longer whole: let go of, never a failed verify ------------
+U3="$SCRATCH/gone.git"
+S3="$SCRATCH/gone-sub.git"
+W="$SCRATCH/gone"
+git init -q -b master "$W"
+commit z0 "base zero" "1990-01-01 10:00 +0000"
+g checkout -q -b z
+commit zp "z parent" "1990-01-02 10:00 +0000"
+ZP=$(g rev-parse HEAD)
+commit zc "z tip" "1990-01-03 10:00 +0000"
+g checkout -q master
+i=1
+while [ $i -le 8 ]; do
+	commit "m$i" "m $i" "2025-01-0$i 10:00 +0000"
+	i=$((i + 1))
+done
+g branch y
+commit t "master tip" "2025-02-01 10:00 +0000"
+git init -q --bare "$U3"
+g push -q "$U3" master y z
+g checkout -q -b topic master
+commit p "pull one" "2025-03-01 10:00 +0000"
+# the sender has only its branch: z's commits are nowhere else
+git clone -q --bare --single-branch -b topic "file://$W" "$S3"
+git -C "$S3" tag for-master topic
+verify3() { # REF
+	run "$PULLGATE" verify --json --upstream "$U3:$1" "$S3" for-master
+}
+PULLGATE_HOME="$SCRATCH/gone-shared"
+verify3 z
+verify3 y
+zp="$U3/objects/$(echo "$ZP" | cut -c1-2)/$(echo "$ZP" | cut -c3-)"
+ok "$([ -f "$zp" ] && rm -f "$zp" && echo 0 || echo 1)" "z's parent is gone from the upstream"
+verify3 master
+is "$(action) $(commits)" "built (rewritten) 10 10" \
+	"a tip whose history cannot be walked is let go of: made from the rest"
+got=$(verdict)
+PULLGATE_HOME="$SCRATCH/gone-alone"
+verify3 master
+is "$got" "$(verdict)" "with the verdict of a home that never saw z"
