@@ -5,6 +5,7 @@
 #include "common/buf.h"
 #include "common/error.h"
 #include "common/fs.h"
+#include "common/map.h"
 #include "repo/repo.h"
 #include "tests/unit/run.h"
 #include "verifier/identity_index.h"
@@ -824,6 +825,156 @@ static void test_budget_removes_the_oldest_first(void **state)
 	pg_repo_free(r);
 }
 
+/*
+ * At PG_IDENTITY_INDEX_TIPS refs, a ref that brings nothing of its own
+ * (below another) is only opened: no rebuild, no tip let go of.  One more
+ * that brings commits makes it again ("tips"), the least recent let go of.
+ */
+static void test_tip_limit_only_for_a_ref_with_commits(void **state)
+{
+	fixture *f = *state;
+	pg_repo *r = NULL;
+	pg_identity_index *x = NULL;
+	pg_identity_index_info info;
+	char home[160], ref[32], rev[32];
+	int i;
+
+	snprintf(home, sizeof(home), "%s/home-limit", f->dir);
+	/* 65 branches, each one commit of its own on main */
+	sh("cd %s && t=$(git rev-parse 'main^{tree}') && for i in $(seq 1 %d); do "
+	   "c=$(echo b$i | GIT_AUTHOR_NAME=B GIT_AUTHOR_EMAIL=b@example.org "
+	   "GIT_COMMITTER_NAME=B GIT_COMMITTER_EMAIL=b@example.org git commit-tree -p main $t) && "
+	   "git update-ref refs/heads/b$i $c || exit 1; done", f->repo, PG_IDENTITY_INDEX_TIPS + 1);
+	assert_int_equal(pg_repo_open(&r, f->repo), 0);
+	for (i = 1; i <= PG_IDENTITY_INDEX_TIPS; i++) {
+		snprintf(ref, sizeof(ref), "b%d", i);
+		open_ref(&x, &info, r, f->repo, home, ref, ref);
+		assert_int_not_equal(info.action, PG_IDENTITY_INDEX_CURRENT);
+		pg_identity_index_free(x);
+	}
+	open_ref(&x, &info, r, f->repo, home, "old", "main~3");
+	assert_int_equal(info.action, PG_IDENTITY_INDEX_CURRENT);
+	assert_int_equal(pg_identity_index_ntips(x), PG_IDENTITY_INDEX_TIPS);
+	assert_int_equal(pg_identity_index_count(x), rev_count(f->repo, "main~3", NULL));
+	pg_identity_index_free(x);
+
+	snprintf(rev, sizeof(rev), "b%d", PG_IDENTITY_INDEX_TIPS + 1);
+	open_ref(&x, &info, r, f->repo, home, rev, rev);
+	assert_int_equal(info.action, PG_IDENTITY_INDEX_BUILT);
+	assert_string_equal(info.why, "tips");
+	assert_int_equal(pg_identity_index_ntips(x), PG_IDENTITY_INDEX_TIPS);
+	/* b1, the least recent, was let go of: main's commits and b2..b65's are held */
+	assert_int_equal(pg_identity_index_total(x),
+			 rev_count(f->repo, "main", NULL) + PG_IDENTITY_INDEX_TIPS);
+	assert_true(answers(r, f->repo, x, rev));
+	pg_identity_index_free(x);
+	pg_repo_free(r);
+}
+
+/*
+ * A ref whose index is current opens while a writer holds the lock: only
+ * a write takes it.  (A regression blocks here: the alarm ends the test.)
+ */
+static void test_reader_needs_no_lock(void **state)
+{
+	fixture *f = *state;
+	pg_repo *r = NULL;
+	pg_identity_index *x = NULL;
+	pg_identity_index_info info;
+	pg_buf lock = PG_BUF_INIT;
+	char home[160];
+	DIR *d;
+	struct dirent *e;
+	int fd = -1;
+
+	snprintf(home, sizeof(home), "%s/home-lock", f->dir);
+	assert_int_equal(pg_repo_open(&r, f->repo), 0);
+	open_ref(&x, &info, r, f->repo, home, "main", "main");
+	pg_identity_index_free(x);
+	assert_int_equal(pg_buf_printf(&lock, "%s/identity-locks", home), 0);
+	assert_non_null(d = opendir(lock.ptr));
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			assert_int_equal(pg_buf_printf(&lock, "/%s", e->d_name), 0);
+	closedir(d);
+	assert_int_equal(pg_lock_file(&fd, lock.ptr, false), 0);
+	alarm(60);
+	open_ref(&x, &info, r, f->repo, home, "main", "main");
+	alarm(0);
+	assert_int_equal(info.action, PG_IDENTITY_INDEX_CURRENT);
+	pg_identity_index_free(x);
+	close(fd);
+	pg_buf_release(&lock);
+	pg_repo_free(r);
+}
+
+/*
+ * A format 2 index was per ref, named for the upstream and the ref: the
+ * ref's first open in format 3 removes it (another's stays), and a write's
+ * budget keeps the ref's own file beside the index (its .chain).
+ */
+static void test_per_ref_files(void **state)
+{
+	fixture *f = *state;
+	pg_repo *r = NULL;
+	pg_identity_index *x = NULL;
+	pg_identity_index_info info;
+	pg_identity_index_opts opts = { 0 };
+	pg_buf chain = PG_BUF_INIT;
+	char home[160], stem[32], other[32], name[256];
+	unsigned char head[104 + 64];
+	size_t len;
+	pg_oid tip;
+
+	snprintf(home, sizeof(home), "%s/home-old", f->dir);
+	sh("mkdir -p %s/identity", home);
+	snprintf(name, sizeof(name), "%s\nmain", UPSTREAM);
+	snprintf(stem, sizeof(stem), "%016llx",
+		 (unsigned long long)pg_hash_bytes(name, strlen(name)));
+	snprintf(other, sizeof(other), "%016llx",
+		 (unsigned long long)pg_hash_bytes("x\nmain", 6));
+	/* a format 2 header naming the upstream and the ref */
+	len = strlen(name);
+	memset(head, 0, sizeof(head));
+	memcpy(head, "PGIDENT1", 8);
+	head[8] = 2;
+	head[52] = (unsigned char)len;
+	memcpy(head + 104, name, len);
+	{
+		char path[512];
+
+		snprintf(path, sizeof(path), "%s/identity/%s.idx", home, stem);
+		assert_int_equal(pg_write_file_atomic(path, head, 104 + len), 0);
+		snprintf(path, sizeof(path), "%s/identity/%s.idx", home, other);
+		assert_int_equal(pg_write_file_atomic(path, head, 104 + len), 0);
+	}
+	snprintf(name, sizeof(name), "%s.idx", stem);
+	assert_true(exists(home, name));
+
+	assert_int_equal(pg_repo_open(&r, f->repo), 0);
+	assert_int_equal(pg_repo_ref_target(&tip, r, "refs/heads/main"), 0);
+	opts.ref = "main";
+	assert_int_equal(pg_identity_index_open_opts(&x, r, home, UPSTREAM, &tip, &opts, &info), 0);
+	assert_false(exists(home, name));
+	snprintf(name, sizeof(name), "%s.idx", other);
+	assert_true(exists(home, name));
+
+	/* the ref's .chain, the oldest file there: a write's budget keeps it */
+	assert_int_equal(pg_identity_index_ref_file(&chain, x, ".chain"), 0);
+	assert_non_null(strstr(chain.ptr, stem));
+	pg_identity_index_free(x);
+	sh("head -c 409600 /dev/zero >%s && touch -d '10 days ago' %s", chain.ptr, chain.ptr);
+	opts.remake = true;
+	opts.cache_size = 1;
+	assert_int_equal(pg_identity_index_open_opts(&x, r, home, UPSTREAM, &tip, &opts, &info), 0);
+	assert_true(info.pruned >= 1);
+	assert_false(exists(home, name));
+	assert_true(access(chain.ptr, F_OK) == 0);
+	pg_identity_index_free(x);
+	pg_buf_release(&chain);
+	pg_repo_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -840,6 +991,9 @@ int main(void)
 		cmocka_unit_test(test_budget_removes_the_oldest_first),
 		cmocka_unit_test(test_refs_share_one_index),
 		cmocka_unit_test(test_rewritten_ref_keeps_the_others),
+		cmocka_unit_test(test_tip_limit_only_for_a_ref_with_commits),
+		cmocka_unit_test(test_reader_needs_no_lock),
+		cmocka_unit_test(test_per_ref_files),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
