@@ -7,6 +7,7 @@
 #include "common/map.h"
 #include "common/pagefile.h"
 #include "common/search.h"
+#include "common/testpoint.h"
 #include "verifier/match.h"
 
 #include <dirent.h>
@@ -878,7 +879,7 @@ static int write_index(pg_identity_index *x, const char *path, const char *name,
 
 /* --- the budget ------------------------------------------------------------------- */
 
-/* The files of one upstream: HASH.idx, HASH.subj, HASH.chain (and temporary ones). */
+/* The files of one upstream: HASH.idx, HASH.subj, HASH.chain, HASH.others (and temporary ones). */
 typedef struct group {
 	char stem[32];
 	uint64_t bytes;
@@ -983,7 +984,7 @@ static int prune(const char *dir, uint64_t budget, const char *keep, const char 
 		goto done;
 	qsort(v, n, sizeof(*v), group_cmp);
 	for (i = 0; i < n && total > budget; i++) {
-		static const char *const exts[] = { ".idx", ".subj", ".chain" };
+		static const char *const exts[] = { ".idx", ".subj", ".chain", ".others" };
 		size_t k;
 
 		if (!strcmp(v[i].stem, keep) || !strcmp(v[i].stem, keep_ref))
@@ -1234,7 +1235,7 @@ static int record_tips(tip_slot **out, size_t *n, bool *recorded, pg_repo *r,
  * they were.
  */
 static int others_of(pg_identity_index *x, pg_repo *r, const pg_oid *tip, tip_slot *tips,
-		     size_t *ntips, bool drop)
+		     size_t *ntips, bool drop, bool *walked)
 {
 	pg_oid *hide = NULL, *want = NULL, *ids = NULL, *all = NULL;
 	bool *none = NULL;
@@ -1265,6 +1266,9 @@ static int others_of(pg_identity_index *x, pg_repo *r, const pg_oid *tip, tip_sl
 		want[nwant++] = tips[i].tip;
 		hide[nhide++] = tips[i].tip;
 	}
+	/* a test sees that a warm open walks nothing here (19-hostile-index.t) */
+	if ((*walked = nwant > 0))
+		pg_testpoint("index", "others walked");
 	if (nwant && (err = pg_repo_walk_range_exact(&all, &count, r, want, nwant, tip, 1)) < 0)
 		goto done;
 	if (count)
@@ -1292,6 +1296,183 @@ done:
 static bool is_other(const pg_identity_index *x, const unsigned char *id)
 {
 	return x->nothers && bsearch(id, x->others, x->nothers, sizeof(*x->others), oid_cmp);
+}
+
+/*
+ * The others set of a ref, kept beside its .chain file (REFSTEM.others):
+ * computed, it walks the tip's whole history when there is no commit-graph
+ * (seconds for the kernel), on every open of each kind.  It depends on the
+ * tip and the recorded tips' ids alone, so it is kept keyed by both, and
+ * the two kinds share it when their tips are the same.  All numbers
+ * little-endian:
+ *	0  "PGOTHER1", u32 version, u32 how many records (1..OTHERS_RECORDS)
+ *	16 each record: the tip (20 bytes), u32 0, u64 digest of the tips,
+ *	   u64 count, count ids sorted, each once
+ *	then u64 checksum of all before
+ * Two records: the .idx and .subj files may record other tips for a while
+ * (one made again), and each would otherwise write over the other's.
+ */
+#define OTHERS_MAGIC "PGOTHER1"
+#define OTHERS_VERSION 1
+#define OTHERS_RECORDS 2
+#define OTHERS_HEAD 16
+#define OTHERS_REC 40
+
+typedef struct others_rec {
+	const unsigned char *at; /* the record, its ids at at + OTHERS_REC */
+	pg_oid tip;
+	uint64_t digest;
+	size_t count;
+} others_rec;
+
+/* Of the tips' ids in any order: the set is the same whichever ref moved last. */
+static uint64_t tips_digest(const tip_slot *tips, size_t n)
+{
+	uint64_t sum = 0, h;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		h = checksum(tips[i].tip.id, PG_OID_RAWSZ) * 0x9e3779b97f4a7c15ULL;
+		sum += h ^ h >> 29;
+	}
+	return checksum((const unsigned char *)&sum, sizeof(sum)) ^ n;
+}
+
+/* The records of a sidecar's bytes, each checked: how many, 0 when it does not hold. */
+static size_t others_parse(others_rec *rec, const unsigned char *p, size_t len)
+{
+	size_t off = OTHERS_HEAD, n, i, k;
+
+	if (len < OTHERS_HEAD + 8 || memcmp(p, OTHERS_MAGIC, 8) ||
+	    get32(p + 8) != OTHERS_VERSION || (n = get32(p + 12)) < 1 || n > OTHERS_RECORDS ||
+	    checksum(p, len - 8) != get64(p + len - 8))
+		return 0;
+	len -= 8;
+	for (i = 0; i < n; i++) {
+		const unsigned char *ids;
+		uint64_t count;
+
+		if (len - off < OTHERS_REC || get32(p + off + 20))
+			return 0;
+		count = get64(p + off + 32);
+		if (count > (len - off - OTHERS_REC) / PG_OID_RAWSZ)
+			return 0;
+		rec[i].at = p + off;
+		memcpy(rec[i].tip.id, p + off, PG_OID_RAWSZ);
+		rec[i].digest = get64(p + off + 24);
+		rec[i].count = (size_t)count;
+		ids = p + off + OTHERS_REC;
+		/* a probe's bsearch trusts the order: strictly ascending, or not used */
+		for (k = 1; k < rec[i].count; k++)
+			if (memcmp(ids + (k - 1) * PG_OID_RAWSZ, ids + k * PG_OID_RAWSZ,
+				   PG_OID_RAWSZ) >= 0)
+				return 0;
+		off += OTHERS_REC + rec[i].count * PG_OID_RAWSZ;
+	}
+	return off == len ? n : 0;
+}
+
+/* The ref's sidecar, read and checked into *buf: how many records, 0 when none holds. */
+static size_t others_read(others_rec *rec, pg_buf *buf, const pg_identity_index *x)
+{
+	pg_buf path = PG_BUF_INIT;
+	size_t n = 0;
+
+	/* no record holds more ids than the file holds commits */
+	pg_buf_init(buf, OTHERS_HEAD + 8 +
+			 OTHERS_RECORDS * (OTHERS_REC + (x->count + 1) * PG_OID_RAWSZ));
+	if (pg_identity_index_ref_file(&path, x, ".others") == 0 &&
+	    pg_buf_read_file(buf, path.ptr) == 0)
+		n = others_parse(rec, (const unsigned char *)buf->ptr, buf->len);
+	pg_error_clear();
+	pg_buf_release(&path);
+	return n;
+}
+
+/*
+ * Keep x's others set for tip at the tips of digest, and of the records
+ * there (rec[0..n)) the newest other one.  A cache: a sidecar that cannot
+ * be written is computed again next time, never an error.
+ */
+static void others_write(const pg_identity_index *x, const pg_oid *tip, uint64_t digest,
+			 const others_rec *rec, size_t n)
+{
+	pg_buf path = PG_BUF_INIT;
+	unsigned char *b = NULL, *p;
+	const others_rec *keep = NULL;
+	size_t len = OTHERS_HEAD + OTHERS_REC + x->nothers * PG_OID_RAWSZ + 8, i;
+
+	for (i = 0; i < n && !keep; i++)
+		if (rec[i].digest != digest || pg_oid_cmp(&rec[i].tip, tip))
+			keep = &rec[i];
+	if (keep)
+		len += OTHERS_REC + keep->count * PG_OID_RAWSZ;
+	if (!(b = calloc(1, len)) || pg_identity_index_ref_file(&path, x, ".others") < 0)
+		goto done;
+	memcpy(b, OTHERS_MAGIC, 8);
+	put32(b + 8, OTHERS_VERSION);
+	put32(b + 12, keep ? 2 : 1);
+	p = b + OTHERS_HEAD;
+	memcpy(p, tip->id, PG_OID_RAWSZ);
+	put64(p + 24, digest);
+	put64(p + 32, x->nothers);
+	for (i = 0; i < x->nothers; i++)
+		memcpy(p + OTHERS_REC + i * PG_OID_RAWSZ, x->others[i].id, PG_OID_RAWSZ);
+	p += OTHERS_REC + x->nothers * PG_OID_RAWSZ;
+	if (keep) {
+		memcpy(p, keep->at, OTHERS_REC + keep->count * PG_OID_RAWSZ);
+		p += OTHERS_REC + keep->count * PG_OID_RAWSZ;
+	}
+	put64(p, checksum(b, len - 8));
+	(void)pg_write_file_atomic(path.ptr, b, len);
+done:
+	pg_error_clear();
+	free(b);
+	pg_buf_release(&path);
+}
+
+/*
+ * others_of, from the ref's sidecar when it was kept for tip and these
+ * very tips (*cached), else computed and kept.  With drop the tips may
+ * change (others_of): always computed, and kept for the tips left.
+ */
+static int others_cached(pg_identity_index *x, pg_repo *r, const pg_oid *tip, tip_slot *tips,
+			 size_t *ntips, bool drop, bool *cached)
+{
+	others_rec rec[OTHERS_RECORDS];
+	pg_buf buf = PG_BUF_INIT;
+	uint64_t digest = tips_digest(tips, *ntips);
+	size_t n = others_read(rec, &buf, x), i, k;
+	bool walked = false;
+	int err = 0;
+
+	*cached = false;
+	for (i = 0; !drop && i < n; i++) {
+		if (rec[i].digest != digest || pg_oid_cmp(&rec[i].tip, tip))
+			continue;
+		free(x->others);
+		x->others = NULL;
+		x->nothers = 0;
+		if (rec[i].count &&
+		    !(x->others = malloc(rec[i].count * sizeof(*x->others)))) {
+			err = pg_error_oom();
+			goto done;
+		}
+		for (k = 0; k < rec[i].count; k++)
+			memcpy(x->others[k].id, rec[i].at + OTHERS_REC + k * PG_OID_RAWSZ,
+			       PG_OID_RAWSZ);
+		x->nothers = rec[i].count;
+		*cached = true;
+		goto done;
+	}
+	if ((err = others_of(x, r, tip, tips, ntips, drop, &walked)) < 0)
+		goto done;
+	/* what took no exact walk (one ref, or none with commits of its own) is not worth a file */
+	if (walked)
+		others_write(x, tip, tips_digest(tips, *ntips), rec, n);
+done:
+	pg_buf_release(&buf);
+	return err;
 }
 
 /*
@@ -1526,7 +1707,8 @@ again:
 build:
 	if (current) {
 		x->tip = *tip;
-		if ((err = others_of(x, r, tip, x->tips, &x->ntips, false)) < 0)
+		if ((err = others_cached(x, r, tip, x->tips, &x->ntips, false,
+					 &info->others_cached)) < 0)
 			goto done;
 		info->action = PG_IDENTITY_INDEX_CURRENT;
 		info->others = x->nothers;
@@ -1547,7 +1729,7 @@ build:
 		    (err = read_new(&add, &nadd, r, from, ntips, NULL, 0, kind)) < 0)
 			goto done;
 	}
-	if ((err = others_of(x, r, tip, tips, &ntips, recorded)) < 0)
+	if ((err = others_cached(x, r, tip, tips, &ntips, recorded, &info->others_cached)) < 0)
 		goto done;
 	/* one writer at a time: of two refs extending it at once, neither loses the other's */
 	if (fd < 0) {

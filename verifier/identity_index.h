@@ -39,10 +39,13 @@
  * The rule that keeps every answer the one an index of T's history alone
  * would give: the commits the other tips reach and T does not (git rev-list
  * TIP... ^T: a ref's own unmerged work, or what a newer ref has above an
- * older one) are computed on open, exactly (clock skew without a
- * commit-graph walks T's history down to its roots), and never answered by
- * a probe, nor counted.  So a commit on another branch is never "upstream"
- * for this one.
+ * older one) are computed exactly (clock skew without a commit-graph walks
+ * T's history down to its roots: seconds for the kernel), and never
+ * answered by a probe, nor counted.  So a commit on another branch is
+ * never "upstream" for this one.  The set depends on T and the recorded
+ * tips alone: it is kept beside the ref's .chain file (REFSTEM.others,
+ * checked when read, shared by both kinds), and an open at the same T and
+ * tips reads it instead of walking (info.others_cached).
  * It records what it was made from: the tips, and the commit-graph the
  * commits were read through (pg_repo_graph_id: its checksum, which git's
  * own is checked against).  A graph git wrote again is reconciled: what
@@ -86,6 +89,7 @@ typedef struct pg_identity_index_info {
 	enum pg_identity_index_action action;
 	size_t added;          /* commits read and indexed this time */
 	size_t others;         /* commits held for other refs only: never answered */
+	bool others_cached;    /* they were read from the ref's .others file, no commit walked */
 	const char *why;       /* for BUILT: "new", "rewritten", "key", "graph" (read through
 				  another commit-graph), "damaged", "tips" (a ref past
 				  PG_IDENTITY_INDEX_TIPS let the least recent go) */

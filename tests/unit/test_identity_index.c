@@ -215,9 +215,10 @@ static void test_rewritten_history_is_indexed_again(void **state)
 	pg_repo_free(r);
 }
 
-/* The index of repo's ref at rev (a revision of repo), for ref, in home. */
-static void open_ref(pg_identity_index **x, pg_identity_index_info *info, pg_repo *r,
-		     const char *repo, const char *home, const char *ref, const char *rev)
+/* The index (subjects: the subject index) of repo's ref at rev (a revision of repo), for ref, in home. */
+static void open_ref_kind(pg_identity_index **x, pg_identity_index_info *info, pg_repo *r,
+			  const char *repo, const char *home, const char *ref, const char *rev,
+			  bool subjects)
 {
 	const char *argv[] = { "git", "--git-dir", repo, "rev-parse", rev, NULL };
 	pg_identity_index_opts opts = { 0 };
@@ -227,7 +228,14 @@ static void open_ref(pg_identity_index **x, pg_identity_index_info *info, pg_rep
 	assert_int_equal(pg_oid_fromhex(&tip, hex, PG_OID_HEXSZ), 0);
 	free(hex);
 	opts.ref = ref;
+	opts.subjects = subjects;
 	assert_int_equal(pg_identity_index_open_opts(x, r, home, UPSTREAM, &tip, &opts, info), 0);
+}
+
+static void open_ref(pg_identity_index **x, pg_identity_index_info *info, pg_repo *r,
+		     const char *repo, const char *home, const char *ref, const char *rev)
+{
+	open_ref_kind(x, info, r, repo, home, ref, rev, false);
 }
 
 /* Whether a probe for the commit at rev answers it. */
@@ -975,6 +983,92 @@ static void test_per_ref_files(void **state)
 	pg_repo_free(r);
 }
 
+/*
+ * main opened again (subjects: its subject index): current, its others
+ * set read from its kept file (cached) or walked, n commits, fixes' never
+ * answered.
+ */
+static void expect_main(pg_repo *r, const char *repo, const char *home, bool subjects,
+			bool cached, size_t n)
+{
+	pg_identity_index *x = NULL;
+	pg_identity_index_info info;
+
+	open_ref_kind(&x, &info, r, repo, home, "main", "main", subjects);
+	assert_int_equal(info.action, PG_IDENTITY_INDEX_CURRENT);
+	assert_int_equal(info.others_cached, cached);
+	assert_int_equal(info.others, n);
+	assert_int_equal(pg_identity_index_count(x), rev_count(repo, "main", NULL));
+	if (!subjects) {
+		check_complete(r, repo, "main", x);
+		assert_false(answers(r, repo, x, "fixes"));
+	}
+	pg_identity_index_free(x);
+}
+
+/*
+ * The commits only other refs reach are walked once for a ref's tip and
+ * the tips recorded, then read from the ref's .others file by both kinds;
+ * a damaged one is walked again, never trusted.
+ */
+static void test_others_kept_beside_the_ref(void **state)
+{
+	fixture *f = *state;
+	pg_repo *r = NULL;
+	pg_identity_index *x = NULL;
+	pg_identity_index_info info;
+	pg_buf others = PG_BUF_INIT;
+	char repo[160], home[160];
+	int k;
+
+	snprintf(repo, sizeof(repo), "%s/others.git", f->dir);
+	snprintf(home, sizeof(home), "%s/home-others", f->dir);
+	/* no commit-graph: as a URL upstream's cache.git, where the walk costs most */
+	sh("rm -rf %s && git clone -q --bare %s %s && cd %s && "
+	   "a=$(git commit-tree -p main~10 -m 'fixes: one' main~10^{tree}) && "
+	   "git update-ref refs/heads/fixes $a && rm -rf objects/info/commit-graph*",
+	   repo, f->repo, repo, repo);
+	assert_int_equal(pg_repo_open(&r, repo), 0);
+	/* as a verify does: the identity index, then the subject index */
+	for (k = 0; k < 2; k++) {
+		open_ref_kind(&x, &info, r, repo, home, "main", "main", k);
+		pg_identity_index_free(x);
+		open_ref_kind(&x, &info, r, repo, home, "fixes", "fixes", k);
+		assert_int_equal(info.action, PG_IDENTITY_INDEX_EXTENDED);
+		pg_identity_index_free(x);
+	}
+	pg_identity_index_drop_spare();
+
+	/* main at new tips: walked once, then read by both kinds */
+	expect_main(r, repo, home, false, false, 1);
+	expect_main(r, repo, home, true, true, 1);
+	expect_main(r, repo, home, false, true, 1);
+	open_ref(&x, &info, r, repo, home, "main", "main");
+	assert_int_equal(pg_identity_index_ref_file(&others, x, ".others"), 0);
+	pg_identity_index_free(x);
+
+	/* one byte of the kept id changed: the checksum says so, it is walked and kept again */
+	sh("printf x | dd of=%s bs=1 seek=60 conv=notrunc 2>/dev/null", others.ptr);
+	expect_main(r, repo, home, false, false, 1);
+	/* cut short: the same */
+	sh("truncate -s 50 %s", others.ptr);
+	expect_main(r, repo, home, false, false, 1);
+	expect_main(r, repo, home, false, true, 1);
+
+	/* fixes moved: other tips, the kept set is stale and walked again */
+	sh("cd %s && b=$(git commit-tree -p fixes -m 'fixes: two' main~10^{tree}) && "
+	   "git update-ref refs/heads/fixes $b", repo);
+	pg_repo_free(r);
+	assert_int_equal(pg_repo_open(&r, repo), 0);
+	open_ref(&x, &info, r, repo, home, "fixes", "fixes");
+	pg_identity_index_free(x);
+	expect_main(r, repo, home, false, false, 2);
+	expect_main(r, repo, home, false, true, 2);
+	pg_identity_index_drop_spare();
+	pg_buf_release(&others);
+	pg_repo_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -994,6 +1088,7 @@ int main(void)
 		cmocka_unit_test(test_tip_limit_only_for_a_ref_with_commits),
 		cmocka_unit_test(test_reader_needs_no_lock),
 		cmocka_unit_test(test_per_ref_files),
+		cmocka_unit_test(test_others_kept_beside_the_ref),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
