@@ -2,7 +2,7 @@
 # 17-identity-index-refs.t - one identity index per upstream repository: shared by its refs, never answering one ref from another's commits.
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
-plan 19
+plan 23
 
 U="$SCRATCH/up.git"
 S="$SCRATCH/sub.git"
@@ -73,6 +73,26 @@ is "$(printf '%s' "$out" | jq -r '.upstream_index.commits')" \
 verify side
 is "$(action)" "current 0" "side again: nothing read"
 is "$(verdict)" "$alone_side" "and side's verdict is its own index's"
+
+# --- the commits only side has are kept for master: a warm open walks nothing ----------
+# (a test point that crashes the run if the exact walk of another ref's commits starts)
+walked="index:others walked"
+PULLGATE_TEST_CRASH=$walked verify master
+is "$(action) $(verdict)" "current 0 $alone_master" \
+	"master again: the kept set is read, nothing walked, and the verdict is master's own"
+for f in "$PULLGATE_HOME"/identity/*.others; do cp "$f" "$f.good"; done
+# one byte of each kept set changed: the checksum no longer holds
+for f in "$PULLGATE_HOME"/identity/*.others; do
+	printf x | dd of="$f" bs=1 seek=60 conv=notrunc 2>/dev/null
+done
+PULLGATE_TEST_CRASH=$walked verify master
+is "$rc" 139 "a damaged kept set is never trusted: master's open walks again"
+verify master
+is "$(action) $(verdict)" "current 0 $alone_master" "and its verdict is master's own"
+restored=0
+for f in "$PULLGATE_HOME"/identity/*.others; do cmp -s "$f" "$f.good" && restored=$((restored + 1)); done
+rm -f "$PULLGATE_HOME"/identity/*.good
+is "$restored" 1 "master's kept set is written again as it was, side's is left to side"
 
 # --- a release branch below master: held already, nothing read --------------------------
 git -C "$U" branch v1 master~6
