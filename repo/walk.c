@@ -438,12 +438,18 @@ static int paint_range(pg_cnode **t, collect *c, painter *w, pg_repo *r, const p
 	return pg_csrc_node(t, w->s, tip);
 }
 
-int pg_repo_walk_range_exact(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tips,
-			     size_t ntips, const pg_oid *hide, size_t nhide)
+/*
+ * The commits of tips' range without hide, painted (exactly: no clock-skew
+ * cut-off) and listed: with one tip and !exact in topological order, newest
+ * first; otherwise in the order painted.
+ */
+static int walk_list(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tips, size_t ntips,
+		     const pg_oid *hide, size_t nhide, bool exact)
 {
 	pg_csrc s;
 	painter w;
 	collect c = { NULL, 0, 0, 0 };
+	pg_cnode *t = NULL;
 	pg_oid *list = NULL;
 	size_t i;
 	int err;
@@ -451,18 +457,27 @@ int pg_repo_walk_range_exact(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *
 	*out = NULL;
 	*n = 0;
 	memset(&w, 0, sizeof(w));
-	w.exact = true;
+	w.exact = exact;
 	if ((err = pg_csrc_init(&s, r)) < 0)
 		goto done;
 	w.s = &s;
-	if ((err = paint_set(&c, &w, r, tips, ntips, hide, nhide)) < 0 || !c.n)
+	if (exact)
+		err = paint_set(&c, &w, r, tips, ntips, hide, nhide);
+	else
+		err = paint_range(&t, &c, &w, r, tips, hide, nhide);
+	if (err < 0 || !c.n)
 		goto done;
 	if (!(list = malloc(c.n * sizeof(*list)))) {
 		err = pg_error_oom();
 		goto done;
 	}
-	for (i = 0; i < c.n; i++)
-		list[i] = c.v[i]->id;
+	if (!exact)
+		err = topo_order(list, t, c.n, &w);
+	else
+		for (i = 0; i < c.n; i++)
+			list[i] = c.v[i]->id;
+	if (err < 0)
+		goto done;
 	*out = list;
 	*n = c.n;
 	list = NULL;
@@ -475,40 +490,16 @@ done:
 	return err;
 }
 
+int pg_repo_walk_range_exact(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tips,
+			     size_t ntips, const pg_oid *hide, size_t nhide)
+{
+	return walk_list(out, n, r, tips, ntips, hide, nhide, true);
+}
+
 int pg_repo_walk_range(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tip,
 		       const pg_oid *hide, size_t nhide)
 {
-	pg_csrc s;
-	painter w;
-	collect c = { NULL, 0, 0, 0 };
-	pg_cnode *t = NULL;
-	pg_oid *list = NULL;
-	int err;
-
-	*out = NULL;
-	*n = 0;
-	memset(&w, 0, sizeof(w));
-	if ((err = pg_csrc_init(&s, r)) < 0)
-		goto done;
-	w.s = &s;
-	if ((err = paint_range(&t, &c, &w, r, tip, hide, nhide)) < 0 || !c.n)
-		goto done;
-	if (!(list = malloc(c.n * sizeof(*list)))) {
-		err = pg_error_oom();
-		goto done;
-	}
-	if ((err = topo_order(list, t, c.n, &w)) < 0)
-		goto done;
-	*out = list;
-	*n = c.n;
-	list = NULL;
-done:
-	free(list);
-	free(c.v);
-	free(w.q.v);
-	free(w.stack);
-	pg_csrc_release(&s);
-	return err;
+	return walk_list(out, n, r, tip, 1, hide, nhide, false);
 }
 
 /*
