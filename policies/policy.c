@@ -74,6 +74,7 @@ void pg_policy_free(pg_policy *p)
 	free(p->merge_email);
 	free(p->attest_key);
 	free(p->attest_gnupg_home);
+	free(p->icecc);
 	free(p->lava_url);
 	free(p->lava_token_file);
 	free(p->lava_artifacts_url);

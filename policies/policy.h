@@ -75,6 +75,8 @@ typedef struct pg_policy {
 	unsigned boot_timeout_seconds;  /* merge bot: boot and KUnit in QEMU */
 	char **distcc_hosts;          /* merge bot: distcc hosts (HOST[:PORT][/LIMIT]) the */
 	size_t ndistcc_hosts;         /* build compiles on; none: local only */
+	char *icecc;                  /* merge bot: the iceccd the build compiles through, */
+				      /* "local" or its socket's path; NULL: none */
 	bool boot_on_lava;            /* merge bot: boot on a LAVA lab (lava.sh), not local QEMU */
 	char *lava_url;               /* the LAVA server; NULL: the job is exported, not run */
 	char *lava_token_file;        /* a file holding its API token */
@@ -89,6 +91,17 @@ typedef struct pg_policy {
 
 /* NULL when s is a key fingerprint (40 hex digits); else what was wanted. */
 const char *pg_policy_why_fingerprint(const char *s);
+
+/* The longest path of an iceccd's socket: a sockaddr_un's sun_path, its NUL aside. */
+#define PG_POLICY_ICECC_MAX 107
+
+/*
+ * NULL when s names an icecream daemon (pipeline.icecc, gate --icecc): the
+ * word "local", or the absolute path of its unix socket, at most
+ * PG_POLICY_ICECC_MAX bytes, without spaces, control characters or a ".."
+ * component; else what was wanted.
+ */
+const char *pg_policy_why_icecc(const char *s);
 
 /* A policy file larger than this is refused (PG_ETOOBIG). */
 #define PG_POLICY_MAX_SIZE ((size_t)1 << 20)

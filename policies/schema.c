@@ -123,6 +123,31 @@ const char *pg_policy_why_fingerprint(const char *s)
 	return NULL;
 }
 
+/*
+ * The icecream daemon the build's compiles go through: "local", or the
+ * absolute path of an iceccd's unix socket (sun_path holds 107 bytes and a
+ * NUL).  A path is data to build.sh: no spaces, no control characters, no
+ * '..' that would make it another place than it says.
+ */
+const char *pg_policy_why_icecc(const char *s)
+{
+	const char *p;
+
+	if (!strcmp(s, "local"))
+		return NULL;
+	if (s[0] != '/')
+		return "local, or the absolute path of an iceccd's unix socket";
+	if (strlen(s) > PG_POLICY_ICECC_MAX)
+		return "a socket path of at most 107 bytes";
+	for (p = s; *p; p++)
+		if ((unsigned char)*p <= ' ' || *p == 0x7f)
+			return "a socket path without spaces or control characters";
+	for (p = s; (p = strstr(p, "/..")); p++)
+		if (p[3] == '/' || p[3] == '\0')
+			return "a socket path without a '..' component";
+	return NULL;
+}
+
 /* 40 hex digits, stored upper case, and each key given once in the whole policy. */
 static void read_fingerprint(pg_yaml_reader *r, void *base, const pg_yaml_node *v,
 			     const char *path, const pg_yaml_field *f)
@@ -509,6 +534,8 @@ static const pg_yaml_field pipeline_fields[] = {
 	{ .key = "distcc-hosts", .kind = PG_FIELD_STRINGS, .why = why_distcc_host,
 	  .wants = "a distcc host", .list_wants = "a list of distcc hosts",
 	  LIST_OF(pg_policy, distcc_hosts, ndistcc_hosts), .max = 300 },
+	{ .key = "icecc", .kind = PG_FIELD_STRING, MEMBER(pg_policy, icecc),
+	  .wants = "an icecream daemon", .why = pg_policy_why_icecc },
 	{ .key = "boot-on", .kind = PG_FIELD_CUSTOM, .read = read_boot_on },
 	{ .key = "lava", PG_YAML_SECTION(lava_fields, check_lava) },
 	{ .key = "kunit-select-max", .kind = PG_FIELD_UINT,

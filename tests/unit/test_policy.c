@@ -721,6 +721,78 @@ static void test_distcc_hosts(void **state)
 		    "t.yaml:2:17: 'pipeline.distcc-hosts' wants a list of distcc hosts, not 'b1'");
 }
 
+/* pipeline.icecc: the word local or an absolute socket path, nothing build.sh could take for more. */
+static void test_icecc(void **state)
+{
+	pg_policy *p;
+	pg_buf yaml = PG_BUF_INIT, want = PG_BUF_INIT, path = PG_BUF_INIT;
+
+	(void)state;
+	p = parse_ok("pipeline:\n  build-timeout-minutes: 60\n");
+	assert_null(p->icecc);
+	pg_policy_free(p);
+	p = parse_ok("pipeline:\n  icecc: local\n");
+	assert_string_equal(p->icecc, "local");
+	pg_policy_free(p);
+	p = parse_ok("pipeline:\n  icecc: /run/icecc/iceccd.socket\n");
+	assert_string_equal(p->icecc, "/run/icecc/iceccd.socket");
+	pg_policy_free(p);
+	/* the longest a sockaddr_un holds: 107 bytes, and one more is refused */
+	assert_int_equal(pg_buf_putc(&path, '/'), 0);
+	while (path.len < PG_POLICY_ICECC_MAX)
+		assert_int_equal(pg_buf_putc(&path, 's'), 0);
+	assert_int_equal(pg_buf_printf(&yaml, "pipeline:\n  icecc: %s\n", path.ptr), 0);
+	p = parse_ok(yaml.ptr);
+	assert_int_equal(strlen(p->icecc), 107);
+	pg_policy_free(p);
+	assert_int_equal(pg_buf_putc(&path, 's'), 0);
+	pg_buf_clear(&yaml);
+	assert_int_equal(pg_buf_printf(&yaml, "pipeline:\n  icecc: %s\n", path.ptr), 0);
+	/* the value is quoted cut short: the message's ends are what it says */
+	assert_int_equal(pg_buf_printf(&want, "t.yaml:2:10: 'pipeline.icecc' wants an icecream "
+				       "daemon, not '%.60s...'", path.ptr), 0);
+	assert_int_equal(pg_policy_parse(&p, yaml.ptr, yaml.len, "t.yaml"), PG_EINVALID);
+	assert_null(p);
+	assert_memory_equal(pg_error_last(), want.ptr, want.len);
+	assert_string_equal(pg_error_last() + want.len, ": expected a socket path of at most 107 bytes");
+
+	parse_fails("pipeline:\n  icecc: Local\n",
+		    "t.yaml:2:10: 'pipeline.icecc' wants an icecream daemon, not 'Local': "
+		    "expected local, or the absolute path of an iceccd's unix socket");
+	parse_fails("pipeline:\n  icecc: run/iceccd.socket\n",
+		    "t.yaml:2:10: 'pipeline.icecc' wants an icecream daemon, not "
+		    "'run/iceccd.socket': expected local, or the absolute path of an iceccd's "
+		    "unix socket");
+	parse_fails("pipeline:\n  icecc: '--help'\n",
+		    "t.yaml:2:10: 'pipeline.icecc' wants an icecream daemon, not '--help': "
+		    "expected local, or the absolute path of an iceccd's unix socket");
+	parse_fails("pipeline:\n  icecc: '/run/ice cc.socket'\n",
+		    "t.yaml:2:10: 'pipeline.icecc' wants an icecream daemon, not "
+		    "'/run/ice cc.socket': expected a socket path without spaces or control "
+		    "characters");
+	parse_fails("pipeline:\n  icecc: /run/../etc/iceccd\n",
+		    "t.yaml:2:10: 'pipeline.icecc' wants an icecream daemon, not "
+		    "'/run/../etc/iceccd': expected a socket path without a '..' component");
+	parse_fails("pipeline:\n  icecc: /run/icecc/..\n",
+		    "t.yaml:2:10: 'pipeline.icecc' wants an icecream daemon, not "
+		    "'/run/icecc/..': expected a socket path without a '..' component");
+	parse_fails("pipeline:\n  icecc: \"/run/ice\\tcc\"\n",
+		    "t.yaml:2:10: 'pipeline.icecc' wants text without control characters, "
+		    "not '/run/ice cc'");
+	parse_fails("pipeline:\n  icecc: [local]\n",
+		    "t.yaml:2:10: 'pipeline.icecc' wants an icecream daemon, not a list");
+	parse_fails("pipeline:\n  icecc: ''\n",
+		    "t.yaml:2:10: 'pipeline.icecc' wants an icecream daemon, not ''");
+	/* a '..' in a name is no component; the check is the CLI's too */
+	assert_null(pg_policy_why_icecc("/run/..icecc/x..y/iceccd"));
+	assert_non_null(pg_policy_why_icecc(""));
+	assert_non_null(pg_policy_why_icecc("/run/ice\033cc"));
+	assert_non_null(pg_policy_why_icecc("/run/ice\177cc"));
+	pg_buf_release(&yaml);
+	pg_buf_release(&want);
+	pg_buf_release(&path);
+}
+
 /* keyring.pgpkeys: one source of three, a directory that exists when the policy is read. */
 static void test_pgpkeys(void **state)
 {
@@ -1086,6 +1158,7 @@ int main(void)
 		cmocka_unit_test(test_bytes),
 		cmocka_unit_test(test_caps),
 		cmocka_unit_test(test_distcc_hosts),
+		cmocka_unit_test(test_icecc),
 		cmocka_unit_test(test_lava),
 		cmocka_unit_test(test_pgpkeys),
 		cmocka_unit_test(test_transparency),
