@@ -65,6 +65,7 @@ static void run_init(pg_run *g, const pg_pull_spec *spec, const pg_policy *polic
 	pg_buf_init(&g->build_dir, 0);
 	pg_buf_init(&g->home_env, 0);
 	pg_buf_init(&g->distcc_env, 0);
+	pg_buf_init(&g->icecc_env, 0);
 	for (size_t i = 0; i < PG_ARRAY_SIZE(g->lava_env); i++)
 		pg_buf_init(&g->lava_env[i], 0);
 	pg_buf_init(&g->nonce, 0);
@@ -178,12 +179,18 @@ static int prepare(pg_run *g)
 		if ((err = pg_buf_printf(&g->distcc_env, "%s%s", i ? " " : "PG_DISTCC_HOSTS=",
 					 g->policy->distcc_hosts[i])) < 0)
 			return err;
+	/* the iceccd the compiles go through, checked by the schema or the CLI: data to build.sh */
+	if (o->settings.icecc &&
+	    (err = pg_buf_printf(&g->icecc_env, "PG_ICECC=%s", o->settings.icecc)) < 0)
+		return err;
 	/* the scripts share our state directory and stream make's output to us */
 	g->env[0] = g->home_env.ptr;
 	g->env[1] = "PG_BUILD_STREAM=1";
 	n = 2;
 	if (g->distcc_env.len)
 		g->env[n++] = g->distcc_env.ptr;
+	if (g->icecc_env.len)
+		g->env[n++] = g->icecc_env.ptr;
 	if ((err = lava_env(g, &n)) < 0)
 		return err;
 	g->env[n] = NULL;
@@ -234,6 +241,7 @@ static void run_release(pg_run *g)
 	pg_buf_release(&g->build_dir);
 	pg_buf_release(&g->home_env);
 	pg_buf_release(&g->distcc_env);
+	pg_buf_release(&g->icecc_env);
 	for (size_t i = 0; i < PG_ARRAY_SIZE(g->lava_env); i++)
 		pg_buf_release(&g->lava_env[i]);
 }

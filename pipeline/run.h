@@ -36,8 +36,9 @@ typedef struct pg_run {
 	/* the build and boot scripts' environment on top of ours */
 	pg_buf home_env;      /* PULLGATE_HOME=... */
 	pg_buf distcc_env;    /* PG_DISTCC_HOSTS=...: the policy's distcc hosts, if any */
+	pg_buf icecc_env;     /* PG_ICECC=...: the settings' iceccd, if any */
 	pg_buf lava_env[5];   /* PG_LAVA_*=...: the policy's LAVA lab, when it boots there */
-	const char *env[10];
+	const char *env[12];  /* the above, PG_BUILD_STREAM=1 and the NULL */
 
 	/* evidence: every run's own */
 	pg_buf nonce;         /* random, on this run's kernel command lines: the init prints it */

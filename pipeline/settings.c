@@ -21,6 +21,7 @@ void pg_gate_settings_resolve(pg_gate_settings *out, const pg_gate_given *given,
 			out->boot_timeout_s = p->boot_timeout_seconds;
 		out->attest_key = p->attest_key;
 		out->attest_gnupg_home = p->attest_gnupg_home;
+		out->icecc = p->icecc;
 	}
 	/* then what the caller was given, which wins */
 	if (g->tree)
@@ -35,6 +36,8 @@ void pg_gate_settings_resolve(pg_gate_settings *out, const pg_gate_given *given,
 		out->attest_key = g->attest_key;
 		out->attest_gnupg_home = g->attest_gnupg_home;
 	}
+	if (g->icecc)
+		out->icecc = g->icecc;
 	if (g->approve != PG_GATE_UNSET)
 		out->approve = g->approve == PG_GATE_YES;
 	if (g->boot_on_lava != PG_GATE_UNSET)

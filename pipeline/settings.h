@@ -26,6 +26,7 @@ typedef struct pg_gate_given {
 	const char *merge_email;       /* serve's pipeline.merge-email */
 	const char *attest_key;        /* serve's attestation.key; given, it brings its */
 	const char *attest_gnupg_home; /* gnupg-home along, even NULL (home/gnupg) */
+	const char *icecc;             /* --icecc (checked: pg_policy_why_icecc) */
 	pg_gate_choice approve;        /* --approve, --no-approve */
 	pg_gate_choice boot_on_lava;   /* --boot-on lava, --boot-on qemu */
 	unsigned boot_timeout_s;       /* --boot-timeout */
@@ -49,6 +50,7 @@ typedef struct pg_gate_settings {
 	unsigned build_worktrees;      /* how many build worktrees the run may take one of */
 	const char *attest_key;        /* signs an approved merge's attestation; NULL: none */
 	const char *attest_gnupg_home; /* its GNUPGHOME; NULL: home/gnupg */
+	const char *icecc;             /* the iceccd build.sh compiles through (PG_ICECC); NULL: none */
 } pg_gate_settings;
 
 /* What holds when neither the caller nor the policy says: the one place for the defaults. */

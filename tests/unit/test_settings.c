@@ -18,6 +18,7 @@ static pg_policy *policy_saying_everything(void)
 	p->boot_timeout_seconds = 120;
 	assert_non_null(p->attest_key = strdup("1111111111111111111111111111111111111111"));
 	assert_non_null(p->attest_gnupg_home = strdup("/policy/gnupg"));
+	assert_non_null(p->icecc = strdup("local"));
 	return p;
 }
 
@@ -34,6 +35,7 @@ static void assert_defaults(const pg_gate_settings *s)
 	assert_int_equal(s->build_worktrees, 1);
 	assert_null(s->attest_key);
 	assert_null(s->attest_gnupg_home);
+	assert_null(s->icecc);
 }
 
 static void test_defaults_without_policy(void **state)
@@ -68,6 +70,7 @@ static void test_default_policy(void **state)
 	assert_string_equal(s.merge_name, "pullgate");
 	assert_string_equal(s.merge_email, "pullgate@localhost");
 	assert_null(s.attest_key);
+	assert_null(s.icecc);
 	pg_policy_free(p);
 }
 
@@ -86,6 +89,7 @@ static void test_policy_over_defaults(void **state)
 	assert_int_equal(s.boot_timeout_s, 120);
 	assert_string_equal(s.attest_key, "1111111111111111111111111111111111111111");
 	assert_string_equal(s.attest_gnupg_home, "/policy/gnupg");
+	assert_string_equal(s.icecc, "local");
 	/* what a policy has no say in keeps its default */
 	assert_null(s.tree);
 	assert_string_equal(s.branch, "master");
@@ -103,6 +107,7 @@ static void test_given_over_policy(void **state)
 		.merge_email = "merger@service.example",
 		.attest_key = "2222222222222222222222222222222222222222",
 		.attest_gnupg_home = "/service/gnupg",
+		.icecc = "/run/icecc/iceccd.socket",
 		.approve = PG_GATE_NO,
 		.boot_on_lava = PG_GATE_NO,
 		.boot_timeout_s = 45,
@@ -118,6 +123,7 @@ static void test_given_over_policy(void **state)
 	assert_string_equal(s.merge_email, "merger@service.example");
 	assert_string_equal(s.attest_key, "2222222222222222222222222222222222222222");
 	assert_string_equal(s.attest_gnupg_home, "/service/gnupg");
+	assert_string_equal(s.icecc, "/run/icecc/iceccd.socket");
 	/* "no" is a value: --no-approve and --boot-on qemu win over a policy that says yes */
 	assert_false(s.approve);
 	assert_false(s.boot_on_lava);
