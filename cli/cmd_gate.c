@@ -35,6 +35,7 @@ enum {
 	OPT_ONTO,
 	OPT_KCIDB,
 	OPT_KCIDB_ORIGIN,
+	OPT_ICECC,
 };
 
 static const struct option options[] = {
@@ -57,6 +58,7 @@ static const struct option options[] = {
 	{ "onto", required_argument, NULL, OPT_ONTO },
 	{ "kcidb", required_argument, NULL, OPT_KCIDB },
 	{ "kcidb-origin", required_argument, NULL, OPT_KCIDB_ORIGIN },
+	{ "icecc", required_argument, NULL, OPT_ICECC },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -118,6 +120,7 @@ static bool kcidb_path_ok(const char *path)
 static int gate_option(void *ctx, int c, const char *arg)
 {
 	struct gate_args *g = ctx;
+	const char *why;
 	char *end;
 	unsigned long v;
 	int flags;
@@ -182,6 +185,13 @@ static int gate_option(void *ctx, int c, const char *arg)
 			return cli_usage("gate", "--kcidb-origin wants 1 to %d of a-z, 0-9 and '_' "
 					 "(a KCIDB origin), not '%s'", PG_KCIDB_ORIGIN_MAX, arg);
 		g->kcidb_origin = arg;
+		return 0;
+	case OPT_ICECC:
+		/* the policy's pipeline.icecc, for this run: the same check, in the same words */
+		if ((why = pg_policy_why_icecc(arg)))
+			return cli_usage("gate", "--icecc wants an icecream daemon, not '%s': "
+					 "expected %s", arg, why);
+		g->given.icecc = arg;
 		return 0;
 	case OPT_QUEUE:
 		g->queue = arg;

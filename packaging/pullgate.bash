@@ -16,7 +16,7 @@ _pullgate()
 	verify) opts="$pull --verify-index" ;;
 	gate) opts="$pull --tree --branch --stages --approve --no-approve --boot-timeout --boot-on --url --explain-tests
 		--build-worktrees --queue --run-name --merge-name --merge-email --expect-tag --onto
-		--kcidb --kcidb-origin" ;;
+		--kcidb --kcidb-origin --icecc" ;;
 	conflicts) opts='--tree --branch --onto --policy --policy-sha256 --ahead --expect-tag --json --help' ;;
 	serve) opts='--config --port --hash-password --help' ;;
 	ktap) opts='--json --nonce --lava --help' ;;
@@ -44,6 +44,11 @@ _pullgate()
 		;;
 	--boot-on)
 		COMPREPLY=($(compgen -W 'qemu lava' -- "$cur"))
+		return
+		;;
+	--icecc)
+		COMPREPLY=($(compgen -W 'local' -- "$cur"))
+		_filedir # an iceccd's socket
 		return
 		;;
 	--build-worktrees)
