@@ -131,6 +131,9 @@ typedef struct pg_provenance {
 	char *image_sha256;   /* of arch/arm64/boot/Image, as built or as booted */
 	char *nonce;          /* boot: the nonce on the kernel command line */
 	char *log;            /* the console or build log */
+	/* build: what build.sh said the icecream farm did, its text made safe (pipeline/farm.h) */
+	char *farm_env;       /* "ENV: CARRIES": the compiler environment sent, by id, and its contents */
+	char *farm;           /* the other lines (hosts, here, failures, warnings, the total), "; " between */
 	int exit_status;      /* the script's exit status; -1: killed or not run */
 	bool cached;          /* base-boot: a boot of the same base, kept from before */
 	bool simulated;       /* a file is not the shipped one: a stand-in ran */

@@ -31,6 +31,8 @@ static void provenance_release(pg_provenance *p)
 	free(p->image_sha256);
 	free(p->nonce);
 	free(p->log);
+	free(p->farm_env);
+	free(p->farm);
 }
 
 void pg_report_free_evidence(pg_report *r)

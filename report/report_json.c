@@ -189,6 +189,8 @@ static void put_provenance(pg_json_writer *w, const pg_provenance *p)
 	pg_json_put_str(w, "image_sha256", p->image_sha256);
 	pg_json_put_str(w, "nonce", p->nonce);
 	pg_json_put_str(w, "log", p->log);
+	pg_json_put_str(w, "farm_env", p->farm_env);
+	pg_json_put_str(w, "farm", p->farm);
 	if (p->exit_status >= 0)
 		pg_json_put_int(w, "exit_status", p->exit_status);
 	else

@@ -659,6 +659,8 @@ static int read_provenance(void *item, const pg_json *o, const char *at, void *c
 	    (err = get_str(&p->image_sha256, o, at, "image_sha256", true)) < 0 ||
 	    (err = get_str(&p->nonce, o, at, "nonce", true)) < 0 ||
 	    (err = get_str(&p->log, o, at, "log", true)) < 0 ||
+	    (err = get_str(&p->farm_env, o, at, "farm_env", true)) < 0 ||
+	    (err = get_str(&p->farm, o, at, "farm", true)) < 0 ||
 	    (err = member(&v, o, at, "exit_status", PG_JSON_INTEGER, true)) < 0)
 		return err;
 	if (v) {

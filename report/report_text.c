@@ -4,6 +4,8 @@
 
 #define SUBJECT_MAX 100
 #define VALUE_MAX 300
+/* what a farm of many hosts did is longer than a fact: a few lines of them */
+#define FARM_MAX 2000
 
 /* Append s sanitized to one line, cut at max bytes on a character boundary. */
 static int put_safe(pg_buf *out, const char *s, size_t max)
@@ -200,17 +202,22 @@ static int put_counts(pg_buf *out, bool present, const pg_suite_counts *c)
 	return pg_buf_printf(out, "  %-18s", cell);
 }
 
-/* "  label: value" when value is recorded. */
-static int put_fact(pg_buf *out, const char *label, const char *value)
+/* "  label: value" when value is recorded, cut after max bytes. */
+static int put_fact_max(pg_buf *out, const char *label, const char *value, size_t max)
 {
 	int err;
 
 	if (!value)
 		return 0;
 	if ((err = pg_buf_printf(out, "           %s: ", label)) == 0 &&
-	    (err = put_safe(out, value, VALUE_MAX)) == 0)
+	    (err = put_safe(out, value, max)) == 0)
 		err = pg_buf_putc(out, '\n');
 	return err;
+}
+
+static int put_fact(pg_buf *out, const char *label, const char *value)
+{
+	return put_fact_max(out, label, value, VALUE_MAX);
 }
 
 static int put_provenance(pg_buf *out, const pg_provenance *p)
@@ -246,6 +253,10 @@ static int put_provenance(pg_buf *out, const pg_provenance *p)
 		err = put_fact(out, "nonce", p->nonce);
 	if (err == 0)
 		err = put_fact(out, "log", p->log);
+	if (err == 0)
+		err = put_fact_max(out, "icecc environment", p->farm_env, FARM_MAX);
+	if (err == 0)
+		err = put_fact_max(out, "farm", p->farm, FARM_MAX);
 	return err;
 }
 

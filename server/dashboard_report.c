@@ -295,9 +295,16 @@ void pg_dash_provenance(pg_buf *out, const pg_json *report)
 		pg_dash_html(out, "</ul></td><td><dl class=\"facts\"><dt>toolchain</dt><dd>%s</dd>"
 			     "<dt>qemu</dt><dd>%s</dd><dt>config sha256</dt><dd><code>%s</code></dd>"
 			     "<dt>Image sha256</dt><dd><code>%s</code></dd><dt>nonce</dt>"
-			     "<dd><code>%s</code></dd></dl></td></tr>\n", pg_json_get_str(p, "toolchain"),
+			     "<dd><code>%s</code></dd>", pg_json_get_str(p, "toolchain"),
 			     pg_json_get_str(p, "qemu"), pg_json_get_str(p, "config_sha256"),
 			     pg_json_get_str(p, "image_sha256"), pg_json_get_str(p, "nonce"));
+		/* a build on the icecream farm: its compiler environment and what each host did */
+		if (pg_json_get_str(p, "farm_env"))
+			pg_dash_html(out, "<dt>icecc environment</dt><dd>%s</dd>",
+				     pg_json_get_str(p, "farm_env"));
+		if (pg_json_get_str(p, "farm"))
+			pg_dash_html(out, "<dt>farm</dt><dd>%s</dd>", pg_json_get_str(p, "farm"));
+		pg_buf_puts(out, "</dl></td></tr>\n");
 	}
 	pg_buf_puts(out, "</tbody></table></section>\n");
 }

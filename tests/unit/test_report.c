@@ -1,4 +1,4 @@
-/* test_report.c - unit tests for building a report: findings, the per-check cap and its counts. */
+/* test_report.c - unit tests for building a report: findings, the per-check cap and its counts, the farm in the text. */
 #include "tests/unit/unit.h"
 
 #include "common/error.h"
@@ -175,6 +175,40 @@ static void test_no_cap(void **state)
 	pg_report_free(r);
 }
 
+/* The build's farm in the text report: two facts when it was used, none when not; a long farm cut. */
+static void test_farm_facts(void **state)
+{
+	pg_report *r = NULL;
+	pg_stage *st = NULL;
+	pg_provenance *p = NULL;
+	pg_buf out = PG_BUF_INIT, farm = PG_BUF_INIT;
+	const char *at;
+
+	(void)state;
+	assert_int_equal(pg_report_new(&r), 0);
+	assert_int_equal(pg_report_add_stage(&st, r, "build"), 0);
+	assert_int_equal(pg_report_add_provenance(&p, r, "build"), 0);
+	assert_int_equal(pg_provenance_set(&p->farm_env, "061fbd5764d1c3a1c1adf83ba8239f89: gcc 12"),
+			 0);
+	while (farm.len < 3000)
+		assert_int_equal(pg_buf_puts(&farm, "build2 compiled 1 objects; "), 0);
+	assert_int_equal(pg_provenance_set(&p->farm, farm.ptr), 0);
+	assert_int_equal(pg_report_add_provenance(&p, r, "boot"), 0);
+	assert_int_equal(pg_report_format_text(&out, r), 0);
+	assert_non_null(strstr(out.ptr, "\n           icecc environment: "
+				"061fbd5764d1c3a1c1adf83ba8239f89: gcc 12\n"));
+	assert_non_null(at = strstr(out.ptr, "\n           farm: build2 compiled 1 objects; "));
+	/* cut at 2000 bytes, with an ellipsis: longer than another fact, not without end */
+	at += strlen("\n           farm: ");
+	assert_int_equal(strcspn(at, "\n"), 2000 + strlen("\xE2\x80\xA6"));
+	/* once each: the boot's provenance has none */
+	assert_null(strstr(strstr(out.ptr, "icecc environment") + 1, "icecc environment"));
+	assert_null(strstr(at, "farm: "));
+	pg_buf_release(&out);
+	pg_buf_release(&farm);
+	pg_report_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -182,6 +216,7 @@ int main(void)
 		cmocka_unit_test(test_cap_per_check),
 		cmocka_unit_test(test_cap_keeps_root_causes),
 		cmocka_unit_test(test_no_cap),
+		cmocka_unit_test(test_farm_facts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -283,6 +283,9 @@ static pg_report *full_gate_report(void)
 						"ab12", true), 0);
 	assert_int_equal(pg_provenance_set(&pv->tree, "0123456789abcdef0123456789abcdef01234567"), 0);
 	assert_int_equal(pg_provenance_set(&pv->toolchain, hostile), 0);
+	assert_int_equal(pg_provenance_set(&pv->farm_env, "061fbd5764d1c3a1c1adf83ba8239f89: "
+					   "aarch64-linux-gnu-gcc 12.2.0"), 0);
+	assert_int_equal(pg_provenance_set(&pv->farm, hostile), 0);
 	pv->exit_status = 0;
 	assert_int_equal(pg_report_add_provenance(&pv, r, "boot"), 0);
 	assert_int_equal(pg_provenance_add_file(r, pv, "tests/fakes/boot.sh", NULL, false), 0);
@@ -329,6 +332,14 @@ static void test_every_gate_member(void **state)
 	assert_true(p->has_merge);
 	assert_true(p->approved);
 	assert_true(p->simulated);
+	assert_string_equal(p->provenance[0].farm_env, "061fbd5764d1c3a1c1adf83ba8239f89: "
+			    "aarch64-linux-gnu-gcc 12.2.0");
+	/* written as valid UTF-8, and the same JSON again (round_trip) */
+	assert_non_null(p->provenance[0].farm);
+	assert_non_null(strstr(p->provenance[0].farm, "say \"hi\" \\ back\\slash"));
+	/* a build without the farm, and the boots: neither */
+	assert_null(p->provenance[1].farm_env);
+	assert_null(p->provenance[1].farm);
 	assert_int_equal(p->provenance[1].exit_status, 124);
 	assert_int_equal(p->provenance[2].exit_status, -1);
 	assert_false(p->suites[2].on_base);
