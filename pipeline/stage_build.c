@@ -1,6 +1,7 @@
 /* stage_build.c - the build stage: the merge built, its warnings compared with the base's (kept per tree). */
 #include "pipeline/stage.h"
 #include "pipeline/diag.h"
+#include "pipeline/farm.h"
 #include "pipeline/provenance.h"
 #include "pipeline/select.h"
 #include "repo/repo.h"
@@ -30,6 +31,7 @@ typedef struct build {
 	uint64_t shown_ms;      /* when progress was last reported */
 	pg_diag *diags;         /* at most MAX_DIAGS */
 	size_t ndiags, alloc;
+	pg_farm farm;           /* what build.sh said the icecream farm did (PG_ICECC) */
 } build;
 
 static void build_init(build *b, pg_run *g)
@@ -37,6 +39,7 @@ static void build_init(build *b, pg_run *g)
 	memset(b, 0, sizeof(*b));
 	b->run = g;
 	pg_spawn_result_init(&b->proc);
+	pg_farm_init(&b->farm);
 }
 
 static void build_release(build *b)
@@ -45,6 +48,7 @@ static void build_release(build *b)
 		pg_diag_release(&b->diags[--b->ndiags]);
 	free(b->diags);
 	pg_spawn_result_release(&b->proc);
+	pg_farm_release(&b->farm);
 	build_init(b, b->run);
 }
 
@@ -80,6 +84,9 @@ static int on_line(void *ctx, const char *line, size_t len)
 		}
 		return 0;
 	}
+	/* build.sh's own lines on the farm: never a diagnostic */
+	if ((rc = pg_farm_line(&b->farm, line, len)) != 0)
+		return rc < 0 ? rc : 0;
 	if ((rc = pg_diag_parse(&d, line, len)) <= 0)
 		return rc;
 	if (b->ndiags == MAX_DIAGS) {
@@ -442,7 +449,11 @@ static int check_selection(pg_run *g)
 	return err;
 }
 
-/* What ran and what it made: the scripts, the compiler, the config and the Image. */
+/*
+ * What ran and what it made: the scripts, the compiler, the config and the
+ * Image, and what the farm did when it compiled (b is the merge's build:
+ * the base's farm lines are not the Image's).
+ */
 static int provenance(pg_run *g, const build *b, const char *log)
 {
 	pg_provenance *p = NULL;
@@ -455,6 +466,7 @@ static int provenance(pg_run *g, const build *b, const char *log)
 	    (err = pg_prov_files(g->report, p, g->o->datadir, pg_build_files)) < 0 ||
 	    (err = pg_provenance_set(&p->toolchain, g->toolchain)) < 0 ||
 	    (err = pg_provenance_set(&p->log, log)) < 0 ||
+	    (err = pg_farm_record(p, &b->farm)) < 0 ||
 	    (err = pg_tree_commit_tree(&tree, g->tree, &g->report->merge_commit)) < 0)
 		goto done;
 	pg_oid_tohex(hex, &tree);
@@ -501,7 +513,7 @@ int pg_stage_build(pg_run *g, pg_stage *st)
 	}
 	if ((err = new_warnings(g, &merged, &known, &fresh)) == 0) {
 		size_t i, on = 0, off = 0;
-		char sel[96] = "";
+		char sel[96] = "", farm[64] = "";
 
 		for (i = 0; i < g->report->nselected; i++) {
 			on += g->report->selected[i].status == PG_SELECTED_ENABLED;
@@ -510,10 +522,13 @@ int pg_stage_build(pg_run *g, pg_stage *st)
 		if (on || off)
 			snprintf(sel, sizeof(sel), "; KUnit selection: %zu option%s enabled, %zu "
 				 "skipped", on, on == 1 ? "" : "s", off);
+		if (merged.farm.has_total)
+			snprintf(farm, sizeof(farm), ", %zu on the icecc farm",
+				 merged.farm.farm_objects);
 		err = pg_stage_set(st, pg_report_verdict(g->report) == PG_VERDICT_ACCEPT ?
 				   PG_STAGE_PASSED : PG_STAGE_FAILED, log.ptr,
-				   "%zu objects compiled, %zu new warning%s%s", merged.objects, fresh,
-				   fresh == 1 ? "" : "s", sel);
+				   "%zu objects compiled%s, %zu new warning%s%s", merged.objects, farm,
+				   fresh, fresh == 1 ? "" : "s", sel);
 	}
 done:
 	pg_map_release(&known);
