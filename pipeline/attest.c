@@ -91,6 +91,8 @@ static const struct copied {
 	{ "base_commit", NULL, "merge_base" },
 	{ "policy_sha256", NULL, "policy_sha256" },
 	{ "toolchain", "build", "toolchain" },
+	/* a build on an icecream farm: the compiler environment the farm compiled with */
+	{ "farm_env", "build", "farm_env" },
 	{ "qemu", "boot", "qemu" },
 	{ "config_sha256", "build", "config_sha256" },
 	{ "image_sha256", "build", "image_sha256" },

@@ -21,6 +21,7 @@ static const char report[] =
 	" \"policy_sha256\": \"" POLICY "\",\n"
 	" \"provenance\": [\n"
 	"  {\"stage\": \"build\", \"toolchain\": \"gcc 14\", \"config_sha256\": \"c0\",\n"
+	"   \"farm_env\": \"061fbd5764d1c3a1c1adf83ba8239f89: gcc 14\",\n"
 	"   \"image_sha256\": \"i0\"},\n"
 	"  {\"stage\": \"boot\", \"qemu\": \"QEMU 9\", \"image_sha256\": \"i0\"}],\n"
 	" \"suites\": [{\"name\": \"ext4_inode_test\", \"verdict\": \"added\", \"base\": null,\n"
@@ -58,6 +59,7 @@ static void test_statement(void **state)
 	assert_string_equal(pg_json_get_str(v, "toolchain"), "gcc 14");
 	assert_string_equal(pg_json_get_str(v, "qemu"), "QEMU 9");
 	assert_string_equal(pg_json_get_str(v, "config_sha256"), "c0");
+	assert_string_equal(pg_json_get_str(v, "farm_env"), "061fbd5764d1c3a1c1adf83ba8239f89: gcc 14");
 	assert_false(pg_json_get_bool(v, "simulated"));
 	s = pg_json_at(pg_json_get(v, "suites"), 0);
 	assert_string_equal(pg_json_get_str(s, "name"), "ext4_inode_test");
@@ -69,6 +71,29 @@ static void test_statement(void **state)
 	assert_string_equal(pg_json_get_str(pg_json_get(v, "report"), "sha256"), sha);
 	assert_string_equal(pg_json_get_str(pg_json_get(v, "report"), "path"), "/r/report.json");
 	pg_json_free(v);
+	pg_buf_release(&out);
+}
+
+/* A build without the farm: the statement says so with a null, as for every other fact it lacks. */
+static void test_statement_without_farm(void **state)
+{
+	const char *at = strstr(report, "   \"farm_env\"");
+	pg_buf out = PG_BUF_INIT, nofarm = PG_BUF_INIT;
+	pg_json *v = NULL;
+	pg_oid tree;
+
+	(void)state;
+	assert_non_null(at);
+	assert_int_equal(pg_buf_put(&nofarm, report, (size_t)(at - report)), 0);
+	assert_int_equal(pg_buf_puts(&nofarm, strchr(at, '\n') + 1), 0);
+	assert_int_equal(pg_oid_fromhex(&tree, TREE, PG_OID_HEXSZ), 0);
+	assert_int_equal(pg_attest_statement(&out, nofarm.ptr, nofarm.len, "r", &tree, "gate", 0), 0);
+	assert_int_equal(pg_json_parse(&v, out.ptr, out.len), 0);
+	assert_non_null(pg_json_get(v, "farm_env"));
+	assert_null(pg_json_get_str(v, "farm_env"));
+	assert_string_equal(pg_json_get_str(v, "toolchain"), "gcc 14");
+	pg_json_free(v);
+	pg_buf_release(&nofarm);
 	pg_buf_release(&out);
 }
 
@@ -188,6 +213,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_statement),
+		cmocka_unit_test(test_statement_without_farm),
 		cmocka_unit_test(test_statement_refuses),
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_split_strict),
