@@ -33,6 +33,12 @@
 # overlap, for sure.
 # Every build writes a stand-in BUILD/arch/arm64/boot/Image naming its tree
 # (tests/fakes' boot.sh reads it) and a BUILD/.config.
+# With PG_ICECC (the gate's pipeline.icecc or --icecc) it prints, on stderr,
+# the lines scripts/kernel/build.sh prints after a build on an icecream farm
+# (pipeline/farm.h): an environment, two hosts, a failed one, here, the
+# total; the base's environment and hosts are others than the merge's.
+# FAKE_ICECC_WARN=TEXT adds a line "warning: TEXT".  Every build writes
+# what PG_ICECC it was given ("unset": none) to BUILD/icecc-KIND.
 # FAKE_OBJECTS=N compiles N more objects, FAKE_OBJECT_DELAY seconds each (for
 # progress: docs/terminal-gate.txt); with FAKE_OBJECTS_HOLD=K and
 # FAKE_OBJECTS_GO=FILE it stops after the K-th until FILE exists (a test's
@@ -63,6 +69,25 @@ while [ "$i" -lt "${FAKE_OBJECTS:-0}" ]; do
 	fi
 done
 echo "lib/old.c:1:1: warning: an old warning [-Wold]"
+printf '%s\n' "${PG_ICECC-unset}" >"$out/icecc-$kind"
+if [ -n "${PG_ICECC:-}" ]; then
+	if [ "$kind" = base ]; then
+		icenv=00000000000000000000000000000ba5 host=base-host
+	else
+		icenv=061fbd5764d1c3a1c1adf83ba8239f89 host=127.0.0.1:18771
+	fi
+	{
+		echo "build.sh: icecc: environment $icenv: aarch64-linux-gnu-gcc (stand-in) 12.2.0;" \
+			"scripts/gcc-plugins/randomize_layout_plugin.so sha256" \
+			"3f2a000000000000000000000000000000000000000000000000000000000001"
+		echo "build.sh: icecc: $host compiled 1 objects"
+		echo "build.sh: icecc: farm2 compiled 1 objects"
+		echo "build.sh: icecc: 127.0.0.1:18772 failed 1 jobs (connection refused), compiled here instead"
+		echo "build.sh: icecc: 1 objects compiled here"
+		[ -z "${FAKE_ICECC_WARN:-}" ] || printf 'build.sh: icecc: warning: %s\n' "$FAKE_ICECC_WARN"
+		echo "build.sh: icecc: farm compiled 2 of 3 objects"
+	} >&2
+fi
 # FAKE_STALE: as make, compile include/linux/overflow.h (and print its old
 # warning) only when it is newer than the last build
 if [ -n "${FAKE_STALE:-}" ]; then
