@@ -1,8 +1,11 @@
-/* farm.c - build.sh's icecc lines read into what the build's provenance and summary say of the farm. */
+/* farm.c - build.sh's farm file read into what the build's provenance and summary say of the farm. */
 #include "pipeline/farm.h"
 #include "common/error.h"
+#include "common/fs.h"
 #include "common/hex.h"
 #include "common/sanitize.h"
+
+#include <unistd.h>
 
 #define ENV_WORD "environment "
 #define TOTAL_WORD "farm compiled "
@@ -81,16 +84,16 @@ static void cut(pg_buf *text, size_t max)
 
 int pg_farm_line(pg_farm *f, const char *line, size_t len)
 {
-	size_t plen = strlen(PG_FARM_PREFIX);
 	pg_buf text = PG_BUF_INIT;
 	const char *env;
 	int err;
 
-	if (len < plen || memcmp(line, PG_FARM_PREFIX, plen))
-		return 0;
-	if ((err = pg_sanitize_terminal(&text, line + plen, len - plen, PG_SANITIZE_ONELINE)) < 0)
+	if ((err = pg_sanitize_terminal(&text, line, len, PG_SANITIZE_ONELINE)) < 0)
 		goto done;
 	cut(&text, PG_FARM_LINE_MAX);
+	/* a line of blanks says nothing (a tab or a CR turned into one, say) */
+	while (text.len && text.ptr[text.len - 1] == ' ')
+		pg_buf_truncate(&text, text.len - 1);
 	/* the total counts even when it comes past the lines kept: the summary says it */
 	total_line(f, text.ptr);
 	if (!text.len)
@@ -108,7 +111,85 @@ int pg_farm_line(pg_farm *f, const char *line, size_t len)
 		err = pg_buf_puts(&f->lines, text.ptr);
 done:
 	pg_buf_release(&text);
-	return err < 0 ? err : 1;
+	return err;
+}
+
+int pg_farm_parse(pg_farm *f, const char *text, size_t len)
+{
+	const char *end = text + len, *nl;
+	int err = 0;
+
+	for (; err == 0 && text < end; text = nl + 1) {
+		if (!(nl = memchr(text, '\n', (size_t)(end - text))))
+			nl = end;
+		err = pg_farm_line(f, text, (size_t)(nl - text));
+	}
+	return err;
+}
+
+int pg_farm_path(pg_buf *out, const char *log)
+{
+	size_t n = strlen(log);
+
+	if (n >= 4 && !strcmp(log + n - 4, ".log"))
+		n -= 4;
+	return pg_buf_printf(out, "%.*s-farm.txt", (int)n, log);
+}
+
+/* All of fd, at most PG_FARM_FILE_MAX bytes: the file may grow while it is read. */
+static int read_capped(pg_buf *out, int fd)
+{
+	char chunk[8192];
+	ssize_t n;
+	int err;
+
+	for (;;) {
+		if ((n = read(fd, chunk, sizeof(chunk))) < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return pg_error_set(PG_EIO, "cannot read: %s", strerror(errno));
+		if (n == 0)
+			return 0;
+		if ((size_t)n > PG_FARM_FILE_MAX - out->len)
+			return pg_error_set(PG_ETOOBIG, "is larger than %zu KiB",
+					    PG_FARM_FILE_MAX >> 10);
+		if ((err = pg_buf_put(out, chunk, (size_t)n)) < 0)
+			return err;
+	}
+}
+
+int pg_farm_read(pg_farm *f, const char *path)
+{
+	pg_buf text = PG_BUF_INIT, why = PG_BUF_INIT;
+	int fd = -1, err;
+
+	/* no link followed, no FIFO waited on: the pull's code may have put anything there */
+	err = pg_open_regular(&fd, NULL, path, PG_OPEN_READ | PG_OPEN_NOFOLLOW, "a regular file");
+	if (err == PG_ENOTFOUND) {
+		pg_error_clear();
+		err = 0;
+		goto done;
+	}
+	if (err == 0)
+		err = read_capped(&text, fd);
+	if (err == 0) {
+		err = pg_farm_parse(f, text.ptr, text.len);
+		goto done;
+	}
+	if (err == PG_ENOMEM)
+		goto done;
+	/* what the build left there says nothing of a farm: the report says it was not read */
+	if ((err = pg_buf_printf(&why, "warning: build.sh's farm file not read: %s",
+				 pg_error_last())) == 0)
+		err = pg_farm_line(f, why.ptr, why.len);
+	if (err == 0)
+		pg_error_clear();
+done:
+	if (fd >= 0)
+		close(fd);
+	pg_buf_release(&text);
+	pg_buf_release(&why);
+	return err;
 }
 
 int pg_farm_record(pg_provenance *p, const pg_farm *f)

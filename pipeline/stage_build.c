@@ -31,7 +31,7 @@ typedef struct build {
 	uint64_t shown_ms;      /* when progress was last reported */
 	pg_diag *diags;         /* at most MAX_DIAGS */
 	size_t ndiags, alloc;
-	pg_farm farm;           /* what build.sh said the icecream farm did (PG_ICECC) */
+	pg_farm farm;           /* the merge's: what build.sh's farm file says (PG_ICECC) */
 } build;
 
 static void build_init(build *b, pg_run *g)
@@ -84,9 +84,6 @@ static int on_line(void *ctx, const char *line, size_t len)
 		}
 		return 0;
 	}
-	/* build.sh's own lines on the farm: never a diagnostic */
-	if ((rc = pg_farm_line(&b->farm, line, len)) != 0)
-		return rc < 0 ? rc : 0;
 	if ((rc = pg_diag_parse(&d, line, len)) <= 0)
 		return rc;
 	if (b->ndiags == MAX_DIAGS) {
@@ -208,6 +205,25 @@ done:
 	pg_buf_release(&script);
 	pg_buf_release(&stamp);
 	pg_buf_release(&hint);
+	return err;
+}
+
+/*
+ * What build.sh wrote of the farm once make had ended, beside the log
+ * (pipeline/farm.h), when the run asked for icecream: never its stream,
+ * where make's output could print a farm that did not run.  Without icecc
+ * a file there is not build.sh's and is not read.
+ */
+static int read_farm(pg_run *g, build *b, const char *log)
+{
+	pg_buf path = PG_BUF_INIT;
+	int err;
+
+	if (!g->o->settings.icecc)
+		return 0;
+	if ((err = pg_farm_path(&path, log)) == 0)
+		err = pg_farm_read(&b->farm, path.ptr);
+	pg_buf_release(&path);
 	return err;
 }
 
@@ -502,6 +518,7 @@ int pg_stage_build(pg_run *g, pg_stage *st)
 		goto done;
 	pg_run_progress(g, "build", "building the merge");
 	if ((err = run_build(&merged, log.ptr)) < 0 ||
+	    (err = read_farm(g, &merged, log.ptr)) < 0 ||
 	    (err = provenance(g, &merged, log.ptr)) < 0 ||
 	    (merged.ok && (err = check_selection(g)) < 0))
 		goto done;

@@ -1,15 +1,16 @@
 #!/bin/sh
 # 96-gate-icecc.t - pipeline.icecc and gate --icecc: PG_ICECC reaches build.sh, its farm lines become the merge build's provenance and summary, bad values are refused.
 #
-# With the stand-in build.sh of tests/fakes: given PG_ICECC it prints the
-# lines scripts/kernel/build.sh prints after a build on an icecream farm,
-# and records what PG_ICECC it was given.  Nothing here ran a farm: the
-# report says simulated, as for every stand-in.
+# With the stand-in build.sh of tests/fakes: given PG_ICECC it writes the
+# farm file scripts/kernel/build.sh writes after a build on an icecream
+# farm (and prints its lines), and records what PG_ICECC it was given; its
+# FAKE_FORGE is a pull's make that forges a farm.  Nothing here ran a farm:
+# the report says simulated, as for every stand-in.
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/gate.sh"
-plan 46
+plan 60
 gate_setup
 
 gate() {
@@ -69,6 +70,34 @@ unlike "$(summary)" "icecc" "the summary says nothing of a farm"
 reset_tree
 gate
 unlike "$out" "icecc environment|farm:" "nor does the text report"
+reset_tree
+
+# --- a pull's make forges a farm: lines it prints are never read, its file only without icecc ---
+LOGS="$PULLGATE_HOME/logs/$KEY/latest"
+FORGED="forged|0badc0de|99 of 99|98 of 98"
+FAKE_FORGE=1 gate --json
+is "$rc" 0 "without icecc, a build whose make prints farm lines passes"
+like "$(cat "$LOGS/build.log")" "build.sh: icecc: environment 0badc0de0badc0de0badc0de0badc0de: forged on stdout" \
+	"its make printed a forged environment on stdout"
+like "$(cat "$LOGS/build.log")" "build.sh: icecc: environment 0badc0de0badc0de0badc0de0badc0de: forged on stderr" \
+	"and on stderr"
+is "$(build '[.farm_env, .farm] | map(. == null) | join(" ")')" "true true" \
+	"neither is the build's provenance: no farm_env, no farm"
+like "$(cat "$LOGS/build-farm.txt")" "forged in the file" \
+	"the farm file its make left is there, and not read: icecc was not asked for"
+unlike "$(summary)" "icecc" "the summary says nothing of a farm"
+unlike "$out" "$FORGED" "nothing forged is anywhere in the report"
+reset_tree
+FAKE_FORGE=1 gate --policy "$SCRATCH/local.yaml" --json
+is "$rc" 0 "with icecc, a build whose make forges a farm passes"
+like "$(cat "$LOGS/build.log")" "forged on stdout" "its make printed the forged lines"
+is "$(build .farm_env)" "$ENV_LINE" "the environment recorded is build.sh's own, from its file"
+is "$(build .farm)" "$FARM" "and so is what the farm did"
+like "$(summary)" ", 2 on the icecc farm, " "the summary counts build.sh's total, not the forged one"
+unlike "$out" "$FORGED" "nothing forged is anywhere in the report"
+reset_tree
+FAKE_FORGE=1 gate --policy "$SCRATCH/local.yaml"
+unlike "$out" "$FORGED" "nor in the text report"
 reset_tree
 
 # --- --icecc overrides the policy ----------------------------------------------------------

@@ -33,12 +33,17 @@
 # overlap, for sure.
 # Every build writes a stand-in BUILD/arch/arm64/boot/Image naming its tree
 # (tests/fakes' boot.sh reads it) and a BUILD/.config.
-# With PG_ICECC (the gate's pipeline.icecc or --icecc) it prints, on stderr,
-# the lines scripts/kernel/build.sh prints after a build on an icecream farm
+# As scripts/kernel/build.sh, it removes LOG's farm file (LOG's name with
+# .log replaced by -farm.txt) when it starts.  With PG_ICECC (the gate's
+# pipeline.icecc or --icecc) it says what an icecream farm did
 # (pipeline/farm.h): an environment, two hosts, a failed one, here, the
-# total; the base's environment and hosts are others than the merge's.
-# FAKE_ICECC_WARN=TEXT adds a line "warning: TEXT".  Every build writes
-# what PG_ICECC it was given ("unset": none) to BUILD/icecc-KIND.
+# total; on stderr behind "build.sh: icecc: ", and, when it ends (built or
+# not), in the farm file, renamed into place.  The base's environment and
+# hosts are others than the merge's.  FAKE_ICECC_WARN=TEXT adds a line
+# "warning: TEXT".  Every build writes what PG_ICECC it was given ("unset":
+# none) to BUILD/icecc-KIND.  FAKE_FORGE=1: its "make" forges a farm, as a
+# pull's Makefile could: "build.sh: icecc: " lines of another environment
+# on stdout and stderr, and a farm file of its own.
 # FAKE_OBJECTS=N compiles N more objects, FAKE_OBJECT_DELAY seconds each (for
 # progress: docs/terminal-gate.txt); with FAKE_OBJECTS_HOLD=K and
 # FAKE_OBJECTS_GO=FILE it stops after the K-th until FILE exists (a test's
@@ -47,7 +52,7 @@ set -eu
 # the KUnit selection: kept beside the build, for the tests to read
 select=""
 if [ "${1:-}" = --select ]; then select=$2; shift 2; fi
-src=$1 out=$2
+src=$1 out=$2 log=$3
 mkdir -p "$out"
 kind=merged
 grep -q fix "$src/include/linux/overflow.h" 2>/dev/null || kind=base
@@ -55,7 +60,38 @@ stamp() { [ -z "${FAKE_BUILD_LOG:-}" ] || echo "$1 $(date +%s.%N) $kind $out $$"
 stamp start
 # how long a wait for a test may last: tests/lib/tap.sh's PATIENCE
 patience=$(($(date +%s) + ${PULLGATE_TEST_PATIENCE:-900}))
-trap 'stamp end' EXIT
+farm_file="${log%.log}-farm.txt"
+rm -f "$farm_file"
+if [ "$kind" = base ]; then
+	icenv=00000000000000000000000000000ba5 host=base-host
+else
+	icenv=061fbd5764d1c3a1c1adf83ba8239f89 host=127.0.0.1:18771
+fi
+farm_lines() {
+	echo "environment $icenv: aarch64-linux-gnu-gcc (stand-in) 12.2.0;" \
+		"scripts/gcc-plugins/randomize_layout_plugin.so sha256" \
+		"3f2a000000000000000000000000000000000000000000000000000000000001"
+	echo "$host compiled 1 objects"
+	echo "farm2 compiled 1 objects"
+	echo "127.0.0.1:18772 failed 1 jobs (connection refused), compiled here instead"
+	echo "1 objects compiled here"
+	[ -z "${FAKE_ICECC_WARN:-}" ] || printf 'warning: %s\n' "$FAKE_ICECC_WARN"
+	echo "farm compiled 2 of 3 objects"
+}
+# once "make" has ended, built or not: the farm file, whole or not at all
+farm_done() {
+	[ -n "${PG_ICECC:-}" ] || return 0
+	farm_lines >"$farm_file.new.$$" && mv -f "$farm_file.new.$$" "$farm_file"
+}
+trap 'farm_done; stamp end' EXIT
+if [ -n "${FAKE_FORGE:-}" ]; then
+	forged="build.sh: icecc: environment 0badc0de0badc0de0badc0de0badc0de: forged"
+	echo "$forged on stdout"
+	echo "build.sh: icecc: farm compiled 99 of 99 objects"
+	echo "$forged on stderr" >&2
+	printf 'environment 0badc0de0badc0de0badc0de0badc0de: forged in the file\n%s\n' \
+		"farm compiled 98 of 98 objects" >"$farm_file"
+fi
 echo "  CC      lib/a.o"
 echo "  CC      lib/b.o"
 echo "  AS      arch/arm64/kernel/entry.o"
@@ -70,24 +106,8 @@ while [ "$i" -lt "${FAKE_OBJECTS:-0}" ]; do
 done
 echo "lib/old.c:1:1: warning: an old warning [-Wold]"
 printf '%s\n' "${PG_ICECC-unset}" >"$out/icecc-$kind"
-if [ -n "${PG_ICECC:-}" ]; then
-	if [ "$kind" = base ]; then
-		icenv=00000000000000000000000000000ba5 host=base-host
-	else
-		icenv=061fbd5764d1c3a1c1adf83ba8239f89 host=127.0.0.1:18771
-	fi
-	{
-		echo "build.sh: icecc: environment $icenv: aarch64-linux-gnu-gcc (stand-in) 12.2.0;" \
-			"scripts/gcc-plugins/randomize_layout_plugin.so sha256" \
-			"3f2a000000000000000000000000000000000000000000000000000000000001"
-		echo "build.sh: icecc: $host compiled 1 objects"
-		echo "build.sh: icecc: farm2 compiled 1 objects"
-		echo "build.sh: icecc: 127.0.0.1:18772 failed 1 jobs (connection refused), compiled here instead"
-		echo "build.sh: icecc: 1 objects compiled here"
-		[ -z "${FAKE_ICECC_WARN:-}" ] || printf 'build.sh: icecc: warning: %s\n' "$FAKE_ICECC_WARN"
-		echo "build.sh: icecc: farm compiled 2 of 3 objects"
-	} >&2
-fi
+# for people: the farm's lines on stderr too (the gate reads the file)
+[ -z "${PG_ICECC:-}" ] || farm_lines | sed 's/^/build.sh: icecc: /' >&2
 # FAKE_STALE: as make, compile include/linux/overflow.h (and print its old
 # warning) only when it is newer than the last build
 if [ -n "${FAKE_STALE:-}" ]; then
