@@ -81,22 +81,28 @@ static const struct copied {
 	const char *key;      /* in the statement */
 	const char *stage;    /* NULL: the report's root */
 	const char *from;     /* in the report */
+	/*
+	 * Left out when the report has none, rather than null: a key added
+	 * later, so that a statement without it is byte for byte what
+	 * pullgate wrote before it.
+	 */
+	bool optional;
 } copied[] = {
-	{ "repository", NULL, "repo" },
-	{ "tag", NULL, "tag" },
-	{ "tag_object", NULL, "tag_object" },
-	{ "tag_commit", NULL, "tag_commit" },
-	{ "signer", NULL, "tag_signer" },
-	{ "merge_commit", NULL, "merge_commit" },
-	{ "base_commit", NULL, "merge_base" },
-	{ "policy_sha256", NULL, "policy_sha256" },
-	{ "toolchain", "build", "toolchain" },
+	{ "repository", NULL, "repo", false },
+	{ "tag", NULL, "tag", false },
+	{ "tag_object", NULL, "tag_object", false },
+	{ "tag_commit", NULL, "tag_commit", false },
+	{ "signer", NULL, "tag_signer", false },
+	{ "merge_commit", NULL, "merge_commit", false },
+	{ "base_commit", NULL, "merge_base", false },
+	{ "policy_sha256", NULL, "policy_sha256", false },
+	{ "toolchain", "build", "toolchain", false },
 	/* a build on an icecream farm: the compiler environment the farm compiled with */
-	{ "farm_env", "build", "farm_env" },
-	{ "qemu", "boot", "qemu" },
-	{ "config_sha256", "build", "config_sha256" },
-	{ "image_sha256", "build", "image_sha256" },
-	{ "booted_image_sha256", "boot", "image_sha256" },
+	{ "farm_env", "build", "farm_env", true },
+	{ "qemu", "boot", "qemu", false },
+	{ "config_sha256", "build", "config_sha256", false },
+	{ "image_sha256", "build", "image_sha256", false },
+	{ "booted_image_sha256", "boot", "image_sha256", false },
 };
 
 /* What the statement binds, besides the report's digest: each must be in the report. */
@@ -141,8 +147,10 @@ int pg_attest_statement(pg_buf *out, const char *report, size_t len, const char 
 	pg_json_put_str(w, "approved_by", approval);
 	for (i = 0; i < PG_ARRAY_SIZE(copied); i++) {
 		const pg_json *from = !copied[i].stage ? r : provenance(r, copied[i].stage);
+		const char *v = pg_json_get_str(from, copied[i].from);
 
-		pg_json_put_str(w, copied[i].key, pg_json_get_str(from, copied[i].from));
+		if (v || !copied[i].optional)
+			pg_json_put_str(w, copied[i].key, v);
 		if (!strcmp(copied[i].key, "merge_commit"))
 			pg_json_put_str(w, "merge_tree", tree);
 	}

@@ -74,25 +74,66 @@ static void test_statement(void **state)
 	pg_buf_release(&out);
 }
 
-/* A build without the farm: the statement says so with a null, as for every other fact it lacks. */
+/* The statement's keys, in order, each a line at the top level's indent. */
+static void top_keys(pg_buf *keys, const char *statement)
+{
+	const char *p = statement, *q;
+
+	pg_buf_clear(keys);
+	while ((p = strstr(p, "\n  \"")) != NULL) {
+		p += 4;
+		assert_non_null(q = strchr(p, '"'));
+		assert_int_equal(pg_buf_printf(keys, "%s%.*s", keys->len ? " " : "", (int)(q - p),
+					       p), 0);
+	}
+}
+
+/*
+ * A build without the farm, its report without farm_env or with a null
+ * (as report_json.c writes it): the statement has no farm_env at all, not
+ * a null, so that it is byte for byte a statement of before the key.
+ */
 static void test_statement_without_farm(void **state)
 {
-	const char *at = strstr(report, "   \"farm_env\"");
-	pg_buf out = PG_BUF_INIT, nofarm = PG_BUF_INIT;
+	static const char *const values[] = { NULL, "null" };
+	const char *at = strstr(report, "\"farm_env\": ");
+	pg_buf out = PG_BUF_INIT, nofarm = PG_BUF_INIT, keys = PG_BUF_INIT;
 	pg_json *v = NULL;
 	pg_oid tree;
+	size_t i;
 
 	(void)state;
 	assert_non_null(at);
-	assert_int_equal(pg_buf_put(&nofarm, report, (size_t)(at - report)), 0);
-	assert_int_equal(pg_buf_puts(&nofarm, strchr(at, '\n') + 1), 0);
 	assert_int_equal(pg_oid_fromhex(&tree, TREE, PG_OID_HEXSZ), 0);
-	assert_int_equal(pg_attest_statement(&out, nofarm.ptr, nofarm.len, "r", &tree, "gate", 0), 0);
-	assert_int_equal(pg_json_parse(&v, out.ptr, out.len), 0);
-	assert_non_null(pg_json_get(v, "farm_env"));
-	assert_null(pg_json_get_str(v, "farm_env"));
-	assert_string_equal(pg_json_get_str(v, "toolchain"), "gcc 14");
-	pg_json_free(v);
+	for (i = 0; i < PG_ARRAY_SIZE(values); i++) {
+		pg_buf_clear(&nofarm);
+		pg_buf_clear(&out);
+		assert_int_equal(pg_buf_put(&nofarm, report, (size_t)(at - report)), 0);
+		if (values[i])
+			assert_int_equal(pg_buf_printf(&nofarm, "\"farm_env\": %s,", values[i]), 0);
+		assert_int_equal(pg_buf_puts(&nofarm, strchr(at, '\n')), 0);
+		assert_int_equal(pg_attest_statement(&out, nofarm.ptr, nofarm.len, "r", &tree, "gate",
+						     0), 0);
+		assert_int_equal(pg_json_parse(&v, out.ptr, out.len), 0);
+		assert_null(pg_json_get(v, "farm_env"));
+		assert_null(strstr(out.ptr, "farm_env"));
+		assert_string_equal(pg_json_get_str(v, "toolchain"), "gcc 14");
+		pg_json_free(v);
+		v = NULL;
+		/* the keys of a statement before farm_env, in their order */
+		top_keys(&keys, out.ptr);
+		assert_string_equal(keys.ptr, "type version tool time approved_by repository tag "
+				    "tag_object tag_commit signer merge_commit merge_tree base_commit "
+				    "policy_sha256 toolchain qemu config_sha256 image_sha256 "
+				    "booted_image_sha256 simulated verify suites report");
+	}
+
+	/* with the farm, the key is there, after the toolchain */
+	pg_buf_clear(&out);
+	assert_int_equal(pg_attest_statement(&out, report, strlen(report), "r", &tree, "gate", 0), 0);
+	top_keys(&keys, out.ptr);
+	assert_non_null(strstr(keys.ptr, " toolchain farm_env qemu "));
+	pg_buf_release(&keys);
 	pg_buf_release(&nofarm);
 	pg_buf_release(&out);
 }
