@@ -98,8 +98,9 @@ const char *pg_policy_why_fingerprint(const char *s);
 /*
  * NULL when s names an icecream daemon (pipeline.icecc, gate --icecc): the
  * word "local", or the absolute path of its unix socket, at most
- * PG_POLICY_ICECC_MAX bytes, without spaces, control characters or a ".."
- * component; else what was wanted.
+ * PG_POLICY_ICECC_MAX bytes of printable ASCII (0x21 to 0x7E: no space, no
+ * control character, no byte of UTF-8), without a "." or ".." component or
+ * a trailing '/' ("/" itself included); else what was wanted.
  */
 const char *pg_policy_why_icecc(const char *s);
 

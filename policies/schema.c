@@ -126,25 +126,37 @@ const char *pg_policy_why_fingerprint(const char *s)
 /*
  * The icecream daemon the build's compiles go through: "local", or the
  * absolute path of an iceccd's unix socket (sun_path holds 107 bytes and a
- * NUL).  A path is data to build.sh: no spaces, no control characters, no
- * '..' that would make it another place than it says.
+ * NUL).  A path is data to build.sh: printable ASCII only (no space, no
+ * control character, C1 included, no byte of UTF-8, valid or not), and
+ * nothing that would make it another place than it says: no '.' or '..'
+ * component, no trailing '/' (a directory, "/" itself included).
  */
 const char *pg_policy_why_icecc(const char *s)
 {
-	const char *p;
+	size_t n = strlen(s), len;
+	const char *p, *c;
 
 	if (!strcmp(s, "local"))
 		return NULL;
 	if (s[0] != '/')
 		return "local, or the absolute path of an iceccd's unix socket";
-	if (strlen(s) > PG_POLICY_ICECC_MAX)
+	if (n > PG_POLICY_ICECC_MAX)
 		return "a socket path of at most 107 bytes";
-	for (p = s; *p; p++)
+	for (p = s; *p; p++) {
+		if ((unsigned char)*p >= 0x80)
+			return "a socket path of ASCII characters only";
 		if ((unsigned char)*p <= ' ' || *p == 0x7f)
 			return "a socket path without spaces or control characters";
-	for (p = s; (p = strstr(p, "/..")); p++)
-		if (p[3] == '/' || p[3] == '\0')
+	}
+	if (s[n - 1] == '/')
+		return "a socket's path, not a directory's (no trailing '/')";
+	for (c = s + 1; *c; c += len + (c[len] == '/')) {
+		len = strcspn(c, "/");
+		if (len == 1 && c[0] == '.')
+			return "a socket path without a '.' component";
+		if (len == 2 && c[0] == '.' && c[1] == '.')
 			return "a socket path without a '..' component";
+	}
 	return NULL;
 }
 

@@ -10,7 +10,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/gate.sh"
-plan 60
+plan 64
 gate_setup
 
 gate() {
@@ -159,6 +159,16 @@ is "$(printf '%s\n' "$err" | head -n1)" \
 gate --icecc /run/../x
 like "$err" "^error: --icecc wants an icecream daemon, not '/run/../x': expected a socket path without a '..' component" \
 	"a '..' component is refused there too"
+gate --icecc "$(printf '/run/ic\303\251cc.socket')"
+is "$rc" 2 "a socket path past ASCII is a usage error"
+like "$err" "^error: --icecc wants an icecream daemon, not .*: expected a socket path of ASCII characters only" \
+	"saying so"
+gate --icecc /run/icecc/
+like "$err" "^error: --icecc wants an icecream daemon, not '/run/icecc/': expected a socket's path, not a directory's" \
+	"a trailing '/' is refused"
+gate --icecc /run/./x
+like "$err" "^error: --icecc wants an icecream daemon, not '/run/./x': expected a socket path without a '.' component" \
+	"and a '.' component"
 is "$(master)" "$BASE" "nothing refused moved the integration branch"
 
 # --- an approved merge's attestation names the farm's environment ----------------------------------

@@ -783,11 +783,46 @@ static void test_icecc(void **state)
 		    "t.yaml:2:10: 'pipeline.icecc' wants an icecream daemon, not a list");
 	parse_fails("pipeline:\n  icecc: ''\n",
 		    "t.yaml:2:10: 'pipeline.icecc' wants an icecream daemon, not ''");
-	/* a '..' in a name is no component; the check is the CLI's too */
+	parse_fails("pipeline:\n  icecc: /run/ic\xC3\xA9" "cc.socket\n",
+		    "t.yaml:2:10: 'pipeline.icecc' wants an icecream daemon, not "
+		    "'/run/ic\xC3\xA9" "cc.socket': expected a socket path of ASCII characters only");
+	/* a C1 control made by an escape: the YAML reader refuses it first */
+	parse_fails("pipeline:\n  icecc: \"/run/ice\\x85cc\"\n",
+		    "t.yaml:2:10: 'pipeline.icecc' wants text without control characters, "
+		    "not '/run/icecc'");
+	parse_fails("pipeline:\n  icecc: /\n",
+		    "t.yaml:2:10: 'pipeline.icecc' wants an icecream daemon, not '/': expected a "
+		    "socket's path, not a directory's (no trailing '/')");
+	parse_fails("pipeline:\n  icecc: /run/icecc/\n",
+		    "t.yaml:2:10: 'pipeline.icecc' wants an icecream daemon, not '/run/icecc/': "
+		    "expected a socket's path, not a directory's (no trailing '/')");
+	parse_fails("pipeline:\n  icecc: /run/./iceccd.socket\n",
+		    "t.yaml:2:10: 'pipeline.icecc' wants an icecream daemon, not "
+		    "'/run/./iceccd.socket': expected a socket path without a '.' component");
+	/* a '.' or '..' in a name is no component; the check is the CLI's too */
 	assert_null(pg_policy_why_icecc("/run/..icecc/x..y/iceccd"));
+	assert_null(pg_policy_why_icecc("/run/.icecc/iceccd.socket."));
+	assert_null(pg_policy_why_icecc("/!~"));
 	assert_non_null(pg_policy_why_icecc(""));
 	assert_non_null(pg_policy_why_icecc("/run/ice\033cc"));
 	assert_non_null(pg_policy_why_icecc("/run/ice\177cc"));
+	assert_non_null(pg_policy_why_icecc("/run/ice\x01" "cc"));
+	/* bytes of 0x80 and more: a C1 control, invalid UTF-8, a character past ASCII */
+	assert_string_equal(pg_policy_why_icecc("/run/ice\xC2\x85" "cc"),
+			    "a socket path of ASCII characters only");
+	assert_string_equal(pg_policy_why_icecc("/run/ice\x85" "cc"),
+			    "a socket path of ASCII characters only");
+	assert_string_equal(pg_policy_why_icecc("/run/ice\xFF" "cc"),
+			    "a socket path of ASCII characters only");
+	assert_string_equal(pg_policy_why_icecc("/run/\xE2\x80\x8Eicecc"),
+			    "a socket path of ASCII characters only");
+	assert_string_equal(pg_policy_why_icecc("/."), "a socket path without a '.' component");
+	assert_string_equal(pg_policy_why_icecc("/run/icecc/."),
+			    "a socket path without a '.' component");
+	assert_string_equal(pg_policy_why_icecc("/./run"), "a socket path without a '.' component");
+	assert_string_equal(pg_policy_why_icecc("/.."), "a socket path without a '..' component");
+	assert_string_equal(pg_policy_why_icecc("//"),
+			    "a socket's path, not a directory's (no trailing '/')");
 	pg_buf_release(&yaml);
 	pg_buf_release(&want);
 	pg_buf_release(&path);
