@@ -530,7 +530,7 @@ int pg_stage_build(pg_run *g, pg_stage *st)
 	}
 	if ((err = new_warnings(g, &merged, &known, &fresh)) == 0) {
 		size_t i, on = 0, off = 0;
-		char sel[96] = "", farm[64] = "";
+		char sel[96] = "", farm[80] = "";
 
 		for (i = 0; i < g->report->nselected; i++) {
 			on += g->report->selected[i].status == PG_SELECTED_ENABLED;
@@ -539,9 +539,10 @@ int pg_stage_build(pg_run *g, pg_stage *st)
 		if (on || off)
 			snprintf(sel, sizeof(sel), "; KUnit selection: %zu option%s enabled, %zu "
 				 "skipped", on, on == 1 ? "" : "s", off);
+		/* build.sh's M of T: the compiles icecc saw, not kbuild's count (ccache hits too) */
 		if (merged.farm.has_total)
-			snprintf(farm, sizeof(farm), ", %zu on the icecc farm",
-				 merged.farm.farm_objects);
+			snprintf(farm, sizeof(farm), ", %zu of %zu on the icecc farm",
+				 merged.farm.farm_objects, merged.farm.total_objects);
 		err = pg_stage_set(st, pg_report_verdict(g->report) == PG_VERDICT_ACCEPT ?
 				   PG_STAGE_PASSED : PG_STAGE_FAILED, log.ptr,
 				   "%zu objects compiled%s, %zu new warning%s%s", merged.objects, farm,

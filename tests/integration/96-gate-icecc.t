@@ -37,8 +37,8 @@ is "$(build .farm_env)" "$ENV_LINE" "the build's provenance names the environmen
 is "$(build .farm)" "$FARM" "and what the farm did, line by line, in order"
 unlike "$(printf '%s' "$out" | jq -c .provenance)" "base-host|0ba5" \
 	"the base's build's farm lines are not the merge's (the Image's)"
-like "$(summary)" "^3 objects compiled, 2 on the icecc farm, 0 new warnings" \
-	"the build stage's summary says how many objects the farm compiled"
+like "$(summary)" "^3 objects compiled, 2 of 3 on the icecc farm, 0 new warnings" \
+	"the build stage's summary says how many objects of build.sh's total the farm compiled"
 is "$(printf '%s' "$out" | jq -r '[.provenance[] | select(.stage != "build") | .farm_env, .farm] | unique | join(" ")')" \
 	"" "no other stage's provenance has farm lines"
 is "$(printf '%s' "$out" | jq -r '[.simulated, (.provenance[] | select(.stage == "build") | .simulated)] | join(" ")')" \
@@ -57,7 +57,7 @@ like "$out" "^ +icecc environment: 061fbd5764d1c3a1c1adf83ba8239f89: aarch64-lin
 	"the text report's build facts name the icecc environment"
 like "$out" "^ +farm: 127.0.0.1:18771 compiled 1 objects; farm2 compiled 1 objects; .*; farm compiled 2 of 3 objects\$" \
 	"and what the farm did"
-like "$out" "3 objects compiled, 2 on the icecc farm, 0 new warnings" "and the build stage's summary"
+like "$out" "3 objects compiled, 2 of 3 on the icecc farm, 0 new warnings" "and the build stage's summary"
 reset_tree
 
 # --- without icecc: nothing of the farm ----------------------------------------------------
@@ -93,7 +93,7 @@ is "$rc" 0 "with icecc, a build whose make forges a farm passes"
 like "$(cat "$LOGS/build.log")" "forged on stdout" "its make printed the forged lines"
 is "$(build .farm_env)" "$ENV_LINE" "the environment recorded is build.sh's own, from its file"
 is "$(build .farm)" "$FARM" "and so is what the farm did"
-like "$(summary)" ", 2 on the icecc farm, " "the summary counts build.sh's total, not the forged one"
+like "$(summary)" ", 2 of 3 on the icecc farm, " "the summary counts build.sh's total, not the forged one"
 unlike "$out" "$FORGED" "nothing forged is anywhere in the report"
 reset_tree
 FAKE_FORGE=1 gate --policy "$SCRATCH/local.yaml"
