@@ -10,7 +10,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/gate.sh"
-plan 64
+plan 66
 gate_setup
 
 gate() {
@@ -98,6 +98,13 @@ unlike "$out" "$FORGED" "nothing forged is anywhere in the report"
 reset_tree
 FAKE_FORGE=1 gate --policy "$SCRATCH/local.yaml"
 unlike "$out" "$FORGED" "nor in the text report"
+reset_tree
+
+# --- a merge that does not build: what the farm did is still the build's record ---------------
+FAKE_BUILD=error gate --policy "$SCRATCH/local.yaml" --json
+is "$(stage build)" failed "a merge with a compiler error fails the build stage, on the farm too"
+is "$(build .farm_env) | $(build .farm)" "$ENV_LINE | $FARM" \
+	"its provenance has the farm file build.sh wrote once make had failed"
 reset_tree
 
 # --- --icecc overrides the policy ----------------------------------------------------------
