@@ -22,6 +22,24 @@
 # that is down costs nothing but time: distcc compiles its jobs here and
 # the summary says so.  distcc's own log is LOG's name with -distcc.log.
 #
+# With PG_ICECC=DAEMON (the policy's pipeline.icecc) the compiles that miss
+# ccache go through icecream (CCACHE_PREFIX=icecc): DAEMON is `local` (the
+# machine's iceccd on its default socket) or the absolute path of an
+# iceccd's socket (given to icecc as ICECC_TEST_SOCKET, its only way to name
+# one).  The farm compiles inside an environment made here per toolchain and
+# per plugin build (the cross compiler, cc1, as, and this build dir's GCC
+# plugins, whose randstruct seed is compiled into the plugin), cached under
+# $PULLGATE_HOME/icecc-envs by the SHA-256 of what it holds, checked before
+# each use, and named to the farm by icecc's digest of its content, so that
+# no host can compile with another environment under its name.  The lines
+# `icecc: environment ID: CARRIES`, then per host `icecc: HOST compiled N
+# objects`, `icecc: HOST failed N jobs (WHY), compiled here instead`, `icecc:
+# HOST: N objects compiled here again for their warnings (WHY)` (icecc's
+# own workaround for a compile's stderr), `icecc: N objects compiled here`
+# and `icecc: farm compiled M of T objects` say what ran where.  No daemon, no scheduler, a host gone: compiled here.  make's -j
+# is PG_ICECC_JOBS (default twice PG_JOBS).  icecc's log is LOG's name with
+# -icecc.log, gzipped after the summary.
+#
 # Output of every step is appended to LOG; on failure the end of it is
 # shown.  The config is regenerated only when the fragment or the tree's
 # Kconfig inputs change (a stamp in BUILD_DIR), so a rerun is incremental.
@@ -101,6 +119,149 @@ if [ -n "${PG_DISTCC_HOSTS:-}" ]; then
 	export DISTCC_DIR="$out/.distcc" CCACHE_PREFIX=distcc
 	pg_log "distcc: compiling on $PG_DISTCC_HOSTS with -j$PG_JOBS"
 fi
+
+# icecream: the daemon is data (checked here again, as the policy's schema does).
+# What the farm did is said on stderr and written, once make has ended, to
+# LOG's name with -farm.txt (the same lines without the prefix), which the
+# gate reads: a line make prints (the pull's Makefiles run in it) is never
+# taken for one of ours.  A stale one is removed first.
+icecc_log=""
+icecc_sock=""
+farm_file="${log%.log}-farm.txt"
+farm_tmp="$farm_file.new.$$"
+rm -f "$farm_file" "$farm_tmp"
+farm_say() {
+	pg_log "icecc: $*"
+	printf '%s\n' "$*" >>"$farm_tmp"
+}
+farm_done() { [ ! -f "$farm_tmp" ] || mv -f "$farm_tmp" "$farm_file"; }
+if [ -n "${PG_ICECC:-}" ]; then
+	case $PG_ICECC in
+	local) ;;
+	/*)
+		printf '%s\n' "$PG_ICECC" | grep -Eqx '/[A-Za-z0-9._+/-]{1,106}' &&
+			! printf '%s\n' "$PG_ICECC" | grep -Eq '(^|/)\.\.(/|$)' ||
+			pg_die "PG_ICECC: '$PG_ICECC' is neither 'local' nor an absolute socket path"
+		icecc_sock=$PG_ICECC ;;
+	*) pg_die "PG_ICECC: '$PG_ICECC' is neither 'local' nor an absolute socket path" ;;
+	esac
+	if [ -n "$llvm" ]; then
+		farm_say "warning: an LLVM build is not sent to the farm: compiling here"
+	elif ! command -v icecc >/dev/null || ! command -v icecc-create-env >/dev/null; then
+		farm_say "warning: icecc is not installed (scripts/deps.sh): compiling here"
+	elif [ -n "$icecc_sock" ] && [ ! -S "$icecc_sock" ]; then
+		farm_say "warning: no iceccd socket at $icecc_sock: compiling here"
+	elif [ -z "$icecc_sock" ] && [ ! -S /var/run/icecc/iceccd.socket ] &&
+		[ ! -S /var/run/iceccd.socket ] && [ ! -S "$HOME/.iceccd.socket" ]; then
+		farm_say "warning: no iceccd runs on this machine: compiling here"
+	else
+		icecc_log="${log%.log}-icecc.log"
+	fi
+fi
+
+# The environment the farm compiles in, made once per toolchain and plugin
+# build and checked before each use; sets icecc_tarball and icecc_carries.
+icecc_environment() {
+	gcc=$(readlink -f "$(command -v aarch64-linux-gnu-gcc)")
+	cc1=$(readlink -f "$(aarch64-linux-gnu-gcc -print-prog-name=cc1)")
+	as=$(readlink -f "$(aarch64-linux-gnu-gcc -print-prog-name=as)")
+	plugins=$(find "$out/scripts/gcc-plugins" -maxdepth 1 -name '*.so' -type f 2>/dev/null | LC_ALL=C sort)
+	if grep -qx 'CONFIG_GCC_PLUGINS=y' "$out/.config" && [ -z "$plugins" ]; then
+		fail "icecc: the config loads GCC plugins and make prepare built none in $out/scripts/gcc-plugins"
+	fi
+	icecc_carries=$(aarch64-linux-gnu-gcc --version | head -n1)
+	for p in $plugins; do
+		icecc_carries="$icecc_carries; ${p#"$out"/} sha256 $(sha256sum <"$p" | cut -d' ' -f1)"
+	done
+	[ -n "$plugins" ] || icecc_carries="$icecc_carries; no GCC plugins"
+	# the plugins' paths are part of the key: the environment holds them where -fplugin= names them
+	key=$({ icecc --version 2>&1 | head -n1
+		for f in "$gcc" "$cc1" "$as" $plugins; do printf '%s ' "$f"; sha256sum <"$f"; done
+	} | sha256sum | cut -d' ' -f1)
+	envs="$PULLGATE_HOME/icecc-envs"
+	dir="$envs/$key"
+	mkdir -p "$envs"
+	exec 8>"$envs/.lock"
+	flock 8
+	icecc_tarball=""
+	if [ -d "$dir" ] && [ ! -L "$dir" ] && [ -f "$dir/manifest" ] && [ ! -L "$dir/manifest" ]; then
+		id=$(sed -n 's/^id \([0-9a-f]\{32\}\)$/\1/p' "$dir/manifest")
+		sum=$(sed -n 's/^sha256 \([0-9a-f]\{64\}\)$/\1/p' "$dir/manifest")
+		if [ -n "$id" ] && [ -n "$sum" ] && [ -f "$dir/$id.tar.gz" ] && [ ! -L "$dir/$id.tar.gz" ] &&
+			[ "$(sha256sum <"$dir/$id.tar.gz" | cut -d' ' -f1)" = "$sum" ]; then
+			icecc_tarball="$dir/$id.tar.gz"
+		else
+			farm_say "warning: the cached environment $dir is damaged: making it again"
+		fi
+	fi
+	if [ -z "$icecc_tarball" ]; then
+		rm -rf "$dir"
+		tmp=$(mktemp -d "$envs/.new.XXXXXX")
+		add=""
+		for p in $plugins; do add="$add --addfile $p"; done
+		echo "### icecc-create-env ($icecc_carries)" >>"$log"
+		# The kernel is C: the C compiler stands in for the C++ one icecc-create-env asks for.
+		# shellcheck disable=SC2086
+		(cd "$tmp" && icecc-create-env --gcc "$gcc" "$gcc" $add) >>"$log" 2>&1 ||
+			{ rm -rf "$tmp"; fail "icecc-create-env failed"; }
+		made=$(find "$tmp" -maxdepth 1 -name '*.tar.gz' -type f)
+		id=$(basename "$made" .tar.gz)
+		printf '%s\n' "$id" | grep -Eqx '[0-9a-f]{32}' ||
+			{ rm -rf "$tmp"; fail "icecc-create-env made no environment (${made:-nothing})"; }
+		printf 'id %s\nsha256 %s\ncarries %s\n' "$id" "$(sha256sum <"$made" | cut -d' ' -f1)" \
+			"$icecc_carries" >"$tmp/manifest"
+		mv "$tmp" "$dir"
+		icecc_tarball="$dir/$id.tar.gz"
+		pg_log "icecc: made the environment $id in $dir"
+	fi
+	exec 8>&-
+	icecc_id=$id
+}
+
+# What the farm compiled, per host, from icecc's own log (one process per
+# compile, its lines tagged with its pid): the objects of the build, not
+# kbuild's compiler probes (.tmp_ files, /dev/null).
+icecc_summary() {
+	[ -n "$icecc_log" ] && [ -f "$icecc_log" ] || return 0
+	awk '
+	match($0, /^ICECC\[[0-9]+\]/) {
+		pid = substr($0, 7, RLENGTH - 7)
+		if ((i = index($0, ": invoked as: ")) > 0) {
+			n = split(substr($0, i), w, " ")
+			for (j = 1; j < n; j++)
+				if (w[j] == "-o") { obj[pid] = w[j + 1]; break }
+		} else if ((i = index($0, ": Have to use host ")) > 0) {
+			h = substr($0, i + 19); sub(/ .*/, "", h); host[pid] = h
+		} else if (index($0, ": building myself")) {
+			host[pid] = ""
+		} else if ((i = index($0, ": local build forced by remote exception: ")) > 0) {
+			why[pid] = substr($0, i + 42)
+		}
+	}
+	END {
+		for (p in obj) {
+			o = obj[p]
+			if (o !~ /\.o$/ || o ~ /(^|\/)\.tmp_/) continue
+			total++
+			h = host[p]
+			if (h != "" && !(p in why)) { by[h]++; farm++; continue }
+			here++
+			if (!(p in why)) continue
+			if (h == "") h = "(no host)"
+			# icecc recompiles here a job whose warnings it cannot show as they came: no host failure
+			if (why[p] ~ /^Error 102 /) { again[h]++; areason[h] = why[p]; continue }
+			failed[h]++
+			reason[h] = why[p]
+		}
+		for (h in by) printf "1 %s compiled %d objects\n", h, by[h]
+		for (h in failed) printf "2 %s failed %d jobs (%s), compiled here instead\n", h, failed[h], reason[h]
+		for (h in again) printf "2 %s: %d objects compiled here again for their warnings (%s)\n", h, again[h], areason[h]
+		if (here) printf "3 %d objects compiled here\n", here
+		printf "4 farm compiled %d of %d objects\n", farm, total
+	}' "$icecc_log" | LC_ALL=C sort | cut -d' ' -f2- | cut -c1-400 |
+		while IFS= read -r line; do farm_say "$line"; done
+	gzip -f "$icecc_log"
+}
 
 # Which host built how many objects, and which jobs fell back to this
 # machine (kbuild's compiler probes, which distcc runs here, are no objects).
@@ -183,8 +344,38 @@ if [ -n "$distcc_log" ] && grep -qx 'CONFIG_GCC_PLUGINS=y' "$out/.config"; then
 	pg_log "distcc: warning: the config loads GCC plugins (-fplugin), which distccd refuses as insecure: those compiles run here"
 fi
 
+if [ -n "$icecc_log" ]; then
+	# the plugins first (make prepare, here): the environment carries them
+	echo "### make prepare (icecc: the GCC plugins, for the environment)" >>"$log"
+	kmake "$@" prepare || fail "make prepare failed"
+	icecc_environment
+	farm_say "environment $icecc_id: $icecc_carries"
+	: >"$icecc_log"
+	export CCACHE_PREFIX=icecc ICECC_VERSION="$icecc_tarball" ICECC_LOGFILE="$icecc_log" \
+		ICECC_DEBUG=debug ICECC_IGNORE_UNVERIFIED=1
+	[ -z "$icecc_sock" ] || export ICECC_TEST_SOCKET="$icecc_sock"
+	PG_JOBS=${PG_ICECC_JOBS:-$((PG_JOBS * 2))}
+fi
+
 echo "### make $targets" >>"$log"
 # shellcheck disable=SC2086
-kmake "$@" $targets || { distcc_summary; fail "make $targets failed"; }
+if ! kmake "$@" $targets; then
+	# icecc fails a compile when the daemon it was given went away (test
+	# socket): the rest is compiled here, the objects made so far kept
+	if [ -n "$icecc_log" ] && grep -q 'test socket error' "$icecc_log"; then
+		farm_say "warning: the iceccd at $icecc_sock went away during the build: compiling the rest here"
+		unset CCACHE_PREFIX ICECC_VERSION ICECC_TEST_SOCKET
+		echo "### make $targets (here)" >>"$log"
+		# shellcheck disable=SC2086
+		kmake "$@" $targets || { distcc_summary; icecc_summary; farm_done; fail "make $targets failed"; }
+	else
+		distcc_summary
+		icecc_summary
+		farm_done
+		fail "make $targets failed"
+	fi
+fi
 distcc_summary
+icecc_summary
+farm_done
 pg_log "built $targets in $(($(pg_now) - t0)) s ($out)"
