@@ -13,7 +13,7 @@ g++ python3 util-linux openssl wrk
 qemu-system-arm linux-source-6.12 ccache clang lld llvm libclang-rt-14-dev
 bc bison flex libelf-dev cpio xz-utils kmod patch
 scdoc groff-base man-db bash-completion systemd
-dpkg-dev debhelper lintian python3-aiosmtpd b4 tmux distcc lava-common lava-dispatcher
+dpkg-dev debhelper lintian python3-aiosmtpd b4 tmux distcc icecc lava-common lava-dispatcher
 python3-jsonschema
 "
 # g++ builds the kernel's GCC plugins (randstruct) on the host; python3 runs
@@ -27,6 +27,10 @@ python3-jsonschema
 # clang (14 on Debian 12) with libclang-rt-14-dev's libFuzzer builds the fuzz
 # targets (mk/fuzz.mk).
 # distcc: builds on distcc hosts (check-distcc runs two distccd on loopback);
+# icecc: builds on an icecream farm (check-icecc runs a scheduler and two
+# iceccd in a network namespace); its package would start a system iceccd
+# and scheduler that join any farm on the network: when this script installs
+# it, it stops them and keeps them from starting again (update-rc.d disable);
 # lava-common: LAVA's own job schema, which every generated LAVA job must pass;
 # lava-dispatcher: lava-run, LAVA's dispatcher, which check-kernel runs jobs with.
 # python3-jsonschema: the validator every KCIDB document gate --kcidb writes in
@@ -53,6 +57,19 @@ if [ -n "$missing" ]; then
 	# shellcheck disable=SC2086
 	$SUDO apt-get install -y -q --no-install-recommends $missing
 fi
+
+# icecream's package starts its daemons as system services: not ours to run
+case " $missing " in
+*" icecc "*)
+	for svc in iceccd icecc-scheduler; do
+		[ -x "/etc/init.d/$svc" ] || continue
+		$SUDO /etc/init.d/$svc stop >/dev/null 2>&1 || true
+		$SUDO update-rc.d "$svc" disable >/dev/null 2>&1 || true
+		if command -v systemctl >/dev/null 2>&1; then
+			$SUDO systemctl disable --now "$svc.service" >/dev/null 2>&1 || true
+		fi
+	done ;;
+esac
 
 # Each fragment in mk/ may name more setup (npm packages for the browser test).
 for extra in "$(dirname "$0")"/deps.d/*.sh; do
