@@ -36,9 +36,11 @@
 # objects`, `icecc: HOST failed N jobs (WHY), compiled here instead`, `icecc:
 # HOST: N objects compiled here again for their warnings (WHY)` (icecc's
 # own workaround for a compile's stderr), `icecc: N objects compiled here`
-# and `icecc: farm compiled M of T objects` say what ran where.  No daemon, no scheduler, a host gone: compiled here.  make's -j
-# is PG_ICECC_JOBS (default twice PG_JOBS).  icecc's log is LOG's name with
-# -icecc.log, gzipped after the summary.
+# and `icecc: farm compiled M of T objects` say what ran where; once make
+# has ended they are also written, without `icecc: `, to LOG's name with
+# -farm.txt, which the gate reads.  No daemon, no scheduler, a host gone:
+# compiled here.  make's -j is PG_ICECC_JOBS (default twice PG_JOBS).
+# icecc's log is LOG's name with -icecc.log, gzipped after the summary.
 #
 # Output of every step is appended to LOG; on failure the end of it is
 # shown.  The config is regenerated only when the fragment or the tree's
@@ -139,8 +141,9 @@ if [ -n "${PG_ICECC:-}" ]; then
 	case $PG_ICECC in
 	local) ;;
 	/*)
-		printf '%s\n' "$PG_ICECC" | grep -Eqx '/[A-Za-z0-9._+/-]{1,106}' &&
-			! printf '%s\n' "$PG_ICECC" | grep -Eq '(^|/)\.\.(/|$)' ||
+		# as the policy's schema: printable ASCII, at most 107 bytes, no . or .. component, no trailing /
+		printf '%s\n' "$PG_ICECC" | LC_ALL=C grep -Eqx '/[!-~]{0,105}[!-.0-~]' &&
+			! printf '%s\n' "$PG_ICECC" | grep -Eq '(^|/)\.\.?(/|$)' ||
 			pg_die "PG_ICECC: '$PG_ICECC' is neither 'local' nor an absolute socket path"
 		icecc_sock=$PG_ICECC ;;
 	*) pg_die "PG_ICECC: '$PG_ICECC' is neither 'local' nor an absolute socket path" ;;
@@ -354,7 +357,11 @@ if [ -n "$icecc_log" ]; then
 	export CCACHE_PREFIX=icecc ICECC_VERSION="$icecc_tarball" ICECC_LOGFILE="$icecc_log" \
 		ICECC_DEBUG=debug ICECC_IGNORE_UNVERIFIED=1
 	[ -z "$icecc_sock" ] || export ICECC_TEST_SOCKET="$icecc_sock"
-	PG_JOBS=${PG_ICECC_JOBS:-$((PG_JOBS * 2))}
+	case ${PG_ICECC_JOBS:-} in
+	'') PG_JOBS=$((PG_JOBS * 2)) ;;
+	*[!0-9]* | 0*) pg_die "PG_ICECC_JOBS: '$PG_ICECC_JOBS' is not a number of jobs" ;;
+	*) PG_JOBS=$PG_ICECC_JOBS ;;
+	esac
 fi
 
 echo "### make $targets" >>"$log"
