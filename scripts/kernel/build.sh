@@ -30,8 +30,11 @@
 # per plugin build (the cross compiler, cc1, as, and this build dir's GCC
 # plugins, whose randstruct seed is compiled into the plugin), cached under
 # $PULLGATE_HOME/icecc-envs by the SHA-256 of what it holds, checked before
-# each use, and named to the farm by icecc's digest of its content, so that
-# no host can compile with another environment under its name.  The lines
+# each use, and named to the farm by icecc's digest of its content (a host
+# installs it under that name; it does not check the content against it, so
+# the farm's hosts are trusted as the compiler is).  The plugins are built
+# from the tree, the pull's code, and run inside cc1 on every farm host, in
+# the environment's chroot as the daemon's user.  The lines
 # `icecc: environment ID: CARRIES`, then per host `icecc: HOST compiled N
 # objects`, `icecc: HOST failed N jobs (WHY), compiled here instead`, `icecc:
 # HOST: N objects compiled here again for their warnings (WHY)` (icecc's
@@ -68,6 +71,12 @@ if [ $# -lt 3 ]; then
 fi
 src=$1 out=$2 log=$3
 shift 3
+# The farm file of an earlier build beside this LOG (the gate's base build
+# shares it) goes first: no way out of this script leaves it for this one.
+farm_file="${log%.log}-farm.txt"
+farm_tmp="$farm_file.new.$$"
+rm -f "$farm_file" "$farm_tmp"
+trap 'rm -f "$farm_tmp"' EXIT
 [ $# -gt 0 ] || set -- Image
 targets="$*"
 [ -f "$src/Makefile" ] || pg_die "'$src' is not a kernel tree"
@@ -105,6 +114,10 @@ fail() {
 
 # distcc: hosts are data (checked here again, as the policy's schema does)
 distcc_log=""
+if [ -n "${PG_DISTCC_HOSTS:-}" ] && [ -n "${PG_ICECC:-}" ]; then
+	pg_log "distcc: warning: icecc is asked for too: the build compiles through icecc, not on $PG_DISTCC_HOSTS"
+	PG_DISTCC_HOSTS=""
+fi
 if [ -n "${PG_DISTCC_HOSTS:-}" ]; then
 	jobs=0
 	for h in $PG_DISTCC_HOSTS; do
@@ -129,16 +142,18 @@ fi
 # taken for one of ours.  A stale one is removed first.
 icecc_log=""
 icecc_sock=""
-farm_file="${log%.log}-farm.txt"
-farm_tmp="$farm_file.new.$$"
-rm -f "$farm_file" "$farm_tmp"
+# one line, no control character: paths in it are the tree's (the pull's)
 farm_say() {
-	pg_log "icecc: $*"
-	printf '%s\n' "$*" >>"$farm_tmp"
+	line=$(printf '%s' "$*" | LC_ALL=C tr -d '\000-\037\177')
+	pg_log "icecc: $line"
+	printf '%s\n' "$line" >>"$farm_tmp"
 }
 farm_done() { [ ! -f "$farm_tmp" ] || mv -f "$farm_tmp" "$farm_file"; }
 if [ -n "${PG_ICECC:-}" ]; then
+	nl='
+'
 	case $PG_ICECC in
+	*"$nl"*) pg_die "PG_ICECC: a socket path of more than one line" ;;
 	local) ;;
 	/*)
 		# as the policy's schema: printable ASCII, at most 107 bytes, no . or .. component, no trailing /
@@ -155,11 +170,15 @@ if [ -n "${PG_ICECC:-}" ]; then
 	elif [ -n "$icecc_sock" ] && [ ! -S "$icecc_sock" ]; then
 		farm_say "warning: no iceccd socket at $icecc_sock: compiling here"
 	elif [ -z "$icecc_sock" ] && [ ! -S /var/run/icecc/iceccd.socket ] &&
-		[ ! -S /var/run/iceccd.socket ] && [ ! -S "$HOME/.iceccd.socket" ]; then
+		[ ! -S /var/run/iceccd.socket ] && [ ! -S "${HOME:-/nonexistent}/.iceccd.socket" ]; then
 		farm_say "warning: no iceccd runs on this machine: compiling here"
 	else
 		icecc_log="${log%.log}-icecc.log"
 	fi
+	case ${PG_ICECC_JOBS:-} in
+	'' | [1-9] | [1-9][0-9] | [1-9][0-9][0-9]) ;;
+	*) pg_die "PG_ICECC_JOBS: '$PG_ICECC_JOBS' is not a number of jobs (1 to 999)" ;;
+	esac
 fi
 
 # The environment the farm compiles in, made once per toolchain and plugin
@@ -169,6 +188,16 @@ icecc_environment() {
 	cc1=$(readlink -f "$(aarch64-linux-gnu-gcc -print-prog-name=cc1)")
 	as=$(readlink -f "$(aarch64-linux-gnu-gcc -print-prog-name=as)")
 	plugins=$(find "$out/scripts/gcc-plugins" -maxdepth 1 -name '*.so' -type f 2>/dev/null | LC_ALL=C sort)
+	# the tree (the pull) names its plugins: a name that is not a plain one is
+	# not sent anywhere (split on blanks, each part must be a whole path)
+	set -f
+	for p in $plugins; do
+		case $p in "$out"/scripts/gcc-plugins/*) ;; *) p="" ;; esac
+		case ${p#"$out"/scripts/gcc-plugins/} in
+		"" | *[!A-Za-z0-9_.-]* | .*)
+			fail "icecc: a GCC plugin in $out/scripts/gcc-plugins has a name icecc is not given" ;;
+		esac
+	done
 	if grep -qx 'CONFIG_GCC_PLUGINS=y' "$out/.config" && [ -z "$plugins" ]; then
 		fail "icecc: the config loads GCC plugins and make prepare built none in $out/scripts/gcc-plugins"
 	fi
@@ -186,6 +215,8 @@ icecc_environment() {
 	mkdir -p "$envs"
 	exec 8>"$envs/.lock"
 	flock 8
+	# environments a killed build left half made
+	rm -rf "$envs"/.new.*
 	icecc_tarball=""
 	if [ -d "$dir" ] && [ ! -L "$dir" ] && [ -f "$dir/manifest" ] && [ ! -L "$dir/manifest" ]; then
 		id=$(sed -n 's/^id \([0-9a-f]\{32\}\)$/\1/p' "$dir/manifest")
@@ -218,6 +249,7 @@ icecc_environment() {
 		pg_log "icecc: made the environment $id in $dir"
 	fi
 	exec 8>&-
+	set +f
 	icecc_id=$id
 }
 
@@ -227,35 +259,46 @@ icecc_environment() {
 icecc_summary() {
 	[ -n "$icecc_log" ] && [ -f "$icecc_log" ] || return 0
 	awk '
+	# One compile of process p, once its lines are all read (a pid comes back in a long build).
+	function account(p,   o, h) {
+		o = obj[p]
+		h = host[p]
+		w = why[p]
+		delete obj[p]; delete host[p]; delete why[p]
+		if (o !~ /\.o$/ || o ~ /(^|\/)\.tmp_/) return
+		total++
+		if (h != "" && w == "") { by[h]++; farm++; return }
+		here++
+		if (w == "") return
+		if (h == "") h = "(no host)"
+		# icecc recompiles here a job whose warnings it cannot show as they came: no host failure
+		if (w ~ /^Error 102 /) { again[h]++; areason[h] = w; return }
+		failed[h]++
+		reason[h] = w
+	}
 	match($0, /^ICECC\[[0-9]+\]/) {
 		pid = substr($0, 7, RLENGTH - 7)
 		if ((i = index($0, ": invoked as: ")) > 0) {
-			n = split(substr($0, i), w, " ")
+			if (pid in obj) account(pid)
+			obj[pid] = ""
+			n = split(substr($0, i), a, " ")
 			for (j = 1; j < n; j++)
-				if (w[j] == "-o") { obj[pid] = w[j + 1]; break }
+				if (a[j] == "-o") { obj[pid] = a[j + 1]; break }
 		} else if ((i = index($0, ": Have to use host ")) > 0) {
-			h = substr($0, i + 19); sub(/ .*/, "", h); host[pid] = h
+			h = substr($0, i + 19); sub(/ .*/, "", h)
+			# a host as icecc names one; anything else is no host of ours
+			host[pid] = h ~ /^[A-Za-z0-9.-]+:[0-9]+$/ ? h : "(unnamed host)"
 		} else if (index($0, ": building myself")) {
 			host[pid] = ""
 		} else if ((i = index($0, ": local build forced by remote exception: ")) > 0) {
 			why[pid] = substr($0, i + 42)
+		} else if ((i = index($0, ": got exception ")) > 0 && why[pid] == "") {
+			# the host failed the job (unreachable, the network, its environment): compiled here
+			why[pid] = substr($0, i + 16)
 		}
 	}
 	END {
-		for (p in obj) {
-			o = obj[p]
-			if (o !~ /\.o$/ || o ~ /(^|\/)\.tmp_/) continue
-			total++
-			h = host[p]
-			if (h != "" && !(p in why)) { by[h]++; farm++; continue }
-			here++
-			if (!(p in why)) continue
-			if (h == "") h = "(no host)"
-			# icecc recompiles here a job whose warnings it cannot show as they came: no host failure
-			if (why[p] ~ /^Error 102 /) { again[h]++; areason[h] = why[p]; continue }
-			failed[h]++
-			reason[h] = why[p]
-		}
+		for (p in obj) account(p)
 		for (h in by) printf "1 %s compiled %d objects\n", h, by[h]
 		for (h in failed) printf "2 %s failed %d jobs (%s), compiled here instead\n", h, failed[h], reason[h]
 		for (h in again) printf "2 %s: %d objects compiled here again for their warnings (%s)\n", h, again[h], areason[h]
@@ -357,11 +400,8 @@ if [ -n "$icecc_log" ]; then
 	export CCACHE_PREFIX=icecc ICECC_VERSION="$icecc_tarball" ICECC_LOGFILE="$icecc_log" \
 		ICECC_DEBUG=debug ICECC_IGNORE_UNVERIFIED=1
 	[ -z "$icecc_sock" ] || export ICECC_TEST_SOCKET="$icecc_sock"
-	case ${PG_ICECC_JOBS:-} in
-	'') PG_JOBS=$((PG_JOBS * 2)) ;;
-	*[!0-9]* | 0*) pg_die "PG_ICECC_JOBS: '$PG_ICECC_JOBS' is not a number of jobs" ;;
-	*) PG_JOBS=$PG_ICECC_JOBS ;;
-	esac
+	here_jobs=$PG_JOBS
+	PG_JOBS=${PG_ICECC_JOBS:-$((PG_JOBS * 2))}
 fi
 
 echo "### make $targets" >>"$log"
@@ -372,6 +412,7 @@ if ! kmake "$@" $targets; then
 	if [ -n "$icecc_log" ] && grep -q 'test socket error' "$icecc_log"; then
 		farm_say "warning: the iceccd at $icecc_sock went away during the build: compiling the rest here"
 		unset CCACHE_PREFIX ICECC_VERSION ICECC_TEST_SOCKET
+		PG_JOBS=$here_jobs
 		echo "### make $targets (here)" >>"$log"
 		# shellcheck disable=SC2086
 		kmake "$@" $targets || { distcc_summary; icecc_summary; farm_done; fail "make $targets failed"; }
