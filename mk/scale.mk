@@ -3,10 +3,11 @@
 #   make check-distcc   build.sh on two distccd daemons on loopback ports: both
 #                       compile, the objects equal a local build's, a host down
 #                       is survived (after check-kernel, in $(PULLGATE_HOME))
-#   make check-icecc    build.sh on an icecream scheduler and two iceccd in a
-#                       network namespace of their own: the gate's config with
-#                       its GCC plugins compiled remotely, the objects equal a
-#                       local build's, no scheduler or daemon survived (after
+#   make check-icecc    build.sh on an icecream scheduler and iceccd (two that
+#                       compile) in a network namespace of their own: the
+#                       gate's config with its GCC plugins compiled remotely,
+#                       the objects equal a local build's; without the
+#                       scheduler or the daemon, compiled here (after
 #                       check-kernel; needs root: it says so and skips without)
 
 .PHONY: check-distcc check-icecc

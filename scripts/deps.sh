@@ -13,7 +13,7 @@ g++ python3 util-linux openssl wrk
 qemu-system-arm linux-source-6.12 ccache clang lld llvm libclang-rt-14-dev
 bc bison flex libelf-dev cpio xz-utils kmod patch
 scdoc groff-base man-db bash-completion systemd
-dpkg-dev debhelper lintian python3-aiosmtpd b4 tmux distcc icecc lava-common lava-dispatcher
+dpkg-dev debhelper lintian python3-aiosmtpd b4 tmux distcc icecc iproute2 lava-common lava-dispatcher
 python3-jsonschema
 "
 # g++ builds the kernel's GCC plugins (randstruct) on the host; python3 runs
@@ -31,6 +31,7 @@ python3-jsonschema
 # iceccd in a network namespace); its package would start a system iceccd
 # and scheduler that join any farm on the network: when this script installs
 # it, it stops them and keeps them from starting again (update-rc.d disable);
+# iproute2: ip, which brings up the loopback of check-icecc's network namespace;
 # lava-common: LAVA's own job schema, which every generated LAVA job must pass;
 # lava-dispatcher: lava-run, LAVA's dispatcher, which check-kernel runs jobs with.
 # python3-jsonschema: the validator every KCIDB document gate --kcidb writes in
