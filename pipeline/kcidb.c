@@ -54,6 +54,27 @@ bool pg_kcidb_origin_valid(const char *origin)
 	       origin[strspn(origin, "abcdefghijklmnopqrstuvwxyz0123456789_")] == '\0';
 }
 
+static int origin_refused(const char *origin)
+{
+	return pg_error_set(PG_EINVALID, "'%s' is no KCIDB origin: it wants 1 to %d of a-z, 0-9 "
+			    "and '_'", origin ? origin : "", PG_KCIDB_ORIGIN_MAX);
+}
+
+int pg_kcidb_checkout_id(pg_buf *out, const pg_report *r, const char *origin)
+{
+	char tag[PG_OID_HEXSZ + 1], base[PG_OID_HEXSZ + 1];
+
+	if (!origin)
+		origin = PG_KCIDB_ORIGIN_DEFAULT;
+	if (!pg_kcidb_origin_valid(origin))
+		return origin_refused(origin);
+	pg_oid_tohex(tag, &r->tag_object);
+	if (!r->has_merge)
+		return pg_buf_printf(out, "%s:%s", origin, tag);
+	pg_oid_tohex(base, &r->merge_base);
+	return pg_buf_printf(out, "%s:%s-on-%s", origin, tag, base);
+}
+
 /* KCIDB takes a repository only as an https:// or git:// URL; anything else is left out. */
 static bool sendable_url(const char *url)
 {
@@ -193,18 +214,11 @@ static int put_checkout(doc *d, const pg_kcidb_opts *o)
 	const char *tag = r->tag && !strncmp(r->tag, "refs/tags/", 10) ? r->tag + 10 : r->tag;
 	pg_json_writer *w = d->w;
 	pg_buf id = PG_BUF_INIT;
-	char hex[PG_OID_HEXSZ + 1];
 	bool decided;
 	int err;
 
-	pg_oid_tohex(hex, &r->tag_object);
-	if ((err = pg_buf_printf(&d->checkout_id, "%s:%s", d->origin, hex)) < 0)
+	if ((err = pg_kcidb_checkout_id(&d->checkout_id, r, d->origin)) < 0)
 		return err;
-	if (r->has_merge) {
-		pg_oid_tohex(hex, &r->merge_base);
-		if ((err = pg_buf_printf(&d->checkout_id, "-on-%s", hex)) < 0)
-			return err;
-	}
 	pg_json_open_object(w, NULL);
 	put_common(d, d->checkout_id.ptr);
 	if (sendable_url(o->repo_url))
@@ -391,8 +405,7 @@ int pg_kcidb_format(pg_buf *out, const pg_report *r, const pg_kcidb_opts *o)
 	int err;
 
 	if (!pg_kcidb_origin_valid(d.origin))
-		return pg_error_set(PG_EINVALID, "'%s' is no KCIDB origin: it wants 1 to %d of "
-				    "a-z, 0-9 and '_'", d.origin, PG_KCIDB_ORIGIN_MAX);
+		return origin_refused(d.origin);
 	if ((err = pg_json_writer_new(&d.w)) < 0)
 		return err;
 	pg_json_open_object(d.w, "version");

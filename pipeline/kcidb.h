@@ -29,6 +29,16 @@ typedef struct pg_kcidb_opts {
 bool pg_kcidb_origin_valid(const char *origin);
 
 /*
+ * Append the id r's checkout has in pg_kcidb_format's document:
+ * "ORIGIN:TAGOBJECT", then "-on-BASE" when the run recorded its merge (the
+ * same pull on the same base is the same checkout, whichever run tested
+ * it); origin NULL is PG_KCIDB_ORIGIN_DEFAULT.  Only the origin's
+ * characters and hex digits.  PG_EINVALID for an origin
+ * pg_kcidb_origin_valid refuses (nothing appended); PG_ENOMEM.
+ */
+int pg_kcidb_checkout_id(pg_buf *out, const pg_report *r, const char *origin);
+
+/*
  * Append r as a KCIDB document: one checkout (the pull's commit at its
  * repository, valid once the merge stage decided), a build when the build
  * stage ran, and, when the boot stage ran, a test "boot" and one test per

@@ -226,6 +226,35 @@ static void test_missing_console(void **state)
 	json_decref(doc);
 }
 
+/* The checkout's id alone: what the document's checkout carries, before and after a merge. */
+static void test_checkout_id(void **state)
+{
+	fixture *f = *state;
+	pg_kcidb_opts o = { .origin = "my_ci" };
+	pg_buf id = PG_BUF_INIT;
+	json_t *doc;
+
+	assert_int_equal(pg_kcidb_checkout_id(&id, f->r, NULL), 0);
+	assert_string_equal(id.ptr, "pullgate:1111111111111111111111111111111111111111");
+	pg_buf_clear(&id);
+	full_run(f, PG_STAGE_PASSED, PG_STAGE_PASSED);
+	assert_int_equal(pg_kcidb_checkout_id(&id, f->r, "my_ci"), 0);
+	assert_string_equal(id.ptr, "my_ci:1111111111111111111111111111111111111111-on-"
+			    "3333333333333333333333333333333333333333");
+	doc = format(f->r, &o);
+	assert_string_equal(str(doc, "checkouts.0.id"), id.ptr);
+	assert_string_equal(str(doc, "builds.0.checkout_id"), id.ptr);
+	json_decref(doc);
+	/* appended, as a pg_buf function does; a bad origin appends nothing */
+	assert_int_equal(pg_kcidb_checkout_id(&id, f->r, "My CI"), PG_EINVALID);
+	assert_non_null(strstr(pg_error_last(), "'My CI' is no KCIDB origin"));
+	pg_error_clear();
+	assert_int_equal(pg_kcidb_checkout_id(&id, f->r, ""), PG_EINVALID);
+	pg_error_clear();
+	assert_int_equal(id.len, strlen("my_ci:") + 40 + strlen("-on-") + 40);
+	pg_buf_release(&id);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -235,6 +264,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_full_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_build, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_console, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_checkout_id, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
