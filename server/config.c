@@ -5,6 +5,7 @@
 #include "common/str.h"
 #include "common/yaml_schema.h"
 #include "pipeline/gate.h"
+#include "pipeline/kcidb.h"
 #include "policies/policy.h"
 #include "verifier/identity_index.h"
 
@@ -41,7 +42,8 @@ int pg_config_new_default(pg_config **out)
 	c->notice.attempts = 4;
 	c->notice.retry_seconds = 30;
 	c->notice.timeout_seconds = 60;
-	if (!(c->source = pg_strdup("(built-in)")) || !(c->address = pg_strdup("127.0.0.1"))) {
+	if (!(c->source = pg_strdup("(built-in)")) || !(c->address = pg_strdup("127.0.0.1")) ||
+	    !(c->kcidb_origin = pg_strdup(PG_KCIDB_ORIGIN_DEFAULT))) {
 		pg_config_free(c);
 		return PG_ENOMEM;
 	}
@@ -83,6 +85,7 @@ void pg_config_free(pg_config *c)
 	free(c->notice.tree_name);
 	free(c->attest_key);
 	free(c->attest_gnupg_home);
+	free(c->kcidb_origin);
 	free(c);
 }
 
@@ -224,6 +227,13 @@ static const char *why_tree_name(const char *s)
 	if (!*s || *p || strlen(s) > 200)
 		return "printable ASCII without blanks, at most 200 characters";
 	return NULL;
+}
+
+/* Every id of a KCIDB document starts with its origin: the schema's pattern. */
+_Static_assert(PG_KCIDB_ORIGIN_MAX == 64, "why_origin names the longest origin");
+static const char *why_origin(const char *s)
+{
+	return pg_kcidb_origin_valid(s) ? NULL : "1 to 64 of a-z, 0-9 and '_'";
 }
 
 /* --- rules across keys ------------------------------------------------------ */
@@ -393,6 +403,12 @@ static const pg_yaml_field attestation_fields[] = {
 	  .wants = "a path" },
 };
 
+/* Only the origin: the service serves its documents, it sends none (docs/kcidb.md). */
+static const pg_yaml_field kcidb_fields[] = {
+	{ .key = "origin", .kind = PG_FIELD_STRING, MEMBER(pg_config, kcidb_origin),
+	  .why = why_origin, .wants = "a KCIDB origin" },
+};
+
 static const pg_yaml_field root_fields[] = {
 	{ .key = "listen", PG_YAML_SECTION(listen_fields, NULL) },
 	{ .key = "policy", .kind = PG_FIELD_PATH, MEMBER(pg_config, policy), .wants = "a path" },
@@ -408,6 +424,7 @@ static const pg_yaml_field root_fields[] = {
 	{ .key = "notice", PG_YAML_SECTION(notice_fields, check_notice) },
 	{ .key = "attestation", PG_YAML_SECTION(attestation_fields, NULL) },
 	{ .key = "limits", PG_YAML_SECTION(limits_fields, NULL) },
+	{ .key = "kcidb", PG_YAML_SECTION(kcidb_fields, NULL) },
 };
 
 static const pg_yaml_doc config_doc = {

@@ -92,6 +92,8 @@ typedef struct pg_config {
 	bool cookie_secure;      /* add Secure to the session cookie (behind TLS) */
 	pg_notice_conf notice;
 	pg_config_limits limits;
+	char *kcidb_origin;      /* kcidb.origin: the origin of the KCIDB documents served;
+				    PG_KCIDB_ORIGIN_DEFAULT */
 } pg_config;
 
 /* The embedded defaults. *out is the caller's (pg_config_free). */

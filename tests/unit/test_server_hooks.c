@@ -157,7 +157,8 @@ static void test_config(void **state)
 		"pipeline: {stages: [merge, build], verify-workers: 3, build-worktrees: 4, branch: next}\n"
 		"accounts:\n  - {name: linus, password-hash: 'pbkdf2-sha256$1000$00$00'}\n"
 		"session: {hours: 2, secure-cookie: true}\n"
-		"attestation: {key: 0123456789ABCDEF0123456789ABCDEF01234567, gnupg-home: gnupg}\n";
+		"attestation: {key: 0123456789ABCDEF0123456789ABCDEF01234567, gnupg-home: gnupg}\n"
+		"kcidb: {origin: my_ci_2}\n";
 	pg_config *c = NULL;
 	pg_buf loc = PG_BUF_INIT;
 
@@ -180,6 +181,7 @@ static void test_config(void **state)
 	assert_true(c->cookie_secure);
 	assert_string_equal(c->attest_key, "0123456789ABCDEF0123456789ABCDEF01234567");
 	assert_string_equal(c->attest_gnupg_home, "/etc/pullgate/gnupg");
+	assert_string_equal(c->kcidb_origin, "my_ci_2");
 	assert_int_equal(pg_config_repo_location(&loc, c, "pub/scm/linux/kernel/git/kees/linux"), 0);
 	assert_string_equal(loc.ptr, "/srv/kees.git");
 	pg_buf_clear(&loc);
@@ -198,9 +200,15 @@ static void test_config(void **state)
 	assert_int_equal(c->build_worktrees, 1);
 	assert_null(c->policy);
 	assert_null(c->attest_key);
+	assert_string_equal(c->kcidb_origin, "pullgate");
 	assert_int_equal(pg_config_repo_location(&loc, c, "x"), PG_ENOTFOUND);
 	pg_config_free(c);
 	pg_buf_release(&loc);
+
+	/* a kcidb section without an origin keeps the default */
+	assert_int_equal(pg_config_parse(&c, "kcidb: {}\n", 10, "s.yaml"), 0);
+	assert_string_equal(c->kcidb_origin, "pullgate");
+	pg_config_free(c);
 }
 
 static void config_bad(const char *text, const char *msg)
@@ -242,6 +250,15 @@ static void test_config_refusals(void **state)
 		   "'4931 76BD': expected a fingerprint of 40 hex digits without spaces");
 	config_bad("attestation: {gnupg-home: /x}\n", "'attestation' has no 'key'");
 	config_bad("listen: {port: 1\n", "s.yaml:");
+	config_bad("kcidb: {origin: Pull-Gate}\n",
+		   "s.yaml:1:17: 'kcidb.origin' wants a KCIDB origin, not 'Pull-Gate': expected "
+		   "1 to 64 of a-z, 0-9 and '_'");
+	config_bad("kcidb: {origin: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa}\n",
+		   "'kcidb.origin' wants a KCIDB origin");
+	config_bad("kcidb: {origin: ''}\n", "'kcidb.origin'");
+	/* the service sends nothing: there is no URL to send to */
+	config_bad("kcidb: {url: 'https://kcidb.example.org/submit'}\n",
+		   "s.yaml:1:9: unknown key 'url' in 'kcidb'");
 }
 
 /* pg_hook_decide on a service with a mapped repository and an allow-list. */
