@@ -224,12 +224,21 @@ static void gate_opts(pg_gate_opts *go, char *run_name, size_t cap, const pg_wor
 	go->run_name = run_name;
 }
 
+int pg_worker_public_url(pg_buf *out, const pg_job *j, const char *public_base)
+{
+	if (j->mail)
+		return j->repo_name && strcmp(j->repo_name, j->repo) ?
+		       pg_buf_puts(out, j->repo_name) : 0;
+	if (!j->repo_name)
+		return 0;
+	return pg_buf_printf(out, "%s%s", public_base ? public_base : "git://git.kernel.org/",
+			     j->repo_name);
+}
+
 /*
  * Where a job's pull is fetched from (spec->repo) and the public URL the
- * merge message and the notice name (spec->name): a mail's URL, fetched
- * from the mirror the configuration maps it to; for a push record, the
- * public base (git://git.kernel.org/ unless configured) and the record's
- * repository name, whatever location the name maps to.  url holds it.
+ * merge message and the notice name (spec->name, pg_worker_public_url),
+ * whatever location the name maps to.  url holds it.
  */
 static int pull_spec(pg_pull_spec *spec, pg_buf *url, const pg_worker_opts *o, const pg_job *j)
 {
@@ -239,13 +248,8 @@ static int pull_spec(pg_pull_spec *spec, pg_buf *url, const pg_worker_opts *o, c
 	spec->index_cache_size = o->index_cache_size;
 	spec->repo = j->repo;
 	spec->tag = j->tag;
-	if (j->mail && j->repo_name && strcmp(j->repo_name, j->repo))
-		spec->name = j->repo_name;
-	if (j->mail || !j->repo_name)
-		return 0;
-	err = pg_buf_printf(url, "%s%s", o->public_base ? o->public_base :
-			    "git://git.kernel.org/", j->repo_name);
-	spec->name = url->ptr;
+	err = pg_worker_public_url(url, j, o->public_base);
+	spec->name = url->len ? url->ptr : NULL;
 	return err;
 }
 

@@ -56,6 +56,16 @@ typedef struct pg_worker pg_worker;
  */
 int pg_worker_start(pg_worker **out, const pg_worker_opts *opts);
 
+/*
+ * The public URL of job j's repository, which the merge message and the
+ * notice name, appended to out: a mail's URL (fetched from the mirror the
+ * configuration maps it to); for a push record, public_base (NULL:
+ * git://git.kernel.org/) and the record's repository name.  0 with
+ * nothing appended when there is none (a mail whose URL is the location
+ * fetched); PG_ENOMEM.
+ */
+int pg_worker_public_url(pg_buf *out, const pg_job *j, const char *public_base);
+
 /* A new job was queued. */
 void pg_worker_wake(pg_worker *w);
 
