@@ -194,6 +194,27 @@ done:
 	return err;
 }
 
+/* A function of the stored report: it says what the pull's newest finished run found. */
+int pg_api_kcidb(pg_req *rq, pg_resp *rs)
+{
+	pg_job *j = NULL;
+	int err;
+
+	if ((err = get_job(rq, rs, &j)) != 0)
+		return err < 0 ? err : 0;
+	pg_buf_clear(&rs->body);
+	err = pg_server_kcidb(&rs->body, NULL, rq->srv, j);
+	if (err == PG_ENOTFOUND) {
+		err = pg_resp_error(rs, 404, "%s", pg_error_last());
+		pg_error_clear();
+	} else if (err == 0) {
+		rs->status = 200;
+		rs->type = "application/json";
+	}
+	pg_job_free(j);
+	return err;
+}
+
 /* --- logs -------------------------------------------------------------------- */
 
 /*

@@ -89,6 +89,7 @@ static const struct route {
 	{ "GET", "/api/pulls", pg_api_list, 0 },
 	{ "GET", "/api/pulls/#", pg_api_pull, 0 },
 	{ "GET", "/api/pulls/#/log", pg_api_log, 0 },
+	{ "GET", "/api/pulls/#/kcidb", pg_api_kcidb, 0 },
 	{ "GET", "/api/pulls/#/events", pg_api_events, 0 },
 	{ "POST", "/api/pulls/#/approve", pg_api_approve, 1 },
 	{ "POST", "/api/pulls/#/reject", pg_api_reject, 1 },
