@@ -216,6 +216,24 @@ static void lore_link(pg_buf *out, const pg_job *j)
 	pg_buf_release(&url);
 }
 
+/*
+ * A fact after the report's: the checkout id the pull's KCIDB document
+ * carries, linked to the document; nothing before a run finished.  The
+ * <dd> is closed by the caller.
+ */
+static void kcidb_link(pg_buf *out, const pg_server *srv, const pg_job *j)
+{
+	pg_buf id = PG_BUF_INIT, url = PG_BUF_INIT;
+
+	if (j->report && pg_server_kcidb(NULL, &id, srv, j) == 0 &&
+	    pg_buf_printf(&url, "/api/pulls/%lld/kcidb", (long long)j->id) == 0)
+		pg_dash_html(out, "</dd><dt>KCIDB</dt><dd><a id=\"kcidb\" href=\"%s\">%s</a>",
+			     url.ptr, id.ptr);
+	pg_error_clear();
+	pg_buf_release(&id);
+	pg_buf_release(&url);
+}
+
 /* The states of the pulls in the merge window (server/store.h, pg_store_queue). */
 static bool in_window(enum pg_job_state st)
 {
@@ -310,8 +328,10 @@ int pg_page_pull(pg_req *rq, pg_resp *rs)
 	pg_buf_printf(out, " (%d errors, %d warnings)</dd><dt>commits</dt><dd>%d (%d merges)</dd>"
 		      "<dt>tag object</dt><dd>", j->errors, j->warnings, j->commits, j->merges);
 	pg_dash_short_oid(out, j->has_tag_object, &j->tag_object);
-	pg_buf_printf(out, "</dd><dt>report</dt><dd><a href=\"/api/pulls/%lld\">JSON</a></dd></dl>\n",
+	pg_buf_printf(out, "</dd><dt>report</dt><dd><a href=\"/api/pulls/%lld\">JSON</a>",
 		      (long long)j->id);
+	kcidb_link(out, rq->srv, j);
+	pg_buf_puts(out, "</dd></dl>\n");
 	if (report)
 		pg_dash_summary(out, report);
 	pg_dash_why(out, j);
