@@ -60,7 +60,8 @@ static int origin_refused(const char *origin)
 			    "and '_'", origin ? origin : "", PG_KCIDB_ORIGIN_MAX);
 }
 
-int pg_kcidb_checkout_id(pg_buf *out, const pg_report *r, const char *origin)
+int pg_kcidb_checkout_id(pg_buf *out, const char *origin, const pg_oid *tag_object,
+			 const pg_oid *merge_base)
 {
 	char tag[PG_OID_HEXSZ + 1], base[PG_OID_HEXSZ + 1];
 
@@ -68,10 +69,10 @@ int pg_kcidb_checkout_id(pg_buf *out, const pg_report *r, const char *origin)
 		origin = PG_KCIDB_ORIGIN_DEFAULT;
 	if (!pg_kcidb_origin_valid(origin))
 		return origin_refused(origin);
-	pg_oid_tohex(tag, &r->tag_object);
-	if (!r->has_merge)
+	pg_oid_tohex(tag, tag_object);
+	if (!merge_base)
 		return pg_buf_printf(out, "%s:%s", origin, tag);
-	pg_oid_tohex(base, &r->merge_base);
+	pg_oid_tohex(base, merge_base);
 	return pg_buf_printf(out, "%s:%s-on-%s", origin, tag, base);
 }
 
@@ -191,6 +192,7 @@ static int test_path(pg_buf *out, const pg_boot_result *b, size_t i)
 typedef struct doc {
 	pg_json_writer *w;
 	const pg_report *r;
+	const pg_kcidb_opts *o;
 	const char *origin;
 	pg_buf checkout_id, build_id;
 	ids tests;
@@ -217,7 +219,8 @@ static int put_checkout(doc *d, const pg_kcidb_opts *o)
 	bool decided;
 	int err;
 
-	if ((err = pg_kcidb_checkout_id(&d->checkout_id, r, d->origin)) < 0)
+	if ((err = pg_kcidb_checkout_id(&d->checkout_id, d->origin, &r->tag_object,
+					r->has_merge ? &r->merge_base : NULL)) < 0)
 		return err;
 	pg_json_open_object(w, NULL);
 	put_common(d, d->checkout_id.ptr);
@@ -332,10 +335,17 @@ static int put_cases(doc *d, const char *console)
 	pg_buf text, path = PG_BUF_INIT;
 	pg_boot_result *b = NULL;
 	size_t i;
-	int err;
+	int err = 0;
 
 	pg_buf_init(&text, CONSOLE_MAX);
-	err = pg_buf_read_file(&text, console);
+	if (d->o->console_given) {
+		/* the caller's copy; none leaves only the boot's own test */
+		if (!d->o->console)
+			goto done;
+		err = pg_buf_put(&text, d->o->console, d->o->console_len);
+	} else {
+		err = pg_buf_read_file(&text, console);
+	}
 	if (err == PG_ETOOBIG) {
 		/* the cases in what fits, as the boot stage judged them */
 		pg_error_clear();
@@ -391,15 +401,17 @@ static int put_tests(doc *d, const pg_stage *st)
 		return err;
 	pg_json_open_object(d->w, "misc");
 	pg_json_put_bool(d->w, "simulated", d->r->simulated);
+	if (d->o->console_given && d->o->console && d->o->console_cut)
+		pg_json_put_bool(d->w, "console_cut", true);
 	pg_json_close(d->w);
 	pg_json_close(d->w);
-	return console ? put_cases(d, console) : 0;
+	return console || d->o->console_given ? put_cases(d, console) : 0;
 }
 
 int pg_kcidb_format(pg_buf *out, const pg_report *r, const pg_kcidb_opts *o)
 {
 	const pg_stage *build = find_stage(r, "build"), *boot = find_stage(r, "boot");
-	doc d = { .r = r, .origin = o->origin ? o->origin : PG_KCIDB_ORIGIN_DEFAULT,
+	doc d = { .r = r, .o = o, .origin = o->origin ? o->origin : PG_KCIDB_ORIGIN_DEFAULT,
 		  .checkout_id = PG_BUF_INIT, .build_id = PG_BUF_INIT,
 		  .tests = { PG_MAP_INIT, NULL, 0, 0 } };
 	int err;

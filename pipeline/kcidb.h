@@ -20,6 +20,17 @@ typedef struct pg_kcidb_opts {
 	const char *subject;  /* the pull-request mail's subject, or NULL */
 	const char *message_id; /* its Message-Id as it came ("<id>"), or NULL; sent only when
 				   it is one msg-id (pg_mail_msgid), without its brackets */
+	/*
+	 * With console_given, the boot's console as the caller read it (a
+	 * reader that must not trust the report's path): console_len bytes,
+	 * or console NULL for none; console_cut says it is the start of a
+	 * longer one (the boot test's misc says so).  Without it, the boot's
+	 * provenance log is read.
+	 */
+	bool console_given;
+	const char *console;
+	size_t console_len;
+	bool console_cut;
 } pg_kcidb_opts;
 
 /*
@@ -29,14 +40,17 @@ typedef struct pg_kcidb_opts {
 bool pg_kcidb_origin_valid(const char *origin);
 
 /*
- * Append the id r's checkout has in pg_kcidb_format's document:
- * "ORIGIN:TAGOBJECT", then "-on-BASE" when the run recorded its merge (the
- * same pull on the same base is the same checkout, whichever run tested
- * it); origin NULL is PG_KCIDB_ORIGIN_DEFAULT.  Only the origin's
+ * Append the id a run's checkout has in pg_kcidb_format's document:
+ * "ORIGIN:TAGOBJECT", then "-on-BASE" when the run recorded its merge
+ * (merge_base; NULL: none) (the same pull on the same base is the same
+ * checkout, whichever run tested it); origin NULL is
+ * PG_KCIDB_ORIGIN_DEFAULT.  From the ids alone, so that a reader with the
+ * stored job's fields need not parse its report.  Only the origin's
  * characters and hex digits.  PG_EINVALID for an origin
  * pg_kcidb_origin_valid refuses (nothing appended); PG_ENOMEM.
  */
-int pg_kcidb_checkout_id(pg_buf *out, const pg_report *r, const char *origin);
+int pg_kcidb_checkout_id(pg_buf *out, const char *origin, const pg_oid *tag_object,
+			 const pg_oid *merge_base);
 
 /*
  * Append r as a KCIDB document: one checkout (the pull's commit at its

@@ -194,7 +194,11 @@ done:
 	return err;
 }
 
-/* A function of the stored report: it says what the pull's newest finished run found. */
+/*
+ * What the pull's newest finished run found: 404 before one, 422 when the
+ * store cut its report (the pull is there, its document cannot be made),
+ * 503 out of memory.  Messages name no path.
+ */
 int pg_api_kcidb(pg_req *rq, pg_resp *rs)
 {
 	pg_job *j = NULL;
@@ -203,9 +207,10 @@ int pg_api_kcidb(pg_req *rq, pg_resp *rs)
 	if ((err = get_job(rq, rs, &j)) != 0)
 		return err < 0 ? err : 0;
 	pg_buf_clear(&rs->body);
-	err = pg_server_kcidb(&rs->body, NULL, rq->srv, j);
-	if (err == PG_ENOTFOUND) {
-		err = pg_resp_error(rs, 404, "%s", pg_error_last());
+	err = pg_server_kcidb(&rs->body, rq->srv, j);
+	if (err == PG_ENOTFOUND || err == PG_EINVALID || err == PG_ENOMEM) {
+		err = pg_resp_error(rs, err == PG_ENOTFOUND ? 404 : err == PG_EINVALID ? 422 : 503,
+				    "%s", pg_error_last());
 		pg_error_clear();
 	} else if (err == 0) {
 		rs->status = 200;

@@ -3,6 +3,7 @@
 #include "common/error.h"
 #include "common/fs.h"
 #include "pipeline/attest.h"
+#include "pipeline/kcidb.h"
 #include "pipeline/ktap.h"
 #include "policies/policy.h"
 #include "server/config.h"
@@ -218,14 +219,17 @@ static void lore_link(pg_buf *out, const pg_job *j)
 
 /*
  * A fact after the report's: the checkout id the pull's KCIDB document
- * carries, linked to the document; nothing before a run finished.  The
- * <dd> is closed by the caller.
+ * carries, from the job row's ids (no report parsed for a page), linked
+ * to the document; nothing before a run finished.  The <dd> is closed by
+ * the caller.
  */
 static void kcidb_link(pg_buf *out, const pg_server *srv, const pg_job *j)
 {
 	pg_buf id = PG_BUF_INIT, url = PG_BUF_INIT;
 
-	if (j->report && pg_server_kcidb(NULL, &id, srv, j) == 0 &&
+	if (j->has_verdict && j->has_tag_object &&
+	    pg_kcidb_checkout_id(&id, srv->config->kcidb_origin, &j->tag_object,
+				 j->has_merge ? &j->merge_base : NULL) == 0 &&
 	    pg_buf_printf(&url, "/api/pulls/%lld/kcidb", (long long)j->id) == 0)
 		pg_dash_html(out, "</dd><dt>KCIDB</dt><dd><a id=\"kcidb\" href=\"%s\">%s</a>",
 			     url.ptr, id.ptr);

@@ -7,49 +7,19 @@
 #include "pipeline/settings.h"
 #include "verifier/mail.h"
 
-/*
- * The run's own report in the log directory the stored one names: the
- * same run's, whole.  Only a file under home/logs is read.
- */
-static int run_report(pg_report **out, const pg_server *s, const pg_json *stored, int64_t id)
-{
-	const char *dir = pg_json_get_str(stored, "run_dir");
-	pg_buf path = PG_BUF_INIT, text = PG_BUF_INIT;
-	int err;
-
-	pg_buf_init(&text, PG_REPORT_JSON_MAX);
-	if (!dir || (err = pg_buf_printf(&path, "%s/report.json", dir)) < 0 ||
-	    !pg_server_owns_log(s, path.ptr)) {
-		err = pg_error_set(PG_ENOTFOUND, "pull %lld: its stored report was cut to the "
-				   "service's limits, and its run left none whole", (long long)id);
-		goto done;
-	}
-	if ((err = pg_buf_read_file(&text, path.ptr)) < 0 ||
-	    (err = pg_report_parse_json(out, text.ptr, text.len)) < 0) {
-		err = pg_error_wrap(err, "pull %lld: its stored report was cut to the service's "
-				    "limits, and its run's %s", (long long)id, path.ptr);
-		goto done;
-	}
-	if (!(*out)->run_dir || strcmp((*out)->run_dir, dir)) {
-		pg_report_free(*out);
-		*out = NULL;
-		err = pg_error_set(PG_EINVALID, "pull %lld: %s is another run's report",
-				   (long long)id, path.ptr);
-	}
-done:
-	pg_buf_release(&path);
-	pg_buf_release(&text);
-	return err;
-}
+#include <unistd.h>
 
 /*
  * The report of j's newest finished run, read back as untrusted.  The
- * store keeps so many findings per check (its "stored" member says what it
- * left out), and a report it cut no longer adds up: then the run's own.
+ * store keeps so many findings per check and so many bytes (its "stored"
+ * member says what it left out), and a report it cut no longer adds up:
+ * that pull has no document (PG_EINVALID), rather than one from a file
+ * the stored report names.
  */
-static int read_report(pg_report **out, const pg_server *s, const pg_job *j)
+static int read_report(pg_report **out, const pg_job *j)
 {
 	pg_json *stored = NULL;
+	bool cut;
 	int err;
 
 	*out = NULL;
@@ -59,58 +29,131 @@ static int read_report(pg_report **out, const pg_server *s, const pg_job *j)
 	err = pg_report_parse_json(out, j->report, strlen(j->report));
 	if (err != PG_EINVALID)
 		return err < 0 ? pg_error_wrap(err, "pull %lld: its stored report", (long long)j->id) : 0;
-	if (pg_json_parse(&stored, j->report, strlen(j->report)) < 0 ||
-	    !pg_json_get(stored, "stored")) {
-		err = pg_error_wrap(err, "pull %lld: its stored report", (long long)j->id);
-		goto done;
+	if (pg_json_parse(&stored, j->report, strlen(j->report)) == PG_ENOMEM) {
+		pg_error_clear();
+		return pg_error_oom();
 	}
-	pg_error_clear();
-	err = run_report(out, s, stored, j->id);
-done:
+	cut = stored && pg_json_get(stored, "stored");
 	pg_json_free(stored);
+	if (!cut)
+		return pg_error_wrap(err, "pull %lld: its stored report", (long long)j->id);
+	pg_error_clear();
+	return pg_error_set(PG_EINVALID, "the stored report of pull %lld was cut (limits.report-size "
+			    "/ findings-per-check): no KCIDB document", (long long)j->id);
+}
+
+/* As much of a console as one request reads. */
+#define CONSOLE_READ_MAX ((size_t)4 << 20)
+
+/*
+ * Whether dir is job id's own run directory: HOME/logs/job-ID, then '/'
+ * (its run-N) or '-' (a named run of it), never a way up.
+ */
+static bool own_run_dir(const pg_server *s, const char *dir, int64_t id)
+{
+	char prefix[48];
+	size_t n = strlen(s->home);
+	int k = snprintf(prefix, sizeof(prefix), "/logs/job-%lld", (long long)id);
+
+	return dir && k > 0 && !strncmp(dir, s->home, n) && !strncmp(dir + n, prefix, (size_t)k) &&
+	       (dir[n + (size_t)k] == '/' || dir[n + (size_t)k] == '-') && !strstr(dir, "/../");
+}
+
+/*
+ * The boot console of j's run, from the run directory the job row names
+ * (a path in the stored report is data): its first CONSOLE_READ_MAX
+ * bytes (*cut: there was more), no link followed, only a regular file.
+ * path gets its name when the directory is allowed (the boot's log_url);
+ * text stays empty when the console is not there or not a regular file;
+ * PG_ENOMEM.
+ */
+static int read_console(pg_buf *path, pg_buf *text, bool *cut, const pg_server *s, const pg_job *j)
+{
+	off_t size = 0;
+	int fd = -1, err = 0;
+
+	*cut = false;
+	if (!own_run_dir(s, j->run_dir, j->id))
+		return 0;
+	if ((err = pg_buf_printf(path, "%s/boot.log", j->run_dir)) < 0)
+		return err;
+	if (strstr(path->ptr, "/../")) {
+		pg_buf_clear(path);
+		return 0;
+	}
+	if (pg_open_regular(&fd, &size, path->ptr, PG_OPEN_READ | PG_OPEN_NOFOLLOW, NULL) < 0) {
+		pg_error_clear();
+		return 0;
+	}
+	while (text->len < CONSOLE_READ_MAX) {
+		char chunk[65536];
+		size_t want = CONSOLE_READ_MAX - text->len;
+		ssize_t n = read(fd, chunk, want < sizeof(chunk) ? want : sizeof(chunk));
+
+		if (n <= 0)
+			break;
+		if ((err = pg_buf_put(text, chunk, (size_t)n)) < 0)
+			goto done;
+	}
+	*cut = text->len == CONSOLE_READ_MAX && (size_t)size > CONSOLE_READ_MAX;
+done:
+	close(fd);
 	return err;
 }
 
 /* The mail's subject and Message-Id for the checkout; a mail that does not parse gives neither. */
-static pg_pull_request *mail_of(const pg_job *j)
+static int mail_of(pg_pull_request **out, const pg_job *j)
 {
-	pg_pull_request *pr = NULL;
+	int err;
 
-	if (j->mail && pg_mail_parse(&pr, j->mail, j->mail_len) < 0)
-		pg_error_clear();
-	return pr;
+	*out = NULL;
+	if (!j->mail || (err = pg_mail_parse(out, j->mail, j->mail_len)) == 0)
+		return 0;
+	if (err == PG_ENOMEM)
+		return err;
+	pg_error_clear();
+	return 0;
 }
 
-int pg_server_kcidb(pg_buf *doc, pg_buf *checkout_id, const pg_server *s, const pg_job *j)
+int pg_server_kcidb(pg_buf *doc, const pg_server *s, const pg_job *j)
 {
 	const pg_config *c = s->config;
-	pg_kcidb_opts o = { .origin = c->kcidb_origin };
+	pg_kcidb_opts o = { .origin = c->kcidb_origin, .console_given = true };
 	pg_gate_given given = { .branch = c->branch };
 	pg_gate_settings gs;
 	pg_pull_request *pr = NULL;
 	pg_report *r = NULL;
-	pg_buf url = PG_BUF_INIT;
+	pg_buf url = PG_BUF_INIT, console = PG_BUF_INIT, text = PG_BUF_INIT;
 	size_t i;
 	int err;
 
-	if ((err = read_report(&r, s, j)) < 0)
+	if ((err = read_report(&r, j)) < 0)
 		return err;
-	if (checkout_id && (err = pg_kcidb_checkout_id(checkout_id, r, o.origin)) < 0)
+	/* the console is the job row's run's, whatever path the stored report names */
+	pg_buf_init(&text, CONSOLE_READ_MAX);
+	if ((err = read_console(&console, &text, &o.console_cut, s, j)) < 0)
 		goto done;
-	if (!doc)
-		goto done;
-	/* a stored path is data: the console read for the KUnit cases is one the gate wrote */
-	for (i = 0; i < r->nprovenance; i++)
-		if (!pg_server_owns_log(s, r->provenance[i].log) &&
-		    (err = pg_provenance_set(&r->provenance[i].log, NULL)) < 0)
+	if (text.len) {
+		o.console = text.ptr;
+		o.console_len = text.len;
+	}
+	for (i = 0; i < r->nprovenance; i++) {
+		pg_provenance *p = &r->provenance[i];
+		const char *log = !strcmp(p->stage, "boot") ? (console.len ? console.ptr : NULL) :
+				  pg_server_owns_log(s, p->log) ? p->log : NULL;
+
+		if (log != p->log && (err = pg_provenance_set(&p->log, log)) < 0)
 			goto done;
+	}
 	/* the repository as the merge message names it, else the location fetched */
 	if ((err = pg_worker_public_url(&url, j, c->public_base)) < 0)
 		goto done;
 	o.repo_url = url.len ? url.ptr : j->repo;
 	pg_gate_settings_resolve(&gs, &given, s->policy);
 	o.branch = gs.branch;
-	if ((pr = mail_of(j))) {
+	if ((err = mail_of(&pr, j)) < 0)
+		goto done;
+	if (pr) {
 		o.subject = pr->subject;
 		o.message_id = pr->message_id;
 	}
@@ -121,5 +164,7 @@ done:
 	pg_pull_request_free(pr);
 	pg_report_free(r);
 	pg_buf_release(&url);
+	pg_buf_release(&console);
+	pg_buf_release(&text);
 	return err;
 }

@@ -219,17 +219,17 @@ int pg_server_queue(pg_job_list *out, pg_server *s);
 bool pg_server_owns_log(const pg_server *s, const char *path);
 
 /*
- * The KCIDB document of pull j's newest finished report (kcidb.c), as
- * pg_kcidb_format writes it with what the service knows of the job: the
- * configured origin, the repository's public URL, the integration branch,
- * the pull mail's subject and Message-Id.  The report is the stored one,
- * or the run's own (under home/logs) when the store cut it to its limits;
- * only a console under home/logs is read for the KUnit cases.  doc gets
- * the document and checkout_id its checkout's id (pg_kcidb_checkout_id),
- * each appended when not NULL.  PG_ENOTFOUND when j has no finished
- * report; PG_EINVALID for a stored report that does not read back.
+ * Append the KCIDB document of pull j's newest finished report (kcidb.c),
+ * as pg_kcidb_format writes it with what the service knows of the job:
+ * the configured origin, the repository's public URL, the integration
+ * branch, the pull mail's subject and Message-Id, and the KUnit cases of
+ * the boot console in the run directory the job row names (only
+ * home/logs/job-ID..., no link followed, its first 4 MiB).  PG_ENOTFOUND
+ * when j has no finished report; PG_EINVALID for a stored report that
+ * does not read back (one the store cut to its limits among them);
+ * PG_ENOMEM.
  */
-int pg_server_kcidb(pg_buf *doc, pg_buf *checkout_id, const pg_server *s, const pg_job *j);
+int pg_server_kcidb(pg_buf *doc, const pg_server *s, const pg_job *j);
 
 /* The handlers (each returns 0 with rs filled, or a negative code for a 500). */
 int pg_hook_push(pg_req *rq, pg_resp *rs);          /* hook_handlers.c */

@@ -226,6 +226,44 @@ static void test_missing_console(void **state)
 	json_decref(doc);
 }
 
+static json_t *boot_misc(json_t *doc)
+{
+	return json_object_get(json_array_get(json_object_get(doc, "tests"), 0), "misc");
+}
+
+/*
+ * A console the caller read (the service, which trusts no path of the
+ * report): its text, not the provenance log's file; none, the boot alone;
+ * a cut one says so in the boot's misc.
+ */
+static void test_given_console(void **state)
+{
+	fixture *f = *state;
+	static const char part[] = "[    1.000000] KTAP version 1\n[    1.000001] 1..1\n"
+				   "[    1.000002] ok 1 alone\n";
+	pg_kcidb_opts o = { .console_given = true };
+	json_t *doc;
+
+	full_run(f, PG_STAGE_PASSED, PG_STAGE_PASSED);
+	doc = format(f->r, &o);
+	assert_int_equal(json_array_size(json_object_get(doc, "tests")), 1);
+	assert_null(json_object_get(boot_misc(doc), "console_cut"));
+	json_decref(doc);
+	o.console = part;
+	o.console_len = strlen(part);
+	o.console_cut = true;
+	doc = format(f->r, &o);
+	assert_int_equal(json_array_size(json_object_get(doc, "tests")), 2);
+	assert_string_equal(str(doc, "tests.1.path"), "alone");
+	assert_true(json_is_true(json_object_get(boot_misc(doc), "console_cut")));
+	json_decref(doc);
+}
+
+static int checkout_id(pg_buf *out, const pg_report *r, const char *origin)
+{
+	return pg_kcidb_checkout_id(out, origin, &r->tag_object, r->has_merge ? &r->merge_base : NULL);
+}
+
 /* The checkout's id alone: what the document's checkout carries, before and after a merge. */
 static void test_checkout_id(void **state)
 {
@@ -234,11 +272,11 @@ static void test_checkout_id(void **state)
 	pg_buf id = PG_BUF_INIT;
 	json_t *doc;
 
-	assert_int_equal(pg_kcidb_checkout_id(&id, f->r, NULL), 0);
+	assert_int_equal(checkout_id(&id, f->r, NULL), 0);
 	assert_string_equal(id.ptr, "pullgate:1111111111111111111111111111111111111111");
 	pg_buf_clear(&id);
 	full_run(f, PG_STAGE_PASSED, PG_STAGE_PASSED);
-	assert_int_equal(pg_kcidb_checkout_id(&id, f->r, "my_ci"), 0);
+	assert_int_equal(checkout_id(&id, f->r, "my_ci"), 0);
 	assert_string_equal(id.ptr, "my_ci:1111111111111111111111111111111111111111-on-"
 			    "3333333333333333333333333333333333333333");
 	doc = format(f->r, &o);
@@ -246,10 +284,10 @@ static void test_checkout_id(void **state)
 	assert_string_equal(str(doc, "builds.0.checkout_id"), id.ptr);
 	json_decref(doc);
 	/* appended, as a pg_buf function does; a bad origin appends nothing */
-	assert_int_equal(pg_kcidb_checkout_id(&id, f->r, "My CI"), PG_EINVALID);
+	assert_int_equal(checkout_id(&id, f->r, "My CI"), PG_EINVALID);
 	assert_non_null(strstr(pg_error_last(), "'My CI' is no KCIDB origin"));
 	pg_error_clear();
-	assert_int_equal(pg_kcidb_checkout_id(&id, f->r, ""), PG_EINVALID);
+	assert_int_equal(checkout_id(&id, f->r, ""), PG_EINVALID);
 	pg_error_clear();
 	assert_int_equal(id.len, strlen("my_ci:") + 40 + strlen("-on-") + 40);
 	pg_buf_release(&id);
@@ -264,6 +302,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_full_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_build, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_console, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_given_console, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_checkout_id, setup, teardown),
 	};
 
