@@ -177,6 +177,36 @@ int pg_buf_read_stream(pg_buf *buf, FILE *f, const char *what)
 	return 0;
 }
 
+int pg_buf_read_fd(pg_buf *buf, int fd, size_t max, bool *cut)
+{
+	char chunk[65536];
+	size_t got = 0;
+	int err;
+
+	*cut = false;
+	for (;;) {
+		/* one byte past max, to tell a file of exactly max bytes from a longer one */
+		size_t want = max - got < sizeof(chunk) ? max - got + 1 : sizeof(chunk);
+		ssize_t n = read(fd, chunk, want);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return pg_error_set(PG_EIO, "read failed: %s", strerror(errno));
+		if (n == 0)
+			return 0;
+		if ((size_t)n > max - got) {
+			*cut = true;
+			n = (ssize_t)(max - got);
+		}
+		if ((err = pg_buf_put(buf, chunk, (size_t)n)) < 0)
+			return err;
+		got += (size_t)n;
+		if (*cut)
+			return 0;
+	}
+}
+
 int pg_buf_read_file(pg_buf *buf, const char *path)
 {
 	FILE *f;

@@ -71,6 +71,15 @@ int pg_buf_read_file(pg_buf *buf, const char *path);
 int pg_buf_read_stream(pg_buf *buf, FILE *f, const char *what);
 
 /*
+ * Append at most max bytes of fd, from where it stands, to buf; *cut is
+ * set when there was more (one byte past max is read to know: the size
+ * a file had when it was opened says nothing of what was written since).
+ * A read interrupted by a signal is read again.  PG_EIO when a read fails,
+ * PG_ENOMEM, or buf's own cap (PG_ETOOBIG).
+ */
+int pg_buf_read_fd(pg_buf *buf, int fd, size_t max, bool *cut);
+
+/*
  * Write atomically: a new temporary file beside path (O_EXCL: a symlink or
  * a FIFO planted under its name is never opened), fsync, rename.
  */

@@ -136,31 +136,10 @@ int pg_farm_path(pg_buf *out, const char *log)
 	return pg_buf_printf(out, "%.*s-farm.txt", (int)n, log);
 }
 
-/* All of fd, at most PG_FARM_FILE_MAX bytes: the file may grow while it is read. */
-static int read_capped(pg_buf *out, int fd)
-{
-	char chunk[8192];
-	ssize_t n;
-	int err;
-
-	for (;;) {
-		if ((n = read(fd, chunk, sizeof(chunk))) < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return pg_error_set(PG_EIO, "cannot read: %s", strerror(errno));
-		if (n == 0)
-			return 0;
-		if ((size_t)n > PG_FARM_FILE_MAX - out->len)
-			return pg_error_set(PG_ETOOBIG, "is larger than %zu KiB",
-					    PG_FARM_FILE_MAX >> 10);
-		if ((err = pg_buf_put(out, chunk, (size_t)n)) < 0)
-			return err;
-	}
-}
-
 int pg_farm_read(pg_farm *f, const char *path)
 {
 	pg_buf text = PG_BUF_INIT, why = PG_BUF_INIT;
+	bool cut = false;
 	int fd = -1, err;
 
 	/* no link followed, no FIFO waited on: the pull's code may have put anything there */
@@ -170,8 +149,9 @@ int pg_farm_read(pg_farm *f, const char *path)
 		err = 0;
 		goto done;
 	}
-	if (err == 0)
-		err = read_capped(&text, fd);
+	/* all of it, at most PG_FARM_FILE_MAX bytes: the file may grow while it is read */
+	if (err == 0 && (err = pg_buf_read_fd(&text, fd, PG_FARM_FILE_MAX, &cut)) == 0 && cut)
+		err = pg_error_set(PG_ETOOBIG, "is larger than %zu KiB", (size_t)PG_FARM_FILE_MAX >> 10);
 	if (err == 0) {
 		err = pg_farm_parse(f, text.ptr, text.len);
 		goto done;

@@ -313,6 +313,7 @@ int pg_api_log(pg_req *rq, pg_resp *rs)
 	const char *follow_arg = pg_req_arg(rq, "follow");
 	size_t tail = LOG_TAIL_DEFAULT;
 	off_t size;
+	bool cut;
 	int fd = -1, err;
 
 	if (!stage || strspn(stage, "abcdefghijklmnopqrstuvwxyz") != strlen(stage) || !*stage)
@@ -354,13 +355,13 @@ int pg_api_log(pg_req *rq, pg_resp *rs)
 	}
 	if ((size_t)size > tail)
 		lseek(fd, size - (off_t)tail, SEEK_SET);
-	pg_buf_init(&text, tail + 1);
-	for (;;) {
-		char chunk[8192];
-		ssize_t n = read(fd, chunk, sizeof(chunk));
-
-		if (n <= 0 || pg_buf_put(&text, chunk, (size_t)n) < 0)
-			break;
+	pg_buf_init(&text, tail);
+	/* the tail as it was when opened: what the run writes meanwhile is the next request's */
+	if ((err = pg_buf_read_fd(&text, fd, tail, &cut)) < 0) {
+		err = pg_resp_error(rs, err == PG_ENOMEM ? 503 : 500, "pull %lld: its %s log: %s",
+				    (long long)rq->id, stage, pg_error_last());
+		pg_error_clear();
+		goto done;
 	}
 	err = pg_resp_text(rs, 200, "text/plain; charset=utf-8", text.ptr, text.len);
 done:

@@ -65,11 +65,11 @@ static bool own_run_dir(const pg_server *s, const char *dir, int64_t id)
  * bytes (*cut: there was more), no link followed, only a regular file.
  * path gets its name when the directory is allowed (the boot's log_url);
  * text stays empty when the console is not there or not a regular file;
- * PG_ENOMEM.
+ * PG_ENOMEM, PG_EIO when it is there and cannot be read (no document of
+ * part of it).
  */
 static int read_console(pg_buf *path, pg_buf *text, bool *cut, const pg_server *s, const pg_job *j)
 {
-	off_t size = 0;
 	int fd = -1, err = 0;
 
 	*cut = false;
@@ -81,22 +81,11 @@ static int read_console(pg_buf *path, pg_buf *text, bool *cut, const pg_server *
 		pg_buf_clear(path);
 		return 0;
 	}
-	if (pg_open_regular(&fd, &size, path->ptr, PG_OPEN_READ | PG_OPEN_NOFOLLOW, NULL) < 0) {
+	if (pg_open_regular(&fd, NULL, path->ptr, PG_OPEN_READ | PG_OPEN_NOFOLLOW, NULL) < 0) {
 		pg_error_clear();
 		return 0;
 	}
-	while (text->len < CONSOLE_READ_MAX) {
-		char chunk[65536];
-		size_t want = CONSOLE_READ_MAX - text->len;
-		ssize_t n = read(fd, chunk, want < sizeof(chunk) ? want : sizeof(chunk));
-
-		if (n <= 0)
-			break;
-		if ((err = pg_buf_put(text, chunk, (size_t)n)) < 0)
-			goto done;
-	}
-	*cut = text->len == CONSOLE_READ_MAX && (size_t)size > CONSOLE_READ_MAX;
-done:
+	err = pg_buf_read_fd(text, fd, CONSOLE_READ_MAX, cut);
 	close(fd);
 	return err;
 }

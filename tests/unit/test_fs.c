@@ -211,6 +211,46 @@ static void test_read_is_capped(void **state)
 	unlink(path);
 }
 
+/* At most max bytes, and whether there was more: exactly max is not cut, max + 1 is, from where fd stands. */
+static void test_read_fd_bounded(void **state)
+{
+	char path[] = "/tmp/pg-fs-XXXXXX";
+	pg_buf b = PG_BUF_INIT;
+	bool cut = true;
+	int fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "0123456789", 10), 10);
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	assert_int_equal(pg_buf_read_fd(&b, fd, 10, &cut), 0);
+	assert_false(cut);
+	assert_string_equal(b.ptr, "0123456789");
+	pg_buf_clear(&b);
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	assert_int_equal(pg_buf_read_fd(&b, fd, 9, &cut), 0);
+	assert_true(cut);
+	assert_string_equal(b.ptr, "012345678");
+	pg_buf_clear(&b);
+	assert_int_equal(lseek(fd, 7, SEEK_SET), 7);
+	assert_int_equal(pg_buf_read_fd(&b, fd, 3, &cut), 0);
+	assert_false(cut);
+	assert_string_equal(b.ptr, "789");
+	/* buf's own cap still holds */
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	pg_buf_release(&b);
+	pg_buf_init(&b, 4);
+	assert_int_equal(pg_buf_read_fd(&b, fd, 10, &cut), PG_ETOOBIG);
+	pg_error_clear();
+	pg_buf_release(&b);
+	/* a descriptor that cannot be read: an error, not an empty file */
+	assert_int_equal(pg_buf_read_fd(&b, -1, 10, &cut), PG_EIO);
+	pg_error_clear();
+	close(fd);
+	unlink(path);
+}
+
 static void test_read_refuses_a_directory(void **state)
 {
 	pg_buf b = PG_BUF_INIT;
@@ -232,6 +272,7 @@ int main(void)
 						scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_open_refuses_a_fifo, scratch_setup,
 						scratch_teardown),
+		cmocka_unit_test(test_read_fd_bounded),
 		cmocka_unit_test_setup_teardown(test_open_refuses_devices_and_directories,
 						scratch_setup, scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_open_new_never_opens_what_is_there,
