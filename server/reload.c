@@ -147,6 +147,9 @@ int pg_server_reload(pg_server *s, pg_config *c, pg_buf *restart)
 	wo.branch = c->branch;
 	wo.merge_name = c->merge_name;
 	wo.merge_email = c->merge_email;
+	wo.public_base = c->public_base;
+	wo.attest_key = c->attest_key;
+	wo.attest_gnupg_home = c->attest_gnupg_home;
 	wo.index_cache_size = c->limits.index_cache_size;
 	wo.verify_memory = c->limits.verify_memory;
 	pg_worker_reload(s->worker, &wo);

@@ -1582,6 +1582,9 @@ void pg_worker_reload(pg_worker *w, const pg_worker_opts *o)
 	w->o.branch = o->branch;
 	w->o.merge_name = o->merge_name;
 	w->o.merge_email = o->merge_email;
+	w->o.public_base = o->public_base;
+	w->o.attest_key = o->attest_key;
+	w->o.attest_gnupg_home = o->attest_gnupg_home;
 	w->o.index_cache_size = o->index_cache_size;
 	w->o.verify_memory = o->verify_memory;
 	pthread_mutex_unlock(&w->lock);

@@ -131,7 +131,8 @@ int pg_worker_reject(pg_worker *w, int64_t id, const char *user);
 
 /*
  * From the next job on (a running one keeps what it started with), use
- * o's policy, tree, branch and merge identity; the rest of o is ignored.
+ * o's policy, tree, branch, merge identity, public base, attestation key
+ * and limits; the rest of o (what needs a restart) is ignored.
  * The old ones must stay valid until pg_worker_stop.
  */
 void pg_worker_reload(pg_worker *w, const pg_worker_opts *o);

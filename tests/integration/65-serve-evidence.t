@@ -5,7 +5,7 @@ set -eu
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
 . "$(dirname "$0")/../lib/gate.sh"
-plan 52
+plan 53
 serve_setup
 # the maintainer's identity for merges
 sed -i 's/^  verify-workers: 2$/  verify-workers: 2\n  merge-name: Linus Torvalds\n  merge-email: torvalds@linux-foundation.org/' "$CONFIG"
@@ -59,8 +59,17 @@ serve_kill
 # --- a maintainer's approval and a reject of the same pull: one wins, the branch agrees --------
 git --git-dir="$TREE" update-ref refs/heads/master "$BASE"
 cp "$SCRATCH/manual.yaml" "$SCRATCH/policy.yaml"
+# started with another public base, then reloaded to the default one: the merge must take the reloaded one
+cp "$CONFIG" "$SCRATCH/serve-default.yaml"
+sed -i 's|^repositories:$|repositories:\n  public-base: git://old.example.org/|' "$CONFIG"
 # the service stops itself when the reject is about to wait for the approval (a test point)
 PULLGATE_TEST_STOP=reject:before-lock serve_start
+reloads() { grep -c "reloaded $CONFIG" "$SCRATCH/serve.err" || true; }
+_reloaded() { [ "$(reloads)" -gt "$1" ]; }
+before=$(reloads)
+cp "$SCRATCH/serve-default.yaml" "$CONFIG"
+kill -HUP "$SERVE_PID"
+ok "$(wait_for _reloaded "$before"; echo $?)" "the service reloads a configuration whose public base changed"
 hook push "$SCRATCH/take2.json" race
 ID=$(printf '%s' "$out" | jq -r '.jobs[0]')
 is "$(wait_state "$ID" waiting error rejected)" waiting "take two waits for the maintainer"
@@ -104,7 +113,7 @@ is "$(pull_refs)" "" "an approved pull leaves no ref behind"
 # --- the merge as a push record brings it: the public URL and the maintainer ------------------
 is "$(git --git-dir="$TREE" log -1 --format=%s "$MERGE")" \
 	"Merge tag '$T2' of git://git.kernel.org/pub/scm/linux/kernel/git/kees/linux" \
-	"the merge names the repository's public URL, not the mirror it was fetched from"
+	"the merge names the repository's public URL (the reloaded configuration's), not the mirror it was fetched from"
 is "$(git --git-dir="$TREE" log -1 --format='%an <%ae>' "$MERGE")" \
 	"Linus Torvalds <torvalds@linux-foundation.org>" "and is the maintainer's, as configured"
 
