@@ -13,9 +13,17 @@
 # enters, and waits behind the first without a run); then the
 # maintainer approves every pull that may be approved, in queue order, as
 # soon as it may (a pull refused because the branch moved is approved again
-# once it was tested again).  Three sides, each a fresh
-# service and branch: pipeline.queue stack with 1 and 2 build worktrees,
-# and each (every pull on the head, tested again when the branch moved).
+# once it was tested again).  Four sides, each a fresh
+# service and branch: pipeline.queue stack with 1 and 2 build worktrees;
+# each (every pull on the head: a pull is tested again when its approval
+# finds the branch moved, as `pipeline.queue: each` does); and each-all,
+# the issue's "today's way": every waiting pull tested again whenever the
+# branch moves, so that each waits on the head it would be approved onto.
+# each-all is the each service driven so: after each approval the bench
+# asks to approve every other waiting pull tested on an older head, which
+# the service refuses (the branch moved) and tests again on the new head
+# (never approved out of order: the bench asks only for pulls whose tested
+# head is not the branch's tip, and stops if one is approved).
 # For each side it prints: kernel runs (each merge, build and boot of a
 # pull, reruns to attribute a failure included), builds and boots, wall
 # seconds until every pull was tested and until the last was decided, the failures named with their
@@ -70,7 +78,7 @@
 # WINDOW_PULLS="w-a w-caller w-rename" runs only those of the twelve (in
 # queue order: w-a w-broken w-b w-caller w-c w-rename w-assert w-limit
 # w-edit-a w-edit-b w-d w-e), a failure counted only with its partner;
-# WINDOW_SIDES="stack-1" only those sides (each stack-1 stack-2): to try
+# WINDOW_SIDES="stack-1" only those sides (each each-all stack-1 stack-2): to try
 # the bench on a short path.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -118,9 +126,11 @@ done
 for t in ${WINDOW_PULLS:-}; do
 	case " $ALL " in *" $t "*) ;; *) die "WINDOW_PULLS: no pull '$t' (of: $ALL)" ;; esac
 done
-SIDES=${WINDOW_SIDES:-each stack-1 stack-2}
+SIDES=${WINDOW_SIDES:-each each-all stack-1 stack-2}
 for s in $SIDES; do
-	case $s in each | stack-1 | stack-2) ;; *) die "WINDOW_SIDES: no side '$s' (each stack-1 stack-2)" ;; esac
+	case $s in each | each-all | stack-1 | stack-2) ;;
+	*) die "WINDOW_SIDES: no side '$s' (each each-all stack-1 stack-2)" ;;
+	esac
 done
 in_pulls() { case " $PULLS " in *" $1 "*) return 0 ;; esac; return 1; }
 # what a failure is due to: "alone", "with NAME", or "" (good; or its partner is not delivered)
@@ -480,6 +490,18 @@ approve() {
 		-H "Origin: $URL" "$URL/api/pulls/$1/approve"
 }
 moved_on() { [ "$(pull_field "$1" .state)" != waiting ]; }
+# send_back ID: each-all, after an approval: every other waiting pull tested on a head that is
+# not the branch's tip is tested again on it (its approval refused: the branch moved)
+send_back() {
+	tip=$(git --git-dir="$TREE_GIT" rev-parse "refs/heads/$BRANCH")
+	for u in $ids; do
+		[ "$u" != "$1" ] && [ "$(pull_field "$u" .state)" = waiting ] || continue
+		m=$(pull_field "$u" .merge_commit)
+		[ "$(git --git-dir="$TREE_GIT" rev-parse "$m^1")" != "$tip" ] || continue
+		[ "$(approve "$u")" != 200 ] || die "each-all: pull $u was approved out of order"
+		wait_for moved_on "$u" || true
+	done
+}
 # tested_or_behind ID: tested (it waits, or was decided), or it waits behind a pull it
 # conflicts with (server/stack.h): nothing runs for it until that pull is decided
 tested_or_behind() {
@@ -490,7 +512,8 @@ tested_or_behind() {
 	esac
 }
 
-# side NAME QUEUE WORKTREES: one window through a fresh service; a line of figures
+# side NAME QUEUE WORKTREES [ALL]: one window through a fresh service; a line of figures
+# (ALL=1: every waiting pull tested again whenever the branch moves, send_back)
 side() {
 	name=$1
 	git --git-dir="$TREE_GIT" update-ref "refs/heads/$BRANCH" "$BASE"
@@ -520,7 +543,10 @@ side() {
 		while :; do
 			s=$(wait_state "$id" waiting rejected error approved || true)
 			[ "$s" = waiting ] || break
-			[ "$(approve "$id")" != 200 ] || break
+			if [ "$(approve "$id")" = 200 ]; then
+				[ "${4:-0}" = 0 ] || send_back "$id"
+				break
+			fi
 			# refused: the branch moved since its test (each); it is tested again
 			wait_for moved_on "$id" || true
 		done
@@ -581,15 +607,18 @@ esac
 for s in $SIDES; do
 	case $s in
 	each) side each each 1 ;;
+	each-all) side each-all each 1 1 ;;
 	stack-1) side stack-1 stack 1 ;;
 	stack-2) side stack-2 stack 2 ;;
 	esac
 done
-[ -e "$SCRATCH/side-each" ] || exit 0
-read -r er es <"$SCRATCH/side-each"
-for s in stack-1 stack-2; do
-	[ -e "$SCRATCH/side-$s" ] || continue
-	read -r r t <"$SCRATCH/side-$s"
-	awk -v n="$s" -v er="$er" -v es="$es" -v r="$r" -v t="$t" 'BEGIN {
-		printf "window: each / %s: kernel runs %.2fx, wall time %.2fx\n", n, er / r, es / t }'
+for b in each each-all; do
+	[ -e "$SCRATCH/side-$b" ] || continue
+	read -r er es <"$SCRATCH/side-$b"
+	for s in stack-1 stack-2; do
+		[ -e "$SCRATCH/side-$s" ] || continue
+		read -r r t <"$SCRATCH/side-$s"
+		awk -v b="$b" -v n="$s" -v er="$er" -v es="$es" -v r="$r" -v t="$t" 'BEGIN {
+			printf "window: %s / %s: kernel runs %.2fx, wall time %.2fx\n", b, n, er / r, es / t }'
+	done
 done
