@@ -95,14 +95,34 @@ static int move(pg_worker *w, int64_t id, enum pg_job_state from, enum pg_job_st
 	return 0;
 }
 
-/* The thread moves the job it runs; when the store refuses, the job stays where it is. */
+#define RECORD_TRIES 3
+
+/*
+ * The thread moves the job it runs; a store that fails (busy, short of
+ * space a moment) is asked again.  When it keeps refusing, the job stays
+ * where it is: a running state no thread runs then, which the queue
+ * tests again (orphans).
+ */
 static void advance(slot *s, enum pg_job_state to, const pg_store_update *u)
 {
-	if (move(s->w, s->id, s->state, to, PG_JOB_BY_WORKER, u) < 0)
-		logf_(s->w, "pull %lld: cannot record state %s: %s", (long long)s->id,
-		      pg_job_state_name(to), pg_error_last());
-	else
-		s->state = to;
+	char first[512] = "";
+	int tries = 0, err;
+
+	while ((err = move(s->w, s->id, s->state, to, PG_JOB_BY_WORKER, u)) < 0 &&
+	       ++tries < RECORD_TRIES) {
+		if (!first[0])
+			snprintf(first, sizeof(first), "%s", pg_error_last());
+		pg_error_clear();
+	}
+	if (err < 0) {
+		logf_(s->w, "pull %lld: cannot record state %s (%d tries): %s", (long long)s->id,
+		      pg_job_state_name(to), RECORD_TRIES, pg_error_last());
+		return;
+	}
+	if (tries)
+		logf_(s->w, "pull %lld: state %s recorded at try %d (%s)", (long long)s->id,
+		      pg_job_state_name(to), tries + 1, first);
+	s->state = to;
 }
 
 /*
@@ -985,6 +1005,37 @@ static bool stacking(const pg_worker_opts *o)
 	return !o->each_on_head && (o->stages & PG_GATE_APPROVE);
 }
 
+/*
+ * The pulls of the queue q in a running state that no thread of ours
+ * runs: a run whose end the store could not record (advance) left it
+ * there.  Left so, one would hold the queue (one with no merge holds up
+ * the pulls behind it; one with a merge is stood on and never decided):
+ * each goes back to verified, keeping its place, to be tested again, as
+ * a start does with the runs the last stop cut short.  Under the approval
+ * lock, which a claim names its thread's pull under (claim_stacked): a
+ * pull just claimed is never taken for one.  How many went back.
+ */
+static size_t orphans(pg_worker *w, const pg_job_list *q)
+{
+	pg_store_update u = PG_STORE_UPDATE_INIT;
+	size_t i, n = 0;
+
+	u.message = "its run ended, but the store could not record how: no thread runs it; "
+		    "testing it again on the stack as it is";
+	for (i = 0; i < q->n; i++) {
+		const pg_job *j = q->items[i];
+
+		if (!pg_job_state_is_running(j->state) || runs_now(w, j->id))
+			continue;
+		if (move(w, j->id, j->state, PG_JOB_VERIFIED, PG_JOB_BY_WORKER, &u) < 0) {
+			logf_(w, "pull %lld: %s", (long long)j->id, pg_error_last());
+			pg_error_clear();
+		} else
+			n++;
+	}
+	return n;
+}
+
 /* The stack as it is now, its stale pulls sent back to be tested again; under the approval lock. */
 static int plan_now(pg_stack_plan *plan, bool *has_tip, pg_worker *w, const pg_worker_opts *o)
 {
@@ -1002,6 +1053,11 @@ static int plan_now(pg_stack_plan *plan, bool *has_tip, pg_worker *w, const pg_w
 	for (round = 0; round < 2; round++) {
 		if ((err = pg_store_queue(&q, w->o.store)) < 0)
 			return err;
+		if (round == 0 && orphans(w, &q)) {
+			pg_job_list_release(&q);
+			if ((err = pg_store_queue(&q, w->o.store)) < 0)
+				return err;
+		}
 		err = pg_stack_plan_make(plan, has == 0 ? &tip : NULL, &q);
 		pg_job_list_release(&q);
 		if (err < 0 || plan->nstale == 0)
@@ -1051,6 +1107,10 @@ static int claim_stacked(pg_job **out, slot *s, const pg_worker_opts *o)
 	}
 	if (err < 0)
 		goto done;
+	/* its thread named before the lock is let go: never taken for an orphan */
+	pthread_mutex_lock(&w->lock);
+	s->id = plan.next;
+	pthread_mutex_unlock(&w->lock);
 	if ((err = pg_store_get(out, w->o.store, plan.next)) < 0) {
 		/* no thread runs it: it must not stay merging, holding up the queue */
 		char why[512];
@@ -1061,6 +1121,9 @@ static int claim_stacked(pg_job **out, slot *s, const pg_worker_opts *o)
 		if (pg_job_move(w->o.store, plan.next, PG_JOB_MERGING, PG_JOB_VERIFIED,
 				PG_JOB_BY_WORKER, &u) < 0)
 			pg_error_clear();
+		pthread_mutex_lock(&w->lock);
+		s->id = 0;
+		pthread_mutex_unlock(&w->lock);
 		err = pg_error_set(err, "%s", why);
 		goto done;
 	}
