@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 static atomic_bool stopped, held;
+static atomic_ulong faults;
 
 /*
  * A crash as a bug would make it: SIGSEGV with its default action, so that
@@ -83,6 +84,15 @@ void pg_testpoint(const char *stage, const char *text)
 	if (!atomic_load(&held) && matches(getenv("PULLGATE_TEST_HOLD"), stage, text) &&
 	    !atomic_exchange(&held, true))
 		hold(stage, text);
+}
+
+bool pg_testfault(const char *stage, const char *text)
+{
+	const char *times = getenv("PULLGATE_TEST_FAIL_TIMES");
+	unsigned long n = times && *times ? strtoul(times, NULL, 10) : 1;
+
+	return matches(getenv("PULLGATE_TEST_FAIL"), stage, text) &&
+	       atomic_fetch_add(&faults, 1) < n;
 }
 
 uint64_t pg_test_clock_ms(uint64_t now_ms)

@@ -33,6 +33,12 @@
  * hostile repository) makes one: with PULLGATE_TEST_CRASH=STAGE[:TEXT],
  * every process reaching the point dies of SIGSEGV there.
  *
+ * A test of what a failing write leaves (a run's end the store could not
+ * record) makes one fail: with PULLGATE_TEST_FAIL=STAGE[:TEXT], the first
+ * PULLGATE_TEST_FAIL_TIMES points of STAGE (1 by default) whose text
+ * starts with TEXT ask their caller to fail (pg_testfault is true).  The
+ * store's write of a pull's state is "store", its text the state written.
+ *
  * A test of what waits for time (the log-in throttle) sets the clock
  * instead of sleeping: with PULLGATE_TEST_CLOCK=FILE, pg_test_clock_ms()
  * is the milliseconds FILE holds (read at each call), else now_ms.
@@ -43,6 +49,7 @@
  */
 #ifdef PG_TEST_POINTS
 void pg_testpoint(const char *stage, const char *text);
+bool pg_testfault(const char *stage, const char *text);
 uint64_t pg_test_clock_ms(uint64_t now_ms);
 #define PG_TEST_POINTS_BUILT true
 #else
@@ -50,6 +57,12 @@ static inline void pg_testpoint(const char *stage, const char *text)
 {
 	(void)stage;
 	(void)text;
+}
+static inline bool pg_testfault(const char *stage, const char *text)
+{
+	(void)stage;
+	(void)text;
+	return false;
 }
 static inline uint64_t pg_test_clock_ms(uint64_t now_ms)
 {

@@ -3,6 +3,7 @@
 #include "common/error.h"
 #include "common/testpoint.h"
 #include "common/fs.h"
+#include "common/map.h"
 #include "repo/repo.h"
 
 #include <fcntl.h>
@@ -336,6 +337,36 @@ int pg_tree_resolution(pg_oid *tree, char **name, pg_oid *id, pg_buf *unresolved
 	}
 	pg_str_list_free(refs, n);
 	return err < 0 ? err : found;
+}
+
+int pg_tree_resolutions_digest(uint64_t *out, pg_tree *t)
+{
+	pg_buf all = PG_BUF_INIT;
+	char **refs = NULL;
+	char hex[PG_OID_HEXSZ + 1];
+	size_t n = 0, i;
+	pg_oid target;
+	int err;
+
+	*out = 0;
+	if ((err = pg_repo_ref_list(&refs, &n, t->repo, PG_TREE_RESOLUTIONS)) < 0)
+		return err;
+	for (i = 0; i < n && err == 0; i++) {
+		if ((err = pg_repo_ref_target(&target, t->repo, refs[i])) == PG_ENOTFOUND) {
+			pg_error_clear();
+			err = 0;
+			continue; /* deleted meanwhile */
+		}
+		if (err == 0) {
+			pg_oid_tohex(hex, &target);
+			err = pg_buf_printf(&all, "%s %s\n", refs[i], hex);
+		}
+	}
+	if (err == 0 && all.len)
+		*out = pg_hash_bytes(all.ptr, all.len);
+	pg_buf_release(&all);
+	pg_str_list_free(refs, n);
+	return err;
 }
 
 int pg_tree_merge(pg_merge_result *out, pg_tree *t, const pg_oid *base, const pg_oid *tag,

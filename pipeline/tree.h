@@ -115,6 +115,13 @@ typedef struct pg_merge_opts {
 int pg_tree_resolution(pg_oid *tree, char **name, pg_oid *id, pg_buf *unresolved, pg_tree *t,
 		       const pg_oid *base, const pg_oid *commit);
 
+/*
+ * A digest of the refs under PG_TREE_RESOLUTIONS, their names and what
+ * they point at (no object read): it changes when a resolution is
+ * recorded, moved or removed.  0 when there is none.
+ */
+int pg_tree_resolutions_digest(uint64_t *out, pg_tree *t);
+
 typedef struct pg_merge_result {
 	bool conflicted;        /* conflicts, and no resolution applies */
 	char **conflicts;       /* paths, when conflicted or resolved */

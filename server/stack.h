@@ -21,7 +21,9 @@
  * its stack may still be the one it was tested on).  A held
  * pull is left out: it neither stands on the stack nor holds anything up;
  * so is a verified pull that conflicts with a pull ahead of it that is
- * not held (pg_job.conflict_with), until that pull leaves the queue.
+ * not held (pg_job.conflict_with), until that pull leaves the queue
+ * (or a resolution recorded since settles it: the worker runs the entry
+ * check again when the resolutions change).
  */
 typedef struct pg_stack_plan {
 	int64_t *stack;         /* the pulls that stand on the stack, bottom first */

@@ -1,6 +1,7 @@
 /* store_write.c - what changes the store: deliveries and their jobs (committed in groups), changes of state with reports and decisions. */
 #include "server/store_sql.h"
 #include "common/array.h"
+#include "common/testpoint.h"
 
 static int delivery_row(sqlite3_stmt *st, void *ids)
 {
@@ -451,6 +452,9 @@ int pg_store_set_state(pg_store *s, int64_t id, enum pg_job_state from, enum pg_
 	pg_finding *kept = NULL;
 	int err;
 
+	if (pg_testfault("store", pg_job_state_name(to)))
+		return pg_error_set(PG_EIO, "store: pulls: pull %lld not made %s (a test's fault)",
+				    (long long)id, pg_job_state_name(to));
 	/* the whole report is never formatted: only what the store keeps of it */
 	if (u->report && (err = pg_store_report_json(&json, &view, &kept, s, u->report)) < 0) {
 		free(kept);

@@ -57,6 +57,9 @@ struct pg_worker {
 	pthread_mutex_t approve_lock;   /* one approval at a time */
 	pthread_mutex_t entry_lock;     /* one pull enters the queue at a time */
 	bool stopping;
+	bool resolutions_seen;  /* resolutions holds the digest of the last look */
+	uint64_t resolutions;   /* pg_tree_resolutions_digest, at the last look */
+	unsigned rechecking;    /* threads running the entry check again: no claim meanwhile */
 	pthread_t threads[MAX_THREADS];
 	size_t nthreads;
 	bool git_ready;         /* pg_git_init() succeeded: shut down after the threads */
@@ -92,14 +95,34 @@ static int move(pg_worker *w, int64_t id, enum pg_job_state from, enum pg_job_st
 	return 0;
 }
 
-/* The thread moves the job it runs; when the store refuses, the job stays where it is. */
+#define RECORD_TRIES 3
+
+/*
+ * The thread moves the job it runs; a store that fails (busy, short of
+ * space a moment) is asked again.  When it keeps refusing, the job stays
+ * where it is: a running state no thread runs then, which the queue
+ * tests again (orphans).
+ */
 static void advance(slot *s, enum pg_job_state to, const pg_store_update *u)
 {
-	if (move(s->w, s->id, s->state, to, PG_JOB_BY_WORKER, u) < 0)
-		logf_(s->w, "pull %lld: cannot record state %s: %s", (long long)s->id,
-		      pg_job_state_name(to), pg_error_last());
-	else
-		s->state = to;
+	char first[512] = "";
+	int tries = 0, err;
+
+	while ((err = move(s->w, s->id, s->state, to, PG_JOB_BY_WORKER, u)) < 0 &&
+	       ++tries < RECORD_TRIES) {
+		if (!first[0])
+			snprintf(first, sizeof(first), "%s", pg_error_last());
+		pg_error_clear();
+	}
+	if (err < 0) {
+		logf_(s->w, "pull %lld: cannot record state %s (%d tries): %s", (long long)s->id,
+		      pg_job_state_name(to), RECORD_TRIES, pg_error_last());
+		return;
+	}
+	if (tries)
+		logf_(s->w, "pull %lld: state %s recorded at try %d (%s)", (long long)s->id,
+		      pg_job_state_name(to), tries + 1, first);
+	s->state = to;
 }
 
 /*
@@ -329,9 +352,9 @@ static int pulls_ahead(const pg_job ***ahead, size_t *n, const pg_job_list *q, c
 }
 
 /* Run `pullgate conflicts` on the pull against the listed pulls ahead: the sentence, and with whom. */
-static int conflicts_with(pg_buf *sentence, int64_t *with, slot *s, const pg_job *j,
-			  const pg_report *r, const pg_job **listed, size_t nlisted,
-			  const pg_buf *lines)
+static int conflicts_with(pg_buf *sentence, int64_t *with, const pg_worker_opts *o,
+			  volatile sig_atomic_t *cancel, const pg_job *j, const pg_oid *tag_object,
+			  const pg_job **listed, size_t nlisted, const pg_buf *lines)
 {
 	pg_isolate_opts io = { 0 };
 	pg_isolate_pull ip = { 0 };
@@ -339,18 +362,59 @@ static int conflicts_with(pg_buf *sentence, int64_t *with, slot *s, const pg_job
 	pg_json *doc = NULL;
 	int err;
 
-	gate_settings(&gs, &s->o);
+	gate_settings(&gs, o);
 	ip.repo = j->repo;
 	ip.tag = j->tag;
-	ip.expect = &r->tag_object; /* the tag its verify read, and no other */
-	io.home = s->o.home;
-	io.policy = s->o.policy;
-	io.max_memory = s->o.verify_memory;
+	ip.expect = tag_object; /* the tag its verify read, and no other */
+	io.home = o->home;
+	io.policy = o->policy;
+	io.max_memory = o->verify_memory;
 	io.settings = &gs;
-	io.cancel = &s->cancel;
+	io.cancel = cancel;
 	if ((err = pg_isolated_conflicts(&doc, &ip, lines->ptr, lines->len, &io)) == 0)
 		err = pg_entry_sentence(sentence, with, doc, listed, nlisted, gs.branch);
 	pg_json_free(doc);
+	return err;
+}
+
+/*
+ * The check at a pull's entry into the queue q: merged in memory with
+ * every pull ahead of it, in a child process, tag_object the tag its
+ * verify read.  *sentence its textual conflicts (empty: none), *with the
+ * pull it waits behind (0: none).
+ */
+static int entry_check(pg_buf *sentence, int64_t *with, const pg_worker_opts *o,
+		       volatile sig_atomic_t *cancel, const pg_job_list *q, const pg_job *j,
+		       const pg_oid *tag_object)
+{
+	const pg_job **ahead = NULL, **listed = NULL;
+	pg_buf lines = PG_BUF_INIT;
+	bool *used = NULL;
+	size_t i, n = 0, nlisted = 0;
+	int err;
+
+	*with = 0;
+	if ((err = pulls_ahead(&ahead, &n, q, j)) < 0)
+		goto done;
+	if (!(used = calloc(n ? n : 1, sizeof(*used))) ||
+	    !(listed = calloc(n ? n : 1, sizeof(*listed)))) {
+		err = pg_error_oom();
+		goto done;
+	}
+	if ((err = pg_entry_ahead_file(&lines, used, ahead, n)) < 0)
+		goto done;
+	for (i = 0; i < n; i++)
+		if (used[i])
+			listed[nlisted++] = ahead[i];
+	/* the first in the queue merges onto the branch: its merge stage says whether it conflicts */
+	if (nlisted)
+		err = conflicts_with(sentence, with, o, cancel, j, tag_object, listed, nlisted,
+				     &lines);
+done:
+	free(used);
+	free(listed);
+	free(ahead);
+	pg_buf_release(&lines);
 	return err;
 }
 
@@ -365,37 +429,18 @@ static int conflicts_with(pg_buf *sentence, int64_t *with, slot *s, const pg_job
 static void enter_queue(slot *s, const pg_job *j, const pg_report *r)
 {
 	pg_job_list q = { 0 };
-	const pg_job **ahead = NULL, **listed = NULL;
-	pg_buf lines = PG_BUF_INIT, sentence = PG_BUF_INIT;
-	bool *used = NULL;
-	size_t i, n = 0, nlisted = 0;
+	pg_buf sentence = PG_BUF_INIT;
 	int64_t with = 0;
 	int err;
 
-	if ((err = pg_store_queue(&q, s->o.store)) < 0 ||
-	    (err = pulls_ahead(&ahead, &n, &q, j)) < 0)
-		goto done;
-	if (!(used = calloc(n ? n : 1, sizeof(*used))) ||
-	    !(listed = calloc(n ? n : 1, sizeof(*listed)))) {
-		err = pg_error_oom();
-		goto done;
-	}
-	if ((err = pg_entry_ahead_file(&lines, used, ahead, n)) < 0)
-		goto done;
-	for (i = 0; i < n; i++)
-		if (used[i])
-			listed[nlisted++] = ahead[i];
-	/* the first in the queue merges onto the branch: its merge stage says whether it conflicts */
-	if (nlisted)
-		err = conflicts_with(&sentence, &with, s, j, r, listed, nlisted, &lines);
-	if (err == 0)
+	if ((err = pg_store_queue(&q, s->o.store)) == 0 &&
+	    (err = entry_check(&sentence, &with, &s->o, &s->cancel, &q, j, &r->tag_object)) == 0)
 		err = pg_store_set_conflict(s->o.store, j->id, s->state,
 					    sentence.len ? sentence.ptr : NULL, with);
 	if (err == 0 && sentence.len) {
 		pg_events_post(s->o.events, j->id, "progress", "queue", sentence.ptr);
 		logf_(s->w, "pull %lld: %s", (long long)j->id, sentence.ptr);
 	}
-done:
 	if (err < 0) {
 		logf_(s->w, "pull %lld: its conflicts with the pulls ahead could not be checked: %s",
 		      (long long)j->id, pg_error_last());
@@ -404,12 +449,145 @@ done:
 		if (pg_store_set_conflict(s->o.store, j->id, s->state, NULL, 0) < 0)
 			pg_error_clear();
 	}
-	free(used);
-	free(listed);
-	free(ahead);
-	pg_buf_release(&lines);
 	pg_buf_release(&sentence);
 	pg_job_list_release(&q);
+}
+
+/*
+ * The entry check of a verified pull j of the queue q, run again: what it
+ * finds now is recorded, and the log says when the pull stops waiting
+ * behind another or waits again.  One that cannot decide leaves what the
+ * last found (the merge stage finds any conflict).
+ */
+static void entry_again(pg_worker *w, const pg_worker_opts *o, volatile sig_atomic_t *cancel,
+			const pg_job_list *q, const pg_job *j)
+{
+	pg_buf sentence = PG_BUF_INIT;
+	const char *now;
+	int64_t with = 0;
+	int err;
+
+	if ((err = entry_check(&sentence, &with, o, cancel, q, j, &j->tag_object)) == 0)
+		err = pg_store_set_conflict(w->o.store, j->id, PG_JOB_VERIFIED,
+					    sentence.len ? sentence.ptr : NULL, with);
+	if (err == PG_ECONFLICT) {
+		/* tested, decided or sent back since the look: not verified now */
+		pg_error_clear();
+		goto done;
+	}
+	if (err < 0) {
+		logf_(w, "pull %lld: its conflicts could not be checked again: %s; what was found "
+		      "stands", (long long)j->id, pg_error_last());
+		pg_error_clear();
+		goto done;
+	}
+	now = sentence.len ? sentence.ptr : "it conflicts with no pull ahead";
+	if (with == j->conflict_with && j->conflict && !strcmp(j->conflict, now))
+		goto done;
+	if (j->conflict_with && !with)
+		logf_(w, "pull %lld: waits behind pull %lld no longer, the resolutions having "
+		      "changed: %s", (long long)j->id, (long long)j->conflict_with, now);
+	else if (with && with != j->conflict_with)
+		logf_(w, "pull %lld: waits behind pull %lld, the resolutions having changed: %s",
+		      (long long)j->id, (long long)with, now);
+	else
+		logf_(w, "pull %lld: the resolutions having changed: %s", (long long)j->id, now);
+	pg_events_post(w->o.events, j->id, "progress", "queue", now);
+	if (with != j->conflict_with)
+		pg_events_queue_changed(w->o.events);
+done:
+	pg_buf_release(&sentence);
+}
+
+/* The maintainer's tree: 0 with *t to free, 1 when there is none (nothing was merged yet). */
+static int open_tree(pg_tree **t, const pg_worker_opts *o)
+{
+	pg_gate_opts go;
+	pg_buf path = PG_BUF_INIT;
+	char run_name[32];
+	int err;
+
+	*t = NULL;
+	gate_opts(&go, run_name, sizeof(run_name), o, 0);
+	if ((err = pg_run_tree_path(&path, &go)) == 0 && access(path.ptr, F_OK) != 0 &&
+	    errno == ENOENT)
+		err = 1;
+	else if (err == 0)
+		err = pg_tree_open(t, path.ptr, go.settings.branch);
+	pg_buf_release(&path);
+	return err;
+}
+
+/*
+ * Whether the entry check of j is run again when the resolutions change:
+ * j conflicted as it entered and is not tested yet, and the pull it
+ * waits behind (if any) is still in the queue (once that one is decided,
+ * j waits no longer, and a failing merge names it: attribute).
+ */
+static bool again(const pg_job_list *q, const pg_job *j)
+{
+	size_t i;
+
+	if (j->state != PG_JOB_VERIFIED || !j->conflict || !j->has_tag_object)
+		return false;
+	for (i = 0; i < q->n && j->conflict_with; i++)
+		if (q->items[i]->id == j->conflict_with)
+			return true;
+	return !j->conflict_with;
+}
+
+/*
+ * A kernel thread's look for work: when a resolution was recorded, moved
+ * or removed under refs/pullgate/resolutions/ since the last look (the
+ * first look after the start counts as one), the entry check runs again
+ * on every verified pull of the queue that conflicted as it entered, so
+ * that a pull a resolution now settles stops waiting behind the other,
+ * and one whose resolution is gone (or no longer applies) waits again
+ * before it is tested.  Under the entry lock: no pull enters meanwhile;
+ * no kernel thread claims a pull until it is done (w->rechecking).
+ */
+static void resolutions_looked_at(slot *s, const pg_worker_opts *o)
+{
+	pg_worker *w = s->w;
+	pg_job_list q = { 0 };
+	pg_tree *t = NULL;
+	uint64_t digest = 0;
+	size_t i;
+	bool changed;
+	int err;
+
+	if ((err = open_tree(&t, o)) == 0)
+		err = pg_tree_resolutions_digest(&digest, t);
+	pg_tree_free(t);
+	if (err != 0) {
+		pg_error_clear(); /* no tree yet, or unreadable now: the next look */
+		return;
+	}
+	pthread_mutex_lock(&w->lock);
+	changed = !w->resolutions_seen || w->resolutions != digest;
+	w->resolutions_seen = true;
+	w->resolutions = digest;
+	w->rechecking += changed;
+	s->cancel = w->stopping;
+	pthread_mutex_unlock(&w->lock);
+	if (!changed)
+		return;
+	pthread_mutex_lock(&w->entry_lock);
+	if ((err = pg_store_queue(&q, w->o.store)) < 0) {
+		logf_(w, "queue: %s", pg_error_last());
+		pg_error_clear();
+	}
+	for (i = 0; i < q.n && !s->cancel; i++)
+		if (again(&q, q.items[i]))
+			entry_again(w, o, &s->cancel, &q, q.items[i]);
+	pthread_mutex_unlock(&w->entry_lock);
+	pg_job_list_release(&q);
+	pthread_mutex_lock(&w->lock);
+	if (err < 0)
+		w->resolutions_seen = false; /* the queue unread: looked at again next time */
+	w->rechecking--;
+	pthread_mutex_unlock(&w->lock);
+	pg_worker_wake(w);
 }
 
 static void verify_job(slot *s, const pg_job *j)
@@ -812,20 +990,12 @@ static void idle(pg_worker *w)
 /* The integration branch's tip now: 0, 1 when there is no tree (nothing was merged yet), or negative. */
 static int branch_tip(pg_oid *tip, const pg_worker_opts *o)
 {
-	pg_gate_opts go;
-	pg_buf path = PG_BUF_INIT;
 	pg_tree *t = NULL;
-	char run_name[32];
 	int err;
 
-	gate_opts(&go, run_name, sizeof(run_name), o, 0);
-	if ((err = pg_run_tree_path(&path, &go)) == 0 && access(path.ptr, F_OK) != 0 &&
-	    errno == ENOENT)
-		err = 1;
-	else if (err == 0 && (err = pg_tree_open(&t, path.ptr, go.settings.branch)) == 0)
+	if ((err = open_tree(&t, o)) == 0)
 		err = pg_tree_head(tip, t);
 	pg_tree_free(t);
-	pg_buf_release(&path);
 	return err;
 }
 
@@ -833,6 +1003,37 @@ static int branch_tip(pg_oid *tip, const pg_worker_opts *o)
 static bool stacking(const pg_worker_opts *o)
 {
 	return !o->each_on_head && (o->stages & PG_GATE_APPROVE);
+}
+
+/*
+ * The pulls of the queue q in a running state that no thread of ours
+ * runs: a run whose end the store could not record (advance) left it
+ * there.  Left so, one would hold the queue (one with no merge holds up
+ * the pulls behind it; one with a merge is stood on and never decided):
+ * each goes back to verified, keeping its place, to be tested again, as
+ * a start does with the runs the last stop cut short.  Under the approval
+ * lock, which a claim names its thread's pull under (claim_stacked): a
+ * pull just claimed is never taken for one.  How many went back.
+ */
+static size_t orphans(pg_worker *w, const pg_job_list *q)
+{
+	pg_store_update u = PG_STORE_UPDATE_INIT;
+	size_t i, n = 0;
+
+	u.message = "its run ended, but the store could not record how: no thread runs it; "
+		    "testing it again on the stack as it is";
+	for (i = 0; i < q->n; i++) {
+		const pg_job *j = q->items[i];
+
+		if (!pg_job_state_is_running(j->state) || runs_now(w, j->id))
+			continue;
+		if (move(w, j->id, j->state, PG_JOB_VERIFIED, PG_JOB_BY_WORKER, &u) < 0) {
+			logf_(w, "pull %lld: %s", (long long)j->id, pg_error_last());
+			pg_error_clear();
+		} else
+			n++;
+	}
+	return n;
 }
 
 /* The stack as it is now, its stale pulls sent back to be tested again; under the approval lock. */
@@ -852,6 +1053,11 @@ static int plan_now(pg_stack_plan *plan, bool *has_tip, pg_worker *w, const pg_w
 	for (round = 0; round < 2; round++) {
 		if ((err = pg_store_queue(&q, w->o.store)) < 0)
 			return err;
+		if (round == 0 && orphans(w, &q)) {
+			pg_job_list_release(&q);
+			if ((err = pg_store_queue(&q, w->o.store)) < 0)
+				return err;
+		}
 		err = pg_stack_plan_make(plan, has == 0 ? &tip : NULL, &q);
 		pg_job_list_release(&q);
 		if (err < 0 || plan->nstale == 0)
@@ -878,9 +1084,17 @@ static int claim_stacked(pg_job **out, slot *s, const pg_worker_opts *o)
 	pg_worker *w = s->w;
 	pg_stack_plan plan;
 	bool has_tip = false;
+	unsigned rechecking;
 	int err;
 
 	*out = NULL;
+	memset(&plan, 0, sizeof(plan));
+	resolutions_looked_at(s, o);
+	pthread_mutex_lock(&w->lock);
+	rechecking = w->rechecking;
+	pthread_mutex_unlock(&w->lock);
+	if (rechecking)
+		return 0; /* what it finds may keep the next pull waiting: the next look */
 	pthread_mutex_lock(&w->approve_lock);
 	if ((err = plan_now(&plan, &has_tip, w, o)) < 0 || !plan.next)
 		goto done;
@@ -893,6 +1107,10 @@ static int claim_stacked(pg_job **out, slot *s, const pg_worker_opts *o)
 	}
 	if (err < 0)
 		goto done;
+	/* its thread named before the lock is let go: never taken for an orphan */
+	pthread_mutex_lock(&w->lock);
+	s->id = plan.next;
+	pthread_mutex_unlock(&w->lock);
 	if ((err = pg_store_get(out, w->o.store, plan.next)) < 0) {
 		/* no thread runs it: it must not stay merging, holding up the queue */
 		char why[512];
@@ -903,6 +1121,9 @@ static int claim_stacked(pg_job **out, slot *s, const pg_worker_opts *o)
 		if (pg_job_move(w->o.store, plan.next, PG_JOB_MERGING, PG_JOB_VERIFIED,
 				PG_JOB_BY_WORKER, &u) < 0)
 			pg_error_clear();
+		pthread_mutex_lock(&w->lock);
+		s->id = 0;
+		pthread_mutex_unlock(&w->lock);
 		err = pg_error_set(err, "%s", why);
 		goto done;
 	}
@@ -1598,9 +1819,9 @@ void pg_worker_stop(pg_worker *w)
 		return;
 	pthread_mutex_lock(&w->lock);
 	w->stopping = true;
+	/* a job, or the entry check run again between jobs (resolutions_looked_at) */
 	for (i = 0; i < MAX_THREADS; i++)
-		if (w->slots[i].id)
-			w->slots[i].cancel = 1;
+		w->slots[i].cancel = 1;
 	pthread_cond_broadcast(&w->wake);
 	pthread_mutex_unlock(&w->lock);
 	for (i = 0; i < w->nthreads; i++)
