@@ -96,12 +96,7 @@ static int authenticate(pg_hook_decision *d, const pg_hook_input *in, const char
 	return 0;
 }
 
-/*
- * What makes two jobs the same pull, for the store's dedupe: the kind,
- * the location fetched, the tag and the object id the push names, or for
- * a mail, the mail itself (which names no object id).
- */
-static int dedupe_key(pg_buf *out, const pg_job_spec *j, const char *body_digest)
+int pg_hook_dedupe_key(pg_buf *out, const pg_job_spec *j, const char *body_digest)
 {
 	char expect[PG_OID_HEXSZ + 1];
 
@@ -111,8 +106,7 @@ static int dedupe_key(pg_buf *out, const pg_job_spec *j, const char *body_digest
 			     j->expect ? expect : body_digest);
 }
 
-/* The states in which a job is open: an equal delivery names it instead of making another. */
-static size_t open_states(enum pg_job_state *out)
+size_t pg_hook_open_states(enum pg_job_state *out)
 {
 	size_t n = 0;
 	int st;
@@ -157,7 +151,7 @@ static int queue(pg_req *rq, pg_resp *rs, pg_job_spec *jobs, size_t njobs, const
 		goto done;
 	}
 	for (i = 0; i < njobs; i++) {
-		if ((err = dedupe_key(&keys[i], &jobs[i], digest.ptr)) < 0)
+		if ((err = pg_hook_dedupe_key(&keys[i], &jobs[i], digest.ptr)) < 0)
 			goto done;
 		jobs[i].dedupe = keys[i].ptr;
 	}
@@ -169,7 +163,7 @@ static int queue(pg_req *rq, pg_resp *rs, pg_job_spec *jobs, size_t njobs, const
 	d.jobs = jobs;
 	d.njobs = njobs;
 	d.open = open;
-	d.nopen = open_states(open);
+	d.nopen = pg_hook_open_states(open);
 	err = pg_store_add_delivery(&ids, &created, s->store, &d);
 	if (err == PG_ECONFLICT) {
 		pg_server_count_reject(s, mail, PG_REJECT_CONFLICT);

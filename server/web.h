@@ -72,6 +72,16 @@ typedef struct pg_hook_decision {
 int pg_hook_decide(pg_hook_decision *d, const pg_hook_input *in);
 void pg_hook_decision_release(pg_hook_decision *d);
 
+/*
+ * What makes two jobs the same pull, for the store's dedupe (appended to
+ * out): the kind, the location fetched, the tag and the object id a push
+ * names, or for a mail, the digest of the mail (which names no object id).
+ */
+int pg_hook_dedupe_key(pg_buf *out, const pg_job_spec *j, const char *body_digest);
+
+/* The states in which a job is open (out holds PG_JOB__COUNT): a same pull names it. */
+size_t pg_hook_open_states(enum pg_job_state *out);
+
 
 struct pg_retired;
 
@@ -116,6 +126,7 @@ struct pg_server {
 	uint64_t http_requests;
 	uint64_t http_errors;           /* 5xx */
 	pg_notify *notify;              /* the approval notice by SMTP (notify.c) */
+	struct pg_intake *intake;       /* the transparency log followed (intake.c), or NULL */
 	pg_config *owned_config;        /* the last reload's configuration (reload.c) */
 	struct pg_retired *retired;     /* what reloads replaced, freed at stop */
 	size_t nretired, retired_alloc;
