@@ -94,32 +94,19 @@ static int deliver(pg_intake *in, const pg_tlog_entry *e, const char *id, pg_job
 		   size_t njobs)
 {
 	pg_server *s = in->s;
-	pg_buf digest = PG_BUF_INIT, ids = PG_BUF_INIT, *keys = NULL;
-	enum pg_job_state open[PG_JOB__COUNT];
+	pg_buf digest = PG_BUF_INIT, ids = PG_BUF_INIT;
 	pg_delivery d;
-	size_t i, created = 0;
+	size_t created = 0;
 	int err;
 
 	memset(&d, 0, sizeof(d));
-	if (!(keys = calloc(njobs, sizeof(*keys))))
-		return pg_error_oom();
 	/* the message as the log holds it: the same record read again is the same delivery */
 	if ((err = pg_auth_hmac_hex(&digest, "pullgate-delivery", e->raw, e->raw_len)) < 0)
 		goto done;
-	for (i = 0; i < njobs; i++) {
-		if ((err = pg_hook_dedupe_key(&keys[i], &jobs[i], digest.ptr)) < 0)
-			goto done;
-		jobs[i].dedupe = keys[i].ptr;
-	}
 	d.id = id;
 	d.hook = "tlog";
 	d.digest = digest.ptr;
-	d.state = PG_JOB_QUEUED;
-	d.jobs = jobs;
-	d.njobs = njobs;
-	d.open = open;
-	d.nopen = pg_hook_open_states(open);
-	err = pg_store_add_delivery(&ids, &created, s->store, &d);
+	err = pg_hook_record(&ids, &created, s->store, &d, jobs, njobs);
 	if (err == PG_EEXISTS) {
 		/* read again after a stop that came before the cursor was saved */
 		err = 0;
@@ -139,9 +126,6 @@ static int deliver(pg_intake *in, const pg_tlog_entry *e, const char *id, pg_job
 	if (created)
 		pg_worker_wake(s->worker);
 done:
-	for (i = 0; i < njobs; i++)
-		pg_buf_release(&keys[i]);
-	free(keys);
 	pg_buf_release(&digest);
 	pg_buf_release(&ids);
 	return err;

@@ -73,14 +73,14 @@ int pg_hook_decide(pg_hook_decision *d, const pg_hook_input *in);
 void pg_hook_decision_release(pg_hook_decision *d);
 
 /*
- * What makes two jobs the same pull, for the store's dedupe (appended to
- * out): the kind, the location fetched, the tag and the object id a push
- * names, or for a mail, the digest of the mail (which names no object id).
+ * Record delivery d (the caller fills its id, hook, digest and signature)
+ * with jobs, as new queued jobs, each with the dedupe key of a hook's job
+ * (the kind, the location, the tag, and the object id a push names or, for
+ * a mail, d's digest): what pg_store_add_delivery answers.  Both hooks and
+ * the transparency log's intake (intake.c) record through it.
  */
-int pg_hook_dedupe_key(pg_buf *out, const pg_job_spec *j, const char *body_digest);
-
-/* The states in which a job is open (out holds PG_JOB__COUNT): a same pull names it. */
-size_t pg_hook_open_states(enum pg_job_state *out);
+int pg_hook_record(pg_buf *ids, size_t *created, pg_store *store, pg_delivery *d,
+		   pg_job_spec *jobs, size_t njobs);
 
 
 struct pg_retired;
