@@ -65,6 +65,19 @@ bool pg_intake_wants(const pg_intake_conf *conf, const char *repo, const char *r
 	return !conf->ntags;
 }
 
+/* The pushing account as a sender: a name the push hook would take, else none. */
+static const char *sender_of(const char *user)
+{
+	const char *p;
+
+	if (!user || !*user || strlen(user) > PG_PUSH_MAX_NAME)
+		return NULL;
+	for (p = user; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return NULL;
+	return user;
+}
+
 /* The jobs of one record's changes that the intake wants; the record's own strings. */
 static size_t record_jobs(pg_job_spec *jobs, const pg_intake_conf *conf,
 			  const pg_tlog_record *rec, const char *location)
@@ -82,8 +95,7 @@ static size_t record_jobs(pg_job_spec *jobs, const pg_intake_conf *conf,
 		jobs[n].repo_name = rec->repo;
 		jobs[n].tag = ch->ref;
 		jobs[n].expect = &ch->new_id;
-		/* a name the push hook would take; a longer one is no sender anybody has */
-		jobs[n].sender = rec->user && strlen(rec->user) <= PG_PUSH_MAX_NAME ? rec->user : NULL;
+		jobs[n].sender = sender_of(rec->user);
 		n++;
 	}
 	return n;

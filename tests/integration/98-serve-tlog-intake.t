@@ -4,7 +4,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
-plan 39
+plan 41
 
 # --- a broken intake section is a configuration error, in one line ---------------------------
 bad_config() { # YAML EXPECTED WHAT
@@ -184,3 +184,11 @@ wait_for total_is 6 || true
 is "$(total)" 6 "after the reload, a tag still matched makes a job"
 is "$(jobs_of hardening-v6.16-rc1-fix1 | wc -w | tr -d ' ')" 1 "and one no glob takes any more makes none"
 is "$(grep -c "tlog delivery" "$SCRATCH/serve.err")" 1 "one delivery logged"
+
+# --- a watched tag's record whose Message-Id is no msg-id: skipped with a line, no job -------------
+{ headers "$KEES_NAME" | sed 's/^Message-Id: .*/Message-Id: <two words@gitolite.kernel.org>/'
+  change refs/tags/rebase-carry "$ZERO" "$TAG_rebase" | body "$KEES_NAME" kees; } >"$OUT/msg"
+append                                                                                  # 24
+ok "$(wait_for said "commit [0-9a-f]*, a push to $KEES_NAME, is skipped: the record's Message-Id is not one msg-id"; echo $?)" \
+	"a record without a usable Message-Id is skipped with a line"
+is "$(total)" 6 "and makes no job"
