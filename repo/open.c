@@ -484,6 +484,26 @@ int pg_repo_fetch(pg_oid *out, pg_repo *r, const char *location, const char *ref
 	return fetch_url(out, r, location, ref, opts->into);
 }
 
+int pg_repo_fetch_mirror(bool *fetched, pg_repo *r, const char *remote, const char *ref)
+{
+	pg_buf key = PG_BUF_INIT;
+	char *url = NULL;
+	pg_oid out;
+	int err;
+
+	*fetched = false;
+	if ((err = pg_buf_printf(&key, "remote.%s.url", remote)) < 0 ||
+	    (err = pg_repo_config_string(&url, r, key.ptr)) < 0 || !url)
+		goto done;
+	/* a local path too is fetched, not attached: the mirror keeps what it is given */
+	if ((err = fetch_url(&out, r, url, ref, ref)) == 0)
+		*fetched = true;
+done:
+	free(url);
+	pg_buf_release(&key);
+	return err;
+}
+
 static int full_ref_name(pg_buf *out, enum pg_ref_kind kind, const char *name)
 {
 	if (kind == PG_REF_TAG)

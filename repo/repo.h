@@ -132,6 +132,15 @@ int pg_repo_fetch(pg_oid *out, pg_repo *r, const char *location, const char *ref
 		  const pg_fetch_opts *opts);
 
 /*
+ * Bring ref of r up to date from r's own remote named remote, as a mirror
+ * does ("+REF:REF"): from remote.NAME.url of r's configuration (a URL, a
+ * path or file://, all through libgit2; no url.*.insteadOf rewrites it),
+ * held to this thread's fetch limits.  *fetched says whether r has such a
+ * remote: 0 with *fetched false when it has none.
+ */
+int pg_repo_fetch_mirror(bool *fetched, pg_repo *r, const char *remote, const char *ref);
+
+/*
  * What bounds the fetches from a URL that this thread makes from now on
  * (pg_repo_fetch, pg_repo_resolve): each whole fetch (connecting, the
  * negotiation, the transfer) must end within timeout_s seconds (0: no

@@ -7,6 +7,7 @@
 #include "pipeline/gate.h"
 #include "pipeline/kcidb.h"
 #include "policies/policy.h"
+#include "server/hooks.h"
 #include "verifier/identity_index.h"
 
 /* A hook secret, given or read from a file, has at least this many characters. */
@@ -42,6 +43,7 @@ int pg_config_new_default(pg_config **out)
 	c->notice.attempts = 4;
 	c->notice.retry_seconds = 30;
 	c->notice.timeout_seconds = 60;
+	c->intake.fetch_seconds = 60;
 	if (!(c->source = pg_strdup("(built-in)")) || !(c->address = pg_strdup("127.0.0.1")) ||
 	    !(c->kcidb_origin = pg_strdup(PG_KCIDB_ORIGIN_DEFAULT))) {
 		pg_config_free(c);
@@ -86,6 +88,10 @@ void pg_config_free(pg_config *c)
 	free(c->attest_key);
 	free(c->attest_gnupg_home);
 	free(c->kcidb_origin);
+	free(c->intake.log);
+	pg_str_list_free(c->intake.repos, c->intake.nrepos);
+	pg_str_list_free(c->intake.tags, c->intake.ntags);
+	free(c->intake.url_base);
 	free(c);
 }
 
@@ -138,6 +144,30 @@ static void read_repo(pg_yaml_reader *r, void *base, const pg_yaml_node *key,
 		pg_yaml_fail(r, PG_ENOMEM);
 	else if (s && !(e->location = strstr(s, "://") ? pg_strdup(s) : pg_yaml_path(r, s)))
 		pg_yaml_fail(r, PG_ENOMEM);
+}
+
+/* intake's url-base: a URL as it is, a path from the file's directory; either ends in '/'. */
+static void read_url_base(pg_yaml_reader *r, void *base, const pg_yaml_node *v, const char *path,
+			  const pg_yaml_field *f)
+{
+	static const pg_yaml_field url = { .wants = "a URL or path" };
+	pg_config *c = base;
+	const char *s = pg_yaml_string(r, v, path, &url);
+	char *p = NULL;
+
+	(void)f;
+	if (!s)
+		return;
+	if (strpbrk(s, " \t") || s[strlen(s) - 1] != '/') {
+		pg_yaml_wrong(r, v, path, "a URL or path without spaces, ending in '/'");
+		return;
+	}
+	if (!(p = strstr(s, "://") ? pg_strdup(s) : pg_yaml_path(r, s))) {
+		pg_yaml_fail(r, PG_ENOMEM);
+		return;
+	}
+	free(c->intake.url_base);
+	c->intake.url_base = p;
 }
 
 static void read_stages(pg_yaml_reader *r, void *base, const pg_yaml_node *v, const char *path,
@@ -236,6 +266,13 @@ static const char *why_origin(const char *s)
 	return pg_kcidb_origin_valid(s) ? NULL : "1 to 64 of a-z, 0-9 and '_'";
 }
 
+/* A glob of tag names: what follows refs/tags/, without blanks. */
+static const char *why_tag_glob(const char *s)
+{
+	return strpbrk(s, " \t") || !strncmp(s, "refs/", 5) ?
+		"a glob of tag names (what follows refs/tags/), without blanks" : NULL;
+}
+
 /* --- rules across keys ------------------------------------------------------ */
 
 /* A relay needs a From. */
@@ -269,6 +306,17 @@ static void check_account(pg_yaml_reader *r, void *base, const pg_yaml_node *map
 					   "entry per account", path, i);
 			return;
 		}
+}
+
+/* The intake watches some repositories: every push to kernel.org is in the log. */
+static void check_intake(pg_yaml_reader *r, void *base, const pg_yaml_node *map,
+			 const char *path)
+{
+	const pg_config *c = base;
+
+	if (c->intake.log && !c->intake.nrepos)
+		pg_yaml_problem_at(r, map, "'%s.repos' wants at least one repository: the log holds "
+				   "every push to kernel.org", path);
 }
 
 /* --- the tables (docs/server.md) ---------------------------------------------- */
@@ -409,6 +457,25 @@ static const pg_yaml_field kcidb_fields[] = {
 	  .why = why_origin, .wants = "a KCIDB origin" },
 };
 
+static const pg_yaml_field tlog_intake_fields[] = {
+	{ .key = "log", .kind = PG_FIELD_PATH, MEMBER(pg_config, intake.log), .required = true,
+	  .wants = "a path" },
+	{ .key = "repos", .kind = PG_FIELD_STRINGS, MEMBER(pg_config, intake.repos),
+	  .count = offsetof(pg_config, intake.nrepos), .required = true, .max = 256,
+	  .why = pg_push_why_repo, .wants = "a kernel.org repository path",
+	  .list_wants = "a list of kernel.org repository paths" },
+	{ .key = "tags", .kind = PG_FIELD_STRINGS, MEMBER(pg_config, intake.tags),
+	  .count = offsetof(pg_config, intake.ntags), .max = 256, .why = why_tag_glob,
+	  .wants = "a glob", .list_wants = "a list of globs" },
+	{ .key = "url-base", .kind = PG_FIELD_CUSTOM, .read = read_url_base },
+	{ .key = "fetch-seconds", .kind = PG_FIELD_UINT, MEMBER(pg_config, intake.fetch_seconds),
+	  .min = 1, .max = 86400 },
+};
+
+static const pg_yaml_field intake_fields[] = {
+	{ .key = "transparency", PG_YAML_SECTION(tlog_intake_fields, check_intake) },
+};
+
 static const pg_yaml_field root_fields[] = {
 	{ .key = "listen", PG_YAML_SECTION(listen_fields, NULL) },
 	{ .key = "policy", .kind = PG_FIELD_PATH, MEMBER(pg_config, policy), .wants = "a path" },
@@ -425,6 +492,7 @@ static const pg_yaml_field root_fields[] = {
 	{ .key = "attestation", PG_YAML_SECTION(attestation_fields, NULL) },
 	{ .key = "limits", PG_YAML_SECTION(limits_fields, NULL) },
 	{ .key = "kcidb", PG_YAML_SECTION(kcidb_fields, NULL) },
+	{ .key = "intake", PG_YAML_SECTION(intake_fields, NULL) },
 };
 
 static const pg_yaml_doc config_doc = {
@@ -491,4 +559,17 @@ int pg_config_repo_location(pg_buf *out, const pg_config *c, const char *name)
 		return pg_error_set(PG_EINVALID, "repository name '%s' is not a plain path", name);
 	return pg_buf_printf(out, "%s%s%s", c->repo_base,
 			     c->repo_base[strlen(c->repo_base) - 1] == '/' ? "" : "/", name);
+}
+
+int pg_config_intake_location(pg_buf *out, const pg_config *c, const char *name)
+{
+	const char *base = c->intake.url_base ? c->intake.url_base : PG_INTAKE_URL_BASE;
+	size_t i;
+
+	for (i = 0; i < c->nrepos; i++)
+		if (!strcmp(c->repos[i].name, name))
+			return pg_buf_puts(out, c->repos[i].location);
+	if (pg_push_why_repo(name))
+		return pg_error_set(PG_EINVALID, "repository name '%s' is not a plain path", name);
+	return pg_buf_printf(out, "%s%s.git", base, name);
 }

@@ -56,6 +56,23 @@ typedef struct pg_config_limits {
 	size_t verify_memory;        /* bytes of address space a verify's child process may take */
 } pg_config_limits;
 
+/*
+ * intake.transparency: kernel.org's transparency log followed, each new
+ * push of a watched repository's tag a job (server/intake.c,
+ * docs/server.md "The transparency log as an intake").  log NULL: none.
+ */
+#define PG_INTAKE_URL_BASE "https://git.kernel.org/"
+typedef struct pg_intake_conf {
+	char *log;               /* the log's local clone: git/N.git under it */
+	char **repos;            /* the kernel.org paths watched, as records name them */
+	size_t nrepos;
+	char **tags;             /* fnmatch(3) globs of the tag names; none: every tag */
+	size_t ntags;
+	char *url_base;          /* a job fetches url_base + repo + ".git" (unless
+				    repositories.map names the repo); NULL: PG_INTAKE_URL_BASE */
+	unsigned fetch_seconds;  /* between two reads of the log (each after a fetch) */
+} pg_intake_conf;
+
 /* The Host names allowed when the configuration names none (besides the listen address). */
 #define PG_CONFIG_HOSTS "localhost", "127.0.0.1", "::1"
 
@@ -94,6 +111,7 @@ typedef struct pg_config {
 	pg_config_limits limits;
 	char *kcidb_origin;      /* kcidb.origin: the origin of the KCIDB documents served;
 				    PG_KCIDB_ORIGIN_DEFAULT */
+	pg_intake_conf intake;   /* intake.transparency */
 } pg_config;
 
 /* The embedded defaults. *out is the caller's (pg_config_free). */
@@ -114,5 +132,12 @@ void pg_config_free(pg_config *c);
 
 /* The location a push record's repository name maps to (appended to out); PG_ENOTFOUND when none. */
 int pg_config_repo_location(pg_buf *out, const pg_config *c, const char *name);
+
+/*
+ * The location a job of the intake fetches a watched repository from
+ * (appended to out): its repositories.map entry, else intake's url-base,
+ * the name and ".git".  PG_EINVALID for a name that is no plain path.
+ */
+int pg_config_intake_location(pg_buf *out, const pg_config *c, const char *name);
 
 #endif

@@ -123,6 +123,36 @@ static size_t open_states(enum pg_job_state *out)
 	return n;
 }
 
+int pg_hook_record(pg_buf *ids, size_t *created, pg_store *store, pg_delivery *d,
+		   pg_job_spec *jobs, size_t njobs)
+{
+	enum pg_job_state open[PG_JOB__COUNT];
+	pg_buf *keys = NULL;
+	size_t i;
+	int err = 0;
+
+	if (njobs && !(keys = calloc(njobs, sizeof(*keys))))
+		return pg_error_oom();
+	for (i = 0; i < njobs && err == 0; i++)
+		if ((err = dedupe_key(&keys[i], &jobs[i], d->digest)) == 0)
+			jobs[i].dedupe = keys[i].ptr;
+	if (err == 0) {
+		d->state = PG_JOB_QUEUED;
+		d->jobs = jobs;
+		d->njobs = njobs;
+		d->open = open;
+		d->nopen = open_states(open);
+		err = pg_store_add_delivery(ids, created, store, d);
+	}
+	for (i = 0; i < njobs; i++) {
+		jobs[i].dedupe = NULL;
+		pg_buf_release(&keys[i]);
+	}
+	free(keys);
+	d->open = NULL;
+	return err;
+}
+
 /*
  * Record the delivery and answer: 202 with the new jobs, 200 for a
  * redelivery, a replay of a signed request or jobs that are all open
@@ -134,9 +164,7 @@ static int queue(pg_req *rq, pg_resp *rs, pg_job_spec *jobs, size_t njobs, const
 	bool mail = rq->hook_mail;
 	pg_buf ids = PG_BUF_INIT, digest = PG_BUF_INIT, signature = PG_BUF_INIT, out = PG_BUF_INIT;
 	pg_buf url = PG_BUF_INIT, message = PG_BUF_INIT;
-	pg_buf *keys = NULL;
 	pg_json_writer *w = NULL;
-	enum pg_job_state open[PG_JOB__COUNT];
 	pg_delivery d;
 	const int64_t *id;
 	size_t i, n, created = 0;
@@ -152,25 +180,11 @@ static int queue(pg_req *rq, pg_resp *rs, pg_job_spec *jobs, size_t njobs, const
 	if ((err = pg_auth_hmac_hex(&digest, "pullgate-delivery", rq->body.ptr, rq->body.len)) < 0 ||
 	    (err = pg_auth_hmac_hex(&signature, "pullgate-signature", sig, 64)) < 0)
 		goto done;
-	if (njobs && !(keys = calloc(njobs, sizeof(*keys)))) {
-		err = pg_error_oom();
-		goto done;
-	}
-	for (i = 0; i < njobs; i++) {
-		if ((err = dedupe_key(&keys[i], &jobs[i], digest.ptr)) < 0)
-			goto done;
-		jobs[i].dedupe = keys[i].ptr;
-	}
 	d.id = pg_req_header(rq, "X-Pullgate-Delivery");
 	d.hook = mail ? "pull-request" : "push";
 	d.digest = digest.ptr;
 	d.signature = signature.ptr;
-	d.state = PG_JOB_QUEUED;
-	d.jobs = jobs;
-	d.njobs = njobs;
-	d.open = open;
-	d.nopen = open_states(open);
-	err = pg_store_add_delivery(&ids, &created, s->store, &d);
+	err = pg_hook_record(&ids, &created, s->store, &d, jobs, njobs);
 	if (err == PG_ECONFLICT) {
 		pg_server_count_reject(s, mail, PG_REJECT_CONFLICT);
 		err = pg_resp_error(rs, 409, "%s", pg_error_last());
@@ -216,9 +230,6 @@ static int queue(pg_req *rq, pg_resp *rs, pg_job_spec *jobs, size_t njobs, const
 	}
 	err = pg_resp_text(rs, again || !created ? 200 : 202, "application/json", out.ptr, out.len);
 done:
-	for (i = 0; keys && i < njobs; i++)
-		pg_buf_release(&keys[i]);
-	free(keys);
 	pg_buf_release(&ids);
 	pg_buf_release(&digest);
 	pg_buf_release(&signature);

@@ -18,7 +18,7 @@ void pg_push_record_free(pg_push_record *r)
 }
 
 /* A repository name that cannot point outside the base it is joined to. */
-static const char *why_repo(const char *s)
+const char *pg_push_why_repo(const char *s)
 {
 	const char *p;
 
@@ -36,7 +36,7 @@ static const char *why_repo(const char *s)
  * [A-Za-z0-9._/+-], no "..", no empty component, none starting with '.' or
  * ending with ".lock", and not ending with '/' or '.'.
  */
-static bool ref_ok(const char *s)
+bool pg_push_ref_valid(const char *s)
 {
 	const char *c = s;
 	size_t n = strlen(s);
@@ -57,7 +57,7 @@ static bool ref_ok(const char *s)
 
 static const char *why_ref(const char *s)
 {
-	return strncmp(s, "refs/", 5) || !ref_ok(s) ?
+	return strncmp(s, "refs/", 5) || !pg_push_ref_valid(s) ?
 		"refs/tags/... or refs/heads/..., as git check-ref-format allows" : NULL;
 }
 
@@ -118,7 +118,7 @@ static void read_changes(pg_yaml_reader *r, void *base, const pg_yaml_node *v, c
 
 static const pg_yaml_field record_fields[] = {
 	{ .key = "repo", .kind = PG_FIELD_STRING, .offset = offsetof(pg_push_record, repo),
-	  .required = true, .max = PG_PUSH_MAX_NAME, .why = why_repo,
+	  .required = true, .max = PG_PUSH_MAX_NAME, .why = pg_push_why_repo,
 	  .wants = "a plain repository path" },
 	{ .key = "user", .kind = PG_FIELD_STRING, .offset = offsetof(pg_push_record, user),
 	  .max = PG_PUSH_MAX_NAME, .wants = "a user name" },
@@ -181,7 +181,7 @@ int pg_hook_mail_tag(pg_buf *out, const char *ref)
 		return pg_error_set(PG_EINVALID, "the mail asks to pull '%s', which is not a tag", ref);
 	if ((err = pg_buf_printf(out, "refs/tags/%s", ref)) < 0)
 		return err;
-	if (!ref_ok(out->ptr + start)) {
+	if (!pg_push_ref_valid(out->ptr + start)) {
 		pg_buf_truncate(out, start);
 		return pg_error_set(PG_EINVALID, "the mail names an invalid tag");
 	}

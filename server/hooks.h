@@ -51,6 +51,19 @@ void pg_push_record_free(pg_push_record *r);
 size_t pg_push_tag_count(const pg_push_record *r);
 
 /*
+ * Why s is no plain repository path as a push record's repo must be (NULL
+ * when it is one): no "..", no "//", no leading '/', only letters, digits
+ * and "/._-+~".
+ */
+const char *pg_push_why_repo(const char *s);
+
+/*
+ * Whether ref is a full ref name as a push record's must be: git
+ * check-ref-format's rules, more strictly ([A-Za-z0-9._/+-] only).
+ */
+bool pg_push_ref_valid(const char *ref);
+
+/*
  * A delivery id as the X-Pullgate-Delivery header gives it: 1 to 128
  * characters from [A-Za-z0-9._:-].
  */

@@ -60,7 +60,7 @@ static bool same(const char *a, const char *b)
 /* Keys only a restart applies keep their running values in c; their names go to restart. */
 static int keep_restart_keys(pg_config *c, const pg_config *old, pg_buf *restart)
 {
-	char *state = NULL, *address = NULL;
+	char *state = NULL, *address = NULL, *log = NULL;
 	int err = 0;
 
 #define NOTE(name) \
@@ -82,16 +82,22 @@ static int keep_restart_keys(pg_config *c, const pg_config *old, pg_buf *restart
 		NOTE("pipeline.queue");
 	if (c->session_hours != old->session_hours)
 		NOTE("session.hours");
+	/* the intake's thread follows one log: its other keys apply at its next read */
+	if (!same(c->intake.log, old->intake.log))
+		NOTE("intake.transparency.log");
 #undef NOTE
-	if (!(address = pg_strdup(old->address)) || (old->state && !(state = pg_strdup(old->state)))) {
+	if (!(address = pg_strdup(old->address)) || (old->state && !(state = pg_strdup(old->state))) ||
+	    (old->intake.log && !(log = pg_strdup(old->intake.log)))) {
 		err = PG_ENOMEM;
 		goto done;
 	}
 	free(c->address);
 	free(c->state);
+	free(c->intake.log);
 	c->address = address;
 	c->state = state;
-	address = state = NULL;
+	c->intake.log = log;
+	address = state = log = NULL;
 	c->port = old->port;
 	c->stages = old->stages;
 	c->verify_workers = old->verify_workers;
@@ -101,6 +107,7 @@ static int keep_restart_keys(pg_config *c, const pg_config *old, pg_buf *restart
 done:
 	free(address);
 	free(state);
+	free(log);
 	return err;
 }
 

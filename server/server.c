@@ -1,6 +1,7 @@
 /* server.c - start and stop the service: store, policy, secrets, worker, listener, in that order. */
 #include "server/web.h"
 #include "server/clock.h"
+#include "server/intake.h"
 #include "common/digest.h"
 #include "common/error.h"
 #include "common/fs.h"
@@ -302,7 +303,8 @@ int pg_server_start(pg_server **out, const pg_server_opts *o)
 		goto fail;
 	wo.approved = pg_notify_approved;
 	wo.approved_ctx = s->notify;
-	if ((err = pg_worker_start(&s->worker, &wo)) < 0 || (err = pg_http_start(s)) < 0)
+	if ((err = pg_worker_start(&s->worker, &wo)) < 0 || (err = pg_intake_start(&s->intake, s)) < 0 ||
+	    (err = pg_http_start(s)) < 0)
 		goto fail;
 	pg_free_secret(gen);
 	pg_buf_release(&db);
@@ -338,6 +340,8 @@ void pg_server_stop(pg_server *s)
 	if (s->events)
 		pg_events_close(s->events);
 	pg_http_stop(s);
+	/* no job is made once the worker stops */
+	pg_intake_stop(s->intake);
 	pg_worker_stop(s->worker);
 	pg_notify_stop(s->notify);
 	pg_events_free(s->events);

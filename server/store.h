@@ -297,6 +297,16 @@ int pg_store_count_states(pg_store *s, pg_store_count_fn fn, void *ctx);
 typedef void (*pg_store_stage_fn)(void *ctx, const char *stage, int64_t n, double seconds);
 int pg_store_stage_totals(pg_store *s, pg_store_stage_fn fn, void *ctx);
 
+/*
+ * A value the service keeps in the store under key, in the meta table
+ * beside the schema's version (the transparency log intake's cursor,
+ * "tlog-intake:" and the log's path): *out is malloc()ed, NULL when key
+ * has none.  Set replaces it in one transaction, durable when it returns.
+ * "schema" is the store's own: PG_EINVALID.
+ */
+int pg_store_meta_get(char **out, pg_store *s, const char *key);
+int pg_store_meta_set(pg_store *s, const char *key, const char *value);
+
 /* Whether the database answers (for /healthz). */
 int pg_store_ping(pg_store *s);
 

@@ -445,3 +445,24 @@ int pg_store_notices(int64_t **ids, char ***paths, size_t *n, pg_store *s)
 	*n = o.n;
 	return 0;
 }
+
+int pg_store_meta_get(char **out, pg_store *s, const char *key)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, err;
+
+	*out = NULL;
+	pthread_mutex_lock(&s->lock);
+	if ((err = prepare(s, &st, "SELECT value FROM meta WHERE key = ?")) == 0) {
+		bind_text(st, 1, key);
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW &&
+		    !(*out = pg_strdup((const char *)sqlite3_column_text(st, 0))))
+			err = PG_ENOMEM;
+		else if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+			err = fail(s, rc, "meta");
+		done(s, st);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return err;
+}

@@ -537,6 +537,25 @@ int pg_store_note(pg_store *s, int64_t id, const char *user, const char *action,
 	return err;
 }
 
+int pg_store_meta_set(pg_store *s, const char *key, const char *value)
+{
+	sqlite3_stmt *st = NULL;
+	int err;
+
+	if (!strcmp(key, "schema"))
+		return pg_error_set(PG_EINVALID, "meta key 'schema' is the store's own");
+	pthread_mutex_lock(&s->lock);
+	if ((err = pg_store_begin_write(s)) == 0 &&
+	    (err = prepare(s, &st, "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)")) == 0) {
+		bind_text(st, 1, key);
+		bind_text(st, 2, value);
+		err = step_done(s, st, "meta");
+	}
+	err = pg_store_end_write(s, err);
+	pthread_mutex_unlock(&s->lock);
+	return err;
+}
+
 /* The queue's pulls' ids and ranks, first place first. */
 typedef struct ranks {
 	int64_t *ids, *ranks;

@@ -72,6 +72,16 @@ typedef struct pg_hook_decision {
 int pg_hook_decide(pg_hook_decision *d, const pg_hook_input *in);
 void pg_hook_decision_release(pg_hook_decision *d);
 
+/*
+ * Record delivery d (the caller fills its id, hook, digest and signature)
+ * with jobs, as new queued jobs, each with the dedupe key of a hook's job
+ * (the kind, the location, the tag, and the object id a push names or, for
+ * a mail, d's digest): what pg_store_add_delivery answers.  Both hooks and
+ * the transparency log's intake (intake.c) record through it.
+ */
+int pg_hook_record(pg_buf *ids, size_t *created, pg_store *store, pg_delivery *d,
+		   pg_job_spec *jobs, size_t njobs);
+
 
 struct pg_retired;
 
@@ -116,6 +126,7 @@ struct pg_server {
 	uint64_t http_requests;
 	uint64_t http_errors;           /* 5xx */
 	pg_notify *notify;              /* the approval notice by SMTP (notify.c) */
+	struct pg_intake *intake;       /* the transparency log followed (intake.c), or NULL */
 	pg_config *owned_config;        /* the last reload's configuration (reload.c) */
 	struct pg_retired *retired;     /* what reloads replaced, freed at stop */
 	size_t nretired, retired_alloc;

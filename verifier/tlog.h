@@ -145,4 +145,78 @@ int pg_tlog_find(pg_tlog_hit **out, size_t *n, pg_tlog *t, const char *location,
 /* The record a hit points to, parsed (as pg_tlog_record_parse). */
 int pg_tlog_read(pg_tlog_record **out, pg_tlog *t, const pg_tlog_hit *hit);
 
+/* --- following the log (tlog_follow.c) -------------------------------------- */
+
+/*
+ * Where a reader of the log stands: per epoch, the last commit of its
+ * master read (zero: none yet, the epoch is read from its root).  The
+ * text form, which a follower keeps (the service in its store), is
+ *
+ *   pullgate-tlog-cursor 1 EPOCHS
+ *   EEEEEE TIP              one line per epoch, in order
+ *
+ * and is checked whole when read back: a cursor that does not parse is
+ * PG_EINVALID, never a guess.
+ */
+typedef struct pg_tlog_cursor {
+	pg_oid *tips;
+	size_t nepochs;
+} pg_tlog_cursor;
+
+int pg_tlog_cursor_parse(pg_tlog_cursor *c, const char *text, size_t len);
+int pg_tlog_cursor_format(pg_buf *out, const pg_tlog_cursor *c);
+void pg_tlog_cursor_release(pg_tlog_cursor *c);
+
+typedef struct pg_tlog_follower pg_tlog_follower;
+
+/* Follow the log at path (git/N.git under it); its epochs are opened as they appear. */
+int pg_tlog_follower_new(pg_tlog_follower **out, const char *path);
+void pg_tlog_follower_free(pg_tlog_follower *f);
+
+/*
+ * Fetch each epoch's master from the epoch's remote "origin", as a mirror
+ * clone has it (pg_repo_fetch_mirror; an epoch without one is left as it
+ * is).  The first failure is the error, after every epoch was tried;
+ * *fetched counts the epochs fetched.
+ */
+int pg_tlog_fetch(size_t *fetched, pg_tlog_follower *f);
+
+/* Set c to where the log ends now: each epoch's master (nothing before is to be read). */
+int pg_tlog_cursor_at_end(pg_tlog_cursor *c, pg_tlog_follower *f);
+
+/* One message of the log past the cursor, handed to a pg_tlog_follow callback. */
+typedef struct pg_tlog_entry {
+	unsigned epoch;
+	pg_oid commit;               /* the epoch's commit that added it */
+	const pg_tlog_record *rec;   /* the record, or NULL when it is none (err says why) */
+	const char *raw;             /* the message as read (NULL when it could not be) */
+	size_t raw_len;
+	int err;                     /* 0, or why the message is no push record (its message
+					in error, one line): PG_EINVALID, PG_ETOOBIG,
+					PG_EUNSUPPORTED, PG_ENOTFOUND (no "m": a deletion) */
+	const char *error;
+} pg_tlog_entry;
+
+/* Returns 0 to go on, a negative code to stop (the entry is then not past the cursor). */
+typedef int (*pg_tlog_entry_fn)(void *ctx, const pg_tlog_entry *e);
+
+typedef struct pg_tlog_follow_info {
+	size_t epochs;         /* git/N.git found */
+	size_t read;           /* messages handed to fn */
+	size_t rewritten;      /* epochs whose cursor commit is no longer on master: read again
+				  from their root */
+	bool more;             /* max was reached: more are waiting */
+} pg_tlog_follow_info;
+
+/*
+ * Hand fn each message added to the log since c, in log order (epoch by
+ * epoch, oldest first), at most max of them, moving c past each one fn
+ * took.  An epoch c does not know yet is read from its root.  Only the
+ * commits added since are read (a walk of master down to c's commit), so
+ * a call costs what the log gained.  Errors: reading a repository's, or
+ * fn's; c then stands after the last message fn took.
+ */
+int pg_tlog_follow(pg_tlog_follow_info *info, pg_tlog_follower *f, pg_tlog_cursor *c,
+		   size_t max, pg_tlog_entry_fn fn, void *ctx);
+
 #endif

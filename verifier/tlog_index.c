@@ -1,12 +1,11 @@
 /* tlog_index.c - a clone of the transparency log, its epochs read through repo/ and indexed by repository and ref in home/tlog/. */
-#include "verifier/tlog.h"
+#include "verifier/tlog_internal.h"
 #include "common/array.h"
 #include "common/digest.h"
 #include "common/error.h"
 #include "common/fs.h"
 #include "common/hex.h"
 #include "repo/object.h"
-#include "repo/repo.h"
 
 /*
  * The index is one file per log, home/tlog/<id>.idx, text with fixed-width
@@ -26,7 +25,6 @@
 #define MAGIC "pullgate-tlog-index 1 "
 #define KEY_HEX 32
 #define ENTRY_LEN (KEY_HEX + 1 + 6 + 1 + 10 + 1 + PG_OID_HEXSZ + 1 + PG_OID_HEXSZ + 1)
-#define MAX_WALK ((size_t)10 << 20)      /* commits of one epoch read in one open */
 #define INDEX_MAX ((size_t)4 << 30)      /* the index file's own cap */
 
 typedef struct epoch_state {
@@ -192,8 +190,7 @@ static int open_epoch(pg_repo **out, pg_tlog *t, size_t e)
 	return err;
 }
 
-/* The message blob "m" of commit id, under the record cap. */
-static int read_message(pg_buf *out, pg_repo *r, const pg_oid *id)
+int pg_tlog_read_message(pg_buf *out, pg_repo *r, const pg_oid *id)
 {
 	pg_oid tree;
 	int err;
@@ -228,6 +225,49 @@ done:
 	return err;
 }
 
+int pg_tlog_walk(pg_oid **ids, size_t *n, bool *found, pg_repo *r, const pg_oid *tip,
+		 const pg_oid *since, size_t e)
+{
+	pg_oid at = *tip;
+	size_t alloc = 0;
+	int err = 0;
+
+	*ids = NULL;
+	*n = 0;
+	*found = false;
+	while (!pg_oid_is_zero(&at)) {
+		pg_commit *c = NULL;
+
+		if (!pg_oid_is_zero(since) && !pg_oid_cmp(&at, since)) {
+			*found = true;
+			break;
+		}
+		if (*n == PG_TLOG_MAX_WALK) {
+			err = pg_error_set(PG_ETOOBIG, "epoch %zu has more than %zu new commits",
+					   e, PG_TLOG_MAX_WALK);
+			break;
+		}
+		if (PG_ARRAY_GROW(*ids, *n + 1, alloc) < 0 ||
+		    (err = pg_repo_read_commit(&c, r, &at)) < 0) {
+			err = err < 0 ? err : PG_ENOMEM;
+			break;
+		}
+		(*ids)[(*n)++] = at;
+		/* public-inbox writes each epoch as one line of commits */
+		if (c->nparents)
+			at = c->parents[0];
+		else
+			memset(&at, 0, sizeof(at));
+		pg_commit_free(c);
+	}
+	if (err < 0) {
+		free(*ids);
+		*ids = NULL;
+		*n = 0;
+	}
+	return err;
+}
+
 /*
  * Read epoch e's commits from its master down to the one indexed (or to
  * the root, when that one is not on it: the epoch was rewritten), then
@@ -238,8 +278,8 @@ static int read_epoch(pg_buf *fresh, epoch_state *st, bool *rewritten, pg_tlog_i
 		      pg_tlog *t, size_t e)
 {
 	pg_repo *r;
-	pg_oid tip, *ids = NULL, at;
-	size_t n = 0, alloc = 0, i;
+	pg_oid tip, *ids = NULL;
+	size_t n = 0, i;
 	pg_buf msg = PG_BUF_INIT;
 	bool found = false;
 	int err;
@@ -251,32 +291,8 @@ static int read_epoch(pg_buf *fresh, epoch_state *st, bool *rewritten, pg_tlog_i
 		memset(&tip, 0, sizeof(tip)), err = 0;
 	if (err < 0 || !pg_oid_cmp(&tip, &st->tip))
 		return err;
-	at = tip;
-	while (!pg_oid_is_zero(&at)) {
-		pg_commit *c = NULL;
-
-		if (!pg_oid_is_zero(&st->tip) && !pg_oid_cmp(&at, &st->tip)) {
-			found = true;
-			break;
-		}
-		if (n == MAX_WALK) {
-			err = pg_error_set(PG_ETOOBIG, "epoch %zu has more than %zu new commits",
-					   e, MAX_WALK);
-			goto done;
-		}
-		if (PG_ARRAY_GROW(ids, n + 1, alloc) < 0 ||
-		    (err = pg_repo_read_commit(&c, r, &at)) < 0) {
-			err = err < 0 ? err : PG_ENOMEM;
-			goto done;
-		}
-		ids[n++] = at;
-		/* public-inbox writes each epoch as one line of commits */
-		if (c->nparents)
-			at = c->parents[0];
-		else
-			memset(&at, 0, sizeof(at));
-		pg_commit_free(c);
-	}
+	if ((err = pg_tlog_walk(&ids, &n, &found, r, &tip, &st->tip, e)) < 0)
+		goto done;
 	if (!found && !pg_oid_is_zero(&st->tip)) {
 		*rewritten = true;
 		st->count = 0;
@@ -285,7 +301,7 @@ static int read_epoch(pg_buf *fresh, epoch_state *st, bool *rewritten, pg_tlog_i
 		pg_tlog_record *rec = NULL;
 
 		pg_buf_release(&msg);
-		err = read_message(&msg, r, &ids[i]);
+		err = pg_tlog_read_message(&msg, r, &ids[i]);
 		if (err == 0)
 			err = pg_tlog_record_parse(&rec, msg.ptr, msg.len);
 		if (err == 0)
@@ -383,7 +399,7 @@ static int index_path(char **out, const char *abs, const char *home)
 	return *out ? 0 : PG_ENOMEM;
 }
 
-static size_t count_epochs(const char *abs)
+size_t pg_tlog_count_epochs(const char *abs)
 {
 	pg_buf dir = PG_BUF_INIT;
 	size_t n = 0;
@@ -419,7 +435,7 @@ int pg_tlog_open(pg_tlog **out, pg_tlog_info *info, const char *path, const char
 				   "transparency log '%s': %s", path, strerror(errno));
 		goto done;
 	}
-	if (!(t->nepochs = count_epochs(t->path))) {
+	if (!(t->nepochs = pg_tlog_count_epochs(t->path))) {
 		err = pg_error_set(PG_ENOTFOUND, "transparency log '%s' has no git/0.git: not a "
 				   "public-inbox v2 archive", path);
 		goto done;
@@ -586,7 +602,7 @@ int pg_tlog_read(pg_tlog_record **out, pg_tlog *t, const pg_tlog_hit *hit)
 	*out = NULL;
 	pg_oid_tohex(hex, &hit->commit);
 	if ((err = open_epoch(&r, t, hit->epoch)) == 0 &&
-	    (err = read_message(&msg, r, &hit->commit)) == 0)
+	    (err = pg_tlog_read_message(&msg, r, &hit->commit)) == 0)
 		err = pg_tlog_record_parse(out, msg.ptr, msg.len);
 	pg_buf_release(&msg);
 	if (err < 0 && err != PG_ENOMEM)

@@ -5,6 +5,7 @@
 #include "pipeline/gate.h"
 #include "server/config.h"
 #include "server/hooks.h"
+#include "server/intake.h"
 #include "server/web.h"
 
 #include <time.h>
@@ -261,6 +262,102 @@ static void test_config_refusals(void **state)
 		   "s.yaml:1:9: unknown key 'url' in 'kcidb'");
 }
 
+/* intake.transparency: read, its defaults, where its jobs fetch from, and what it refuses. */
+static void test_config_intake(void **state)
+{
+	static const char text[] =
+		"repositories: {map: {pub/scm/linux/kernel/git/kees/linux: /srv/kees.git}}\n"
+		"intake:\n  transparency:\n    log: tlog\n"
+		"    repos: [pub/scm/linux/kernel/git/kees/linux, pub/scm/linux/kernel/git/a/b]\n"
+		"    tags: ['for-linus-*', 'v6.*']\n    url-base: mirrors/\n    fetch-seconds: 5\n";
+	static const char bare[] = "intake: {transparency: {log: /l, repos: [x/y]}}\n";
+	pg_config *c = NULL;
+	pg_buf loc = PG_BUF_INIT;
+
+	(void)state;
+	assert_int_equal(pg_config_parse(&c, text, strlen(text), "/etc/pullgate/serve.yaml"), 0);
+	assert_string_equal(c->intake.log, "/etc/pullgate/tlog");
+	assert_int_equal(c->intake.nrepos, 2);
+	assert_int_equal(c->intake.ntags, 2);
+	assert_string_equal(c->intake.url_base, "/etc/pullgate/mirrors/");
+	assert_int_equal(c->intake.fetch_seconds, 5);
+	/* the map wins; else url-base, the path and .git */
+	assert_int_equal(pg_config_intake_location(&loc, c, "pub/scm/linux/kernel/git/kees/linux"), 0);
+	assert_string_equal(loc.ptr, "/srv/kees.git");
+	pg_buf_clear(&loc);
+	assert_int_equal(pg_config_intake_location(&loc, c, "pub/scm/linux/kernel/git/a/b"), 0);
+	assert_string_equal(loc.ptr, "/etc/pullgate/mirrors/pub/scm/linux/kernel/git/a/b.git");
+	pg_buf_clear(&loc);
+	assert_int_equal(pg_config_intake_location(&loc, c, "../x"), PG_EINVALID);
+	/* which changes it takes */
+	assert_true(pg_intake_wants(&c->intake, "pub/scm/linux/kernel/git/a/b", "refs/tags/v6.16"));
+	assert_true(pg_intake_wants(&c->intake, "pub/scm/linux/kernel/git/a/b",
+				    "refs/tags/for-linus-x/y"));
+	assert_false(pg_intake_wants(&c->intake, "pub/scm/linux/kernel/git/a/b", "refs/tags/v5.1"));
+	assert_false(pg_intake_wants(&c->intake, "pub/scm/linux/kernel/git/a/b", "refs/heads/v6.1"));
+	assert_false(pg_intake_wants(&c->intake, "pub/scm/linux/kernel/git/a/b", "refs/tags/"));
+	assert_false(pg_intake_wants(&c->intake, "pub/scm/linux/kernel/git/a/b", "refs/tags/v6..x"));
+	assert_false(pg_intake_wants(&c->intake, "pub/scm/linux/kernel/git/a", "refs/tags/v6.1"));
+	pg_config_free(c);
+	/* the defaults: every tag, kernel.org, a minute */
+	assert_int_equal(pg_config_parse(&c, bare, strlen(bare), "s.yaml"), 0);
+	assert_null(c->intake.url_base);
+	assert_int_equal(c->intake.fetch_seconds, 60);
+	assert_true(pg_intake_wants(&c->intake, "x/y", "refs/tags/anything"));
+	pg_buf_clear(&loc);
+	assert_int_equal(pg_config_intake_location(&loc, c, "x/y"), 0);
+	assert_string_equal(loc.ptr, "https://git.kernel.org/x/y.git");
+	pg_config_free(c);
+	/* none configured: no intake */
+	assert_int_equal(pg_config_parse(&c, "", 0, "s.yaml"), 0);
+	assert_null(c->intake.log);
+	pg_config_free(c);
+	pg_buf_release(&loc);
+
+	config_bad("intake: {transparency: {log: /l}}\n",
+		   "s.yaml:1:24: 'intake.transparency' has no 'repos'");
+	config_bad("intake: {transparency: {log: /l, repos: []}}\n",
+		   "'intake.transparency.repos' wants at least one repository");
+	config_bad("intake: {transparency: {repos: [a/b]}}\n", "has no 'log'");
+	config_bad("intake: {transparency: {log: /l, repos: [/etc/x]}}\n",
+		   "'intake.transparency.repos[0]' wants a kernel.org repository path");
+	config_bad("intake: {transparency: {log: /l, repos: [a/b], tags: ['refs/tags/x']}}\n",
+		   "'intake.transparency.tags[0]' wants a glob");
+	config_bad("intake: {transparency: {log: /l, repos: [a/b], url-base: 'https://x.org'}}\n",
+		   "ending in '/'");
+	config_bad("intake: {transparency: {log: /l, repos: [a/b], fetch-seconds: 86401}}\n",
+		   "'intake.transparency.fetch-seconds' wants at most 86400, not 86401");
+	config_bad("intake: {gitolite: {}}\n", "unknown key 'gitolite' in 'intake'");
+}
+
+static void test_intake_delivery_id(void **state)
+{
+	pg_buf id = PG_BUF_INIT;
+	char long_id[130];
+
+	(void)state;
+	assert_int_equal(pg_intake_delivery_id(&id, "<160424100444.28613.1@gitolite.kernel.org>"), 0);
+	assert_string_equal(id.ptr, "tlog:160424100444.28613.1@gitolite.kernel.org");
+	pg_buf_clear(&id);
+	/* a bare one is taken as it is */
+	assert_int_equal(pg_intake_delivery_id(&id, "a+b=c@x"), 0);
+	assert_string_equal(id.ptr, "tlog:a+b=c@x");
+	pg_buf_clear(&id);
+	assert_int_equal(pg_intake_delivery_id(&id, NULL), PG_EINVALID);
+	assert_int_equal(pg_intake_delivery_id(&id, "<>"), PG_EINVALID);
+	assert_int_equal(pg_intake_delivery_id(&id, "<a b@x>"), PG_EINVALID);
+	assert_int_equal(pg_intake_delivery_id(&id, "<a@x> <b@y>"), PG_EINVALID);
+	assert_int_equal(pg_intake_delivery_id(&id, "<a\n@x>"), PG_EINVALID);
+	assert_int_equal(pg_intake_delivery_id(&id, "<a\"@x>"), PG_EINVALID);
+	memset(long_id, 'a', sizeof(long_id) - 1);
+	long_id[sizeof(long_id) - 1] = '\0';
+	assert_int_equal(pg_intake_delivery_id(&id, long_id), PG_EINVALID);
+	long_id[120] = '\0';
+	assert_int_equal(pg_intake_delivery_id(&id, long_id), 0);
+	assert_int_equal(id.len, 5 + 120);
+	pg_buf_release(&id);
+}
+
 /* pg_hook_decide on a service with a mapped repository and an allow-list. */
 static unsigned decide(pg_hook_decision *d, bool mail, const char *type, const char *delivery,
 		       bool sign, const char *body)
@@ -356,6 +453,8 @@ int main(void)
 		cmocka_unit_test(test_hook_decision),
 		cmocka_unit_test(test_config),
 		cmocka_unit_test(test_config_refusals),
+		cmocka_unit_test(test_config_intake),
+		cmocka_unit_test(test_intake_delivery_id),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -140,6 +140,28 @@ static void test_deliveries_are_idempotent(void **state)
 	pg_buf_release(&ids);
 }
 
+/* What the service keeps beside the schema: read back, replaced, kept over a reopen. */
+static void test_meta(void **state)
+{
+	pg_store *s = NULL;
+	char *v = NULL;
+
+	(void)state;
+	unlink(path);
+	assert_int_equal(pg_store_open(&s, path), 0);
+	assert_int_equal(pg_store_meta_get(&v, s, "tlog-intake:/srv/tlog"), 0);
+	assert_null(v);
+	assert_int_equal(pg_store_meta_set(s, "tlog-intake:/srv/tlog", "one"), 0);
+	assert_int_equal(pg_store_meta_set(s, "tlog-intake:/srv/tlog", "two"), 0);
+	assert_int_equal(pg_store_meta_set(s, "schema", "1"), PG_EINVALID);
+	pg_store_free(s);
+	assert_int_equal(pg_store_open(&s, path), 0);
+	assert_int_equal(pg_store_meta_get(&v, s, "tlog-intake:/srv/tlog"), 0);
+	assert_string_equal(v, "two");
+	free(v);
+	pg_store_free(s);
+}
+
 static void test_replays_and_open_twins(void **state)
 {
 	pg_store *s = NULL;
@@ -1194,6 +1216,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_deliveries_are_idempotent),
+		cmocka_unit_test(test_meta),
 		cmocka_unit_test(test_replays_and_open_twins),
 		cmocka_unit_test(test_reports_are_bounded),
 		cmocka_unit_test(test_claim_and_report),

@@ -286,6 +286,50 @@ static void test_cut_records(void **state)
 	pg_buf_release(&text);
 }
 
+/* A cursor written and read back; every way one can be damaged is refused. */
+static void test_cursor(void **state)
+{
+	pg_tlog_cursor c = { NULL, 0 }, back;
+	pg_buf text = PG_BUF_INIT;
+	const char *good = "pullgate-tlog-cursor 1 2\n000000 " OLD "\n000001 " NEW "\n";
+
+	(void)state;
+	assert_int_equal(pg_tlog_cursor_parse(&c, good, strlen(good)), 0);
+	assert_int_equal(c.nepochs, 2);
+	assert_int_equal(pg_tlog_cursor_format(&text, &c), 0);
+	assert_string_equal(text.ptr, good);
+	assert_int_equal(pg_tlog_cursor_parse(&back, text.ptr, text.len), 0);
+	assert_int_equal(back.nepochs, 2);
+	assert_memory_equal(back.tips, c.tips, 2 * sizeof(pg_oid));
+	pg_tlog_cursor_release(&back);
+	pg_tlog_cursor_release(&c);
+	assert_null(c.tips);
+	/* none read yet */
+	assert_int_equal(pg_tlog_cursor_parse(&c, "pullgate-tlog-cursor 1 0\n", 25), 0);
+	assert_int_equal(c.nepochs, 0);
+	pg_tlog_cursor_release(&c);
+#define BAD(s, what) \
+	do { \
+		assert_int_equal(pg_tlog_cursor_parse(&c, s, strlen(s)), PG_EINVALID); \
+		assert_null(c.tips); \
+		assert_non_null(strstr(pg_error_last(), what)); \
+	} while (0)
+	BAD("", "does not start with");
+	BAD("pullgate-tlog-cursor 2 1\n000000 " OLD "\n", "does not start with");
+	BAD("pullgate-tlog-cursor 1 \n", "count of epochs");
+	BAD("pullgate-tlog-cursor 1 1001\n", "count of epochs");
+	BAD("pullgate-tlog-cursor 1 99999999999999999999999\n", "count of epochs");
+	BAD("pullgate-tlog-cursor 1 2\n000000 " OLD "\n", "bytes of epochs");
+	BAD("pullgate-tlog-cursor 1 1\n000000 " OLD "\nx", "bytes of epochs");
+	BAD("pullgate-tlog-cursor 1 1\n000001 " OLD "\n", "line of epoch 0");
+	BAD("pullgate-tlog-cursor 1 1\n00000a " OLD "\n", "line of epoch 0");
+	BAD("pullgate-tlog-cursor 1 1\n000000 zz000644713a1a7ecea7871b433cf83f2740da90\n",
+	    "line of epoch 0");
+	BAD("pullgate-tlog-cursor 1 2\n000000 " OLD "\n000001 " NEW "|", "line of epoch 1");
+#undef BAD
+	pg_buf_release(&text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -295,6 +339,7 @@ int main(void)
 		cmocka_unit_test(test_repo_paths),
 		cmocka_unit_test(test_hostile_records),
 		cmocka_unit_test(test_cut_records),
+		cmocka_unit_test(test_cursor),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,283 @@
+/* tlog_follow.c - the transparency log read incrementally: a cursor of epoch tips, the messages added since, the epochs fetched. */
+#include "verifier/tlog_internal.h"
+#include "common/array.h"
+#include "common/error.h"
+#include "common/hex.h"
+
+#define CURSOR_MAGIC "pullgate-tlog-cursor 1 "
+
+struct pg_tlog_follower {
+	char *path;       /* the log's directory, absolute */
+	pg_repo **repos;  /* per epoch, opened on first use */
+	size_t nrepos, alloc;
+};
+
+void pg_tlog_cursor_release(pg_tlog_cursor *c)
+{
+	free(c->tips);
+	c->tips = NULL;
+	c->nepochs = 0;
+}
+
+int pg_tlog_cursor_format(pg_buf *out, const pg_tlog_cursor *c)
+{
+	char hex[PG_OID_HEXSZ + 1];
+	size_t e;
+	int err;
+
+	if ((err = pg_buf_printf(out, CURSOR_MAGIC "%zu\n", c->nepochs)) < 0)
+		return err;
+	for (e = 0; e < c->nepochs; e++) {
+		pg_oid_tohex(hex, &c->tips[e]);
+		if ((err = pg_buf_printf(out, "%06zu %s\n", e, hex)) < 0)
+			return err;
+	}
+	return 0;
+}
+
+int pg_tlog_cursor_parse(pg_tlog_cursor *c, const char *text, size_t len)
+{
+	const char *p = text, *end = text + len;
+	size_t n = 0, e, magic = strlen(CURSOR_MAGIC);
+
+	memset(c, 0, sizeof(*c));
+	if (len < magic || memcmp(p, CURSOR_MAGIC, magic))
+		return pg_error_set(PG_EINVALID, "the cursor does not start with '%.*s'",
+				    (int)magic - 1, CURSOR_MAGIC);
+	for (p += magic; p < end && *p >= '0' && *p <= '9' && n <= PG_TLOG_MAX_EPOCHS; p++)
+		n = n * 10 + (size_t)(*p - '0');
+	if (p == text + magic || p >= end || *p != '\n' || n > PG_TLOG_MAX_EPOCHS)
+		return pg_error_set(PG_EINVALID, "the cursor's count of epochs is not one "
+				    "(0 to %d)", PG_TLOG_MAX_EPOCHS);
+	p++;
+	/* EEEEEE SP TIP LF, each epoch in order */
+	if ((size_t)(end - p) != n * (6 + 1 + PG_OID_HEXSZ + 1))
+		return pg_error_set(PG_EINVALID, "the cursor holds %zu bytes of epochs, not the "
+				    "%zu of %zu epochs", (size_t)(end - p),
+				    n * (6 + 1 + PG_OID_HEXSZ + 1), n);
+	if (n && !(c->tips = calloc(n, sizeof(*c->tips))))
+		return pg_error_oom();
+	for (e = 0; e < n; e++, p += 6 + 1 + PG_OID_HEXSZ + 1) {
+		char num[7];
+
+		memcpy(num, p, 6);
+		num[6] = '\0';
+		if (strspn(num, "0123456789") != 6 || strtoul(num, NULL, 10) != e || p[6] != ' ' ||
+		    !pg_hex_is(p + 7, PG_OID_HEXSZ) ||
+		    pg_oid_fromhex(&c->tips[e], p + 7, PG_OID_HEXSZ) < 0 ||
+		    p[7 + PG_OID_HEXSZ] != '\n') {
+			pg_tlog_cursor_release(c);
+			return pg_error_set(PG_EINVALID, "the cursor's line of epoch %zu is not "
+					    "'%06zu' and 40 hex digits", e, e);
+		}
+	}
+	c->nepochs = n;
+	return 0;
+}
+
+int pg_tlog_follower_new(pg_tlog_follower **out, const char *path)
+{
+	pg_tlog_follower *f;
+
+	*out = NULL;
+	if (!(f = calloc(1, sizeof(*f))))
+		return pg_error_oom();
+	if (!(f->path = realpath(path, NULL))) {
+		int err = pg_error_set(errno == ENOENT ? PG_ENOTFOUND : PG_EIO,
+				       "transparency log '%s': %s", path, strerror(errno));
+
+		free(f);
+		return err;
+	}
+	*out = f;
+	return 0;
+}
+
+void pg_tlog_follower_free(pg_tlog_follower *f)
+{
+	size_t i;
+
+	if (!f)
+		return;
+	for (i = 0; i < f->nrepos; i++)
+		pg_repo_free(f->repos[i]);
+	free(f->repos);
+	free(f->path);
+	free(f);
+}
+
+/* The epochs there are now, each opened once: *n of them. */
+static int epochs(size_t *n, pg_tlog_follower *f)
+{
+	pg_buf dir = PG_BUF_INIT;
+	size_t want = pg_tlog_count_epochs(f->path);
+	int err = 0;
+
+	*n = 0;
+	if (!want)
+		return pg_error_set(PG_ENOTFOUND, "transparency log '%s' has no git/0.git: not a "
+				    "public-inbox v2 archive", f->path);
+	if (want > f->nrepos) {
+		if ((err = PG_ARRAY_GROW(f->repos, want, f->alloc)) < 0)
+			return err;
+		memset(f->repos + f->nrepos, 0, (want - f->nrepos) * sizeof(*f->repos));
+		f->nrepos = want;
+	}
+	for (; *n < want; (*n)++) {
+		if (f->repos[*n])
+			continue;
+		pg_buf_clear(&dir);
+		if ((err = pg_buf_printf(&dir, "%s/git/%zu.git", f->path, *n)) < 0 ||
+		    (err = pg_repo_open(&f->repos[*n], dir.ptr)) < 0)
+			break;
+	}
+	pg_buf_release(&dir);
+	return err;
+}
+
+static int master(pg_oid *tip, pg_repo *r)
+{
+	int err = pg_repo_ref_target(tip, r, "refs/heads/master");
+
+	if (err == PG_ENOTFOUND) {
+		pg_error_clear();
+		memset(tip, 0, sizeof(*tip));
+		return 0;
+	}
+	return err;
+}
+
+int pg_tlog_fetch(size_t *fetched, pg_tlog_follower *f)
+{
+	size_t n, e;
+	int err, first = 0;
+	pg_buf why = PG_BUF_INIT;
+
+	*fetched = 0;
+	if ((err = epochs(&n, f)) < 0)
+		return err;
+	for (e = 0; e < n; e++) {
+		bool did = false;
+
+		err = pg_repo_fetch_mirror(&did, f->repos[e], "origin", "refs/heads/master");
+		*fetched += did;
+		if (err == PG_ENOMEM)
+			first = err;
+		if (err < 0 && !first) {
+			first = err;
+			pg_buf_printf(&why, "epoch %zu: %s", e, pg_error_last());
+		}
+	}
+	if (first && why.len)
+		pg_error_set(first, "%s", why.ptr);
+	pg_buf_release(&why);
+	return first;
+}
+
+int pg_tlog_cursor_at_end(pg_tlog_cursor *c, pg_tlog_follower *f)
+{
+	pg_oid *tips = NULL;
+	size_t n, e;
+	int err;
+
+	if ((err = epochs(&n, f)) < 0)
+		return err;
+	if (!(tips = calloc(n, sizeof(*tips))))
+		return pg_error_oom();
+	for (e = 0; e < n; e++)
+		if ((err = master(&tips[e], f->repos[e])) < 0) {
+			free(tips);
+			return err;
+		}
+	pg_tlog_cursor_release(c);
+	c->tips = tips;
+	c->nepochs = n;
+	return 0;
+}
+
+/* Hand fn the messages of epoch e past c's tip, oldest first; *left counts down. */
+static int follow_epoch(pg_tlog_follow_info *info, size_t *left, pg_tlog_follower *f,
+			pg_tlog_cursor *c, size_t e, pg_tlog_entry_fn fn, void *ctx)
+{
+	pg_repo *r = f->repos[e];
+	pg_oid tip, *ids = NULL;
+	pg_buf msg = PG_BUF_INIT, why = PG_BUF_INIT;
+	size_t n = 0, i;
+	bool found;
+	int err;
+
+	if ((err = master(&tip, r)) < 0 || !pg_oid_cmp(&tip, &c->tips[e]))
+		return err;
+	if ((err = pg_tlog_walk(&ids, &n, &found, r, &tip, &c->tips[e], e)) < 0)
+		return err;
+	if (!found && !pg_oid_is_zero(&c->tips[e]))
+		info->rewritten++;
+	for (i = n; i > 0 && *left; i--) {
+		pg_tlog_record *rec = NULL;
+		pg_tlog_entry en;
+
+		memset(&en, 0, sizeof(en));
+		en.epoch = (unsigned)e;
+		en.commit = ids[i - 1];
+		pg_buf_release(&msg);
+		pg_buf_clear(&why);
+		en.err = pg_tlog_read_message(&msg, r, &ids[i - 1]);
+		if (en.err == 0) {
+			en.raw = msg.ptr;
+			en.raw_len = msg.len;
+			en.err = pg_tlog_record_parse(&rec, msg.ptr, msg.len);
+		}
+		if (en.err == PG_ENOMEM || (en.err < 0 && en.err != PG_EINVALID &&
+					    en.err != PG_ETOOBIG && en.err != PG_EUNSUPPORTED &&
+					    en.err != PG_ENOTFOUND)) {
+			err = en.err;
+			break;
+		}
+		if (en.err < 0 && (err = pg_buf_puts(&why, pg_error_last())) < 0)
+			break;
+		en.rec = rec;
+		en.error = en.err < 0 ? why.ptr : NULL;
+		err = fn(ctx, &en);
+		pg_tlog_record_free(rec);
+		if (err < 0)
+			break;
+		c->tips[e] = ids[i - 1];
+		info->read++;
+		(*left)--;
+	}
+	if (err == 0 && i > 0)
+		info->more = true;
+	pg_buf_release(&msg);
+	pg_buf_release(&why);
+	free(ids);
+	return err;
+}
+
+int pg_tlog_follow(pg_tlog_follow_info *info, pg_tlog_follower *f, pg_tlog_cursor *c,
+		   size_t max, pg_tlog_entry_fn fn, void *ctx)
+{
+	size_t n, e, left = max;
+	int err;
+
+	memset(info, 0, sizeof(*info));
+	if ((err = epochs(&n, f)) < 0)
+		return err;
+	info->epochs = n;
+	if (n > c->nepochs) {
+		/* a new epoch holds only what was written after every older one: from its root */
+		pg_oid *tips = calloc(n, sizeof(*tips));
+
+		if (!tips)
+			return pg_error_oom();
+		if (c->nepochs)
+			memcpy(tips, c->tips, c->nepochs * sizeof(*tips));
+		free(c->tips);
+		c->tips = tips;
+		c->nepochs = n;
+	}
+	for (e = 0; e < n && left && err == 0; e++)
+		err = follow_epoch(info, &left, f, c, e, fn, ctx);
+	if (err == 0 && !left && e < n)
+		info->more = true;
+	return err;
+}
