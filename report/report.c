@@ -36,6 +36,34 @@ static void signature_release(pg_signature_info *s)
 	free(s->fingerprint);
 }
 
+static void tlog_evidence_free(pg_tlog_evidence *p)
+{
+	if (!p)
+		return;
+	free(p->message_id);
+	free(p->date);
+	free(p->pushed_by);
+	free(p->repo);
+	free(p);
+}
+
+int pg_report_set_tlog_evidence(pg_report *r, const char *message_id, const char *date,
+			      const char *pushed_by, const char *repo, bool certified)
+{
+	pg_tlog_evidence *p = calloc(1, sizeof(*p));
+
+	if (!p || (message_id && !(p->message_id = pg_strdup(message_id))) ||
+	    (date && !(p->date = pg_strdup(date))) || !(p->pushed_by = pg_strdup(pushed_by)) ||
+	    !(p->repo = pg_strdup(repo))) {
+		tlog_evidence_free(p);
+		return pg_error_oom();
+	}
+	p->certified = certified;
+	tlog_evidence_free(r->tlog_evidence);
+	r->tlog_evidence = p;
+	return 0;
+}
+
 void pg_report_free(pg_report *r)
 {
 	size_t i;
@@ -68,6 +96,7 @@ void pg_report_free(pg_report *r)
 	free(r->tag);
 	free(r->upstream);
 	free(r->upstream_ref);
+	tlog_evidence_free(r->tlog_evidence);
 	pg_report_free_evidence(r);
 	free(r);
 }

@@ -176,6 +176,19 @@ typedef struct pg_selected {
 	enum pg_selected_status status;
 } pg_selected;
 
+/*
+ * The transparency check's evidence (docs/transparency.md): the push record
+ * that made the pulled tag's name point at the tag object.  Strings are
+ * owned by the report and are the log's, as read: renderers escape them.
+ */
+typedef struct pg_tlog_evidence {
+	char *message_id;     /* "<id@host>" as the record's Message-Id has it, or NULL */
+	char *date;           /* its Date (when gitolite received the push), or NULL */
+	char *pushed_by;      /* the account that pushed */
+	char *repo;           /* the repository it names (a kernel.org path) */
+	bool certified;       /* a signed push certificate verified for the tag */
+} pg_tlog_evidence;
+
 enum pg_verdict {
 	PG_VERDICT_ACCEPT = 0,
 	PG_VERDICT_REJECT = 1,
@@ -238,6 +251,8 @@ typedef struct pg_report {
 	/* the gate's evidence (docs/report-schema.md, "Evidence and provenance") */
 	char *tag_signer;    /* the trusted signer's fingerprint when the tag's signature
 				verified good with no tag-signature finding; else NULL */
+	pg_tlog_evidence *tlog_evidence; /* the transparency log's evidence, or NULL: none found
+					(no log, no record of the tag object) */
 	char *run_dir;       /* the run's fresh log directory */
 	bool simulated;      /* a stage ran a stand-in instead of a shipped script */
 	pg_provenance *provenance;
@@ -296,6 +311,13 @@ int pg_finding_detail(pg_finding *f, const char *field, const char *pull,
 		      const char *upstream);
 int pg_finding_detailf(pg_finding *f, const char *field, const char *fmt, ...)
 	PG_PRINTF(3, 4);
+
+/*
+ * Record the transparency log's evidence (every string copied; message_id
+ * and date may be NULL), replacing any recorded before.
+ */
+int pg_report_set_tlog_evidence(pg_report *r, const char *message_id, const char *date,
+			      const char *pushed_by, const char *repo, bool certified);
 
 /* Append a copy of *info (every string and the e-mail list are copied). */
 int pg_report_add_signature(pg_report *r, const pg_signature_info *info);

@@ -340,6 +340,15 @@ int pg_report_format_json(pg_buf *out, const pg_report *r)
 		pg_json_put_str(w, "attestation", r->attestation);
 		put_evidence(w, r);
 	}
+	if (r->tlog_evidence) {
+		pg_json_open_object(w, "transparency");
+		pg_json_put_str(w, "message_id", r->tlog_evidence->message_id);
+		pg_json_put_str(w, "date", r->tlog_evidence->date);
+		pg_json_put_str(w, "pushed_by", r->tlog_evidence->pushed_by);
+		pg_json_put_str(w, "repo", r->tlog_evidence->repo);
+		pg_json_put_bool(w, "certified", r->tlog_evidence->certified);
+		pg_json_close(w);
+	}
 	pg_json_put_str(w, "tag_signer", r->tag_signer);
 	if ((err = pg_json_write(out, w, PG_JSON_INDENT)) == 0)
 		err = pg_buf_putc(out, '\n');

@@ -830,6 +830,31 @@ static int read_gate(pg_report *r, const pg_json *root)
 	return read_selection(r, root);
 }
 
+/*
+ * The transparency log's evidence: absent when the check found none (the
+ * writer never writes null), else every member of its own type.
+ */
+static int read_tlog_evidence(pg_report *r, const pg_json *root)
+{
+	const pg_json *o;
+	pg_tlog_evidence *p;
+	int err;
+
+	if (pg_json_type(pg_json_get(root, "transparency")) == PG_JSON_ABSENT)
+		return 0;
+	if ((err = member(&o, root, "", "transparency", PG_JSON_OBJECT, false)) < 0)
+		return err;
+	if (!(p = calloc(1, sizeof(*p))))
+		return pg_error_oom();
+	r->tlog_evidence = p;
+	if ((err = get_str(&p->message_id, o, "transparency", "message_id", true)) < 0 ||
+	    (err = get_str(&p->date, o, "transparency", "date", true)) < 0 ||
+	    (err = get_str(&p->pushed_by, o, "transparency", "pushed_by", false)) < 0 ||
+	    (err = get_str(&p->repo, o, "transparency", "repo", false)) < 0)
+		return err;
+	return get_bool(&p->certified, o, "transparency", "certified");
+}
+
 /* --- the whole ------------------------------------------------------------------------ */
 
 /* What the writer derives from the rest must be what the rest gives. */
@@ -917,7 +942,7 @@ static int read_report(pg_report *r, const pg_json *root)
 	if (r->policy_sha256 && !lower_hex(r->policy_sha256, 64))
 		return bad_value("", "policy_sha256", r->policy_sha256,
 				 "a SHA-256 (64 lower-case hex digits)");
-	if ((err = read_gate(r, root)) < 0 ||
+	if ((err = read_gate(r, root)) < 0 || (err = read_tlog_evidence(r, root)) < 0 ||
 	    (err = get_str(&r->tag_signer, root, "", "tag_signer", true)) < 0)
 		return err;
 	return check_counts(r, root);

@@ -21,9 +21,21 @@
 # so do the verdict lines and the demo's last line.
 # PULLGATE_DEMO_KERNEL=real|fake forces one or the other.
 #
-# Take one is rejected at verify.  Take two passes every stage and waits
-# for the maintainer; the demo then approves it as the maintainer through
-# the API (PULLGATE_DEMO_APPROVE=no leaves that to you, on the dashboard).
+# Kees's pushes of both tags are recorded first in a transparency log of
+# the demo's own, as kernel.org's gitolite records them
+# (fixtures/tlog-push.sh: take two's push signed, with its certificate),
+# and the policy reads it with Kees's key mapped to his account kees:
+# each pull's page shows the record of its tag's push (docs/transparency.md).
+#
+# Take one comes by the push hook and is rejected at verify.  Take two comes
+# as Kees's pull-request mail (git request-pull, naming his kernel.org URL,
+# which the configuration maps to the local copy); it passes every stage
+# and waits for the maintainer; the demo then approves it as the maintainer
+# through the API (PULLGATE_DEMO_APPROVE=no leaves that to you, on the
+# dashboard).  The approval notice, a reply in the mail's thread with
+# pr-tracker-bot's X-PR-* headers, goes to an SMTP sink the demo starts on
+# loopback (tests/lib/smtp_relay.py, python3-aiosmtpd, on a free port);
+# the demo prints what it received, headers and body, before its last line.
 #
 # The server stays up while stdin is a terminal (Ctrl-C stops it), so the
 # dashboard can be looked at; otherwise (scripts, CI) or with
@@ -91,6 +103,95 @@ else
 	WAIT_S=${PULLGATE_DEMO_TIMEOUT:-120}
 fi
 
+# kernel.org's transparency log of Kees's pushes, the demo's own (docs/transparency.md):
+# his push of each tag recorded before the pull comes in, take two's signed with his key
+TLOG="$RUN/tlog"
+ZERO=0000000000000000000000000000000000000000
+KEES_URL=git://git.kernel.org/$KEES_NAME.git
+FPR_KEES=$(sed -n 's/^FPR_KEES=\([0-9A-Fa-f]\{40\}\)$/\1/p' "$FX/keys.env")
+[ -n "$FPR_KEES" ] || { say "demo: no FPR_KEES in $FX/keys.env" >&2; exit 1; }
+tag_object() { git --git-dir="$FX/kees.git" rev-parse "refs/tags/$1"; }
+# tlog_push TAG [KEY]: the record of Kees's push of TAG (signed by KEY); prints its Message-Id
+tlog_push() {
+	GNUPGHOME="$FX/gnupg" "$TOP/fixtures/tlog-push.sh" "$TLOG" "$KEES_NAME" kees \
+		"refs/tags/$1" "$ZERO" "$(tag_object "$1")" ${2:+"$2"} 2>>"$RUN/tlog.log"
+}
+say "== recording Kees's pushes in a transparency log, $TLOG (fixtures/tlog-push.sh)"
+REC1=$(tlog_push "$T1") && REC2=$(tlog_push "$T2" "$FPR_KEES") ||
+	{ cat "$RUN/tlog.log" >&2; exit 1; }
+say "   $T1: $REC1; $T2: $REC2 (a signed push)"
+# the policy reads it, and names the account that pushes with Kees's key
+{
+	sed "/^  - fingerprint: $FPR_KEES\$/a\\    account: kees" "$POLICY"
+	printf "transparency: {log: '%s'}\n" "$TLOG"
+} >"$FX/demo-tlog-policy.yaml"
+grep -q '^    account: kees$' "$FX/demo-tlog-policy.yaml" ||
+	{ say "demo: $POLICY does not list Kees's key $FPR_KEES" >&2; exit 1; }
+POLICY="$FX/demo-tlog-policy.yaml"
+
+# take two as Kees mails it: git request-pull's text, made on the local copy, naming his
+# kernel.org URL instead (which the configuration maps to that copy)
+BASE=$(cat "$FX/expect/base")
+public_url() {
+	awk -v from="$FX/kees.git" -v to="$KEES_URL" '{
+		i = index($0, from)
+		if (i) $0 = substr($0, 1, i - 1) to substr($0, i + length(from))
+		print }'
+}
+{
+	printf 'From: Kees Cook <kees@kernel.org>\nTo: Linus Torvalds <torvalds@linux-foundation.org>\n'
+	printf 'Cc: linux-kernel@vger.kernel.org, linux-hardening@vger.kernel.org\n'
+	printf 'Subject: [GIT PULL] hardening fixes for v6.16-rc1\n'
+	printf 'Date: Sun, 1 Jun 2025 09:30:00 -0700\nMessage-ID: <202506010930.fix1@keescook>\n'
+	printf 'MIME-Version: 1.0\nContent-Type: text/plain; charset=us-ascii\n\n'
+	printf 'Hi Linus,\n\nPlease pull these hardening fixes for v6.16-rc1.\n\nThanks!\n\n-Kees\n\n'
+	git -C "$FX/work" request-pull "$BASE" "$FX/kees.git" "$T2" | public_url
+	printf '\n-- \nKees Cook\n'
+} >"$RUN/take2.mail" 2>"$RUN/request-pull.log" || { cat "$RUN/request-pull.log" >&2; exit 1; }
+grep -q "^  $KEES_URL tags/$T2\$" "$RUN/take2.mail" ||
+	{ say "demo: $RUN/take2.mail does not name $KEES_URL" >&2; exit 1; }
+
+SERVE_PID=
+SMTP_PID=
+stop() {
+	if [ -n "$SERVE_PID" ]; then
+		kill -TERM "$SERVE_PID" 2>/dev/null || true
+		wait "$SERVE_PID" 2>/dev/null || true
+		SERVE_PID=
+		# the agent that signing started in the service's home ends with the service
+		GNUPGHOME="$AHOME" gpgconf --kill gpg-agent 2>/dev/null || true
+	fi
+	if [ -n "$SMTP_PID" ]; then
+		kill -TERM "$SMTP_PID" 2>/dev/null || true
+		wait "$SMTP_PID" 2>/dev/null || true
+		SMTP_PID=
+	fi
+}
+trap stop EXIT
+trap 'stop; exit 130' INT TERM
+
+# the SMTP sink the notice goes to: loopback, a free port it picks and writes down, each
+# message it accepts kept in $MAILBOX (msgN.env: the envelope, msgN.eml: the data)
+MAILBOX="$RUN/mailbox"
+mkdir -p "$MAILBOX"
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+say "== starting an SMTP sink on 127.0.0.1 for the approval notice (tests/lib/smtp_relay.py; log: $RUN/smtp.log)"
+"$PY" "$TOP/tests/lib/smtp_relay.py" accept "$MAILBOX" "$RUN/smtp.port" 2>"$RUN/smtp.log" &
+SMTP_PID=$!
+i=0
+while [ ! -s "$RUN/smtp.port" ] && [ $i -lt 100 ] && kill -0 "$SMTP_PID" 2>/dev/null; do
+	sleep 0.1
+	i=$((i + 1))
+done
+[ -s "$RUN/smtp.port" ] || {
+	say "demo: the SMTP sink did not start (python3-aiosmtpd is needed: make deps):" >&2
+	tail -n 5 "$RUN/smtp.log" >&2
+	exit 1
+}
+SMTP_PORT=$(cat "$RUN/smtp.port")
+say "   listening on 127.0.0.1:$SMTP_PORT"
+
 # the service's own OpenPGP key, which signs the attestation of an approved merge
 # (docs/attestation.md): made once in $PULLGATE_HOME/gnupg, without a passphrase
 AHOME="$PULLGATE_HOME/gnupg"
@@ -122,28 +223,25 @@ repositories:
   public-base: git://git.kernel.org/
   map:
     $KEES_NAME: $FX/kees.git
+    '$KEES_URL': $FX/kees.git
 accounts:
   - name: maintainer
     password-hash: '$HASH'
 attestation:
   key: $AFPR
   gnupg-home: $AHOME
+notice:
+  relay: 127.0.0.1
+  port: $SMTP_PORT
+  from: Linus Torvalds <torvalds@linux-foundation.org>
+  attempts: 3
+  retry-seconds: 1
+  timeout-seconds: 10
+  tree-name: torvalds/linux.git
 $TREE_YAML
   merge-name: Linus Torvalds
   merge-email: torvalds@linux-foundation.org
 EOF
-
-SERVE_PID=
-stop() {
-	[ -n "$SERVE_PID" ] || return 0
-	kill -TERM "$SERVE_PID" 2>/dev/null || true
-	wait "$SERVE_PID" 2>/dev/null || true
-	SERVE_PID=
-	# the agent that signing started in the service's home ends with the service
-	GNUPGHOME="$AHOME" gpgconf --kill gpg-agent 2>/dev/null || true
-}
-trap stop EXIT
-trap 'stop; exit 130' INT TERM
 
 start() {
 	: >"$RUN/serve.out"
@@ -170,19 +268,21 @@ fi
 URL=${URL%/}
 SECRET=$(cat "$PULLGATE_HOME/hook-secret")
 
-# hook FILE DELIVERY: POST a push record signed with the hook secret, with the time it
-# was signed (the signature covers "TIMESTAMP." and the body); prints the job id
+# hook HOOK FILE DELIVERY CONTENT-TYPE: POST a push record or a mail to /hooks/HOOK, signed
+# with the hook secret, with the time it was signed (the signature covers "TIMESTAMP." and
+# the body); prints the job id, or the service's answer on stderr and fails
 hook() {
 	ts=$(date +%s)
-	sig=$( (printf '%s.' "$ts"; cat "$1") | openssl dgst -sha256 -hmac "$SECRET" -r | cut -d' ' -f1)
-	curl -s -f -X POST -H 'Content-Type: application/json' -H "X-Pullgate-Delivery: $2" \
+	sig=$( (printf '%s.' "$ts"; cat "$2") | openssl dgst -sha256 -hmac "$SECRET" -r | cut -d' ' -f1)
+	answer=$(curl -s -X POST -H "Content-Type: $4" -H "X-Pullgate-Delivery: $3" \
 		-H "X-Pullgate-Timestamp: $ts" -H "X-Pullgate-Signature: sha256=$sig" \
-		--data-binary "@$1" "$URL/hooks/push" | jq -r '.jobs[0]'
+		--data-binary "@$2" "$URL/hooks/$1")
+	printf '%s' "$answer" | jq -e -r '.jobs[0] // empty' 2>/dev/null ||
+		{ say "demo: /hooks/$1 did not queue $2: $answer" >&2; return 1; }
 }
 record() {
-	new=$(git --git-dir="$FX/kees.git" rev-parse "refs/tags/$2")
 	printf '{ "repo": "%s", "user": "kees", "changes": [ { "ref": "refs/tags/%s", "old": "%s", "new": "%s" } ] }\n' \
-		"$KEES_NAME" "$2" 0000000000000000000000000000000000000000 "$new" >"$1"
+		"$KEES_NAME" "$2" "$ZERO" "$(tag_object "$2")" >"$1"
 }
 # wait_for ID STATE...: until the pull is in one of the states; prints state changes
 wait_for() {
@@ -205,16 +305,25 @@ wait_for() {
 	return 1
 }
 
+# the decision that records what became of a pull's notice, once there is one
+notice_note() {
+	curl -s "$URL/api/pulls/$1" | jq -r '[.decisions[] | select(.action == "notice") | "\(.user): \(.note)"] | last // empty'
+}
+# the transparency log's record of a pull's push, as its page shows it
+push_record() {
+	curl -s "$URL/api/pulls/$1" | jq -r '.transparency | if . == null then "none" else "\(.message_id) of \(.date), pushed by \(.pushed_by)\(if .certified then ", certified by a signed push" else "" end)" end'
+}
+# text the sink received, made safe for a terminal: no CR, no control character but a tab
+terminal_safe() { tr -d '\r' | tr -d '\000-\010\013-\037\177'; }
 STAMP=$(date +%s)
 record "$RUN/take1.json" "$T1"
-record "$RUN/take2.json" "$T2"
 say
 say "== take one: $T1, as b4 trailers -u rewrote it (push hook)"
-ID1=$(hook "$RUN/take1.json" "demo-$STAMP-take1")
+ID1=$(hook push "$RUN/take1.json" "demo-$STAMP-take1" application/json) || exit 1
 wait_for "$ID1" rejected error approved waiting passed
 say
-say "== take two: $T2 (push hook)"
-ID2=$(hook "$RUN/take2.json" "demo-$STAMP-take2")
+say "== take two: $T2 (Kees's pull-request mail, $RUN/take2.mail)"
+ID2=$(hook pull-request "$RUN/take2.mail" "demo-$STAMP-take2" message/rfc822) || exit 1
 wait_for "$ID2" waiting approved rejected error passed
 
 if [ "$(curl -s "$URL/api/pulls/$ID2" | jq -r .state)" = waiting ] &&
@@ -229,6 +338,16 @@ if [ "$(curl -s "$URL/api/pulls/$ID2" | jq -r .state)" = waiting ] &&
 		merge=$(curl -s "$URL/api/pulls/$ID2" | jq -r .merge_commit)
 		say "   its attestation (git log --notes=pullgate; pullgate attest verify):"
 		say "   $("$PULLGATE" attest verify --signer "$AFPR" --keyring "$AHOME/pullgate.asc" --tree "$TREE_DIR" "$merge" 2>&1)"
+		# the notice is mailed by the service's sender thread: its outcome is a decision
+		say "   the service mails the approval notice to the SMTP sink"
+		t=0
+		while [ "$t" -lt 120 ]; do
+			note=$(notice_note "$ID2")
+			[ -n "$note" ] && break
+			sleep 0.5
+			t=$((t + 1))
+		done
+		say "   ${note:-no notice decision after 60 s: see $RUN/serve.log}"
 	fi
 fi
 
@@ -240,6 +359,7 @@ say
 say "== verdicts"
 say "take one (pull $ID1): $(verdict "$ID1")"
 say "take two (pull $ID2): $(verdict "$ID2")"
+say "take two's push record (on its page): $(push_record "$ID2")"
 say
 say "dashboard: $URL/"
 say "   take one: $URL/pulls/$ID1   take two: $URL/pulls/$ID2"
@@ -252,6 +372,25 @@ case $s2 in
 approved | waiting) ;;
 *) say "demo: take two should pass every stage, it is $s2" >&2; status=1 ;;
 esac
+[ "$(push_record "$ID2")" != none ] ||
+	{ say "demo: take two's page shows no push record from the transparency log" >&2; status=1; }
+
+# what the sink received: the approval notice, a reply in the pull mail's thread
+say
+say "== the SMTP sink's mailbox ($MAILBOX, 127.0.0.1:$SMTP_PORT)"
+if [ -f "$MAILBOX/msg1.eml" ]; then
+	for m in "$MAILBOX"/msg*.eml; do
+		env=${m%.eml}.env
+		say "-- $(basename "$m"): from $(head -n 1 "$env" | terminal_safe), to $(tail -n +2 "$env" | terminal_safe | paste -sd ' ')"
+		terminal_safe <"$m"
+	done
+elif [ "$s2" = approved ]; then
+	say "   empty: take two was approved, but its notice was not mailed (see $RUN/serve.log)"
+	say "demo: the approval notice did not reach the SMTP sink" >&2
+	status=1
+else
+	say "   empty: take two is not approved yet; its notice comes here when it is"
+fi
 # the last word: whether take two was really built and booted, or simulated
 if [ "$(curl -s "$URL/api/pulls/$ID2" | jq -r .report.simulated)" = true ]; then
 	last="demo: SIMULATED: take two's build and boot were the stand-in scripts of tests/fakes (the kernel tree could not be prepared): nothing was compiled or booted"

@@ -141,6 +141,49 @@ static int get_job(pg_req *rq, pg_resp *rs, pg_job **j)
 	return err;
 }
 
+/*
+ * The transparency log's record of the pull's tag, as its stored report
+ * names it (report.transparency), with its link in the log's web view
+ * when one is configured and the Message-Id makes one; null when the
+ * report names none.  A report that does not parse names none.
+ */
+static int put_tlog_record(pg_json_writer *w, const pg_config *c, const char *report)
+{
+	pg_json *r = NULL;
+	const pg_json *t;
+	const char *id;
+	pg_buf url = PG_BUF_INIT;
+	int err = 0;
+
+	if (report && (err = pg_json_parse(&r, report, strlen(report))) < 0) {
+		if (err == PG_ENOMEM)
+			return err;
+		pg_error_clear();
+		err = 0;
+	}
+	t = pg_json_get(r, "transparency");
+	if (pg_json_type(t) != PG_JSON_OBJECT) {
+		pg_json_put_null(w, "transparency");
+		goto done;
+	}
+	id = pg_json_get_str(t, "message_id");
+	if (c->tlog_web && (err = pg_mail_link(&url, c->tlog_web, id)) < 0)
+		goto done;
+	pg_json_open_object(w, "transparency");
+	pg_json_put_str(w, "message_id", id);
+	pg_json_put_str(w, "date", pg_json_get_str(t, "date"));
+	pg_json_put_str(w, "pushed_by", pg_json_get_str(t, "pushed_by"));
+	pg_json_put_str(w, "repo", pg_json_get_str(t, "repo"));
+	pg_json_put_bool(w, "certified", pg_json_get_bool(t, "certified"));
+	pg_json_put_str(w, "url", url.len ? url.ptr : NULL);
+	pg_json_close(w);
+	err = 0;
+done:
+	pg_json_free(r);
+	pg_buf_release(&url);
+	return err;
+}
+
 int pg_api_pull(pg_req *rq, pg_resp *rs)
 {
 	pg_job_list q = { 0 };
@@ -161,6 +204,8 @@ int pg_api_pull(pg_req *rq, pg_resp *rs)
 		pg_buf_clear(&lore);
 	}
 	pg_json_put_str(w, "lore_url", lore.len ? lore.ptr : NULL);
+	if ((err = put_tlog_record(w, rq->srv->config, j->report)) < 0)
+		goto done;
 	conflicted_by(w, &q, j->id);
 	pg_json_open_array(w, "stages");
 	for (i = 0; i < j->nstages; i++) {

@@ -80,6 +80,7 @@ void pg_config_free(pg_config *c)
 	free(c->tree);
 	free(c->branch);
 	free(c->public_base);
+	free(c->tlog_web);
 	free(c->merge_name);
 	free(c->merge_email);
 	free(c->notice.relay);
@@ -387,11 +388,29 @@ static const char *why_public_base(const char *s)
 	return NULL;
 }
 
+/* Where a record's Message-Id is appended: a web URL, ending where that id follows. */
+static const char *why_web_base(const char *s)
+{
+	const char *p;
+
+	if (strncmp(s, "https://", 8) && strncmp(s, "http://", 7))
+		return "an http:// or https:// URL such as https://example.org/tlog/";
+	for (p = s; *p; p++)
+		if ((unsigned char)*p <= ' ' || (unsigned char)*p >= 0x7f || strchr("\"'<>\\", *p))
+			return "a URL of printable ASCII without blanks, quotes or brackets, "
+			       "ending in '/'";
+	if (p[-1] != '/')
+		return "a URL ending in '/', where the record's Message-Id follows";
+	return NULL;
+}
+
 static const pg_yaml_field repositories_fields[] = {
 	{ .key = "base", .kind = PG_FIELD_STRING, MEMBER(pg_config, repo_base),
 	  .wants = "a URL or path" },
 	{ .key = "public-base", .kind = PG_FIELD_STRING, MEMBER(pg_config, public_base),
 	  .wants = "a URL", .why = why_public_base },
+	{ .key = "transparency-web", .kind = PG_FIELD_STRING, MEMBER(pg_config, tlog_web),
+	  .wants = "a URL", .why = why_web_base },
 	{ .key = "map", .kind = PG_FIELD_NAMES, MEMBER(pg_config, repos),
 	  .count = offsetof(pg_config, nrepos), .size = sizeof(pg_repo_map),
 	  .max = PG_CONFIG_MAX_REPOS, .entry = read_repo,

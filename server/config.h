@@ -91,6 +91,9 @@ typedef struct pg_config {
 	char *repo_base;         /* push records: base + repo name, when not in repos */
 	char *public_base;       /* push records: the public URL is this + repo name, for the
 				    merge message and notice; NULL: git://git.kernel.org/ */
+	char *tlog_web;          /* repositories.transparency-web: a public-inbox web view of the
+				    policy's transparency log; a record's link is this + its
+				    Message-Id (percent-encoded); NULL: records are not linked */
 	pg_repo_map *repos;
 	size_t nrepos;
 	pg_account *accounts;

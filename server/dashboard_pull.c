@@ -218,6 +218,38 @@ static void lore_link(pg_buf *out, const pg_job *j)
 }
 
 /*
+ * A fact after the tag object: the transparency log's record of its push,
+ * as the report names it (report.transparency): its Message-Id, linked
+ * to the record in the log's web view when one is configured
+ * (repositories.transparency-web) and the Message-Id makes a link, its
+ * date and the account that pushed; nothing when the report names none.
+ * The <dd> is closed by the next fact.
+ */
+static void tlog_record(pg_buf *out, const pg_server *srv, const pg_json *report)
+{
+	const pg_json *t = pg_json_get(report, "transparency");
+	const char *id = pg_json_get_str(t, "message_id"), *date = pg_json_get_str(t, "date");
+	const char *web = srv->config->tlog_web;
+	pg_buf url = PG_BUF_INIT;
+
+	if (pg_json_type(t) != PG_JSON_OBJECT)
+		return;
+	pg_buf_puts(out, "</dd><dt>push record</dt><dd id=\"push-record\">");
+	if (web && pg_mail_link(&url, web, id) == 1)
+		pg_dash_html(out, "<a id=\"tlog\" href=\"%s\" rel=\"noreferrer\">%s</a>", url.ptr,
+			     id);
+	else
+		pg_dash_html(out, "<span id=\"tlog\">%s</span>", id ? id : "(no Message-Id)");
+	pg_error_clear();
+	if (date)
+		pg_dash_html(out, " of %s", date);
+	pg_dash_html(out, ", pushed by %s", pg_json_get_str(t, "pushed_by"));
+	if (pg_json_get_bool(t, "certified"))
+		pg_buf_puts(out, ", certified by a signed push");
+	pg_buf_release(&url);
+}
+
+/*
  * A fact after the report's: the checkout id the pull's KCIDB document
  * carries, from the job row's ids (no report parsed for a page), linked
  * to the document; nothing before a run finished.  The <dd> is closed by
@@ -332,6 +364,7 @@ int pg_page_pull(pg_req *rq, pg_resp *rs)
 	pg_buf_printf(out, " (%d errors, %d warnings)</dd><dt>commits</dt><dd>%d (%d merges)</dd>"
 		      "<dt>tag object</dt><dd>", j->errors, j->warnings, j->commits, j->merges);
 	pg_dash_short_oid(out, j->has_tag_object, &j->tag_object);
+	tlog_record(out, rq->srv, report);
 	pg_buf_printf(out, "</dd><dt>report</dt><dd><a href=\"/api/pulls/%lld\">JSON</a>",
 		      (long long)j->id);
 	kcidb_link(out, rq->srv, j);

@@ -256,6 +256,10 @@ static int check_tag(tcheck *c, const char *location)
 				      "the record of '%s' says the push was signed (%s) but "
 				      "holds no certificate", ref, evidence->cert_status)) < 0)
 		goto done;
+	/* the report carries the evidence as data too: the dashboard links the record */
+	if ((err = pg_report_set_tlog_evidence(p->report, evidence->message_id, evidence->date,
+					     evidence->user, evidence->repo, cert_good)) < 0)
+		goto done;
 	if ((err = check_account(c, evidence, ref)) == 0)
 		err = evidence_note(c, evidence, ev_ch, ref, cert_good);
 done:

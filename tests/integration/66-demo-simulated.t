@@ -1,8 +1,8 @@
 #!/bin/sh
-# 66-demo-simulated.t - the demo on the stand-in scripts says so: in its verdict lines and in its last line.
+# 66-demo-simulated.t - the demo on the stand-in scripts says so: in its verdict lines and in its last line; take two's push record and its notice in the SMTP sink's mailbox.
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
-plan 6
+plan 14
 
 # the fallback make demo takes when the kernel tree cannot be prepared, forced;
 # an ephemeral port, and the server stopped after the verdicts (stdin is no terminal)
@@ -16,3 +16,20 @@ like "$out" '^take one \(pull [0-9]+\): rejected: ' "take one's, rejected at ver
 is "$(printf '%s\n' "$out" | tail -n 1 | cut -c1-16)" "demo: SIMULATED:" \
 	"the demo's last line says the build and boot were simulated"
 unlike "$(printf '%s\n' "$out" | tail -n 1)" '^demo: real' "and does not claim a real run"
+
+# the transparency log of the demo's own pushes: take two's page shows its record
+like "$out" "^take two's push record \\(on its page\\): <[0-9]+\\.1\\.1@gitolite\\.kernel\\.org> of Sun, 01 Jun 2025 10:01:00 -0000, pushed by kees, certified by a signed push\$" \
+	"take two's push record is shown: Kees's signed push, from the log the demo wrote"
+# the approval notice, mailed to the demo's SMTP sink, printed from its mailbox
+like "$out" '^   pullgate: notice mailed to kees@kernel\.org via 127\.0\.0\.1 \(1 attempt\)' \
+	"the service records the notice as mailed to the sink"
+like "$out" '^-- msg1\.eml: from torvalds@linux-foundation\.org, to kees@kernel\.org linux-kernel@vger\.kernel\.org linux-hardening@vger\.kernel\.org$' \
+	"the demo prints the mailbox: one message, its envelope from the maintainer to Kees and the lists"
+mail=$(printf '%s\n' "$out" | sed -n '/^-- msg1\.eml: /,/^demo: /p')
+like "$mail" '^Subject: Re: \[SIMULATED\] \[GIT PULL\] hardening fixes for v6\.16-rc1$' \
+	"its headers: a reply to Kees's pull mail, marked SIMULATED"
+like "$mail" '^In-Reply-To: <202506010930\.fix1@keescook>$' "in the pull mail's thread"
+like "$mail" '^X-PR-Merge-Commit-Id: [0-9a-f]{40}$' "with pr-tracker-bot's headers"
+like "$mail" '^has been merged into ' "and its body"
+is "$(ps -eo args= | grep -F "smtp_relay.py accept $PULLGATE_HOME/demo-run/mailbox" | grep -vc grep)" 0 \
+	"the sink is stopped with the demo"

@@ -4,9 +4,19 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
-plan 59
+. "$(dirname "$0")/../lib/tlog.sh"
+plan 70
 serve_setup
+# the policy reads the transparency log of the incident's pushes; the dashboard links its
+# records in a public-inbox web view of it
+tlog_build "$SCRATCH/tlog"
+printf "transparency: {log: '%s'}\n" "$SCRATCH/tlog/tlog" >>"$SCRATCH/policy.yaml"
+WEB=https://tlog.example.org/gitolite/
+sed "s|^repositories:\$|&\\n  transparency-web: $WEB|" "$CONFIG" >"$SCRATCH/web.yaml"
+mv "$SCRATCH/web.yaml" "$CONFIG"
 serve_start
+E1="$SCRATCH/tlog/tlog/git/1.git"
+ZERO=0000000000000000000000000000000000000000
 T1=hardening-v6.16-rc1-fix1
 T2=hardening-v6.16-rc1-fix1-take2
 BASE=$(git --git-dir="$TREE" rev-parse master)
@@ -49,6 +59,11 @@ is "$(printf '%s' "$out" | jq -r '"\(.kind) \(.tag) \(.errors)"')" "mail refs/ta
 	"the job came from the mail, for the tag it names, with no errors"
 LORE=https://lore.kernel.org/r/202506010930.fix1@keescook
 is "$(printf '%s' "$out" | jq -r .lore_url)" "$LORE" "the API links the pull to its mail's thread on lore"
+REC='<1748770002.1.2@gitolite.kernel.org>'
+RECURL=${WEB}1748770002.1.2@gitolite.kernel.org
+is "$(printf '%s' "$out" | jq -c .transparency)" \
+	"{\"message_id\":\"$REC\",\"date\":\"Sun, 01 Jun 2025 10:02:00 -0000\",\"pushed_by\":\"kees\",\"repo\":\"pub/scm/linux/kernel/git/kees/linux\",\"certified\":true,\"url\":\"$RECURL\"}" \
+	"the API gives the transparency log's record of the tag's push, linked in the log's web view"
 MERGE=$(printf '%s' "$out" | jq -r .merge_commit)
 is "$(git --git-dir="$TREE" rev-parse master)" "$BASE" "the integration branch has not moved yet"
 get "$URL/pulls/$ID2"
@@ -57,6 +72,8 @@ like "$out" "<pre class=\"merge-message\">Merge tag &#39;hardening-v6.16-rc1-fix
 like "$out" "^Link: $LORE\$" "which ends in a Link: to the mail's thread"
 like "$out" "<dt>thread</dt><dd><a id=\"lore\" href=\"$LORE\" rel=\"noreferrer\">$LORE</a></dd>" \
 	"the page links the pull to its thread on lore"
+like "$out" "<dt>push record</dt><dd id=\"push-record\"><a id=\"tlog\" href=\"$RECURL\" rel=\"noreferrer\">&lt;1748770002.1.2@gitolite.kernel.org&gt;</a> of Sun, 01 Jun 2025 10:02:00 -0000, pushed by kees, certified by a signed push</dd>" \
+	"the page shows the record, its date, its pusher and its certificate, linked to the record"
 like "$out" '<tr class="ktap-pass"><td>pullgate.randstruct_reorders</td><td>pass</td>' \
 	"and lists the KUnit results"
 like "$out" '<div id="status" hidden><progress id="status-bar" max="1"></progress>' \
@@ -114,9 +131,11 @@ get "$URL/pulls/$IDX"
 like "$out" '&lt;script&gt;alert\(1\)&lt;/script&gt;&lt;img src=x onerror=&quot;alert\(2\)&quot;&gt;' \
 	"a commit subject carrying markup is shown escaped"
 unlike "$out" '<script>alert|<img src=x' "and never as markup"
+unlike "$out" 'id="push-record"' "a tag the log has no record of shows none"
 get "$URL/api/pulls/$IDX"
 like "$(printf '%s' "$out" | jq -r '.report.findings[].subject')" '^<script>alert\(1\)' \
 	"the JSON API carries it as data"
+is "$(printf '%s' "$out" | jq -c .transparency)" null "and no record in the API"
 
 # --- the queue, filters and metrics --------------------------------------------------------------
 get "$URL/api/pulls?state=rejected"
@@ -140,6 +159,9 @@ like "$follow" '^curl:0$' "and ends by itself when the pull is done"
 
 # --- the maintainer rejects a pull that waits -----------------------------------------------
 git --git-dir="$TREE" update-ref refs/heads/master "$BASE"
+# the log records the tag pushed again, under a Message-Id with characters a URL keeps
+TAG2=$(git --git-dir="$KREPO" rev-parse "refs/tags/$T2")
+tlog_push "$E1" "<tlog&1'\"x@b>" kees "refs/tags/$T2" "$TAG2" "$TAG2"
 push_record "$SCRATCH/again.json" "$T2"
 hook push "$SCRATCH/again.json" take2-again
 IDA=$(printf '%s' "$out" | jq -r '.jobs[0]')
@@ -149,6 +171,8 @@ get "$URL/api/pulls/$IDA"
 is "$(printf '%s' "$out" | jq -r .lore_url)" null "a pull pushed, not mailed, has no lore link"
 get "$URL/pulls/$IDA"
 unlike "$out" 'id="lore"' "nor a thread on its page"
+like "$out" "<a id=\"tlog\" href=\"${WEB}tlog&amp;1&#39;%22x@b\" rel=\"noreferrer\">&lt;tlog&amp;1&#39;&quot;x@b&gt;</a> of Mon, 02 Jun 2025 09:00:00 -0000, pushed by kees</dd>" \
+	"the newest record of the tag object is shown, its & and ' escaped in the link, its quote percent-encoded"
 code=$(curl -s -b "$SCRATCH/jar" -o "$SCRATCH/.r" -w '%{http_code}' -X POST \
 	-H "X-CSRF-Token: $CSRF" -H "Origin: $URL" "$URL/api/pulls/$IDA/reject")
 is "$code" 200 "the maintainer rejects it"
@@ -159,12 +183,36 @@ is "$(printf '%s' "$out" | jq -r '.decisions[-1] | "\(.user) \(.action)"')" "mai
 	"the store records who rejected it"
 
 # --- a Message-Id's characters a URL keeps are escaped in the page ------------------------------
+# and the log's newest record of the tag carries markup in its Message-Id, and its pusher's name
+tlog_push "$E1" '<"><script>alert(3)</script>@b>' '<b>kees</b>' "refs/tags/$T2" "$TAG2" "$TAG2"
 sed "s|^Message-ID: .*|Message-ID: <pull\\&1'\\\"x@b>|" "$SCRATCH/take2.mail" >"$SCRATCH/quote.mail"
 hook pull-request "$SCRATCH/quote.mail" take2-quote
 IDQ=$(printf '%s' "$out" | jq -r '.jobs[0]')
 get "$URL/pulls/$IDQ"
 like "$out" '<a id="lore" href="https://lore.kernel.org/r/pull&amp;1&#39;%22x@b" rel="noreferrer">https://lore.kernel.org/r/pull&amp;1&#39;%22x@b</a>' \
 	"a Message-Id's & and ' are escaped in the link and its text, its quote percent-encoded"
+wait_state "$IDQ" waiting rejected error approved passed >/dev/null
+get "$URL/pulls/$IDQ"
+like "$out" '<span id="tlog">&lt;&quot;&gt;&lt;script&gt;alert\(3\)&lt;/script&gt;@b&gt;</span> of Mon, 02 Jun 2025 09:00:00 -0000, pushed by &lt;b&gt;kees&lt;/b&gt;</dd>' \
+	"a record's Message-Id that makes no link is shown escaped, unlinked, and so is its pusher"
+unlike "$out" '<script>alert\(3\)|<b>kees' "never as markup"
+get "$URL/api/pulls/$IDQ"
+is "$(printf '%s' "$out" | jq -r '.transparency | "\(.message_id) \(.pushed_by) \(.url)"')" \
+	'<"><script>alert(3)</script>@b> <b>kees</b> null' "the API carries them as data, with no link"
+
+# --- without a web view of the log, a record is shown unlinked ------------------------------------
+reloads() { grep -c "reloaded $CONFIG" "$SCRATCH/serve.err" || true; }
+_reloaded() { [ "$(reloads)" -gt "$1" ]; }
+before=$(reloads)
+grep -v '^  transparency-web: ' "$CONFIG" >"$SCRATCH/noweb.yaml"
+mv "$SCRATCH/noweb.yaml" "$CONFIG"
+kill -HUP "$SERVE_PID"
+wait_for _reloaded "$before" || true
+is "$(reloads)" "$((before + 1))" "the configuration without transparency-web is reloaded"
+get "$URL/pulls/$ID2"
+like "$out" '<dd id="push-record"><span id="tlog">&lt;1748770002.1.2@gitolite.kernel.org&gt;</span> of Sun' \
+	"take two's record is shown by its Message-Id, unlinked"
+is "$(pull_field "$ID2" '.transparency | "\(.message_id) \(.url)"')" "$REC null" "and the API gives no URL"
 
 serve_stop
 is "$SERVE_RC" 0 "the server stops cleanly on SIGTERM"

@@ -3,12 +3,12 @@
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
-plan 34
+plan 37
 fixture_incident
 
+. "$(dirname "$0")/../lib/tlog.sh"
 T="$SCRATCH/tlog"
-"$TOP/fixtures/tlog.sh" "$FX" "$T" >/dev/null
-. "$T/tlog.env"
+tlog_build "$T"
 KREPO="$T/pub/scm/linux/kernel/git/kees/linux.git"
 LOG="$T/tlog"
 
@@ -46,6 +46,9 @@ is "$rc" 0 "take two, on record and pushed by its signer's account, is accepted"
 is "$(findings error)" "" "no transparency error for take two"
 like "$(notes)" "push record $(msgid 2) of Sun, 01 Jun 2025 10:02:00 -0000: 'kees' pushed refs/tags/hardening-v6.16-rc1-fix1-take2 as $TAG_take2 to pub/scm/linux/kernel/git/kees/linux, certified by a signed push of $FPR_KEES" \
 	"a note names the record that is the evidence (Message-Id, date), its pusher and its good certificate"
+is "$(printf '%s' "$out" | jq -c .transparency)" \
+	"{\"message_id\":\"$(msgid 2)\",\"date\":\"Sun, 01 Jun 2025 10:02:00 -0000\",\"pushed_by\":\"kees\",\"repo\":\"pub/scm/linux/kernel/git/kees/linux\",\"certified\":true}" \
+	"the report carries the evidence as data: the record, its date, its pusher, its good certificate"
 like "$(notes)" "1 messages of the transparency log read this time are no push record" \
 	"the message that is no push record is said once, when the index reads it"
 ok "$([ "$(ls "$PULLGATE_HOME/tlog/" | grep -c '\.idx$')" = 1 ]; echo $?)" "the index is kept in PULLGATE_HOME/tlog"
@@ -66,6 +69,8 @@ verify "$P" hardening-v6.16-rc1-fix1
 is "$(findings error)" "'refs/tags/hardening-v6.16-rc1-fix1' was pushed by the account 'mallory', not by 'kees', the account the policy gives its signer $FPR_KEES" \
 	"take one, pushed by mallory, is an error"
 like "$(records)" "$(msgid 3) of Sun, 01 Jun 2025 10:03:00 -0000" "the finding names mallory's record"
+is "$(printf '%s' "$out" | jq -r '.transparency | "\(.message_id) \(.pushed_by) \(.certified)"')" \
+	"$(msgid 3) mallory false" "the report's evidence is mallory's record all the same, uncertified"
 
 # --- the log attached as a file ---------------------------------------------------------
 verify "$P" rebase-carry
@@ -90,6 +95,7 @@ is "$(findings error)" "the log's push of 'refs/tags/amend-upstream' does not ma
 # --- no record: a warning, an error where the policy says so -------------------------------
 verify "$P" committer-date
 is "$(findings warning | grep -c 'no push record')" 1 "a tag with no record is a warning by default"
+is "$(printf '%s' "$out" | jq 'has("transparency")')" false "and its report has no evidence"
 sed 's|transparency: {log: \(.*\)}|transparency: {log: \1, missing: error}|' "$P" >"$SCRATCH/me.yaml"
 verify "$SCRATCH/me.yaml" committer-date
 is "$(findings error | grep -c "no push record of 'refs/tags/committer-date'")" 1 \
@@ -97,31 +103,12 @@ is "$(findings error | grep -c "no push record of 'refs/tags/committer-date'")" 
 
 # --- the index is extended with what the log gains, and made again when an epoch is rewritten ---
 E1="$LOG/git/1.git"
-append() { # FILE: the message becomes the next commit of epoch 1
-	blob=$(git -C "$E1" hash-object -w "$1")
-	tree=$(printf '100644 blob %s\tm\n' "$blob" | git -C "$E1" mktree)
-	c=$(GIT_AUTHOR_NAME=G GIT_AUTHOR_EMAIL=g@k GIT_COMMITTER_NAME=G GIT_COMMITTER_EMAIL=g@k \
-		git -C "$E1" commit-tree "$tree" -p "$(git -C "$E1" rev-parse master)" -m next)
-	git -C "$E1" update-ref refs/heads/master "$c"
-}
 before=$(git -C "$E1" rev-parse master)
-cat >"$SCRATCH/late.msg" <<EOF
-Message-Id: <late@gitolite.kernel.org>
-Date: Mon, 02 Jun 2025 09:00:00 -0000
-
----
-service: git-receive-pack
-repo: pub/scm/linux/kernel/git/kees/linux
-user: kees
-changes:
-  - ref: refs/tags/committer-date
-    old: 0000000000000000000000000000000000000000
-    new: $TAG_committer
-EOF
-append "$SCRATCH/late.msg"
+tlog_push "$E1" '<late@gitolite.kernel.org>' kees refs/tags/committer-date \
+	0000000000000000000000000000000000000000 "$TAG_committer"
 # a record past the cap: not read, said, never a crash
 { printf 'Message-Id: <big@x>\n\n---\nrepo: a/b\nlog: "'; head -c 17000000 /dev/zero | tr '\0' a; printf '"\n'; } >"$SCRATCH/big.msg"
-append "$SCRATCH/big.msg"
+tlog_append "$E1" "$SCRATCH/big.msg"
 verify "$P" committer-date
 is "$(findings warning | grep -c 'no push record')" 0 "a record appended to the log is found: the index was extended"
 like "$(notes)" "push record <late@gitolite.kernel.org> of Mon, 02 Jun 2025 09:00:00 -0000: 'kees' pushed refs/tags/committer-date" \

@@ -38,10 +38,10 @@ FOLLOWED="$SCRATCH/followed"
 mkdir -p "$FOLLOWED/git"
 for e in 0 1; do git clone -q --mirror "$T/tlog/git/$e.git" "$FOLLOWED/git/$e.git"; done
 # appending: to the origin's epoch 1, after tlog.sh's 12 messages (fixtures/tlog-lib.sh)
-OUT=$T EPOCH=1 N=12
+TLOG=$T/tlog TLOG_TMP=$T EPOCH=1 N=12
 . "$TOP/fixtures/tlog-lib.sh"
 KORG=pub/scm/linux/kernel/git
-msgid() { printf '<174877%04d.1.%d@gitolite.kernel.org>' "$1" "$1"; }
+msgid() { message_id "$1"; }
 delivery() { printf 'tlog:174877%04d.1.%d@gitolite.kernel.org' "$1" "$1"; }
 
 # the jobs fetch from url-base + repo + .git, here the fixture's mirror under its kernel.org path
@@ -72,12 +72,12 @@ is "$(total)" 0 "the records already in the log make no job"
 plain_push "$KORG/torvalds/linux" torvalds refs/tags/rebase-carry "$ZERO" "$TAG_rebase"  # 12: not watched
 plain_push "$KEES_NAME" kees refs/tags/committer-date "$ZERO" "$TAG_committer"          # 13: no glob
 plain_push "$KEES_NAME" kees refs/tags/cherry-pick-old "$TAG_cherry" "$ZERO"            # 14: deleted
-printf 'Message-Id: <hostile@gitolite.kernel.org>\n\n---\n{{{ not yaml\n' >"$OUT/msg"  # 15: no record
+printf 'Message-Id: <hostile@gitolite.kernel.org>\n\n---\n{{{ not yaml\n' >"$TLOG_TMP/msg"  # 15: no record
 append
 plain_push "$KEES_NAME" kees refs/heads/master "$ZERO" "$BASE"                          # 16: a branch
 { headers "$KEES_NAME"; change refs/tags/rebase-carry "$ZERO" "$TAG_rebase" | body "$KEES_NAME" kees; } \
-	>"$OUT/msg"
-cp "$OUT/msg" "$SCRATCH/rebase.msg"
+	>"$TLOG_TMP/msg"
+cp "$TLOG_TMP/msg" "$SCRATCH/rebase.msg"
 append                                                                                  # 17: a job
 wait_for total_is 1 || true
 is "$(total)" 1 "of six pushes appended to the origin, the watched tag's becomes a job"
@@ -101,7 +101,7 @@ is "$(pull_field "$ID" .tag_object)" "$TAG_rebase" "its verify read the tag obje
 	headers "$KEES_NAME"
 	{ change refs/tags/cherry-pick-old "$ZERO" "$TAG_cherry"
 	  change refs/tags/submerge-signed "$ZERO" "$TAG_submerge"; } | body "$KEES_NAME" kees
-} >"$OUT/msg"
+} >"$TLOG_TMP/msg"
 append                                                                                  # 18
 wait_for total_is 3 || true
 is "$(total)" 3 "a push of two watched tags makes two jobs"
@@ -120,7 +120,7 @@ git -C "$FOLLOWED/git/1.git" config remote.origin.url "$T/tlog/git/1.git"
 serve_stop
 is "$SERVE_RC" 0 "serve stops cleanly"
 plain_push "$KEES_NAME" kees refs/tags/hardening-v6.16-rc1-fix1 "$ZERO" "$TAG_take1"      # 19: a job
-cp "$SCRATCH/rebase.msg" "$OUT/msg"
+cp "$SCRATCH/rebase.msg" "$TLOG_TMP/msg"
 append                                                                                  # 20: 17 again
 : >"$SCRATCH/serve.err"
 serve_start
@@ -187,7 +187,7 @@ is "$(grep -c "tlog delivery" "$SCRATCH/serve.err")" 1 "one delivery logged"
 
 # --- a watched tag's record whose Message-Id is no msg-id: skipped with a line, no job -------------
 { headers "$KEES_NAME" | sed 's/^Message-Id: .*/Message-Id: <two words@gitolite.kernel.org>/'
-  change refs/tags/rebase-carry "$ZERO" "$TAG_rebase" | body "$KEES_NAME" kees; } >"$OUT/msg"
+  change refs/tags/rebase-carry "$ZERO" "$TAG_rebase" | body "$KEES_NAME" kees; } >"$TLOG_TMP/msg"
 append                                                                                  # 24
 ok "$(wait_for said "commit [0-9a-f]*, a push to $KEES_NAME, is skipped: the record's Message-Id is not one msg-id"; echo $?)" \
 	"a record without a usable Message-Id is skipped with a line"

@@ -170,6 +170,8 @@ static pg_report *full_verify_report(void)
 	r->summary = (pg_summary){ .rewritten = 3, .rewritten_merges = 1, .dropped_mergetags = 1,
 				   .quoted_ids = 2, .reapplied = 1, .own = 36 };
 	assert_non_null(r->tag_signer = pg_strdup("B0F873150B3E6E4901AF0974A6A4F7090CD948D5"));
+	assert_int_equal(pg_report_set_tlog_evidence(r, "<1.2@gitolite.kernel.org>", NULL, hostile,
+						     "pub/scm/linux/kernel/git/kees/linux", true), 0);
 	for (i = 0; i < 4; i++)
 		pg_commit_free(c[i]);
 	return r;
@@ -201,6 +203,14 @@ static void test_every_verify_member(void **state)
 	assert_null(p->signatures[1].tagger);
 	assert_false(p->no_keyring);
 	assert_int_equal(p->max_per_check, 2);
+	/* the transparency log's evidence, the record's own strings kept as they are */
+	assert_non_null(p->tlog_evidence);
+	assert_string_equal(p->tlog_evidence->message_id, "<1.2@gitolite.kernel.org>");
+	assert_null(p->tlog_evidence->date);
+	/* JSON carries the hostile account's text (its invalid UTF-8 replaced) */
+	assert_non_null(strstr(p->tlog_evidence->pushed_by, "say \"hi\" \\ back"));
+	assert_string_equal(p->tlog_evidence->repo, "pub/scm/linux/kernel/git/kees/linux");
+	assert_true(p->tlog_evidence->certified);
 	pg_report_free(p);
 
 	/* a report made further from the parsed one caps and counts as the original does */
@@ -505,6 +515,18 @@ static void test_refusals(void **state)
 	refused(with_member(ok, "approved", "true"), "report JSON: approved: present in a report without stages");
 	refused(with_member(ok, "stages", "[]"), "report JSON: stages: empty");
 	refused(with_member(ok, "policy_sha256", "\"e3b0\""), "report JSON: policy_sha256: 'e3b0' is not a SHA-256");
+	/* the evidence is absent or whole: no member missing or of another type */
+	refused(with_member(ok, "transparency", "5"),
+		"report JSON: transparency: an integer, not an object");
+	refused(with_member(ok, "transparency", "{\"message_id\": null, \"date\": null, "
+			    "\"repo\": \"r\", \"certified\": false}"),
+		"report JSON: transparency.pushed_by: missing");
+	refused(with_member(ok, "transparency", "{\"message_id\": 1, \"date\": null, "
+			    "\"pushed_by\": \"k\", \"repo\": \"r\", \"certified\": false}"),
+		"report JSON: transparency.message_id: an integer, not a string or null");
+	refused(with_member(ok, "transparency", "{\"message_id\": null, \"date\": null, "
+			    "\"pushed_by\": \"k\", \"repo\": \"r\", \"certified\": \"yes\"}"),
+		"report JSON: transparency.certified: a string, not a boolean");
 	/* a long hostile string is quoted short, its escape sequence dropped */
 	refused(replaced(ok, "\"severity\": \"warning\"", "\"severity\": \"\\u001b[31m0123456789012345678901234567890123456789\""),
 		"report JSON: findings[1].severity: '01234567890123456789012345678901234...' is not a severity");

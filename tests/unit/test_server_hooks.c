@@ -154,6 +154,7 @@ static void test_config(void **state)
 		"state: /var/lib/pullgate\n"
 		"hooks:\n  push: {secret: 0123456789abcdef}\n  max-body: 65536\n"
 		"repositories:\n  base: https://git.kernel.org/\n"
+		"  transparency-web: https://tlog.example.org/gitolite/\n"
 		"  map: {pub/scm/linux/kernel/git/kees/linux: /srv/kees.git}\n"
 		"pipeline: {stages: [merge, build], verify-workers: 3, build-worktrees: 4, branch: next}\n"
 		"accounts:\n  - {name: linus, password-hash: 'pbkdf2-sha256$1000$00$00'}\n"
@@ -183,6 +184,7 @@ static void test_config(void **state)
 	assert_string_equal(c->attest_key, "0123456789ABCDEF0123456789ABCDEF01234567");
 	assert_string_equal(c->attest_gnupg_home, "/etc/pullgate/gnupg");
 	assert_string_equal(c->kcidb_origin, "my_ci_2");
+	assert_string_equal(c->tlog_web, "https://tlog.example.org/gitolite/");
 	assert_int_equal(pg_config_repo_location(&loc, c, "pub/scm/linux/kernel/git/kees/linux"), 0);
 	assert_string_equal(loc.ptr, "/srv/kees.git");
 	pg_buf_clear(&loc);
@@ -201,6 +203,8 @@ static void test_config(void **state)
 	assert_int_equal(c->build_worktrees, 1);
 	assert_null(c->policy);
 	assert_null(c->attest_key);
+	/* kernel.org publishes its log as git, with no web view to link a record to */
+	assert_null(c->tlog_web);
 	assert_string_equal(c->kcidb_origin, "pullgate");
 	assert_int_equal(pg_config_repo_location(&loc, c, "x"), PG_ENOTFOUND);
 	pg_config_free(c);
@@ -257,6 +261,14 @@ static void test_config_refusals(void **state)
 	config_bad("kcidb: {origin: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa}\n",
 		   "'kcidb.origin' wants a KCIDB origin");
 	config_bad("kcidb: {origin: ''}\n", "'kcidb.origin'");
+	/* the record's Message-Id follows the web view's URL, which goes into an href */
+	config_bad("repositories: {transparency-web: 'ftp://x/'}\n",
+		   "s.yaml:1:34: 'repositories.transparency-web' wants a URL, not 'ftp://x/': "
+		   "expected an http:// or https:// URL such as https://example.org/tlog/");
+	config_bad("repositories: {transparency-web: 'https://x/a\"b/'}\n",
+		   "without blanks, quotes or brackets");
+	config_bad("repositories: {transparency-web: 'https://x/tlog'}\n",
+		   "expected a URL ending in '/', where the record's Message-Id follows");
 	/* the service sends nothing: there is no URL to send to */
 	config_bad("kcidb: {url: 'https://kcidb.example.org/submit'}\n",
 		   "s.yaml:1:9: unknown key 'url' in 'kcidb'");
