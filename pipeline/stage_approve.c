@@ -1,6 +1,7 @@
 /* stage_approve.c - approval: the integration branch moves to the tested merge; the sender gets a notice. */
 #include "pipeline/stage.h"
 #include "pipeline/attest.h"
+#include "repo/object.h"
 #include "common/error.h"
 #include "common/fs.h"
 #include "common/testpoint.h"
@@ -11,29 +12,25 @@
 static int write_notice(pg_buf *path, const char *logs, const char *repo, const char *tagref,
 			const char *tree, const char *branch_ref, const pg_report *r)
 {
-	pg_buf b = PG_BUF_INIT;
-	char hex[PG_OID_HEXSZ + 1], date[64];
+	pg_buf b = PG_BUF_INIT, date = PG_BUF_INIT;
+	char hex[PG_OID_HEXSZ + 1];
 	const char *tag = strncmp(tagref, "refs/tags/", 10) ? tagref : tagref + 10;
-	int offset = r->tag_time ? r->tag_offset : 0;
-	time_t when = r->tag_time ? (time_t)(r->tag_time + offset * 60) : time(NULL);
-	struct tm tm;
 	int err;
 
 	/* "sent on" the day the sender tagged it, in the sender's zone */
 	pg_oid_tohex(hex, &r->merge_commit);
-	gmtime_r(&when, &tm);
-	strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S", &tm);
-	snprintf(date + strlen(date), sizeof(date) - strlen(date), " %c%02d%02d",
-		 offset < 0 ? '-' : '+', abs(offset) / 60, abs(offset) % 60);
-	if ((err = pg_buf_printf(path, "%s/notice.txt", logs)) < 0)
+	if ((err = pg_time_format_mail(&date, r->tag_time ? r->tag_time : (int64_t)time(NULL),
+				       r->tag_time ? r->tag_offset : 0)) < 0 ||
+	    (err = pg_buf_printf(path, "%s/notice.txt", logs)) < 0)
 		goto done;
 	err = pg_buf_printf(&b, "The pull request you sent on %s:\n\n> %s tags/%s\n\n"
 			    "has been merged into %s:%s:\n%s\n\nThank you!\n\n-- \npullgate\n",
-			    date, repo, tag, tree, branch_ref + strlen("refs/heads/"), hex);
+			    date.ptr, repo, tag, tree, branch_ref + strlen("refs/heads/"), hex);
 	if (err == 0)
 		err = pg_write_file_atomic(path->ptr, b.ptr, b.len);
 done:
 	pg_buf_release(&b);
+	pg_buf_release(&date);
 	return err;
 }
 

@@ -79,17 +79,39 @@ int pg_ident_format(pg_buf *out, const pg_ident *id)
 			     id->email ? id->email : "");
 }
 
-int pg_time_format(pg_buf *out, int64_t t, int offset)
+/* t in the zone offset minutes east of UTC; false past gmtime's range. */
+static bool local_time(struct tm *tm, int64_t t, int offset)
 {
 	time_t local = (time_t)(t + (int64_t)offset * 60);
+
+	return gmtime_r(&local, tm) != NULL;
+}
+
+int pg_time_format(pg_buf *out, int64_t t, int offset)
+{
 	struct tm tm;
 	int a = offset < 0 ? -offset : offset;
 
-	if (!gmtime_r(&local, &tm))
+	if (!local_time(&tm, t, offset))
 		return pg_buf_printf(out, "@%lld", (long long)t);
 	return pg_buf_printf(out, "%04d-%02d-%02d %02d:%02d:%02d %c%02d%02d",
 			     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
 			     tm.tm_min, tm.tm_sec, offset < 0 ? '-' : '+', a / 60, a % 60);
+}
+
+int pg_time_format_mail(pg_buf *out, int64_t t, int offset)
+{
+	static const char days[] = "SunMonTueWedThuFriSat",
+			  months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+	struct tm tm;
+	int a = offset < 0 ? -offset : offset;
+
+	if (!local_time(&tm, t, offset))
+		return pg_time_format(out, t, offset);
+	return pg_buf_printf(out, "%.3s, %02d %.3s %04d %02d:%02d:%02d %c%02d%02d",
+			     days + 3 * tm.tm_wday, tm.tm_mday, months + 3 * tm.tm_mon,
+			     tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec,
+			     offset < 0 ? '-' : '+', a / 60, a % 60);
 }
 
 /*

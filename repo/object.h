@@ -33,6 +33,8 @@ bool pg_ident_same_person(const pg_ident *a, const pg_ident *b);
 int pg_ident_format(pg_buf *out, const pg_ident *id);
 /* Append "2025-05-30 15:20:52 -0700". */
 int pg_time_format(pg_buf *out, int64_t time, int offset);
+/* Append it as a mail's Date writes it, whatever the locale: "Sun, 01 Jun 2025 09:00:00 -0700". */
+int pg_time_format_mail(pg_buf *out, int64_t time, int offset);
 
 /* A header other than tree/parent/author/committer, continuation lines joined. */
 typedef struct pg_header {
