@@ -345,3 +345,103 @@ int pg_mail_header(pg_buf *out, const char *data, size_t len, const char *name)
 	pg_buf_release(&msg);
 	return err;
 }
+
+/* min to max digits at *p, their value in *v, *p past them: false when fewer. */
+static bool date_number(const char **p, size_t min, size_t max, unsigned *v)
+{
+	size_t n;
+
+	*v = 0;
+	for (n = 0; n < max && **p >= '0' && **p <= '9'; n++, (*p)++)
+		*v = *v * 10 + (unsigned)(**p - '0');
+	return n >= min;
+}
+
+/* One of the three-letter names in names at *p (any case), *p past it. */
+static bool date_name(const char **p, const char *names)
+{
+	for (; *names; names += 3)
+		if (!strncasecmp(*p, names, 3)) {
+			*p += 3;
+			return true;
+		}
+	return false;
+}
+
+/* The zone of an RFC 5322 date at *p, *p past it: +hhmm, -hhmm or an obsolete name. */
+static bool date_zone(const char **p)
+{
+	static const char *const names[] = { "UT", "GMT", "EST", "EDT", "CST", "CDT",
+					     "MST", "MDT", "PST", "PDT" };
+	unsigned z;
+	size_t i, n;
+
+	if (**p == '+' || **p == '-')
+		return ++*p, date_number(p, 4, 4, &z) && z % 100 < 60;
+	for (i = 0; i < PG_ARRAY_SIZE(names); i++) {
+		n = strlen(names[i]);
+		if (!strncmp(*p, names[i], n) && ((*p)[n] == ' ' || !(*p)[n])) {
+			*p += n;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* An RFC 5322 date-time as pg_mail_date takes one. */
+static bool date_ok(const char *s)
+{
+	const char *p;
+	unsigned day, year, h, m, sec;
+	size_t n;
+
+	for (p = s; *p; p++)
+		if (*p < ' ' || *p > '~')
+			return false;
+	if (p - s > (ptrdiff_t)PG_MAIL_DATE_MAX)
+		return false;
+	p = s;
+	if (date_name(&p, "MonTueWedThuFriSatSun") && *p++ != ',')
+		return false;
+	if (*p == ' ')
+		p++;
+	if (!date_number(&p, 1, 2, &day) || day < 1 || day > 31 || *p++ != ' ' ||
+	    !date_name(&p, "JanFebMarAprMayJunJulAugSepOctNovDec") || *p++ != ' ' ||
+	    !date_number(&p, 4, 4, &year) || *p++ != ' ' || !date_number(&p, 2, 2, &h) || h > 23 ||
+	    *p++ != ':' || !date_number(&p, 2, 2, &m) || m > 59)
+		return false;
+	if (*p == ':' && (p++, !date_number(&p, 2, 2, &sec) || sec > 60))
+		return false;
+	if (*p++ != ' ' || !date_zone(&p))
+		return false;
+	if (!*p)
+		return true;
+	/* a comment may follow, "(PDT)": one, to the end */
+	if (p[0] != ' ' || p[1] != '(')
+		return false;
+	p += 2;
+	n = strlen(p);
+	return n && p[n - 1] == ')' && strcspn(p, "()") == n - 1;
+}
+
+int pg_mail_date(pg_buf *out, const char *data, size_t len)
+{
+	pg_buf raw = PG_BUF_INIT, clean = PG_BUF_INIT;
+	size_t i;
+	int err = pg_mail_header(&raw, data, len, "Date");
+
+	if (err == PG_ENOTFOUND) {
+		pg_error_clear();
+		err = 0;
+		goto done;
+	}
+	for (i = 0; err == 0 && i < raw.len; i++)
+		if ((unsigned char)raw.ptr[i] >= ' ' && raw.ptr[i] != 0x7f)
+			err = pg_buf_putc(&clean, raw.ptr[i]);
+	if (err == 0 && clean.len && date_ok(clean.ptr) && (err = pg_buf_put(out, clean.ptr, clean.len)) == 0)
+		err = 1;
+done:
+	pg_buf_release(&raw);
+	pg_buf_release(&clean);
+	return err;
+}

@@ -93,6 +93,21 @@ int pg_mail_text(pg_buf *text, pg_buf *subject, const char *data, size_t len);
  */
 int pg_mail_header(pg_buf *out, const char *data, size_t len, const char *name);
 
+/* The longest Date pg_mail_date takes. */
+#define PG_MAIL_DATE_MAX 80
+
+/*
+ * The Date of the message pg_mail_parse would pick, appended to out as
+ * written (unfolded, whitespace runs squeezed, control characters
+ * dropped) when it reads as an RFC 5322 date: an optional day name and
+ * ',', the day, the month's name, a four-digit year, hh:mm or hh:mm:ss,
+ * a zone (+hhmm, -hhmm, UT, GMT or a US zone's name), at most a comment
+ * after it, all printable ASCII and at most PG_MAIL_DATE_MAX bytes.  1
+ * with it appended; 0, nothing appended, when the message has no Date or
+ * none that reads so; negative when the mail cannot be read (too big).
+ */
+int pg_mail_date(pg_buf *out, const char *data, size_t len);
+
 /* Where a pull mail's thread is linked by default: lore.kernel.org, which archives the lists. */
 #define PG_MAIL_LINK_BASE "https://lore.kernel.org/r/"
 /* The longest Message-Id made a link (RFC 5322's line limit). */
