@@ -86,6 +86,7 @@ void pg_config_free(pg_config *c)
 	free(c->notice.relay);
 	free(c->notice.from);
 	free(c->notice.tree_name);
+	free(c->notice.commit_url);
 	free(c->attest_key);
 	free(c->attest_gnupg_home);
 	free(c->kcidb_origin);
@@ -388,19 +389,38 @@ static const char *why_public_base(const char *s)
 	return NULL;
 }
 
+/* A URL of the web, http:// or https://, of printable ASCII without blanks, quotes or brackets. */
+static bool web_scheme(const char *s)
+{
+	return !strncmp(s, "https://", 8) || !strncmp(s, "http://", 7);
+}
+
+static bool web_chars(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s <= ' ' || (unsigned char)*s >= 0x7f || strchr("\"'<>\\", *s))
+			return false;
+	return true;
+}
+
 /* Where a record's Message-Id is appended: a web URL, ending where that id follows. */
 static const char *why_web_base(const char *s)
 {
-	const char *p;
-
-	if (strncmp(s, "https://", 8) && strncmp(s, "http://", 7))
+	if (!web_scheme(s))
 		return "an http:// or https:// URL such as https://example.org/tlog/";
-	for (p = s; *p; p++)
-		if ((unsigned char)*p <= ' ' || (unsigned char)*p >= 0x7f || strchr("\"'<>\\", *p))
-			return "a URL of printable ASCII without blanks, quotes or brackets, "
-			       "ending in '/'";
-	if (p[-1] != '/')
+	if (!web_chars(s))
+		return "a URL of printable ASCII without blanks, quotes or brackets, ending in '/'";
+	if (s[strlen(s) - 1] != '/')
 		return "a URL ending in '/', where the record's Message-Id follows";
+	return NULL;
+}
+
+/* The notice's link to a merge: a web URL its hex id is appended to, a line of a mail. */
+static const char *why_commit_url(const char *s)
+{
+	if (!web_scheme(s) || !*(strstr(s, "://") + 3) || !web_chars(s) || strlen(s) > 200)
+		return "an http:// or https:// URL of printable ASCII without blanks, quotes or "
+		       "brackets, at most 200 characters, such as https://git.kernel.org/torvalds/c/";
 	return NULL;
 }
 
@@ -461,6 +481,8 @@ static const pg_yaml_field notice_fields[] = {
 	  MEMBER(pg_config, notice.timeout_seconds), .min = 1, .max = 600 },
 	{ .key = "tree-name", .kind = PG_FIELD_STRING, MEMBER(pg_config, notice.tree_name),
 	  .why = why_tree_name, .wants = "a name such as torvalds/linux.git" },
+	{ .key = "commit-url", .kind = PG_FIELD_STRING, MEMBER(pg_config, notice.commit_url),
+	  .why = why_commit_url, .wants = "a URL" },
 };
 
 static const pg_yaml_field attestation_fields[] = {

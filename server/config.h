@@ -36,6 +36,8 @@ typedef struct pg_notice_conf {
 	unsigned timeout_seconds; /* for each answer of the relay: 60 */
 	char *tree_name;         /* X-PR-Merge-Tree, "torvalds/linux.git"; NULL: the tree's
 				    directory name */
+	char *commit_url;        /* the merge's public link is this and its hex id,
+				    "https://git.kernel.org/torvalds/c/"; NULL: the id alone */
 	/* not keys of the section: the tree and branch the notice checks, the service's own */
 	char *tree;              /* the maintainer's tree's path */
 	char *branch;            /* NULL: master */

@@ -58,6 +58,7 @@ static void conf_release(pg_notice_conf *c)
 	free(c->relay);
 	free(c->from);
 	free(c->tree_name);
+	free(c->commit_url);
 	free(c->tree);
 	free(c->branch);
 	memset(c, 0, sizeof(*c));
@@ -71,9 +72,10 @@ static bool dup_or_null(char **dst, const char *src)
 static int conf_copy(pg_notice_conf *dst, const pg_notice_conf *src)
 {
 	*dst = *src;
-	dst->relay = dst->from = dst->tree_name = dst->tree = dst->branch = NULL;
+	dst->relay = dst->from = dst->tree_name = dst->commit_url = dst->tree = dst->branch = NULL;
 	if (!dup_or_null(&dst->relay, src->relay) || !dup_or_null(&dst->from, src->from) ||
-	    !dup_or_null(&dst->tree_name, src->tree_name) || !dup_or_null(&dst->tree, src->tree) ||
+	    !dup_or_null(&dst->tree_name, src->tree_name) ||
+	    !dup_or_null(&dst->commit_url, src->commit_url) || !dup_or_null(&dst->tree, src->tree) ||
 	    !dup_or_null(&dst->branch, src->branch)) {
 		conf_release(dst);
 		return PG_ENOMEM;
@@ -281,43 +283,114 @@ static int reply_subject(pg_buf *out, const pg_buf *subject, bool simulated)
 }
 
 /*
+ * What the request tracks, as X-PR-Tracked-Remote and the body say it:
+ * the URL and ref it names, cleaned.  PG_EINVALID for a mail that is no
+ * git request-pull mail: it gets no reply.
+ */
+static int tracked(pg_pull_request **pr, pg_buf *remote, const char *mail, size_t len)
+{
+	char why[256];
+	int err;
+
+	if ((err = pg_mail_parse(pr, mail, len)) < 0) {
+		snprintf(why, sizeof(why), "%s", pg_error_last());
+		return pg_error_set(PG_EINVALID, "the request mail is not a git request-pull mail, "
+				    "so it gets no reply: %s", why);
+	}
+	if ((err = put_clean(remote, (*pr)->url, strlen((*pr)->url))) < 0 ||
+	    ((*pr)->ref && ((err = pg_buf_putc(remote, ' ')) < 0 ||
+			    (err = put_clean(remote, (*pr)->ref, strlen((*pr)->ref))) < 0)))
+		return err;
+	return 0;
+}
+
+/* The tree's public name, cleaned: tree_name, else the tree's directory name. */
+static int tree_public_name(pg_buf *out, const pg_notice_merge *m)
+{
+	const char *base, *t = m->tree ? m->tree : "";
+	size_t len = strlen(t);
+
+	if (m->tree_name)
+		return put_clean(out, m->tree_name, strlen(m->tree_name));
+	while (len > 1 && t[len - 1] == '/')
+		len--;
+	for (base = t + len; base > t && base[-1] != '/'; base--)
+		;
+	return put_clean(out, base, (size_t)(t + len - base));
+}
+
+/*
  * pr-tracker-bot's headers: what was tracked (the request: its list, its
  * Message-Id, the remote and head it names) and what merged it.  Every
  * value from the mail is cleaned of control characters (put_clean).
  */
 static int pr_headers(pg_buf *msg, const char *mail, size_t len, const pg_buf *msgid,
+		      const pg_pull_request *pr, const pg_buf *remote, const pg_buf *tree,
 		      const pg_notice_merge *m)
 {
-	pg_pull_request *pr = NULL;
-	pg_buf list = PG_BUF_INIT, line = PG_BUF_INIT;
-	char hex[PG_OID_HEXSZ + 1], why[256];
+	pg_buf list = PG_BUF_INIT;
+	char hex[PG_OID_HEXSZ + 1];
 	int err;
 
-	if ((err = pg_mail_parse(&pr, mail, len)) < 0) {
-		snprintf(why, sizeof(why), "%s", pg_error_last());
-		return pg_error_set(PG_EINVALID, "the request mail is not a git request-pull mail, "
-				    "so it gets no reply: %s", why);
-	}
 	if ((err = mail_header(&list, mail, len, "List-Id")) < 0 ||
 	    (list.len && (err = put_header(msg, "X-PR-Tracked-List-Id", list.ptr)) < 0) ||
 	    (message_id_ok(msgid) &&
 	     (err = put_header(msg, "X-PR-Tracked-Message-Id", msgid->ptr)) < 0) ||
-	    (err = put_clean(&line, pr->url, strlen(pr->url))) < 0 ||
-	    (pr->ref && ((err = pg_buf_putc(&line, ' ')) < 0 ||
-			 (err = put_clean(&line, pr->ref, strlen(pr->ref))) < 0)) ||
-	    (err = put_header(msg, "X-PR-Tracked-Remote", line.ptr)) < 0)
+	    (err = put_header(msg, "X-PR-Tracked-Remote", remote->ptr)) < 0)
 		goto done;
 	pg_oid_tohex(hex, &pr->head);
 	if ((err = put_header(msg, "X-PR-Tracked-Commit-Id", hex)) < 0 ||
-	    (err = put_header(msg, "X-PR-Merge-Tree", m->tree_name)) < 0 ||
+	    (err = put_header(msg, "X-PR-Merge-Tree", tree->ptr)) < 0 ||
 	    (err = put_header(msg, "X-PR-Merge-Refname", m->refname)) < 0)
 		goto done;
 	pg_oid_tohex(hex, &m->commit);
 	err = put_header(msg, "X-PR-Merge-Commit-Id", hex);
 done:
-	pg_pull_request_free(pr);
 	pg_buf_release(&list);
-	pg_buf_release(&line);
+	return err;
+}
+
+/*
+ * pr-tracker-bot's body, lines ending in LF: when the request was sent
+ * (its Date; else the tag's date, said to be that; else no date), what it
+ * asked to pull, where it was merged and the merge's link.
+ */
+static int pr_body(pg_buf *out, const char *mail, size_t len, const pg_buf *remote,
+		   const pg_buf *tree, const pg_notice_merge *m)
+{
+	pg_buf date = PG_BUF_INIT;
+	char hex[PG_OID_HEXSZ + 1];
+	int err;
+
+	if ((err = pg_mail_date(&date, mail, len)) < 0)
+		goto done;
+	if (err > 0)
+		err = pg_buf_printf(out, "The pull request you sent on %s:\n", date.ptr);
+	else if (m->tag_time && (err = pg_time_format_mail(&date, m->tag_time, m->tag_offset)) == 0)
+		err = pg_buf_printf(out, "The pull request you sent (its tag dated %s):\n", date.ptr);
+	else if (err == 0)
+		err = pg_buf_puts(out, "The pull request you sent:\n");
+	pg_oid_tohex(hex, &m->commit);
+	if (err == 0 && (err = pg_buf_printf(out, "\n> %s\n\nhas been merged into %s:\n",
+					     remote->ptr, tree->ptr)) == 0 &&
+	    (!m->commit_url || (err = put_clean(out, m->commit_url, strlen(m->commit_url))) == 0))
+		err = pg_buf_printf(out, "%s\n\nThank you!\n\n-- \nSent by pullgate, on the "
+				    "maintainer's behalf, once the merge was in place.\n", hex);
+done:
+	pg_buf_release(&date);
+	return err;
+}
+
+/* Append text with each line ending in CRLF, as a mail's lines do. */
+static int put_crlf(pg_buf *msg, const char *text)
+{
+	int err = 0;
+
+	for (; *text && err == 0; text++)
+		if (*text == '\n')
+			err = pg_buf_puts(msg, "\r\n");
+		else if (*text != '\r')
+			err = pg_buf_putc(msg, *text);
 	return err;
 }
 
@@ -327,12 +400,11 @@ int pg_notify_compose(pg_buf *msg, pg_buf *rcpts, size_t *nrcpts, const char *fr
 {
 	pg_buf sender = PG_BUF_INIT, others = PG_BUF_INIT, subject = PG_BUF_INIT,
 	       msgid = PG_BUF_INIT, refs = PG_BUF_INIT, me = PG_BUF_INIT, seed = PG_BUF_INIT,
-	       line = PG_BUF_INIT;
+	       line = PG_BUF_INIT, remote = PG_BUF_INIT, tree = PG_BUF_INIT, body = PG_BUF_INIT;
+	pg_pull_request *pr = NULL;
 	char digest[65];
 	addr_list to, cc;
-	const char *p, *at;
-	char date[64];
-	struct tm tm;
+	const char *at;
 	int err;
 
 	memset(&to, 0, sizeof(to));
@@ -356,18 +428,21 @@ int pg_notify_compose(pg_buf *msg, pg_buf *rcpts, size_t *nrcpts, const char *fr
 	}
 	cc.skip[0] = to.rcpts.ptr;
 	cc.skip[1] = me.ptr;
-	if ((err = add_list(&cc, others.ptr, 64)) < 0)
+	if ((err = add_list(&cc, others.ptr, 64)) < 0 ||
+	    (err = tracked(&pr, &remote, mail, mail_len)) < 0 ||
+	    (err = tree_public_name(&tree, merge)) < 0 ||
+	    (err = pr_body(&body, mail, mail_len, &remote, &tree, merge)) < 0)
 		goto done;
 
-	gmtime_r(&now, &tm);
-	strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S +0000", &tm);
 	at = strchr(me.ptr, '@');
 	/*
 	 * The same notice gets the same Message-ID each time it is composed:
 	 * mailed again after a restart (the relay took it, the store had not
 	 * recorded so), it is one message to every reader, list and archive
 	 * that keeps the first of a Message-ID.  The pull's id, the request
-	 * it answers and the text, which names the merge, make it unique.
+	 * it answers and the notice the gate wrote at the approval, which
+	 * names the merge, make it unique; the body is not in it, as a reload
+	 * may change what it says (notice.tree-name, notice.commit-url).
 	 */
 	if ((err = pg_buf_printf(&seed, "%lld", (long long)id)) < 0 ||
 	    (err = pg_buf_put(&seed, "", 1)) < 0 || (err = pg_buf_put(&seed, mail, mail_len)) < 0 ||
@@ -378,7 +453,11 @@ int pg_notify_compose(pg_buf *msg, pg_buf *rcpts, size_t *nrcpts, const char *fr
 	if ((err = put_header(msg, "From", from)) < 0 || (err = put_header(msg, "To", to.text.ptr)) < 0 ||
 	    (cc.n && (err = put_header(msg, "Cc", cc.text.ptr)) < 0) ||
 	    (err = reply_subject(&line, &subject, simulated)) < 0 ||
-	    (err = put_header(msg, "Subject", line.ptr)) < 0 || (err = put_header(msg, "Date", date)) < 0)
+	    (err = put_header(msg, "Subject", line.ptr)) < 0)
+		goto done;
+	pg_buf_clear(&line);
+	if ((err = pg_time_format_mail(&line, (int64_t)now, 0)) < 0 ||
+	    (err = put_header(msg, "Date", line.ptr)) < 0)
 		goto done;
 	pg_buf_clear(&line);
 	if ((err = pg_buf_printf(&line, "<pullgate.%lld.%.32s%s>", (long long)id, digest,
@@ -392,7 +471,7 @@ int pg_notify_compose(pg_buf *msg, pg_buf *rcpts, size_t *nrcpts, const char *fr
 		    (err = put_header(msg, "References", refs.ptr)) < 0)
 			goto done;
 	}
-	if (merge && (err = pr_headers(msg, mail, mail_len, &msgid, merge)) < 0)
+	if ((err = pr_headers(msg, mail, mail_len, &msgid, pr, &remote, &tree, merge)) < 0)
 		goto done;
 	if ((err = pg_buf_puts(msg, "MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n"
 			       "Content-Transfer-Encoding: 8bit\r\n\r\n")) < 0 ||
@@ -401,10 +480,8 @@ int pg_notify_compose(pg_buf *msg, pg_buf *rcpts, size_t *nrcpts, const char *fr
 					     "really built or booted before this approval.\r\n"
 					     "\r\n")) < 0))
 		goto done;
-	for (p = text; *p; p++)
-		if ((*p == '\n' ? (err = pg_buf_puts(msg, "\r\n")) :
-		     (*p == '\r' ? 0 : (err = pg_buf_putc(msg, *p)))) < 0)
-			goto done;
+	if ((err = put_crlf(msg, body.ptr)) < 0)
+		goto done;
 	if ((err = pg_buf_put(rcpts, to.rcpts.ptr, to.rcpts.len)) < 0 ||
 	    (err = pg_buf_put(rcpts, cc.rcpts.ptr, cc.rcpts.len)) < 0)
 		goto done;
@@ -418,6 +495,10 @@ done:
 	pg_buf_release(&me);
 	pg_buf_release(&seed);
 	pg_buf_release(&line);
+	pg_buf_release(&remote);
+	pg_buf_release(&tree);
+	pg_buf_release(&body);
+	pg_pull_request_free(pr);
 	pg_buf_release(&to.text);
 	pg_buf_release(&to.rcpts);
 	pg_buf_release(&cc.text);
@@ -455,15 +536,12 @@ static void record(pg_notify *n, int64_t id, const char *note)
  * The merge the pull's approval made, and that the branch holds now: a
  * notice says "has been merged" of a merge that is there, checked after
  * the move, never of one a later push took away.  *m's strings are in
- * refname and name.  PG_EINVALID when the branch does not hold it.
+ * refname and c.  PG_EINVALID when the branch does not hold it.
  */
-static int merged(pg_notice_merge *m, pg_buf *refname, pg_buf *name, const pg_notice_conf *c,
-		  const pg_job *j)
+static int merged(pg_notice_merge *m, pg_buf *refname, const pg_notice_conf *c, const pg_job *j)
 {
 	char hex[PG_OID_HEXSZ + 1];
-	const char *base;
 	pg_tree *t = NULL;
-	size_t len;
 	int err;
 
 	if (!j->has_merge)
@@ -478,17 +556,13 @@ static int merged(pg_notice_merge *m, pg_buf *refname, pg_buf *name, const pg_no
 				   "merged", refname->ptr, hex);
 		goto done;
 	}
-	/* the tree's directory name, when no public name is configured */
-	len = strlen(c->tree);
-	while (len > 1 && c->tree[len - 1] == '/')
-		len--;
-	for (base = c->tree + len; base > c->tree && base[-1] != '/'; base--)
-		;
-	err = c->tree_name ? pg_buf_puts(name, c->tree_name) :
-		pg_buf_put(name, base, (size_t)(c->tree + len - base));
-	m->tree_name = name->ptr;
+	m->tree_name = c->tree_name;
+	m->tree = c->tree;
 	m->refname = refname->ptr;
 	m->commit = j->merge_commit;
+	m->commit_url = c->commit_url;
+	m->tag_time = j->tag_time;
+	m->tag_offset = j->tag_offset;
 done:
 	pg_tree_free(t);
 	return err;
@@ -502,7 +576,7 @@ static void deliver(pg_notify *n, const pg_notice_conf *c, const item *it)
 	const char **list = NULL;
 	pg_smtp_opts so = PG_SMTP_OPTS_INIT;
 	pg_notice_merge m;
-	pg_buf refname = PG_BUF_INIT, tree_name = PG_BUF_INIT;
+	pg_buf refname = PG_BUF_INIT;
 	size_t nr = 0, i;
 	const char *p;
 	unsigned attempt = 0, wait = c->retry_seconds;
@@ -516,7 +590,7 @@ static void deliver(pg_notify *n, const pg_notice_conf *c, const item *it)
 		      (long long)it->id);
 		goto done;
 	}
-	if ((err = merged(&m, &refname, &tree_name, c, j)) < 0 ||
+	if ((err = merged(&m, &refname, c, j)) < 0 ||
 	    (err = pg_buf_read_file(&text, it->notice)) < 0 ||
 	    (err = pg_notify_compose(&msg, &rcpts, &nr, c->from, j->mail, j->mail_len, text.ptr,
 				     j->id, time(NULL), j->simulated, &m)) < 0 ||
@@ -574,7 +648,6 @@ done:
 	pg_buf_release(&refused);
 	pg_buf_release(&last);
 	pg_buf_release(&refname);
-	pg_buf_release(&tree_name);
 	pg_error_clear();
 }
 

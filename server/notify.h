@@ -37,31 +37,39 @@ int pg_notify_reload(pg_notify *n, const pg_config *c, const pg_policy *policy);
 void pg_notify_approved(void *ctx, int64_t id, const char *notice);
 
 /*
- * Compose the reply to the request mail (raw, as stored): the message in
- * msg, the envelope recipients (bare addresses, the sender first) in
- * rcpts as NUL-separated strings, *nrcpts of them.  from is the notice's
- * From; now its Date.  Its Message-ID is made of id, the request mail and
- * text alone: the same notice composed again (mailed again after a restart)
- * is the same message to its readers.  simulated: the pull was
- * tested by stand-in scripts, which the subject and the body's first
- * paragraph say (SIMULATED).  merge, when not NULL, adds the X-PR-*
- * headers.  PG_EINVALID when the request mail has no sender address, or
- * (with merge) is not a git request-pull mail: a mail that is none gets
- * no reply.
- */
-/*
  * What a reply says of the merge, in pr-tracker-bot's headers, which
  * tools read: X-PR-Tracked-List-Id (the request's List-Id, when it has
  * one), X-PR-Tracked-Message-Id, X-PR-Tracked-Remote (the request's URL
  * and ref), X-PR-Tracked-Commit-Id (the head it names), X-PR-Merge-Tree,
- * X-PR-Merge-Refname and X-PR-Merge-Commit-Id.
+ * X-PR-Merge-Refname and X-PR-Merge-Commit-Id; and in its body, as
+ * pr-tracker-bot writes it: the request's Date (pg_mail_date; without
+ * one, the tag's date, said to be that), its URL and ref, tree_name and
+ * the merge's link.
  */
 typedef struct pg_notice_merge {
-	const char *tree_name;   /* "torvalds/linux.git" */
+	const char *tree_name;   /* "torvalds/linux.git"; NULL: tree's directory name */
+	const char *tree;        /* the tree's path */
 	const char *refname;     /* "refs/heads/master" */
 	pg_oid commit;           /* the merge the branch holds */
+	const char *commit_url;  /* the link is this and commit's hex id; NULL: the id alone */
+	int64_t tag_time;        /* the tag's date, for a request without a usable Date; 0: none */
+	int tag_offset;          /* its zone, minutes east of UTC */
 } pg_notice_merge;
 
+/*
+ * Compose the reply to the request mail (raw, as stored), pr-tracker-bot's
+ * reply for merge: the message in msg, the envelope recipients (bare
+ * addresses, the sender first) in rcpts as NUL-separated strings,
+ * *nrcpts of them.  from is the notice's From; now its Date.  Its
+ * Message-ID is made of id, the request mail and text (the notice the
+ * gate wrote) alone: the same notice composed again (mailed again after a
+ * restart) is the same message to its readers.  simulated: the pull was
+ * tested by stand-in scripts, which the subject and the body's first
+ * paragraph say (SIMULATED).  Nothing of the mail reaches a header or the
+ * body with a control character.  PG_EINVALID when the request mail has
+ * no sender address, or is not a git request-pull mail: a mail that is
+ * none gets no reply.
+ */
 int pg_notify_compose(pg_buf *msg, pg_buf *rcpts, size_t *nrcpts, const char *from,
 		      const char *mail, size_t mail_len, const char *text, int64_t id,
 		      time_t now, bool simulated, const pg_notice_merge *merge);

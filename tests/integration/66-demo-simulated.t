@@ -2,7 +2,7 @@
 # 66-demo-simulated.t - the demo on the stand-in scripts says so: in its verdict lines and in its last line; take two's push record and its notice in the SMTP sink's mailbox.
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
-plan 14
+plan 15
 
 # the fallback make demo takes when the kernel tree cannot be prepared, forced;
 # an ephemeral port, and the server stopped after the verdicts (stdin is no terminal)
@@ -30,6 +30,8 @@ like "$mail" '^Subject: Re: \[SIMULATED\] \[GIT PULL\] hardening fixes for v6\.1
 	"its headers: a reply to Kees's pull mail, marked SIMULATED"
 like "$mail" '^In-Reply-To: <202506010930\.fix1@keescook>$' "in the pull mail's thread"
 like "$mail" '^X-PR-Merge-Commit-Id: [0-9a-f]{40}$' "with pr-tracker-bot's headers"
-like "$mail" '^has been merged into ' "and its body"
+like "$mail" '^The pull request you sent on Sun, 1 Jun 2025 09:30:00 -0700:$' \
+	"and pr-tracker-bot's body, dated by Kees's mail"
+like "$mail" '^has been merged into torvalds/linux\.git:$' "naming the tree by notice.tree-name"
 is "$(ps -eo args= | grep -F "smtp_relay.py accept $PULLGATE_HOME/demo-run/mailbox" | grep -vc grep)" 0 \
 	"the sink is stopped with the demo"

@@ -26,7 +26,7 @@ notice_yaml() {
 }
 notice_yaml_named() {
 	notice_yaml "$1"
-	printf '  tree-name: torvalds/linux.git\n'
+	printf '  tree-name: torvalds/linux.git\n  commit-url: https://git.kernel.org/torvalds/c/\n'
 }
 # approve ID: as the maintainer, through the API
 approve() {
@@ -81,10 +81,22 @@ like "$head" "^References: <cover.0@keescook> <202506010930.fix1@keescook>$" "Re
 like "$head" "^Message-ID: <pullgate\\.$ID\\.[0-9a-f]{32}@linux-foundation.org>$" "a Message-ID of its own, made of the pull, the request and the text"
 is "$(printf '%s\n' "$body" | head -n 2)" "SIMULATED: stand-in build and boot scripts ran in place of pullgate's own,
 so nothing was really built or booted before this approval." "the body says first that the run was simulated"
-like "$body" "^The pull request you sent on Sun, 01 Jun 2025 09:00:00 -0700:$" "the body is the notice"
 unlike "$head" "^Subject: .*SIMULATED.*SIMULATED" "(marked once)"
 MERGE=$(git --git-dir="$TREE" rev-parse master)
-like "$body" "^$MERGE$" "naming the merge commit"
+# then pr-tracker-bot's reply, line by line: the mail's Date, its remote, the tree, the merge's link
+is "$(printf '%s\n' "$body" | sed 1,3d)" "The pull request you sent on Sun, 1 Jun 2025 09:30:00 -0700:
+
+> $KEES_GIT_URL tags/$T2
+
+has been merged into torvalds/linux.git:
+https://git.kernel.org/torvalds/c/$MERGE
+
+Thank you!
+
+-- 
+Sent by pullgate, on the maintainer's behalf, once the merge was in place." \
+	"the body is pr-tracker-bot's: sent on the mail's Date, the remote it names, merged into notice.tree-name at notice.commit-url + the merge"
+is "$(grep -vc "$(printf '\r')\$" "$M.eml")" 0 "every line of the message ends in CRLF"
 is "$(ls "$SCRATCH/relay-accept" | grep -c '\.eml$')" 1 "one message, sent once"
 # pr-tracker-bot's headers, which tools read
 like "$head" "^X-PR-Tracked-Message-Id: <202506010930.fix1@keescook>$" "X-PR-Tracked-Message-Id: the request"

@@ -274,6 +274,42 @@ static void test_config_refusals(void **state)
 		   "s.yaml:1:9: unknown key 'url' in 'kcidb'");
 }
 
+/* notice: the tree's public name and the merge's link, a URL the hex id is appended to. */
+static void test_config_notice_names_and_links(void **state)
+{
+	static const char text[] =
+		"notice:\n  relay: 127.0.0.1\n  from: Linus Torvalds <torvalds@linux-foundation.org>\n"
+		"  tree-name: torvalds/linux.git\n  commit-url: https://git.kernel.org/torvalds/c/\n";
+	static const char link[] = "notice: {commit-url: 'http://x/c?id='}\n";
+	pg_config *c = NULL;
+
+	(void)state;
+	assert_int_equal(pg_config_parse(&c, text, strlen(text), "s.yaml"), 0);
+	assert_string_equal(c->notice.tree_name, "torvalds/linux.git");
+	assert_string_equal(c->notice.commit_url, "https://git.kernel.org/torvalds/c/");
+	pg_config_free(c);
+	assert_int_equal(pg_config_parse(&c, link, strlen(link), "s.yaml"), 0);
+	assert_string_equal(c->notice.commit_url, "http://x/c?id=");
+	pg_config_free(c);
+	/* without it, the id alone */
+	assert_int_equal(pg_config_parse(&c, "", 0, "s.yaml"), 0);
+	assert_null(c->notice.commit_url);
+	pg_config_free(c);
+
+	config_bad("notice: {commit-url: 'git://git.kernel.org/c/'}\n",
+		   "s.yaml:1:22: 'notice.commit-url' wants a URL, not 'git://git.kernel.org/c/': "
+		   "expected an http:// or https:// URL of printable ASCII");
+	config_bad("notice: {commit-url: 'https://'}\n", "'notice.commit-url' wants a URL");
+	config_bad("notice: {commit-url: \"https://x/c/\\r\\nBcc: a@b/\"}\n",
+		   "'notice.commit-url' wants text without control characters");
+	config_bad("notice: {commit-url: 'https://x/a b/'}\n", "'notice.commit-url' wants a URL");
+	config_bad("notice: {commit-url: 'https://x/\xc3\xa9/'}\n", "'notice.commit-url' wants a URL");
+	config_bad("notice: {commit-url: 'https://example.org/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		   "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		   "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/'}\n",
+		   "at most 200 characters");
+}
+
 /* intake.transparency: read, its defaults, where its jobs fetch from, and what it refuses. */
 static void test_config_intake(void **state)
 {
@@ -465,6 +501,7 @@ int main(void)
 		cmocka_unit_test(test_hook_decision),
 		cmocka_unit_test(test_config),
 		cmocka_unit_test(test_config_refusals),
+		cmocka_unit_test(test_config_notice_names_and_links),
 		cmocka_unit_test(test_config_intake),
 		cmocka_unit_test(test_intake_delivery_id),
 	};
