@@ -388,13 +388,32 @@ static const char *why_public_base(const char *s)
 	return NULL;
 }
 
+/*
+ * The start of a link made by appending to s: http:// or https://, a host
+ * with no user before it ('@'), and the '/' that ends it, so that what is
+ * appended cannot change the host.
+ */
+static const char *why_url_prefix(const char *s)
+{
+	const char *host = !strncmp(s, "https://", 8) ? s + 8
+			 : !strncmp(s, "http://", 7) ? s + 7 : NULL;
+	size_t n;
+
+	if (!host)
+		return "an http:// or https:// URL such as https://example.org/";
+	n = strcspn(host, "/?#");
+	if (!n || *host == ':' || memchr(host, '@', n) || host[n] != '/')
+		return "a URL naming its host after '//', without a user ('@'), then '/'";
+	return NULL;
+}
+
 /* Where a record's Message-Id is appended: a web URL, ending where that id follows. */
 static const char *why_web_base(const char *s)
 {
-	const char *p;
+	const char *p, *why;
 
-	if (strncmp(s, "https://", 8) && strncmp(s, "http://", 7))
-		return "an http:// or https:// URL such as https://example.org/tlog/";
+	if ((why = why_url_prefix(s)))
+		return why;
 	for (p = s; *p; p++)
 		if ((unsigned char)*p <= ' ' || (unsigned char)*p >= 0x7f || strchr("\"'<>\\", *p))
 			return "a URL of printable ASCII without blanks, quotes or brackets, "
