@@ -192,6 +192,12 @@ void pg_json_put_text(pg_json_writer *w, const char *key, const char *text)
 	put(w, key, (json_t *)(void *)v);
 }
 
+void pg_json_put_value(pg_json_writer *w, const char *key, const pg_json *v)
+{
+	/* jansson's values are counted: the writer takes a reference of its own */
+	put(w, key, v ? json_incref((json_t *)(const void *)v) : json_null());
+}
+
 static int dump(const char *buffer, size_t size, void *data)
 {
 	return pg_buf_put(data, buffer, size) < 0 ? -1 : 0;

@@ -11,6 +11,9 @@
  * much of what pullgate writes is repository text.
  */
 
+/* A parsed value (reading, below).  What the getters return is borrowed from the parsed root. */
+typedef struct pg_json pg_json;
+
 /* --- writing ----------------------------------------------------------------------- */
 
 /*
@@ -53,6 +56,13 @@ void pg_json_put_oid(pg_json_writer *w, const char *key, const pg_oid *id);
 /* JSON text (a stored report, say), parsed and put as a value; null for NULL. */
 void pg_json_put_text(pg_json_writer *w, const char *key, const char *text);
 
+/*
+ * A value already parsed (pg_json_parse, or one of its members) put as it
+ * is, not copied: the writer holds it too, and the caller may free its
+ * root after; null for NULL.
+ */
+void pg_json_put_value(pg_json_writer *w, const char *key, const pg_json *v);
+
 enum pg_json_style {
 	PG_JSON_COMPACT,     /* one line, no spaces */
 	PG_JSON_INDENT,      /* two spaces a level */
@@ -65,9 +75,6 @@ enum pg_json_style {
 int pg_json_write(pg_buf *out, const pg_json_writer *w, enum pg_json_style style);
 
 /* --- reading ----------------------------------------------------------------------- */
-
-/* A parsed value.  What the getters return is borrowed from the parsed root. */
-typedef struct pg_json pg_json;
 
 enum pg_json_type {
 	PG_JSON_ABSENT,      /* no value: a member that is not there, an element past the end */

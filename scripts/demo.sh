@@ -111,10 +111,12 @@ KEES_URL=git://git.kernel.org/$KEES_NAME.git
 FPR_KEES=$(sed -n 's/^FPR_KEES=\([0-9A-Fa-f]\{40\}\)$/\1/p' "$FX/keys.env")
 [ -n "$FPR_KEES" ] || { say "demo: no FPR_KEES in $FX/keys.env" >&2; exit 1; }
 tag_object() { git --git-dir="$FX/kees.git" rev-parse "refs/tags/$1"; }
-# tlog_push TAG [KEY]: the record of Kees's push of TAG (signed by KEY); prints its Message-Id
+# tlog_push TAG [KEY]: the record of Kees's push of TAG (signed by KEY), a minute after he
+# made the tag (its tagger's time: the record's Date, its certificate's); prints its Message-Id
 tlog_push() {
-	GNUPGHOME="$FX/gnupg" "$TOP/fixtures/tlog-push.sh" "$TLOG" "$KEES_NAME" kees \
-		"refs/tags/$1" "$ZERO" "$(tag_object "$1")" ${2:+"$2"} 2>>"$RUN/tlog.log"
+	pushed=$(git --git-dir="$FX/kees.git" for-each-ref --format='%(taggerdate:unix)' "refs/tags/$1")
+	GNUPGHOME="$FX/gnupg" "$TOP/fixtures/tlog-push.sh" --date $((pushed + 60)) "$TLOG" \
+		"$KEES_NAME" kees "refs/tags/$1" "$ZERO" "$(tag_object "$1")" ${2:+"$2"} 2>>"$RUN/tlog.log"
 }
 say "== recording Kees's pushes in a transparency log, $TLOG (fixtures/tlog-push.sh)"
 REC1=$(tlog_push "$T1") && REC2=$(tlog_push "$T2" "$FPR_KEES") ||
@@ -132,6 +134,12 @@ POLICY="$FX/demo-tlog-policy.yaml"
 # take two as Kees mails it: git request-pull's text, made on the local copy, naming his
 # kernel.org URL instead (which the configuration maps to that copy)
 BASE=$(cat "$FX/expect/base")
+git -C "$FX/work" request-pull "$BASE" "$FX/kees.git" "$T2" >"$RUN/request-pull.txt" \
+	2>"$RUN/request-pull.log" || {
+	say "demo: git request-pull failed ($RUN/request-pull.log):" >&2
+	tail -n 20 "$RUN/request-pull.log" >&2
+	exit 1
+}
 public_url() {
 	awk -v from="$FX/kees.git" -v to="$KEES_URL" '{
 		i = index($0, from)
@@ -145,9 +153,9 @@ public_url() {
 	printf 'Date: Sun, 1 Jun 2025 09:30:00 -0700\nMessage-ID: <202506010930.fix1@keescook>\n'
 	printf 'MIME-Version: 1.0\nContent-Type: text/plain; charset=us-ascii\n\n'
 	printf 'Hi Linus,\n\nPlease pull these hardening fixes for v6.16-rc1.\n\nThanks!\n\n-Kees\n\n'
-	git -C "$FX/work" request-pull "$BASE" "$FX/kees.git" "$T2" | public_url
+	public_url <"$RUN/request-pull.txt"
 	printf '\n-- \nKees Cook\n'
-} >"$RUN/take2.mail" 2>"$RUN/request-pull.log" || { cat "$RUN/request-pull.log" >&2; exit 1; }
+} >"$RUN/take2.mail"
 grep -q "^  $KEES_URL tags/$T2\$" "$RUN/take2.mail" ||
 	{ say "demo: $RUN/take2.mail does not name $KEES_URL" >&2; exit 1; }
 
@@ -176,16 +184,26 @@ MAILBOX="$RUN/mailbox"
 mkdir -p "$MAILBOX"
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
+"$PY" -c 'import aiosmtpd' 2>/dev/null || {
+	say "demo: the SMTP sink needs python3-aiosmtpd (make deps)" >&2
+	exit 1
+}
 say "== starting an SMTP sink on 127.0.0.1 for the approval notice (tests/lib/smtp_relay.py; log: $RUN/smtp.log)"
 "$PY" "$TOP/tests/lib/smtp_relay.py" accept "$MAILBOX" "$RUN/smtp.port" 2>"$RUN/smtp.log" &
 SMTP_PID=$!
-i=0
-while [ ! -s "$RUN/smtp.port" ] && [ $i -lt 100 ] && kill -0 "$SMTP_PID" 2>/dev/null; do
+# seconds since $1 (a date +%s)
+since() { echo $(($(date +%s) - $1)); }
+SINK_S=30
+t0=$(date +%s)
+while [ ! -s "$RUN/smtp.port" ] && kill -0 "$SMTP_PID" 2>/dev/null && [ "$(since "$t0")" -lt "$SINK_S" ]; do
 	sleep 0.1
-	i=$((i + 1))
 done
 [ -s "$RUN/smtp.port" ] || {
-	say "demo: the SMTP sink did not start (python3-aiosmtpd is needed: make deps):" >&2
+	if kill -0 "$SMTP_PID" 2>/dev/null; then
+		say "demo: the SMTP sink did not write its port within $SINK_S s ($RUN/smtp.port):" >&2
+	else
+		say "demo: the SMTP sink ended before it wrote its port:" >&2
+	fi
 	tail -n 5 "$RUN/smtp.log" >&2
 	exit 1
 }
@@ -288,8 +306,8 @@ record() {
 wait_for() {
 	id=$1
 	shift
-	last= t=0
-	while [ "$t" -lt $((WAIT_S * 2)) ]; do
+	last= t0=$(date +%s)
+	while [ "$(since "$t0")" -lt "$WAIT_S" ]; do
 		s=$(curl -s "$URL/api/pulls/$id" | jq -r .state)
 		if [ "$s" != "$last" ]; then
 			say "   pull $id: $s"
@@ -299,22 +317,24 @@ wait_for() {
 			[ "$s" = "$want" ] && return 0
 		done
 		sleep 0.5
-		t=$((t + 1))
 	done
-	say "demo: pull $id is still $s after $WAIT_S s" >&2
+	say "demo: pull $id is still $s after $(since "$t0") s" >&2
 	return 1
 }
 
+# text the service or the sink received, made safe for a terminal: no CR, no control
+# character but a tab
+terminal_safe() { tr -d '\r' | tr -d '\000-\010\013-\037\177'; }
 # the decision that records what became of a pull's notice, once there is one
 notice_note() {
-	curl -s "$URL/api/pulls/$1" | jq -r '[.decisions[] | select(.action == "notice") | "\(.user): \(.note)"] | last // empty'
+	curl -s "$URL/api/pulls/$1" | jq -r '[.decisions[] | select(.action == "notice") | "\(.user): \(.note)"] | last // empty' |
+		terminal_safe
 }
 # the transparency log's record of a pull's push, as its page shows it
 push_record() {
-	curl -s "$URL/api/pulls/$1" | jq -r '.transparency | if . == null then "none" else "\(.message_id) of \(.date), pushed by \(.pushed_by)\(if .certified then ", certified by a signed push" else "" end)" end'
+	curl -s "$URL/api/pulls/$1" | jq -r '.transparency | if . == null then "none" else "\(.message_id) of \(.date), pushed by \(.pushed_by)\(if .certified then ", certified by a signed push" else "" end)" end' |
+		terminal_safe
 }
-# text the sink received, made safe for a terminal: no CR, no control character but a tab
-terminal_safe() { tr -d '\r' | tr -d '\000-\010\013-\037\177'; }
 STAMP=$(date +%s)
 record "$RUN/take1.json" "$T1"
 say
@@ -340,20 +360,18 @@ if [ "$(curl -s "$URL/api/pulls/$ID2" | jq -r .state)" = waiting ] &&
 		say "   $("$PULLGATE" attest verify --signer "$AFPR" --keyring "$AHOME/pullgate.asc" --tree "$TREE_DIR" "$merge" 2>&1)"
 		# the notice is mailed by the service's sender thread: its outcome is a decision
 		say "   the service mails the approval notice to the SMTP sink"
-		t=0
-		while [ "$t" -lt 120 ]; do
-			note=$(notice_note "$ID2")
-			[ -n "$note" ] && break
+		t0=$(date +%s)
+		while note=$(notice_note "$ID2") && [ -z "$note" ] && [ "$(since "$t0")" -lt 60 ]; do
 			sleep 0.5
-			t=$((t + 1))
 		done
-		say "   ${note:-no notice decision after 60 s: see $RUN/serve.log}"
+		say "   ${note:-no notice decision after $(since "$t0") s: see $RUN/serve.log}"
 	fi
 fi
 
 # a pull's verdict; SIMULATED when stand-in scripts built and booted it (its report says so)
 verdict() {
-	curl -s "$URL/api/pulls/$1" | jq -r '"\(.state)\(if .report.simulated then " (SIMULATED: stand-in build and boot scripts)" else "" end): \(.message)\n   stages: \([.stages[] | "\(.name) \(.status)"] | join(", "))"'
+	curl -s "$URL/api/pulls/$1" | jq -r '"\(.state)\(if .report.simulated then " (SIMULATED: stand-in build and boot scripts)" else "" end): \(.message)\n   stages: \([.stages[] | "\(.name) \(.status)"] | join(", "))"' |
+		terminal_safe
 }
 say
 say "== verdicts"
@@ -375,6 +393,9 @@ esac
 [ "$(push_record "$ID2")" != none ] ||
 	{ say "demo: take two's page shows no push record from the transparency log" >&2; status=1; }
 
+# whether the server (and the sink) stay up after the demo's last line, for the dashboard
+stays() { [ "$status" -eq 0 ] && [ -t 0 ] && [ "${PULLGATE_DEMO_STAY:-yes}" != no ]; }
+
 # what the sink received: the approval notice, a reply in the pull mail's thread
 say
 say "== the SMTP sink's mailbox ($MAILBOX, 127.0.0.1:$SMTP_PORT)"
@@ -388,8 +409,14 @@ elif [ "$s2" = approved ]; then
 	say "   empty: take two was approved, but its notice was not mailed (see $RUN/serve.log)"
 	say "demo: the approval notice did not reach the SMTP sink" >&2
 	status=1
+elif [ "$s2" != waiting ]; then
+	say "   empty: take two is $s2, so there is no notice"
+elif stays; then
+	say "   empty: take two waits for the maintainer; approved on the dashboard, its notice is"
+	say "   mailed to this sink while the server runs: $MAILBOX/msg1.eml"
 else
-	say "   empty: take two is not approved yet; its notice comes here when it is"
+	say "   empty: take two was left waiting for the maintainer, and the server and this sink"
+	say "   stop with the demo: no notice is mailed"
 fi
 # the last word: whether take two was really built and booted, or simulated
 if [ "$(curl -s "$URL/api/pulls/$ID2" | jq -r .report.simulated)" = true ]; then
@@ -397,7 +424,7 @@ if [ "$(curl -s "$URL/api/pulls/$ID2" | jq -r .report.simulated)" = true ]; then
 else
 	last="demo: real: take two was cross-built for arm64 and booted in QEMU with KUnit on $PULLGATE_HOME/linux"
 fi
-if [ "$status" -eq 0 ] && [ -t 0 ] && [ "${PULLGATE_DEMO_STAY:-yes}" != no ]; then
+if stays; then
 	say
 	say "the server keeps running for the dashboard: press Ctrl-C to stop it"
 	say "$last"

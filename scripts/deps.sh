@@ -22,7 +22,8 @@ python3-jsonschema
 # and bash-completion test the installed pages and completion; systemd has
 # systemd-analyze for the unit; dpkg-dev, debhelper and lintian build and
 # check the .deb (make check-deb); python3-aiosmtpd is the SMTP relay the
-# notice is tested against; b4 writes the mboxes verify --pull-request takes
+# notice is tested against, and the sink make demo mails its notice to
+# (scripts/demo.sh); b4 writes the mboxes verify --pull-request takes
 # (tests/integration/31-mail-b4.t); tmux captures the terminal for docs/.
 # clang (14 on Debian 12) with libclang-rt-14-dev's libFuzzer builds the fuzz
 # targets (mk/fuzz.mk).

@@ -142,29 +142,21 @@ static int get_job(pg_req *rq, pg_resp *rs, pg_job **j)
 }
 
 /*
- * The transparency log's record of the pull's tag, as its stored report
- * names it (report.transparency), with its link in the log's web view
- * when one is configured and the Message-Id makes one; null when the
- * report names none.  A report that does not parse names none.
+ * The transparency log's record of the pull's tag, as its report (the
+ * stored one, parsed) names it (report.transparency), with its link in
+ * the log's web view when one is configured and the Message-Id makes one;
+ * null when the report names none, or there is no report.
  */
-static int put_tlog_record(pg_json_writer *w, const pg_config *c, const char *report)
+static int put_tlog_record(pg_json_writer *w, const pg_config *c, const pg_json *report)
 {
-	pg_json *r = NULL;
-	const pg_json *t;
+	const pg_json *t = pg_json_get(report, "transparency");
 	const char *id;
 	pg_buf url = PG_BUF_INIT;
-	int err = 0;
+	int err;
 
-	if (report && (err = pg_json_parse(&r, report, strlen(report))) < 0) {
-		if (err == PG_ENOMEM)
-			return err;
-		pg_error_clear();
-		err = 0;
-	}
-	t = pg_json_get(r, "transparency");
 	if (pg_json_type(t) != PG_JSON_OBJECT) {
 		pg_json_put_null(w, "transparency");
-		goto done;
+		return 0;
 	}
 	id = pg_json_get_str(t, "message_id");
 	if (c->tlog_web && (err = pg_mail_link(&url, c->tlog_web, id)) < 0)
@@ -179,7 +171,6 @@ static int put_tlog_record(pg_json_writer *w, const pg_config *c, const char *re
 	pg_json_close(w);
 	err = 0;
 done:
-	pg_json_free(r);
 	pg_buf_release(&url);
 	return err;
 }
@@ -189,12 +180,18 @@ int pg_api_pull(pg_req *rq, pg_resp *rs)
 	pg_job_list q = { 0 };
 	pg_job *j = NULL;
 	pg_json_writer *w = NULL;
+	pg_json *report = NULL;
 	pg_buf lore = PG_BUF_INIT;
 	size_t i;
 	int err;
 
 	if ((err = get_job(rq, rs, &j)) != 0)
 		return err < 0 ? err : 0;
+	/* the stored report (up to limits.report-size) parsed once, for its record and itself */
+	if (j->report && (err = pg_json_parse(&report, j->report, strlen(j->report))) < 0) {
+		err = pg_error_wrap(err, "pull %lld: its stored report", (long long)rq->id);
+		goto done;
+	}
 	if ((err = pg_server_queue(&q, rq->srv)) < 0 || (err = pg_json_writer_new(&w)) < 0)
 		goto done;
 	job_fields(w, j);
@@ -204,7 +201,7 @@ int pg_api_pull(pg_req *rq, pg_resp *rs)
 		pg_buf_clear(&lore);
 	}
 	pg_json_put_str(w, "lore_url", lore.len ? lore.ptr : NULL);
-	if ((err = put_tlog_record(w, rq->srv->config, j->report)) < 0)
+	if ((err = put_tlog_record(w, rq->srv->config, report)) < 0)
 		goto done;
 	conflicted_by(w, &q, j->id);
 	pg_json_open_array(w, "stages");
@@ -228,11 +225,12 @@ int pg_api_pull(pg_req *rq, pg_resp *rs)
 		pg_json_close(w);
 	}
 	pg_json_close(w);
-	pg_json_put_text(w, "report", j->report);
+	pg_json_put_value(w, "report", report);
 	if ((err = send_json(rs, w)) < 0)
 		err = pg_error_wrap(err, "pull %lld: cannot render it", (long long)rq->id);
 done:
 	pg_json_writer_free(w);
+	pg_json_free(report);
 	pg_job_list_release(&q);
 	pg_job_free(j);
 	pg_buf_release(&lore);

@@ -389,12 +389,7 @@ static const char *why_public_base(const char *s)
 	return NULL;
 }
 
-/* A URL of the web, http:// or https://, of printable ASCII without blanks, quotes or brackets. */
-static bool web_scheme(const char *s)
-{
-	return !strncmp(s, "https://", 8) || !strncmp(s, "http://", 7);
-}
-
+/* Printable ASCII without blanks, quotes or brackets: a URL that reads the same in a mail and a page. */
 static bool web_chars(const char *s)
 {
 	for (; *s; s++)
@@ -403,11 +398,32 @@ static bool web_chars(const char *s)
 	return true;
 }
 
+/*
+ * The start of a link made by appending to s: http:// or https://, a host
+ * with no user before it ('@'), and the '/' that ends it, so that what is
+ * appended cannot change the host.
+ */
+static const char *why_url_prefix(const char *s)
+{
+	const char *host = !strncmp(s, "https://", 8) ? s + 8
+			 : !strncmp(s, "http://", 7) ? s + 7 : NULL;
+	size_t n;
+
+	if (!host)
+		return "an http:// or https:// URL such as https://example.org/";
+	n = strcspn(host, "/?#");
+	if (!n || *host == ':' || memchr(host, '@', n) || host[n] != '/')
+		return "a URL naming its host after '//', without a user ('@'), then '/'";
+	return NULL;
+}
+
 /* Where a record's Message-Id is appended: a web URL, ending where that id follows. */
 static const char *why_web_base(const char *s)
 {
-	if (!web_scheme(s))
-		return "an http:// or https:// URL such as https://example.org/tlog/";
+	const char *why;
+
+	if ((why = why_url_prefix(s)))
+		return why;
 	if (!web_chars(s))
 		return "a URL of printable ASCII without blanks, quotes or brackets, ending in '/'";
 	if (s[strlen(s) - 1] != '/')
@@ -418,9 +434,10 @@ static const char *why_web_base(const char *s)
 /* The notice's link to a merge: a web URL its hex id is appended to, a line of a mail. */
 static const char *why_commit_url(const char *s)
 {
-	if (!web_scheme(s) || !*(strstr(s, "://") + 3) || !web_chars(s) || strlen(s) > 200)
+	if (why_url_prefix(s) || !web_chars(s) || strlen(s) > 200)
 		return "an http:// or https:// URL of printable ASCII without blanks, quotes or "
-		       "brackets, at most 200 characters, such as https://git.kernel.org/torvalds/c/";
+		       "brackets, naming its host (no user '@') then '/', at most 200 characters, "
+		       "such as https://git.kernel.org/torvalds/c/";
 	return NULL;
 }
 

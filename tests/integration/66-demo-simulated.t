@@ -18,8 +18,11 @@ is "$(printf '%s\n' "$out" | tail -n 1 | cut -c1-16)" "demo: SIMULATED:" \
 unlike "$(printf '%s\n' "$out" | tail -n 1)" '^demo: real' "and does not claim a real run"
 
 # the transparency log of the demo's own pushes: take two's page shows its record
-like "$out" "^take two's push record \\(on its page\\): <[0-9]+\\.1\\.1@gitolite\\.kernel\\.org> of Sun, 01 Jun 2025 10:01:00 -0000, pushed by kees, certified by a signed push\$" \
-	"take two's push record is shown: Kees's signed push, from the log the demo wrote"
+# (pushed a minute after Kees tagged it, on 1 June at 09:00 -0700; so says its certificate)
+like "$out" "^take two's push record \\(on its page\\): <[0-9]+\\.1\\.1@gitolite\\.kernel\\.org> of Sun, 01 Jun 2025 16:01:00 -0000, pushed by kees, certified by a signed push\$" \
+	"take two's push record is shown: Kees's signed push, from the log the demo wrote, after the tag"
+like "$(git --git-dir="$PULLGATE_HOME/demo-run/tlog/git/0.git" show master:m)" \
+	'^pusher Kees Cook <kees@kernel\.org> 1748793660 -0700$' "its certificate's time is the push's"
 # the approval notice, mailed to the demo's SMTP sink, printed from its mailbox
 like "$out" '^   pullgate: notice mailed to kees@kernel\.org via 127\.0\.0\.1 \(1 attempt\)' \
 	"the service records the notice as mailed to the sink"

@@ -41,6 +41,28 @@ static void test_write_in_order_and_nested(void **state)
 	pg_buf_release(&out);
 }
 
+static void test_write_parsed_value(void **state)
+{
+	static const char text[] = "{\"t\": {\"id\": \"<a@b>\"}, \"n\": [1]}";
+	pg_json_writer *w = NULL;
+	pg_json *r = NULL;
+	pg_buf out = PG_BUF_INIT;
+
+	(void)state;
+	assert_int_equal(pg_json_parse(&r, text, strlen(text)), 0);
+	assert_int_equal(pg_json_writer_new(&w), 0);
+	/* the whole and one of its members: the writer holds them, the root is freed first */
+	pg_json_put_value(w, "whole", r);
+	pg_json_put_value(w, "member", pg_json_get(r, "t"));
+	pg_json_put_value(w, "none", NULL);
+	pg_json_free(r);
+	assert_int_equal(pg_json_write(&out, w, PG_JSON_COMPACT), 0);
+	assert_string_equal(out.ptr, "{\"whole\":{\"t\":{\"id\":\"<a@b>\"},\"n\":[1]},"
+			    "\"member\":{\"id\":\"<a@b>\"},\"none\":null}");
+	pg_json_writer_free(w);
+	pg_buf_release(&out);
+}
+
 static void test_write_repository_text(void **state)
 {
 	pg_json_writer *w = NULL;
@@ -158,6 +180,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_write_in_order_and_nested),
+		cmocka_unit_test(test_write_parsed_value),
 		cmocka_unit_test(test_write_repository_text),
 		cmocka_unit_test(test_write_remembers_the_first_error),
 		cmocka_unit_test(test_read),

@@ -264,7 +264,19 @@ static void test_config_refusals(void **state)
 	/* the record's Message-Id follows the web view's URL, which goes into an href */
 	config_bad("repositories: {transparency-web: 'ftp://x/'}\n",
 		   "s.yaml:1:34: 'repositories.transparency-web' wants a URL, not 'ftp://x/': "
-		   "expected an http:// or https:// URL such as https://example.org/tlog/");
+		   "expected an http:// or https:// URL such as https://example.org/");
+	/* nor can it change the link's host: the host is there, before its '/', with no user */
+	config_bad("repositories: {transparency-web: 'https://'}\n",
+		   "s.yaml:1:34: 'repositories.transparency-web' wants a URL, not 'https://': "
+		   "expected a URL naming its host after '//', without a user ('@'), then '/'");
+	config_bad("repositories: {transparency-web: 'https:///tlog/'}\n", "naming its host");
+	config_bad("repositories: {transparency-web: 'http://:8080/tlog/'}\n", "naming its host");
+	config_bad("repositories: {transparency-web: 'https://x@evil.example/'}\n",
+		   "without a user ('@')");
+	config_bad("repositories: {transparency-web: 'https://u:p@tlog.example.org/t/'}\n",
+		   "without a user ('@')");
+	config_bad("repositories: {transparency-web: 'https://tlog.example.org?q/'}\n",
+		   "then '/'");
 	config_bad("repositories: {transparency-web: 'https://x/a\"b/'}\n",
 		   "without blanks, quotes or brackets");
 	config_bad("repositories: {transparency-web: 'https://x/tlog'}\n",
