@@ -2,7 +2,7 @@
 # 66-demo-simulated.t - the demo on the stand-in scripts says so: in its verdict lines and in its last line; take two's push record and its notice in the SMTP sink's mailbox.
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
-plan 15
+plan 16
 
 # the fallback make demo takes when the kernel tree cannot be prepared, forced;
 # an ephemeral port, and the server stopped after the verdicts (stdin is no terminal)
