@@ -46,11 +46,18 @@
 #define COMMIT_MAX ((size_t)1 << 20)
 /* at most 32 MiB of an index held at once */
 #define IDX_BLOCKS 8192
+/*
+ * At most about this much of a mapped pack resident (pg_map_touch): the
+ * first verify reads every commit of the history, and would otherwise keep
+ * the pack's every page.
+ */
+#define PACK_RESIDENT ((size_t)16 << 20)
 
 typedef struct pack {
 	char *path;           /* the .pack, for messages */
 	pg_pagefile *idx;
 	unsigned char *data;  /* mapped: commits of an era lie together, so few pages */
+	pg_map_window win;    /* what of data was read since its pages were let go of */
 	uint64_t idx_len;
 	size_t data_len;
 	unsigned char fanout[IDX_FANOUT];
@@ -375,6 +382,7 @@ static int pack_open(pack *p, const char *idx_path)
 	    (err = pg_map_file(&data, &p->data_len, data_path.ptr)) < 0)
 		goto fail;
 	p->data = data;
+	p->win.limit = PACK_RESIDENT;
 	p->n = be32(p->fanout + 4 * 255);
 	/* the layout idx_check found: ids, crcs and offsets, large offsets, two checksums */
 	if (p->idx_len < IDX_HEADER + IDX_FANOUT + (uint64_t)p->n * (PG_OID_RAWSZ + 4 + 4) + 40 ||
@@ -566,7 +574,7 @@ static int damaged(const pg_oid *id, const char *where, const char *why)
  * of at most COMMIT_MAX (a delta, another type: libgit2 resolves it);
  * PG_EINVALID when the entry is damaged, never left to libgit2.
  */
-static int inflate_commit(pg_packs *ps, const pack *p, const pg_oid *id, uint64_t off,
+static int inflate_commit(pg_packs *ps, pack *p, const pg_oid *id, uint64_t off,
 			  size_t *len)
 {
 	const unsigned char *h, *end = p->data + p->data_len - 20;
@@ -599,6 +607,8 @@ static int inflate_commit(pg_packs *ps, const pack *p, const pg_oid *id, uint64_
 	ps->z.next_out = ps->out;
 	ps->z.avail_out = (uInt)size + 1; /* one more, to see the stream end where it says */
 	zr = inflate(&ps->z, Z_FINISH);
+	pg_map_touch(&p->win, p->data, p->data_len, (size_t)off,
+		     (size_t)(h - (p->data + off)) + ps->z.total_in);
 	if (zr != Z_STREAM_END || ps->z.total_out != size)
 		return damaged(id, p->path, z_damage(zr, &ps->z));
 	ps->out[size] = '\0';
