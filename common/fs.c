@@ -159,7 +159,7 @@ int pg_open_regular(int *out, off_t *size, const char *path, int flags, const ch
 	if (size)
 		*size = 0;
 	if (flags & PG_OPEN_NEW)
-		oflags |= O_WRONLY | O_CREAT | O_EXCL;
+		oflags |= (flags & PG_OPEN_RDWR ? O_RDWR : O_WRONLY) | O_CREAT | O_EXCL;
 	else if (flags & PG_OPEN_APPEND)
 		oflags |= O_WRONLY | O_CREAT | O_APPEND;
 	else if (flags & PG_OPEN_LOCK)

@@ -53,7 +53,8 @@ enum pg_open_flags {
 	PG_OPEN_NOFOLLOW = 1 << 3, /* a symlink as the last component is refused: a file of
 				    * pullgate's own, in a directory another may write to */
 	PG_OPEN_PRIVATE = 1 << 4,  /* made 0600 rather than 0644 */
-	PG_OPEN_STREAMS = 1 << 5   /* read only: a pipe or a character device is taken too */
+	PG_OPEN_STREAMS = 1 << 5,  /* read only: a pipe or a character device is taken too */
+	PG_OPEN_RDWR = 1 << 6      /* with PG_OPEN_NEW: read and write (a file read back) */
 };
 
 /*
