@@ -725,6 +725,128 @@ static int loose_commit(pg_packs *ps, const char *objdir, const pg_oid *id, size
 	return 1;
 }
 
+/* A pack index read in order, a window at a time (pg_pagefile_pread: nothing mapped). */
+#define IDX_WINDOW ((size_t)1 << 20)
+
+typedef struct idx_window {
+	pg_pagefile *f;
+	unsigned char *buf;
+	uint64_t start;
+	size_t len;
+} idx_window;
+
+static int idx_at(const unsigned char **out, idx_window *w, uint64_t off, size_t len)
+{
+	uint64_t size = pg_pagefile_size(w->f);
+	size_t want;
+	int err;
+
+	if (off >= w->start && off + len <= w->start + w->len) {
+		*out = w->buf + (off - w->start);
+		return 0;
+	}
+	if (off > size || len > size - off)
+		return pg_error_set(PG_EINVALID, "a pack index read past its end");
+	want = size - off < IDX_WINDOW ? (size_t)(size - off) : IDX_WINDOW;
+	w->len = 0;
+	if ((err = pg_pagefile_pread(w->f, off, w->buf, want)) < 0)
+		return err;
+	w->start = off;
+	w->len = want;
+	*out = w->buf;
+	return 0;
+}
+
+/* locs[0..n) of one pack, by a walk of its index along their ids. */
+static int locate_in(pg_pack_loc *locs, size_t n, const pack *p, uint32_t j, const pg_oid *ids,
+		     idx_window *ws)
+{
+	const unsigned char *b;
+	uint32_t pos = 0, lo, hi, off;
+	size_t k;
+	int c = 1, err;
+
+	ws[0].f = ws[1].f = p->idx;
+	ws[0].len = ws[1].len = 0;
+	for (k = 0; k < n; k++) {
+		const pg_oid *id = &ids[locs[k].i];
+
+		if (locs[k].off)
+			continue;
+		lo = id->id[0] ? be32(p->fanout + 4 * (id->id[0] - 1)) : 0;
+		hi = be32(p->fanout + 4 * id->id[0]);
+		if (hi > p->n || lo > hi)
+			return pg_error_set(PG_EINVALID, "pack index of '%s' is damaged", p->path);
+		if (pos < lo)
+			pos = lo;
+		for (c = 1; pos < hi; pos++) {
+			if ((err = idx_at(&b, &ws[0], p->ids + (uint64_t)pos * PG_OID_RAWSZ,
+					  PG_OID_RAWSZ)) < 0)
+				return err;
+			if ((c = memcmp(b, id->id, PG_OID_RAWSZ)) >= 0)
+				break;
+		}
+		if (c || pos >= hi)
+			continue;
+		if ((err = idx_at(&b, &ws[1], p->offsets + (uint64_t)pos * 4, 4)) < 0)
+			return err;
+		off = be32(b);
+		if (!(off & 0x80000000u)) {
+			locs[k].off = off;
+		} else {
+			unsigned char large[8];
+
+			off &= 0x7fffffffu;
+			if (off >= p->nlarge ||
+			    pg_pagefile_read(p->idx, p->large + (uint64_t)off * 8, large, 8) < 0)
+				return pg_error_set(PG_EINVALID, "pack index of '%s' is damaged",
+						    p->path);
+			locs[k].off = (uint64_t)be32(large) << 32 | be32(large + 4);
+		}
+		locs[k].pack = j;
+	}
+	return 0;
+}
+
+int pg_repo_pack_locate(pg_pack_loc *locs, size_t n, pg_repo *r, const pg_oid *ids)
+{
+	idx_window ws[2];
+	unsigned char *bufs = NULL;
+	size_t k;
+	uint32_t j;
+	int err;
+
+	for (k = 0; k < n; k++)
+		locs[k].off = 0;
+	if ((err = load_packs(r)) < 0)
+		return err;
+	if (!n || !r->packs->n)
+		return 0;
+	if (!(bufs = malloc(2 * IDX_WINDOW)))
+		return pg_error_oom();
+	memset(ws, 0, sizeof(ws));
+	ws[0].buf = bufs;
+	ws[1].buf = bufs + IDX_WINDOW;
+	for (j = 0, err = 0; j < r->packs->n && err == 0; j++)
+		err = locate_in(locs, n, &r->packs->v[j], j, ids, ws);
+	free(bufs);
+	return err;
+}
+
+int pg_repo_pack_commit_at(const char **data, size_t *len, pg_repo *r, const pg_pack_loc *loc,
+			   const pg_oid *id)
+{
+	int err;
+
+	if ((err = load_packs(r)) < 0)
+		return err;
+	if (loc->pack >= r->packs->n)
+		return 0;
+	if ((err = inflate_commit(r->packs, &r->packs->v[loc->pack], id, loc->off, len)) == 1)
+		*data = (const char *)r->packs->out;
+	return err;
+}
+
 int pg_repo_pack_commit(const char **data, size_t *len, pg_repo *r, const pg_oid *id)
 {
 	size_t i;

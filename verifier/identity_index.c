@@ -517,30 +517,47 @@ typedef struct build {
  * walked by date under clock skew may list one again, from another tip)
  * has one entry: a file with two is damaged.
  */
+typedef struct reader {
+	pg_repo *r;
+	const pg_oid *ids;
+	runs *out, *other;
+	const key_kind *kind, *other_kind;
+	size_t done, count;
+	uint64_t t0, shown;
+} reader;
+
+static int read_one(void *ctx, size_t i, const pg_commit *c)
+{
+	reader *d = ctx;
+	int err;
+
+	/* a look at the clock every 4096 commits, a line at most every 100 ms */
+	if (++d->done && !(d->done & 4095) && pg_progress_now_ms() - d->shown >= 100) {
+		d->shown = pg_progress_now_ms();
+		reading(d->r, d->done, d->count, d->t0);
+	}
+	if ((err = runs_add(d->out, d->kind->key(c), c->author.time, &d->ids[i])) == 0 &&
+	    d->other)
+		err = runs_add(d->other, d->other_kind->key(c), c->author.time, &d->ids[i]);
+	return err;
+}
+
 static int entries_of(runs *out, runs *other, pg_repo *r, const pg_oid *ids, size_t count,
 		      const key_kind *kind, const key_kind *other_kind, const build *b)
 {
-	uint64_t t0 = pg_progress_now_ms(), shown = t0;
 	size_t i, cap = b->cap < count ? b->cap : count;
+	reader d = { r, NULL, out, other, kind, other_kind, 0, count, 0, 0 };
 	int err = 0;
 
+	d.t0 = d.shown = pg_progress_now_ms();
 	runs_init(out, b->dir, cap);
 	if (other)
 		runs_init(other, b->dir, cap);
-	for (i = 0; i < count; i++) {
-		pg_commit *c = NULL;
-
-		/* a look at the clock every 4096 commits, a line at most every 100 ms */
-		if (i && !(i & 4095) && pg_progress_now_ms() - shown >= 100) {
-			shown = pg_progress_now_ms();
-			reading(r, i, count, t0);
-		}
-		if ((err = pg_repo_read_commit(&c, r, &ids[i])) < 0)
-			goto done;
-		if ((err = runs_add(out, kind->key(c), c->author.time, &ids[i])) == 0 && other)
-			err = runs_add(other, other_kind->key(c), c->author.time, &ids[i]);
-		pg_commit_free(c);
-		if (err < 0)
+	/* a run's worth at a time: where they are is 16 bytes each (pg_repo_read_commits) */
+	for (i = 0; i < count; i += cap) {
+		d.ids = ids + i;
+		if ((err = pg_repo_read_commits(r, ids + i, count - i < cap ? count - i : cap,
+						read_one, &d)) < 0)
 			goto done;
 	}
 	runs_finish(out);
@@ -1930,10 +1947,11 @@ static int open_kind(pg_identity_index **out, pg_repo *r, const char *home, cons
 		 (unsigned long long)pg_hash_bytes(refname.ptr, refname.len));
 	/*
 	 * Runs of both kinds are filled at once, and one is merged while the
-	 * other waits: three runs' entries in work.
+	 * other waits (three runs' entries), while a run's commits are
+	 * located (16 bytes each): four entries' room a run's entry in work.
 	 */
 	b.dir = dir.ptr;
-	b.cap = work / (3 * ENTRY) < RUN_MIN ? RUN_MIN : (size_t)(work / (3 * ENTRY));
+	b.cap = work / (4 * ENTRY) < RUN_MIN ? RUN_MIN : (size_t)(work / (4 * ENTRY));
 	remove_per_ref(dir.ptr, ref_stem, refname.ptr, kind);
 again:
 	/*
