@@ -353,6 +353,16 @@ int pg_repo_walk_range_exact(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *
 			     size_t ntips, const pg_oid *hide, size_t nhide);
 
 /*
+ * Every commit reachable from one of tips[0..ntips), in no order, each
+ * once (a commit two commit-graphs hold may come twice): what
+ * pg_repo_walk_range_exact gives with nothing hidden, walked with a bit a
+ * commit where a trusted commit-graph holds it, rather than a walk's node
+ * (a history's first index: 150 bytes a commit, git rev-list's own).
+ * *out is malloc()ed; errors as pg_repo_walk_range's.
+ */
+int pg_repo_walk_all(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tips, size_t ntips);
+
+/*
  * The subjects (git's summary: the first paragraph on one line) of the
  * non-merge commits reachable from tip and not from hide (the range of
  * pg_repo_walk_range), newest first in git's --date-order, as git

@@ -659,6 +659,9 @@ static int walk_new(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tips, siz
 
 	*out = NULL;
 	*n = 0;
+	/* a first index: every commit, a bit each where the commit-graph has it */
+	if (!nhides)
+		return pg_repo_walk_all(out, n, r, tips, ntips);
 	if (!(hide = malloc((nhides + ntips + 1) * sizeof(*hide))))
 		return pg_error_oom();
 	if (nhides)
