@@ -1056,7 +1056,8 @@ static bool check_order(pg_identity_index *x)
 
 /*
  * Every entry of the open file, checked (the whole checksum, every
- * segment's, the order); NULL when damaged.
+ * segment's, the order); NULL when damaged.  Read straight, not mapped:
+ * the copy is enough to hold in memory.
  */
 static int all_entries(unsigned char **out, pg_identity_index *x)
 {
@@ -1066,7 +1067,7 @@ static int all_entries(unsigned char **out, pg_identity_index *x)
 	*out = NULL;
 	if (x->count > SIZE_MAX / ENTRY - 1 || !(e = malloc(x->count * ENTRY + 1)))
 		return pg_error_oom();
-	if (pg_pagefile_read(x->f, x->entries_off, e, x->count * ENTRY) < 0 ||
+	if (pg_pagefile_pread(x->f, x->entries_off, e, x->count * ENTRY) < 0 ||
 	    checksum(e, x->count * ENTRY) != get64(x->head + 56)) {
 		pg_error_clear();
 		goto damaged;
