@@ -504,6 +504,20 @@ typedef struct reach {
 
 #define F_REACHED 16u
 
+/* The commit at pos of graph g, reached: marked and queued, once. */
+static int reach_mark(reach *w, uint32_t g, uint32_t pos)
+{
+	int err;
+
+	if (w->seen[g][pos / 8] & (1u << (pos % 8)))
+		return 0;
+	w->seen[g][pos / 8] |= (unsigned char)(1u << (pos % 8));
+	if ((err = PG_ARRAY_GROW(w->todo, w->ntodo + 1, w->todo_alloc)) < 0)
+		return err;
+	w->todo[w->ntodo++] = (uint64_t)g << 32 | pos;
+	return 0;
+}
+
 /* n, reached: its position marked and queued, or, in no graph, it queued. */
 static int reach_node(reach *w, pg_cnode *n)
 {
@@ -525,13 +539,7 @@ static int reach_node(reach *w, pg_cnode *n)
 		return pg_error_set(PG_EINVALID, "walk: a commit-graph position out of its graph");
 	if (!w->seen[g] && !(w->seen[g] = calloc((size_t)count / 8 + 1, 1)))
 		return pg_error_oom();
-	if (w->seen[g][n->pos / 8] & (1u << (n->pos % 8)))
-		return 0;
-	w->seen[g][n->pos / 8] |= (unsigned char)(1u << (n->pos % 8));
-	if ((err = PG_ARRAY_GROW(w->todo, w->ntodo + 1, w->todo_alloc)) < 0)
-		return err;
-	w->todo[w->ntodo++] = (uint64_t)g << 32 | n->pos;
-	return 0;
+	return reach_mark(w, g, n->pos);
 }
 
 /* The commit at pos of graph g: listed, its parents marked and queued. */
@@ -547,17 +555,10 @@ static int reach_position(reach *w, uint32_t g, uint32_t pos)
 	    (err = pg_graph_read(&c, graph, pos)) < 0)
 		return err;
 	w->nout++;
-	for (i = 0; i < c.nparents; i++) {
-		if ((err = pg_graph_parent(&p, graph, &c, i)) < 0)
-			return err;
-		if (w->seen[g][p / 8] & (1u << (p % 8)))
-			continue;
-		w->seen[g][p / 8] |= (unsigned char)(1u << (p % 8));
-		if ((err = PG_ARRAY_GROW(w->todo, w->ntodo + 1, w->todo_alloc)) < 0)
-			return err;
-		w->todo[w->ntodo++] = (uint64_t)g << 32 | p;
-	}
-	return 0;
+	for (i = 0; i < c.nparents && err == 0; i++)
+		if ((err = pg_graph_parent(&p, graph, &c, i)) == 0)
+			err = reach_mark(w, g, p);
+	return err;
 }
 
 int pg_repo_walk_all(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tips, size_t ntips)
