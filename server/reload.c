@@ -148,6 +148,7 @@ int pg_server_reload(pg_server *s, pg_config *c, pg_buf *restart)
 	wo.merge_name = c->merge_name;
 	wo.merge_email = c->merge_email;
 	wo.index_cache_size = c->limits.index_cache_size;
+	wo.index_memory = c->limits.index_memory;
 	wo.verify_memory = c->limits.verify_memory;
 	pg_worker_reload(s->worker, &wo);
 	pg_free_secret(gen);
