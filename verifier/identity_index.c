@@ -562,13 +562,7 @@ typedef struct build {
 	size_t cap;
 } build;
 
-/*
- * The entries of ids[0..count), read from r, sorted into *out, and, when
- * other is not NULL, other_kind's of the same commits into *other: each
- * commit is read once for both indexes.  A commit listed twice (a range
- * walked by date under clock skew may list one again, from another tip)
- * has one entry: a file with two is damaged.
- */
+/* What entries_of's reading of each commit adds it to. */
 typedef struct reader {
 	pg_repo *r;
 	const pg_oid *ids;
@@ -584,7 +578,8 @@ static int read_one(void *ctx, size_t i, const pg_commit *c)
 	int err;
 
 	/* a look at the clock every 4096 commits, a line at most every 100 ms */
-	if (++d->done && !(d->done & 4095) && pg_progress_now_ms() - d->shown >= 100) {
+	d->done++;
+	if (!(d->done & 4095) && pg_progress_now_ms() - d->shown >= 100) {
 		d->shown = pg_progress_now_ms();
 		reading(d->r, d->done, d->count, d->t0);
 	}
@@ -594,6 +589,13 @@ static int read_one(void *ctx, size_t i, const pg_commit *c)
 	return err;
 }
 
+/*
+ * The entries of ids[0..count), read from r, sorted into *out, and, when
+ * other is not NULL, other_kind's of the same commits into *other: each
+ * commit is read once for both indexes.  A commit listed twice (a range
+ * walked by date under clock skew may list one again, from another tip)
+ * has one entry: a file with two is damaged.
+ */
 static int entries_of(runs *out, runs *other, pg_repo *r, const pg_oid *ids, size_t count,
 		      const key_kind *kind, const key_kind *other_kind, const build *b)
 {

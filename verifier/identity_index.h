@@ -58,9 +58,11 @@
  * is never used: it is made again.
  * The directory is kept under a budget (opts.cache_size): after a write,
  * the least recently used upstreams' files go, never the one in use.
- * Making it reads every commit of the history once (minutes for the
- * kernel's million); extending it reads the new ones; a probe reads a few
- * pages of the mapped file.  The file holds 36 bytes a commit.
+ * Making it reads every commit of the history once, in the packs' order
+ * (pg_repo_read_commits), its entries sorted in runs within opts.work_mem
+ * (PG_IDENTITY_INDEX_WORK_DEFAULT) and merged as the file is written;
+ * extending it reads the new ones; a probe reads a few pages of the
+ * mapped file.  The file holds 36 bytes a commit.
  */
 typedef struct pg_identity_index pg_identity_index;
 
