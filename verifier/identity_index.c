@@ -1092,8 +1092,95 @@ damaged:
 }
 
 /* The file being written: entries go out a segment at a time, each segment's checksum kept. */
-/* Segments written out at once (about 1 MiB). */
+/* Segments read or written at once (about 1 MiB: whole words, whole segments). */
 #define WRITE_SEGMENTS 227
+
+/*
+ * The entries of an open index, a window at a time, as an extension
+ * merges them: each segment checked against the table as it is read, the
+ * order, and once all are read the whole checksum (old_peek).
+ */
+typedef struct old_reader {
+	pg_identity_index *x;
+	unsigned char *buf;
+	size_t n, at;            /* entries in buf; the one the reader is at */
+	size_t next;             /* the file's next entry to read */
+	uint64_t sum;
+	unsigned char last[ENTRY];
+} old_reader;
+
+static int old_open(old_reader *o, pg_identity_index *x)
+{
+	memset(o, 0, sizeof(*o));
+	o->x = x;
+	o->sum = checksum_start((uint64_t)x->count * ENTRY);
+	return (o->buf = malloc(WRITE_SEGMENTS * SEGMENT * ENTRY)) ? 0 : pg_error_oom();
+}
+
+/* The entry o is at (NULL past the last), or PG_EINVALID when the file does not hold. */
+static int old_peek(const unsigned char **out, old_reader *o)
+{
+	pg_identity_index *x = o->x;
+	size_t n, s, i;
+
+	*out = NULL;
+	if (o->at < o->n) {
+		*out = o->buf + o->at * ENTRY;
+		return 0;
+	}
+	if (o->next >= x->count)
+		return 0;
+	n = x->count - o->next < WRITE_SEGMENTS * SEGMENT ? x->count - o->next :
+							      WRITE_SEGMENTS * SEGMENT;
+	if (pg_pagefile_pread(x->f, x->entries_off + (uint64_t)o->next * ENTRY, o->buf,
+			      n * ENTRY) < 0)
+		goto damaged;
+	for (s = 0; s * SEGMENT < n; s++)
+		if (checksum(o->buf + s * SEGMENT * ENTRY,
+			     (n - s * SEGMENT < SEGMENT ? n - s * SEGMENT : SEGMENT) * ENTRY) !=
+		    x->segments[o->next / SEGMENT + s])
+			goto damaged;
+	for (i = 0; i < n; i++)
+		if ((i || o->next) &&
+		    entry_cmp(i ? o->buf + (i - 1) * ENTRY : o->last, o->buf + i * ENTRY) >= 0)
+			goto damaged;
+	memcpy(o->last, o->buf + (n - 1) * ENTRY, ENTRY);
+	o->sum = checksum_more(o->sum, o->buf, n * ENTRY);
+	if (o->next + n == x->count && o->sum != get64(x->head + 56))
+		goto damaged;
+	o->next += n;
+	o->n = n;
+	o->at = 0;
+	*out = o->buf;
+	return 0;
+damaged:
+	pg_error_clear();
+	return pg_error_set(PG_EINVALID, "identity index '%s' is damaged (entries %zu to %zu)",
+			    x->path, o->next, o->next + n);
+}
+
+/* Whether every entry of the open file holds (old_peek's checks), read a window at a time. */
+static int check_all(bool *ok, pg_identity_index *x)
+{
+	old_reader o;
+	const unsigned char *e = NULL;
+	int err;
+
+	*ok = false;
+	if ((err = old_open(&o, x)) == 0)
+		while ((err = old_peek(&e, &o)) == 0 && e)
+			o.at = o.n;
+	free(o.buf);
+	if (err == PG_EINVALID) {
+		pg_error_clear();
+		return 0;
+	}
+	if (err == 0) {
+		*ok = true;
+		memset(x->checked, 0xff, x->nsegments / 8 + 1);
+	}
+	return err;
+}
 
 typedef struct writer {
 	int fd;
@@ -1105,8 +1192,7 @@ typedef struct writer {
 	size_t count;                        /* entries written */
 	size_t expect;                       /* the count when no commit is both old and added */
 	uint64_t sum;                        /* the entries' checksum, if expect holds */
-	const unsigned char *old;            /* the index's entries, merged in as add's come */
-	size_t nold, iold;
+	old_reader *old;                     /* the index's entries, merged in as add's come */
 	size_t added;                        /* add's entries (each commit once) */
 } writer;
 
@@ -1161,14 +1247,20 @@ static int writer_flush(writer *w)
 static int writer_merge(void *ctx, const unsigned char *e)
 {
 	writer *w = ctx;
+	const unsigned char *o;
 	int c = 1, err;
 
 	if (e)
 		w->added++;
-	while (w->iold < w->nold && (!e || (c = entry_cmp(w->old + w->iold * ENTRY, e)) <= 0)) {
-		if ((err = writer_put(w, w->old + w->iold++ * ENTRY)) < 0)
+	while (w->old) {
+		if ((err = old_peek(&o, w->old)) < 0)
 			return err;
-		if (!c)
+		if (!o || (e && (c = entry_cmp(o, e)) > 0))
+			break;
+		if ((err = writer_put(w, o)) < 0)
+			return err;
+		w->old->at++;
+		if (e && !c)
 			return 0; /* the same commit twice: once */
 	}
 	return e ? writer_put(w, e) : 0;
@@ -1196,17 +1288,18 @@ static int checksum_back(uint64_t *out, int fd, uint64_t off, uint64_t n)
 }
 
 /*
- * Merge old entries (sorted) with add's runs under a header, the tips
- * after them, into a temporary file beside path, renamed over it once
- * whole and synced; x is then the file written (as an open reads it, its
- * header and table checked).  *added says how many entries add had.  x
- * takes tips when it is written; else they stay the caller's.
+ * Merge x's entries (with merge: read from its file as they are written,
+ * each checked again) with add's runs under a header, the tips after
+ * them, into a temporary file beside path, renamed over it once whole and
+ * synced; x is then the file written (as an open reads it, its header and
+ * table checked).  *added says how many entries add had.  x takes tips
+ * when it is written; else they stay the caller's.
  */
 static int write_index(pg_identity_index *x, const char *path, const char *name,
 		       uint64_t fingerprint, const pg_oid *tip, const pg_oid *graph,
-		       const unsigned char *old, size_t nold, runs *add, size_t *added,
-		       tip_slot *tips, size_t ntips)
+		       bool merge, runs *add, size_t *added, tip_slot *tips, size_t ntips)
 {
+	old_reader old;
 	size_t name_len = strlen(name), tlen = tips_size(tips, ntips), i;
 	unsigned char head[HEADER], *tail = NULL;
 	const char *slash = strrchr(path, '/'), *why = NULL;
@@ -1216,7 +1309,9 @@ static int write_index(pg_identity_index *x, const char *path, const char *name,
 	int err;
 
 	*added = 0;
-	if ((err = pg_buf_put(&dir, path, slash ? (size_t)(slash - path) : 0)) < 0 ||
+	memset(&old, 0, sizeof(old));
+	if ((merge && (err = old_open(&old, x)) < 0) ||
+	    (err = pg_buf_put(&dir, path, slash ? (size_t)(slash - path) : 0)) < 0 ||
 	    (err = pg_buf_puts(&dir, slash ? "" : ".")) < 0)
 		goto done;
 	if (!(w = calloc(1, sizeof(*w)))) {
@@ -1227,9 +1322,8 @@ static int write_index(pg_identity_index *x, const char *path, const char *name,
 	if ((err = scratch_file(&w->fd, &tmp, dir.ptr, slash ? slash + 1 : path)) < 0)
 		goto done;
 	w->off = HEADER + name_len;
-	w->old = old;
-	w->nold = nold;
-	w->expect = nold + add->total;
+	w->old = merge ? &old : NULL;
+	w->expect = (merge ? x->count : 0) + add->total;
 	w->sum = checksum_start((uint64_t)w->expect * ENTRY);
 	if ((err = runs_merge(add, writer_merge, w)) < 0 || (err = writer_merge(w, NULL)) < 0 ||
 	    (err = writer_flush(w)) < 0)
@@ -1298,6 +1392,7 @@ done:
 	if (w)
 		free(w->table);
 	free(w);
+	free(old.buf);
 	free(tail);
 	pg_buf_release(&tmp);
 	pg_buf_release(&dir);
@@ -1441,7 +1536,7 @@ done:
 static bool load_checked(pg_identity_index *x, const char *name, uint64_t fingerprint,
 			 bool full, const char **why)
 {
-	unsigned char *all = NULL;
+	bool whole = false;
 
 	if (!header_ok(x, name, fingerprint, why))
 		return false;
@@ -1449,13 +1544,11 @@ static bool load_checked(pg_identity_index *x, const char *name, uint64_t finger
 	if (!check_order(x))
 		return false;
 	if (full) {
-		if (all_entries(&all, x) < 0) {
+		if (check_all(&whole, x) < 0) {
 			pg_error_clear();
 			return false;
 		}
-		if (!all)
-			return false;
-		free(all);
+		return whole;
 	}
 	return true;
 }
@@ -2016,7 +2109,7 @@ static int open_kind(pg_identity_index **out, pg_repo *r, const char *home, cons
 	pg_oid graph;
 	struct stat seen_st;
 	bool extend = false, current = false, exists = false, has_graph = false, loaded = false;
-	bool seen = false, retried = false, recorded = true;
+	bool seen = false, retried = false, recorded = true, whole = false;
 	int err, fd = -1;
 
 	*out = NULL;
@@ -2127,9 +2220,17 @@ again:
 			why = "graph";
 			extend = true;
 		}
-		if (extend && (err = all_entries(&old, x)) < 0)
+		/* every entry checked before the index is extended: merged, each is read again */
+		if (extend && (err = check_all(&whole, x)) < 0)
 			goto done;
-		if (extend && !old) {
+		if (extend && !whole) {
+			extend = false;
+			why = "damaged";
+		}
+		/* the ids it holds, against the new graph's (a rare walk: all of them) */
+		if (extend && !same_graph && (err = all_entries(&old, x)) < 0)
+			goto done;
+		if (extend && !same_graph && !old) {
 			extend = false;
 			why = "damaged";
 		}
@@ -2140,6 +2241,8 @@ again:
 			    (err = reconcile(&extend, &add, r, from, ntips, old, x->count, kind,
 					     &b)) < 0)
 				goto done;
+			free(old);
+			old = NULL;
 		}
 	}
 build:
@@ -2180,7 +2283,7 @@ build:
 	}
 	info->runs = add.nruns;
 	if ((err = write_index(x, path.ptr, upstream, fingerprint, tip, has_graph ? &graph : NULL,
-			       old, extend ? x->count : 0, &add, &info->added, tips, ntips)) < 0)
+			       extend, &add, &info->added, tips, ntips)) < 0)
 		goto done;
 	tips = NULL; /* x's now */
 	ntips = 0;
