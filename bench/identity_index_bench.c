@@ -7,14 +7,16 @@
 #include <time.h>
 
 /*
- *   identity-index-bench UPSTREAM.git PULLS.git TAG HOME BACK
+ *   identity-index-bench UPSTREAM.git PULLS.git TAG HOME BACK [WORK_MB]
  *
  * Makes the index of UPSTREAM's master as it was BACK first parents ago
  * in HOME (empty), extends it to master, opens it again at master, then
  * probes once for each commit of TAG ^master in PULLS (a fork borrowing
  * UPSTREAM's objects) and counts the upstream commits found with the same
  * identity: what upstream.c will do per pull commit instead of walking a
- * date window.  Prints one line of figures.  A bench tool: it prints.
+ * date window.  WORK_MB is the working memory of making and extending it
+ * (opts.work_mem; 64 when not given).  Prints one line of figures.  A
+ * bench tool: it prints.
  */
 
 static double now_ms(void)
@@ -39,14 +41,17 @@ int main(int argc, char **argv)
 	pg_oid tip, base, tag, *ids = NULL;
 	size_t n = 0, i, back, found = 0, candidates = 0;
 	double t0, t_build, t_extend, t_open, t_probe, t_full;
-	pg_identity_index_opts full = { 0 };
-	size_t built, extended;
+	pg_identity_index_opts full = { 0 }, work = { 0 };
+	size_t built, extended, runs;
 
-	if (argc != 6) {
-		fprintf(stderr, "usage: %s UPSTREAM.git PULLS.git TAG HOME BACK\n", argv[0]);
+	if (argc != 6 && argc != 7) {
+		fprintf(stderr, "usage: %s UPSTREAM.git PULLS.git TAG HOME BACK [WORK_MB]\n",
+			argv[0]);
 		return 2;
 	}
 	back = strtoul(argv[5], NULL, 10);
+	if (argc == 7)
+		work.work_mem = (uint64_t)strtoul(argv[6], NULL, 10) << 20;
 	if (pg_repo_open(&up, argv[1]) < 0 || pg_repo_ref_target(&tip, up, "refs/heads/master") < 0)
 		return die(argv[1]);
 	base = tip;
@@ -60,14 +65,15 @@ int main(int argc, char **argv)
 	}
 
 	t0 = now_ms();
-	if (pg_identity_index_open(&x, up, argv[4], "bench:master", &base, &info) < 0)
+	if (pg_identity_index_open_opts(&x, up, argv[4], "bench:master", &base, &work, &info) < 0)
 		return die("make");
 	t_build = now_ms() - t0;
 	built = info.added;
+	runs = info.runs;
 	pg_identity_index_free(x);
 
 	t0 = now_ms();
-	if (pg_identity_index_open(&x, up, argv[4], "bench:master", &tip, &info) < 0)
+	if (pg_identity_index_open_opts(&x, up, argv[4], "bench:master", &tip, &work, &info) < 0)
 		return die("extend");
 	t_extend = now_ms() - t0;
 	extended = info.added;
@@ -119,10 +125,10 @@ int main(int argc, char **argv)
 		pg_commit_free(c);
 	}
 	t_probe = now_ms() - t0;
-	printf("make %.0f ms (%zu commits), extend %.1f ms (+%zu), open %.2f ms "
+	printf("make %.0f ms (%zu commits, %zu runs on disk), extend %.1f ms (+%zu), open %.2f ms "
 	       "(every entry checked: %.2f ms, %.1f x), "
 	       "%zu probes %.2f ms (%zu candidates read), copies found %zu, %zu indexed\n",
-	       t_build, built, t_extend, extended, t_open, t_full,
+	       t_build, built, runs, t_extend, extended, t_open, t_full,
 	       t_open > 0 ? t_full / t_open : 0.0, n, t_probe, candidates, found,
 	       pg_identity_index_count(x));
 	pg_identity_index_free(x);

@@ -152,6 +152,12 @@ static int pull_option(cli_pull_args *a, int c, const char *arg)
 			return cli_usage(a->cmd, "--index-cache-size wants a number of bytes, at least "
 					 "1048576, not '%s'", arg);
 		return 0;
+	case CLI_OPT_INDEX_MEMORY:
+		if (parse_count(&a->spec.index_memory, arg) < 0 ||
+		    a->spec.index_memory < ((size_t)1 << 20))
+			return cli_usage(a->cmd, "--index-memory wants a number of bytes, at least "
+					 "1048576, not '%s'", arg);
+		return 0;
 	case CLI_OPT_REPOSITORY:
 		/* widens the policy's allow-list, as --trust widens its signers */
 		return pg_policy_list_add(&p->repositories, &p->nrepositories, arg) < 0 ?

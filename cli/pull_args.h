@@ -23,6 +23,7 @@ enum cli_pull_opt {
 	CLI_OPT_REPORT_FILE,
 	CLI_OPT_POLICY_SHA256,
 	CLI_OPT_INDEX_CACHE_SIZE,
+	CLI_OPT_INDEX_MEMORY,
 	CLI_OPT_PROGRESS_JSON,
 	CLI_OPT__NEXT, /* a command's own options start here */
 };
@@ -42,6 +43,7 @@ enum cli_pull_opt {
 	{ "report-file", required_argument, NULL, CLI_OPT_REPORT_FILE }, \
 	{ "policy-sha256", required_argument, NULL, CLI_OPT_POLICY_SHA256 }, \
 	{ "index-cache-size", required_argument, NULL, CLI_OPT_INDEX_CACHE_SIZE }, \
+	{ "index-memory", required_argument, NULL, CLI_OPT_INDEX_MEMORY }, \
 	{ "progress-json", no_argument, NULL, CLI_OPT_PROGRESS_JSON }
 
 typedef struct cli_pull_args {

@@ -88,6 +88,33 @@ void pg_unmap_file(void *map, size_t len)
 		munmap(map, len);
 }
 
+/* The kernel maps up to 64 KiB around a faulting page (fault_around_bytes). */
+#define FAULT_AROUND ((size_t)64 << 10)
+
+void pg_map_touch(pg_map_window *w, const void *map, size_t map_len, size_t off, size_t len)
+{
+	size_t lo = off > FAULT_AROUND ? off - FAULT_AROUND : 0;
+	size_t hi = map_len - off - len > FAULT_AROUND ? off + len + FAULT_AROUND : map_len;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	if (!w->limit || off > map_len || len > map_len - off)
+		return;
+	if (w->lo == w->hi) {
+		w->lo = lo;
+		w->hi = hi;
+		return;
+	}
+	if (lo < w->lo)
+		w->lo = lo;
+	if (hi > w->hi)
+		w->hi = hi;
+	if (w->hi - w->lo <= w->limit)
+		return;
+	lo = w->lo / page * page;
+	(void)madvise((unsigned char *)(uintptr_t)map + lo, w->hi - lo, MADV_DONTNEED);
+	w->lo = w->hi = 0;
+}
+
 const char *pg_file_kind(mode_t mode)
 {
 	return S_ISDIR(mode) ? "a directory" : S_ISFIFO(mode) ? "a FIFO" :
@@ -132,7 +159,7 @@ int pg_open_regular(int *out, off_t *size, const char *path, int flags, const ch
 	if (size)
 		*size = 0;
 	if (flags & PG_OPEN_NEW)
-		oflags |= O_WRONLY | O_CREAT | O_EXCL;
+		oflags |= (flags & PG_OPEN_RDWR ? O_RDWR : O_WRONLY) | O_CREAT | O_EXCL;
 	else if (flags & PG_OPEN_APPEND)
 		oflags |= O_WRONLY | O_CREAT | O_APPEND;
 	else if (flags & PG_OPEN_LOCK)

@@ -155,6 +155,27 @@ int pg_pagefile_peek(const unsigned char **out, size_t *got, pg_pagefile *f, uin
 	return 0;
 }
 
+int pg_pagefile_pread(pg_pagefile *f, uint64_t off, void *dst, size_t len)
+{
+	unsigned char *d = dst;
+
+	if (off > f->size || len > f->size - off)
+		return pg_error_set(PG_EINVALID, "'%s': a read past its end", f->path);
+	while (len) {
+		ssize_t r = pread(f->fd, d, len, (off_t)off);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return pg_error_set(PG_EIO, "'%s': %s", f->path,
+					    r < 0 ? strerror(errno) : "shorter than it was");
+		d += r;
+		off += (uint64_t)r;
+		len -= (size_t)r;
+	}
+	return 0;
+}
+
 int pg_pagefile_read(pg_pagefile *f, uint64_t off, void *dst, size_t len)
 {
 	unsigned char *d = dst;

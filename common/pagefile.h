@@ -38,6 +38,13 @@ uint64_t pg_pagefile_size(const pg_pagefile *f);
 int pg_pagefile_read(pg_pagefile *f, uint64_t off, void *dst, size_t len);
 
 /*
+ * The len bytes at off read straight into dst, neither through the cache
+ * nor the mapping: for a pass over the file in order, which would make the
+ * whole of it resident.  Errors as pg_pagefile_read's.
+ */
+int pg_pagefile_pread(pg_pagefile *f, uint64_t off, void *dst, size_t len);
+
+/*
  * The bytes at off, up to len of them (fewer at a block's end): a pointer
  * into the cache, valid until the next call on f.  *got receives how many;
  * 0 past the end of the file.  PG_EIO when it cannot be read.

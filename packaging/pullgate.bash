@@ -11,7 +11,7 @@ _pullgate()
 	fi
 	local pull='--policy --upstream --protect --allow-committer --max-commits --keyring
 		--trust --allow-repository --pull-request --json --report-file --policy-sha256
-		--index-cache-size --progress-json --color --help'
+		--index-cache-size --index-memory --progress-json --color --help'
 	case ${words[1]} in
 	verify) opts="$pull --verify-index" ;;
 	gate) opts="$pull --tree --branch --stages --approve --no-approve --boot-timeout --boot-on --url --explain-tests
@@ -66,7 +66,7 @@ _pullgate()
 		;;
 	--protect | --allow-committer | --max-commits | --trust | \
 		--allow-repository | --branch | --boot-timeout | --port | --url | --nonce | \
-		--policy-sha256 | --index-cache-size | --run-name | --merge-name | --merge-email | \
+		--policy-sha256 | --index-cache-size | --index-memory | --run-name | --merge-name | --merge-email | \
 		--expect-tag | --onto | --kcidb-origin)
 		return
 		;;

@@ -62,6 +62,24 @@ void pg_repo_graphs_release(pg_repo *r);
  * error, never handed on; PG_EIO, PG_ENOMEM.
  */
 int pg_repo_pack_commit(const char **data, size_t *len, pg_repo *r, const pg_oid *id);
+
+/* Where a commit is in the trusted packs (pg_repo_pack_locate). */
+typedef struct pg_pack_loc {
+	uint64_t off;  /* in its pack; 0: in none */
+	uint32_t pack;
+	uint32_t i;    /* which of the ids */
+} pg_pack_loc;
+
+/*
+ * Where each commit locs[k].i of ids is, locs sorted by their ids: each
+ * pack's index is read once, in order, a window at a time, not searched
+ * (and not made resident) id by id.
+ */
+int pg_repo_pack_locate(pg_pack_loc *locs, size_t n, pg_repo *r, const pg_oid *ids);
+
+/* pg_repo_pack_commit for a commit located (loc->off not 0). */
+int pg_repo_pack_commit_at(const char **data, size_t *len, pg_repo *r, const pg_pack_loc *loc,
+			   const pg_oid *id);
 void pg_packs_free(pg_packs *ps);
 
 /*

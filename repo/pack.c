@@ -46,11 +46,18 @@
 #define COMMIT_MAX ((size_t)1 << 20)
 /* at most 32 MiB of an index held at once */
 #define IDX_BLOCKS 8192
+/*
+ * At most about this much of a mapped pack resident (pg_map_touch): the
+ * first verify reads every commit of the history, and would otherwise keep
+ * the pack's every page.
+ */
+#define PACK_RESIDENT ((size_t)16 << 20)
 
 typedef struct pack {
 	char *path;           /* the .pack, for messages */
 	pg_pagefile *idx;
 	unsigned char *data;  /* mapped: commits of an era lie together, so few pages */
+	pg_map_window win;    /* what of data was read since its pages were let go of */
 	uint64_t idx_len;
 	size_t data_len;
 	unsigned char fanout[IDX_FANOUT];
@@ -375,6 +382,7 @@ static int pack_open(pack *p, const char *idx_path)
 	    (err = pg_map_file(&data, &p->data_len, data_path.ptr)) < 0)
 		goto fail;
 	p->data = data;
+	p->win.limit = PACK_RESIDENT;
 	p->n = be32(p->fanout + 4 * 255);
 	/* the layout idx_check found: ids, crcs and offsets, large offsets, two checksums */
 	if (p->idx_len < IDX_HEADER + IDX_FANOUT + (uint64_t)p->n * (PG_OID_RAWSZ + 4 + 4) + 40 ||
@@ -566,7 +574,7 @@ static int damaged(const pg_oid *id, const char *where, const char *why)
  * of at most COMMIT_MAX (a delta, another type: libgit2 resolves it);
  * PG_EINVALID when the entry is damaged, never left to libgit2.
  */
-static int inflate_commit(pg_packs *ps, const pack *p, const pg_oid *id, uint64_t off,
+static int inflate_commit(pg_packs *ps, pack *p, const pg_oid *id, uint64_t off,
 			  size_t *len)
 {
 	const unsigned char *h, *end = p->data + p->data_len - 20;
@@ -599,6 +607,8 @@ static int inflate_commit(pg_packs *ps, const pack *p, const pg_oid *id, uint64_
 	ps->z.next_out = ps->out;
 	ps->z.avail_out = (uInt)size + 1; /* one more, to see the stream end where it says */
 	zr = inflate(&ps->z, Z_FINISH);
+	pg_map_touch(&p->win, p->data, p->data_len, (size_t)off,
+		     (size_t)(h - (p->data + off)) + ps->z.total_in);
 	if (zr != Z_STREAM_END || ps->z.total_out != size)
 		return damaged(id, p->path, z_damage(zr, &ps->z));
 	ps->out[size] = '\0';
@@ -713,6 +723,128 @@ static int loose_commit(pg_packs *ps, const char *objdir, const pg_oid *id, size
 	ps->out[size] = '\0';
 	*len = size;
 	return 1;
+}
+
+/* A pack index read in order, a window at a time (pg_pagefile_pread: nothing mapped). */
+#define IDX_WINDOW ((size_t)1 << 20)
+
+typedef struct idx_window {
+	pg_pagefile *f;
+	unsigned char *buf;
+	uint64_t start;
+	size_t len;
+} idx_window;
+
+static int idx_at(const unsigned char **out, idx_window *w, uint64_t off, size_t len)
+{
+	uint64_t size = pg_pagefile_size(w->f);
+	size_t want;
+	int err;
+
+	if (off >= w->start && off + len <= w->start + w->len) {
+		*out = w->buf + (off - w->start);
+		return 0;
+	}
+	if (off > size || len > size - off)
+		return pg_error_set(PG_EINVALID, "a pack index read past its end");
+	want = size - off < IDX_WINDOW ? (size_t)(size - off) : IDX_WINDOW;
+	w->len = 0;
+	if ((err = pg_pagefile_pread(w->f, off, w->buf, want)) < 0)
+		return err;
+	w->start = off;
+	w->len = want;
+	*out = w->buf;
+	return 0;
+}
+
+/* locs[0..n) of one pack, by a walk of its index along their ids. */
+static int locate_in(pg_pack_loc *locs, size_t n, const pack *p, uint32_t j, const pg_oid *ids,
+		     idx_window *ws)
+{
+	const unsigned char *b;
+	uint32_t pos = 0, lo, hi, off;
+	size_t k;
+	int c = 1, err;
+
+	ws[0].f = ws[1].f = p->idx;
+	ws[0].len = ws[1].len = 0;
+	for (k = 0; k < n; k++) {
+		const pg_oid *id = &ids[locs[k].i];
+
+		if (locs[k].off)
+			continue;
+		lo = id->id[0] ? be32(p->fanout + 4 * (id->id[0] - 1)) : 0;
+		hi = be32(p->fanout + 4 * id->id[0]);
+		if (hi > p->n || lo > hi)
+			return pg_error_set(PG_EINVALID, "pack index of '%s' is damaged", p->path);
+		if (pos < lo)
+			pos = lo;
+		for (c = 1; pos < hi; pos++) {
+			if ((err = idx_at(&b, &ws[0], p->ids + (uint64_t)pos * PG_OID_RAWSZ,
+					  PG_OID_RAWSZ)) < 0)
+				return err;
+			if ((c = memcmp(b, id->id, PG_OID_RAWSZ)) >= 0)
+				break;
+		}
+		if (c || pos >= hi)
+			continue;
+		if ((err = idx_at(&b, &ws[1], p->offsets + (uint64_t)pos * 4, 4)) < 0)
+			return err;
+		off = be32(b);
+		if (!(off & 0x80000000u)) {
+			locs[k].off = off;
+		} else {
+			unsigned char large[8];
+
+			off &= 0x7fffffffu;
+			if (off >= p->nlarge ||
+			    pg_pagefile_read(p->idx, p->large + (uint64_t)off * 8, large, 8) < 0)
+				return pg_error_set(PG_EINVALID, "pack index of '%s' is damaged",
+						    p->path);
+			locs[k].off = (uint64_t)be32(large) << 32 | be32(large + 4);
+		}
+		locs[k].pack = j;
+	}
+	return 0;
+}
+
+int pg_repo_pack_locate(pg_pack_loc *locs, size_t n, pg_repo *r, const pg_oid *ids)
+{
+	idx_window ws[2];
+	unsigned char *bufs = NULL;
+	size_t k;
+	uint32_t j;
+	int err;
+
+	for (k = 0; k < n; k++)
+		locs[k].off = 0;
+	if ((err = load_packs(r)) < 0)
+		return err;
+	if (!n || !r->packs->n)
+		return 0;
+	if (!(bufs = malloc(2 * IDX_WINDOW)))
+		return pg_error_oom();
+	memset(ws, 0, sizeof(ws));
+	ws[0].buf = bufs;
+	ws[1].buf = bufs + IDX_WINDOW;
+	for (j = 0, err = 0; j < r->packs->n && err == 0; j++)
+		err = locate_in(locs, n, &r->packs->v[j], j, ids, ws);
+	free(bufs);
+	return err;
+}
+
+int pg_repo_pack_commit_at(const char **data, size_t *len, pg_repo *r, const pg_pack_loc *loc,
+			   const pg_oid *id)
+{
+	int err;
+
+	if ((err = load_packs(r)) < 0)
+		return err;
+	if (loc->pack >= r->packs->n)
+		return 0;
+	if ((err = inflate_commit(r->packs, &r->packs->v[loc->pack], id, loc->off, len)) == 1)
+		*data = (const char *)r->packs->out;
+	return err;
 }
 
 int pg_repo_pack_commit(const char **data, size_t *len, pg_repo *r, const pg_oid *id)

@@ -207,6 +207,62 @@ int pg_repo_read_commit(pg_commit **out, pg_repo *r, const pg_oid *id)
 	return err;
 }
 
+static int by_id(const void *a, const void *b, void *ids)
+{
+	const pg_pack_loc *x = a, *y = b;
+
+	return pg_oid_cmp(&((const pg_oid *)ids)[x->i], &((const pg_oid *)ids)[y->i]);
+}
+
+static int by_place(const void *a, const void *b)
+{
+	const pg_pack_loc *x = a, *y = b;
+
+	if (x->pack != y->pack)
+		return x->pack < y->pack ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+int pg_repo_read_commits(pg_repo *r, const pg_oid *ids, size_t n, pg_repo_commit_fn fn,
+			 void *ctx)
+{
+	pg_pack_loc *locs = NULL;
+	const char *data;
+	size_t k, len;
+	int err = 0;
+
+	if (!n)
+		return 0;
+	if (n > UINT32_MAX || !(locs = malloc(n * sizeof(*locs))))
+		return pg_error_oom();
+	for (k = 0; k < n; k++)
+		locs[k].i = (uint32_t)k;
+	qsort_r(locs, n, sizeof(*locs), by_id, (void *)ids);
+	if ((err = pg_repo_pack_locate(locs, n, r, ids)) < 0)
+		goto done;
+	/* by pack and offset: the packs read in order (the ones in none last) */
+	for (k = 0; k < n; k++)
+		if (!locs[k].off)
+			locs[k].pack = UINT32_MAX;
+	qsort(locs, n, sizeof(*locs), by_place);
+	for (k = 0; k < n && err == 0; k++) {
+		const pg_oid *id = &ids[locs[k].i];
+		pg_commit *c = NULL;
+
+		err = locs[k].off ? pg_repo_pack_commit_at(&data, &len, r, &locs[k], id) : 0;
+		if (err == 1)
+			err = pg_commit_parse(&c, id, data, len);
+		else if (err == 0)
+			err = pg_repo_read_commit(&c, r, id);
+		if (err == 0)
+			err = fn(ctx, locs[k].i, c);
+		pg_commit_free(c);
+	}
+done:
+	free(locs);
+	return err < 0 ? err : 0;
+}
+
 int pg_repo_read_tag(pg_tagobj **out, pg_repo *r, const pg_oid *id)
 {
 	pg_buf raw = PG_BUF_INIT;

@@ -268,6 +268,19 @@ int pg_repo_read_raw(pg_buf *out, enum pg_object_type *type, pg_repo *r, const p
 
 /* A commit or tag object, parsed (repo/object.h); PG_EINVALID when it is another type. */
 int pg_repo_read_commit(pg_commit **out, pg_repo *r, const pg_oid *id);
+
+/*
+ * Every commit of ids[0..n), each given to fn with its place i in ids (the
+ * commit is fn's to read, not to keep), in the order their storage
+ * suits: located in the packs by one pass over each index, then read along
+ * each pack (a history's every commit, read by id, makes both the index and
+ * the pack resident, and the index is searched a million times).  What no
+ * trusted pack holds whole is read as pg_repo_read_commit reads it.
+ * Errors as pg_repo_read_commit's, or what fn returns (negative).
+ */
+typedef int (*pg_repo_commit_fn)(void *ctx, size_t i, const pg_commit *c);
+int pg_repo_read_commits(pg_repo *r, const pg_oid *ids, size_t n, pg_repo_commit_fn fn,
+			 void *ctx);
 int pg_repo_read_tag(pg_tagobj **out, pg_repo *r, const pg_oid *id);
 
 /* The commit a tag, or a chain of tags, ends at; a commit is its own. */
@@ -347,6 +360,16 @@ int pg_repo_walk_range(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tip,
  */
 int pg_repo_walk_range_exact(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tips,
 			     size_t ntips, const pg_oid *hide, size_t nhide);
+
+/*
+ * Every commit reachable from one of tips[0..ntips), in no order, each
+ * once (a commit two commit-graphs hold may come twice): what
+ * pg_repo_walk_range_exact gives with nothing hidden, walked with a bit a
+ * commit where a trusted commit-graph holds it, rather than a walk's node
+ * (a history's first index: 150 bytes a commit, git rev-list's own).
+ * *out is malloc()ed; errors as pg_repo_walk_range's.
+ */
+int pg_repo_walk_all(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tips, size_t ntips);
 
 /*
  * The subjects (git's summary: the first paragraph on one line) of the

@@ -490,6 +490,134 @@ done:
 	return err;
 }
 
+/* What pg_repo_walk_all still has to visit, and what it saw. */
+typedef struct reach {
+	pg_repo *r;
+	unsigned char **seen;  /* a bit per position of each graph, made when first needed */
+	uint64_t *todo;        /* graph << 32 | position */
+	size_t ntodo, todo_alloc;
+	pg_cnode **nodes;      /* commits no graph holds, still to visit */
+	size_t nnodes, nodes_alloc;
+	pg_oid *out;
+	size_t nout, out_alloc;
+} reach;
+
+#define F_REACHED 16u
+
+/* The commit at pos of graph g, reached: marked and queued, once. */
+static int reach_mark(reach *w, uint32_t g, uint32_t pos)
+{
+	int err;
+
+	if (w->seen[g][pos / 8] & (1u << (pos % 8)))
+		return 0;
+	w->seen[g][pos / 8] |= (unsigned char)(1u << (pos % 8));
+	if ((err = PG_ARRAY_GROW(w->todo, w->ntodo + 1, w->todo_alloc)) < 0)
+		return err;
+	w->todo[w->ntodo++] = (uint64_t)g << 32 | pos;
+	return 0;
+}
+
+/* n, reached: its position marked and queued, or, in no graph, it queued. */
+static int reach_node(reach *w, pg_cnode *n)
+{
+	uint32_t g, count;
+	int err;
+
+	if (!n->graph) {
+		if (n->flags & F_REACHED)
+			return 0;
+		n->flags |= F_REACHED;
+		if ((err = PG_ARRAY_GROW(w->nodes, w->nnodes + 1, w->nodes_alloc)) < 0)
+			return err;
+		w->nodes[w->nnodes++] = n;
+		return 0;
+	}
+	g = n->graph - 1;
+	count = pg_graph_count(w->r->graphs[g]);
+	if (n->pos >= count)
+		return pg_error_set(PG_EINVALID, "walk: a commit-graph position out of its graph");
+	if (!w->seen[g] && !(w->seen[g] = calloc((size_t)count / 8 + 1, 1)))
+		return pg_error_oom();
+	return reach_mark(w, g, n->pos);
+}
+
+/* The commit at pos of graph g: listed, its parents marked and queued. */
+static int reach_position(reach *w, uint32_t g, uint32_t pos)
+{
+	const pg_graph *graph = w->r->graphs[g];
+	pg_graph_commit c;
+	uint32_t i, p;
+	int err;
+
+	if ((err = PG_ARRAY_GROW(w->out, w->nout + 1, w->out_alloc)) < 0 ||
+	    (err = pg_graph_oid(&w->out[w->nout], graph, pos)) < 0 ||
+	    (err = pg_graph_read(&c, graph, pos)) < 0)
+		return err;
+	w->nout++;
+	for (i = 0; i < c.nparents && err == 0; i++)
+		if ((err = pg_graph_parent(&p, graph, &c, i)) == 0)
+			err = reach_mark(w, g, p);
+	return err;
+}
+
+int pg_repo_walk_all(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tips, size_t ntips)
+{
+	pg_csrc s;
+	reach w;
+	size_t i;
+	int err;
+
+	*out = NULL;
+	*n = 0;
+	memset(&w, 0, sizeof(w));
+	w.r = r;
+	if ((err = pg_csrc_init(&s, r)) < 0)
+		return err;
+	if (!(w.seen = calloc(r->ngraphs + 1, sizeof(*w.seen)))) {
+		err = pg_error_oom();
+		goto done;
+	}
+	for (i = 0; i < ntips && err == 0; i++) {
+		pg_cnode *t = NULL;
+
+		if ((err = pg_csrc_get(&t, &s, &tips[i])) == 0)
+			err = reach_node(&w, t);
+	}
+	while (err == 0 && (w.ntodo || w.nnodes)) {
+		if (w.ntodo) {
+			uint64_t v = w.todo[--w.ntodo];
+
+			err = reach_position(&w, (uint32_t)(v >> 32), (uint32_t)v);
+			continue;
+		}
+		{
+			pg_cnode *c = w.nodes[--w.nnodes];
+
+			if ((err = PG_ARRAY_GROW(w.out, w.nout + 1, w.out_alloc)) < 0)
+				break;
+			w.out[w.nout++] = c->id;
+			for (i = 0; i < c->nparents && err == 0; i++)
+				if ((err = pg_csrc_parse(&s, c->parents[i])) == 0)
+					err = reach_node(&w, c->parents[i]);
+		}
+	}
+	if (err == 0) {
+		*out = w.out;
+		*n = w.nout;
+		w.out = NULL;
+	}
+done:
+	for (i = 0; w.seen && i < r->ngraphs; i++)
+		free(w.seen[i]);
+	free(w.seen);
+	free(w.todo);
+	free(w.nodes);
+	free(w.out);
+	pg_csrc_release(&s);
+	return err;
+}
+
 int pg_repo_walk_range_exact(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tips,
 			     size_t ntips, const pg_oid *hide, size_t nhide)
 {

@@ -34,6 +34,7 @@ int pg_config_new_default(pg_config **out)
 	c->limits.streams_per_address = 8;
 	c->limits.stream_seconds = 600;
 	c->limits.index_cache_size = (size_t)PG_IDENTITY_INDEX_CACHE_DEFAULT;
+	c->limits.index_memory = (size_t)PG_IDENTITY_INDEX_WORK_DEFAULT;
 	c->limits.verify_memory = (size_t)8 << 30;
 	c->stages = PG_GATE_ALL;
 	c->verify_workers = 2;
@@ -375,6 +376,8 @@ static const pg_yaml_field limits_fields[] = {
 	  .min = 1, .max = 86400 },
 	{ .key = "index-cache-size", .kind = PG_FIELD_SIZE,
 	  MEMBER(pg_config, limits.index_cache_size), .min = (size_t)1 << 20 },
+	{ .key = "index-memory", .kind = PG_FIELD_SIZE,
+	  MEMBER(pg_config, limits.index_memory), .min = (size_t)1 << 20 },
 	{ .key = "verify-memory", .kind = PG_FIELD_SIZE,
 	  MEMBER(pg_config, limits.verify_memory), .min = (size_t)256 << 20 },
 };

@@ -55,6 +55,7 @@ typedef struct pg_config_limits {
 	unsigned streams_per_address; /* of them from one non-loopback address */
 	unsigned stream_seconds;     /* how long one stream lasts before the service ends it */
 	size_t index_cache_size;     /* bytes $PULLGATE_HOME/identity may hold (its LRU is pruned) */
+	size_t index_memory;         /* the working memory of making an identity index */
 	size_t verify_memory;        /* bytes of address space a verify's child process may take */
 } pg_config_limits;
 

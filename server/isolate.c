@@ -259,7 +259,8 @@ int pg_isolated_gate(pg_report **out, const pg_isolate_pull *pull, const pg_isol
 	pg_spawn_result res;
 	pg_buf dir = PG_BUF_INIT, mail = PG_BUF_INIT, report = PG_BUF_INIT, cache = PG_BUF_INIT,
 	       home_env = PG_BUF_INIT, datadir_env = PG_BUF_INIT, stages = PG_BUF_INIT,
-	       worktrees = PG_BUF_INIT, expect = PG_BUF_INIT, onto = PG_BUF_INIT;
+	       worktrees = PG_BUF_INIT, expect = PG_BUF_INIT, onto = PG_BUF_INIT,
+	       memory = PG_BUF_INIT;
 	const char *argv[48], *env[3];
 	char exe[PATH_MAX];
 	said s = { .o = o };
@@ -279,6 +280,7 @@ int pg_isolated_gate(pg_report **out, const pg_isolate_pull *pull, const pg_isol
 	made = true;
 	if ((err = pg_buf_printf(&report, "%s/report.json", dir.ptr)) < 0 ||
 	    (err = pg_buf_printf(&cache, "%llu", (unsigned long long)o->index_cache_size)) < 0 ||
+	    (err = pg_buf_printf(&memory, "%llu", (unsigned long long)o->index_memory)) < 0 ||
 	    (err = pg_buf_printf(&home_env, "PULLGATE_HOME=%s", o->home)) < 0)
 		goto done;
 	argv[n++] = exe;
@@ -293,6 +295,10 @@ int pg_isolated_gate(pg_report **out, const pg_isolate_pull *pull, const pg_isol
 	if (o->index_cache_size) {
 		argv[n++] = "--index-cache-size";
 		argv[n++] = cache.ptr;
+	}
+	if (o->index_memory) {
+		argv[n++] = "--index-memory";
+		argv[n++] = memory.ptr;
 	}
 	policy_args(argv, &n, policy);
 	if (pull->name) {
@@ -358,6 +364,7 @@ done:
 	pg_buf_release(&mail);
 	pg_buf_release(&report);
 	pg_buf_release(&cache);
+	pg_buf_release(&memory);
 	pg_buf_release(&home_env);
 	pg_buf_release(&datadir_env);
 	pg_buf_release(&stages);

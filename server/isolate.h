@@ -29,6 +29,7 @@ typedef struct pg_isolate_opts {
 	const pg_policy *policy;       /* the policy in force: the child reads the same file,
 					  and refuses it unless its SHA-256 is this one's */
 	uint64_t index_cache_size;     /* 0: the default */
+	uint64_t index_memory;         /* 0: the default */
 	uint64_t max_memory;           /* a verify child's address space; 0: unlimited (a
 					  kernel run's children, the compiler and QEMU, take
 					  what they take) */

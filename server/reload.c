@@ -158,6 +158,7 @@ int pg_server_reload(pg_server *s, pg_config *c, pg_buf *restart)
 	wo.attest_key = c->attest_key;
 	wo.attest_gnupg_home = c->attest_gnupg_home;
 	wo.index_cache_size = c->limits.index_cache_size;
+	wo.index_memory = c->limits.index_memory;
 	wo.verify_memory = c->limits.verify_memory;
 	pg_worker_reload(s->worker, &wo);
 	pg_free_secret(gen);

@@ -295,6 +295,7 @@ int pg_server_start(pg_server **out, const pg_server_opts *o)
 	wo.build_worktrees = o->config->build_worktrees;
 	wo.each_on_head = o->config->each_on_head;
 	wo.index_cache_size = o->config->limits.index_cache_size;
+	wo.index_memory = o->config->limits.index_memory;
 	wo.verify_memory = o->config->limits.verify_memory;
 	wo.log = o->log;
 	wo.log_ctx = o->log_ctx;

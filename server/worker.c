@@ -269,6 +269,7 @@ static int pull_spec(pg_pull_spec *spec, pg_buf *url, const pg_worker_opts *o, c
 
 	memset(spec, 0, sizeof(*spec));
 	spec->index_cache_size = o->index_cache_size;
+	spec->index_memory = o->index_memory;
 	spec->repo = j->repo;
 	spec->tag = j->tag;
 	err = pg_worker_public_url(url, j, o->public_base);
@@ -322,6 +323,7 @@ static int run_gate(slot *s, pg_report **out, const pg_job *j, unsigned stages,
 	io.datadir = s->o.datadir;
 	io.policy = s->o.policy;
 	io.index_cache_size = s->o.index_cache_size;
+	io.index_memory = s->o.index_memory;
 	io.max_memory = s->o.verify_memory;
 	io.settings = &gs;
 	io.cancel = &s->cancel;
@@ -1807,6 +1809,7 @@ void pg_worker_reload(pg_worker *w, const pg_worker_opts *o)
 	w->o.attest_key = o->attest_key;
 	w->o.attest_gnupg_home = o->attest_gnupg_home;
 	w->o.index_cache_size = o->index_cache_size;
+	w->o.index_memory = o->index_memory;
 	w->o.verify_memory = o->verify_memory;
 	pthread_mutex_unlock(&w->lock);
 }

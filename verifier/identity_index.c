@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -57,6 +58,9 @@
 /* A probe reads a few entries of a file of 36 MiB: through a small block cache. */
 #define CACHE_BLOCKS 1024
 
+/* The fewest entries a run holds, whatever the working memory given. */
+#define RUN_MIN 16
+
 /* The tip a ref was last brought to (an index records one per ref with commits of its own). */
 typedef struct tip_slot {
 	pg_oid tip;
@@ -67,8 +71,6 @@ struct pg_identity_index {
 	pg_pagefile *f;         /* the file, when read from disk */
 	unsigned char head[HEADER];
 	uint64_t entries_off;   /* where its entries start */
-	unsigned char *owned;   /* or the bytes just written, entries at entries */
-	const unsigned char *entries;
 	size_t count;
 	pg_oid tip;
 	pg_oid graph;           /* what it was built through (has_graph) */
@@ -133,10 +135,15 @@ static uint32_t get32(const unsigned char *p)
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-/* A checksum that catches damage, not an adversary: the directory is ours. */
-static uint64_t checksum(const unsigned char *p, size_t n)
+/* The checksum's state before n bytes. */
+static uint64_t checksum_start(uint64_t n)
 {
-	uint64_t h = 0x243f6a8885a308d3ULL ^ n;
+	return 0x243f6a8885a308d3ULL ^ n;
+}
+
+/* h past p[0..n): whole words, then (only at the end of the bytes) the bytes left. */
+static uint64_t checksum_more(uint64_t h, const unsigned char *p, size_t n)
+{
 	size_t i;
 
 	for (i = 0; i + 8 <= n; i += 8) {
@@ -149,6 +156,12 @@ static uint64_t checksum(const unsigned char *p, size_t n)
 		h *= 0x100000001b3ULL;
 	}
 	return h;
+}
+
+/* A checksum that catches damage, not an adversary: the directory is ours. */
+static uint64_t checksum(const unsigned char *p, size_t n)
+{
+	return checksum_more(checksum_start(n), p, n);
 }
 
 /* --- the key's fingerprint -------------------------------------------------------- */
@@ -277,60 +290,340 @@ static size_t unique_entries(unsigned char *e, size_t n)
 	return k;
 }
 
+/* --- runs: a build's entries sorted in bounded memory ----------------------------- */
+
 /*
- * The entries of ids[0..count), read from r, sorted into *out (*n of
- * them), and, when other is not NULL, other_kind's of the same commits
- * into *other: each commit is read once for both indexes.  A commit listed
- * twice (a range walked by date under clock skew may list one again, from
- * another tip) has one entry: a file with two is damaged.
+ * A first index of a big history has 36 bytes a commit of each kind to
+ * sort (36 MiB for a million commits, and as much for the other kind): they
+ * are sorted in runs of at most cap entries, each written to a file of its
+ * kind once full (made in the index's directory and unlinked at once:
+ * nothing is left however the process ends), and merged from there as the
+ * index is written (write_index).  A build that fits in one run never
+ * touches a file: its entries are sorted in memory, as they always were.
  */
-static int entries_of(unsigned char **out, unsigned char **other, size_t *n, pg_repo *r,
-		      const pg_oid *ids, size_t count, const key_kind *kind,
-		      const key_kind *other_kind)
+typedef struct runs {
+	unsigned char *mem;  /* the run being filled, up to cap entries; the last, sorted */
+	size_t nmem, cap;
+	int fd;              /* the runs written, one after another, when file */
+	bool file;
+	size_t *ends;        /* each written run's end in the file, in entries */
+	size_t nruns, ends_alloc;
+	size_t total;        /* entries in all runs (a commit twice in one run: once) */
+	const char *dir;     /* where the file is made, while runs are added */
+} runs;
+
+static void runs_init(runs *r, const char *dir, size_t cap)
 {
-	unsigned char *e = NULL, *o = NULL;
-	uint64_t t0 = pg_progress_now_ms(), shown = t0;
-	size_t i;
+	memset(r, 0, sizeof(*r));
+	r->dir = dir;
+	r->cap = cap ? cap : 1;
+}
+
+static void runs_release(runs *r)
+{
+	free(r->mem);
+	free(r->ends);
+	if (r->file)
+		close(r->fd);
+	runs_init(r, NULL, 0);
+}
+
+/* Take what *from holds; *from is left empty. */
+static void runs_move(runs *to, runs *from)
+{
+	runs_release(to);
+	*to = *from;
+	runs_init(from, NULL, 0);
+}
+
+static int io_all(int fd, unsigned char *p, size_t len, uint64_t off, bool write_it)
+{
+	while (len) {
+		ssize_t k = write_it ? pwrite(fd, p, len, (off_t)off) : pread(fd, p, len, (off_t)off);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return pg_error_set(PG_EIO, "identity index: a %s file: %s",
+					    write_it ? "written" : "read",
+					    k < 0 ? strerror(errno) : "shorter than written");
+		p += k;
+		len -= (size_t)k;
+		off += (uint64_t)k;
+	}
+	return 0;
+}
+
+static atomic_uint scratch_seq;
+
+/*
+ * A new file in dir, for reading and writing: *path (its name until it is
+ * renamed) or, without path, unlinked at once.
+ */
+static int scratch_file(int *fd, pg_buf *path, const char *dir, const char *name)
+{
+	pg_buf own = PG_BUF_INIT, *p = path ? path : &own;
+	int err;
+
+	*fd = -1;
+	if ((err = pg_buf_printf(p, "%s/%s.tmp.%ld.%u", dir, name, (long)getpid(),
+				 atomic_fetch_add(&scratch_seq, 1u))) == 0) {
+		err = pg_open_regular(fd, NULL, p->ptr, PG_OPEN_NEW | PG_OPEN_RDWR | PG_OPEN_PRIVATE,
+				      NULL);
+		/* one left by a killed process of the same pid */
+		if (err == PG_EEXISTS && unlink(p->ptr) == 0) {
+			pg_error_clear();
+			err = pg_open_regular(fd, NULL, p->ptr,
+					      PG_OPEN_NEW | PG_OPEN_RDWR | PG_OPEN_PRIVATE, NULL);
+		}
+	}
+	if (err == 0 && !path)
+		(void)unlink(own.ptr);
+	pg_buf_release(&own);
+	return err < 0 ? pg_error_wrap(err, "identity index") : 0;
+}
+
+static void entry_swap(unsigned char *a, unsigned char *b)
+{
+	unsigned char t[ENTRY];
+
+	memcpy(t, a, ENTRY);
+	memcpy(a, b, ENTRY);
+	memcpy(b, t, ENTRY);
+}
+
+/*
+ * Sort e[0..n) as qsort with entry_cmp would, in place: glibc's qsort
+ * sorts records past 32 bytes through an array of pointers, and was an
+ * eighth of a first index's time.  A quicksort on the middle entry (the
+ * keys are hashes), qsort's below depth levels.
+ */
+static void sort_entries(unsigned char *e, size_t n, unsigned depth)
+{
+	unsigned char p[ENTRY];
+	size_t i, j;
+
+	while (n > 12) {
+		if (!depth--) {
+			qsort(e, n, ENTRY, entry_cmp);
+			return;
+		}
+		/* Hoare's partition around the middle entry: both sides hold one at least */
+		memcpy(p, e + (n - 1) / 2 * ENTRY, ENTRY);
+		i = (size_t)-1;
+		j = n;
+		for (;;) {
+			while (entry_cmp(e + ++i * ENTRY, p) < 0)
+				;
+			while (entry_cmp(e + --j * ENTRY, p) > 0)
+				;
+			if (i >= j)
+				break;
+			entry_swap(e + i * ENTRY, e + j * ENTRY);
+		}
+		/* the smaller side first, the larger in the loop: a stack of log n */
+		if (j + 1 < n - j - 1) {
+			sort_entries(e, j + 1, depth);
+			e += (j + 1) * ENTRY;
+			n -= j + 1;
+		} else {
+			sort_entries(e + (j + 1) * ENTRY, n - j - 1, depth);
+			n = j + 1;
+		}
+	}
+	for (i = 1; i < n; i++)
+		for (j = i; j && entry_cmp(e + (j - 1) * ENTRY, e + j * ENTRY) > 0; j--)
+			entry_swap(e + (j - 1) * ENTRY, e + j * ENTRY);
+}
+
+/* Sort the run in memory, each commit once. */
+static size_t run_sort(runs *r)
+{
+	sort_entries(r->mem, r->nmem, 2 * 64);
+	return unique_entries(r->mem, r->nmem);
+}
+
+/* The full run in memory, sorted, written after the others. */
+static int run_spill(runs *r)
+{
+	size_t n = run_sort(r), start = r->nruns ? r->ends[r->nruns - 1] : 0;
 	int err = 0;
 
-	*out = NULL;
-	*n = 0;
-	if (other)
-		*other = NULL;
-	if (count && (!(e = malloc(count * ENTRY)) || (other && !(o = malloc(count * ENTRY))))) {
-		free(e);
-		return pg_error_oom();
-	}
-	for (i = 0; i < count; i++) {
-		pg_commit *c = NULL;
-
-		/* a look at the clock every 4096 commits, a line at most every 100 ms */
-		if (i && !(i & 4095) && pg_progress_now_ms() - shown >= 100) {
-			shown = pg_progress_now_ms();
-			reading(r, i, count, t0);
-		}
-		if ((err = pg_repo_read_commit(&c, r, &ids[i])) < 0) {
-			free(e);
-			free(o);
-			return err;
-		}
-		entry_put(e + i * ENTRY, kind->key(c), c->author.time, &ids[i]);
-		if (o)
-			entry_put(o + i * ENTRY, other_kind->key(c), c->author.time, &ids[i]);
-		pg_commit_free(c);
-	}
-	if (count)
-		qsort(e, count, ENTRY, entry_cmp);
-	if (o)
-		qsort(o, count, ENTRY, entry_cmp);
-	/* the same commits in both: as many left in each */
-	*n = unique_entries(e, count);
-	if (o)
-		(void)unique_entries(o, count);
-	*out = e;
-	if (other)
-		*other = o;
+	/* named with a dot first: no upstream's file to the budget (list_groups) */
+	if (!r->file && (err = scratch_file(&r->fd, NULL, r->dir, ".run")) == 0)
+		r->file = true;
+	if (err < 0 || (err = PG_ARRAY_GROW(r->ends, r->nruns + 1, r->ends_alloc)) < 0 ||
+	    (err = io_all(r->fd, r->mem, n * ENTRY, (uint64_t)start * ENTRY, true)) < 0)
+		return err;
+	r->ends[r->nruns++] = start + n;
+	r->total += n;
+	r->nmem = 0;
 	return 0;
+}
+
+static int runs_add(runs *r, uint64_t key, int64_t author_time, const pg_oid *id)
+{
+	int err;
+
+	if (!r->mem && !(r->mem = malloc(r->cap * ENTRY)))
+		return pg_error_oom();
+	if (r->nmem == r->cap && (err = run_spill(r)) < 0)
+		return err;
+	entry_put(r->mem + r->nmem++ * ENTRY, key, author_time, id);
+	return 0;
+}
+
+/* No more entries: the last run sorted, kept in memory. */
+static void runs_finish(runs *r)
+{
+	r->nmem = run_sort(r);
+	r->total += r->nmem;
+	r->dir = NULL;
+}
+
+/* Where a merge reads one run: a buffer refilled from the file, or the run in memory. */
+typedef struct cursor {
+	const unsigned char *at, *end;
+	unsigned char *buf;
+	size_t room;         /* the buffer's, in entries */
+	uint64_t next, stop; /* the entries of the file still to read */
+} cursor;
+
+static int cursor_fill(cursor *c, int fd)
+{
+	size_t n = c->stop - c->next < c->room ? (size_t)(c->stop - c->next) : c->room;
+	int err;
+
+	c->at = c->end = NULL;
+	if (!n)
+		return 0;
+	if ((err = io_all(fd, c->buf, n * ENTRY, c->next * ENTRY, false)) < 0)
+		return err;
+	c->next += n;
+	c->at = c->buf;
+	c->end = c->buf + n * ENTRY;
+	return 0;
+}
+
+/*
+ * Each entry of the runs once, in order, to emit: the runs' buffers share
+ * cap entries.  A commit in two runs (listed twice by a walk) comes once.
+ */
+static int runs_merge(runs *r, int (*emit)(void *ctx, const unsigned char *e), void *ctx)
+{
+	cursor *c = NULL;
+	unsigned char *bufs = NULL, last[ENTRY];
+	size_t k = r->nruns + 1, room = r->cap / k < 64 ? 64 : r->cap / k, i;
+	bool have_last = false;
+	int err = 0;
+
+	if (!(c = calloc(k, sizeof(*c))) ||
+	    (r->nruns && !(bufs = malloc(r->nruns * room * ENTRY)))) {
+		err = pg_error_oom();
+		goto done;
+	}
+	for (i = 0; i < r->nruns; i++) {
+		c[i].buf = bufs + i * room * ENTRY;
+		c[i].room = room;
+		c[i].next = i ? r->ends[i - 1] : 0;
+		c[i].stop = r->ends[i];
+		if ((err = cursor_fill(&c[i], r->fd)) < 0)
+			goto done;
+	}
+	c[r->nruns].at = r->mem;
+	c[r->nruns].end = r->nmem ? r->mem + r->nmem * ENTRY : r->mem;
+	for (;;) {
+		cursor *min = NULL;
+
+		for (i = 0; i < k; i++)
+			if (c[i].at != c[i].end && (!min || entry_cmp(c[i].at, min->at) < 0))
+				min = &c[i];
+		if (!min)
+			break;
+		if (!have_last || entry_cmp(last, min->at)) {
+			memcpy(last, min->at, ENTRY);
+			have_last = true;
+			if ((err = emit(ctx, last)) < 0)
+				goto done;
+		}
+		min->at += ENTRY;
+		if (min->at == min->end && min->buf && (err = cursor_fill(min, r->fd)) < 0)
+			goto done;
+	}
+done:
+	free(c);
+	free(bufs);
+	return err;
+}
+
+/* Where a build's runs go, and how many entries each holds. */
+typedef struct build {
+	const char *dir;
+	size_t cap;
+} build;
+
+/* What entries_of's reading of each commit adds it to. */
+typedef struct reader {
+	pg_repo *r;
+	const pg_oid *ids;
+	runs *out, *other;
+	const key_kind *kind, *other_kind;
+	size_t done, count;
+	uint64_t t0, shown;
+} reader;
+
+static int read_one(void *ctx, size_t i, const pg_commit *c)
+{
+	reader *d = ctx;
+	int err;
+
+	/* a look at the clock every 4096 commits, a line at most every 100 ms */
+	d->done++;
+	if (!(d->done & 4095) && pg_progress_now_ms() - d->shown >= 100) {
+		d->shown = pg_progress_now_ms();
+		reading(d->r, d->done, d->count, d->t0);
+	}
+	if ((err = runs_add(d->out, d->kind->key(c), c->author.time, &d->ids[i])) == 0 &&
+	    d->other)
+		err = runs_add(d->other, d->other_kind->key(c), c->author.time, &d->ids[i]);
+	return err;
+}
+
+/*
+ * The entries of ids[0..count), read from r, sorted into *out, and, when
+ * other is not NULL, other_kind's of the same commits into *other: each
+ * commit is read once for both indexes.  A commit listed twice (a range
+ * walked by date under clock skew may list one again, from another tip)
+ * has one entry: a file with two is damaged.
+ */
+static int entries_of(runs *out, runs *other, pg_repo *r, const pg_oid *ids, size_t count,
+		      const key_kind *kind, const key_kind *other_kind, const build *b)
+{
+	size_t i, cap = b->cap < count ? b->cap : count;
+	reader d = { r, NULL, out, other, kind, other_kind, 0, count, 0, 0 };
+	int err = 0;
+
+	d.t0 = d.shown = pg_progress_now_ms();
+	runs_init(out, b->dir, cap);
+	if (other)
+		runs_init(other, b->dir, cap);
+	/* a run's worth at a time: where they are is 16 bytes each (pg_repo_read_commits) */
+	for (i = 0; i < count; i += cap) {
+		d.ids = ids + i;
+		if ((err = pg_repo_read_commits(r, ids + i, count - i < cap ? count - i : cap,
+						read_one, &d)) < 0)
+			goto done;
+	}
+	runs_finish(out);
+	if (other)
+		runs_finish(other);
+done:
+	if (err < 0) {
+		runs_release(out);
+		if (other)
+			runs_release(other);
+	}
+	return err;
 }
 
 /*
@@ -368,6 +661,9 @@ static int walk_new(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tips, siz
 
 	*out = NULL;
 	*n = 0;
+	/* a first index: every commit, a bit each where the commit-graph has it */
+	if (!nhides)
+		return pg_repo_walk_all(out, n, r, tips, ntips);
 	if (!(hide = malloc((nhides + ntips + 1) * sizeof(*hide))))
 		return pg_error_oom();
 	if (nhides)
@@ -399,13 +695,13 @@ static _Thread_local struct {
 	const key_kind *kind; /* whose entries e are */
 	pg_oid *range;        /* the tips, then the hides */
 	size_t ntips, nhides;
-	unsigned char *e;
-	size_t count;
+	bool have;
+	runs e;
 } spare;
 
 void pg_identity_index_drop_spare(void)
 {
-	free(spare.e);
+	runs_release(&spare.e);
 	free(spare.range);
 	memset(&spare, 0, sizeof(spare));
 }
@@ -418,33 +714,29 @@ static bool spare_fits(const key_kind *kind, const pg_oid *tips, size_t ntips,
 	       (!nhides || !memcmp(spare.range + ntips, hides, nhides * sizeof(*hides)));
 }
 
-/* The entries of the commits tips have and hides had not, sorted. */
-static int read_new(unsigned char **out, size_t *n, pg_repo *r, const pg_oid *tips, size_t ntips,
-		    const pg_oid *hides, size_t nhides, const key_kind *kind)
+/* The entries of the commits tips have and hides had not, sorted into *out. */
+static int read_new(runs *out, pg_repo *r, const pg_oid *tips, size_t ntips,
+		    const pg_oid *hides, size_t nhides, const key_kind *kind, const build *b)
 {
 	pg_oid *ids = NULL;
 	size_t count = 0;
 	int err;
 
 	const key_kind *other_kind = kind == &kinds[0] ? &kinds[1] : &kinds[0];
-	unsigned char *other = NULL;
+	runs other;
 
-	*out = NULL;
-	*n = 0;
-	if (spare.e && spare_fits(kind, tips, ntips, hides, nhides)) {
-		*out = spare.e;
-		*n = spare.count;
-		spare.e = NULL;
+	runs_release(out);
+	if (spare.have && spare_fits(kind, tips, ntips, hides, nhides)) {
+		runs_move(out, &spare.e);
 		pg_identity_index_drop_spare();
 		return 0;
 	}
 	pg_identity_index_drop_spare();
 	if ((err = walk_new(&ids, &count, r, tips, ntips, hides, nhides)) < 0)
 		return err;
-	if ((err = entries_of(out, &other, &count, r, ids, count, kind, other_kind)) == 0) {
-		*n = count;
+	if ((err = entries_of(out, &other, r, ids, count, kind, other_kind, b)) == 0) {
 		if (!(spare.range = malloc((ntips + nhides + 1) * sizeof(*spare.range)))) {
-			free(other);
+			runs_release(&other);
 			free(ids);
 			return 0; /* no spare: the other kind reads again */
 		}
@@ -455,8 +747,8 @@ static int read_new(unsigned char **out, size_t *n, pg_repo *r, const pg_oid *ti
 		spare.kind = other_kind;
 		spare.ntips = ntips;
 		spare.nhides = nhides;
-		spare.e = other;
-		spare.count = count;
+		spare.have = true;
+		runs_move(&spare.e, &other);
 	}
 	free(ids);
 	return err;
@@ -472,14 +764,13 @@ static int oid_cmp(const void *a, const void *b)
  * index holds what the old graph said its tips reach.  Walk the new graph
  * from the tips, which reads no commit it holds, and compare the commits it
  * reaches with the index's: the index is kept when it holds no commit the
- * walk does not reach, and the commits it lacks are read and added (*add,
- * *nadd).  *keep false: it holds a commit the new graph does not reach,
+ * walk does not reach, and the commits it lacks are read and added
+ * (*add).  *keep false: it holds a commit the new graph does not reach,
  * and is made again.  So a graph that lied is found out when git writes
  * it again, at the cost of a walk, not of reading every commit again.
  */
-static int reconcile(bool *keep, unsigned char **add, size_t *nadd, pg_repo *r,
-		     const pg_oid *tips, size_t ntips, const unsigned char *old, size_t count,
-		     const key_kind *kind)
+static int reconcile(bool *keep, runs *add, pg_repo *r, const pg_oid *tips, size_t ntips,
+		     const unsigned char *old, size_t count, const key_kind *kind, const build *b)
 {
 	pg_oid *ids = NULL, *lack = NULL;
 	unsigned char *have = NULL;
@@ -487,8 +778,7 @@ static int reconcile(bool *keep, unsigned char **add, size_t *nadd, pg_repo *r,
 	int err;
 
 	*keep = false;
-	*add = NULL;
-	*nadd = 0;
+	runs_release(add);
 	if ((err = walk_new(&ids, &n, r, tips, ntips, NULL, 0)) < 0)
 		return err;
 	if ((count && !(have = malloc(count * PG_OID_RAWSZ))) ||
@@ -512,7 +802,7 @@ static int reconcile(bool *keep, unsigned char **add, size_t *nadd, pg_repo *r,
 	}
 	if (k < count)
 		goto done;
-	if ((err = entries_of(add, NULL, nadd, r, lack, nlack, kind, NULL)) == 0)
+	if ((err = entries_of(add, NULL, r, lack, nlack, kind, NULL, b)) == 0)
 		*keep = true;
 done:
 	free(ids);
@@ -553,7 +843,6 @@ void pg_identity_index_free(pg_identity_index *x)
 	if (!x)
 		return;
 	unmap(x);
-	free(x->owned);
 	free(x->path);
 	tips_free(x->tips, x->ntips);
 	free(x->others);
@@ -595,10 +884,6 @@ static int entry_at(const pg_identity_index *cx, size_t i, unsigned char *e)
 	pg_identity_index *x = (pg_identity_index *)cx; /* the segments' checks are a cache */
 	int err;
 
-	if (x->owned) {
-		memcpy(e, x->entries + i * ENTRY, ENTRY);
-		return 0;
-	}
 	if ((err = check_segment(x, i / SEGMENT)) < 0)
 		return err;
 	return pg_pagefile_read(x->f, x->entries_off + (uint64_t)i * ENTRY, e, ENTRY);
@@ -773,7 +1058,8 @@ static bool check_order(pg_identity_index *x)
 
 /*
  * Every entry of the open file, checked (the whole checksum, every
- * segment's, the order); NULL when damaged.
+ * segment's, the order); NULL when damaged.  Read straight, not mapped:
+ * the copy is enough to hold in memory.
  */
 static int all_entries(unsigned char **out, pg_identity_index *x)
 {
@@ -783,7 +1069,7 @@ static int all_entries(unsigned char **out, pg_identity_index *x)
 	*out = NULL;
 	if (x->count > SIZE_MAX / ENTRY - 1 || !(e = malloc(x->count * ENTRY + 1)))
 		return pg_error_oom();
-	if (pg_pagefile_read(x->f, x->entries_off, e, x->count * ENTRY) < 0 ||
+	if (pg_pagefile_pread(x->f, x->entries_off, e, x->count * ENTRY) < 0 ||
 	    checksum(e, x->count * ENTRY) != get64(x->head + 56)) {
 		pg_error_clear();
 		goto damaged;
@@ -805,76 +1091,312 @@ damaged:
 	return 0;
 }
 
+/* The file being written: entries go out a segment at a time, each segment's checksum kept. */
+/* Segments read or written at once (about 1 MiB: whole words, whole segments). */
+#define WRITE_SEGMENTS 227
+
 /*
- * Merge old and new entries (both sorted) under a header, the tips after
- * them; write it atomically.  x takes tips when it is written; else they
- * stay the caller's.
+ * The entries of an open index, a window at a time, as an extension
+ * merges them: each segment checked against the table as it is read, the
+ * order, and once all are read the whole checksum (old_peek).
+ */
+typedef struct old_reader {
+	pg_identity_index *x;
+	unsigned char *buf;
+	size_t n, at;            /* entries in buf; the one the reader is at */
+	size_t next;             /* the file's next entry to read */
+	uint64_t sum;
+	unsigned char last[ENTRY];
+} old_reader;
+
+static int old_open(old_reader *o, pg_identity_index *x)
+{
+	memset(o, 0, sizeof(*o));
+	o->x = x;
+	o->sum = checksum_start((uint64_t)x->count * ENTRY);
+	return (o->buf = malloc(WRITE_SEGMENTS * SEGMENT * ENTRY)) ? 0 : pg_error_oom();
+}
+
+/* The entry o is at (NULL past the last), or PG_EINVALID when the file does not hold. */
+static int old_peek(const unsigned char **out, old_reader *o)
+{
+	pg_identity_index *x = o->x;
+	size_t n, s, i;
+
+	*out = NULL;
+	if (o->at < o->n) {
+		*out = o->buf + o->at * ENTRY;
+		return 0;
+	}
+	if (o->next >= x->count)
+		return 0;
+	n = x->count - o->next < WRITE_SEGMENTS * SEGMENT ? x->count - o->next :
+							      WRITE_SEGMENTS * SEGMENT;
+	if (pg_pagefile_pread(x->f, x->entries_off + (uint64_t)o->next * ENTRY, o->buf,
+			      n * ENTRY) < 0)
+		goto damaged;
+	for (s = 0; s * SEGMENT < n; s++)
+		if (checksum(o->buf + s * SEGMENT * ENTRY,
+			     (n - s * SEGMENT < SEGMENT ? n - s * SEGMENT : SEGMENT) * ENTRY) !=
+		    x->segments[o->next / SEGMENT + s])
+			goto damaged;
+	for (i = 0; i < n; i++)
+		if ((i || o->next) &&
+		    entry_cmp(i ? o->buf + (i - 1) * ENTRY : o->last, o->buf + i * ENTRY) >= 0)
+			goto damaged;
+	memcpy(o->last, o->buf + (n - 1) * ENTRY, ENTRY);
+	o->sum = checksum_more(o->sum, o->buf, n * ENTRY);
+	if (o->next + n == x->count && o->sum != get64(x->head + 56))
+		goto damaged;
+	o->next += n;
+	o->n = n;
+	o->at = 0;
+	*out = o->buf;
+	return 0;
+damaged:
+	pg_error_clear();
+	return pg_error_set(PG_EINVALID, "identity index '%s' is damaged (entries %zu to %zu)",
+			    x->path, o->next, o->next + n);
+}
+
+/* Whether every entry of the open file holds (old_peek's checks), read a window at a time. */
+static int check_all(bool *ok, pg_identity_index *x)
+{
+	old_reader o;
+	const unsigned char *e = NULL;
+	int err;
+
+	*ok = false;
+	if ((err = old_open(&o, x)) == 0)
+		while ((err = old_peek(&e, &o)) == 0 && e)
+			o.at = o.n;
+	free(o.buf);
+	if (err == PG_EINVALID) {
+		pg_error_clear();
+		return 0;
+	}
+	if (err == 0) {
+		*ok = true;
+		memset(x->checked, 0xff, x->nsegments / 8 + 1);
+	}
+	return err;
+}
+
+typedef struct writer {
+	int fd;
+	uint64_t off;                        /* where buf goes */
+	unsigned char buf[WRITE_SEGMENTS * SEGMENT * ENTRY];
+	size_t nbuf;                         /* entries in buf, the last segment's maybe short */
+	uint64_t *table;                     /* the checksums of the segments sealed */
+	size_t ntable, table_alloc;
+	size_t count;                        /* entries written */
+	size_t expect;                       /* the count when no commit is both old and added */
+	uint64_t sum;                        /* the entries' checksum, if expect holds */
+	old_reader *old;                     /* the index's entries, merged in as add's come */
+	size_t added;                        /* add's entries (each commit once) */
+} writer;
+
+/* The segment at the end of buf (SEGMENT entries, or the last one, shorter): its checksum. */
+static int writer_seal(writer *w)
+{
+	size_t n = w->nbuf % SEGMENT ? w->nbuf % SEGMENT : SEGMENT;
+	const unsigned char *s = w->buf + (w->nbuf - n) * ENTRY;
+	int err;
+
+	if ((err = PG_ARRAY_GROW(w->table, w->ntable + 1, w->table_alloc)) < 0)
+		return err;
+	w->table[w->ntable++] = checksum(s, n * ENTRY);
+	/* whole segments are whole words (4,608 bytes): only the last may end mid-word */
+	w->sum = checksum_more(w->sum, s, n * ENTRY);
+	return 0;
+}
+
+static int writer_out(writer *w)
+{
+	int err;
+
+	if ((err = io_all(w->fd, w->buf, w->nbuf * ENTRY, w->off, true)) < 0)
+		return err;
+	w->off += w->nbuf * ENTRY;
+	w->nbuf = 0;
+	return 0;
+}
+
+static int writer_put(writer *w, const unsigned char *e)
+{
+	int err;
+
+	memcpy(w->buf + w->nbuf++ * ENTRY, e, ENTRY);
+	w->count++;
+	if (w->nbuf % SEGMENT == 0 && (err = writer_seal(w)) < 0)
+		return err;
+	return w->nbuf == WRITE_SEGMENTS * SEGMENT ? writer_out(w) : 0;
+}
+
+/* The last segment sealed (when short), and buf written out. */
+static int writer_flush(writer *w)
+{
+	int err;
+
+	if (w->nbuf % SEGMENT && (err = writer_seal(w)) < 0)
+		return err;
+	return writer_out(w);
+}
+
+/* The old entries before e (all of them for NULL), then e unless it is one of them. */
+static int writer_merge(void *ctx, const unsigned char *e)
+{
+	writer *w = ctx;
+	const unsigned char *o;
+	int c = 1, err;
+
+	if (e)
+		w->added++;
+	while (w->old) {
+		if ((err = old_peek(&o, w->old)) < 0)
+			return err;
+		if (!o || (e && (c = entry_cmp(o, e)) > 0))
+			break;
+		if ((err = writer_put(w, o)) < 0)
+			return err;
+		w->old->at++;
+		if (e && !c)
+			return 0; /* the same commit twice: once */
+	}
+	return e ? writer_put(w, e) : 0;
+}
+
+/* The checksum of n bytes at off in fd, read back in blocks. */
+static int checksum_back(uint64_t *out, int fd, uint64_t off, uint64_t n)
+{
+	unsigned char *b = malloc(1 << 16);
+	uint64_t h = checksum_start(n), done = 0;
+	int err = 0;
+
+	if (!b)
+		return pg_error_oom();
+	while (done < n && err == 0) {
+		size_t k = n - done < (1 << 16) ? (size_t)(n - done) : (1 << 16);
+
+		if ((err = io_all(fd, b, k, off + done, false)) == 0)
+			h = checksum_more(h, b, k); /* whole words but in the last block */
+		done += k;
+	}
+	free(b);
+	*out = h;
+	return err;
+}
+
+/*
+ * Merge x's entries (with merge: read from its file as they are written,
+ * each checked again) with add's runs under a header, the tips after
+ * them, into a temporary file beside path, renamed over it once whole and
+ * synced; x is then the file written (as an open reads it, its header and
+ * table checked).  *added says how many entries add had.  x takes tips
+ * when it is written; else they stay the caller's.
  */
 static int write_index(pg_identity_index *x, const char *path, const char *name,
 		       uint64_t fingerprint, const pg_oid *tip, const pg_oid *graph,
-		       const unsigned char *old, size_t nold, const unsigned char *add, size_t nadd,
-		       tip_slot *tips, size_t ntips)
+		       bool merge, runs *add, size_t *added, tip_slot *tips, size_t ntips)
 {
-	size_t name_len = strlen(name), len, i = 0, j = 0, k = 0, nseg, tlen = tips_size(tips, ntips);
-	unsigned char *buf, *e, *table;
+	old_reader old;
+	size_t name_len = strlen(name), tlen = tips_size(tips, ntips), i;
+	unsigned char head[HEADER], *tail = NULL;
+	const char *slash = strrchr(path, '/'), *why = NULL;
+	pg_buf tmp = PG_BUF_INIT, dir = PG_BUF_INIT;
+	writer *w = NULL;
+	uint64_t sum = 0;
 	int err;
 
-	if (nold + nadd > (SIZE_MAX - HEADER - name_len - tlen) / (ENTRY + 8))
-		return pg_error_oom();
-	len = HEADER + name_len + (nold + nadd) * ENTRY + segments_of(nold + nadd) * 8 + tlen;
-	if (!(buf = calloc(1, len)))
-		return pg_error_oom();
-	e = buf + HEADER + name_len;
-	while (i < nold || j < nadd) {
-		const unsigned char *next;
-		int c = i == nold ? 1 : j == nadd ? -1 :
-			entry_cmp(old + i * ENTRY, add + j * ENTRY);
-
-		next = c <= 0 ? old + i++ * ENTRY : add + j++ * ENTRY;
-		if (c == 0)
-			j++; /* the same commit twice: once */
-		memcpy(e + k++ * ENTRY, next, ENTRY);
+	*added = 0;
+	memset(&old, 0, sizeof(old));
+	if ((merge && (err = old_open(&old, x)) < 0) ||
+	    (err = pg_buf_put(&dir, path, slash ? (size_t)(slash - path) : 0)) < 0 ||
+	    (err = pg_buf_puts(&dir, slash ? "" : ".")) < 0)
+		goto done;
+	if (!(w = calloc(1, sizeof(*w)))) {
+		err = pg_error_oom();
+		goto done;
 	}
-	nseg = segments_of(k);
-	table = e + k * ENTRY;
-	for (i = 0; i < nseg; i++)
-		put64(table + i * 8, checksum(e + i * SEGMENT * ENTRY,
-					      (k - i * SEGMENT < SEGMENT ? k - i * SEGMENT :
-					       SEGMENT) * ENTRY));
-	put_tips(table + nseg * 8, tips, ntips);
-	len = HEADER + name_len + k * ENTRY + nseg * 8 + tlen;
-	memcpy(buf, MAGIC, 8);
-	put32(buf + 8, FORMAT);
-	put32(buf + 12, x->kind->version);
-	put64(buf + 16, fingerprint);
-	put64(buf + 24, k);
-	memcpy(buf + 32, tip->id, PG_OID_RAWSZ);
-	put32(buf + 52, (uint32_t)name_len);
-	put64(buf + 56, checksum(e, k * ENTRY));
+	w->fd = -1;
+	if ((err = scratch_file(&w->fd, &tmp, dir.ptr, slash ? slash + 1 : path)) < 0)
+		goto done;
+	w->off = HEADER + name_len;
+	w->old = merge ? &old : NULL;
+	w->expect = (merge ? x->count : 0) + add->total;
+	w->sum = checksum_start((uint64_t)w->expect * ENTRY);
+	if ((err = runs_merge(add, writer_merge, w)) < 0 || (err = writer_merge(w, NULL)) < 0 ||
+	    (err = writer_flush(w)) < 0)
+		goto done;
+	if (!(tail = malloc(w->ntable * 8 + tlen))) {
+		err = pg_error_oom();
+		goto done;
+	}
+	for (i = 0; i < w->ntable; i++)
+		put64(tail + i * 8, w->table[i]);
+	put_tips(tail + w->ntable * 8, tips, ntips);
+	memset(head, 0, sizeof(head));
+	memcpy(head, MAGIC, 8);
+	put32(head + 8, FORMAT);
+	put32(head + 12, x->kind->version);
+	put64(head + 16, fingerprint);
+	put64(head + 24, w->count);
+	memcpy(head + 32, tip->id, PG_OID_RAWSZ);
+	put32(head + 52, (uint32_t)name_len);
 	if (graph)
-		memcpy(buf + 64, graph->id, PG_OID_RAWSZ);
-	put32(buf + 84, graph ? 1 : 0);
-	put64(buf + 88, checksum(table, nseg * 8));
-	put64(buf + 96, checksum(buf, 96));
-	memcpy(buf + HEADER, name, name_len);
-	if ((err = pg_write_file_atomic(path, buf, len)) < 0) {
-		free(buf);
-		return pg_error_wrap(err, "identity index");
+		memcpy(head + 64, graph->id, PG_OID_RAWSZ);
+	put32(head + 84, graph ? 1 : 0);
+	put64(head + 88, checksum(tail, w->ntable * 8));
+	sum = w->sum;
+	/* a commit both held and added (a walk by date under clock skew): read back */
+	if ((err = io_all(w->fd, tail, w->ntable * 8 + tlen, w->off, true)) < 0 ||
+	    (w->count != w->expect &&
+	     (err = checksum_back(&sum, w->fd, HEADER + name_len,
+				  (uint64_t)w->count * ENTRY)) < 0))
+		goto done;
+	put64(head + 56, sum);
+	put64(head + 96, checksum(head, 96));
+	if ((err = io_all(w->fd, head, HEADER, 0, true)) < 0 ||
+	    (err = io_all(w->fd, (unsigned char *)(uintptr_t)name, name_len, HEADER, true)) < 0)
+		goto done;
+	if (fsync(w->fd) < 0 || close(w->fd) < 0) {
+		w->fd = -1;
+		err = pg_error_set(PG_EIO, "'%s': %s", tmp.ptr, strerror(errno));
+		goto done;
 	}
+	w->fd = -1;
+	if (rename(tmp.ptr, path) < 0) {
+		err = pg_error_set(PG_EIO, "'%s': %s", path, strerror(errno));
+		goto done;
+	}
+	pg_buf_clear(&tmp);
+	/* what was written, read as any open reads it (the writers' lock is held) */
 	unmap(x);
-	free(x->owned);
-	x->owned = buf;
-	x->entries = e;
-	x->count = k;
-	x->tip = *tip;
-	x->has_graph = graph != NULL;
-	if (graph)
-		x->graph = *graph;
-	x->damaged = false;
 	tips_free(x->tips, x->ntips);
-	x->tips = tips;
-	x->ntips = ntips;
-	return 0;
+	x->tips = NULL;
+	x->ntips = 0;
+	x->damaged = false;
+	if ((err = pg_pagefile_open(&x->f, path, CACHE_BLOCKS)) < 0)
+		goto done;
+	if (!header_ok(x, name, fingerprint, &why)) {
+		err = pg_error_set(PG_EIO, "identity index '%s' changed as it was written", path);
+		goto done;
+	}
+	*added = w->added;
+	tips_free(tips, ntips);
+done:
+	if (w && w->fd >= 0)
+		close(w->fd);
+	if (tmp.len)
+		(void)unlink(tmp.ptr);
+	if (w)
+		free(w->table);
+	free(w);
+	free(old.buf);
+	free(tail);
+	pg_buf_release(&tmp);
+	pg_buf_release(&dir);
+	return err;
 }
 
 /* --- the budget ------------------------------------------------------------------- */
@@ -1014,7 +1536,7 @@ done:
 static bool load_checked(pg_identity_index *x, const char *name, uint64_t fingerprint,
 			 bool full, const char **why)
 {
-	unsigned char *all = NULL;
+	bool whole = false;
 
 	if (!header_ok(x, name, fingerprint, why))
 		return false;
@@ -1022,13 +1544,11 @@ static bool load_checked(pg_identity_index *x, const char *name, uint64_t finger
 	if (!check_order(x))
 		return false;
 	if (full) {
-		if (all_entries(&all, x) < 0) {
+		if (check_all(&whole, x) < 0) {
 			pg_error_clear();
 			return false;
 		}
-		if (!all)
-			return false;
-		free(all);
+		return whole;
 	}
 	return true;
 }
@@ -1554,17 +2074,17 @@ static void remove_per_ref(const char *dir, const char *ref_stem, const char *na
 }
 
 /* What an open read and meant to write, let go of: it starts again. */
-static void drop_work(unsigned char **add, unsigned char **old, pg_oid **from, tip_slot **tips,
-		      size_t *nadd, size_t *ntips)
+static void drop_work(runs *add, unsigned char **old, pg_oid **from, tip_slot **tips,
+		      size_t *ntips)
 {
-	free(*add);
+	runs_release(add);
 	free(*old);
 	free(*from);
 	tips_free(*tips, *ntips);
-	*add = *old = NULL;
+	*old = NULL;
 	*from = NULL;
 	*tips = NULL;
-	*nadd = *ntips = 0;
+	*ntips = 0;
 }
 
 static int open_kind(pg_identity_index **out, pg_repo *r, const char *home, const char *upstream,
@@ -1574,22 +2094,26 @@ static int open_kind(pg_identity_index **out, pg_repo *r, const char *home, cons
 	pg_identity_index *x = NULL;
 	pg_identity_index_info dummy;
 	pg_buf path = PG_BUF_INIT, dir = PG_BUF_INIT, lock = PG_BUF_INIT, refname = PG_BUF_INIT;
-	unsigned char *add = NULL, *old = NULL;
+	unsigned char *old = NULL;
+	runs add;
+	build b;
 	tip_slot *tips = NULL;
 	pg_oid *from = NULL;
-	size_t nadd = 0, ntips = 0;
+	size_t ntips = 0;
 	uint64_t fingerprint, budget = opts && opts->cache_size ? opts->cache_size :
 				       PG_IDENTITY_INDEX_CACHE_DEFAULT;
+	uint64_t work = opts && opts->work_mem ? opts->work_mem : PG_IDENTITY_INDEX_WORK_DEFAULT;
 	char stem[32], ref_stem[32];
 	const char *why = "new", *ref = opts && opts->ref ? opts->ref : "";
 	uint64_t t0 = pg_progress_now_ms();
 	pg_oid graph;
 	struct stat seen_st;
 	bool extend = false, current = false, exists = false, has_graph = false, loaded = false;
-	bool seen = false, retried = false, recorded = true;
+	bool seen = false, retried = false, recorded = true, whole = false;
 	int err, fd = -1;
 
 	*out = NULL;
+	runs_init(&add, NULL, 0);
 	if (!info)
 		info = &dummy;
 	memset(info, 0, sizeof(*info));
@@ -1607,6 +2131,13 @@ static int open_kind(pg_identity_index **out, pg_repo *r, const char *home, cons
 		goto done;
 	snprintf(ref_stem, sizeof(ref_stem), "%016llx",
 		 (unsigned long long)pg_hash_bytes(refname.ptr, refname.len));
+	/*
+	 * Runs of both kinds are filled at once, and one is merged while the
+	 * other waits (three runs' entries), while a run's commits are
+	 * located (16 bytes each): four entries' room a run's entry in work.
+	 */
+	b.dir = dir.ptr;
+	b.cap = work / (4 * ENTRY) < RUN_MIN ? RUN_MIN : (size_t)(work / (4 * ENTRY));
 	remove_per_ref(dir.ptr, ref_stem, refname.ptr, kind);
 again:
 	/*
@@ -1615,7 +2146,7 @@ again:
 	 * is done again under the lock, from what that one wrote.
 	 */
 	pg_identity_index_free(x);
-	drop_work(&add, &old, &from, &tips, &nadd, &ntips);
+	drop_work(&add, &old, &from, &tips, &ntips);
 	memset(info, 0, sizeof(*info));
 	why = "new";
 	extend = current = exists = loaded = retried = false;
@@ -1669,10 +2200,10 @@ again:
 		} else if (same_graph) {
 			/* only what no tip reaches: a ref moved, or a new ref */
 			if ((err = tip_ids(&from, x->tips, x->ntips)) < 0 ||
-			    (err = read_new(&add, &nadd, r, tip, 1, from, x->ntips, kind)) < 0)
+			    (err = read_new(&add, r, tip, 1, from, x->ntips, kind, &b)) < 0)
 				goto done;
 			/* a ref whose every commit is held (below another) needs no tip of its own */
-			current = nadd == 0;
+			current = add.total == 0;
 			extend = !current;
 			/* a ref that brings commits, past the most refs recorded: the least recent goes */
 			if (extend && room >= PG_IDENTITY_INDEX_TIPS) {
@@ -1689,9 +2220,17 @@ again:
 			why = "graph";
 			extend = true;
 		}
-		if (extend && (err = all_entries(&old, x)) < 0)
+		/* every entry checked before the index is extended: merged, each is read again */
+		if (extend && (err = check_all(&whole, x)) < 0)
 			goto done;
-		if (extend && !old) {
+		if (extend && !whole) {
+			extend = false;
+			why = "damaged";
+		}
+		/* the ids it holds, against the new graph's (a rare walk: all of them) */
+		if (extend && !same_graph && (err = all_entries(&old, x)) < 0)
+			goto done;
+		if (extend && !same_graph && !old) {
 			extend = false;
 			why = "damaged";
 		}
@@ -1699,9 +2238,11 @@ again:
 			if ((err = record_tips(&tips, &ntips, &recorded, r, x->tips, x->ntips, ref,
 					       tip, false)) < 0 ||
 			    (err = tip_ids(&from, tips, ntips)) < 0 ||
-			    (err = reconcile(&extend, &add, &nadd, r, from, ntips, old, x->count,
-					     kind)) < 0)
+			    (err = reconcile(&extend, &add, r, from, ntips, old, x->count, kind,
+					     &b)) < 0)
 				goto done;
+			free(old);
+			old = NULL;
 		}
 	}
 build:
@@ -1721,12 +2262,11 @@ build:
 		goto done;
 	if (!extend) {
 		/* from every tip: the other refs' commits stay held */
-		free(add);
+		runs_release(&add);
 		free(from);
-		add = NULL;
 		from = NULL;
 		if ((err = tip_ids(&from, tips, ntips)) < 0 ||
-		    (err = read_new(&add, &nadd, r, from, ntips, NULL, 0, kind)) < 0)
+		    (err = read_new(&add, r, from, ntips, NULL, 0, kind, &b)) < 0)
 			goto done;
 	}
 	if ((err = others_cached(x, r, tip, tips, &ntips, recorded, &info->others_cached)) < 0)
@@ -1741,13 +2281,13 @@ build:
 		if (!same_file(path.ptr, seen, &seen_st))
 			goto again;
 	}
+	info->runs = add.nruns;
 	if ((err = write_index(x, path.ptr, upstream, fingerprint, tip, has_graph ? &graph : NULL,
-			       old, extend ? x->count : 0, add, nadd, tips, ntips)) < 0)
+			       extend, &add, &info->added, tips, ntips)) < 0)
 		goto done;
 	tips = NULL; /* x's now */
 	ntips = 0;
 	info->action = extend ? PG_IDENTITY_INDEX_EXTENDED : PG_IDENTITY_INDEX_BUILT;
-	info->added = nadd;
 	info->why = extend ? NULL : why;
 	info->others = x->nothers;
 	said_done(r, info, kind, x->count, t0);
@@ -1758,7 +2298,7 @@ done:
 	if (err < 0 && loaded && !retried && drop_broken(x, r, tip, err)) {
 		/* another ref's history can no longer be walked: made from the rest */
 		retried = true;
-		drop_work(&add, &old, &from, &tips, &nadd, &ntips);
+		drop_work(&add, &old, &from, &tips, &ntips);
 		extend = current = false;
 		why = "rewritten";
 		err = 0;
@@ -1766,7 +2306,7 @@ done:
 	}
 	if (fd >= 0)
 		close(fd);
-	drop_work(&add, &old, &from, &tips, &nadd, &ntips);
+	drop_work(&add, &old, &from, &tips, &ntips);
 	pg_buf_release(&path);
 	pg_buf_release(&dir);
 	pg_buf_release(&lock);

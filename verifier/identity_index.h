@@ -58,9 +58,11 @@
  * is never used: it is made again.
  * The directory is kept under a budget (opts.cache_size): after a write,
  * the least recently used upstreams' files go, never the one in use.
- * Making it reads every commit of the history once (minutes for the
- * kernel's million); extending it reads the new ones; a probe reads a few
- * pages of the mapped file.  The file holds 36 bytes a commit.
+ * Making it reads every commit of the history once, in the packs' order
+ * (pg_repo_read_commits), its entries sorted in runs within opts.work_mem
+ * (PG_IDENTITY_INDEX_WORK_DEFAULT) and merged as the file is written;
+ * extending it reads the new ones; a probe reads a few pages of the
+ * mapped file.  The file holds 36 bytes a commit.
  */
 typedef struct pg_identity_index pg_identity_index;
 
@@ -94,10 +96,20 @@ typedef struct pg_identity_index_info {
 				  another commit-graph), "damaged", "tips" (a ref past
 				  PG_IDENTITY_INDEX_TIPS let the least recent go) */
 	size_t pruned;         /* other upstreams' indexes removed for the budget */
+	size_t runs;           /* sorted runs of entries written to a file and merged
+				  (opts.work_mem); 0: sorted in memory */
 } pg_identity_index_info;
 
 /* The most refs one index records a tip for; one more that brings commits makes it again. */
 #define PG_IDENTITY_INDEX_TIPS 64
+
+/*
+ * The working memory making or extending an index may take for its
+ * entries when none is given: 64 MiB.  Past it they are sorted in runs
+ * kept in files (in HOME/identity, unlinked as they are made) and merged
+ * from there; the file written is the same.
+ */
+#define PG_IDENTITY_INDEX_WORK_DEFAULT ((uint64_t)64 << 20)
 
 /* The budget of HOME/identity when none is given: 1 GiB. */
 #define PG_IDENTITY_INDEX_CACHE_DEFAULT ((uint64_t)1 << 30)
@@ -107,6 +119,7 @@ typedef struct pg_identity_index_opts {
 	bool full_check;     /* check every entry, not a sample (pullgate verify --verify-index) */
 	bool remake;         /* make it again whatever is there (a probe found it damaged) */
 	uint64_t cache_size; /* bytes HOME/identity may hold; 0: the default */
+	uint64_t work_mem;   /* bytes of entries held while making it; 0: the default */
 	const char *ref;     /* the ref whose tip is given (its recorded tip); NULL: "" */
 } pg_identity_index_opts;
 

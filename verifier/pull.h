@@ -29,6 +29,7 @@ typedef struct pg_pull {
 	const char *home;      /* $PULLGATE_HOME: private GNUPGHOMEs go in home/tmp */
 	bool verify_index;     /* check every entry of the identity indexes (spec->verify_index) */
 	uint64_t index_cache_size; /* HOME/identity's budget (spec->index_cache_size) */
+	uint64_t index_memory;     /* an index's working memory (spec->index_memory) */
 
 	pg_tagobj *tag;        /* NULL for a lightweight tag */
 	pg_oid tag_commit;

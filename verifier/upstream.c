@@ -203,6 +203,7 @@ static int open_one(pg_identity_index **out, pg_identity_index_info *info, pg_pu
 	opts.full_check = p->verify_index;
 	opts.remake = remake;
 	opts.cache_size = p->index_cache_size;
+	opts.work_mem = p->index_memory;
 	opts.ref = p->report->upstream_ref ? p->report->upstream_ref : "";
 	if ((err = pg_identity_index_open_opts(out, p->repo, p->home, name, &p->upstream_tip,
 					       &opts, info)) < 0)

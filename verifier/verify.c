@@ -205,6 +205,7 @@ int pg_verify(pg_report **out, const pg_pull_spec *spec, const pg_policy *policy
 	p.request = spec->request;
 	p.verify_index = spec->verify_index;
 	p.index_cache_size = spec->index_cache_size;
+	p.index_memory = spec->index_memory;
 	if ((err = pg_report_new(&p.report)) < 0) {
 		free(abs);
 		return err;

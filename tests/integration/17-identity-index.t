@@ -2,7 +2,7 @@
 # 17-identity-index.t - copies found by one probe of upstream's identity index: made, extended, remade.
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
-plan 15
+plan 18
 
 U="$SCRATCH/up.git"
 S="$SCRATCH/sub.git"
@@ -102,3 +102,15 @@ is "$(action)" "built (damaged) 3" "a truncated index: made again"
 ok "$([ "$(found)" -gt 0 ] && echo 0 || echo 1)" "and the copy is found through the new one"
 is "$(find "$PULLGATE_HOME/identity" -type f | sed 's/.*\.//' | sort | tr '\n' ' ')" "idx subj " \
 	"written atomically: no temporary file is left beside the index and its date fallback's"
+
+# --- the working memory of making it: the same index, the same verdict; a bad one refused ---
+home=$PULLGATE_HOME
+PULLGATE_HOME="$SCRATCH/small-memory"
+verify --index-memory 1048576
+is "$(action)" "built (new) 3" "--index-memory: the index is made under the working memory given"
+ok "$(cmp -s "$(index_file)" "$(find "$home/identity" -name '*.idx')" && echo 0 || echo 1)" \
+	"the same bytes as the index made with the default"
+PULLGATE_HOME=$home
+verify --index-memory 4096
+is "$rc:$(printf '%s' "$err" | grep -c 'index-memory wants a number of bytes, at least')" "2:1" \
+	"--index-memory below 1 MiB is a usage error"

@@ -162,6 +162,68 @@ static void test_readers_refuse_a_fifo(void **state)
 	pg_buf_release(&b);
 }
 
+/* The resident kilobytes of the mapping that starts at map (/proc/self/smaps). */
+static long resident_kb(const void *map)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[512], start[32];
+	long kb = -1;
+	bool in = false;
+
+	assert_non_null(f);
+	snprintf(start, sizeof(start), "%lx-", (unsigned long)(uintptr_t)map);
+	while (fgets(line, sizeof(line), f)) {
+		if (strchr(line, '-') && strchr(line, '-') < strchr(line, ' '))
+			in = !strncmp(line, start, strlen(start));
+		else if (in && !strncmp(line, "Rss:", 4))
+			kb = strtol(line + 4, NULL, 10);
+	}
+	fclose(f);
+	return kb;
+}
+
+/*
+ * A read-only mapping read through, noted in a window of 1 MiB: what was
+ * read is let go of (the resident set stays near the window), and read
+ * again it is the file's bytes, not zeros.  PG_OPEN_RDWR reads back.
+ */
+static void test_map_window_lets_go(void **state)
+{
+	scratch *s = *state;
+	char path[80];
+	unsigned char *block = malloc(1 << 16), back[4];
+	pg_map_window w = { 0, 0, (size_t)1 << 20 };
+	void *map = NULL;
+	size_t len = 0, off, i;
+	int fd;
+
+	assert_non_null(block);
+	snprintf(path, sizeof(path), "%s/big", s->dir);
+	assert_int_equal(pg_open_regular(&fd, NULL, path, PG_OPEN_NEW | PG_OPEN_RDWR, NULL), 0);
+	for (off = 0; off < (size_t)16 << 20; off += 1 << 16) {
+		for (i = 0; i < (1 << 16); i++)
+			block[i] = (unsigned char)((off + i) * 7 / 5);
+		assert_int_equal(write(fd, block, 1 << 16), 1 << 16);
+	}
+	assert_int_equal(pread(fd, back, 4, 70000), 4);
+	assert_int_equal(back[0], (unsigned char)(70000 * 7 / 5));
+	close(fd);
+	assert_int_equal(pg_map_file(&map, &len, path), 0);
+	for (off = 0; off < len; off += 4096) {
+		const unsigned char *p = (const unsigned char *)map + off;
+
+		assert_int_equal(p[17], (unsigned char)((off + 17) * 7 / 5));
+		pg_map_touch(&w, map, len, off, 4096);
+	}
+	/* 16 MiB read, at most the window and its fault-around resident */
+	assert_true(resident_kb(map) >= 0 && resident_kb(map) <= 2048);
+	for (off = 0; off < len; off += 1 << 20)
+		assert_int_equal(((const unsigned char *)map)[off + 5],
+				 (unsigned char)((off + 5) * 7 / 5));
+	pg_unmap_file(map, len);
+	free(block);
+}
+
 static void test_read_missing_file(void **state)
 {
 	pg_buf b = PG_BUF_INIT;
@@ -275,6 +337,8 @@ int main(void)
 		cmocka_unit_test(test_read_fd_bounded),
 		cmocka_unit_test_setup_teardown(test_open_refuses_devices_and_directories,
 						scratch_setup, scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_map_window_lets_go, scratch_setup,
+						scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_open_new_never_opens_what_is_there,
 						scratch_setup, scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_readers_refuse_a_fifo, scratch_setup,

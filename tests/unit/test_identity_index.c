@@ -554,6 +554,79 @@ static void test_one_reading_for_both_kinds(void **state)
 	pg_repo_free(r);
 }
 
+/*
+ * A working memory of a few entries sorts them in many runs, written to
+ * files and merged: the index files are the bytes an index sorted in
+ * memory has, made and extended, both kinds, and no run file is left.
+ */
+static void test_small_work_mem_gives_the_same_files(void **state)
+{
+	fixture *f = *state;
+	pg_repo *r = NULL;
+	pg_identity_index *x = NULL;
+	pg_identity_index_info info, first;
+	pg_identity_index_opts opts = { 0 };
+	pg_buf a = PG_BUF_INIT, b = PG_BUF_INIT;
+	pg_oid tip[2];
+	char home[2][160], path[2][512], *hex;
+	struct dirent *de;
+	DIR *d;
+	int h, k, t;
+
+	assert_int_equal(pg_repo_open(&r, f->repo), 0);
+	/* made at main~40, then extended to main */
+	hex = run_sh("git --git-dir=%s rev-parse main~40", f->repo);
+	assert_int_equal(pg_oid_fromhex(&tip[0], hex, PG_OID_HEXSZ), 0);
+	free(hex);
+	assert_int_equal(pg_repo_ref_target(&tip[1], r, "refs/heads/main"), 0);
+	opts.ref = "small";
+	for (k = 0; k < 2; k++) {
+		opts.subjects = k == 1;
+		for (t = 0; t < 2; t++) {
+			for (h = 0; h < 2; h++) {
+				snprintf(home[h], sizeof(home[h]), "%s/home-work-%d", f->dir, h);
+				/* 0: the default (in memory); 1: runs of 16 entries */
+				opts.work_mem = h ? 1 : 0;
+				pg_identity_index_drop_spare();
+				assert_int_equal(pg_identity_index_open_opts(&x, r, home[h], UPSTREAM,
+									     &tip[t], &opts, &info),
+						 0);
+				assert_int_equal(info.action, t ? PG_IDENTITY_INDEX_EXTENDED :
+							      PG_IDENTITY_INDEX_BUILT);
+				if (h) {
+					assert_true(info.runs > 2);
+					assert_int_equal(info.added, first.added);
+				} else {
+					assert_int_equal(info.runs, 0);
+					first = info;
+				}
+				assert_true(info.added > 30);
+				snprintf(path[h], sizeof(path[h]), "%s", pg_identity_index_path(x));
+				if (h && !k)
+					check_complete(r, f->repo, t ? "main" : "main~40", x);
+				pg_identity_index_free(x);
+			}
+			pg_buf_clear(&a);
+			pg_buf_clear(&b);
+			assert_int_equal(pg_buf_read_file(&a, path[0]), 0);
+			assert_int_equal(pg_buf_read_file(&b, path[1]), 0);
+			assert_true(a.len > 104);
+			assert_int_equal(a.len, b.len);
+			assert_memory_equal(a.ptr, b.ptr, a.len);
+		}
+	}
+	pg_identity_index_drop_spare();
+	/* the runs' files were unlinked as they were made; nothing of a write is left */
+	snprintf(path[0], sizeof(path[0]), "%s/identity", home[1]);
+	assert_non_null(d = opendir(path[0]));
+	while ((de = readdir(d)))
+		assert_null(strstr(de->d_name, ".tmp."));
+	closedir(d);
+	pg_buf_release(&a);
+	pg_buf_release(&b);
+	pg_repo_free(r);
+}
+
 /* The offset of the first entry: the header (104 bytes) and the upstream's name. */
 #define ENTRIES_AT (104 + sizeof(UPSTREAM) - 1)
 #define ENTRY_LEN 36
@@ -1074,6 +1147,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_build_probe_reopen),
 		cmocka_unit_test(test_one_reading_for_both_kinds),
+		cmocka_unit_test(test_small_work_mem_gives_the_same_files),
 		cmocka_unit_test(test_extend_from_the_last_tip),
 		cmocka_unit_test(test_rewritten_history_is_indexed_again),
 		cmocka_unit_test(test_damaged_file_is_made_again),

@@ -105,6 +105,69 @@ static void test_commits_read_from_packs_are_git_s(void **state)
 	assert_int_equal(read_all(f, f->repo, false), 400);
 }
 
+typedef struct seen_commits {
+	pg_repo *r;
+	const pg_oid *ids;
+	unsigned *times;
+} seen_commits;
+
+static int saw(void *ctx, size_t i, const pg_commit *c)
+{
+	seen_commits *s = ctx;
+	pg_commit *want = NULL;
+
+	s->times[i]++;
+	assert_memory_equal(c->id.id, s->ids[i].id, PG_OID_RAWSZ);
+	assert_int_equal(pg_repo_read_commit(&want, s->r, &s->ids[i]), 0);
+	assert_int_equal(c->message_len, want->message_len);
+	assert_memory_equal(c->message, want->message, want->message_len);
+	assert_memory_equal(c->tree.id, want->tree.id, PG_OID_RAWSZ);
+	pg_commit_free(want);
+	return 0;
+}
+
+/*
+ * Commits read many at once, in the packs' order: each of the ids given
+ * once with its place, git's bytes, deltas and a loose commit too (read as
+ * one at a time reads them), an id listed twice given twice.
+ */
+static void test_commits_read_in_the_packs_order(void **state)
+{
+	fixture *f = *state;
+	pg_repo *r = NULL;
+	pg_oid ids[403];
+	unsigned times[403] = { 0 };
+	seen_commits s = { NULL, ids, times };
+	const char *p = f->batch;
+	char *hex;
+	size_t n = 0, i;
+
+	hex = run_sh("cd %s && git commit-tree -p main -m loose main^{tree}", f->repo);
+	assert_int_equal(pg_oid_fromhex(&ids[n++], hex, PG_OID_HEXSZ), 0);
+	free(hex);
+	while (*p) {
+		char *end;
+		size_t len;
+
+		assert_int_equal(pg_oid_fromhex(&ids[n++], p, PG_OID_HEXSZ), 0);
+		len = strtoul(p + PG_OID_HEXSZ + 8, &end, 10);
+		p = end + 1 + len + 1;
+	}
+	assert_int_equal(n, 401);
+	ids[n++] = ids[7];
+	ids[n++] = ids[0];
+	assert_int_equal(pg_repo_open(&r, f->repo), 0);
+	s.r = r;
+	assert_int_equal(pg_repo_read_commits(r, ids, n, saw, &s), 0);
+	for (i = 0; i < n; i++)
+		assert_int_equal(times[i], 1);
+	/* a tree among them: named, as one read names it */
+	assert_int_equal(pg_repo_commit_tree(&ids[3], r, &ids[3]), 0);
+	memset(times, 0, sizeof(times));
+	assert_int_equal(pg_repo_read_commits(r, ids, n, saw, &s), PG_EINVALID);
+	pg_repo_free(r);
+}
+
 /* The one pack of repo, by path. */
 static void pack_path(char *out, size_t len, const char *repo)
 {
@@ -388,6 +451,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_commits_read_from_packs_are_git_s),
+		cmocka_unit_test(test_commits_read_in_the_packs_order),
 		cmocka_unit_test(test_damaged_pack_never_gives_other_bytes),
 		cmocka_unit_test(test_loose_commits_are_git_s),
 		cmocka_unit_test(test_damaged_loose_commits_never_give_other_bytes),

@@ -323,6 +323,49 @@ static void test_ranges_skew_chain_is_exact(void **state)
 	check_ranges(*state, SKEW_CHAIN, true);
 }
 
+static int oid_order(const void *a, const void *b)
+{
+	return pg_oid_cmp(a, b);
+}
+
+/*
+ * Every commit two tips reach, one of them a commit above the graph (made
+ * after it, so read from its object): git rev-list's, each once, with no
+ * graph, one file, a chain.
+ */
+static void test_walk_all_is_git_s(void **state)
+{
+	fixture *f = *state;
+	static const enum variant vs[] = { SKEW, SKEW_GRAPH, SKEW_CHAIN };
+	size_t k, i;
+
+	for (k = 0; k < sizeof(vs) / sizeof(vs[0]); k++) {
+		const char *path = f->path[vs[k]];
+		pg_repo *r = NULL;
+		pg_oid tips[2], *got = NULL, *want = NULL;
+		size_t ngot = 0, nwant;
+		char *out = run_sh("cd %s && git commit-tree -p main -p t1 -m above main^{tree}",
+				   path);
+		char top[PG_OID_HEXSZ + 1];
+
+		assert_int_equal(pg_oid_fromhex(&tips[0], out, PG_OID_HEXSZ), 0);
+		free(out);
+		hex(top, &tips[0]);
+		nwant = git_ids(&want, path, top, "t0", "--", NULL);
+		assert_int_equal(pg_repo_open(&r, path), 0);
+		assert_int_equal(pg_repo_ref_target(&tips[1], r, "refs/heads/t0"), 0);
+		assert_int_equal(pg_repo_walk_all(&got, &ngot, r, tips, 2), 0);
+		assert_int_equal(ngot, nwant);
+		qsort(got, ngot, sizeof(*got), oid_order);
+		qsort(want, nwant, sizeof(*want), oid_order);
+		for (i = 0; i < ngot; i++)
+			assert_memory_equal(got[i].id, want[i].id, PG_OID_RAWSZ);
+		free(got);
+		free(want);
+		pg_repo_free(r);
+	}
+}
+
 typedef struct visits {
 	pg_oid ids[COMMITS];
 	int64_t times[COMMITS];
@@ -687,6 +730,7 @@ int main(void)
 		cmocka_unit_test(test_ranges_skew_graph_is_exact),
 		cmocka_unit_test(test_ranges_skew_levels_is_exact),
 		cmocka_unit_test(test_ranges_skew_chain_is_exact),
+		cmocka_unit_test(test_walk_all_is_git_s),
 		cmocka_unit_test(test_walk_since_same_with_and_without_graph),
 		cmocka_unit_test(test_is_ancestor),
 		cmocka_unit_test(test_first_parent_line),
