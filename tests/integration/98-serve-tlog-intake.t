@@ -4,7 +4,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
-plan 41
+plan 43
 
 # --- a broken intake section is a configuration error, in one line ---------------------------
 bad_config() { # YAML EXPECTED WHAT
@@ -173,22 +173,26 @@ serve_stop
 is "$SERVE_RC" 0 "serve stops cleanly"
 
 # --- a reload: the watched tags change at the next read --------------------------------------------
-sed -i "s/tags: \\['hardening-\\*'/tags: ['nothing-*'/" "$CONFIG"
 : >"$SCRATCH/serve.err"
 serve_start
+plain_push "$KEES_NAME" kees refs/tags/hardening-reload "$ZERO" "$TAG_take2"              # 22: a job
+wait_for total_is 6 || true
+is "$(jobs_of hardening-reload | wc -w | tr -d ' ')" 1 "before a reload, a tag 'hardening-*' takes makes a job"
+sed -i "s/tags: \\['hardening-\\*'/tags: ['nothing-*'/" "$CONFIG"
+is "$(grep -c "tags: \['nothing-\*'" "$CONFIG")" 1 "the configuration's globs changed"
 kill -HUP "$SERVE_PID"
 ok "$(wait_for said "reloaded "; echo $?)" "a reload is taken"
-plain_push "$KEES_NAME" kees refs/tags/hardening-v6.16-rc1-fix1 "$ZERO" "$TAG_take2"       # 22: no glob now
-plain_push "$KEES_NAME" kees refs/tags/rebase-carry "$TAG_rebase" "$TAG_take1"            # 23: a job
-wait_for total_is 6 || true
-is "$(total)" 6 "after the reload, a tag still matched makes a job"
-is "$(jobs_of hardening-v6.16-rc1-fix1 | wc -w | tr -d ' ')" 1 "and one no glob takes any more makes none"
-is "$(grep -c "tlog delivery" "$SCRATCH/serve.err")" 1 "one delivery logged"
+plain_push "$KEES_NAME" kees refs/tags/hardening-reloaded "$ZERO" "$TAG_take2"            # 23: no glob now
+plain_push "$KEES_NAME" kees refs/tags/rebase-carry "$TAG_rebase" "$TAG_take1"            # 24: a job
+wait_for total_is 7 || true
+is "$(total)" 7 "after the reload, a tag still matched makes a job"
+is "$(jobs_of hardening-reloaded)" "" "and one the new globs no longer take makes none"
+is "$(grep -c "tlog delivery" "$SCRATCH/serve.err")" 2 "one delivery logged before the reload, one after"
 
 # --- a watched tag's record whose Message-Id is no msg-id: skipped with a line, no job -------------
 { headers "$KEES_NAME" | sed 's/^Message-Id: .*/Message-Id: <two words@gitolite.kernel.org>/'
   change refs/tags/rebase-carry "$ZERO" "$TAG_rebase" | body "$KEES_NAME" kees; } >"$TLOG_TMP/msg"
-append                                                                                  # 24
+append                                                                                  # 25
 ok "$(wait_for said "commit [0-9a-f]*, a push to $KEES_NAME, is skipped: the record's Message-Id is not one msg-id"; echo $?)" \
 	"a record without a usable Message-Id is skipped with a line"
-is "$(total)" 6 "and makes no job"
+is "$(total)" 7 "and makes no job"
