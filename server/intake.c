@@ -204,8 +204,12 @@ static int save_cursor(pg_intake *in)
 	return err;
 }
 
-/* The cursor the store keeps, or one at the log's end now (saved at once). */
-static int load_cursor(pg_intake *in)
+/*
+ * The cursor the store keeps, or one at the log's end now (saved at once),
+ * but only after a fetch of every epoch with an origin succeeded: the end of
+ * a clone left behind would make jobs of the pushes it lacks.  1: none yet.
+ */
+static int load_cursor(pg_intake *in, bool fetched)
 {
 	pg_server *s = in->s;
 	char *text = NULL;
@@ -224,6 +228,8 @@ static int load_cursor(pg_intake *in)
 		pg_server_log(s, "transparency log '%s': the cursor the store kept does not read "
 			      "back (%s): following from the log's end", in->log, pg_error_last());
 	free(text);
+	if (!fetched)
+		return 1;
 	if ((err = pg_tlog_cursor_at_end(&in->cursor, in->f)) < 0 || (err = save_cursor(in)) < 0)
 		return err;
 	in->have_cursor = true;
@@ -239,19 +245,24 @@ static void turn(pg_intake *in)
 	const pg_config *c = __atomic_load_n(&s->config, __ATOMIC_ACQUIRE);
 	pg_tlog_follow_info info;
 	size_t fetched = 0;
-	int err;
+	int err, fetch_err;
 
 	if (!in->f && (err = pg_tlog_follower_new(&in->f, in->log)) < 0) {
 		pg_server_log(s, "transparency log: %s: tried again in %u s", pg_error_last(),
 			      c->intake.fetch_seconds);
 		return;
 	}
-	if (pg_tlog_fetch(&fetched, in->f) < 0)
+	if ((fetch_err = pg_tlog_fetch(&fetched, in->f)) < 0)
 		pg_server_log(s, "transparency log '%s': fetch failed, tried again in %u s: %s",
 			      in->log, c->intake.fetch_seconds, pg_error_last());
-	if (!in->have_cursor && (err = load_cursor(in)) < 0) {
-		pg_server_log(s, "transparency log '%s': %s: tried again in %u s", in->log,
-			      pg_error_last(), c->intake.fetch_seconds);
+	if (!in->have_cursor && (err = load_cursor(in, fetch_err == 0)) != 0) {
+		if (err > 0)
+			pg_server_log(s, "transparency log '%s': its end is taken as the start once "
+				      "every epoch with an origin was fetched: tried again in %u s",
+				      in->log, c->intake.fetch_seconds);
+		else
+			pg_server_log(s, "transparency log '%s': %s: tried again in %u s", in->log,
+				      pg_error_last(), c->intake.fetch_seconds);
 		return;
 	}
 	do {

@@ -4,7 +4,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
-plan 43
+plan 47
 
 # --- a broken intake section is a configuration error, in one line ---------------------------
 bad_config() { # YAML EXPECTED WHAT
@@ -196,3 +196,22 @@ append                                                                          
 ok "$(wait_for said "commit [0-9a-f]*, a push to $KEES_NAME, is skipped: the record's Message-Id is not one msg-id"; echo $?)" \
 	"a record without a usable Message-Id is skipped with a line"
 is "$(total)" 7 "and makes no job"
+
+# --- a first start whose fetch fails: the log's end is taken once every epoch was fetched ---------
+# (a fresh store: no cursor; the clone lacks what the origin gained)
+serve_stop
+sed -i "s|^state: .*|state: $SCRATCH/state-first|" "$CONFIG"
+git -C "$FOLLOWED/git/1.git" config remote.origin.url "$SCRATCH/no-such-log.git"
+plain_push "$KEES_NAME" kees refs/tags/rebase-before "$ZERO" "$TAG_take2"                 # 26
+: >"$SCRATCH/serve.err"
+serve_start
+ok "$(wait_for said "its end is taken as the start once every epoch with an origin was fetched"; echo $?)" \
+	"a first start whose fetch failed sets no cursor from the clone"
+plain_push "$KEES_NAME" kees refs/tags/rebase-while "$ZERO" "$TAG_take2"                  # 27
+git -C "$FOLLOWED/git/1.git" config remote.origin.url "$T/tlog/git/1.git"
+ok "$(wait_for said "following from its end (2 epochs)"; echo $?)" \
+	"the fetch that succeeds sets it at the log's end"
+plain_push "$KEES_NAME" kees refs/tags/rebase-after "$ZERO" "$TAG_take2"                  # 28
+wait_for total_is 1 || true
+is "$(jobs_of rebase-after | wc -w | tr -d ' ')" 1 "a push after that is a job"
+is "$(total)" 1 "the pushes before the service first saw the log's end are none"
