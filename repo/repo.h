@@ -283,6 +283,14 @@ int pg_repo_commit_tree(pg_oid *out, pg_repo *r, const pg_oid *commit);
 int pg_repo_tree_read_file(pg_buf *out, pg_repo *r, const pg_oid *tree, const char *path);
 
 /*
+ * The kind of what path names in tree: PG_OBJ_BLOB, PG_OBJ_TREE or
+ * PG_OBJ_COMMIT (a gitlink), PG_OBJ_NONE when there is no such path.  The
+ * object itself is not read.  Errors: the tree's.
+ */
+int pg_repo_tree_entry_type(enum pg_object_type *out, pg_repo *r, const pg_oid *tree,
+			    const char *path);
+
+/*
  * The names of the files (blobs, not subtrees) directly in directory dir
  * of tree ("" the root), in tree order.  PG_ENOTFOUND when dir is not a
  * directory there.  Free with pg_str_list_free.

@@ -159,8 +159,8 @@ static int on_entry(void *ctx, const pg_tlog_entry *e)
 
 	pg_oid_tohex(hex, &e->commit);
 	if (!rec) {
-		/* a commit without "m" is public-inbox's deletion of a message */
-		if (e->err != PG_ENOTFOUND)
+		/* public-inbox's deletion of a message is no push at all */
+		if (!e->deletion)
 			pg_server_log(s, "transparency log: epoch %u commit %s is no push record, "
 				      "skipped: %s", e->epoch, hex, e->error);
 		return 0;

@@ -193,8 +193,11 @@ typedef struct pg_tlog_entry {
 	size_t raw_len;
 	int err;                     /* 0, or why the message is no push record (its message
 					in error, one line): PG_EINVALID, PG_ETOOBIG,
-					PG_EUNSUPPORTED, PG_ENOTFOUND (no "m": a deletion) */
+					PG_EUNSUPPORTED, PG_ENOTFOUND (no "m", or none
+					that reads) */
 	const char *error;
+	bool deletion;               /* the commit is public-inbox's deletion of a message:
+					a file "d" and no "m" (err PG_ENOTFOUND) */
 } pg_tlog_entry;
 
 /* Returns 0 to go on, a negative code to stop (the entry is then not past the cursor). */

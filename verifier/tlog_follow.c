@@ -221,7 +221,7 @@ static int follow_epoch(pg_tlog_follow_info *info, size_t *left, pg_tlog_followe
 		en.commit = ids[i - 1];
 		pg_buf_release(&msg);
 		pg_buf_clear(&why);
-		en.err = pg_tlog_read_message(&msg, r, &ids[i - 1]);
+		en.err = pg_tlog_read_message(&msg, &en.deletion, r, &ids[i - 1]);
 		if (en.err == 0) {
 			en.raw = msg.ptr;
 			en.raw_len = msg.len;

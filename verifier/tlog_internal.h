@@ -21,7 +21,12 @@ size_t pg_tlog_count_epochs(const char *abs);
 int pg_tlog_walk(pg_oid **ids, size_t *n, bool *found, pg_repo *r, const pg_oid *tip,
 		 const pg_oid *since, size_t e);
 
-/* The message blob "m" of commit id, under PG_TLOG_RECORD_MAX.  PG_ENOTFOUND: no "m". */
-int pg_tlog_read_message(pg_buf *out, pg_repo *r, const pg_oid *id);
+/*
+ * The message blob "m" of commit id, under PG_TLOG_RECORD_MAX.
+ * PG_ENOTFOUND: no "m", or one that is no file, or its blob missing;
+ * *deletion (when given) is true only for public-inbox's deletion of a
+ * message, a tree with a file "d" and no "m".
+ */
+int pg_tlog_read_message(pg_buf *out, bool *deletion, pg_repo *r, const pg_oid *id);
 
 #endif

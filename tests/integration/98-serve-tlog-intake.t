@@ -4,7 +4,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
-plan 47
+plan 49
 
 # --- a broken intake section is a configuration error, in one line ---------------------------
 bad_config() { # YAML EXPECTED WHAT
@@ -197,21 +197,35 @@ ok "$(wait_for said "commit [0-9a-f]*, a push to $KEES_NAME, is skipped: the rec
 	"a record without a usable Message-Id is skipped with a line"
 is "$(total)" 7 "and makes no job"
 
+# --- commits that hold no message: public-inbox's deletion is no word, any other a line ------------
+odd_commit() { # TREE-ENTRY: a commit of the origin's epoch whose tree is that one entry, in $ODD
+	ODD=$(printf '%s\n' "$1" | git -C "$TLOG/git/$EPOCH.git" mktree)
+	ODD=$(git -C "$TLOG/git/$EPOCH.git" commit-tree "$ODD" -p refs/heads/master -m "odd $N")
+	git -C "$TLOG/git/$EPOCH.git" update-ref refs/heads/master "$ODD"
+	N=$((N + 1))
+}
+odd_commit "100644 blob $(echo deleted | git -C "$TLOG/git/1.git" hash-object -w --stdin)	d" # 26
+DELETION=$ODD
+odd_commit "040000 tree $(git -C "$TLOG/git/1.git" mktree </dev/null)	m"                 # 27
+ok "$(wait_for said "epoch 1 commit $ODD is no push record, skipped: the commit's 'm' is a tree, not a file"; echo $?)" \
+	"a commit whose 'm' is a tree is skipped with a line"
+ok "$(said "$DELETION" && echo 1 || echo 0)" "a commit that deletes a message ('d', no 'm') is no word"
+
 # --- a first start whose fetch fails: the log's end is taken once every epoch was fetched ---------
 # (a fresh store: no cursor; the clone lacks what the origin gained)
 serve_stop
 sed -i "s|^state: .*|state: $SCRATCH/state-first|" "$CONFIG"
 git -C "$FOLLOWED/git/1.git" config remote.origin.url "$SCRATCH/no-such-log.git"
-plain_push "$KEES_NAME" kees refs/tags/rebase-before "$ZERO" "$TAG_take2"                 # 26
+plain_push "$KEES_NAME" kees refs/tags/rebase-before "$ZERO" "$TAG_take2"                 # 28
 : >"$SCRATCH/serve.err"
 serve_start
 ok "$(wait_for said "its end is taken as the start once every epoch with an origin was fetched"; echo $?)" \
 	"a first start whose fetch failed sets no cursor from the clone"
-plain_push "$KEES_NAME" kees refs/tags/rebase-while "$ZERO" "$TAG_take2"                  # 27
+plain_push "$KEES_NAME" kees refs/tags/rebase-while "$ZERO" "$TAG_take2"                  # 29
 git -C "$FOLLOWED/git/1.git" config remote.origin.url "$T/tlog/git/1.git"
 ok "$(wait_for said "following from its end (2 epochs)"; echo $?)" \
 	"the fetch that succeeds sets it at the log's end"
-plain_push "$KEES_NAME" kees refs/tags/rebase-after "$ZERO" "$TAG_take2"                  # 28
+plain_push "$KEES_NAME" kees refs/tags/rebase-after "$ZERO" "$TAG_take2"                  # 30
 wait_for total_is 1 || true
 is "$(jobs_of rebase-after | wc -w | tr -d ' ')" 1 "a push after that is a job"
 is "$(total)" 1 "the pushes before the service first saw the log's end are none"
