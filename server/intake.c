@@ -8,8 +8,8 @@
 #include <fnmatch.h>
 #include <signal.h>
 
-/* Records read before the cursor is saved and the stop flag looked at again. */
-#define PER_READ 1000
+/* Records read between two saves of the cursor. */
+#define PER_BATCH 1000
 /* A fetch of the log's epochs, at most. */
 #define FETCH_TIMEOUT_S 600
 #define KEY_PREFIX "tlog-intake:"
@@ -27,7 +27,7 @@ struct pg_intake {
 	pg_tlog_follower *f;
 	pg_tlog_cursor cursor;
 	bool have_cursor;
-	size_t jobs;                    /* made by the last read, for its log line */
+	size_t jobs;                    /* made by the batch read, for its log line */
 };
 
 int pg_intake_delivery_id(pg_buf *out, const char *message_id)
@@ -238,11 +238,32 @@ static int load_cursor(pg_intake *in, bool fetched)
 	return 0;
 }
 
+/* After each batch the cursor passed: saved, and a line of what it read. */
+static int on_batch(void *ctx, const pg_tlog_cursor *c, size_t read)
+{
+	pg_intake *in = ctx;
+	int err;
+
+	(void)c;
+	if ((err = save_cursor(in)) < 0) {
+		pg_server_log(in->s, "transparency log '%s': the cursor was not saved: %s", in->log,
+			      pg_error_last());
+		return err;
+	}
+	if (read)
+		pg_server_log(in->s, "transparency log '%s': %zu message%s read, %zu new job%s",
+			      in->log, read, read == 1 ? "" : "s", in->jobs,
+			      in->jobs == 1 ? "" : "s");
+	in->jobs = 0;
+	return 0;
+}
+
 /* One turn: fetch, then read what the log gained, the cursor saved after each batch. */
 static void turn(pg_intake *in)
 {
 	pg_server *s = in->s;
 	const pg_config *c = __atomic_load_n(&s->config, __ATOMIC_ACQUIRE);
+	pg_tlog_follow_opts opts = { PER_BATCH, on_entry, on_batch, &in->cancel, in };
 	pg_tlog_follow_info info;
 	size_t fetched = 0;
 	int err, fetch_err;
@@ -265,28 +286,18 @@ static void turn(pg_intake *in)
 				      pg_error_last(), c->intake.fetch_seconds);
 		return;
 	}
-	do {
-		in->jobs = 0;
-		err = pg_tlog_follow(&info, in->f, &in->cursor, PER_READ, on_entry, in);
-		if (err < 0)
-			pg_server_log(s, "transparency log '%s': reading stopped, tried again in %u s: "
-				      "%s", in->log, c->intake.fetch_seconds, pg_error_last());
-		if (info.rewritten)
-			pg_server_log(s, "transparency log '%s': %zu epoch%s rewritten since last read: "
-				      "read again from the root (a record delivered before makes "
-				      "no job again)", in->log, info.rewritten,
-				      info.rewritten == 1 ? " was" : "s were");
-		if (!info.read)
-			break;
-		if (save_cursor(in) < 0) {
-			pg_server_log(s, "transparency log '%s': the cursor was not saved: %s",
-				      in->log, pg_error_last());
-			break;
-		}
-		pg_server_log(s, "transparency log '%s': %zu message%s read, %zu new job%s", in->log,
-			      info.read, info.read == 1 ? "" : "s", in->jobs,
-			      in->jobs == 1 ? "" : "s");
-	} while (err == 0 && info.more && !in->cancel);
+	in->jobs = 0;
+	err = pg_tlog_follow(&info, in->f, &in->cursor, &opts);
+	if (err < 0 && err != PG_ECANCELLED)
+		pg_server_log(s, "transparency log '%s': %s, tried again in %u s: %s", in->log,
+			      info.unread ? "an epoch was not read" : "reading stopped",
+			      c->intake.fetch_seconds, pg_error_last());
+	if (info.rewritten)
+		pg_server_log(s, "transparency log '%s': %zu epoch%s rewritten since it was read "
+			      "(the last: epoch %zu): followed from %s master as it is now, what "
+			      "it holds is not read: pushes may have been missed", in->log,
+			      info.rewritten, info.rewritten == 1 ? " was" : "s were",
+			      info.last_rewritten, info.rewritten == 1 ? "its" : "their");
 }
 
 static void *loop(void *p)

@@ -241,7 +241,7 @@ done:
 }
 
 int pg_tlog_walk(pg_oid **ids, size_t *n, bool *found, pg_repo *r, const pg_oid *tip,
-		 const pg_oid *since, size_t e)
+		 const pg_oid *since, size_t e, const volatile sig_atomic_t *cancel)
 {
 	pg_oid at = *tip;
 	size_t alloc = 0;
@@ -255,6 +255,10 @@ int pg_tlog_walk(pg_oid **ids, size_t *n, bool *found, pg_repo *r, const pg_oid 
 
 		if (!pg_oid_is_zero(since) && !pg_oid_cmp(&at, since)) {
 			*found = true;
+			break;
+		}
+		if (cancel && *cancel && !(*n % 1024)) {
+			err = pg_error_set(PG_ECANCELLED, "epoch %zu: its walk was cancelled", e);
 			break;
 		}
 		if (*n == PG_TLOG_MAX_WALK) {
@@ -306,7 +310,7 @@ static int read_epoch(pg_buf *fresh, epoch_state *st, bool *rewritten, pg_tlog_i
 		memset(&tip, 0, sizeof(tip)), err = 0;
 	if (err < 0 || !pg_oid_cmp(&tip, &st->tip))
 		return err;
-	if ((err = pg_tlog_walk(&ids, &n, &found, r, &tip, &st->tip, e)) < 0)
+	if ((err = pg_tlog_walk(&ids, &n, &found, r, &tip, &st->tip, e, NULL)) < 0)
 		goto done;
 	if (!found && !pg_oid_is_zero(&st->tip)) {
 		*rewritten = true;

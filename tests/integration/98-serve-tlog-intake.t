@@ -4,7 +4,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
-plan 49
+plan 52
 
 # --- a broken intake section is a configuration error, in one line ---------------------------
 bad_config() { # YAML EXPECTED WHAT
@@ -229,3 +229,13 @@ plain_push "$KEES_NAME" kees refs/tags/rebase-after "$ZERO" "$TAG_take2"        
 wait_for total_is 1 || true
 is "$(jobs_of rebase-after | wc -w | tr -d ' ')" 1 "a push after that is a job"
 is "$(total)" 1 "the pushes before the service first saw the log's end are none"
+
+# --- the origin's epoch 1 written again: taken at its master, what it holds is no job --------------
+git -C "$TLOG/git/1.git" update-ref -d refs/heads/master
+plain_push "$KEES_NAME" kees refs/tags/rebase-rewritten "$ZERO" "$TAG_take2"              # 31
+ok "$(wait_for said "1 epoch was rewritten since it was read (the last: epoch 1): followed from its master as it is now, what it holds is not read: pushes may have been missed"; echo $?)" \
+	"a rewritten epoch is said"
+plain_push "$KEES_NAME" kees refs/tags/rebase-after-rewrite "$ZERO" "$TAG_take2"          # 32
+wait_for total_is 2 || true
+is "$(jobs_of rebase-after-rewrite | wc -w | tr -d ' ')" 1 "a push after it is a job"
+is "$(jobs_of rebase-rewritten)" "" "the record the rewritten epoch holds is none"
