@@ -23,7 +23,7 @@ struct pg_intake {
 	bool stop;
 	volatile sig_atomic_t cancel;   /* a fetch under way stops */
 	char *log;                      /* the path followed, as configured */
-	char *key;                      /* its cursor's key in the store */
+	char *key;                      /* its cursor's key in the store, from its real path */
 	pg_tlog_follower *f;
 	pg_tlog_cursor cursor;
 	bool have_cursor;
@@ -265,12 +265,22 @@ static void turn(pg_intake *in)
 	const pg_config *c = __atomic_load_n(&s->config, __ATOMIC_ACQUIRE);
 	pg_tlog_follow_opts opts = { PER_BATCH, on_entry, on_batch, &in->cancel, in };
 	pg_tlog_follow_info info;
+	pg_buf key = PG_BUF_INIT;
 	size_t fetched = 0;
 	int err, fetch_err;
 
 	if (!in->f && (err = pg_tlog_follower_new(&in->f, in->log)) < 0) {
 		pg_server_log(s, "transparency log: %s: tried again in %u s", pg_error_last(),
 			      c->intake.fetch_seconds);
+		return;
+	}
+	/* the cursor belongs to the log where it is, as the index's file does */
+	if (!in->key && pg_buf_printf(&key, KEY_PREFIX "%s", pg_tlog_follower_path(in->f)) == 0)
+		in->key = pg_buf_detach(&key);
+	if (!in->key) {
+		pg_server_log(s, "transparency log '%s': out of memory: tried again in %u s",
+			      in->log, c->intake.fetch_seconds);
+		pg_buf_release(&key);
 		return;
 	}
 	if ((fetch_err = pg_tlog_fetch(&fetched, in->f)) < 0)
@@ -340,9 +350,7 @@ int pg_intake_start(pg_intake **out, pg_server *s)
 {
 	const char *log = s->config->intake.log;
 	pthread_condattr_t attr;
-	pg_buf key = PG_BUF_INIT;
 	pg_intake *in;
-	char *abs;
 
 	*out = NULL;
 	if (!log)
@@ -355,15 +363,10 @@ int pg_intake_start(pg_intake **out, pg_server *s)
 	pthread_cond_init(&in->wake, &attr);
 	pthread_condattr_destroy(&attr);
 	in->s = s;
-	/* the cursor belongs to the log where it is, as the index's file does */
-	abs = realpath(log, NULL);
-	if (!(in->log = pg_strdup(log)) || pg_buf_printf(&key, KEY_PREFIX "%s", abs ? abs : log) < 0 ||
-	    !(in->key = pg_buf_detach(&key))) {
-		free(abs);
+	if (!(in->log = pg_strdup(log))) {
 		intake_free(in);
 		return pg_error_oom();
 	}
-	free(abs);
 	if (pthread_create(&in->thread, NULL, loop, in) != 0) {
 		intake_free(in);
 		return pg_error_set(PG_EIO, "cannot start the transparency log's intake");

@@ -175,6 +175,9 @@ typedef struct pg_tlog_follower pg_tlog_follower;
 int pg_tlog_follower_new(pg_tlog_follower **out, const char *path);
 void pg_tlog_follower_free(pg_tlog_follower *f);
 
+/* The log's absolute path, links resolved (borrowed). */
+const char *pg_tlog_follower_path(const pg_tlog_follower *f);
+
 /*
  * Fetch each epoch's master from the epoch's remote "origin", as a mirror
  * clone has it (pg_repo_fetch_mirror; an epoch without one is left as it

@@ -106,6 +106,11 @@ void pg_tlog_follower_free(pg_tlog_follower *f)
 	free(f);
 }
 
+const char *pg_tlog_follower_path(const pg_tlog_follower *f)
+{
+	return f->path;
+}
+
 /* The epochs there are now, each opened once: *n of them. */
 static int epochs(size_t *n, pg_tlog_follower *f)
 {

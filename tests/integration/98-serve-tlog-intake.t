@@ -4,7 +4,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
-plan 52
+plan 54
 
 # --- a broken intake section is a configuration error, in one line ---------------------------
 bad_config() { # YAML EXPECTED WHAT
@@ -239,3 +239,14 @@ plain_push "$KEES_NAME" kees refs/tags/rebase-after-rewrite "$ZERO" "$TAG_take2"
 wait_for total_is 2 || true
 is "$(jobs_of rebase-after-rewrite | wc -w | tr -d ' ')" 1 "a push after it is a job"
 is "$(jobs_of rebase-rewritten)" "" "the record the rewritten epoch holds is none"
+
+# --- the cursor is the log's where it really is: a path that appears after the start finds it ------
+serve_stop
+sed -i "s|^    log: .*|    log: $SCRATCH/log-link|" "$CONFIG"
+: >"$SCRATCH/serve.err"
+serve_start
+ok "$(wait_for said "transparency log '$SCRATCH/log-link': No such file or directory: tried again"; echo $?)" \
+	"a log that is not there is said and tried again"
+ln -s "$FOLLOWED" "$SCRATCH/log-link"
+ok "$(wait_for said "following from the cursor the store kept (2 epochs)"; echo $?)" \
+	"once there, the cursor kept for its real path is followed"
