@@ -153,6 +153,7 @@ int pg_repo_fetch_mirror(bool *fetched, pg_repo *r, const char *remote, const ch
 typedef struct pg_fetch_limits {
 	unsigned timeout_s;
 	const volatile sig_atomic_t *cancel;
+	const char *source;   /* what set timeout_s, named in a timeout's error (NULL: none) */
 } pg_fetch_limits;
 
 void pg_repo_set_fetch_limits(const pg_fetch_limits *limits);

@@ -313,7 +313,8 @@ static void turn(pg_intake *in)
 static void *loop(void *p)
 {
 	pg_intake *in = p;
-	pg_fetch_limits limits = { FETCH_TIMEOUT_S, &in->cancel };
+	pg_fetch_limits limits = { FETCH_TIMEOUT_S, &in->cancel,
+				   "the transparency log intake's bound on a fetch" };
 	struct timespec until;
 
 	pg_repo_set_fetch_limits(&limits);
