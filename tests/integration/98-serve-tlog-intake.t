@@ -4,7 +4,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
-plan 54
+plan 57
 
 # --- a broken intake section is a configuration error, in one line ---------------------------
 bad_config() { # YAML EXPECTED WHAT
@@ -250,3 +250,13 @@ ok "$(wait_for said "transparency log '$SCRATCH/log-link': No such file or direc
 ln -s "$FOLLOWED" "$SCRATCH/log-link"
 ok "$(wait_for said "following from the cursor the store kept (2 epochs)"; echo $?)" \
 	"once there, the cursor kept for its real path is followed"
+
+# --- a reload that removes the section: the log is followed as before, its keys kept whole ----------
+sed -i '/^intake:$/,/^    fetch-seconds:/d' "$CONFIG"
+is "$(grep -c "transparency:" "$CONFIG")" 0 "the configuration has no intake any more"
+kill -HUP "$SERVE_PID"
+ok "$(wait_for said "reloaded .*a restart is needed to change .*intake.transparency.log"; echo $?)" \
+	"a reload without the section says a restart is needed"
+plain_push "$KEES_NAME" kees refs/tags/rebase-kept "$ZERO" "$TAG_take2"                   # 33
+wait_for total_is 3 || true
+is "$(jobs_of rebase-kept | wc -w | tr -d ' ')" 1 "and the section it runs with still watches Kees's tags"
