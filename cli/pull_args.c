@@ -193,7 +193,8 @@ static int read_request(pg_pull_request **out, const char *path)
 static int claim_scratch(cli_pull_args *a)
 {
 	pg_buf tmp = PG_BUF_INIT;
-	pg_fetch_limits fl = { a->policy->fetch_timeout_seconds, NULL };
+	pg_fetch_limits fl = { a->policy->fetch_timeout_seconds, NULL,
+			       "the policy's fetch-timeout-seconds" };
 	size_t removed;
 	int err;
 

@@ -455,8 +455,10 @@ static int fetch_url(pg_oid *out, pg_repo *r, const char *url, const char *ref,
 		pg_git_fetch_end(&timed_out, &cancelled);
 		if (timed_out)
 			err = pg_error_set(PG_ETIMEOUT, "fetch '%s' from '%s': no complete answer "
-					   "within %u s (the policy's fetch-timeout-seconds)", ref, url,
-					   limits.timeout_s);
+					   "within %u s%s%s%s", ref, url, limits.timeout_s,
+					   limits.source ? " (" : "",
+					   limits.source ? limits.source : "",
+					   limits.source ? ")" : "");
 		else if (cancelled)
 			err = pg_error_set(PG_ECANCELLED, "fetch '%s' from '%s': cancelled", ref, url);
 		else

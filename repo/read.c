@@ -366,6 +366,26 @@ int pg_repo_tree_read_file(pg_buf *out, pg_repo *r, const pg_oid *tree, const ch
 	return err;
 }
 
+int pg_repo_tree_entry_type(enum pg_object_type *out, pg_repo *r, const pg_oid *tree,
+			    const char *path)
+{
+	git_tree *root = NULL;
+	git_tree_entry *e = NULL;
+	int err;
+
+	*out = PG_OBJ_NONE;
+	err = tree_entry(&e, &root, r, tree, path);
+	if (err == 0)
+		*out = from_git_type(git_tree_entry_type(e));
+	else if (e == NULL && root != NULL && err == PG_ENOTFOUND) {
+		pg_error_clear();
+		err = 0;
+	}
+	git_tree_entry_free(e);
+	git_tree_free(root);
+	return err;
+}
+
 int pg_repo_tree_list_files(char ***names, size_t *n, pg_repo *r, const pg_oid *tree,
 			    const char *dir)
 {

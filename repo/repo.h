@@ -153,6 +153,7 @@ int pg_repo_fetch_mirror(bool *fetched, pg_repo *r, const char *remote, const ch
 typedef struct pg_fetch_limits {
 	unsigned timeout_s;
 	const volatile sig_atomic_t *cancel;
+	const char *source;   /* what set timeout_s, named in a timeout's error (NULL: none) */
 } pg_fetch_limits;
 
 void pg_repo_set_fetch_limits(const pg_fetch_limits *limits);
@@ -294,6 +295,14 @@ int pg_repo_commit_tree(pg_oid *out, pg_repo *r, const pg_oid *commit);
  * out->max).  PG_ENOTFOUND when there is no such path or it is not a file.
  */
 int pg_repo_tree_read_file(pg_buf *out, pg_repo *r, const pg_oid *tree, const char *path);
+
+/*
+ * The kind of what path names in tree: PG_OBJ_BLOB, PG_OBJ_TREE or
+ * PG_OBJ_COMMIT (a gitlink), PG_OBJ_NONE when there is no such path.  The
+ * object itself is not read.  Errors: the tree's.
+ */
+int pg_repo_tree_entry_type(enum pg_object_type *out, pg_repo *r, const pg_oid *tree,
+			    const char *path);
 
 /*
  * The names of the files (blobs, not subtrees) directly in directory dir

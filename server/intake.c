@@ -8,8 +8,8 @@
 #include <fnmatch.h>
 #include <signal.h>
 
-/* Records read before the cursor is saved and the stop flag looked at again. */
-#define PER_READ 1000
+/* Records read between two saves of the cursor. */
+#define PER_BATCH 1000
 /* A fetch of the log's epochs, at most. */
 #define FETCH_TIMEOUT_S 600
 #define KEY_PREFIX "tlog-intake:"
@@ -23,11 +23,11 @@ struct pg_intake {
 	bool stop;
 	volatile sig_atomic_t cancel;   /* a fetch under way stops */
 	char *log;                      /* the path followed, as configured */
-	char *key;                      /* its cursor's key in the store */
+	char *key;                      /* its cursor's key in the store, from its real path */
 	pg_tlog_follower *f;
 	pg_tlog_cursor cursor;
 	bool have_cursor;
-	size_t jobs;                    /* made by the last read, for its log line */
+	size_t jobs;                    /* made by the batch read, for its log line */
 };
 
 int pg_intake_delivery_id(pg_buf *out, const char *message_id)
@@ -159,8 +159,8 @@ static int on_entry(void *ctx, const pg_tlog_entry *e)
 
 	pg_oid_tohex(hex, &e->commit);
 	if (!rec) {
-		/* a commit without "m" is public-inbox's deletion of a message */
-		if (e->err != PG_ENOTFOUND)
+		/* public-inbox's deletion of a message is no push at all */
+		if (!e->deletion)
 			pg_server_log(s, "transparency log: epoch %u commit %s is no push record, "
 				      "skipped: %s", e->epoch, hex, e->error);
 		return 0;
@@ -204,8 +204,12 @@ static int save_cursor(pg_intake *in)
 	return err;
 }
 
-/* The cursor the store keeps, or one at the log's end now (saved at once). */
-static int load_cursor(pg_intake *in)
+/*
+ * The cursor the store keeps, or one at the log's end now (saved at once),
+ * but only after a fetch of every epoch with an origin succeeded: the end of
+ * a clone left behind would make jobs of the pushes it lacks.  1: none yet.
+ */
+static int load_cursor(pg_intake *in, bool fetched)
 {
 	pg_server *s = in->s;
 	char *text = NULL;
@@ -224,6 +228,8 @@ static int load_cursor(pg_intake *in)
 		pg_server_log(s, "transparency log '%s': the cursor the store kept does not read "
 			      "back (%s): following from the log's end", in->log, pg_error_last());
 	free(text);
+	if (!fetched)
+		return 1;
 	if ((err = pg_tlog_cursor_at_end(&in->cursor, in->f)) < 0 || (err = save_cursor(in)) < 0)
 		return err;
 	in->have_cursor = true;
@@ -232,56 +238,83 @@ static int load_cursor(pg_intake *in)
 	return 0;
 }
 
+/* After each batch the cursor passed: saved, and a line of what it read. */
+static int on_batch(void *ctx, const pg_tlog_cursor *c, size_t read)
+{
+	pg_intake *in = ctx;
+	int err;
+
+	(void)c;
+	if ((err = save_cursor(in)) < 0) {
+		pg_server_log(in->s, "transparency log '%s': the cursor was not saved: %s", in->log,
+			      pg_error_last());
+		return err;
+	}
+	if (read)
+		pg_server_log(in->s, "transparency log '%s': %zu message%s read, %zu new job%s",
+			      in->log, read, read == 1 ? "" : "s", in->jobs,
+			      in->jobs == 1 ? "" : "s");
+	in->jobs = 0;
+	return 0;
+}
+
 /* One turn: fetch, then read what the log gained, the cursor saved after each batch. */
 static void turn(pg_intake *in)
 {
 	pg_server *s = in->s;
 	const pg_config *c = __atomic_load_n(&s->config, __ATOMIC_ACQUIRE);
+	pg_tlog_follow_opts opts = { PER_BATCH, on_entry, on_batch, &in->cancel, in };
 	pg_tlog_follow_info info;
+	pg_buf key = PG_BUF_INIT;
 	size_t fetched = 0;
-	int err;
+	int err, fetch_err;
 
 	if (!in->f && (err = pg_tlog_follower_new(&in->f, in->log)) < 0) {
 		pg_server_log(s, "transparency log: %s: tried again in %u s", pg_error_last(),
 			      c->intake.fetch_seconds);
 		return;
 	}
-	if (pg_tlog_fetch(&fetched, in->f) < 0)
-		pg_server_log(s, "transparency log '%s': fetch failed, tried again in %u s: %s",
-			      in->log, c->intake.fetch_seconds, pg_error_last());
-	if (!in->have_cursor && (err = load_cursor(in)) < 0) {
-		pg_server_log(s, "transparency log '%s': %s: tried again in %u s", in->log,
-			      pg_error_last(), c->intake.fetch_seconds);
+	/* the cursor belongs to the log where it is, as the index's file does */
+	if (!in->key && pg_buf_printf(&key, KEY_PREFIX "%s", pg_tlog_follower_path(in->f)) == 0)
+		in->key = pg_buf_detach(&key);
+	if (!in->key) {
+		pg_server_log(s, "transparency log '%s': out of memory: tried again in %u s",
+			      in->log, c->intake.fetch_seconds);
+		pg_buf_release(&key);
 		return;
 	}
-	do {
-		in->jobs = 0;
-		err = pg_tlog_follow(&info, in->f, &in->cursor, PER_READ, on_entry, in);
-		if (err < 0)
-			pg_server_log(s, "transparency log '%s': reading stopped, tried again in %u s: "
-				      "%s", in->log, c->intake.fetch_seconds, pg_error_last());
-		if (info.rewritten)
-			pg_server_log(s, "transparency log '%s': %zu epoch%s rewritten since last read: "
-				      "read again from the root (a record delivered before makes "
-				      "no job again)", in->log, info.rewritten,
-				      info.rewritten == 1 ? " was" : "s were");
-		if (!info.read)
-			break;
-		if (save_cursor(in) < 0) {
-			pg_server_log(s, "transparency log '%s': the cursor was not saved: %s",
-				      in->log, pg_error_last());
-			break;
-		}
-		pg_server_log(s, "transparency log '%s': %zu message%s read, %zu new job%s", in->log,
-			      info.read, info.read == 1 ? "" : "s", in->jobs,
-			      in->jobs == 1 ? "" : "s");
-	} while (err == 0 && info.more && !in->cancel);
+	if ((fetch_err = pg_tlog_fetch(&fetched, in->f)) < 0)
+		pg_server_log(s, "transparency log '%s': fetch failed, tried again in %u s: %s",
+			      in->log, c->intake.fetch_seconds, pg_error_last());
+	if (!in->have_cursor && (err = load_cursor(in, fetch_err == 0)) != 0) {
+		if (err > 0)
+			pg_server_log(s, "transparency log '%s': its end is taken as the start once "
+				      "every epoch with an origin was fetched: tried again in %u s",
+				      in->log, c->intake.fetch_seconds);
+		else
+			pg_server_log(s, "transparency log '%s': %s: tried again in %u s", in->log,
+				      pg_error_last(), c->intake.fetch_seconds);
+		return;
+	}
+	in->jobs = 0;
+	err = pg_tlog_follow(&info, in->f, &in->cursor, &opts);
+	if (err < 0 && err != PG_ECANCELLED)
+		pg_server_log(s, "transparency log '%s': %s, tried again in %u s: %s", in->log,
+			      info.unread ? "an epoch was not read" : "reading stopped",
+			      c->intake.fetch_seconds, pg_error_last());
+	if (info.rewritten)
+		pg_server_log(s, "transparency log '%s': %zu epoch%s rewritten since it was read "
+			      "(the last: epoch %zu): followed from %s master as it is now, what "
+			      "it holds is not read: pushes may have been missed", in->log,
+			      info.rewritten, info.rewritten == 1 ? " was" : "s were",
+			      info.last_rewritten, info.rewritten == 1 ? "its" : "their");
 }
 
 static void *loop(void *p)
 {
 	pg_intake *in = p;
-	pg_fetch_limits limits = { FETCH_TIMEOUT_S, &in->cancel };
+	pg_fetch_limits limits = { FETCH_TIMEOUT_S, &in->cancel,
+				   "the transparency log intake's bound on a fetch" };
 	struct timespec until;
 
 	pg_repo_set_fetch_limits(&limits);
@@ -318,9 +351,7 @@ int pg_intake_start(pg_intake **out, pg_server *s)
 {
 	const char *log = s->config->intake.log;
 	pthread_condattr_t attr;
-	pg_buf key = PG_BUF_INIT;
 	pg_intake *in;
-	char *abs;
 
 	*out = NULL;
 	if (!log)
@@ -333,15 +364,10 @@ int pg_intake_start(pg_intake **out, pg_server *s)
 	pthread_cond_init(&in->wake, &attr);
 	pthread_condattr_destroy(&attr);
 	in->s = s;
-	/* the cursor belongs to the log where it is, as the index's file does */
-	abs = realpath(log, NULL);
-	if (!(in->log = pg_strdup(log)) || pg_buf_printf(&key, KEY_PREFIX "%s", abs ? abs : log) < 0 ||
-	    !(in->key = pg_buf_detach(&key))) {
-		free(abs);
+	if (!(in->log = pg_strdup(log))) {
 		intake_free(in);
 		return pg_error_oom();
 	}
-	free(abs);
 	if (pthread_create(&in->thread, NULL, loop, in) != 0) {
 		intake_free(in);
 		return pg_error_set(PG_EIO, "cannot start the transparency log's intake");

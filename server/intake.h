@@ -18,7 +18,8 @@ typedef struct pg_intake pg_intake;
  * whose id is "tlog:" and the record's Message-Id, so that no record makes
  * two.  The cursor is kept in the store (pg_store_meta_set) after the
  * records it passes are recorded: a restart resumes there.  With no cursor
- * yet, the log is followed from where it ends now.  Errors: what starting
+ * yet, the log is followed from where it ends once a fetch of every epoch
+ * with a remote succeeded (nothing is read before).  Errors: what starting
  * a thread gives; nothing of the log itself (the thread logs it).
  */
 int pg_intake_start(pg_intake **out, pg_server *s);

@@ -2,6 +2,7 @@
 #include "server/web.h"
 #include "common/array.h"
 #include "common/error.h"
+#include "common/str.h"
 
 /*
  * A request or a job that began with the old configuration may still read
@@ -57,10 +58,58 @@ static bool same(const char *a, const char *b)
 	return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
+static void intake_release(pg_intake_conf *k)
+{
+	free(k->log);
+	pg_str_list_free(k->repos, k->nrepos);
+	pg_str_list_free(k->tags, k->ntags);
+	free(k->url_base);
+	memset(k, 0, sizeof(*k));
+}
+
+static int strs_copy(char ***out, size_t *n, char *const *list, size_t len)
+{
+	size_t i;
+
+	*out = NULL;
+	*n = 0;
+	if (!len)
+		return 0;
+	if (!(*out = calloc(len, sizeof(**out))))
+		return PG_ENOMEM;
+	for (i = 0; i < len; i++, (*n)++)
+		if (!((*out)[i] = pg_strdup(list[i])))
+			return PG_ENOMEM;
+	return 0;
+}
+
+/*
+ * The intake section as old has it, whole, in place of c's: the intake's
+ * thread follows old's log, and a section removed or naming another log
+ * would have it read on, its records consumed, with nothing watched.
+ */
+static int keep_intake(pg_intake_conf *c, const pg_intake_conf *old)
+{
+	pg_intake_conf k;
+
+	memset(&k, 0, sizeof(k));
+	k.fetch_seconds = old->fetch_seconds;
+	if ((old->log && !(k.log = pg_strdup(old->log))) ||
+	    (old->url_base && !(k.url_base = pg_strdup(old->url_base))) ||
+	    strs_copy(&k.repos, &k.nrepos, old->repos, old->nrepos) < 0 ||
+	    strs_copy(&k.tags, &k.ntags, old->tags, old->ntags) < 0) {
+		intake_release(&k);
+		return pg_error_oom();
+	}
+	intake_release(c);
+	*c = k;
+	return 0;
+}
+
 /* Keys only a restart applies keep their running values in c; their names go to restart. */
 static int keep_restart_keys(pg_config *c, const pg_config *old, pg_buf *restart)
 {
-	char *state = NULL, *address = NULL, *log = NULL;
+	char *state = NULL, *address = NULL;
 	int err = 0;
 
 #define NOTE(name) \
@@ -83,21 +132,21 @@ static int keep_restart_keys(pg_config *c, const pg_config *old, pg_buf *restart
 	if (c->session_hours != old->session_hours)
 		NOTE("session.hours");
 	/* the intake's thread follows one log: its other keys apply at its next read */
-	if (!same(c->intake.log, old->intake.log))
+	if (!same(c->intake.log, old->intake.log)) {
 		NOTE("intake.transparency.log");
+		if ((err = keep_intake(&c->intake, &old->intake)) < 0)
+			goto done;
+	}
 #undef NOTE
-	if (!(address = pg_strdup(old->address)) || (old->state && !(state = pg_strdup(old->state))) ||
-	    (old->intake.log && !(log = pg_strdup(old->intake.log)))) {
+	if (!(address = pg_strdup(old->address)) || (old->state && !(state = pg_strdup(old->state)))) {
 		err = PG_ENOMEM;
 		goto done;
 	}
 	free(c->address);
 	free(c->state);
-	free(c->intake.log);
 	c->address = address;
 	c->state = state;
-	c->intake.log = log;
-	address = state = log = NULL;
+	address = state = NULL;
 	c->port = old->port;
 	c->stages = old->stages;
 	c->verify_workers = old->verify_workers;
@@ -107,7 +156,6 @@ static int keep_restart_keys(pg_config *c, const pg_config *old, pg_buf *restart
 done:
 	free(address);
 	free(state);
-	free(log);
 	return err;
 }
 

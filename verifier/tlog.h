@@ -5,6 +5,8 @@
 #include "common/buf.h"
 #include "common/oid.h"
 
+#include <signal.h>
+
 /*
  * The gitolite transparency log (docs/transparency.md) is a public-inbox
  * v2 archive: git/0.git, git/1.git... ("epochs"), each commit on an
@@ -173,6 +175,9 @@ typedef struct pg_tlog_follower pg_tlog_follower;
 int pg_tlog_follower_new(pg_tlog_follower **out, const char *path);
 void pg_tlog_follower_free(pg_tlog_follower *f);
 
+/* The log's absolute path, links resolved (borrowed). */
+const char *pg_tlog_follower_path(const pg_tlog_follower *f);
+
 /*
  * Fetch each epoch's master from the epoch's remote "origin", as a mirror
  * clone has it (pg_repo_fetch_mirror; an epoch without one is left as it
@@ -193,30 +198,65 @@ typedef struct pg_tlog_entry {
 	size_t raw_len;
 	int err;                     /* 0, or why the message is no push record (its message
 					in error, one line): PG_EINVALID, PG_ETOOBIG,
-					PG_EUNSUPPORTED, PG_ENOTFOUND (no "m": a deletion) */
+					PG_EUNSUPPORTED, PG_ENOTFOUND (no "m", or none
+					that reads) */
 	const char *error;
+	bool deletion;               /* the commit is public-inbox's deletion of a message:
+					a file "d" and no "m" (err PG_ENOTFOUND) */
 } pg_tlog_entry;
 
 /* Returns 0 to go on, a negative code to stop (the entry is then not past the cursor). */
 typedef int (*pg_tlog_entry_fn)(void *ctx, const pg_tlog_entry *e);
 
+/*
+ * Called with the cursor after every batch of messages taken, and once at
+ * the end when it moved since (read: the messages taken since the last
+ * call, 0 when only an epoch was re-anchored): where a follower saves it.
+ * A negative code stops the read.
+ */
+typedef int (*pg_tlog_batch_fn)(void *ctx, const pg_tlog_cursor *c, size_t read);
+
+typedef struct pg_tlog_follow_opts {
+	size_t batch;                         /* messages between two calls of batch_fn
+						 (0: 1000) */
+	pg_tlog_entry_fn entry;               /* each message, in log order */
+	pg_tlog_batch_fn batch_fn;            /* NULL: none */
+	const volatile sig_atomic_t *cancel;  /* set: the read stops soon, PG_ECANCELLED
+						 (NULL: never) */
+	void *ctx;
+} pg_tlog_follow_opts;
+
+#define PG_TLOG_FOLLOW_OPTS_INIT { 0, NULL, NULL, NULL, NULL }
+
 typedef struct pg_tlog_follow_info {
 	size_t epochs;         /* git/N.git found */
-	size_t read;           /* messages handed to fn */
-	size_t rewritten;      /* epochs whose cursor commit is no longer on master: read again
-				  from their root */
-	bool more;             /* max was reached: more are waiting */
+	size_t read;           /* messages entry took */
+	size_t rewritten;      /* epochs whose cursor commit is no longer on master: taken
+				  at master as it is, the messages it holds not read */
+	size_t last_rewritten; /* the last of them */
+	size_t unread;         /* epochs that could not be read (the error names the first):
+				  their cursor stays, tried again at the next call */
 } pg_tlog_follow_info;
 
 /*
- * Hand fn each message added to the log since c, in log order (epoch by
- * epoch, oldest first), at most max of them, moving c past each one fn
- * took.  An epoch c does not know yet is read from its root.  Only the
- * commits added since are read (a walk of master down to c's commit), so
- * a call costs what the log gained.  Errors: reading a repository's, or
- * fn's; c then stands after the last message fn took.
+ * Hand o->entry each message added to the log since c, in log order
+ * (epoch by epoch, oldest first), moving c past each one it took, and
+ * o->batch_fn the cursor every o->batch of them.  An epoch c does not
+ * know yet is read from its root; an epoch c knows that is not on disk
+ * keeps its place in c.  Each epoch is walked once per call, from master
+ * down to c's commit, so a call costs what the log gained since c.  An
+ * epoch whose commit in c is no longer on its master (rewritten) is
+ * re-anchored: c takes its master as it is and what the epoch holds is
+ * not read (it may hold records never read).  A message that cannot be
+ * read or is no record is handed over with its error.  An epoch that
+ * cannot be walked (a commit that does not read, PG_ETOOBIG) or read (the
+ * operating system's refusal) is left where c stands and the others are
+ * read: its error, named by epoch, is returned at the end.  Errors that
+ * stop at once: PG_ENOMEM, PG_ECANCELLED and entry's or batch_fn's; c
+ * then stands after the last message entry took (batch_fn was given it
+ * when it moved).
  */
 int pg_tlog_follow(pg_tlog_follow_info *info, pg_tlog_follower *f, pg_tlog_cursor *c,
-		   size_t max, pg_tlog_entry_fn fn, void *ctx);
+		   const pg_tlog_follow_opts *o);
 
 #endif

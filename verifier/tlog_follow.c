@@ -106,6 +106,11 @@ void pg_tlog_follower_free(pg_tlog_follower *f)
 	free(f);
 }
 
+const char *pg_tlog_follower_path(const pg_tlog_follower *f)
+{
+	return f->path;
+}
+
 /* The epochs there are now, each opened once: *n of them. */
 static int epochs(size_t *n, pg_tlog_follower *f)
 {
@@ -195,58 +200,116 @@ int pg_tlog_cursor_at_end(pg_tlog_cursor *c, pg_tlog_follower *f)
 	return 0;
 }
 
-/* Hand fn the messages of epoch e past c's tip, oldest first; *left counts down. */
-static int follow_epoch(pg_tlog_follow_info *info, size_t *left, pg_tlog_follower *f,
-			pg_tlog_cursor *c, size_t e, pg_tlog_entry_fn fn, void *ctx)
+/* One call of pg_tlog_follow. */
+typedef struct follow {
+	pg_tlog_follow_info *info;
+	pg_tlog_follower *f;
+	pg_tlog_cursor *c;
+	const pg_tlog_follow_opts *o;
+	size_t batch;
+	size_t pending;  /* messages taken since batch_fn last saw c */
+	bool moved;      /* c moved since then */
+} follow;
+
+static bool cancelled(const follow *w)
 {
-	pg_repo *r = f->repos[e];
+	return w->o->cancel && *w->o->cancel;
+}
+
+/* batch_fn, when c moved since it last saw it. */
+static int hand_batch(follow *w)
+{
+	size_t n = w->pending;
+
+	if (!w->moved)
+		return 0;
+	w->pending = 0;
+	w->moved = false;
+	return w->o->batch_fn ? w->o->batch_fn(w->o->ctx, w->c, n) : 0;
+}
+
+/* Whether an error of reading a message stops the epoch: what may pass, not what the commit is. */
+static bool stops_epoch(int err)
+{
+	return err == PG_ENOMEM || err == PG_ECANCELLED || err == PG_EIO || err == PG_ETIMEOUT;
+}
+
+/*
+ * Hand entry the messages of epoch e past c's tip, oldest first.  *fatal
+ * says the error stops the whole read; otherwise only this epoch stopped.
+ */
+static int follow_epoch(follow *w, size_t e, bool *fatal)
+{
+	pg_repo *r = w->f->repos[e];
+	pg_tlog_cursor *c = w->c;
 	pg_oid tip, *ids = NULL;
 	pg_buf msg = PG_BUF_INIT, why = PG_BUF_INIT;
 	size_t n = 0, i;
 	bool found;
 	int err;
 
+	*fatal = false;
 	if ((err = master(&tip, r)) < 0 || !pg_oid_cmp(&tip, &c->tips[e]))
 		return err;
-	if ((err = pg_tlog_walk(&ids, &n, &found, r, &tip, &c->tips[e], e)) < 0)
+	if ((err = pg_tlog_walk(&ids, &n, &found, r, &tip, &c->tips[e], e, w->o->cancel)) < 0) {
+		*fatal = err == PG_ENOMEM || err == PG_ECANCELLED;
 		return err;
-	if (!found && !pg_oid_is_zero(&c->tips[e]))
-		info->rewritten++;
-	for (i = n; i > 0 && *left; i--) {
+	}
+	if (!found && !pg_oid_is_zero(&c->tips[e])) {
+		/* read from its root, each watched record it holds would be a job again */
+		c->tips[e] = tip;
+		w->info->rewritten++;
+		w->info->last_rewritten = e;
+		w->moved = true;
+		free(ids);
+		return 0;
+	}
+	for (i = n; i > 0; i--) {
 		pg_tlog_record *rec = NULL;
 		pg_tlog_entry en;
 
+		if (cancelled(w)) {
+			err = pg_error_set(PG_ECANCELLED, "the read of the log was cancelled");
+			*fatal = true;
+			break;
+		}
 		memset(&en, 0, sizeof(en));
 		en.epoch = (unsigned)e;
 		en.commit = ids[i - 1];
 		pg_buf_release(&msg);
 		pg_buf_clear(&why);
-		en.err = pg_tlog_read_message(&msg, r, &ids[i - 1]);
+		en.err = pg_tlog_read_message(&msg, &en.deletion, r, &ids[i - 1]);
 		if (en.err == 0) {
 			en.raw = msg.ptr;
 			en.raw_len = msg.len;
 			en.err = pg_tlog_record_parse(&rec, msg.ptr, msg.len);
 		}
-		if (en.err == PG_ENOMEM || (en.err < 0 && en.err != PG_EINVALID &&
-					    en.err != PG_ETOOBIG && en.err != PG_EUNSUPPORTED &&
-					    en.err != PG_ENOTFOUND)) {
+		if (en.err < 0 && stops_epoch(en.err)) {
 			err = en.err;
+			*fatal = err == PG_ENOMEM || err == PG_ECANCELLED;
 			break;
 		}
-		if (en.err < 0 && (err = pg_buf_puts(&why, pg_error_last())) < 0)
+		/* anything else is this commit's: said by entry, and the read goes on */
+		if (en.err < 0 && (err = pg_buf_puts(&why, pg_error_last())) < 0) {
+			*fatal = true;
 			break;
+		}
 		en.rec = rec;
 		en.error = en.err < 0 ? why.ptr : NULL;
-		err = fn(ctx, &en);
+		err = w->o->entry(w->o->ctx, &en);
 		pg_tlog_record_free(rec);
-		if (err < 0)
+		if (err < 0) {
+			*fatal = true;
 			break;
+		}
 		c->tips[e] = ids[i - 1];
-		info->read++;
-		(*left)--;
+		w->info->read++;
+		w->moved = true;
+		if (++w->pending == w->batch && (err = hand_batch(w)) < 0) {
+			*fatal = true;
+			break;
+		}
 	}
-	if (err == 0 && i > 0)
-		info->more = true;
 	pg_buf_release(&msg);
 	pg_buf_release(&why);
 	free(ids);
@@ -254,10 +317,13 @@ static int follow_epoch(pg_tlog_follow_info *info, size_t *left, pg_tlog_followe
 }
 
 int pg_tlog_follow(pg_tlog_follow_info *info, pg_tlog_follower *f, pg_tlog_cursor *c,
-		   size_t max, pg_tlog_entry_fn fn, void *ctx)
+		   const pg_tlog_follow_opts *o)
 {
-	size_t n, e, left = max;
-	int err;
+	follow w = { info, f, c, o, o->batch ? o->batch : 1000, 0, false };
+	pg_buf why = PG_BUF_INIT;
+	size_t n, e;
+	int err, first = 0, berr;
+	bool fatal = false;
 
 	memset(info, 0, sizeof(*info));
 	if ((err = epochs(&n, f)) < 0)
@@ -275,9 +341,26 @@ int pg_tlog_follow(pg_tlog_follow_info *info, pg_tlog_follower *f, pg_tlog_curso
 		c->tips = tips;
 		c->nepochs = n;
 	}
-	for (e = 0; e < n && left && err == 0; e++)
-		err = follow_epoch(info, &left, f, c, e, fn, ctx);
-	if (err == 0 && !left && e < n)
-		info->more = true;
-	return err;
+	for (e = 0; e < n && !fatal; e++) {
+		if ((err = follow_epoch(&w, e, &fatal)) == 0)
+			continue;
+		if (!fatal)
+			info->unread++;
+		if (!first || fatal) {
+			first = err;
+			pg_buf_clear(&why);
+			if (pg_buf_printf(&why, "epoch %zu: %s", e, pg_error_last()) < 0)
+				first = PG_ENOMEM;
+		}
+	}
+	/* what entry took is the caller's to keep, whatever stopped the read */
+	berr = hand_batch(&w);
+	if (!first && berr < 0) {
+		pg_buf_release(&why);
+		return berr;
+	}
+	if (first && first != PG_ENOMEM)
+		pg_error_set(first, "%s", why.ptr);
+	pg_buf_release(&why);
+	return first;
 }

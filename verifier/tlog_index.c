@@ -190,14 +190,29 @@ static int open_epoch(pg_repo **out, pg_tlog *t, size_t e)
 	return err;
 }
 
-int pg_tlog_read_message(pg_buf *out, pg_repo *r, const pg_oid *id)
+int pg_tlog_read_message(pg_buf *out, bool *deletion, pg_repo *r, const pg_oid *id)
 {
+	enum pg_object_type m, d;
 	pg_oid tree;
 	int err;
 
+	if (deletion)
+		*deletion = false;
 	pg_buf_init(out, PG_TLOG_RECORD_MAX);
-	if ((err = pg_repo_commit_tree(&tree, r, id)) < 0)
+	if ((err = pg_repo_commit_tree(&tree, r, id)) < 0 ||
+	    (err = pg_repo_tree_entry_type(&m, r, &tree, "m")) < 0)
 		return err;
+	if (m == PG_OBJ_NONE) {
+		if ((err = pg_repo_tree_entry_type(&d, r, &tree, "d")) < 0)
+			return err;
+		if (deletion)
+			*deletion = d == PG_OBJ_BLOB;
+		return pg_error_set(PG_ENOTFOUND, d == PG_OBJ_BLOB ? "the commit deletes a message "
+				    "('d', no 'm')" : "the commit's tree has no 'm'");
+	}
+	if (m != PG_OBJ_BLOB)
+		return pg_error_set(PG_ENOTFOUND, "the commit's 'm' is a %s, not a file",
+				    m == PG_OBJ_COMMIT ? "gitlink" : pg_object_type_name(m));
 	return pg_repo_tree_read_file(out, r, &tree, "m");
 }
 
@@ -226,7 +241,7 @@ done:
 }
 
 int pg_tlog_walk(pg_oid **ids, size_t *n, bool *found, pg_repo *r, const pg_oid *tip,
-		 const pg_oid *since, size_t e)
+		 const pg_oid *since, size_t e, const volatile sig_atomic_t *cancel)
 {
 	pg_oid at = *tip;
 	size_t alloc = 0;
@@ -240,6 +255,10 @@ int pg_tlog_walk(pg_oid **ids, size_t *n, bool *found, pg_repo *r, const pg_oid 
 
 		if (!pg_oid_is_zero(since) && !pg_oid_cmp(&at, since)) {
 			*found = true;
+			break;
+		}
+		if (cancel && *cancel && !(*n % 1024)) {
+			err = pg_error_set(PG_ECANCELLED, "epoch %zu: its walk was cancelled", e);
 			break;
 		}
 		if (*n == PG_TLOG_MAX_WALK) {
@@ -291,7 +310,7 @@ static int read_epoch(pg_buf *fresh, epoch_state *st, bool *rewritten, pg_tlog_i
 		memset(&tip, 0, sizeof(tip)), err = 0;
 	if (err < 0 || !pg_oid_cmp(&tip, &st->tip))
 		return err;
-	if ((err = pg_tlog_walk(&ids, &n, &found, r, &tip, &st->tip, e)) < 0)
+	if ((err = pg_tlog_walk(&ids, &n, &found, r, &tip, &st->tip, e, NULL)) < 0)
 		goto done;
 	if (!found && !pg_oid_is_zero(&st->tip)) {
 		*rewritten = true;
@@ -301,7 +320,7 @@ static int read_epoch(pg_buf *fresh, epoch_state *st, bool *rewritten, pg_tlog_i
 		pg_tlog_record *rec = NULL;
 
 		pg_buf_release(&msg);
-		err = pg_tlog_read_message(&msg, r, &ids[i]);
+		err = pg_tlog_read_message(&msg, NULL, r, &ids[i]);
 		if (err == 0)
 			err = pg_tlog_record_parse(&rec, msg.ptr, msg.len);
 		if (err == 0)
@@ -602,7 +621,7 @@ int pg_tlog_read(pg_tlog_record **out, pg_tlog *t, const pg_tlog_hit *hit)
 	*out = NULL;
 	pg_oid_tohex(hex, &hit->commit);
 	if ((err = open_epoch(&r, t, hit->epoch)) == 0 &&
-	    (err = pg_tlog_read_message(&msg, r, &hit->commit)) == 0)
+	    (err = pg_tlog_read_message(&msg, NULL, r, &hit->commit)) == 0)
 		err = pg_tlog_record_parse(out, msg.ptr, msg.len);
 	pg_buf_release(&msg);
 	if (err < 0 && err != PG_ENOMEM)

@@ -4,7 +4,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
-plan 41
+plan 57
 
 # --- a broken intake section is a configuration error, in one line ---------------------------
 bad_config() { # YAML EXPECTED WHAT
@@ -173,22 +173,90 @@ serve_stop
 is "$SERVE_RC" 0 "serve stops cleanly"
 
 # --- a reload: the watched tags change at the next read --------------------------------------------
-sed -i "s/tags: \\['hardening-\\*'/tags: ['nothing-*'/" "$CONFIG"
 : >"$SCRATCH/serve.err"
 serve_start
+plain_push "$KEES_NAME" kees refs/tags/hardening-reload "$ZERO" "$TAG_take2"              # 22: a job
+wait_for total_is 6 || true
+is "$(jobs_of hardening-reload | wc -w | tr -d ' ')" 1 "before a reload, a tag 'hardening-*' takes makes a job"
+sed -i "s/tags: \\['hardening-\\*'/tags: ['nothing-*'/" "$CONFIG"
+is "$(grep -c "tags: \['nothing-\*'" "$CONFIG")" 1 "the configuration's globs changed"
 kill -HUP "$SERVE_PID"
 ok "$(wait_for said "reloaded "; echo $?)" "a reload is taken"
-plain_push "$KEES_NAME" kees refs/tags/hardening-v6.16-rc1-fix1 "$ZERO" "$TAG_take2"       # 22: no glob now
-plain_push "$KEES_NAME" kees refs/tags/rebase-carry "$TAG_rebase" "$TAG_take1"            # 23: a job
-wait_for total_is 6 || true
-is "$(total)" 6 "after the reload, a tag still matched makes a job"
-is "$(jobs_of hardening-v6.16-rc1-fix1 | wc -w | tr -d ' ')" 1 "and one no glob takes any more makes none"
-is "$(grep -c "tlog delivery" "$SCRATCH/serve.err")" 1 "one delivery logged"
+plain_push "$KEES_NAME" kees refs/tags/hardening-reloaded "$ZERO" "$TAG_take2"            # 23: no glob now
+plain_push "$KEES_NAME" kees refs/tags/rebase-carry "$TAG_rebase" "$TAG_take1"            # 24: a job
+wait_for total_is 7 || true
+is "$(total)" 7 "after the reload, a tag still matched makes a job"
+is "$(jobs_of hardening-reloaded)" "" "and one the new globs no longer take makes none"
+is "$(grep -c "tlog delivery" "$SCRATCH/serve.err")" 2 "one delivery logged before the reload, one after"
 
 # --- a watched tag's record whose Message-Id is no msg-id: skipped with a line, no job -------------
 { headers "$KEES_NAME" | sed 's/^Message-Id: .*/Message-Id: <two words@gitolite.kernel.org>/'
   change refs/tags/rebase-carry "$ZERO" "$TAG_rebase" | body "$KEES_NAME" kees; } >"$TLOG_TMP/msg"
-append                                                                                  # 24
+append                                                                                  # 25
 ok "$(wait_for said "commit [0-9a-f]*, a push to $KEES_NAME, is skipped: the record's Message-Id is not one msg-id"; echo $?)" \
 	"a record without a usable Message-Id is skipped with a line"
-is "$(total)" 6 "and makes no job"
+is "$(total)" 7 "and makes no job"
+
+# --- commits that hold no message: public-inbox's deletion is no word, any other a line ------------
+odd_commit() { # TREE-ENTRY: a commit of the origin's epoch whose tree is that one entry, in $ODD
+	ODD=$(printf '%s\n' "$1" | git -C "$TLOG/git/$EPOCH.git" mktree)
+	ODD=$(git -C "$TLOG/git/$EPOCH.git" commit-tree "$ODD" -p refs/heads/master -m "odd $N")
+	git -C "$TLOG/git/$EPOCH.git" update-ref refs/heads/master "$ODD"
+	N=$((N + 1))
+}
+odd_commit "100644 blob $(echo deleted | git -C "$TLOG/git/1.git" hash-object -w --stdin)	d" # 26
+DELETION=$ODD
+odd_commit "040000 tree $(git -C "$TLOG/git/1.git" mktree </dev/null)	m"                 # 27
+ok "$(wait_for said "epoch 1 commit $ODD is no push record, skipped: the commit's 'm' is a tree, not a file"; echo $?)" \
+	"a commit whose 'm' is a tree is skipped with a line"
+ok "$(said "$DELETION" && echo 1 || echo 0)" "a commit that deletes a message ('d', no 'm') is no word"
+
+# --- a first start whose fetch fails: the log's end is taken once every epoch was fetched ---------
+# (a fresh store: no cursor; the clone lacks what the origin gained)
+serve_stop
+sed -i "s|^state: .*|state: $SCRATCH/state-first|" "$CONFIG"
+git -C "$FOLLOWED/git/1.git" config remote.origin.url "$SCRATCH/no-such-log.git"
+plain_push "$KEES_NAME" kees refs/tags/rebase-before "$ZERO" "$TAG_take2"                 # 28
+: >"$SCRATCH/serve.err"
+serve_start
+ok "$(wait_for said "its end is taken as the start once every epoch with an origin was fetched"; echo $?)" \
+	"a first start whose fetch failed sets no cursor from the clone"
+plain_push "$KEES_NAME" kees refs/tags/rebase-while "$ZERO" "$TAG_take2"                  # 29
+git -C "$FOLLOWED/git/1.git" config remote.origin.url "$T/tlog/git/1.git"
+ok "$(wait_for said "following from its end (2 epochs)"; echo $?)" \
+	"the fetch that succeeds sets it at the log's end"
+plain_push "$KEES_NAME" kees refs/tags/rebase-after "$ZERO" "$TAG_take2"                  # 30
+wait_for total_is 1 || true
+is "$(jobs_of rebase-after | wc -w | tr -d ' ')" 1 "a push after that is a job"
+is "$(total)" 1 "the pushes before the service first saw the log's end are none"
+
+# --- the origin's epoch 1 written again: taken at its master, what it holds is no job --------------
+git -C "$TLOG/git/1.git" update-ref -d refs/heads/master
+plain_push "$KEES_NAME" kees refs/tags/rebase-rewritten "$ZERO" "$TAG_take2"              # 31
+ok "$(wait_for said "1 epoch was rewritten since it was read (the last: epoch 1): followed from its master as it is now, what it holds is not read: pushes may have been missed"; echo $?)" \
+	"a rewritten epoch is said"
+plain_push "$KEES_NAME" kees refs/tags/rebase-after-rewrite "$ZERO" "$TAG_take2"          # 32
+wait_for total_is 2 || true
+is "$(jobs_of rebase-after-rewrite | wc -w | tr -d ' ')" 1 "a push after it is a job"
+is "$(jobs_of rebase-rewritten)" "" "the record the rewritten epoch holds is none"
+
+# --- the cursor is the log's where it really is: a path that appears after the start finds it ------
+serve_stop
+sed -i "s|^    log: .*|    log: $SCRATCH/log-link|" "$CONFIG"
+: >"$SCRATCH/serve.err"
+serve_start
+ok "$(wait_for said "transparency log '$SCRATCH/log-link': No such file or directory: tried again"; echo $?)" \
+	"a log that is not there is said and tried again"
+ln -s "$FOLLOWED" "$SCRATCH/log-link"
+ok "$(wait_for said "following from the cursor the store kept (2 epochs)"; echo $?)" \
+	"once there, the cursor kept for its real path is followed"
+
+# --- a reload that removes the section: the log is followed as before, its keys kept whole ----------
+sed -i '/^intake:$/,/^    fetch-seconds:/d' "$CONFIG"
+is "$(grep -c "transparency:" "$CONFIG")" 0 "the configuration has no intake any more"
+kill -HUP "$SERVE_PID"
+ok "$(wait_for said "reloaded .*a restart is needed to change .*intake.transparency.log"; echo $?)" \
+	"a reload without the section says a restart is needed"
+plain_push "$KEES_NAME" kees refs/tags/rebase-kept "$ZERO" "$TAG_take2"                   # 33
+wait_for total_is 3 || true
+is "$(jobs_of rebase-kept | wc -w | tr -d ' ')" 1 "and the section it runs with still watches Kees's tags"
