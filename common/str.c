@@ -39,6 +39,16 @@ void pg_str_trim_line(const char **s, size_t *n)
 	pg_str_rtrim(*s, n, PG_STR_BLANKS "\r");
 }
 
+bool pg_str_has_control(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+
+	for (; *u; u++)
+		if (*u < 0x20 || *u == 0x7F || (u[0] == 0xC2 && u[1] >= 0x80 && u[1] <= 0x9F))
+			return true;
+	return false;
+}
+
 void pg_str_list_free(char **list, size_t n)
 {
 	if (!list)

@@ -31,4 +31,7 @@ void pg_str_trim_line(const char **s, size_t *n);
 /* Free n malloc()ed strings and the array that holds them; NULL-safe. */
 void pg_str_list_free(char **list, size_t n);
 
+/* Whether s holds a control character: C0, DEL, or a C1 control in UTF-8 (U+0080..U+009F). */
+bool pg_str_has_control(const char *s);
+
 #endif

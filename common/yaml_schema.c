@@ -4,6 +4,7 @@
 #include "common/error.h"
 #include "common/map.h"
 #include "common/sanitize.h"
+#include "common/str.h"
 
 #include <limits.h>
 
@@ -315,17 +316,6 @@ char *pg_yaml_path(pg_yaml_reader *r, const char *s)
 
 /* --- scalars ------------------------------------------------------------ */
 
-/* Escapes in quoted scalars can still make C0, DEL and C1 controls. */
-static bool has_control(const char *s)
-{
-	const unsigned char *u = (const unsigned char *)s;
-
-	for (; *u; u++)
-		if (*u < 0x20 || *u == 0x7F || (u[0] == 0xC2 && u[1] >= 0x80 && u[1] <= 0x9F))
-			return true;
-	return false;
-}
-
 static size_t characters(const char *s)
 {
 	size_t n = 0;
@@ -352,7 +342,8 @@ const char *pg_yaml_string(pg_yaml_reader *r, const pg_yaml_node *v, const char 
 				   v->len, most);
 		return NULL;
 	}
-	if (has_control(v->value)) {
+	/* escapes in quoted scalars can still make C0, DEL and C1 controls */
+	if (pg_str_has_control(v->value)) {
 		wrong(r, v, path, "text without control characters", f->secret);
 		return NULL;
 	}

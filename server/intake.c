@@ -3,6 +3,7 @@
 #include "server/web.h"
 #include "server/clock.h"
 #include "common/error.h"
+#include "common/str.h"
 #include "repo/repo.h"
 
 #include <fnmatch.h>
@@ -65,16 +66,11 @@ bool pg_intake_wants(const pg_intake_conf *conf, const char *repo, const char *r
 	return !conf->ntags;
 }
 
-/* The pushing account as a sender: a name the push hook would take, else none. */
+/* The pushing account as a sender: a name the push hook would take (no control character, C1 included), else none. */
 static const char *sender_of(const char *user)
 {
-	const char *p;
-
-	if (!user || !*user || strlen(user) > PG_PUSH_MAX_NAME)
+	if (!user || !*user || strlen(user) > PG_PUSH_MAX_NAME || pg_str_has_control(user))
 		return NULL;
-	for (p = user; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			return NULL;
 	return user;
 }
 

@@ -1,4 +1,4 @@
-/* test_str.c - unit tests for trimming, blank spans and string lists. */
+/* test_str.c - unit tests for trimming, blank spans, string lists and control characters. */
 #include "tests/unit/unit.h"
 
 #include "common/str.h"
@@ -68,6 +68,23 @@ static void test_trim_line(void **state)
 	assert_int_equal(p[0], '\r');
 }
 
+/* C0, DEL and C1 (in UTF-8) are controls; other UTF-8, U+00A0 and U+00BF included, is text. */
+static void test_has_control(void **state)
+{
+	(void)state;
+	assert_false(pg_str_has_control(""));
+	assert_false(pg_str_has_control("kees"));
+	assert_false(pg_str_has_control("J\xc3\xa9" "r\xc3\xb4" "me"));
+	assert_false(pg_str_has_control("a\xc2\xa0" "b\xc2\xbf"));
+	assert_true(pg_str_has_control("a\nb"));
+	assert_true(pg_str_has_control("\x1b[31m"));
+	assert_true(pg_str_has_control("a\x7f"));
+	assert_true(pg_str_has_control("a\xc2\x85" "b"));
+	assert_true(pg_str_has_control("\xc2\x9b" "31m"));
+	/* a lone 0xC2 at the end is no C1 control, and is not read past */
+	assert_false(pg_str_has_control("a\xc2"));
+}
+
 static void test_list_free(void **state)
 {
 	char **list = calloc(3, sizeof(*list));
@@ -90,6 +107,7 @@ int main(void)
 		cmocka_unit_test(test_trim),
 		cmocka_unit_test(test_trim_line),
 		cmocka_unit_test(test_list_free),
+		cmocka_unit_test(test_has_control),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
