@@ -279,7 +279,7 @@ int cmd_conflicts(int argc, char **argv)
 	/* a fetch by URL is held to the policy's deadline, and stops on SIGINT or SIGTERM */
 	fl.timeout_s = policy->fetch_timeout_seconds;
 	fl.cancel = o.cancel;
-	fl.source = "the policy's fetch-timeout-seconds";
+	fl.source = PG_POLICY_FETCH_LIMIT;
 	pg_repo_set_fetch_limits(&fl);
 	if (pg_conflicts_check(&r, &pull, ahead, n, &o) < 0)
 		rc = cli_fail(NULL);

@@ -438,7 +438,7 @@ int cmd_gate(int argc, char **argv)
 	/* SIGINT or SIGTERM stops a fetch too, not only the stages (the service stops its runs so) */
 	fl.timeout_s = a.policy->fetch_timeout_seconds;
 	fl.cancel = go.cancel;
-	fl.source = "the policy's fetch-timeout-seconds";
+	fl.source = PG_POLICY_FETCH_LIMIT;
 	pg_repo_set_fetch_limits(&fl);
 	if (g.kcidb_origin && !g.kcidb) {
 		rc = cli_usage("gate", "--kcidb-origin wants --kcidb");

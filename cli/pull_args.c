@@ -193,8 +193,7 @@ static int read_request(pg_pull_request **out, const char *path)
 static int claim_scratch(cli_pull_args *a)
 {
 	pg_buf tmp = PG_BUF_INIT;
-	pg_fetch_limits fl = { a->policy->fetch_timeout_seconds, NULL,
-			       "the policy's fetch-timeout-seconds" };
+	pg_fetch_limits fl = { a->policy->fetch_timeout_seconds, NULL, PG_POLICY_FETCH_LIMIT };
 	size_t removed;
 	int err;
 

@@ -22,6 +22,9 @@ typedef struct pg_signer {
 /* The source of the built-in policy, which no file has. */
 #define PG_POLICY_BUILT_IN "(built-in)"
 
+/* What bounds a fetch of a URL, as a timeout's error names it (pg_fetch_limits.source). */
+#define PG_POLICY_FETCH_LIMIT "the policy's fetch-timeout-seconds"
+
 typedef struct pg_policy {
 	char *source;                 /* file it came from, or PG_POLICY_BUILT_IN */
 	/* SHA-256 of the file's bytes as read; the built-in policy's is that of no
@@ -53,7 +56,7 @@ typedef struct pg_policy {
 	size_t max_findings_per_check;/* findings kept of one check; the rest counted (0: all) */
 	unsigned lookback_days;       /* how far back copies of upstream are sought */
 	size_t max_upstream_commits;  /* hard cap on that search */
-	unsigned fetch_timeout_seconds; /* each fetch of a URL ends within this */
+	unsigned fetch_timeout_seconds; /* each fetch of a URL ends within this (PG_POLICY_FETCH_LIMIT names it) */
 	unsigned verify_timeout_seconds; /* a whole verify (fetches, index, checks) ends within this */
 
 	unsigned recent_rebase_hours; /* recent-rebase: the window before the tag */

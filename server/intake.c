@@ -189,12 +189,12 @@ done:
 	return err;
 }
 
-static int save_cursor(pg_intake *in)
+static int save_cursor(pg_intake *in, const pg_tlog_cursor *c)
 {
 	pg_buf text = PG_BUF_INIT;
 	int err;
 
-	if ((err = pg_tlog_cursor_format(&text, &in->cursor)) == 0)
+	if ((err = pg_tlog_cursor_format(&text, c)) == 0)
 		err = pg_store_meta_set(in->s->store, in->key, text.ptr);
 	pg_buf_release(&text);
 	return err;
@@ -226,7 +226,7 @@ static int load_cursor(pg_intake *in, bool fetched)
 	free(text);
 	if (!fetched)
 		return 1;
-	if ((err = pg_tlog_cursor_at_end(&in->cursor, in->f)) < 0 || (err = save_cursor(in)) < 0)
+	if ((err = pg_tlog_cursor_at_end(&in->cursor, in->f)) < 0 || (err = save_cursor(in, &in->cursor)) < 0)
 		return err;
 	in->have_cursor = true;
 	pg_server_log(s, "transparency log '%s': following from its end (%zu epochs); the "
@@ -240,8 +240,7 @@ static int on_batch(void *ctx, const pg_tlog_cursor *c, size_t read)
 	pg_intake *in = ctx;
 	int err;
 
-	(void)c;
-	if ((err = save_cursor(in)) < 0) {
+	if ((err = save_cursor(in, c)) < 0) {
 		pg_server_log(in->s, "transparency log '%s': the cursor was not saved: %s", in->log,
 			      pg_error_last());
 		return err;
