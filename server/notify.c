@@ -243,22 +243,6 @@ static int bare_address(pg_buf *out, const char *from)
 	return lt ? pg_buf_put(out, lt + 1, strcspn(lt + 1, ">")) : pg_buf_puts(out, from);
 }
 
-/* A header of the request mail, cleaned; empty when it has none. */
-static int mail_header(pg_buf *out, const char *mail, size_t len, const char *name)
-{
-	pg_buf raw = PG_BUF_INIT;
-	int err = pg_mail_header(&raw, mail, len, name);
-
-	if (err == PG_ENOTFOUND) {
-		pg_error_clear();
-		err = 0;
-	} else if (err == 0) {
-		err = put_clean(out, raw.ptr, raw.len);
-	}
-	pg_buf_release(&raw);
-	return err;
-}
-
 /* A Message-Id as threading wants it: "<...>" without blanks. */
 static bool message_id_ok(const pg_buf *id)
 {
@@ -332,7 +316,7 @@ static int pr_headers(pg_buf *msg, const char *mail, size_t len, const pg_buf *m
 	char hex[PG_OID_HEXSZ + 1];
 	int err;
 
-	if ((err = mail_header(&list, mail, len, "List-Id")) < 0 ||
+	if ((err = pg_mail_header_clean(&list, mail, len, "List-Id")) < 0 ||
 	    (list.len && (err = put_header(msg, "X-PR-Tracked-List-Id", list.ptr)) < 0) ||
 	    (message_id_ok(msgid) &&
 	     (err = put_header(msg, "X-PR-Tracked-Message-Id", msgid->ptr)) < 0) ||
@@ -411,14 +395,14 @@ int pg_notify_compose(pg_buf *msg, pg_buf *rcpts, size_t *nrcpts, const char *fr
 	memset(&cc, 0, sizeof(cc));
 	*nrcpts = 0;
 	if ((err = bare_address(&me, from)) < 0 ||
-	    (err = mail_header(&sender, mail, mail_len, "From")) < 0 ||
-	    (err = mail_header(&others, mail, mail_len, "To")) < 0 ||
-	    (err = mail_header(&line, mail, mail_len, "Cc")) < 0 ||
+	    (err = pg_mail_header_clean(&sender, mail, mail_len, "From")) < 0 ||
+	    (err = pg_mail_header_clean(&others, mail, mail_len, "To")) < 0 ||
+	    (err = pg_mail_header_clean(&line, mail, mail_len, "Cc")) < 0 ||
 	    (others.len && line.len && (err = pg_buf_puts(&others, ", ")) < 0) ||
 	    (err = pg_buf_put(&others, line.ptr, line.len)) < 0 ||
-	    (err = mail_header(&subject, mail, mail_len, "Subject")) < 0 ||
-	    (err = mail_header(&msgid, mail, mail_len, "Message-Id")) < 0 ||
-	    (err = mail_header(&refs, mail, mail_len, "References")) < 0)
+	    (err = pg_mail_header_clean(&subject, mail, mail_len, "Subject")) < 0 ||
+	    (err = pg_mail_header_clean(&msgid, mail, mail_len, "Message-Id")) < 0 ||
+	    (err = pg_mail_header_clean(&refs, mail, mail_len, "References")) < 0)
 		goto done;
 	if ((err = add_list(&to, sender.ptr, 1)) < 0)
 		goto done;

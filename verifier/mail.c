@@ -424,24 +424,30 @@ static bool date_ok(const char *s)
 	return n && p[n - 1] == ')' && strcspn(p, "()") == n - 1;
 }
 
-int pg_mail_date(pg_buf *out, const char *data, size_t len)
+int pg_mail_header_clean(pg_buf *out, const char *data, size_t len, const char *name)
 {
-	pg_buf raw = PG_BUF_INIT, clean = PG_BUF_INIT;
+	pg_buf raw = PG_BUF_INIT;
 	size_t i;
-	int err = pg_mail_header(&raw, data, len, "Date");
+	int err = pg_mail_header(&raw, data, len, name);
 
 	if (err == PG_ENOTFOUND) {
 		pg_error_clear();
 		err = 0;
-		goto done;
 	}
 	for (i = 0; err == 0 && i < raw.len; i++)
 		if ((unsigned char)raw.ptr[i] >= ' ' && raw.ptr[i] != 0x7f)
-			err = pg_buf_putc(&clean, raw.ptr[i]);
+			err = pg_buf_putc(out, raw.ptr[i]);
+	pg_buf_release(&raw);
+	return err;
+}
+
+int pg_mail_date(pg_buf *out, const char *data, size_t len)
+{
+	pg_buf clean = PG_BUF_INIT;
+	int err = pg_mail_header_clean(&clean, data, len, "Date");
+
 	if (err == 0 && clean.len && date_ok(clean.ptr) && (err = pg_buf_put(out, clean.ptr, clean.len)) == 0)
 		err = 1;
-done:
-	pg_buf_release(&raw);
 	pg_buf_release(&clean);
 	return err;
 }

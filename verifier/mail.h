@@ -93,6 +93,13 @@ int pg_mail_text(pg_buf *text, pg_buf *subject, const char *data, size_t len);
  */
 int pg_mail_header(pg_buf *out, const char *data, size_t len, const char *name);
 
+/*
+ * The same, without its control characters (C0 and DEL dropped), for a
+ * reply's header or body; a message without the field appends nothing and
+ * returns 0.
+ */
+int pg_mail_header_clean(pg_buf *out, const char *data, size_t len, const char *name);
+
 /* The longest Date pg_mail_date takes. */
 #define PG_MAIL_DATE_MAX 80
 
