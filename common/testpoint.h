@@ -27,7 +27,8 @@
  * compare-and-swap first finds the branch locked, "before-cas", "after-cas";
  * reject: "before-lock", a maintainer's reject about to wait for an approval;
  * fetch: "object written", each object a local fetch copies into a tree,
- * "object written: commit" when it is a commit).
+ * "object written: commit" when it is a commit; claim: "stacked", a kernel
+ * thread that claimed the queue's next pull, before it runs it).
  *
  * A test of what a crash leaves (a child process that died reading a
  * hostile repository) makes one: with PULLGATE_TEST_CRASH=STAGE[:TEXT],

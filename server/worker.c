@@ -1107,19 +1107,35 @@ static int claim_stacked(pg_job **out, slot *s, const pg_worker_opts *o)
 	}
 	if (err < 0)
 		goto done;
-	/* its thread named before the lock is let go: never taken for an orphan */
+	/*
+	 * its thread named before the lock is let go: never taken for an
+	 * orphan; from here a maintainer's cancel is the thread's to record
+	 */
 	pthread_mutex_lock(&w->lock);
 	s->id = plan.next;
+	s->cancel = w->stopping;
+	s->by_user = false;
+	s->user[0] = '\0';
 	pthread_mutex_unlock(&w->lock);
 	if ((err = pg_store_get(out, w->o.store, plan.next)) < 0) {
 		/* no thread runs it: it must not stay merging, holding up the queue */
-		char why[512];
+		char why[512], user[sizeof(s->user)];
 		pg_store_update u = PG_STORE_UPDATE_INIT;
+		enum pg_job_state to = PG_JOB_VERIFIED;
 
 		snprintf(why, sizeof(why), "%s", pg_error_last());
 		u.message = "the kernel thread could not read it: tested later";
-		if (pg_job_move(w->o.store, plan.next, PG_JOB_MERGING, PG_JOB_VERIFIED,
-				PG_JOB_BY_WORKER, &u) < 0)
+		pthread_mutex_lock(&w->lock);
+		if (s->by_user) {
+			/* its cancel answered "cancelling": kept */
+			snprintf(user, sizeof(user), "%s", s->user);
+			u.message = "cancelled while running";
+			u.user = user;
+			u.action = "cancel";
+			to = PG_JOB_CANCELLED;
+		}
+		pthread_mutex_unlock(&w->lock);
+		if (move(w, plan.next, PG_JOB_MERGING, to, PG_JOB_BY_WORKER, &u) < 0)
 			pg_error_clear();
 		pthread_mutex_lock(&w->lock);
 		s->id = 0;
@@ -1168,12 +1184,17 @@ static void *loop(void *p)
 			idle(w);
 			continue;
 		}
+		if (stacked)
+			pg_testpoint("claim", "stacked");
 		pthread_mutex_lock(&w->lock);
 		s->id = j->id;
 		s->state = to;
-		s->cancel = w->stopping;
-		s->by_user = false;
-		s->user[0] = '\0';
+		if (!stacked) {
+			/* a stacked claim did it as it named the pull: a cancel since is kept */
+			s->cancel = w->stopping;
+			s->by_user = false;
+			s->user[0] = '\0';
+		}
 		s->o = w->o;
 		s->stacked = stacked;
 		pthread_mutex_unlock(&w->lock);
