@@ -1,6 +1,7 @@
 /* worker.c - verify threads and a kernel thread per build worktree, driving pg_gate_run; the maintainer's decisions. */
 #include "server/worker.h"
 #include "common/testpoint.h"
+#include "common/array.h"
 #include "common/error.h"
 #include "common/fs.h"
 #include "repo/repo.h"
@@ -50,6 +51,13 @@ typedef struct slot {
 	size_t nunder;
 } slot;
 
+/* A pull of the queue that a run left in a running state no thread runs (orphans). */
+typedef struct orphan {
+	int64_t id;
+	unsigned returns;       /* times sent back to be tested again */
+	bool said;              /* a failure to send it back was logged */
+} orphan;
+
 struct pg_worker {
 	pg_worker_opts o;
 	pthread_mutex_t lock;
@@ -60,6 +68,8 @@ struct pg_worker {
 	bool resolutions_seen;  /* resolutions holds the digest of the last look */
 	uint64_t resolutions;   /* pg_tree_resolutions_digest, at the last look */
 	unsigned rechecking;    /* threads running the entry check again: no claim meanwhile */
+	orphan *orphans;        /* under approve_lock */
+	size_t norphans, alloc_orphans;
 	pthread_t threads[MAX_THREADS];
 	size_t nthreads;
 	bool git_ready;         /* pg_git_init() succeeded: shut down after the threads */
@@ -96,27 +106,74 @@ static int move(pg_worker *w, int64_t id, enum pg_job_state from, enum pg_job_st
 }
 
 #define RECORD_TRIES 3
+static const long record_backoff_ms[RECORD_TRIES - 1] = { 50, 200 };
+
+/* Where job id is now. */
+static int current(pg_worker *w, int64_t id, enum pg_job_state *state)
+{
+	pg_job *j = NULL;
+	int err;
+
+	*state = PG_JOB__COUNT;
+	if ((err = pg_store_get(&j, w->o.store, id)) == 0)
+		*state = j->state;
+	pg_job_free(j);
+	return err;
+}
+
+/*
+ * Whether the worker's move of job id from one state to another, which
+ * failed with err, may be tried again: not a move the worker may not make,
+ * nor one of a pull in another state now (PG_ECONFLICT says that, but also
+ * that SQLite stayed busy or locked: the store is asked where the pull
+ * is), nor a failure that is not the store's (memory, no such pull).
+ */
+static bool retryable(pg_worker *w, int64_t id, enum pg_job_state from, enum pg_job_state to,
+		      int err)
+{
+	enum pg_job_state now;
+
+	if (!pg_job_can_move(from, to, PG_JOB_BY_WORKER) || err == PG_ENOMEM ||
+	    err == PG_ENOTFOUND || err == PG_EINVALID)
+		return false;
+	if (err != PG_ECONFLICT)
+		return true;
+	if (current(w, id, &now) < 0) {
+		pg_error_clear();
+		return true; /* the store cannot say: busy still */
+	}
+	return now == from;
+}
 
 /*
  * The thread moves the job it runs; a store that fails (busy, short of
- * space a moment) is asked again.  When it keeps refusing, the job stays
- * where it is: a running state no thread runs then, which the queue
- * tests again (orphans).
+ * space a moment) is asked again, twice at most, after a pause that grows
+ * (record_backoff_ms).  When it keeps refusing, the job stays where it
+ * is: a running state no thread runs then, which the queue tests again
+ * (orphans).
  */
 static void advance(slot *s, enum pg_job_state to, const pg_store_update *u)
 {
-	char first[512] = "";
+	char first[512] = "", last[512] = "";
 	int tries = 0, err;
 
-	while ((err = move(s->w, s->id, s->state, to, PG_JOB_BY_WORKER, u)) < 0 &&
-	       ++tries < RECORD_TRIES) {
+	for (;;) {
+		struct timespec pause = { 0, 0 };
+
+		if ((err = move(s->w, s->id, s->state, to, PG_JOB_BY_WORKER, u)) == 0)
+			break;
+		snprintf(last, sizeof(last), "%s", pg_error_last());
 		if (!first[0])
-			snprintf(first, sizeof(first), "%s", pg_error_last());
+			snprintf(first, sizeof(first), "%s", last);
 		pg_error_clear();
+		if (++tries == RECORD_TRIES || !retryable(s->w, s->id, s->state, to, err))
+			break;
+		pause.tv_nsec = record_backoff_ms[tries - 1] * 1000000L;
+		nanosleep(&pause, NULL);
 	}
 	if (err < 0) {
-		logf_(s->w, "pull %lld: cannot record state %s (%d tries): %s", (long long)s->id,
-		      pg_job_state_name(to), RECORD_TRIES, pg_error_last());
+		logf_(s->w, "pull %lld: cannot record state %s (%d tr%s): %s", (long long)s->id,
+		      pg_job_state_name(to), tries, tries == 1 ? "y" : "ies", last);
 		return;
 	}
 	if (tries)
@@ -1005,33 +1062,85 @@ static bool stacking(const pg_worker_opts *o)
 	return !o->each_on_head && (o->stages & PG_GATE_APPROVE);
 }
 
+#define ORPHAN_RETURNS 2
+
+/* The record of pull id among the orphans (a new one when there is none); under approve_lock. */
+static orphan *orphan_of(pg_worker *w, int64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < w->norphans; i++)
+		if (w->orphans[i].id == id)
+			return &w->orphans[i];
+	if (PG_ARRAY_GROW(w->orphans, w->norphans + 1, w->alloc_orphans) < 0)
+		return NULL;
+	memset(&w->orphans[w->norphans], 0, sizeof(*w->orphans));
+	w->orphans[w->norphans].id = id;
+	return &w->orphans[w->norphans++];
+}
+
+/* The orphans' records of pulls no longer in the queue q are forgotten; under approve_lock. */
+static void orphans_forget(pg_worker *w, const pg_job_list *q)
+{
+	size_t i, k, kept = 0;
+
+	for (i = 0; i < w->norphans; i++) {
+		for (k = 0; k < q->n && q->items[k]->id != w->orphans[i].id; k++)
+			;
+		if (k < q->n)
+			w->orphans[kept++] = w->orphans[i];
+	}
+	w->norphans = kept;
+}
+
 /*
  * The pulls of the queue q in a running state that no thread of ours
  * runs: a run whose end the store could not record (advance) left it
  * there.  Left so, one would hold the queue (one with no merge holds up
  * the pulls behind it; one with a merge is stood on and never decided):
  * each goes back to verified, keeping its place, to be tested again, as
- * a start does with the runs the last stop cut short.  Under the approval
- * lock, which a claim names its thread's pull under (claim_stacked): a
- * pull just claimed is never taken for one.  How many went back.
+ * a start does with the runs the last stop cut short; twice at most
+ * (ORPHAN_RETURNS, counted while the service runs): a third is an error,
+ * not a test run forever.  A move the store refuses is logged once per
+ * pull.  Under the approval lock, which a claim names its thread's pull
+ * under (claim_stacked): a pull just claimed is never taken for one.  How
+ * many moved.
  */
 static size_t orphans(pg_worker *w, const pg_job_list *q)
 {
 	pg_store_update u = PG_STORE_UPDATE_INIT;
 	size_t i, n = 0;
 
-	u.message = "its run ended, but the store could not record how: no thread runs it; "
-		    "testing it again on the stack as it is";
+	orphans_forget(w, q);
 	for (i = 0; i < q->n; i++) {
 		const pg_job *j = q->items[i];
+		enum pg_job_state to = PG_JOB_VERIFIED;
+		orphan *o;
 
 		if (!pg_job_state_is_running(j->state) || runs_now(w, j->id))
 			continue;
-		if (move(w, j->id, j->state, PG_JOB_VERIFIED, PG_JOB_BY_WORKER, &u) < 0) {
-			logf_(w, "pull %lld: %s", (long long)j->id, pg_error_last());
+		if (!(o = orphan_of(w, j->id))) {
+			pg_error_clear(); /* out of memory: the next look */
+			continue;
+		}
+		u.message = "its run ended, but the store could not record how: no thread runs it; "
+			    "testing it again on the stack as it is";
+		if (o->returns >= ORPHAN_RETURNS) {
+			to = PG_JOB_ERROR;
+			u.message = "its run ended, but the store could not record how, for the third "
+				    "time: not tested again (the service's log says why the store "
+				    "refused)";
+		}
+		if (move(w, j->id, j->state, to, PG_JOB_BY_WORKER, &u) < 0) {
+			if (!o->said)
+				logf_(w, "pull %lld: %s", (long long)j->id, pg_error_last());
+			o->said = true;
 			pg_error_clear();
-		} else
-			n++;
+			continue;
+		}
+		o->said = false;
+		o->returns++;
+		n++;
 	}
 	return n;
 }
@@ -1279,19 +1388,6 @@ void pg_worker_wake(pg_worker *w)
 	pthread_mutex_lock(&w->lock);
 	pthread_cond_broadcast(&w->wake);
 	pthread_mutex_unlock(&w->lock);
-}
-
-/* Where job id is now. */
-static int current(pg_worker *w, int64_t id, enum pg_job_state *state)
-{
-	pg_job *j = NULL;
-	int err;
-
-	*state = PG_JOB__COUNT;
-	if ((err = pg_store_get(&j, w->o.store, id)) == 0)
-		*state = j->state;
-	pg_job_free(j);
-	return err;
 }
 
 int pg_worker_cancel(pg_worker *w, int64_t id, const char *user)
@@ -1851,6 +1947,7 @@ void pg_worker_stop(pg_worker *w)
 		free(w->slots[i].tops);
 		free(w->slots[i].under);
 	}
+	free(w->orphans);
 	pthread_cond_destroy(&w->wake);
 	pthread_mutex_destroy(&w->lock);
 	pthread_mutex_destroy(&w->approve_lock);
