@@ -27,7 +27,10 @@
  * compare-and-swap first finds the branch locked, "before-cas", "after-cas";
  * reject: "before-lock", a maintainer's reject about to wait for an approval;
  * fetch: "object written", each object a local fetch copies into a tree,
- * "object written: commit" when it is a commit).
+ * "object written: commit" when it is a commit; claim: "stacked", a kernel
+ * thread that claimed the queue's next pull, before it runs it; recheck:
+ * "pull ID", a kernel thread about to run the queue's entry check again,
+ * the resolutions having changed, ID the first pull it checks).
  *
  * A test of what a crash leaves (a child process that died reading a
  * hostile repository) makes one: with PULLGATE_TEST_CRASH=STAGE[:TEXT],

@@ -357,7 +357,11 @@ int pg_tree_resolutions_digest(uint64_t *out, pg_tree *t)
 			err = 0;
 			continue; /* deleted meanwhile */
 		}
-		if (err == 0) {
+		if (passable(err)) {
+			/* a symbolic ref's loop, say: a state of its own, and the others still count */
+			pg_error_clear();
+			err = pg_buf_printf(&all, "%s unreadable\n", refs[i]);
+		} else if (err == 0) {
 			pg_oid_tohex(hex, &target);
 			err = pg_buf_printf(&all, "%s %s\n", refs[i], hex);
 		}

@@ -118,7 +118,9 @@ int pg_tree_resolution(pg_oid *tree, char **name, pg_oid *id, pg_buf *unresolved
 /*
  * A digest of the refs under PG_TREE_RESOLUTIONS, their names and what
  * they point at (no object read): it changes when a resolution is
- * recorded, moved or removed.  0 when there is none.
+ * recorded, moved or removed.  0 when there is none.  A ref that cannot
+ * be read (a symbolic ref's loop) counts as its name and "unreadable":
+ * it fails nothing; only the list of refs unread, or memory, does.
  */
 int pg_tree_resolutions_digest(uint64_t *out, pg_tree *t);
 

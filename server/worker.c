@@ -1,6 +1,7 @@
 /* worker.c - verify threads and a kernel thread per build worktree, driving pg_gate_run; the maintainer's decisions. */
 #include "server/worker.h"
 #include "common/testpoint.h"
+#include "common/array.h"
 #include "common/error.h"
 #include "common/fs.h"
 #include "repo/repo.h"
@@ -48,7 +49,19 @@ typedef struct slot {
 	pg_oid *tops;
 	int64_t *under;
 	size_t nunder;
+	/* the entry check run again by this thread (resolutions_looked_at), under w->lock:
+	   a change seen, the pulls to check not read yet; then those pulls */
+	bool recheck_pending;
+	int64_t *recheck;
+	size_t nrecheck;
 } slot;
+
+/* A pull of the queue that a run left in a running state no thread runs (orphans). */
+typedef struct orphan {
+	int64_t id;
+	unsigned returns;       /* times sent back to be tested again */
+	bool said;              /* a failure to send it back was logged */
+} orphan;
 
 struct pg_worker {
 	pg_worker_opts o;
@@ -59,7 +72,10 @@ struct pg_worker {
 	bool stopping;
 	bool resolutions_seen;  /* resolutions holds the digest of the last look */
 	uint64_t resolutions;   /* pg_tree_resolutions_digest, at the last look */
-	unsigned rechecking;    /* threads running the entry check again: no claim meanwhile */
+	bool resolutions_failing; /* the last look's digest failed, and the log said so */
+	bool recheck_refused;   /* a claim waited for the entry check run again: wake after */
+	orphan *orphans;        /* under approve_lock */
+	size_t norphans, alloc_orphans;
 	pthread_t threads[MAX_THREADS];
 	size_t nthreads;
 	bool git_ready;         /* pg_git_init() succeeded: shut down after the threads */
@@ -96,27 +112,74 @@ static int move(pg_worker *w, int64_t id, enum pg_job_state from, enum pg_job_st
 }
 
 #define RECORD_TRIES 3
+static const long record_backoff_ms[RECORD_TRIES - 1] = { 50, 200 };
+
+/* Where job id is now. */
+static int current(pg_worker *w, int64_t id, enum pg_job_state *state)
+{
+	pg_job *j = NULL;
+	int err;
+
+	*state = PG_JOB__COUNT;
+	if ((err = pg_store_get(&j, w->o.store, id)) == 0)
+		*state = j->state;
+	pg_job_free(j);
+	return err;
+}
+
+/*
+ * Whether the worker's move of job id from one state to another, which
+ * failed with err, may be tried again: not a move the worker may not make,
+ * nor one of a pull in another state now (PG_ECONFLICT says that, but also
+ * that SQLite stayed busy or locked: the store is asked where the pull
+ * is), nor a failure that is not the store's (memory, no such pull).
+ */
+static bool retryable(pg_worker *w, int64_t id, enum pg_job_state from, enum pg_job_state to,
+		      int err)
+{
+	enum pg_job_state now;
+
+	if (!pg_job_can_move(from, to, PG_JOB_BY_WORKER) || err == PG_ENOMEM ||
+	    err == PG_ENOTFOUND || err == PG_EINVALID)
+		return false;
+	if (err != PG_ECONFLICT)
+		return true;
+	if (current(w, id, &now) < 0) {
+		pg_error_clear();
+		return true; /* the store cannot say: busy still */
+	}
+	return now == from;
+}
 
 /*
  * The thread moves the job it runs; a store that fails (busy, short of
- * space a moment) is asked again.  When it keeps refusing, the job stays
- * where it is: a running state no thread runs then, which the queue
- * tests again (orphans).
+ * space a moment) is asked again, twice at most, after a pause that grows
+ * (record_backoff_ms).  When it keeps refusing, the job stays where it
+ * is: a running state no thread runs then, which the queue tests again
+ * (orphans).
  */
 static void advance(slot *s, enum pg_job_state to, const pg_store_update *u)
 {
-	char first[512] = "";
+	char first[512] = "", last[512] = "";
 	int tries = 0, err;
 
-	while ((err = move(s->w, s->id, s->state, to, PG_JOB_BY_WORKER, u)) < 0 &&
-	       ++tries < RECORD_TRIES) {
+	for (;;) {
+		struct timespec pause = { 0, 0 };
+
+		if ((err = move(s->w, s->id, s->state, to, PG_JOB_BY_WORKER, u)) == 0)
+			break;
+		snprintf(last, sizeof(last), "%s", pg_error_last());
 		if (!first[0])
-			snprintf(first, sizeof(first), "%s", pg_error_last());
+			snprintf(first, sizeof(first), "%s", last);
 		pg_error_clear();
+		if (++tries == RECORD_TRIES || !retryable(s->w, s->id, s->state, to, err))
+			break;
+		pause.tv_nsec = record_backoff_ms[tries - 1] * 1000000L;
+		nanosleep(&pause, NULL);
 	}
 	if (err < 0) {
-		logf_(s->w, "pull %lld: cannot record state %s (%d tries): %s", (long long)s->id,
-		      pg_job_state_name(to), RECORD_TRIES, pg_error_last());
+		logf_(s->w, "pull %lld: cannot record state %s (%d tr%s): %s", (long long)s->id,
+		      pg_job_state_name(to), tries, tries == 1 ? "y" : "ies", last);
 		return;
 	}
 	if (tries)
@@ -459,23 +522,31 @@ static void enter_queue(slot *s, const pg_job *j, const pg_report *r)
  * The entry check of a verified pull j of the queue q, run again: what it
  * finds now is recorded, and the log says when the pull stops waiting
  * behind another or waits again.  One that cannot decide leaves what the
- * last found (the merge stage finds any conflict).
+ * last found (the merge stage finds any conflict).  Whether the pull it
+ * waits behind changed.
  */
-static void entry_again(pg_worker *w, const pg_worker_opts *o, volatile sig_atomic_t *cancel,
+static bool entry_again(pg_worker *w, const pg_worker_opts *o, volatile sig_atomic_t *cancel,
 			const pg_job_list *q, const pg_job *j)
 {
 	pg_buf sentence = PG_BUF_INIT;
 	const char *now;
 	int64_t with = 0;
+	bool moved = false;
 	int err;
 
 	if ((err = entry_check(&sentence, &with, o, cancel, q, j, &j->tag_object)) == 0)
 		err = pg_store_set_conflict(w->o.store, j->id, PG_JOB_VERIFIED,
 					    sentence.len ? sentence.ptr : NULL, with);
 	if (err == PG_ECONFLICT) {
-		/* tested, decided or sent back since the look: not verified now */
+		/* the store's answer when the pull moved on, but also when it stayed busy */
+		char why[512];
+		enum pg_job_state state;
+
+		snprintf(why, sizeof(why), "%s", pg_error_last());
 		pg_error_clear();
-		goto done;
+		if (current(w, j->id, &state) == 0 && state != PG_JOB_VERIFIED)
+			goto done; /* tested, decided or sent back since the look */
+		pg_error_set(err, "%s", why);
 	}
 	if (err < 0) {
 		logf_(w, "pull %lld: its conflicts could not be checked again: %s; what was found "
@@ -495,10 +566,12 @@ static void entry_again(pg_worker *w, const pg_worker_opts *o, volatile sig_atom
 	else
 		logf_(w, "pull %lld: the resolutions having changed: %s", (long long)j->id, now);
 	pg_events_post(w->o.events, j->id, "progress", "queue", now);
-	if (with != j->conflict_with)
-		pg_events_queue_changed(w->o.events);
+	/* the window's conflicts cell says it too, "resolved" or whom it waits behind */
+	pg_events_queue_changed(w->o.events);
+	moved = with != j->conflict_with;
 done:
 	pg_buf_release(&sentence);
+	return moved;
 }
 
 /* The maintainer's tree: 0 with *t to free, 1 when there is none (nothing was merged yet). */
@@ -521,10 +594,25 @@ static int open_tree(pg_tree **t, const pg_worker_opts *o)
 }
 
 /*
+ * Whether the sentence of j's entry check names pull id (pg_entry_sentence:
+ * "conflicts with pull 9 (", "; with pull 9 (").
+ */
+static bool names_pull(const pg_job *j, int64_t id)
+{
+	char first[48], next[48];
+
+	snprintf(first, sizeof(first), "conflicts with pull %lld (", (long long)id);
+	snprintf(next, sizeof(next), "; with pull %lld (", (long long)id);
+	return !strncmp(j->conflict, first, strlen(first)) || strstr(j->conflict, next);
+}
+
+/*
  * Whether the entry check of j is run again when the resolutions change:
- * j conflicted as it entered and is not tested yet, and the pull it
- * waits behind (if any) is still in the queue (once that one is decided,
- * j waits no longer, and a failing merge names it: attribute).
+ * j conflicted as it entered with a pull that is still in the queue (the
+ * one it waits behind, or one a resolution settled), and is not tested
+ * yet.  Once the other is decided, j waits no longer, and its finding
+ * stays as it was ("resolved" on the window): a failing merge names the
+ * other (attribute).  A conflict with the branch alone has no other.
  */
 static bool again(const pg_job_list *q, const pg_job *j)
 {
@@ -532,64 +620,164 @@ static bool again(const pg_job_list *q, const pg_job *j)
 
 	if (j->state != PG_JOB_VERIFIED || !j->conflict || !j->has_tag_object)
 		return false;
-	for (i = 0; i < q->n && j->conflict_with; i++)
-		if (q->items[i]->id == j->conflict_with)
+	for (i = 0; i < q->n; i++) {
+		const pg_job *other = q->items[i];
+
+		if (other != j && (j->conflict_with ? other->id == j->conflict_with :
+				   names_pull(j, other->id)))
 			return true;
-	return !j->conflict_with;
+	}
+	return false;
+}
+
+static bool has_id(const int64_t *ids, size_t n, int64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (ids[i] == id)
+			return true;
+	return false;
+}
+
+/*
+ * Whether pull next of the queue q waits for the entry check run again
+ * (resolutions_looked_at): while a thread has seen the resolutions change
+ * and not read yet which pulls it checks, or while it checks next or a
+ * pull ahead of it (what it finds may put that pull first, or keep next
+ * waiting).  The pulls ahead of those it checks go on.  A claim that
+ * waits so is woken when the check ends (recheck_refused).
+ */
+static bool waits_for_recheck(pg_worker *w, const pg_job_list *q, int64_t next)
+{
+	size_t i, k;
+	bool waits = false;
+
+	pthread_mutex_lock(&w->lock);
+	for (k = 0; k < MAX_THREADS && !waits; k++)
+		waits = w->slots[k].recheck_pending;
+	for (i = 0; i < q->n && !waits; i++) {
+		for (k = 0; k < MAX_THREADS && !waits; k++)
+			waits = has_id(w->slots[k].recheck, w->slots[k].nrecheck, q->items[i]->id);
+		if (q->items[i]->id == next)
+			break;
+	}
+	w->recheck_refused |= waits;
+	pthread_mutex_unlock(&w->lock);
+	return waits;
+}
+
+/* The digest of the resolutions could not be made: said once, until a look makes one. */
+static void resolutions_unread(pg_worker *w)
+{
+	bool say;
+
+	pthread_mutex_lock(&w->lock);
+	say = !w->resolutions_failing;
+	w->resolutions_failing = true;
+	pthread_mutex_unlock(&w->lock);
+	if (say)
+		logf_(w, "queue: the resolutions cannot be looked at: %s; the entry check is not "
+		      "run again until they can", pg_error_last());
+	pg_error_clear();
+}
+
+/* The verified pulls of the queue whose entry check is run again (again): *ids to free. */
+static int to_recheck(int64_t **ids, size_t *n, pg_worker *w)
+{
+	pg_job_list q = { 0 };
+	size_t i, alloc = 0;
+	int err;
+
+	*ids = NULL;
+	*n = 0;
+	if ((err = pg_store_queue(&q, w->o.store)) == 0)
+		for (i = 0; i < q.n && err == 0; i++)
+			if (again(&q, q.items[i]) && (err = PG_ARRAY_GROW(*ids, *n + 1, alloc)) == 0)
+				(*ids)[(*n)++] = q.items[i]->id;
+	pg_job_list_release(&q);
+	return err;
 }
 
 /*
  * A kernel thread's look for work: when a resolution was recorded, moved
  * or removed under refs/pullgate/resolutions/ since the last look (the
  * first look after the start counts as one), the entry check runs again
- * on every verified pull of the queue that conflicted as it entered, so
- * that a pull a resolution now settles stops waiting behind the other,
- * and one whose resolution is gone (or no longer applies) waits again
- * before it is tested.  Under the entry lock: no pull enters meanwhile;
- * no kernel thread claims a pull until it is done (w->rechecking).
+ * on every verified pull of the queue that conflicted as it entered with
+ * a pull still in it (again), so that a pull a resolution now settles
+ * stops waiting behind the other, and one whose resolution is gone (or
+ * no longer applies) waits again before it is tested.  Under the entry
+ * lock: no pull enters meanwhile.  Neither the pulls it checks nor those
+ * behind them are claimed until it is done (waits_for_recheck).  A queue
+ * that cannot be read is looked at again at the next poll, not at once.
  */
 static void resolutions_looked_at(slot *s, const pg_worker_opts *o)
 {
 	pg_worker *w = s->w;
 	pg_job_list q = { 0 };
 	pg_tree *t = NULL;
+	int64_t *ids = NULL;
 	uint64_t digest = 0;
-	size_t i;
-	bool changed;
+	size_t i, n = 0;
+	bool changed, moved = false, wake;
 	int err;
 
 	if ((err = open_tree(&t, o)) == 0)
 		err = pg_tree_resolutions_digest(&digest, t);
 	pg_tree_free(t);
-	if (err != 0) {
-		pg_error_clear(); /* no tree yet, or unreadable now: the next look */
+	if (err == 1)
+		return; /* no tree yet: nothing was merged, no pull waits behind another */
+	if (err < 0) {
+		resolutions_unread(w);
 		return;
 	}
 	pthread_mutex_lock(&w->lock);
 	changed = !w->resolutions_seen || w->resolutions != digest;
+	w->resolutions_failing = false;
 	w->resolutions_seen = true;
 	w->resolutions = digest;
-	w->rechecking += changed;
+	s->recheck_pending = changed;
 	s->cancel = w->stopping;
 	pthread_mutex_unlock(&w->lock);
 	if (!changed)
 		return;
-	pthread_mutex_lock(&w->entry_lock);
-	if ((err = pg_store_queue(&q, w->o.store)) < 0) {
-		logf_(w, "queue: %s", pg_error_last());
+	err = to_recheck(&ids, &n, w);
+	pthread_mutex_lock(&w->lock);
+	s->recheck_pending = false;
+	s->recheck = err == 0 ? ids : NULL;
+	s->nrecheck = err == 0 ? n : 0;
+	pthread_mutex_unlock(&w->lock);
+	if (err == 0 && n) {
+		char first[32];
+
+		snprintf(first, sizeof(first), "pull %lld", (long long)ids[0]);
+		pg_testpoint("recheck", first);
+		pthread_mutex_lock(&w->entry_lock);
+		/* the queue as it is now: the pulls ahead of each, those that entered meanwhile too */
+		if ((err = pg_store_queue(&q, w->o.store)) == 0)
+			for (i = 0; i < q.n && !s->cancel; i++)
+				if (has_id(ids, n, q.items[i]->id) && again(&q, q.items[i]))
+					moved |= entry_again(w, o, &s->cancel, &q, q.items[i]);
+		pthread_mutex_unlock(&w->entry_lock);
+		pg_job_list_release(&q);
+	}
+	if (err < 0) {
+		logf_(w, "queue: %s; the entry check is run again at the next look", pg_error_last());
 		pg_error_clear();
 	}
-	for (i = 0; i < q.n && !s->cancel; i++)
-		if (again(&q, q.items[i]))
-			entry_again(w, o, &s->cancel, &q, q.items[i]);
-	pthread_mutex_unlock(&w->entry_lock);
-	pg_job_list_release(&q);
 	pthread_mutex_lock(&w->lock);
+	s->recheck = NULL;
+	s->nrecheck = 0;
 	if (err < 0)
-		w->resolutions_seen = false; /* the queue unread: looked at again next time */
-	w->rechecking--;
+		w->resolutions_seen = false;
+	/* a pull that waits no longer, or a claim that waited for the check, is work now */
+	wake = err == 0 && (moved || w->recheck_refused);
+	if (wake)
+		w->recheck_refused = false;
 	pthread_mutex_unlock(&w->lock);
-	pg_worker_wake(w);
+	free(ids);
+	if (wake)
+		pg_worker_wake(w);
 }
 
 static void verify_job(slot *s, const pg_job *j)
@@ -1007,33 +1195,85 @@ static bool stacking(const pg_worker_opts *o)
 	return !o->each_on_head && (o->stages & PG_GATE_APPROVE);
 }
 
+#define ORPHAN_RETURNS 2
+
+/* The record of pull id among the orphans (a new one when there is none); under approve_lock. */
+static orphan *orphan_of(pg_worker *w, int64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < w->norphans; i++)
+		if (w->orphans[i].id == id)
+			return &w->orphans[i];
+	if (PG_ARRAY_GROW(w->orphans, w->norphans + 1, w->alloc_orphans) < 0)
+		return NULL;
+	memset(&w->orphans[w->norphans], 0, sizeof(*w->orphans));
+	w->orphans[w->norphans].id = id;
+	return &w->orphans[w->norphans++];
+}
+
+/* The orphans' records of pulls no longer in the queue q are forgotten; under approve_lock. */
+static void orphans_forget(pg_worker *w, const pg_job_list *q)
+{
+	size_t i, k, kept = 0;
+
+	for (i = 0; i < w->norphans; i++) {
+		for (k = 0; k < q->n && q->items[k]->id != w->orphans[i].id; k++)
+			;
+		if (k < q->n)
+			w->orphans[kept++] = w->orphans[i];
+	}
+	w->norphans = kept;
+}
+
 /*
  * The pulls of the queue q in a running state that no thread of ours
  * runs: a run whose end the store could not record (advance) left it
  * there.  Left so, one would hold the queue (one with no merge holds up
  * the pulls behind it; one with a merge is stood on and never decided):
  * each goes back to verified, keeping its place, to be tested again, as
- * a start does with the runs the last stop cut short.  Under the approval
- * lock, which a claim names its thread's pull under (claim_stacked): a
- * pull just claimed is never taken for one.  How many went back.
+ * a start does with the runs the last stop cut short; twice at most
+ * (ORPHAN_RETURNS, counted while the service runs): a third is an error,
+ * not a test run forever.  A move the store refuses is logged once per
+ * pull.  Under the approval lock, which a claim names its thread's pull
+ * under (claim_stacked): a pull just claimed is never taken for one.  How
+ * many moved.
  */
 static size_t orphans(pg_worker *w, const pg_job_list *q)
 {
 	pg_store_update u = PG_STORE_UPDATE_INIT;
 	size_t i, n = 0;
 
-	u.message = "its run ended, but the store could not record how: no thread runs it; "
-		    "testing it again on the stack as it is";
+	orphans_forget(w, q);
 	for (i = 0; i < q->n; i++) {
 		const pg_job *j = q->items[i];
+		enum pg_job_state to = PG_JOB_VERIFIED;
+		orphan *o;
 
 		if (!pg_job_state_is_running(j->state) || runs_now(w, j->id))
 			continue;
-		if (move(w, j->id, j->state, PG_JOB_VERIFIED, PG_JOB_BY_WORKER, &u) < 0) {
-			logf_(w, "pull %lld: %s", (long long)j->id, pg_error_last());
+		if (!(o = orphan_of(w, j->id))) {
+			pg_error_clear(); /* out of memory: the next look */
+			continue;
+		}
+		u.message = "its run ended, but the store could not record how: no thread runs it; "
+			    "testing it again on the stack as it is";
+		if (o->returns >= ORPHAN_RETURNS) {
+			to = PG_JOB_ERROR;
+			u.message = "its run ended, but the store could not record how, for the third "
+				    "time: not tested again (the service's log says why the store "
+				    "refused)";
+		}
+		if (move(w, j->id, j->state, to, PG_JOB_BY_WORKER, &u) < 0) {
+			if (!o->said)
+				logf_(w, "pull %lld: %s", (long long)j->id, pg_error_last());
+			o->said = true;
 			pg_error_clear();
-		} else
-			n++;
+			continue;
+		}
+		o->said = false;
+		o->returns++;
+		n++;
 	}
 	return n;
 }
@@ -1061,6 +1301,8 @@ static int plan_now(pg_stack_plan *plan, bool *has_tip, pg_worker *w, const pg_w
 				return err;
 		}
 		err = pg_stack_plan_make(plan, has == 0 ? &tip : NULL, &q);
+		if (err == 0 && plan->next && waits_for_recheck(w, &q, plan->next))
+			plan->next = 0;
 		pg_job_list_release(&q);
 		if (err < 0 || plan->nstale == 0)
 			return err;
@@ -1086,17 +1328,11 @@ static int claim_stacked(pg_job **out, slot *s, const pg_worker_opts *o)
 	pg_worker *w = s->w;
 	pg_stack_plan plan;
 	bool has_tip = false;
-	unsigned rechecking;
 	int err;
 
 	*out = NULL;
 	memset(&plan, 0, sizeof(plan));
 	resolutions_looked_at(s, o);
-	pthread_mutex_lock(&w->lock);
-	rechecking = w->rechecking;
-	pthread_mutex_unlock(&w->lock);
-	if (rechecking)
-		return 0; /* what it finds may keep the next pull waiting: the next look */
 	pthread_mutex_lock(&w->approve_lock);
 	if ((err = plan_now(&plan, &has_tip, w, o)) < 0 || !plan.next)
 		goto done;
@@ -1109,19 +1345,35 @@ static int claim_stacked(pg_job **out, slot *s, const pg_worker_opts *o)
 	}
 	if (err < 0)
 		goto done;
-	/* its thread named before the lock is let go: never taken for an orphan */
+	/*
+	 * its thread named before the lock is let go: never taken for an
+	 * orphan; from here a maintainer's cancel is the thread's to record
+	 */
 	pthread_mutex_lock(&w->lock);
 	s->id = plan.next;
+	s->cancel = w->stopping;
+	s->by_user = false;
+	s->user[0] = '\0';
 	pthread_mutex_unlock(&w->lock);
 	if ((err = pg_store_get(out, w->o.store, plan.next)) < 0) {
 		/* no thread runs it: it must not stay merging, holding up the queue */
-		char why[512];
+		char why[512], user[sizeof(s->user)];
 		pg_store_update u = PG_STORE_UPDATE_INIT;
+		enum pg_job_state to = PG_JOB_VERIFIED;
 
 		snprintf(why, sizeof(why), "%s", pg_error_last());
 		u.message = "the kernel thread could not read it: tested later";
-		if (pg_job_move(w->o.store, plan.next, PG_JOB_MERGING, PG_JOB_VERIFIED,
-				PG_JOB_BY_WORKER, &u) < 0)
+		pthread_mutex_lock(&w->lock);
+		if (s->by_user) {
+			/* its cancel answered "cancelling": kept */
+			snprintf(user, sizeof(user), "%s", s->user);
+			u.message = "cancelled while running";
+			u.user = user;
+			u.action = "cancel";
+			to = PG_JOB_CANCELLED;
+		}
+		pthread_mutex_unlock(&w->lock);
+		if (move(w, plan.next, PG_JOB_MERGING, to, PG_JOB_BY_WORKER, &u) < 0)
 			pg_error_clear();
 		pthread_mutex_lock(&w->lock);
 		s->id = 0;
@@ -1170,12 +1422,17 @@ static void *loop(void *p)
 			idle(w);
 			continue;
 		}
+		if (stacked)
+			pg_testpoint("claim", "stacked");
 		pthread_mutex_lock(&w->lock);
 		s->id = j->id;
 		s->state = to;
-		s->cancel = w->stopping;
-		s->by_user = false;
-		s->user[0] = '\0';
+		if (!stacked) {
+			/* a stacked claim did it as it named the pull: a cancel since is kept */
+			s->cancel = w->stopping;
+			s->by_user = false;
+			s->user[0] = '\0';
+		}
 		s->o = w->o;
 		s->stacked = stacked;
 		pthread_mutex_unlock(&w->lock);
@@ -1260,19 +1517,6 @@ void pg_worker_wake(pg_worker *w)
 	pthread_mutex_lock(&w->lock);
 	pthread_cond_broadcast(&w->wake);
 	pthread_mutex_unlock(&w->lock);
-}
-
-/* Where job id is now. */
-static int current(pg_worker *w, int64_t id, enum pg_job_state *state)
-{
-	pg_job *j = NULL;
-	int err;
-
-	*state = PG_JOB__COUNT;
-	if ((err = pg_store_get(&j, w->o.store, id)) == 0)
-		*state = j->state;
-	pg_job_free(j);
-	return err;
 }
 
 int pg_worker_cancel(pg_worker *w, int64_t id, const char *user)
@@ -1833,6 +2077,7 @@ void pg_worker_stop(pg_worker *w)
 		free(w->slots[i].tops);
 		free(w->slots[i].under);
 	}
+	free(w->orphans);
 	pthread_cond_destroy(&w->wake);
 	pthread_mutex_destroy(&w->lock);
 	pthread_mutex_destroy(&w->approve_lock);

@@ -184,12 +184,7 @@ is "$(printf '%s' "$out" | jq '.queue | length')" 0 "the queue is empty"
 # --- resolutions recorded by hand -----------------------------------------------------------------
 # resolve TAG OURS VALUE: TAG merged by hand onto OURS, fake/shared.c settled as 'value = VALUE',
 # under refs/pullgate/resolutions/TAG; its id in $RES
-resolve() {
-	git --git-dir="$TREE" fetch -q "$KREPO" "refs/tags/$1:refs/test/$1"
-	stack_resolve "$1" "$2" "$(git --git-dir="$KREPO" rev-parse "$1^{commit}")" \
-		fake/shared.c="value = $3"
-	git --git-dir="$TREE" update-ref -d "refs/test/$1"
-}
+resolve() { stack_resolve_pull "$1" "$2" fake/shared.c="value = $3"; }
 # s-edit-b, sent again, onto s-edit-a's own commit: master took s-edit-a, so it applies there
 resolve s-edit-b "$(git --git-dir="$KREPO" rev-parse 's-edit-a^{commit}')" 5
 RES_B=$RES

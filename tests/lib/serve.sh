@@ -89,6 +89,14 @@ serve_kill() {
 	SERVE_PID=
 }
 
+# serve_kill_held: SIGKILL, for a service that may hold a thread at a test point
+# (PULLGATE_TEST_HOLD: its shutdown would wait for it), and the stand-in builds it left
+serve_kill_held() {
+	[ -n "${SERVE_PID:-}" ] && kill -KILL "$SERVE_PID" 2>/dev/null || true
+	SERVE_PID=
+	stop_fakes
+}
+
 # serve_stop: SIGTERM, and $SERVE_RC is the server's exit status (non-zero
 # under the sanitizers when it leaked or misbehaved)
 serve_stop() {

@@ -28,6 +28,16 @@ stack_upstream() {
 	git --git-dir="$KREPO" fetch -q "$UPQ" "master:refs/heads/upstream-base"
 }
 
+# stack_serve WORKTREES: serve_setup for the queue's tests: one verify worker (the pulls enter
+# the queue in the order they came), WORKTREES build worktrees (as many kernel threads), the
+# upstream of stack_upstream, and the policy's upstream url on it
+stack_serve() {
+	serve_setup
+	sed -i "s/^  verify-workers: 2\$/  verify-workers: 1\n  build-worktrees: $1/" "$CONFIG"
+	stack_upstream
+	sed -i "s|^  url: .*|  url: '$UPQ'|" "$SCRATCH/policy.yaml"
+}
+
 # stack_keys DIR: a private copy of the fixture's keys in DIR, without the agent sockets
 # another test may have made
 stack_keys() {
@@ -108,4 +118,14 @@ stack_resolve() {
 		"$(git --git-dir="$TREE" write-tree)")
 	unset GIT_INDEX_FILE
 	git --git-dir="$TREE" update-ref "refs/pullgate/resolutions/$_name" "$RES"
+}
+
+# stack_resolve_pull NAME OURS FILE=CONTENT...: stack_resolve NAME of the commit of $KREPO's tag
+# NAME (a pull's, fetched into $TREE for it) onto commit OURS; its id in $RES
+stack_resolve_pull() {
+	_pull=$1 _on=$2
+	shift 2
+	git --git-dir="$TREE" fetch -q "$KREPO" "refs/tags/$_pull:refs/test/$_pull"
+	stack_resolve "$_pull" "$_on" "$(git --git-dir="$KREPO" rev-parse "$_pull^{commit}")" "$@"
+	git --git-dir="$TREE" update-ref -d "refs/test/$_pull"
 }
