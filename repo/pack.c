@@ -757,6 +757,14 @@ static int idx_at(const unsigned char **out, idx_window *w, uint64_t off, size_t
 	return 0;
 }
 
+/*
+ * Past this many entries of the index before the next id, locate_in
+ * searches rather than steps: a few ids among millions of objects (a run's
+ * worth of a big history, read many times over) read a few blocks each, not
+ * the whole table each time.
+ */
+#define LOCATE_STEPS 64
+
 /* locs[0..n) of one pack, by a walk of its index along their ids. */
 static int locate_in(pg_pack_loc *locs, size_t n, const pack *p, uint32_t j, const pg_oid *ids,
 		     idx_window *ws)
@@ -779,6 +787,16 @@ static int locate_in(pg_pack_loc *locs, size_t n, const pack *p, uint32_t j, con
 			return pg_error_set(PG_EINVALID, "pack index of '%s' is damaged", p->path);
 		if (pos < lo)
 			pos = lo;
+		if (hi - pos > LOCATE_STEPS) {
+			uint64_t first = (uint64_t)id->id[0] << 56;
+			size_t at;
+
+			if ((err = pg_search_uniform(&at, pos, hi, first, first | 0x00ffffffffffffffULL,
+						     pg_key_prefix64(id->id), idx_key_at,
+						     (void *)p)) < 0)
+				return err;
+			pos = (uint32_t)at;
+		}
 		for (c = 1; pos < hi; pos++) {
 			if ((err = idx_at(&b, &ws[0], p->ids + (uint64_t)pos * PG_OID_RAWSZ,
 					  PG_OID_RAWSZ)) < 0)
