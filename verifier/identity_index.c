@@ -465,6 +465,10 @@ static int run_spill(runs *r)
 			r->where = pg_buf_detach(&where);
 		pg_buf_release(&where);
 	}
+	/* a test's proof that a build went through runs: its first run's write fails */
+	if (err == 0 && pg_testfault("index", "run written"))
+		err = pg_error_set(PG_EIO, "identity index: cannot write %s: a test's fault",
+				   r->where);
 	if (err < 0 || (err = PG_ARRAY_GROW(r->ends, r->nruns + 1, r->ends_alloc)) < 0 ||
 	    (err = io_all(r->fd, r->where, r->mem, n * ENTRY, (uint64_t)start * ENTRY, true)) < 0)
 		return err;
