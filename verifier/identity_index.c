@@ -522,19 +522,40 @@ static int cursor_fill(cursor *c, int fd, const char *what)
 	return 0;
 }
 
+/* The cursors of a merge that still hold entries, the least entry first: a binary heap. */
+static void heap_down(size_t *h, size_t n, const cursor *c, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i, t;
+
+		if (l < n && entry_cmp(c[h[l]].at, c[h[m]].at) < 0)
+			m = l;
+		if (l + 1 < n && entry_cmp(c[h[l + 1]].at, c[h[m]].at) < 0)
+			m = l + 1;
+		if (m == i)
+			return;
+		t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
 /*
  * Each entry of the runs once, in order, to emit: the runs' buffers share
  * cap entries.  A commit in two runs (listed twice by a walk) comes once.
+ * The least of the runs' next entries is kept at the top of a heap: a
+ * small working memory makes hundreds of runs of a big history.
  */
 static int runs_merge(runs *r, int (*emit)(void *ctx, const unsigned char *e), void *ctx)
 {
 	cursor *c = NULL;
 	unsigned char *bufs = NULL, last[ENTRY];
-	size_t k = r->nruns + 1, room = r->cap / k < 64 ? 64 : r->cap / k, i;
+	size_t k = r->nruns + 1, room = r->cap / k < 64 ? 64 : r->cap / k, i, n = 0, *h = NULL;
 	bool have_last = false;
 	int err = 0;
 
-	if (!(c = calloc(k, sizeof(*c))) ||
+	if (!(c = calloc(k, sizeof(*c))) || !(h = calloc(k, sizeof(*h))) ||
 	    (r->nruns && !(bufs = malloc(r->nruns * room * ENTRY)))) {
 		err = pg_error_oom();
 		goto done;
@@ -549,14 +570,14 @@ static int runs_merge(runs *r, int (*emit)(void *ctx, const unsigned char *e), v
 	}
 	c[r->nruns].at = r->mem;
 	c[r->nruns].end = r->nmem ? r->mem + r->nmem * ENTRY : r->mem;
-	for (;;) {
-		cursor *min = NULL;
+	for (i = 0; i < k; i++)
+		if (c[i].at != c[i].end)
+			h[n++] = i;
+	for (i = n / 2; i-- > 0;)
+		heap_down(h, n, c, i);
+	while (n) {
+		cursor *min = &c[h[0]];
 
-		for (i = 0; i < k; i++)
-			if (c[i].at != c[i].end && (!min || entry_cmp(c[i].at, min->at) < 0))
-				min = &c[i];
-		if (!min)
-			break;
 		if (!have_last || entry_cmp(last, min->at)) {
 			memcpy(last, min->at, ENTRY);
 			have_last = true;
@@ -566,8 +587,12 @@ static int runs_merge(runs *r, int (*emit)(void *ctx, const unsigned char *e), v
 		min->at += ENTRY;
 		if (min->at == min->end && min->buf && (err = cursor_fill(min, r->fd, r->where)) < 0)
 			goto done;
+		if (min->at == min->end)
+			h[0] = h[--n];
+		heap_down(h, n, c, 0);
 	}
 done:
+	free(h);
 	free(c);
 	free(bufs);
 	return err;
