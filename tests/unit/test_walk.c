@@ -328,6 +328,20 @@ static int oid_order(const void *a, const void *b)
 	return pg_oid_cmp(a, b);
 }
 
+/* got and want, in any order, the same ids, each once: checked, and both freed. */
+static void same_ids(pg_oid *got, size_t ngot, pg_oid *want, size_t nwant)
+{
+	size_t i;
+
+	assert_int_equal(ngot, nwant);
+	qsort(got, ngot, sizeof(*got), oid_order);
+	qsort(want, nwant, sizeof(*want), oid_order);
+	for (i = 0; i < ngot; i++)
+		assert_memory_equal(got[i].id, want[i].id, PG_OID_RAWSZ);
+	free(got);
+	free(want);
+}
+
 /*
  * Every commit two tips reach, one of them a commit above the graph (made
  * after it, so read from its object): git rev-list's, each once, with no
@@ -337,7 +351,7 @@ static void test_walk_all_is_git_s(void **state)
 {
 	fixture *f = *state;
 	static const enum variant vs[] = { SKEW, SKEW_GRAPH, SKEW_CHAIN };
-	size_t k, i;
+	size_t k;
 
 	for (k = 0; k < sizeof(vs) / sizeof(vs[0]); k++) {
 		const char *path = f->path[vs[k]];
@@ -355,13 +369,7 @@ static void test_walk_all_is_git_s(void **state)
 		assert_int_equal(pg_repo_open(&r, path), 0);
 		assert_int_equal(pg_repo_ref_target(&tips[1], r, "refs/heads/t0"), 0);
 		assert_int_equal(pg_repo_walk_all(&got, &ngot, r, tips, 2), 0);
-		assert_int_equal(ngot, nwant);
-		qsort(got, ngot, sizeof(*got), oid_order);
-		qsort(want, nwant, sizeof(*want), oid_order);
-		for (i = 0; i < ngot; i++)
-			assert_memory_equal(got[i].id, want[i].id, PG_OID_RAWSZ);
-		free(got);
-		free(want);
+		same_ids(got, ngot, want, nwant);
 		pg_repo_free(r);
 	}
 }
@@ -400,13 +408,7 @@ static void test_walk_all_alternates_two_graphs(void **state)
 	nwant = git_ids(&want, path, top[0], top[1], "--", NULL);
 	assert_int_equal(pg_repo_open(&r, path), 0);
 	assert_int_equal(pg_repo_walk_all(&got, &ngot, r, tips, 2), 0);
-	assert_int_equal(ngot, nwant);
-	qsort(got, ngot, sizeof(*got), oid_order);
-	qsort(want, nwant, sizeof(*want), oid_order);
-	for (i = 0; i < ngot; i++)
-		assert_memory_equal(got[i].id, want[i].id, PG_OID_RAWSZ);
-	free(got);
-	free(want);
+	same_ids(got, ngot, want, nwant);
 	pg_repo_free(r);
 }
 
