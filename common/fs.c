@@ -91,28 +91,44 @@ void pg_unmap_file(void *map, size_t len)
 /* The kernel maps up to 64 KiB around a faulting page (fault_around_bytes). */
 #define FAULT_AROUND ((size_t)64 << 10)
 
+/* Let go of the whole pages of map in [lo, hi). */
+static void let_go(const void *map, size_t lo, size_t hi, size_t page)
+{
+	lo = (lo + page - 1) / page * page;
+	hi = hi / page * page;
+	if (lo < hi)
+		(void)madvise((unsigned char *)(uintptr_t)map + lo, hi - lo, MADV_DONTNEED);
+}
+
 void pg_map_touch(pg_map_window *w, const void *map, size_t map_len, size_t off, size_t len)
 {
-	size_t lo = off > FAULT_AROUND ? off - FAULT_AROUND : 0;
-	size_t hi = map_len - off - len > FAULT_AROUND ? off + len + FAULT_AROUND : map_len;
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t lo, hi, page = (size_t)sysconf(_SC_PAGESIZE);
 
 	if (!w->limit || off > map_len || len > map_len - off)
 		return;
-	if (w->lo == w->hi) {
-		w->lo = lo;
-		w->hi = hi;
-		return;
+	lo = off > FAULT_AROUND ? off - FAULT_AROUND : 0;
+	hi = map_len - off - len > FAULT_AROUND ? off + len + FAULT_AROUND : map_len;
+	if (w->lo != w->hi) {
+		size_t span_lo = lo < w->lo ? lo : w->lo, span_hi = hi > w->hi ? hi : w->hi;
+
+		if (span_hi - span_lo <= w->limit) {
+			w->lo = span_lo;
+			w->hi = span_hi;
+			return;
+		}
+		/*
+		 * What was touched before, not the range just read (a read far
+		 * from the last dropped the very pages it had read): the pages
+		 * only the old range holds, none of the new one's.
+		 */
+		if (w->lo < lo)
+			let_go(map, w->lo / page * page, w->hi + page - 1 < lo ? w->hi + page - 1 : lo,
+			       page);
+		if (w->hi > hi)
+			let_go(map, w->lo > hi ? w->lo : hi, w->hi + page - 1, page);
 	}
-	if (lo < w->lo)
-		w->lo = lo;
-	if (hi > w->hi)
-		w->hi = hi;
-	if (w->hi - w->lo <= w->limit)
-		return;
-	lo = w->lo / page * page;
-	(void)madvise((unsigned char *)(uintptr_t)map + lo, w->hi - lo, MADV_DONTNEED);
-	w->lo = w->hi = 0;
+	w->lo = lo;
+	w->hi = hi;
 }
 
 const char *pg_file_kind(mode_t mode)

@@ -31,9 +31,10 @@ void pg_unmap_file(void *map, size_t len);
  * resident (137 of 229 MB peak for the first verify of a 300,000-commit
  * history, docs/speed.md).  A reader notes each range it reads in a
  * pg_map_window; once the span of what it touched (with the kernel's
- * fault-around on either side) passes limit bytes, those pages are let go
- * of (MADV_DONTNEED: a later read faults them in again from the page
- * cache).  Reads with locality (commits of an era lie together) drop
+ * fault-around on either side) passes limit bytes, the pages touched
+ * before the read that passed it are let go of, not that read's own
+ * (MADV_DONTNEED: a later read faults them in again from the page cache),
+ * and the window starts again at that read.  Reads with locality (commits of an era lie together) drop
  * little they need again.
  */
 typedef struct pg_map_window {

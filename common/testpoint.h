@@ -40,7 +40,9 @@
  * record) makes one fail: with PULLGATE_TEST_FAIL=STAGE[:TEXT], the first
  * PULLGATE_TEST_FAIL_TIMES points of STAGE (1 by default) whose text
  * starts with TEXT ask their caller to fail (pg_testfault is true).  The
- * store's write of a pull's state is "store", its text the state written.
+ * store's write of a pull's state is "store", its text the state written;
+ * an identity index's sort, "index" "run written", a run about to go to
+ * its file (a build that fits in memory never gets there).
  *
  * A test of what waits for time (the log-in throttle) sets the clock
  * instead of sleeping: with PULLGATE_TEST_CLOCK=FILE, pg_test_clock_ms()

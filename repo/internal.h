@@ -72,8 +72,9 @@ typedef struct pg_pack_loc {
 
 /*
  * Where each commit locs[k].i of ids is, locs sorted by their ids: each
- * pack's index is read once, in order, a window at a time, not searched
- * (and not made resident) id by id.
+ * pack's index is read in order, a window at a time (not made resident),
+ * stepped through where the ids are dense and searched to the next id
+ * where they are far apart (a few ids among many objects).
  */
 int pg_repo_pack_locate(pg_pack_loc *locs, size_t n, pg_repo *r, const pg_oid *ids);
 

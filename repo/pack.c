@@ -733,6 +733,7 @@ typedef struct idx_window {
 	unsigned char *buf;
 	uint64_t start;
 	size_t len;
+	size_t fill;  /* how much a read past it takes: a window, or a block after a jump */
 } idx_window;
 
 static int idx_at(const unsigned char **out, idx_window *w, uint64_t off, size_t len)
@@ -747,7 +748,9 @@ static int idx_at(const unsigned char **out, idx_window *w, uint64_t off, size_t
 	}
 	if (off > size || len > size - off)
 		return pg_error_set(PG_EINVALID, "a pack index read past its end");
-	want = size - off < IDX_WINDOW ? (size_t)(size - off) : IDX_WINDOW;
+	want = size - off < w->fill ? (size_t)(size - off) : w->fill;
+	if (want < len)
+		want = len;
 	w->len = 0;
 	if ((err = pg_pagefile_pread(w->f, off, w->buf, want)) < 0)
 		return err;
@@ -757,17 +760,43 @@ static int idx_at(const unsigned char **out, idx_window *w, uint64_t off, size_t
 	return 0;
 }
 
+/*
+ * When the next id should lie past this many entries of the index (its
+ * place guessed within its bucket) and past the window read, locate_in
+ * searches rather than steps, and reads a block where it lands rather
+ * than a window: a few ids among millions of objects (a run's worth of a
+ * big history, located again for each run) read a few blocks each, not
+ * the whole table each time.  Nothing of it is cached (the pack index's
+ * block cache would grow by megabytes): each guess is a pread of 8 bytes.
+ */
+#define LOCATE_STEPS 64
+#define LOCATE_BLOCK ((size_t)4096)
+
+/* idx_key_at, read past the cache. */
+static int idx_key_pread(uint64_t *key, void *ctx, size_t i)
+{
+	const pack *p = ctx;
+	unsigned char b[8];
+	int err;
+
+	if ((err = pg_pagefile_pread(p->idx, p->ids + (uint64_t)i * PG_OID_RAWSZ, b, 8)) < 0)
+		return err;
+	*key = pg_key_prefix64(b);
+	return 0;
+}
+
 /* locs[0..n) of one pack, by a walk of its index along their ids. */
 static int locate_in(pg_pack_loc *locs, size_t n, const pack *p, uint32_t j, const pg_oid *ids,
 		     idx_window *ws)
 {
 	const unsigned char *b;
-	uint32_t pos = 0, lo, hi, off;
+	uint32_t pos = 0, lo, hi, off, guess;
 	size_t k;
 	int c = 1, err;
 
 	ws[0].f = ws[1].f = p->idx;
 	ws[0].len = ws[1].len = 0;
+	ws[0].fill = ws[1].fill = IDX_WINDOW;
 	for (k = 0; k < n; k++) {
 		const pg_oid *id = &ids[locs[k].i];
 
@@ -779,6 +808,22 @@ static int locate_in(pg_pack_loc *locs, size_t n, const pack *p, uint32_t j, con
 			return pg_error_set(PG_EINVALID, "pack index of '%s' is damaged", p->path);
 		if (pos < lo)
 			pos = lo;
+		/* where the id should be, ids being uniform within the bucket */
+		guess = lo + (uint32_t)(((uint64_t)(hi - lo) * (pg_key_prefix64(id->id) >> 24 &
+							      0xffffffffu)) >> 32);
+		ws[0].fill = ws[1].fill = IDX_WINDOW;
+		if (guess > pos + LOCATE_STEPS &&
+		    p->ids + (uint64_t)guess * PG_OID_RAWSZ >= ws[0].start + ws[0].len) {
+			uint64_t first = (uint64_t)id->id[0] << 56;
+			size_t at;
+
+			if ((err = pg_search_uniform(&at, pos, hi, first, first | 0x00ffffffffffffffULL,
+						     pg_key_prefix64(id->id), idx_key_pread,
+						     (void *)p)) < 0)
+				return err;
+			pos = (uint32_t)at;
+			ws[0].fill = ws[1].fill = LOCATE_BLOCK;
+		}
 		for (c = 1; pos < hi; pos++) {
 			if ((err = idx_at(&b, &ws[0], p->ids + (uint64_t)pos * PG_OID_RAWSZ,
 					  PG_OID_RAWSZ)) < 0)

@@ -372,7 +372,7 @@ int pg_repo_walk_range_exact(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *
 
 /*
  * Every commit reachable from one of tips[0..ntips), in no order, each
- * once (a commit two commit-graphs hold may come twice): what
+ * once (a commit two commit-graphs hold too): what
  * pg_repo_walk_range_exact gives with nothing hidden, walked with a bit a
  * commit where a trusted commit-graph holds it, rather than a walk's node
  * (a history's first index: 150 bytes a commit, git rev-list's own).

@@ -504,14 +504,38 @@ typedef struct reach {
 
 #define F_REACHED 16u
 
-/* The commit at pos of graph g, reached: marked and queued, once. */
+static int reach_seen(reach *w, uint32_t g)
+{
+	if (!w->seen[g] && !(w->seen[g] = calloc((size_t)pg_graph_count(w->r->graphs[g]) / 8 + 1, 1)))
+		return pg_error_oom();
+	return 0;
+}
+
+/*
+ * The commit at pos of graph g, reached: marked and queued, once.  Two
+ * graphs (a store and its alternate's) may both hold it: it is walked in
+ * the first that does, so it is listed once and its ancestry walked once.
+ */
 static int reach_mark(reach *w, uint32_t g, uint32_t pos)
 {
+	uint32_t first, at;
+	pg_oid id;
 	int err;
 
 	if (w->seen[g][pos / 8] & (1u << (pos % 8)))
 		return 0;
 	w->seen[g][pos / 8] |= (unsigned char)(1u << (pos % 8));
+	if (g > 0) {
+		if ((err = pg_graph_oid(&id, w->r->graphs[g], pos)) < 0)
+			return err;
+		for (first = 0; first < g; first++) {
+			if (pg_graph_find(w->r->graphs[first], &id, &at)) {
+				if ((err = reach_seen(w, first)) < 0)
+					return err;
+				return reach_mark(w, first, at);
+			}
+		}
+	}
 	if ((err = PG_ARRAY_GROW(w->todo, w->ntodo + 1, w->todo_alloc)) < 0)
 		return err;
 	w->todo[w->ntodo++] = (uint64_t)g << 32 | pos;
@@ -537,8 +561,8 @@ static int reach_node(reach *w, pg_cnode *n)
 	count = pg_graph_count(w->r->graphs[g]);
 	if (n->pos >= count)
 		return pg_error_set(PG_EINVALID, "walk: a commit-graph position out of its graph");
-	if (!w->seen[g] && !(w->seen[g] = calloc((size_t)count / 8 + 1, 1)))
-		return pg_error_oom();
+	if ((err = reach_seen(w, g)) < 0)
+		return err;
 	return reach_mark(w, g, n->pos);
 }
 
@@ -602,6 +626,9 @@ int pg_repo_walk_all(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tips, si
 					err = reach_node(&w, c->parents[i]);
 		}
 	}
+	/* a commit not there (a shallow clone's history ends): name it and its child */
+	if (err == PG_ENOTFOUND)
+		err = diagnose(r, tips, ntips, NULL, 0, err);
 	if (err == 0) {
 		*out = w.out;
 		*n = w.nout;

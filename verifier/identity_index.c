@@ -310,6 +310,7 @@ typedef struct runs {
 	size_t nruns, ends_alloc;
 	size_t total;        /* entries in all runs (a commit twice in one run: once) */
 	const char *dir;     /* where the file is made, while runs are added */
+	char *where;         /* the file, named in errors: "a run file in 'dir'" */
 } runs;
 
 static void runs_init(runs *r, const char *dir, size_t cap)
@@ -323,6 +324,7 @@ static void runs_release(runs *r)
 {
 	free(r->mem);
 	free(r->ends);
+	free(r->where);
 	if (r->file)
 		close(r->fd);
 	runs_init(r, NULL, 0);
@@ -336,7 +338,9 @@ static void runs_move(runs *to, runs *from)
 	runs_init(from, NULL, 0);
 }
 
-static int io_all(int fd, unsigned char *p, size_t len, uint64_t off, bool write_it)
+/* len bytes at off of fd, which what names ("'path'", "a run file in 'dir'"). */
+static int io_all(int fd, const char *what, unsigned char *p, size_t len, uint64_t off,
+		  bool write_it)
 {
 	while (len) {
 		ssize_t k = write_it ? pwrite(fd, p, len, (off_t)off) : pread(fd, p, len, (off_t)off);
@@ -344,8 +348,8 @@ static int io_all(int fd, unsigned char *p, size_t len, uint64_t off, bool write
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0)
-			return pg_error_set(PG_EIO, "identity index: a %s file: %s",
-					    write_it ? "written" : "read",
+			return pg_error_set(PG_EIO, "identity index: cannot %s %s: %s",
+					    write_it ? "write" : "read", what,
 					    k < 0 ? strerror(errno) : "shorter than written");
 		p += k;
 		len -= (size_t)k;
@@ -358,27 +362,30 @@ static atomic_uint scratch_seq;
 
 /*
  * A new file in dir, for reading and writing: *path (its name until it is
- * renamed) or, without path, unlinked at once.
+ * renamed; empty when none was made) or, without path, unlinked at once
+ * and made 0600 (a run file: no one else's to read while it is open).
  */
 static int scratch_file(int *fd, pg_buf *path, const char *dir, const char *name)
 {
 	pg_buf own = PG_BUF_INIT, *p = path ? path : &own;
+	int flags = PG_OPEN_NEW | PG_OPEN_RDWR | (path ? 0 : PG_OPEN_PRIVATE);
 	int err;
 
 	*fd = -1;
 	if ((err = pg_buf_printf(p, "%s/%s.tmp.%ld.%u", dir, name, (long)getpid(),
 				 atomic_fetch_add(&scratch_seq, 1u))) == 0) {
-		err = pg_open_regular(fd, NULL, p->ptr, PG_OPEN_NEW | PG_OPEN_RDWR | PG_OPEN_PRIVATE,
-				      NULL);
+		err = pg_open_regular(fd, NULL, p->ptr, flags, NULL);
 		/* one left by a killed process of the same pid */
 		if (err == PG_EEXISTS && unlink(p->ptr) == 0) {
 			pg_error_clear();
-			err = pg_open_regular(fd, NULL, p->ptr,
-					      PG_OPEN_NEW | PG_OPEN_RDWR | PG_OPEN_PRIVATE, NULL);
+			err = pg_open_regular(fd, NULL, p->ptr, flags, NULL);
 		}
 	}
 	if (err == 0 && !path)
 		(void)unlink(own.ptr);
+	/* not ours to unlink: the caller removes the name it is given */
+	if (err < 0 && path)
+		pg_buf_clear(path);
 	pg_buf_release(&own);
 	return err < 0 ? pg_error_wrap(err, "identity index") : 0;
 }
@@ -450,10 +457,20 @@ static int run_spill(runs *r)
 	int err = 0;
 
 	/* named with a dot first: no upstream's file to the budget (list_groups) */
-	if (!r->file && (err = scratch_file(&r->fd, NULL, r->dir, ".run")) == 0)
+	if (!r->file && (err = scratch_file(&r->fd, NULL, r->dir, ".run")) == 0) {
+		pg_buf where = PG_BUF_INIT;
+
 		r->file = true;
+		if ((err = pg_buf_printf(&where, "a run file in '%s'", r->dir)) == 0)
+			r->where = pg_buf_detach(&where);
+		pg_buf_release(&where);
+	}
+	/* a test's proof that a build went through runs: its first run's write fails */
+	if (err == 0 && pg_testfault("index", "run written"))
+		err = pg_error_set(PG_EIO, "identity index: cannot write %s: a test's fault",
+				   r->where);
 	if (err < 0 || (err = PG_ARRAY_GROW(r->ends, r->nruns + 1, r->ends_alloc)) < 0 ||
-	    (err = io_all(r->fd, r->mem, n * ENTRY, (uint64_t)start * ENTRY, true)) < 0)
+	    (err = io_all(r->fd, r->where, r->mem, n * ENTRY, (uint64_t)start * ENTRY, true)) < 0)
 		return err;
 	r->ends[r->nruns++] = start + n;
 	r->total += n;
@@ -489,7 +506,7 @@ typedef struct cursor {
 	uint64_t next, stop; /* the entries of the file still to read */
 } cursor;
 
-static int cursor_fill(cursor *c, int fd)
+static int cursor_fill(cursor *c, int fd, const char *what)
 {
 	size_t n = c->stop - c->next < c->room ? (size_t)(c->stop - c->next) : c->room;
 	int err;
@@ -497,7 +514,7 @@ static int cursor_fill(cursor *c, int fd)
 	c->at = c->end = NULL;
 	if (!n)
 		return 0;
-	if ((err = io_all(fd, c->buf, n * ENTRY, c->next * ENTRY, false)) < 0)
+	if ((err = io_all(fd, what, c->buf, n * ENTRY, c->next * ENTRY, false)) < 0)
 		return err;
 	c->next += n;
 	c->at = c->buf;
@@ -505,19 +522,40 @@ static int cursor_fill(cursor *c, int fd)
 	return 0;
 }
 
+/* The cursors of a merge that still hold entries, the least entry first: a binary heap. */
+static void heap_down(size_t *h, size_t n, const cursor *c, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i, t;
+
+		if (l < n && entry_cmp(c[h[l]].at, c[h[m]].at) < 0)
+			m = l;
+		if (l + 1 < n && entry_cmp(c[h[l + 1]].at, c[h[m]].at) < 0)
+			m = l + 1;
+		if (m == i)
+			return;
+		t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
 /*
  * Each entry of the runs once, in order, to emit: the runs' buffers share
  * cap entries.  A commit in two runs (listed twice by a walk) comes once.
+ * The least of the runs' next entries is kept at the top of a heap: a
+ * small working memory makes hundreds of runs of a big history.
  */
 static int runs_merge(runs *r, int (*emit)(void *ctx, const unsigned char *e), void *ctx)
 {
 	cursor *c = NULL;
 	unsigned char *bufs = NULL, last[ENTRY];
-	size_t k = r->nruns + 1, room = r->cap / k < 64 ? 64 : r->cap / k, i;
+	size_t k = r->nruns + 1, room = r->cap / k < 64 ? 64 : r->cap / k, i, n = 0, *h = NULL;
 	bool have_last = false;
 	int err = 0;
 
-	if (!(c = calloc(k, sizeof(*c))) ||
+	if (!(c = calloc(k, sizeof(*c))) || !(h = calloc(k, sizeof(*h))) ||
 	    (r->nruns && !(bufs = malloc(r->nruns * room * ENTRY)))) {
 		err = pg_error_oom();
 		goto done;
@@ -527,19 +565,19 @@ static int runs_merge(runs *r, int (*emit)(void *ctx, const unsigned char *e), v
 		c[i].room = room;
 		c[i].next = i ? r->ends[i - 1] : 0;
 		c[i].stop = r->ends[i];
-		if ((err = cursor_fill(&c[i], r->fd)) < 0)
+		if ((err = cursor_fill(&c[i], r->fd, r->where)) < 0)
 			goto done;
 	}
 	c[r->nruns].at = r->mem;
 	c[r->nruns].end = r->nmem ? r->mem + r->nmem * ENTRY : r->mem;
-	for (;;) {
-		cursor *min = NULL;
+	for (i = 0; i < k; i++)
+		if (c[i].at != c[i].end)
+			h[n++] = i;
+	for (i = n / 2; i-- > 0;)
+		heap_down(h, n, c, i);
+	while (n) {
+		cursor *min = &c[h[0]];
 
-		for (i = 0; i < k; i++)
-			if (c[i].at != c[i].end && (!min || entry_cmp(c[i].at, min->at) < 0))
-				min = &c[i];
-		if (!min)
-			break;
 		if (!have_last || entry_cmp(last, min->at)) {
 			memcpy(last, min->at, ENTRY);
 			have_last = true;
@@ -547,10 +585,14 @@ static int runs_merge(runs *r, int (*emit)(void *ctx, const unsigned char *e), v
 				goto done;
 		}
 		min->at += ENTRY;
-		if (min->at == min->end && min->buf && (err = cursor_fill(min, r->fd)) < 0)
+		if (min->at == min->end && min->buf && (err = cursor_fill(min, r->fd, r->where)) < 0)
 			goto done;
+		if (min->at == min->end)
+			h[0] = h[--n];
+		heap_down(h, n, c, 0);
 	}
 done:
+	free(h);
 	free(c);
 	free(bufs);
 	return err;
@@ -1184,6 +1226,7 @@ static int check_all(bool *ok, pg_identity_index *x)
 
 typedef struct writer {
 	int fd;
+	const char *what;                    /* the file, quoted, named in errors */
 	uint64_t off;                        /* where buf goes */
 	unsigned char buf[WRITE_SEGMENTS * SEGMENT * ENTRY];
 	size_t nbuf;                         /* entries in buf, the last segment's maybe short */
@@ -1215,7 +1258,7 @@ static int writer_out(writer *w)
 {
 	int err;
 
-	if ((err = io_all(w->fd, w->buf, w->nbuf * ENTRY, w->off, true)) < 0)
+	if ((err = io_all(w->fd, w->what, w->buf, w->nbuf * ENTRY, w->off, true)) < 0)
 		return err;
 	w->off += w->nbuf * ENTRY;
 	w->nbuf = 0;
@@ -1267,7 +1310,7 @@ static int writer_merge(void *ctx, const unsigned char *e)
 }
 
 /* The checksum of n bytes at off in fd, read back in blocks. */
-static int checksum_back(uint64_t *out, int fd, uint64_t off, uint64_t n)
+static int checksum_back(uint64_t *out, int fd, const char *what, uint64_t off, uint64_t n)
 {
 	unsigned char *b = malloc(1 << 16);
 	uint64_t h = checksum_start(n), done = 0;
@@ -1278,7 +1321,7 @@ static int checksum_back(uint64_t *out, int fd, uint64_t off, uint64_t n)
 	while (done < n && err == 0) {
 		size_t k = n - done < (1 << 16) ? (size_t)(n - done) : (1 << 16);
 
-		if ((err = io_all(fd, b, k, off + done, false)) == 0)
+		if ((err = io_all(fd, what, b, k, off + done, false)) == 0)
 			h = checksum_more(h, b, k); /* whole words but in the last block */
 		done += k;
 	}
@@ -1321,6 +1364,7 @@ static int write_index(pg_identity_index *x, const char *path, const char *name,
 	w->fd = -1;
 	if ((err = scratch_file(&w->fd, &tmp, dir.ptr, slash ? slash + 1 : path)) < 0)
 		goto done;
+	w->what = tmp.ptr;
 	w->off = HEADER + name_len;
 	w->old = merge ? &old : NULL;
 	w->expect = (merge ? x->count : 0) + add->total;
@@ -1349,15 +1393,16 @@ static int write_index(pg_identity_index *x, const char *path, const char *name,
 	put64(head + 88, checksum(tail, w->ntable * 8));
 	sum = w->sum;
 	/* a commit both held and added (a walk by date under clock skew): read back */
-	if ((err = io_all(w->fd, tail, w->ntable * 8 + tlen, w->off, true)) < 0 ||
+	if ((err = io_all(w->fd, w->what, tail, w->ntable * 8 + tlen, w->off, true)) < 0 ||
 	    (w->count != w->expect &&
-	     (err = checksum_back(&sum, w->fd, HEADER + name_len,
+	     (err = checksum_back(&sum, w->fd, w->what, HEADER + name_len,
 				  (uint64_t)w->count * ENTRY)) < 0))
 		goto done;
 	put64(head + 56, sum);
 	put64(head + 96, checksum(head, 96));
-	if ((err = io_all(w->fd, head, HEADER, 0, true)) < 0 ||
-	    (err = io_all(w->fd, (unsigned char *)(uintptr_t)name, name_len, HEADER, true)) < 0)
+	if ((err = io_all(w->fd, w->what, head, HEADER, 0, true)) < 0 ||
+	    (err = io_all(w->fd, w->what, (unsigned char *)(uintptr_t)name, name_len, HEADER,
+			  true)) < 0)
 		goto done;
 	if (fsync(w->fd) < 0 || close(w->fd) < 0) {
 		w->fd = -1;

@@ -2,7 +2,7 @@
 # 17-identity-index.t - copies found by one probe of upstream's identity index: made, extended, remade.
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
-plan 18
+plan 22
 
 U="$SCRATCH/up.git"
 S="$SCRATCH/sub.git"
@@ -114,3 +114,42 @@ PULLGATE_HOME=$home
 verify --index-memory 4096
 is "$rc:$(printf '%s' "$err" | grep -c 'index-memory wants a number of bytes, at least')" "2:1" \
 	"--index-memory below 1 MiB is a usage error"
+
+# --- a history of 12,000 commits under 1 MiB: sorted in runs on disk, the same files ---------
+# (a fault at a run's write proves the build took runs: without the index, the date window)
+U2="$SCRATCH/big.git"
+git clone -q --bare "$W" "$U2"
+awk -v from="$(git -C "$U2" rev-parse master)" 'BEGIN {
+	for (i = 0; i < 12000; i++) {
+		print "commit refs/heads/master"
+		print "author A" i % 97 " <a" i % 97 "@example.org> " 1764000000 + i * 60 " +0000"
+		print "committer Linus <linus@example.org> " 1764000000 + i * 60 " +0000"
+		print "data " length("mm: step " i); print "mm: step " i
+		if (i == 0) print "from " from
+		print "M 100644 inline big"; print "data " length(i ""); print i
+	}
+}' | git -C "$U2" fast-import --quiet
+big() { # [OPTION...]
+	run "$PULLGATE" verify --json "$@" --upstream "$U2:master" "$S" old-copy
+}
+verdict() { printf '%s' "$out" | jq -r '"\(.verdict) \(.upstream_index.action) \(.upstream_index.added)"'; }
+home=$PULLGATE_HOME
+PULLGATE_HOME="$SCRATCH/big-default"
+big
+want=$(verdict)
+like "$want" " built \(new\) 120[0-9][0-9]\$" "a first index of 12,000 commits, made in memory"
+PULLGATE_HOME="$SCRATCH/big-fault"
+run env PULLGATE_TEST_FAIL="index:run written" "$PULLGATE" verify --json --index-memory 1048576 \
+	--upstream "$U2:master" "$S" old-copy
+is "$(printf '%s' "$out" | jq -r '.upstream_index')" null \
+	"under 1 MiB its entries go through runs on disk (a fault at the first run's write: no index)"
+PULLGATE_HOME="$SCRATCH/big-small"
+big --index-memory 1048576
+is "$(verdict)" "$want" "under 1 MiB, through runs: the same verdict, the same index made"
+same=0
+for ext in idx subj; do
+	cmp -s "$(find "$SCRATCH/big-default/identity" -name "*.$ext")" \
+		"$(find "$PULLGATE_HOME/identity" -name "*.$ext")" || same=1
+done
+ok "$same" "and the same bytes, the index and its subjects', as the default's"
+PULLGATE_HOME=$home

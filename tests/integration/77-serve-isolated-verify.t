@@ -4,7 +4,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
-plan 23
+plan 24
 serve_setup
 T1=hardening-v6.16-rc1-fix1
 # one verify thread: a job after a crash or a hang runs on the thread that met it
@@ -96,7 +96,9 @@ cp "$SCRATCH/policy-long.yaml" "$SCRATCH/policy.yaml"
 serve_stop
 is "$SERVE_RC" 0 "the service stops cleanly"
 
-# a service killed while its child verifies leaves no child behind
+# a service killed while its child verifies leaves no child behind; the child is given
+# the service's limits.index-memory
+printf 'limits:\n  index-memory: 2097152\n' >>"$CONFIG"
 serve_start_points
 push_record "$SCRATCH/hang2.json" hang-2
 hook push "$SCRATCH/hang2.json" hang2-push
@@ -105,6 +107,8 @@ has_child() { [ -n "$(child_of refs/tags/hang-2)" ]; }
 wait_for has_child || true
 CHILD=$(child_of refs/tags/hang-2)
 ok "$(wait_stopped "$CHILD"; echo $?)" "the child verifying hang-2 runs (stopped at its test point)"
+like "$(children | awk -v p="$CHILD" '$1 == p')" " --index-memory 2097152 " \
+	"with the working memory of limits.index-memory (--index-memory)"
 kill -KILL "$SERVE_PID"
 wait "$SERVE_PID" 2>/dev/null || true
 SERVE_PID=

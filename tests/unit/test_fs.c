@@ -217,6 +217,13 @@ static void test_map_window_lets_go(void **state)
 	}
 	/* 16 MiB read, at most the window and its fault-around resident */
 	assert_true(resident_kb(map) >= 0 && resident_kb(map) <= 2048);
+	/* reads far apart: each lets go of the one before, never of the page it read */
+	for (off = 0; off < len; off += (size_t)5 << 20) {
+		assert_int_equal(((const unsigned char *)map)[off + 9],
+				 (unsigned char)((off + 9) * 7 / 5));
+		pg_map_touch(&w, map, len, off + 9, 1);
+		assert_true(resident_kb(map) >= 4 && resident_kb(map) <= 2048);
+	}
 	for (off = 0; off < len; off += 1 << 20)
 		assert_int_equal(((const unsigned char *)map)[off + 5],
 				 (unsigned char)((off + 5) * 7 / 5));

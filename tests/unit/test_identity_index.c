@@ -12,6 +12,7 @@
 #include "verifier/match.h"
 
 #include <dirent.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define UPSTREAM "/srv/up.git:master"
@@ -140,6 +141,15 @@ static void test_build_probe_reopen(void **state)
 	assert_int_equal(pg_identity_index_probe(&hit, 1, x, 42), 0);
 	pg_identity_index_free(x);
 	index_path(path, sizeof(path), f);
+	/* made as any file of the home is (0644): only the runs' files are private */
+	{
+		struct stat st;
+		mode_t mask = umask(022);
+
+		umask(mask);
+		assert_int_equal(stat(path, &st), 0);
+		assert_int_equal(st.st_mode & 0777, 0644 & ~mask);
+	}
 
 	/* the same tip: mapped, nothing read */
 	open_index(&x, &info, r, f, "refs/heads/main");

@@ -185,6 +185,85 @@ static void pack_path(char *out, size_t len, const char *repo)
 	assert_true(out[0] != '\0');
 }
 
+/* saw, and the offset in the pack of each commit it is given: in order, when located. */
+typedef struct in_order {
+	seen_commits s;
+	const uint64_t *want; /* git's offset of each id */
+	uint64_t last;
+	bool ordered;
+} in_order;
+
+static int saw_in_order(void *ctx, size_t i, const pg_commit *c)
+{
+	in_order *o = ctx;
+
+	o->ordered &= o->want[i] > o->last;
+	o->last = o->want[i];
+	return saw(&o->s, i, c);
+}
+
+/*
+ * A pack of 30,000 objects (a bucket of the fanout holds a hundred), its
+ * commits read a few at a time and all at once, whether its index is
+ * stepped through or searched to the next id: each given once, git's
+ * bytes, in the order of their offsets (git show-index): every one
+ * located (one located in no pack comes after the rest).
+ */
+static void test_few_commits_among_many_objects(void **state)
+{
+	fixture *f = *state;
+	pg_repo *r = NULL;
+	pg_oid ids[400];
+	uint64_t want[400];
+	unsigned times[400];
+	in_order o;
+	char repo[200], pack[400], *list, *line;
+	size_t n = 0, i, step;
+
+	snprintf(repo, sizeof(repo), "%s/many.git", f->dir);
+	free(run_sh("git clone -q --bare %s %s && cd %s && "
+		    "awk 'BEGIN { print \"commit refs/heads/many\"; "
+		    "print \"committer a <a@example.org> 1000000000 +0000\"; "
+		    "print \"data 5\"; print \"many\"; "
+		    "for (i = 0; i < 30000; i++) { print \"M 100644 inline f\" i; "
+		    "print \"data \" length(i \"\") + 1; print i } }' | "
+		    "git fast-import --quiet && git repack -adq", f->repo, repo, repo));
+	pack_path(pack, sizeof(pack), repo);
+	snprintf(pack + strlen(pack) - 5, 5, ".idx");
+	list = run_sh("git --git-dir=%s show-index < %s > %s/offsets && "
+		      "git --git-dir=%s rev-list --all | head -400 | "
+		      "grep -F -f - %s/offsets", repo, pack, f->dir, repo, f->dir);
+	for (line = list; *line && n < 400; n++) {
+		char *end;
+
+		want[n] = strtoull(line, &end, 10);
+		assert_int_equal(*end, ' ');
+		assert_int_equal(pg_oid_fromhex(&ids[n], end + 1, PG_OID_HEXSZ), 0);
+		assert_non_null(line = strchr(end, '\n'));
+		line++;
+	}
+	free(list);
+	assert_int_equal(n, 400);
+	assert_int_equal(pg_repo_open(&r, repo), 0);
+	for (step = 1; step <= 400; step *= 20) {
+		memset(times, 0, sizeof(times));
+		for (i = 0; i < n; i += step) {
+			memset(&o, 0, sizeof(o));
+			o.s.r = r;
+			o.s.ids = ids + i;
+			o.s.times = times + i;
+			o.want = want + i;
+			o.ordered = true;
+			assert_int_equal(pg_repo_read_commits(r, ids + i, n - i < step ? n - i : step,
+							      saw_in_order, &o), 0);
+			assert_true(o.ordered);
+		}
+		for (i = 0; i < n; i++)
+			assert_int_equal(times[i], 1);
+	}
+	pg_repo_free(r);
+}
+
 /* The pack's data damaged here and there: a read fails or is right, nothing else. */
 static void test_damaged_pack_never_gives_other_bytes(void **state)
 {
@@ -452,6 +531,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_commits_read_from_packs_are_git_s),
 		cmocka_unit_test(test_commits_read_in_the_packs_order),
+		cmocka_unit_test(test_few_commits_among_many_objects),
 		cmocka_unit_test(test_damaged_pack_never_gives_other_bytes),
 		cmocka_unit_test(test_loose_commits_are_git_s),
 		cmocka_unit_test(test_damaged_loose_commits_never_give_other_bytes),

@@ -213,6 +213,11 @@ static void test_config(void **state)
 	/* a kcidb section without an origin keeps the default */
 	assert_int_equal(pg_config_parse(&c, "kcidb: {}\n", 10, "s.yaml"), 0);
 	assert_string_equal(c->kcidb_origin, "pullgate");
+	/* the identity indexes' working memory: 64 MiB unless limits.index-memory says */
+	assert_int_equal(c->limits.index_memory, (size_t)64 << 20);
+	pg_config_free(c);
+	assert_int_equal(pg_config_parse(&c, "limits: {index-memory: 1048576}\n", 32, "s.yaml"), 0);
+	assert_int_equal(c->limits.index_memory, (size_t)1 << 20);
 	pg_config_free(c);
 }
 
@@ -232,6 +237,8 @@ static void test_config_refusals(void **state)
 	config_bad("listen: {port: 70000}\n",
 		   "s.yaml:1:16: 'listen.port' wants at most 65535, not 70000");
 	config_bad("lisen: {}\n", "s.yaml:1:1: unknown key 'lisen'");
+	config_bad("limits: {index-memory: 1048575}\n",
+		   "s.yaml:1:24: 'limits.index-memory' wants at least 1048576, not 1048575");
 	config_bad("hooks: {push: {secret: short}}\n", "at least 16 characters");
 	config_bad("pipeline: {stages: [merge, deploy]}\n",
 		   "s.yaml:1:28: 'pipeline.stages[1]' wants merge, build, boot or approve, not 'deploy'");

@@ -328,6 +328,20 @@ static int oid_order(const void *a, const void *b)
 	return pg_oid_cmp(a, b);
 }
 
+/* got and want, in any order, the same ids, each once: checked, and both freed. */
+static void same_ids(pg_oid *got, size_t ngot, pg_oid *want, size_t nwant)
+{
+	size_t i;
+
+	assert_int_equal(ngot, nwant);
+	qsort(got, ngot, sizeof(*got), oid_order);
+	qsort(want, nwant, sizeof(*want), oid_order);
+	for (i = 0; i < ngot; i++)
+		assert_memory_equal(got[i].id, want[i].id, PG_OID_RAWSZ);
+	free(got);
+	free(want);
+}
+
 /*
  * Every commit two tips reach, one of them a commit above the graph (made
  * after it, so read from its object): git rev-list's, each once, with no
@@ -337,7 +351,7 @@ static void test_walk_all_is_git_s(void **state)
 {
 	fixture *f = *state;
 	static const enum variant vs[] = { SKEW, SKEW_GRAPH, SKEW_CHAIN };
-	size_t k, i;
+	size_t k;
 
 	for (k = 0; k < sizeof(vs) / sizeof(vs[0]); k++) {
 		const char *path = f->path[vs[k]];
@@ -355,15 +369,69 @@ static void test_walk_all_is_git_s(void **state)
 		assert_int_equal(pg_repo_open(&r, path), 0);
 		assert_int_equal(pg_repo_ref_target(&tips[1], r, "refs/heads/t0"), 0);
 		assert_int_equal(pg_repo_walk_all(&got, &ngot, r, tips, 2), 0);
-		assert_int_equal(ngot, nwant);
-		qsort(got, ngot, sizeof(*got), oid_order);
-		qsort(want, nwant, sizeof(*want), oid_order);
-		for (i = 0; i < ngot; i++)
-			assert_memory_equal(got[i].id, want[i].id, PG_OID_RAWSZ);
-		free(got);
-		free(want);
+		same_ids(got, ngot, want, nwant);
 		pg_repo_free(r);
 	}
+}
+
+/*
+ * A clone that borrows a history through objects/info/alternates, each
+ * with a commit on top the other lacks and a commit-graph of every commit
+ * it has: the two trusted graphs hold the same ancestry, one tip in each,
+ * and each commit is listed once.
+ */
+static void test_walk_all_alternates_two_graphs(void **state)
+{
+	fixture *f = *state;
+	char base[300], path[300], top[2][PG_OID_HEXSZ + 1];
+	pg_repo *r = NULL;
+	pg_oid tips[2], *got = NULL, *want = NULL;
+	size_t ngot = 0, nwant, i;
+	const char *const on_top = "c=$(git --git-dir=%s commit-tree -p main -m top%d main^{tree}) && "
+				   "git --git-dir=%s update-ref refs/heads/top $c && "
+				   "git --git-dir=%s commit-graph write --reachable && echo $c";
+	char *out;
+
+	snprintf(base, sizeof(base), "%s/lender.git", f->dir);
+	snprintf(path, sizeof(path), "%s/borrower.git", f->dir);
+	free(run_sh("git clone -q --bare %s %s && git clone -q --bare --shared %s %s",
+		    f->path[SKEW], base, base, path));
+	for (i = 0; i < 2; i++) {
+		const char *where = i ? path : base;
+
+		out = run_sh(on_top, where, (int)i, where, where);
+		assert_int_equal(pg_oid_fromhex(&tips[i], out, PG_OID_HEXSZ), 0);
+		free(out);
+		hex(top[i], &tips[i]);
+	}
+	free(run_sh("git --git-dir=%s update-ref refs/heads/lent %s", path, top[0]));
+	nwant = git_ids(&want, path, top[0], top[1], "--", NULL);
+	assert_int_equal(pg_repo_open(&r, path), 0);
+	assert_int_equal(pg_repo_walk_all(&got, &ngot, r, tips, 2), 0);
+	same_ids(got, ngot, want, nwant);
+	pg_repo_free(r);
+}
+
+/* A shallow clone's walk of all stops at the first commit it lacks, and says why. */
+static void test_walk_all_shallow_is_named(void **state)
+{
+	fixture *f = *state;
+	char path[300];
+	pg_repo *r = NULL;
+	pg_oid tip, *got = NULL;
+	size_t ngot = 0;
+	char *out;
+
+	snprintf(path, sizeof(path), "%s/shallow.git", f->dir);
+	out = run_sh("git clone -q --bare --depth 3 --branch main file://%s %s && git --git-dir=%s rev-parse main",
+		     f->path[MILD], path, path);
+	assert_int_equal(pg_oid_fromhex(&tip, out, PG_OID_HEXSZ), 0);
+	free(out);
+	assert_int_equal(pg_repo_open(&r, path), 0);
+	assert_int_equal(pg_repo_walk_all(&got, &ngot, r, &tip, 1), PG_ENOTFOUND);
+	assert_non_null(strstr(pg_error_last(), "shallow"));
+	assert_null(got);
+	pg_repo_free(r);
 }
 
 typedef struct visits {
@@ -731,6 +799,8 @@ int main(void)
 		cmocka_unit_test(test_ranges_skew_levels_is_exact),
 		cmocka_unit_test(test_ranges_skew_chain_is_exact),
 		cmocka_unit_test(test_walk_all_is_git_s),
+		cmocka_unit_test(test_walk_all_alternates_two_graphs),
+		cmocka_unit_test(test_walk_all_shallow_is_named),
 		cmocka_unit_test(test_walk_since_same_with_and_without_graph),
 		cmocka_unit_test(test_is_ancestor),
 		cmocka_unit_test(test_first_parent_line),
