@@ -4,6 +4,7 @@
 #include "common/digest.h"
 #include "common/error.h"
 #include "common/fs.h"
+#include "common/sanitize.h"
 #include "common/str.h"
 #include "common/testpoint.h"
 #include "pipeline/settings.h"
@@ -108,16 +109,14 @@ static int conf_from(pg_notice_conf *dst, const pg_config *c, const pg_policy *p
 
 /* --- the message ---------------------------------------------------------------- */
 
-/* Header text from a mail: control characters dropped (the mail is the sender's). */
+/*
+ * Header text from a mail, on one line: escape sequences, C0 and C1
+ * controls, DEL and bidirectional overrides removed, invalid UTF-8 made
+ * U+FFFD (the mail is the sender's; the reply is read on terminals too).
+ */
 static int put_clean(pg_buf *out, const char *s, size_t n)
 {
-	size_t i;
-	int err;
-
-	for (i = 0; i < n; i++)
-		if ((unsigned char)s[i] >= ' ' && s[i] != 0x7f && (err = pg_buf_putc(out, s[i])) < 0)
-			return err;
-	return 0;
+	return pg_sanitize_terminal(out, s, n, PG_SANITIZE_ONELINE);
 }
 
 /* "Name: value\r\n", folded at blanks so that no line gets too long. */

@@ -4,6 +4,7 @@
 #include "verifier/mail_lines.h"
 #include "common/error.h"
 #include "common/fs.h"
+#include "common/sanitize.h"
 #include "common/str.h"
 
 #include <unistd.h>
@@ -427,16 +428,14 @@ static bool date_ok(const char *s)
 int pg_mail_header_clean(pg_buf *out, const char *data, size_t len, const char *name)
 {
 	pg_buf raw = PG_BUF_INIT;
-	size_t i;
 	int err = pg_mail_header(&raw, data, len, name);
 
 	if (err == PG_ENOTFOUND) {
 		pg_error_clear();
 		err = 0;
+	} else if (err == 0) {
+		err = pg_sanitize_terminal(out, raw.ptr, raw.len, PG_SANITIZE_ONELINE);
 	}
-	for (i = 0; err == 0 && i < raw.len; i++)
-		if ((unsigned char)raw.ptr[i] >= ' ' && raw.ptr[i] != 0x7f)
-			err = pg_buf_putc(out, raw.ptr[i]);
 	pg_buf_release(&raw);
 	return err;
 }

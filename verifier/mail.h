@@ -94,9 +94,10 @@ int pg_mail_text(pg_buf *text, pg_buf *subject, const char *data, size_t len);
 int pg_mail_header(pg_buf *out, const char *data, size_t len, const char *name);
 
 /*
- * The same, without its control characters (C0 and DEL dropped), for a
- * reply's header or body; a message without the field appends nothing and
- * returns 0.
+ * The same, made safe for a reply's header or body and a terminal
+ * (pg_sanitize_terminal, on one line: escape sequences, C0 and C1
+ * controls, DEL and bidirectional overrides removed, invalid UTF-8 made
+ * U+FFFD); a message without the field appends nothing and returns 0.
  */
 int pg_mail_header_clean(pg_buf *out, const char *data, size_t len, const char *name);
 

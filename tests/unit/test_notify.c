@@ -121,6 +121,9 @@ static void assert_clean(const pg_buf *msg)
 			assert_true(i > 0 && msg->ptr[i - 1] == '\r');
 		else if (c < ' ' || c == 0x7f)
 			fail_msg("control character 0x%02x at %zu", c, i);
+		else if (c == 0xc2 && i + 1 < msg->len && (unsigned char)msg->ptr[i + 1] >= 0x80 &&
+			 (unsigned char)msg->ptr[i + 1] <= 0x9f)
+			fail_msg("C1 control character at %zu", i);
 	}
 }
 
@@ -243,22 +246,24 @@ static void test_hostile_text_reaches_no_header_or_body_unclean(void **state)
 	assert_null(strstr(msg.ptr, "\r\nBcc:"));
 	assert_clean(&msg);
 
+	/* an escape sequence is taken out whole: what is left reads as the date it is */
 	request(&mail, headers, "Date: Sun, 1 Jun\x1b[2J 2025 09:30:00 -0700\x07\n");
-	compose(&msg, mail.ptr, false);
-	assert_string_equal(first_line(&msg), "The pull request you sent (its tag dated Sun, 01 Jun "
-			    "2025 09:00:00 -0700):");
-	assert_clean(&msg);
-	request(&mail, headers, "Date: Sun, 1 Jun\x1b 2025 09:30:00\x7f -0700\n");
 	compose(&msg, mail.ptr, false);
 	assert_string_equal(first_line(&msg), "The pull request you sent on Sun, 1 Jun 2025 09:30:00 "
 			    "-0700:");
+	assert_clean(&msg);
+	/* a lone ESC takes the character after it (an escape of its own): no date is left */
+	request(&mail, headers, "Date: Sun, 1 Jun\x1b 2025 09:30:00\x7f -0700\n");
+	compose(&msg, mail.ptr, false);
+	assert_string_equal(first_line(&msg), "The pull request you sent (its tag dated Sun, 01 Jun "
+			    "2025 09:00:00 -0700):");
 	assert_clean(&msg);
 
 	/* a link that the configuration would refuse, passed anyway */
 	m.commit_url = "https://example.org/c/\r\nBcc: victim@example.org\r\n\r\n\x1b]8;;x\x07";
 	request(&mail, headers, "Date: Sun, 1 Jun 2025 09:30:00 -0700\n");
 	assert_int_equal(compose_m(&msg, mail.ptr, false, &m), 0);
-	assert_non_null(strstr(body(&msg), "\r\nhttps://example.org/c/Bcc: victim@example.org]8;;x"
+	assert_non_null(strstr(body(&msg), "\r\nhttps://example.org/c/ Bcc: victim@example.org  "
 			       "abababababababababababababababababababab\r\n\r\nThank you!\r\n"));
 	assert_null(strstr(msg.ptr, "\r\nBcc:"));
 	assert_clean(&msg);
@@ -271,8 +276,17 @@ static void test_hostile_text_reaches_no_header_or_body_unclean(void **state)
 	m = merge();
 	assert_int_equal(compose_m(&msg, hostile.ptr, false, &m), 0);
 	assert_non_null(strstr(body(&msg), "\r\n> https://git.kernel.org/pub/scm/linux/kernel/git/"
-			       "kees/linux]8;;https://evil.example/.git tags/hardening-v6.16-rc1-fix1"
-			       "\r\n"));
+			       "kees/linux.git tags/hardening-v6.16-rc1-fix1\r\n"));
+	assert_clean(&msg);
+
+	/* a C1 control (CSI as U+009B) and a byte that is no UTF-8 in the remote: none reaches a header or the body */
+	pg_buf_clear(&hostile);
+	assert_int_equal(pg_buf_put(&hostile, mail.ptr, (size_t)(b - mail.ptr)), 0);
+	assert_int_equal(pg_buf_printf(&hostile, "\xc2\x9b" "31m\xff%s", b), 0);
+	assert_int_equal(compose_m(&msg, hostile.ptr, false, &m), 0);
+	assert_non_null(strstr(msg.ptr, "X-PR-Tracked-Remote: https://git.kernel.org/pub/scm/linux/"
+			       "kernel/git/kees/linux31m\xef\xbf\xbd.git tags/"));
+	assert_non_null(strstr(body(&msg), "kees/linux31m\xef\xbf\xbd.git tags/"));
 	assert_clean(&msg);
 	pg_buf_release(&msg);
 	pg_buf_release(&mail);
