@@ -1,5 +1,7 @@
-/* str.c - spans of text trimmed and tested for blanks; lists of strings freed. */
+/* str.c - spans of text trimmed and tested for blanks; lists of strings copied and freed; control characters found. */
 #include "common/str.h"
+#include "common/buf.h"
+#include "common/error.h"
 
 static bool in(char c, const char *set)
 {
@@ -47,6 +49,22 @@ bool pg_str_has_control(const char *s)
 		if (*u < 0x20 || *u == 0x7F || (u[0] == 0xC2 && u[1] >= 0x80 && u[1] <= 0x9F))
 			return true;
 	return false;
+}
+
+int pg_str_list_dup(char ***out, size_t *n, char *const *list, size_t len)
+{
+	size_t i;
+
+	*out = NULL;
+	*n = 0;
+	if (!len)
+		return 0;
+	if (!(*out = calloc(len, sizeof(**out))))
+		return pg_error_oom();
+	for (i = 0; i < len; i++, (*n)++)
+		if (!((*out)[i] = pg_strdup(list[i])))
+			return pg_error_oom();
+	return 0;
 }
 
 void pg_str_list_free(char **list, size_t n)

@@ -31,6 +31,12 @@ void pg_str_trim_line(const char **s, size_t *n);
 /* Free n malloc()ed strings and the array that holds them; NULL-safe. */
 void pg_str_list_free(char **list, size_t n);
 
+/*
+ * A copy of list[0..len) in *out, *n its strings (NULL and 0 for none);
+ * PG_ENOMEM, *out then holding the *n copied so far (pg_str_list_free).
+ */
+int pg_str_list_dup(char ***out, size_t *n, char *const *list, size_t len);
+
 /* Whether s holds a control character: C0, DEL, or a C1 control in UTF-8 (U+0080..U+009F). */
 bool pg_str_has_control(const char *s);
 

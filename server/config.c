@@ -91,11 +91,17 @@ void pg_config_free(pg_config *c)
 	free(c->attest_key);
 	free(c->attest_gnupg_home);
 	free(c->kcidb_origin);
-	free(c->intake.log);
-	pg_str_list_free(c->intake.repos, c->intake.nrepos);
-	pg_str_list_free(c->intake.tags, c->intake.ntags);
-	free(c->intake.url_base);
+	pg_intake_conf_release(&c->intake);
 	free(c);
+}
+
+void pg_intake_conf_release(pg_intake_conf *k)
+{
+	free(k->log);
+	pg_str_list_free(k->repos, k->nrepos);
+	pg_str_list_free(k->tags, k->ntags);
+	free(k->url_base);
+	memset(k, 0, sizeof(*k));
 }
 
 /* --- values a field kind cannot say ---------------------------------------- */

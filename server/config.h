@@ -136,6 +136,9 @@ int pg_config_parse(pg_config **out, const char *text, size_t len, const char *n
 /* Zeroes the secrets before freeing them. NULL-safe. */
 void pg_config_free(pg_config *c);
 
+/* Free what the intake section holds, and empty it. */
+void pg_intake_conf_release(pg_intake_conf *k);
+
 /* The location a push record's repository name maps to (appended to out); PG_ENOTFOUND when none. */
 int pg_config_repo_location(pg_buf *out, const pg_config *c, const char *name);
 

@@ -58,31 +58,6 @@ static bool same(const char *a, const char *b)
 	return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
-static void intake_release(pg_intake_conf *k)
-{
-	free(k->log);
-	pg_str_list_free(k->repos, k->nrepos);
-	pg_str_list_free(k->tags, k->ntags);
-	free(k->url_base);
-	memset(k, 0, sizeof(*k));
-}
-
-static int strs_copy(char ***out, size_t *n, char *const *list, size_t len)
-{
-	size_t i;
-
-	*out = NULL;
-	*n = 0;
-	if (!len)
-		return 0;
-	if (!(*out = calloc(len, sizeof(**out))))
-		return PG_ENOMEM;
-	for (i = 0; i < len; i++, (*n)++)
-		if (!((*out)[i] = pg_strdup(list[i])))
-			return PG_ENOMEM;
-	return 0;
-}
-
 /*
  * The intake section as old has it, whole, in place of c's: the intake's
  * thread follows old's log, and a section removed or naming another log
@@ -96,12 +71,12 @@ static int keep_intake(pg_intake_conf *c, const pg_intake_conf *old)
 	k.fetch_seconds = old->fetch_seconds;
 	if ((old->log && !(k.log = pg_strdup(old->log))) ||
 	    (old->url_base && !(k.url_base = pg_strdup(old->url_base))) ||
-	    strs_copy(&k.repos, &k.nrepos, old->repos, old->nrepos) < 0 ||
-	    strs_copy(&k.tags, &k.ntags, old->tags, old->ntags) < 0) {
-		intake_release(&k);
+	    pg_str_list_dup(&k.repos, &k.nrepos, old->repos, old->nrepos) < 0 ||
+	    pg_str_list_dup(&k.tags, &k.ntags, old->tags, old->ntags) < 0) {
+		pg_intake_conf_release(&k);
 		return pg_error_oom();
 	}
-	intake_release(c);
+	pg_intake_conf_release(c);
 	*c = k;
 	return 0;
 }

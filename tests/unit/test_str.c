@@ -85,6 +85,27 @@ static void test_has_control(void **state)
 	assert_false(pg_str_has_control("a\xc2"));
 }
 
+/* A copy of each string, in order, in a list of its own; none for an empty list. */
+static void test_list_dup(void **state)
+{
+	char a[] = "kees", b[] = "", c[] = "torvalds";
+	char *const list[] = { a, b, c };
+	char **copy = NULL;
+	size_t n = 9;
+
+	(void)state;
+	assert_int_equal(pg_str_list_dup(&copy, &n, list, 3), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(copy[0], "kees");
+	assert_string_equal(copy[1], "");
+	assert_string_equal(copy[2], "torvalds");
+	assert_ptr_not_equal(copy[0], list[0]);
+	pg_str_list_free(copy, n);
+	assert_int_equal(pg_str_list_dup(&copy, &n, list, 0), 0);
+	assert_null(copy);
+	assert_int_equal(n, 0);
+}
+
 static void test_list_free(void **state)
 {
 	char **list = calloc(3, sizeof(*list));
@@ -108,6 +129,7 @@ int main(void)
 		cmocka_unit_test(test_trim_line),
 		cmocka_unit_test(test_list_free),
 		cmocka_unit_test(test_has_control),
+		cmocka_unit_test(test_list_dup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
