@@ -1,5 +1,6 @@
 /* identity_index.c - an upstream repository's identity keys on disk: made once, extended from its refs' tips, probed in place. */
 #include "verifier/identity_index.h"
+#include "verifier/identity_internal.h"
 #include "common/array.h"
 #include "common/buf.h"
 #include "common/error.h"
@@ -13,98 +14,18 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-/*
- * The file, all numbers little-endian:
- *	0   "PGIDENT1"
- *	8   u32 format, u32 the key's version (PG_IDENTITY_INDEX_KEY, PG_SUBJECT_INDEX_KEY)
- *	16  u64 fingerprint of the key function
- *	24  u64 count of entries
- *	32  the tip indexed (20 bytes), u32 length of the name
- *	56  u64 checksum of the entries
- *	64  the commit-graph the commits were read through (20 bytes:
- *	    pg_repo_graph_id), u32 1 when there was one, else 0
- *	88  u64 checksum of the table of segments
- *	96  u64 checksum of bytes 0..95
- *	104 the name, then count entries sorted by (key, id):
- *	    u64 key, i64 author date, the id (20 bytes)
- *	    then the table: u64 checksum of each SEGMENT entries (the last may be short)
- *	    then the tips: u32 how many, each its id (20 bytes), u32 length of
- *	    its ref's name, the name; u64 checksum of the tips
- * The tips come last so that the entries stay where a format 2 file had them.
- */
-#define MAGIC "PGIDENT1"
-#define FORMAT 3
-#define HEADER 104
-#define ENTRY 36
-#define NAME_MAX_LEN 4096
-/*
- * A probe checks the segments it reads (4.5 KiB each) against the table,
- * once: what it finds was written so, without reading the whole file on
- * every open (36 MiB for the kernel's history: docs/speed.md).
- */
-#define SEGMENT 128
-/*
- * Adjacent pairs checked in order on every open, evenly spaced: each is a
- * block read, and past 256 of them the file is mapped (common/pagefile.c),
- * after which every read faults in 64 KiB: 256 samples cost a verify of
- * the kernel 14 MB of RSS and 10 ms (bench/verify.sh, oldauthor7).
- */
-#define SAMPLES 64
-
-/* A probe reads a few entries of a file of 36 MiB: through a small block cache. */
-#define CACHE_BLOCKS 1024
-
 /* The fewest entries a run holds, whatever the working memory given. */
 #define RUN_MIN 16
-
-/* The tip a ref was last brought to (an index records one per ref with commits of its own). */
-typedef struct tip_slot {
-	pg_oid tip;
-	char *ref;
-} tip_slot;
-
-struct pg_identity_index {
-	pg_pagefile *f;         /* the file, when read from disk */
-	unsigned char head[HEADER];
-	uint64_t entries_off;   /* where its entries start */
-	size_t count;
-	pg_oid tip;
-	pg_oid graph;           /* what it was built through (has_graph) */
-	bool has_graph;
-	uint64_t *segments;     /* the table of the file's segments' checksums */
-	unsigned char *checked; /* one bit per segment: checked */
-	size_t nsegments;
-	bool damaged;           /* a probe met a segment that does not hold */
-	char *path;             /* the file's */
-	const struct key_kind *kind;
-	tip_slot *tips;         /* the refs' tips, the most recently moved first */
-	size_t ntips;
-	pg_oid *others;         /* sorted: commits only other refs reach, never answered */
-	size_t nothers;
-	char ref_stem[32];      /* names the files of the ref it was opened for */
-};
-
-/*
- * What an index is keyed by.  The identity index and the date fallback's
- * index of author and subject are the same machinery over another key
- * function, each in a file of its own.
- */
-typedef struct key_kind {
-	const char *ext;   /* the file's name after the upstream's hash */
-	uint32_t version;  /* stored: a changed key makes the file again */
-	uint64_t (*key)(const pg_commit *c);
-} key_kind;
 
 static const key_kind kinds[] = {
 	{ ".idx", PG_IDENTITY_INDEX_KEY, pg_identity_hash },
 	{ ".subj", PG_SUBJECT_INDEX_KEY, pg_author_subject_hash },
 };
 
-static void put64(unsigned char *p, uint64_t v)
+void put64(unsigned char *p, uint64_t v)
 {
 	int i;
 
@@ -112,7 +33,7 @@ static void put64(unsigned char *p, uint64_t v)
 		p[i] = (unsigned char)(v >> (8 * i));
 }
 
-static uint64_t get64(const unsigned char *p)
+uint64_t get64(const unsigned char *p)
 {
 	uint64_t v = 0;
 	int i;
@@ -122,7 +43,7 @@ static uint64_t get64(const unsigned char *p)
 	return v;
 }
 
-static void put32(unsigned char *p, uint32_t v)
+void put32(unsigned char *p, uint32_t v)
 {
 	int i;
 
@@ -136,13 +57,13 @@ static uint32_t get32(const unsigned char *p)
 }
 
 /* The checksum's state before n bytes. */
-static uint64_t checksum_start(uint64_t n)
+uint64_t checksum_start(uint64_t n)
 {
 	return 0x243f6a8885a308d3ULL ^ n;
 }
 
 /* h past p[0..n): whole words, then (only at the end of the bytes) the bytes left. */
-static uint64_t checksum_more(uint64_t h, const unsigned char *p, size_t n)
+uint64_t checksum_more(uint64_t h, const unsigned char *p, size_t n)
 {
 	size_t i;
 
@@ -159,7 +80,7 @@ static uint64_t checksum_more(uint64_t h, const unsigned char *p, size_t n)
 }
 
 /* A checksum that catches damage, not an adversary: the directory is ours. */
-static uint64_t checksum(const unsigned char *p, size_t n)
+uint64_t checksum(const unsigned char *p, size_t n)
 {
 	return checksum_more(checksum_start(n), p, n);
 }
@@ -248,7 +169,7 @@ static int key_fingerprint(uint64_t *out, const key_kind *kind)
 
 /* --- entries ---------------------------------------------------------------------- */
 
-static int entry_cmp(const void *a, const void *b)
+int entry_cmp(const void *a, const void *b)
 {
 	uint64_t ka = get64(a), kb = get64(b);
 
@@ -257,7 +178,7 @@ static int entry_cmp(const void *a, const void *b)
 	return memcmp((const unsigned char *)a + 16, (const unsigned char *)b + 16, PG_OID_RAWSZ);
 }
 
-static void entry_put(unsigned char *e, uint64_t key, int64_t author_time, const pg_oid *id)
+void entry_put(unsigned char *e, uint64_t key, int64_t author_time, const pg_oid *id)
 {
 	put64(e, key);
 	put64(e + 8, (uint64_t)author_time);
@@ -280,7 +201,7 @@ static void reading(pg_repo *r, size_t done, size_t count, uint64_t t0)
 }
 
 /* Sorted entries e[0..n), each commit once: how many are left. */
-static size_t unique_entries(unsigned char *e, size_t n)
+size_t unique_entries(unsigned char *e, size_t n)
 {
 	size_t i, k = n ? 1 : 0;
 
@@ -288,314 +209,6 @@ static size_t unique_entries(unsigned char *e, size_t n)
 		if (entry_cmp(e + (k - 1) * ENTRY, e + i * ENTRY))
 			memmove(e + k++ * ENTRY, e + i * ENTRY, ENTRY);
 	return k;
-}
-
-/* --- runs: a build's entries sorted in bounded memory ----------------------------- */
-
-/*
- * A first index of a big history has 36 bytes a commit of each kind to
- * sort (36 MiB for a million commits, and as much for the other kind): they
- * are sorted in runs of at most cap entries, each written to a file of its
- * kind once full (made in the index's directory and unlinked at once:
- * nothing is left however the process ends), and merged from there as the
- * index is written (write_index).  A build that fits in one run never
- * touches a file: its entries are sorted in memory, as they always were.
- */
-typedef struct runs {
-	unsigned char *mem;  /* the run being filled, up to cap entries; the last, sorted */
-	size_t nmem, cap;
-	int fd;              /* the runs written, one after another, when file */
-	bool file;
-	size_t *ends;        /* each written run's end in the file, in entries */
-	size_t nruns, ends_alloc;
-	size_t total;        /* entries in all runs (a commit twice in one run: once) */
-	const char *dir;     /* where the file is made, while runs are added */
-	char *where;         /* the file, named in errors: "a run file in 'dir'" */
-} runs;
-
-static void runs_init(runs *r, const char *dir, size_t cap)
-{
-	memset(r, 0, sizeof(*r));
-	r->dir = dir;
-	r->cap = cap ? cap : 1;
-}
-
-static void runs_release(runs *r)
-{
-	free(r->mem);
-	free(r->ends);
-	free(r->where);
-	if (r->file)
-		close(r->fd);
-	runs_init(r, NULL, 0);
-}
-
-/* Take what *from holds; *from is left empty. */
-static void runs_move(runs *to, runs *from)
-{
-	runs_release(to);
-	*to = *from;
-	runs_init(from, NULL, 0);
-}
-
-/* len bytes at off of fd, which what names ("'path'", "a run file in 'dir'"). */
-static int io_all(int fd, const char *what, unsigned char *p, size_t len, uint64_t off,
-		  bool write_it)
-{
-	while (len) {
-		ssize_t k = write_it ? pwrite(fd, p, len, (off_t)off) : pread(fd, p, len, (off_t)off);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return pg_error_set(PG_EIO, "identity index: cannot %s %s: %s",
-					    write_it ? "write" : "read", what,
-					    k < 0 ? strerror(errno) : "shorter than written");
-		p += k;
-		len -= (size_t)k;
-		off += (uint64_t)k;
-	}
-	return 0;
-}
-
-static atomic_uint scratch_seq;
-
-/*
- * A new file in dir, for reading and writing: *path (its name until it is
- * renamed; empty when none was made) or, without path, unlinked at once
- * and made 0600 (a run file: no one else's to read while it is open).
- */
-static int scratch_file(int *fd, pg_buf *path, const char *dir, const char *name)
-{
-	pg_buf own = PG_BUF_INIT, *p = path ? path : &own;
-	int flags = PG_OPEN_NEW | PG_OPEN_RDWR | (path ? 0 : PG_OPEN_PRIVATE);
-	int err;
-
-	*fd = -1;
-	if ((err = pg_buf_printf(p, "%s/%s.tmp.%ld.%u", dir, name, (long)getpid(),
-				 atomic_fetch_add(&scratch_seq, 1u))) == 0) {
-		err = pg_open_regular(fd, NULL, p->ptr, flags, NULL);
-		/* one left by a killed process of the same pid */
-		if (err == PG_EEXISTS && unlink(p->ptr) == 0) {
-			pg_error_clear();
-			err = pg_open_regular(fd, NULL, p->ptr, flags, NULL);
-		}
-	}
-	if (err == 0 && !path)
-		(void)unlink(own.ptr);
-	/* not ours to unlink: the caller removes the name it is given */
-	if (err < 0 && path)
-		pg_buf_clear(path);
-	pg_buf_release(&own);
-	return err < 0 ? pg_error_wrap(err, "identity index") : 0;
-}
-
-static void entry_swap(unsigned char *a, unsigned char *b)
-{
-	unsigned char t[ENTRY];
-
-	memcpy(t, a, ENTRY);
-	memcpy(a, b, ENTRY);
-	memcpy(b, t, ENTRY);
-}
-
-/*
- * Sort e[0..n) as qsort with entry_cmp would, in place: glibc's qsort
- * sorts records past 32 bytes through an array of pointers, and was an
- * eighth of a first index's time.  A quicksort on the middle entry (the
- * keys are hashes), qsort's below depth levels.
- */
-static void sort_entries(unsigned char *e, size_t n, unsigned depth)
-{
-	unsigned char p[ENTRY];
-	size_t i, j;
-
-	while (n > 12) {
-		if (!depth--) {
-			qsort(e, n, ENTRY, entry_cmp);
-			return;
-		}
-		/* Hoare's partition around the middle entry: both sides hold one at least */
-		memcpy(p, e + (n - 1) / 2 * ENTRY, ENTRY);
-		i = (size_t)-1;
-		j = n;
-		for (;;) {
-			while (entry_cmp(e + ++i * ENTRY, p) < 0)
-				;
-			while (entry_cmp(e + --j * ENTRY, p) > 0)
-				;
-			if (i >= j)
-				break;
-			entry_swap(e + i * ENTRY, e + j * ENTRY);
-		}
-		/* the smaller side first, the larger in the loop: a stack of log n */
-		if (j + 1 < n - j - 1) {
-			sort_entries(e, j + 1, depth);
-			e += (j + 1) * ENTRY;
-			n -= j + 1;
-		} else {
-			sort_entries(e + (j + 1) * ENTRY, n - j - 1, depth);
-			n = j + 1;
-		}
-	}
-	for (i = 1; i < n; i++)
-		for (j = i; j && entry_cmp(e + (j - 1) * ENTRY, e + j * ENTRY) > 0; j--)
-			entry_swap(e + (j - 1) * ENTRY, e + j * ENTRY);
-}
-
-/* Sort the run in memory, each commit once. */
-static size_t run_sort(runs *r)
-{
-	sort_entries(r->mem, r->nmem, 2 * 64);
-	return unique_entries(r->mem, r->nmem);
-}
-
-/* The full run in memory, sorted, written after the others. */
-static int run_spill(runs *r)
-{
-	size_t n = run_sort(r), start = r->nruns ? r->ends[r->nruns - 1] : 0;
-	int err = 0;
-
-	/* named with a dot first: no upstream's file to the budget (list_groups) */
-	if (!r->file && (err = scratch_file(&r->fd, NULL, r->dir, ".run")) == 0) {
-		pg_buf where = PG_BUF_INIT;
-
-		r->file = true;
-		if ((err = pg_buf_printf(&where, "a run file in '%s'", r->dir)) == 0)
-			r->where = pg_buf_detach(&where);
-		pg_buf_release(&where);
-	}
-	/* a test's proof that a build went through runs: its first run's write fails */
-	if (err == 0 && pg_testfault("index", "run written"))
-		err = pg_error_set(PG_EIO, "identity index: cannot write %s: a test's fault",
-				   r->where);
-	if (err < 0 || (err = PG_ARRAY_GROW(r->ends, r->nruns + 1, r->ends_alloc)) < 0 ||
-	    (err = io_all(r->fd, r->where, r->mem, n * ENTRY, (uint64_t)start * ENTRY, true)) < 0)
-		return err;
-	r->ends[r->nruns++] = start + n;
-	r->total += n;
-	r->nmem = 0;
-	return 0;
-}
-
-static int runs_add(runs *r, uint64_t key, int64_t author_time, const pg_oid *id)
-{
-	int err;
-
-	if (!r->mem && !(r->mem = malloc(r->cap * ENTRY)))
-		return pg_error_oom();
-	if (r->nmem == r->cap && (err = run_spill(r)) < 0)
-		return err;
-	entry_put(r->mem + r->nmem++ * ENTRY, key, author_time, id);
-	return 0;
-}
-
-/* No more entries: the last run sorted, kept in memory. */
-static void runs_finish(runs *r)
-{
-	r->nmem = run_sort(r);
-	r->total += r->nmem;
-	r->dir = NULL;
-}
-
-/* Where a merge reads one run: a buffer refilled from the file, or the run in memory. */
-typedef struct cursor {
-	const unsigned char *at, *end;
-	unsigned char *buf;
-	size_t room;         /* the buffer's, in entries */
-	uint64_t next, stop; /* the entries of the file still to read */
-} cursor;
-
-static int cursor_fill(cursor *c, int fd, const char *what)
-{
-	size_t n = c->stop - c->next < c->room ? (size_t)(c->stop - c->next) : c->room;
-	int err;
-
-	c->at = c->end = NULL;
-	if (!n)
-		return 0;
-	if ((err = io_all(fd, what, c->buf, n * ENTRY, c->next * ENTRY, false)) < 0)
-		return err;
-	c->next += n;
-	c->at = c->buf;
-	c->end = c->buf + n * ENTRY;
-	return 0;
-}
-
-/* The cursors of a merge that still hold entries, the least entry first: a binary heap. */
-static void heap_down(size_t *h, size_t n, const cursor *c, size_t i)
-{
-	for (;;) {
-		size_t l = 2 * i + 1, m = i, t;
-
-		if (l < n && entry_cmp(c[h[l]].at, c[h[m]].at) < 0)
-			m = l;
-		if (l + 1 < n && entry_cmp(c[h[l + 1]].at, c[h[m]].at) < 0)
-			m = l + 1;
-		if (m == i)
-			return;
-		t = h[i];
-		h[i] = h[m];
-		h[m] = t;
-		i = m;
-	}
-}
-
-/*
- * Each entry of the runs once, in order, to emit: the runs' buffers share
- * cap entries.  A commit in two runs (listed twice by a walk) comes once.
- * The least of the runs' next entries is kept at the top of a heap: a
- * small working memory makes hundreds of runs of a big history.
- */
-static int runs_merge(runs *r, int (*emit)(void *ctx, const unsigned char *e), void *ctx)
-{
-	cursor *c = NULL;
-	unsigned char *bufs = NULL, last[ENTRY];
-	size_t k = r->nruns + 1, room = r->cap / k < 64 ? 64 : r->cap / k, i, n = 0, *h = NULL;
-	bool have_last = false;
-	int err = 0;
-
-	if (!(c = calloc(k, sizeof(*c))) || !(h = calloc(k, sizeof(*h))) ||
-	    (r->nruns && !(bufs = malloc(r->nruns * room * ENTRY)))) {
-		err = pg_error_oom();
-		goto done;
-	}
-	for (i = 0; i < r->nruns; i++) {
-		c[i].buf = bufs + i * room * ENTRY;
-		c[i].room = room;
-		c[i].next = i ? r->ends[i - 1] : 0;
-		c[i].stop = r->ends[i];
-		if ((err = cursor_fill(&c[i], r->fd, r->where)) < 0)
-			goto done;
-	}
-	c[r->nruns].at = r->mem;
-	c[r->nruns].end = r->nmem ? r->mem + r->nmem * ENTRY : r->mem;
-	for (i = 0; i < k; i++)
-		if (c[i].at != c[i].end)
-			h[n++] = i;
-	for (i = n / 2; i-- > 0;)
-		heap_down(h, n, c, i);
-	while (n) {
-		cursor *min = &c[h[0]];
-
-		if (!have_last || entry_cmp(last, min->at)) {
-			memcpy(last, min->at, ENTRY);
-			have_last = true;
-			if ((err = emit(ctx, last)) < 0)
-				goto done;
-		}
-		min->at += ENTRY;
-		if (min->at == min->end && min->buf && (err = cursor_fill(min, r->fd, r->where)) < 0)
-			goto done;
-		if (min->at == min->end)
-			h[0] = h[--n];
-		heap_down(h, n, c, 0);
-	}
-done:
-	free(h);
-	free(c);
-	free(bufs);
-	return err;
 }
 
 /* Where a build's runs go, and how many entries each holds. */
@@ -860,7 +473,7 @@ static size_t segments_of(size_t count)
 	return count / SEGMENT + (count % SEGMENT != 0);
 }
 
-static void unmap(pg_identity_index *x)
+void unmap(pg_identity_index *x)
 {
 	pg_pagefile_free(x->f);
 	x->f = NULL;
@@ -871,7 +484,7 @@ static void unmap(pg_identity_index *x)
 	x->nsegments = 0;
 }
 
-static void tips_free(tip_slot *v, size_t n)
+void tips_free(tip_slot *v, size_t n)
 {
 	size_t i;
 
@@ -948,7 +561,7 @@ static int open_file(pg_identity_index *x, const char *path, bool *exists)
 }
 
 /* Bytes the tips take on disk, their checksum included. */
-static size_t tips_size(const tip_slot *v, size_t n)
+size_t tips_size(const tip_slot *v, size_t n)
 {
 	size_t len = 4 + 8, i;
 
@@ -957,7 +570,7 @@ static size_t tips_size(const tip_slot *v, size_t n)
 	return len;
 }
 
-static void put_tips(unsigned char *p, const tip_slot *v, size_t n)
+void put_tips(unsigned char *p, const tip_slot *v, size_t n)
 {
 	unsigned char *start = p;
 	size_t i, len;
@@ -1016,8 +629,8 @@ done:
  * *why says what is wrong: its header and the table of its segments are
  * checked, its entries are not (check_order, all_entries, check_segment).
  */
-static bool header_ok(pg_identity_index *x, const char *name, uint64_t fingerprint,
-		      const char **why)
+bool header_ok(pg_identity_index *x, const char *name, uint64_t fingerprint,
+	       const char **why)
 {
 	const unsigned char *h = x->head;
 	uint64_t len = x->f ? pg_pagefile_size(x->f) : 0, body;
@@ -1131,317 +744,6 @@ static int all_entries(unsigned char **out, pg_identity_index *x)
 damaged:
 	free(e);
 	return 0;
-}
-
-/* The file being written: entries go out a segment at a time, each segment's checksum kept. */
-/* Segments read or written at once (about 1 MiB: whole words, whole segments). */
-#define WRITE_SEGMENTS 227
-
-/*
- * The entries of an open index, a window at a time, as an extension
- * merges them: each segment checked against the table as it is read, the
- * order, and once all are read the whole checksum (old_peek).
- */
-typedef struct old_reader {
-	pg_identity_index *x;
-	unsigned char *buf;
-	size_t n, at;            /* entries in buf; the one the reader is at */
-	size_t next;             /* the file's next entry to read */
-	uint64_t sum;
-	unsigned char last[ENTRY];
-} old_reader;
-
-static int old_open(old_reader *o, pg_identity_index *x)
-{
-	memset(o, 0, sizeof(*o));
-	o->x = x;
-	o->sum = checksum_start((uint64_t)x->count * ENTRY);
-	return (o->buf = malloc(WRITE_SEGMENTS * SEGMENT * ENTRY)) ? 0 : pg_error_oom();
-}
-
-/* The entry o is at (NULL past the last), or PG_EINVALID when the file does not hold. */
-static int old_peek(const unsigned char **out, old_reader *o)
-{
-	pg_identity_index *x = o->x;
-	size_t n, s, i;
-
-	*out = NULL;
-	if (o->at < o->n) {
-		*out = o->buf + o->at * ENTRY;
-		return 0;
-	}
-	if (o->next >= x->count)
-		return 0;
-	n = x->count - o->next < WRITE_SEGMENTS * SEGMENT ? x->count - o->next :
-							      WRITE_SEGMENTS * SEGMENT;
-	if (pg_pagefile_pread(x->f, x->entries_off + (uint64_t)o->next * ENTRY, o->buf,
-			      n * ENTRY) < 0)
-		goto damaged;
-	for (s = 0; s * SEGMENT < n; s++)
-		if (checksum(o->buf + s * SEGMENT * ENTRY,
-			     (n - s * SEGMENT < SEGMENT ? n - s * SEGMENT : SEGMENT) * ENTRY) !=
-		    x->segments[o->next / SEGMENT + s])
-			goto damaged;
-	for (i = 0; i < n; i++)
-		if ((i || o->next) &&
-		    entry_cmp(i ? o->buf + (i - 1) * ENTRY : o->last, o->buf + i * ENTRY) >= 0)
-			goto damaged;
-	memcpy(o->last, o->buf + (n - 1) * ENTRY, ENTRY);
-	o->sum = checksum_more(o->sum, o->buf, n * ENTRY);
-	if (o->next + n == x->count && o->sum != get64(x->head + 56))
-		goto damaged;
-	o->next += n;
-	o->n = n;
-	o->at = 0;
-	*out = o->buf;
-	return 0;
-damaged:
-	pg_error_clear();
-	return pg_error_set(PG_EINVALID, "identity index '%s' is damaged (entries %zu to %zu)",
-			    x->path, o->next, o->next + n);
-}
-
-/* Whether every entry of the open file holds (old_peek's checks), read a window at a time. */
-static int check_all(bool *ok, pg_identity_index *x)
-{
-	old_reader o;
-	const unsigned char *e = NULL;
-	int err;
-
-	*ok = false;
-	if ((err = old_open(&o, x)) == 0)
-		while ((err = old_peek(&e, &o)) == 0 && e)
-			o.at = o.n;
-	free(o.buf);
-	if (err == PG_EINVALID) {
-		pg_error_clear();
-		return 0;
-	}
-	if (err == 0) {
-		*ok = true;
-		memset(x->checked, 0xff, x->nsegments / 8 + 1);
-	}
-	return err;
-}
-
-typedef struct writer {
-	int fd;
-	const char *what;                    /* the file, quoted, named in errors */
-	uint64_t off;                        /* where buf goes */
-	unsigned char buf[WRITE_SEGMENTS * SEGMENT * ENTRY];
-	size_t nbuf;                         /* entries in buf, the last segment's maybe short */
-	uint64_t *table;                     /* the checksums of the segments sealed */
-	size_t ntable, table_alloc;
-	size_t count;                        /* entries written */
-	size_t expect;                       /* the count when no commit is both old and added */
-	uint64_t sum;                        /* the entries' checksum, if expect holds */
-	old_reader *old;                     /* the index's entries, merged in as add's come */
-	size_t added;                        /* add's entries (each commit once) */
-} writer;
-
-/* The segment at the end of buf (SEGMENT entries, or the last one, shorter): its checksum. */
-static int writer_seal(writer *w)
-{
-	size_t n = w->nbuf % SEGMENT ? w->nbuf % SEGMENT : SEGMENT;
-	const unsigned char *s = w->buf + (w->nbuf - n) * ENTRY;
-	int err;
-
-	if ((err = PG_ARRAY_GROW(w->table, w->ntable + 1, w->table_alloc)) < 0)
-		return err;
-	w->table[w->ntable++] = checksum(s, n * ENTRY);
-	/* whole segments are whole words (4,608 bytes): only the last may end mid-word */
-	w->sum = checksum_more(w->sum, s, n * ENTRY);
-	return 0;
-}
-
-static int writer_out(writer *w)
-{
-	int err;
-
-	if ((err = io_all(w->fd, w->what, w->buf, w->nbuf * ENTRY, w->off, true)) < 0)
-		return err;
-	w->off += w->nbuf * ENTRY;
-	w->nbuf = 0;
-	return 0;
-}
-
-static int writer_put(writer *w, const unsigned char *e)
-{
-	int err;
-
-	memcpy(w->buf + w->nbuf++ * ENTRY, e, ENTRY);
-	w->count++;
-	if (w->nbuf % SEGMENT == 0 && (err = writer_seal(w)) < 0)
-		return err;
-	return w->nbuf == WRITE_SEGMENTS * SEGMENT ? writer_out(w) : 0;
-}
-
-/* The last segment sealed (when short), and buf written out. */
-static int writer_flush(writer *w)
-{
-	int err;
-
-	if (w->nbuf % SEGMENT && (err = writer_seal(w)) < 0)
-		return err;
-	return writer_out(w);
-}
-
-/* The old entries before e (all of them for NULL), then e unless it is one of them. */
-static int writer_merge(void *ctx, const unsigned char *e)
-{
-	writer *w = ctx;
-	const unsigned char *o;
-	int c = 1, err;
-
-	if (e)
-		w->added++;
-	while (w->old) {
-		if ((err = old_peek(&o, w->old)) < 0)
-			return err;
-		if (!o || (e && (c = entry_cmp(o, e)) > 0))
-			break;
-		if ((err = writer_put(w, o)) < 0)
-			return err;
-		w->old->at++;
-		if (e && !c)
-			return 0; /* the same commit twice: once */
-	}
-	return e ? writer_put(w, e) : 0;
-}
-
-/* The checksum of n bytes at off in fd, read back in blocks. */
-static int checksum_back(uint64_t *out, int fd, const char *what, uint64_t off, uint64_t n)
-{
-	unsigned char *b = malloc(1 << 16);
-	uint64_t h = checksum_start(n), done = 0;
-	int err = 0;
-
-	if (!b)
-		return pg_error_oom();
-	while (done < n && err == 0) {
-		size_t k = n - done < (1 << 16) ? (size_t)(n - done) : (1 << 16);
-
-		if ((err = io_all(fd, what, b, k, off + done, false)) == 0)
-			h = checksum_more(h, b, k); /* whole words but in the last block */
-		done += k;
-	}
-	free(b);
-	*out = h;
-	return err;
-}
-
-/*
- * Merge x's entries (with merge: read from its file as they are written,
- * each checked again) with add's runs under a header, the tips after
- * them, into a temporary file beside path, renamed over it once whole and
- * synced; x is then the file written (as an open reads it, its header and
- * table checked).  *added says how many entries add had.  x takes tips
- * when it is written; else they stay the caller's.
- */
-static int write_index(pg_identity_index *x, const char *path, const char *name,
-		       uint64_t fingerprint, const pg_oid *tip, const pg_oid *graph,
-		       bool merge, runs *add, size_t *added, tip_slot *tips, size_t ntips)
-{
-	old_reader old;
-	size_t name_len = strlen(name), tlen = tips_size(tips, ntips), i;
-	unsigned char head[HEADER], *tail = NULL;
-	const char *slash = strrchr(path, '/'), *why = NULL;
-	pg_buf tmp = PG_BUF_INIT, dir = PG_BUF_INIT;
-	writer *w = NULL;
-	uint64_t sum = 0;
-	int err;
-
-	*added = 0;
-	memset(&old, 0, sizeof(old));
-	if ((merge && (err = old_open(&old, x)) < 0) ||
-	    (err = pg_buf_put(&dir, path, slash ? (size_t)(slash - path) : 0)) < 0 ||
-	    (err = pg_buf_puts(&dir, slash ? "" : ".")) < 0)
-		goto done;
-	if (!(w = calloc(1, sizeof(*w)))) {
-		err = pg_error_oom();
-		goto done;
-	}
-	w->fd = -1;
-	if ((err = scratch_file(&w->fd, &tmp, dir.ptr, slash ? slash + 1 : path)) < 0)
-		goto done;
-	w->what = tmp.ptr;
-	w->off = HEADER + name_len;
-	w->old = merge ? &old : NULL;
-	w->expect = (merge ? x->count : 0) + add->total;
-	w->sum = checksum_start((uint64_t)w->expect * ENTRY);
-	if ((err = runs_merge(add, writer_merge, w)) < 0 || (err = writer_merge(w, NULL)) < 0 ||
-	    (err = writer_flush(w)) < 0)
-		goto done;
-	if (!(tail = malloc(w->ntable * 8 + tlen))) {
-		err = pg_error_oom();
-		goto done;
-	}
-	for (i = 0; i < w->ntable; i++)
-		put64(tail + i * 8, w->table[i]);
-	put_tips(tail + w->ntable * 8, tips, ntips);
-	memset(head, 0, sizeof(head));
-	memcpy(head, MAGIC, 8);
-	put32(head + 8, FORMAT);
-	put32(head + 12, x->kind->version);
-	put64(head + 16, fingerprint);
-	put64(head + 24, w->count);
-	memcpy(head + 32, tip->id, PG_OID_RAWSZ);
-	put32(head + 52, (uint32_t)name_len);
-	if (graph)
-		memcpy(head + 64, graph->id, PG_OID_RAWSZ);
-	put32(head + 84, graph ? 1 : 0);
-	put64(head + 88, checksum(tail, w->ntable * 8));
-	sum = w->sum;
-	/* a commit both held and added (a walk by date under clock skew): read back */
-	if ((err = io_all(w->fd, w->what, tail, w->ntable * 8 + tlen, w->off, true)) < 0 ||
-	    (w->count != w->expect &&
-	     (err = checksum_back(&sum, w->fd, w->what, HEADER + name_len,
-				  (uint64_t)w->count * ENTRY)) < 0))
-		goto done;
-	put64(head + 56, sum);
-	put64(head + 96, checksum(head, 96));
-	if ((err = io_all(w->fd, w->what, head, HEADER, 0, true)) < 0 ||
-	    (err = io_all(w->fd, w->what, (unsigned char *)(uintptr_t)name, name_len, HEADER,
-			  true)) < 0)
-		goto done;
-	if (fsync(w->fd) < 0 || close(w->fd) < 0) {
-		w->fd = -1;
-		err = pg_error_set(PG_EIO, "'%s': %s", tmp.ptr, strerror(errno));
-		goto done;
-	}
-	w->fd = -1;
-	if (rename(tmp.ptr, path) < 0) {
-		err = pg_error_set(PG_EIO, "'%s': %s", path, strerror(errno));
-		goto done;
-	}
-	pg_buf_clear(&tmp);
-	/* what was written, read as any open reads it (the writers' lock is held) */
-	unmap(x);
-	tips_free(x->tips, x->ntips);
-	x->tips = NULL;
-	x->ntips = 0;
-	x->damaged = false;
-	if ((err = pg_pagefile_open(&x->f, path, CACHE_BLOCKS)) < 0)
-		goto done;
-	if (!header_ok(x, name, fingerprint, &why)) {
-		err = pg_error_set(PG_EIO, "identity index '%s' changed as it was written", path);
-		goto done;
-	}
-	*added = w->added;
-	tips_free(tips, ntips);
-done:
-	if (w && w->fd >= 0)
-		close(w->fd);
-	if (tmp.len)
-		(void)unlink(tmp.ptr);
-	if (w)
-		free(w->table);
-	free(w);
-	free(old.buf);
-	free(tail);
-	pg_buf_release(&tmp);
-	pg_buf_release(&dir);
-	return err;
 }
 
 /* --- the budget ------------------------------------------------------------------- */

@@ -1,0 +1,320 @@
+/* identity_write.c - an index file written a segment at a time, an extension's old entries merged in. */
+#include "verifier/identity_internal.h"
+#include "common/array.h"
+#include "common/error.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The file being written: entries go out a segment at a time, each segment's checksum kept. */
+/* Segments read or written at once (about 1 MiB: whole words, whole segments). */
+#define WRITE_SEGMENTS 227
+
+/*
+ * The entries of an open index, a window at a time, as an extension
+ * merges them: each segment checked against the table as it is read, the
+ * order, and once all are read the whole checksum (old_peek).
+ */
+typedef struct old_reader {
+	pg_identity_index *x;
+	unsigned char *buf;
+	size_t n, at;            /* entries in buf; the one the reader is at */
+	size_t next;             /* the file's next entry to read */
+	uint64_t sum;
+	unsigned char last[ENTRY];
+} old_reader;
+
+static int old_open(old_reader *o, pg_identity_index *x)
+{
+	memset(o, 0, sizeof(*o));
+	o->x = x;
+	o->sum = checksum_start((uint64_t)x->count * ENTRY);
+	return (o->buf = malloc(WRITE_SEGMENTS * SEGMENT * ENTRY)) ? 0 : pg_error_oom();
+}
+
+/* The entry o is at (NULL past the last), or PG_EINVALID when the file does not hold. */
+static int old_peek(const unsigned char **out, old_reader *o)
+{
+	pg_identity_index *x = o->x;
+	size_t n, s, i;
+
+	*out = NULL;
+	if (o->at < o->n) {
+		*out = o->buf + o->at * ENTRY;
+		return 0;
+	}
+	if (o->next >= x->count)
+		return 0;
+	n = x->count - o->next < WRITE_SEGMENTS * SEGMENT ? x->count - o->next :
+							      WRITE_SEGMENTS * SEGMENT;
+	if (pg_pagefile_pread(x->f, x->entries_off + (uint64_t)o->next * ENTRY, o->buf,
+			      n * ENTRY) < 0)
+		goto damaged;
+	for (s = 0; s * SEGMENT < n; s++)
+		if (checksum(o->buf + s * SEGMENT * ENTRY,
+			     (n - s * SEGMENT < SEGMENT ? n - s * SEGMENT : SEGMENT) * ENTRY) !=
+		    x->segments[o->next / SEGMENT + s])
+			goto damaged;
+	for (i = 0; i < n; i++)
+		if ((i || o->next) &&
+		    entry_cmp(i ? o->buf + (i - 1) * ENTRY : o->last, o->buf + i * ENTRY) >= 0)
+			goto damaged;
+	memcpy(o->last, o->buf + (n - 1) * ENTRY, ENTRY);
+	o->sum = checksum_more(o->sum, o->buf, n * ENTRY);
+	if (o->next + n == x->count && o->sum != get64(x->head + 56))
+		goto damaged;
+	o->next += n;
+	o->n = n;
+	o->at = 0;
+	*out = o->buf;
+	return 0;
+damaged:
+	pg_error_clear();
+	return pg_error_set(PG_EINVALID, "identity index '%s' is damaged (entries %zu to %zu)",
+			    x->path, o->next, o->next + n);
+}
+
+/* Whether every entry of the open file holds (old_peek's checks), read a window at a time. */
+int check_all(bool *ok, pg_identity_index *x)
+{
+	old_reader o;
+	const unsigned char *e = NULL;
+	int err;
+
+	*ok = false;
+	if ((err = old_open(&o, x)) == 0)
+		while ((err = old_peek(&e, &o)) == 0 && e)
+			o.at = o.n;
+	free(o.buf);
+	if (err == PG_EINVALID) {
+		pg_error_clear();
+		return 0;
+	}
+	if (err == 0) {
+		*ok = true;
+		memset(x->checked, 0xff, x->nsegments / 8 + 1);
+	}
+	return err;
+}
+
+typedef struct writer {
+	int fd;
+	const char *what;                    /* the file, quoted, named in errors */
+	uint64_t off;                        /* where buf goes */
+	unsigned char buf[WRITE_SEGMENTS * SEGMENT * ENTRY];
+	size_t nbuf;                         /* entries in buf, the last segment's maybe short */
+	uint64_t *table;                     /* the checksums of the segments sealed */
+	size_t ntable, table_alloc;
+	size_t count;                        /* entries written */
+	size_t expect;                       /* the count when no commit is both old and added */
+	uint64_t sum;                        /* the entries' checksum, if expect holds */
+	old_reader *old;                     /* the index's entries, merged in as add's come */
+	size_t added;                        /* add's entries (each commit once) */
+} writer;
+
+/* The segment at the end of buf (SEGMENT entries, or the last one, shorter): its checksum. */
+static int writer_seal(writer *w)
+{
+	size_t n = w->nbuf % SEGMENT ? w->nbuf % SEGMENT : SEGMENT;
+	const unsigned char *s = w->buf + (w->nbuf - n) * ENTRY;
+	int err;
+
+	if ((err = PG_ARRAY_GROW(w->table, w->ntable + 1, w->table_alloc)) < 0)
+		return err;
+	w->table[w->ntable++] = checksum(s, n * ENTRY);
+	/* whole segments are whole words (4,608 bytes): only the last may end mid-word */
+	w->sum = checksum_more(w->sum, s, n * ENTRY);
+	return 0;
+}
+
+static int writer_out(writer *w)
+{
+	int err;
+
+	if ((err = io_all(w->fd, w->what, w->buf, w->nbuf * ENTRY, w->off, true)) < 0)
+		return err;
+	w->off += w->nbuf * ENTRY;
+	w->nbuf = 0;
+	return 0;
+}
+
+static int writer_put(writer *w, const unsigned char *e)
+{
+	int err;
+
+	memcpy(w->buf + w->nbuf++ * ENTRY, e, ENTRY);
+	w->count++;
+	if (w->nbuf % SEGMENT == 0 && (err = writer_seal(w)) < 0)
+		return err;
+	return w->nbuf == WRITE_SEGMENTS * SEGMENT ? writer_out(w) : 0;
+}
+
+/* The last segment sealed (when short), and buf written out. */
+static int writer_flush(writer *w)
+{
+	int err;
+
+	if (w->nbuf % SEGMENT && (err = writer_seal(w)) < 0)
+		return err;
+	return writer_out(w);
+}
+
+/* The old entries before e (all of them for NULL), then e unless it is one of them. */
+static int writer_merge(void *ctx, const unsigned char *e)
+{
+	writer *w = ctx;
+	const unsigned char *o;
+	int c = 1, err;
+
+	if (e)
+		w->added++;
+	while (w->old) {
+		if ((err = old_peek(&o, w->old)) < 0)
+			return err;
+		if (!o || (e && (c = entry_cmp(o, e)) > 0))
+			break;
+		if ((err = writer_put(w, o)) < 0)
+			return err;
+		w->old->at++;
+		if (e && !c)
+			return 0; /* the same commit twice: once */
+	}
+	return e ? writer_put(w, e) : 0;
+}
+
+/* The checksum of n bytes at off in fd, read back in blocks. */
+static int checksum_back(uint64_t *out, int fd, const char *what, uint64_t off, uint64_t n)
+{
+	unsigned char *b = malloc(1 << 16);
+	uint64_t h = checksum_start(n), done = 0;
+	int err = 0;
+
+	if (!b)
+		return pg_error_oom();
+	while (done < n && err == 0) {
+		size_t k = n - done < (1 << 16) ? (size_t)(n - done) : (1 << 16);
+
+		if ((err = io_all(fd, what, b, k, off + done, false)) == 0)
+			h = checksum_more(h, b, k); /* whole words but in the last block */
+		done += k;
+	}
+	free(b);
+	*out = h;
+	return err;
+}
+
+/*
+ * Merge x's entries (with merge: read from its file as they are written,
+ * each checked again) with add's runs under a header, the tips after
+ * them, into a temporary file beside path, renamed over it once whole and
+ * synced; x is then the file written (as an open reads it, its header and
+ * table checked).  *added says how many entries add had.  x takes tips
+ * when it is written; else they stay the caller's.
+ */
+int write_index(pg_identity_index *x, const char *path, const char *name,
+		uint64_t fingerprint, const pg_oid *tip, const pg_oid *graph,
+		bool merge, runs *add, size_t *added, tip_slot *tips, size_t ntips)
+{
+	old_reader old;
+	size_t name_len = strlen(name), tlen = tips_size(tips, ntips), i;
+	unsigned char head[HEADER], *tail = NULL;
+	const char *slash = strrchr(path, '/'), *why = NULL;
+	pg_buf tmp = PG_BUF_INIT, dir = PG_BUF_INIT;
+	writer *w = NULL;
+	uint64_t sum = 0;
+	int err;
+
+	*added = 0;
+	memset(&old, 0, sizeof(old));
+	if ((merge && (err = old_open(&old, x)) < 0) ||
+	    (err = pg_buf_put(&dir, path, slash ? (size_t)(slash - path) : 0)) < 0 ||
+	    (err = pg_buf_puts(&dir, slash ? "" : ".")) < 0)
+		goto done;
+	if (!(w = calloc(1, sizeof(*w)))) {
+		err = pg_error_oom();
+		goto done;
+	}
+	w->fd = -1;
+	if ((err = scratch_file(&w->fd, &tmp, dir.ptr, slash ? slash + 1 : path)) < 0)
+		goto done;
+	w->what = tmp.ptr;
+	w->off = HEADER + name_len;
+	w->old = merge ? &old : NULL;
+	w->expect = (merge ? x->count : 0) + add->total;
+	w->sum = checksum_start((uint64_t)w->expect * ENTRY);
+	if ((err = runs_merge(add, writer_merge, w)) < 0 || (err = writer_merge(w, NULL)) < 0 ||
+	    (err = writer_flush(w)) < 0)
+		goto done;
+	if (!(tail = malloc(w->ntable * 8 + tlen))) {
+		err = pg_error_oom();
+		goto done;
+	}
+	for (i = 0; i < w->ntable; i++)
+		put64(tail + i * 8, w->table[i]);
+	put_tips(tail + w->ntable * 8, tips, ntips);
+	memset(head, 0, sizeof(head));
+	memcpy(head, MAGIC, 8);
+	put32(head + 8, FORMAT);
+	put32(head + 12, x->kind->version);
+	put64(head + 16, fingerprint);
+	put64(head + 24, w->count);
+	memcpy(head + 32, tip->id, PG_OID_RAWSZ);
+	put32(head + 52, (uint32_t)name_len);
+	if (graph)
+		memcpy(head + 64, graph->id, PG_OID_RAWSZ);
+	put32(head + 84, graph ? 1 : 0);
+	put64(head + 88, checksum(tail, w->ntable * 8));
+	sum = w->sum;
+	/* a commit both held and added (a walk by date under clock skew): read back */
+	if ((err = io_all(w->fd, w->what, tail, w->ntable * 8 + tlen, w->off, true)) < 0 ||
+	    (w->count != w->expect &&
+	     (err = checksum_back(&sum, w->fd, w->what, HEADER + name_len,
+				  (uint64_t)w->count * ENTRY)) < 0))
+		goto done;
+	put64(head + 56, sum);
+	put64(head + 96, checksum(head, 96));
+	if ((err = io_all(w->fd, w->what, head, HEADER, 0, true)) < 0 ||
+	    (err = io_all(w->fd, w->what, (unsigned char *)(uintptr_t)name, name_len, HEADER,
+			  true)) < 0)
+		goto done;
+	if (fsync(w->fd) < 0 || close(w->fd) < 0) {
+		w->fd = -1;
+		err = pg_error_set(PG_EIO, "'%s': %s", tmp.ptr, strerror(errno));
+		goto done;
+	}
+	w->fd = -1;
+	if (rename(tmp.ptr, path) < 0) {
+		err = pg_error_set(PG_EIO, "'%s': %s", path, strerror(errno));
+		goto done;
+	}
+	pg_buf_clear(&tmp);
+	/* what was written, read as any open reads it (the writers' lock is held) */
+	unmap(x);
+	tips_free(x->tips, x->ntips);
+	x->tips = NULL;
+	x->ntips = 0;
+	x->damaged = false;
+	if ((err = pg_pagefile_open(&x->f, path, CACHE_BLOCKS)) < 0)
+		goto done;
+	if (!header_ok(x, name, fingerprint, &why)) {
+		err = pg_error_set(PG_EIO, "identity index '%s' changed as it was written", path);
+		goto done;
+	}
+	*added = w->added;
+	tips_free(tips, ntips);
+done:
+	if (w && w->fd >= 0)
+		close(w->fd);
+	if (tmp.len)
+		(void)unlink(tmp.ptr);
+	if (w)
+		free(w->table);
+	free(w);
+	free(old.buf);
+	free(tail);
+	pg_buf_release(&tmp);
+	pg_buf_release(&dir);
+	return err;
+}
