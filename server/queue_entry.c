@@ -32,7 +32,7 @@ static int conflicts_with(pg_buf *sentence, int64_t *with, const pg_worker_opts 
 	pg_json *doc = NULL;
 	int err;
 
-	gate_settings(&gs, o);
+	pg_worker_gate_settings(&gs, o);
 	ip.repo = j->repo;
 	ip.tag = j->tag;
 	ip.expect = tag_object; /* the tag its verify read, and no other */
@@ -96,7 +96,7 @@ done:
  * with (server/stack.h).  A check that cannot decide is logged and records
  * nothing: the pull's merge stage finds any conflict later.
  */
-void enter_queue(slot *s, const pg_job *j, const pg_report *r)
+void pg_queue_entry_enter(slot *s, const pg_job *j, const pg_report *r)
 {
 	pg_job_list q = { 0 };
 	pg_buf sentence = PG_BUF_INIT;
@@ -109,10 +109,10 @@ void enter_queue(slot *s, const pg_job *j, const pg_report *r)
 					    sentence.len ? sentence.ptr : NULL, with);
 	if (err == 0 && sentence.len) {
 		pg_events_post(s->o.events, j->id, "progress", "queue", sentence.ptr);
-		logf_(s->w, "pull %lld: %s", (long long)j->id, sentence.ptr);
+		pg_worker_logf(s->w, "pull %lld: %s", (long long)j->id, sentence.ptr);
 	}
 	if (err < 0) {
-		logf_(s->w, "pull %lld: its conflicts with the pulls ahead could not be checked: %s",
+		pg_worker_logf(s->w, "pull %lld: its conflicts with the pulls ahead could not be checked: %s",
 		      (long long)j->id, pg_error_last());
 		pg_error_clear();
 		/* what an earlier entry found is not this one's */
@@ -149,12 +149,12 @@ static bool entry_again(pg_worker *w, const pg_worker_opts *o, volatile sig_atom
 
 		snprintf(why, sizeof(why), "%s", pg_error_last());
 		pg_error_clear();
-		if (current(w, j->id, &state) == 0 && state != PG_JOB_VERIFIED)
+		if (pg_worker_state_of(w, j->id, &state) == 0 && state != PG_JOB_VERIFIED)
 			goto done; /* tested, decided or sent back since the look */
 		pg_error_set(err, "%s", why);
 	}
 	if (err < 0) {
-		logf_(w, "pull %lld: its conflicts could not be checked again: %s; what was found "
+		pg_worker_logf(w, "pull %lld: its conflicts could not be checked again: %s; what was found "
 		      "stands", (long long)j->id, pg_error_last());
 		pg_error_clear();
 		goto done;
@@ -163,13 +163,13 @@ static bool entry_again(pg_worker *w, const pg_worker_opts *o, volatile sig_atom
 	if (with == j->conflict_with && j->conflict && !strcmp(j->conflict, now))
 		goto done;
 	if (j->conflict_with && !with)
-		logf_(w, "pull %lld: waits behind pull %lld no longer, the resolutions having "
+		pg_worker_logf(w, "pull %lld: waits behind pull %lld no longer, the resolutions having "
 		      "changed: %s", (long long)j->id, (long long)j->conflict_with, now);
 	else if (with && with != j->conflict_with)
-		logf_(w, "pull %lld: waits behind pull %lld, the resolutions having changed: %s",
+		pg_worker_logf(w, "pull %lld: waits behind pull %lld, the resolutions having changed: %s",
 		      (long long)j->id, (long long)with, now);
 	else
-		logf_(w, "pull %lld: the resolutions having changed: %s", (long long)j->id, now);
+		pg_worker_logf(w, "pull %lld: the resolutions having changed: %s", (long long)j->id, now);
 	pg_events_post(w->o.events, j->id, "progress", "queue", now);
 	/* the window's conflicts cell says it too, "resolved" or whom it waits behind */
 	pg_events_queue_changed(w->o.events);
@@ -234,7 +234,7 @@ static bool has_id(const int64_t *ids, size_t n, int64_t id)
  * waiting).  The pulls ahead of those it checks go on.  A claim that
  * waits so is woken when the check ends (recheck_refused).
  */
-bool waits_for_recheck(pg_worker *w, const pg_job_list *q, int64_t next)
+bool pg_queue_entry_waits(pg_worker *w, const pg_job_list *q, int64_t next)
 {
 	size_t i, k;
 	bool waits = false;
@@ -263,7 +263,7 @@ static void resolutions_unread(pg_worker *w)
 	w->resolutions_failing = true;
 	pthread_mutex_unlock(&w->lock);
 	if (say)
-		logf_(w, "queue: the resolutions cannot be looked at: %s; the entry check is not "
+		pg_worker_logf(w, "queue: the resolutions cannot be looked at: %s; the entry check is not "
 		      "run again until they can", pg_error_last());
 	pg_error_clear();
 }
@@ -297,7 +297,7 @@ static int to_recheck(int64_t **ids, size_t *n, pg_worker *w)
  * behind them are claimed until it is done (waits_for_recheck).  A queue
  * that cannot be read is looked at again at the next poll, not at once.
  */
-void resolutions_looked_at(slot *s, const pg_worker_opts *o)
+void pg_queue_entry_look(slot *s, const pg_worker_opts *o)
 {
 	pg_worker *w = s->w;
 	pg_job_list q = { 0 };
@@ -308,7 +308,7 @@ void resolutions_looked_at(slot *s, const pg_worker_opts *o)
 	bool changed, moved = false, wake;
 	int err;
 
-	if ((err = open_tree(&t, o)) == 0)
+	if ((err = pg_worker_open_tree(&t, o)) == 0)
 		err = pg_tree_resolutions_digest(&digest, t);
 	pg_tree_free(t);
 	if (err == 1)
@@ -348,7 +348,7 @@ void resolutions_looked_at(slot *s, const pg_worker_opts *o)
 		pg_job_list_release(&q);
 	}
 	if (err < 0) {
-		logf_(w, "queue: %s; the entry check is run again at the next look", pg_error_last());
+		pg_worker_logf(w, "queue: %s; the entry check is run again at the next look", pg_error_last());
 		pg_error_clear();
 	}
 	pthread_mutex_lock(&w->lock);
@@ -410,7 +410,7 @@ static void orphans_forget(pg_worker *w, const pg_job_list *q)
  * under (claim_stacked): a pull just claimed is never taken for one.  How
  * many moved.
  */
-size_t orphans(pg_worker *w, const pg_job_list *q)
+size_t pg_queue_entry_orphans(pg_worker *w, const pg_job_list *q)
 {
 	pg_store_update u = PG_STORE_UPDATE_INIT;
 	size_t i, n = 0;
@@ -421,7 +421,7 @@ size_t orphans(pg_worker *w, const pg_job_list *q)
 		enum pg_job_state to = PG_JOB_VERIFIED;
 		orphan *o;
 
-		if (!pg_job_state_is_running(j->state) || runs_now(w, j->id))
+		if (!pg_job_state_is_running(j->state) || pg_worker_runs_now(w, j->id))
 			continue;
 		if (!(o = orphan_of(w, j->id))) {
 			pg_error_clear(); /* out of memory: the next look */
@@ -435,9 +435,9 @@ size_t orphans(pg_worker *w, const pg_job_list *q)
 				    "time: not tested again (the service's log says why the store "
 				    "refused)";
 		}
-		if (move(w, j->id, j->state, to, PG_JOB_BY_WORKER, &u) < 0) {
+		if (pg_worker_set_state(w, j->id, j->state, to, PG_JOB_BY_WORKER, &u) < 0) {
 			if (!o->said)
-				logf_(w, "pull %lld: %s", (long long)j->id, pg_error_last());
+				pg_worker_logf(w, "pull %lld: %s", (long long)j->id, pg_error_last());
 			o->said = true;
 			pg_error_clear();
 			continue;

@@ -21,7 +21,7 @@
 
 #define IDLE_POLL_MS 2000
 
-void logf_(pg_worker *w, const char *fmt, ...)
+void pg_worker_logf(pg_worker *w, const char *fmt, ...)
 {
 	char line[1024];
 	va_list ap;
@@ -35,7 +35,7 @@ void logf_(pg_worker *w, const char *fmt, ...)
 }
 
 /* Move a job (pg_job_move), then tell the event streams and the log. */
-int move(pg_worker *w, int64_t id, enum pg_job_state from, enum pg_job_state to,
+int pg_worker_set_state(pg_worker *w, int64_t id, enum pg_job_state from, enum pg_job_state to,
 	 enum pg_job_actor by, const pg_store_update *u)
 {
 	const char *state = pg_job_state_name(to);
@@ -44,7 +44,7 @@ int move(pg_worker *w, int64_t id, enum pg_job_state from, enum pg_job_state to,
 	if ((err = pg_job_move(w->o.store, id, from, to, by, u)) < 0)
 		return err;
 	pg_events_post(w->o.events, id, "state", NULL, state);
-	logf_(w, "pull %lld: %s%s%s", (long long)id, state, u && u->message ? ": " : "",
+	pg_worker_logf(w, "pull %lld: %s%s%s", (long long)id, state, u && u->message ? ": " : "",
 	      u && u->message ? u->message : "");
 	return 0;
 }
@@ -53,7 +53,7 @@ int move(pg_worker *w, int64_t id, enum pg_job_state from, enum pg_job_state to,
 static const long record_backoff_ms[RECORD_TRIES - 1] = { 50, 200 };
 
 /* Where job id is now. */
-int current(pg_worker *w, int64_t id, enum pg_job_state *state)
+int pg_worker_state_of(pg_worker *w, int64_t id, enum pg_job_state *state)
 {
 	pg_job *j = NULL;
 	int err;
@@ -82,7 +82,7 @@ static bool retryable(pg_worker *w, int64_t id, enum pg_job_state from, enum pg_
 		return false;
 	if (err != PG_ECONFLICT)
 		return true;
-	if (current(w, id, &now) < 0) {
+	if (pg_worker_state_of(w, id, &now) < 0) {
 		pg_error_clear();
 		return true; /* the store cannot say: busy still */
 	}
@@ -104,7 +104,7 @@ static void advance(slot *s, enum pg_job_state to, const pg_store_update *u)
 	for (;;) {
 		struct timespec pause = { 0, 0 };
 
-		if ((err = move(s->w, s->id, s->state, to, PG_JOB_BY_WORKER, u)) == 0)
+		if ((err = pg_worker_set_state(s->w, s->id, s->state, to, PG_JOB_BY_WORKER, u)) == 0)
 			break;
 		snprintf(last, sizeof(last), "%s", pg_error_last());
 		if (!first[0])
@@ -116,12 +116,12 @@ static void advance(slot *s, enum pg_job_state to, const pg_store_update *u)
 		nanosleep(&pause, NULL);
 	}
 	if (err < 0) {
-		logf_(s->w, "pull %lld: cannot record state %s (%d tr%s): %s", (long long)s->id,
+		pg_worker_logf(s->w, "pull %lld: cannot record state %s (%d tr%s): %s", (long long)s->id,
 		      pg_job_state_name(to), tries, tries == 1 ? "y" : "ies", last);
 		return;
 	}
 	if (tries)
-		logf_(s->w, "pull %lld: state %s recorded at try %d (%s)", (long long)s->id,
+		pg_worker_logf(s->w, "pull %lld: state %s recorded at try %d (%s)", (long long)s->id,
 		      pg_job_state_name(to), tries + 1, first);
 	s->state = to;
 }
@@ -146,7 +146,7 @@ static void merged(slot *s, const char *line)
 		return;
 	}
 	if (pg_store_set_merge(s->w->o.store, s->id, s->state, &base, &merge) < 0) {
-		logf_(s->w, "pull %lld: cannot record its merge: %s", (long long)s->id,
+		pg_worker_logf(s->w, "pull %lld: cannot record its merge: %s", (long long)s->id,
 		      pg_error_last());
 		pg_error_clear();
 		return;
@@ -217,7 +217,7 @@ static bool tag_matches(const pg_job *j, const pg_report *r, char *msg, size_t c
 }
 
 /* The gate's settings: serve.yaml's, else the policy's, else the defaults. */
-void gate_settings(pg_gate_settings *out, const pg_worker_opts *o)
+void pg_worker_gate_settings(pg_gate_settings *out, const pg_worker_opts *o)
 {
 	pg_gate_given given = {
 		.tree = o->tree,
@@ -243,7 +243,7 @@ static void gate_opts(pg_gate_opts *go, char *run_name, size_t cap, const pg_wor
 	*go = (pg_gate_opts)PG_GATE_OPTS_INIT;
 	go->home = o->home;
 	go->datadir = o->datadir;
-	gate_settings(&go->settings, o);
+	pg_worker_gate_settings(&go->settings, o);
 	snprintf(run_name, cap, "job-%lld", (long long)id);
 	go->run_name = run_name;
 }
@@ -305,7 +305,7 @@ static int run_gate(slot *s, pg_report **out, const pg_job *j, unsigned stages,
 	pg_pull_request_free(pr);
 	if ((err = pull_spec(&spec, &url, &s->o, j)) < 0)
 		goto done;
-	gate_settings(&gs, &s->o);
+	pg_worker_gate_settings(&gs, &s->o);
 	s->auto_approve = gs.approve;
 	s->branch_moved = false;
 	snprintf(run_name, sizeof(run_name), "job-%lld%s", (long long)j->id, suffix);
@@ -340,7 +340,7 @@ done:
 static bool stacking(const pg_worker_opts *o);
 
 /* The maintainer's tree: 0 with *t to free, 1 when there is none (nothing was merged yet). */
-int open_tree(pg_tree **t, const pg_worker_opts *o)
+int pg_worker_open_tree(pg_tree **t, const pg_worker_opts *o)
 {
 	pg_gate_opts go;
 	pg_buf path = PG_BUF_INIT;
@@ -366,7 +366,7 @@ static void verify_job(slot *s, const pg_job *j)
 	char msg[512];
 	int err;
 
-	logf_(s->w, "pull %lld: verifying %s from %s", (long long)j->id, j->tag, j->repo);
+	pg_worker_logf(s->w, "pull %lld: verifying %s from %s", (long long)j->id, j->tag, j->repo);
 	if ((err = run_gate(s, &r, j, 0, NULL, "")) < 0) {
 		ended_in_error(s, err);
 		return;
@@ -390,7 +390,7 @@ static void verify_job(slot *s, const pg_job *j)
 	}
 	if (to == PG_JOB_VERIFIED && stacking(&s->o)) {
 		pthread_mutex_lock(&s->w->entry_lock);
-		enter_queue(s, j, r);
+		pg_queue_entry_enter(s, j, r);
 		/* cancelled, or stopped by a shutdown, while it was checked: not entered */
 		if (s->by_user || s->cancel)
 			ended_in_error(s, PG_ECANCELLED);
@@ -425,10 +425,10 @@ static int rerun_fails(void *ctx, size_t upto)
 	else
 		snprintf(suffix, sizeof(suffix), "-alone");
 	if (upto)
-		logf_(s->w, "pull %lld: again, on the stack up to pull %lld, to tell why it failed",
+		pg_worker_logf(s->w, "pull %lld: again, on the stack up to pull %lld, to tell why it failed",
 		      (long long)rr->j->id, (long long)s->under[upto - 1]);
 	else
-		logf_(s->w, "pull %lld: again, alone on the branch, to tell why it failed",
+		pg_worker_logf(s->w, "pull %lld: again, alone on the branch, to tell why it failed",
 		      (long long)rr->j->id);
 	s->rerun = true;
 	err = run_gate(s, &r, rr->j, rr->stages, &s->tops[upto], suffix);
@@ -467,7 +467,7 @@ static int attribute(slot *s, const pg_job *j, const pg_report *r, pg_buf *why, 
 	*with = 0;
 	if (!stage || !strcmp(stage, "verify"))
 		return 0;
-	gate_settings(&gs, &s->o);
+	pg_worker_gate_settings(&gs, &s->o);
 	/*
 	 * It conflicted with that pull as it entered the queue, waited behind
 	 * it, and the branch took it: no rerun can say more.
@@ -552,7 +552,7 @@ static bool stack_gone(slot *s, char *msg, size_t cap)
 }
 
 /* Whether a thread of the worker runs pull id now. */
-bool runs_now(pg_worker *w, int64_t id)
+bool pg_worker_runs_now(pg_worker *w, int64_t id)
 {
 	size_t i;
 	bool found = false;
@@ -581,7 +581,7 @@ static bool under_running(slot *s)
 			pg_error_clear();
 		else
 			running = u->state == PG_JOB_APPROVING ||
-				  (pg_job_state_is_running(u->state) && runs_now(s->w, u->id));
+				  (pg_job_state_is_running(u->state) && pg_worker_runs_now(s->w, u->id));
 		pg_job_free(u);
 	}
 	return running;
@@ -624,7 +624,7 @@ static bool in_the_stack_only(slot *s, const pg_report *r, char *msg, size_t cap
 		 "are decided", (long long)s->under[s->nunder - 1]);
 	u.message = msg;
 	if (pg_store_queue_hold(s->w->o.store, s->id, true) < 0) {
-		logf_(s->w, "pull %lld: %s", (long long)s->id, pg_error_last());
+		pg_worker_logf(s->w, "pull %lld: %s", (long long)s->id, pg_error_last());
 		pg_error_clear();
 	}
 	advance(s, PG_JOB_VERIFIED, &u);
@@ -649,11 +649,11 @@ static void kernel_job(slot *s, const pg_job *j)
 	int err;
 
 	if (s->stacked && s->nunder)
-		logf_(s->w, "pull %lld: merge, build and boot of %s on the queue's stack of %zu pull%s "
+		pg_worker_logf(s->w, "pull %lld: merge, build and boot of %s on the queue's stack of %zu pull%s "
 		      "(top: pull %lld)", (long long)j->id, j->tag, s->nunder, s->nunder == 1 ? "" : "s",
 		      (long long)s->under[s->nunder - 1]);
 	else
-		logf_(s->w, "pull %lld: merge, build and boot of %s", (long long)j->id, j->tag);
+		pg_worker_logf(s->w, "pull %lld: merge, build and boot of %s", (long long)j->id, j->tag);
 	err = run_gate(s, &r, j, s->o.stages, s->stacked && s->has_tip ? &s->tops[s->nunder] : NULL,
 		       "");
 	/* what the run could not decide, kept while the stack is looked at */
@@ -708,7 +708,7 @@ static void kernel_job(slot *s, const pg_job *j)
 		}
 		/* the other pull's page says it too: its maintainer meets the pair from either side */
 		if (with && pg_store_note(s->w->o.store, with, "pullgate", "queue", why.ptr) < 0) {
-			logf_(s->w, "pull %lld: %s", (long long)with, pg_error_last());
+			pg_worker_logf(s->w, "pull %lld: %s", (long long)with, pg_error_last());
 			pg_error_clear();
 		}
 	} else if (approve_stage && approve_stage->status == PG_STAGE_WAITING && s->auto_approve) {
@@ -733,7 +733,7 @@ static void kernel_job(slot *s, const pg_job *j)
 	if (s->state == PG_JOB_APPROVING) {
 		pg_testpoint("approve", "intent-recorded");
 		if (approve_job(s->w, s->id, "pullgate", true, true) < 0)
-			logf_(s->w, "pull %lld: the policy's approval: %s", (long long)s->id,
+			pg_worker_logf(s->w, "pull %lld: the policy's approval: %s", (long long)s->id,
 			      pg_error_last());
 	}
 done:
@@ -760,7 +760,7 @@ static int branch_tip(pg_oid *tip, const pg_worker_opts *o)
 	pg_tree *t = NULL;
 	int err;
 
-	if ((err = open_tree(&t, o)) == 0)
+	if ((err = pg_worker_open_tree(&t, o)) == 0)
 		err = pg_tree_head(tip, t);
 	pg_tree_free(t);
 	return err;
@@ -789,13 +789,13 @@ static int plan_now(pg_stack_plan *plan, bool *has_tip, pg_worker *w, const pg_w
 	for (round = 0; round < 2; round++) {
 		if ((err = pg_store_queue(&q, w->o.store)) < 0)
 			return err;
-		if (round == 0 && orphans(w, &q)) {
+		if (round == 0 && pg_queue_entry_orphans(w, &q)) {
 			pg_job_list_release(&q);
 			if ((err = pg_store_queue(&q, w->o.store)) < 0)
 				return err;
 		}
 		err = pg_stack_plan_make(plan, has == 0 ? &tip : NULL, &q);
-		if (err == 0 && plan->next && waits_for_recheck(w, &q, plan->next))
+		if (err == 0 && plan->next && pg_queue_entry_waits(w, &q, plan->next))
 			plan->next = 0;
 		pg_job_list_release(&q);
 		if (err < 0 || plan->nstale == 0)
@@ -803,9 +803,9 @@ static int plan_now(pg_stack_plan *plan, bool *has_tip, pg_worker *w, const pg_w
 		u.message = "tested on a stack that is gone (a pull under it failed or left the "
 			    "queue, or the branch moved): testing it again on the stack as it is";
 		for (i = 0; i < plan->nstale; i++)
-			if (move(w, plan->stale[i], PG_JOB_WAITING, PG_JOB_VERIFIED, PG_JOB_BY_WORKER,
+			if (pg_worker_set_state(w, plan->stale[i], PG_JOB_WAITING, PG_JOB_VERIFIED, PG_JOB_BY_WORKER,
 				 &u) < 0) {
-				logf_(w, "pull %lld: %s", (long long)plan->stale[i], pg_error_last());
+				pg_worker_logf(w, "pull %lld: %s", (long long)plan->stale[i], pg_error_last());
 				pg_error_clear();
 			}
 		pg_stack_plan_release(plan);
@@ -826,7 +826,7 @@ static int claim_stacked(pg_job **out, slot *s, const pg_worker_opts *o)
 
 	*out = NULL;
 	memset(&plan, 0, sizeof(plan));
-	resolutions_looked_at(s, o);
+	pg_queue_entry_look(s, o);
 	pthread_mutex_lock(&w->approve_lock);
 	if ((err = plan_now(&plan, &has_tip, w, o)) < 0 || !plan.next)
 		goto done;
@@ -867,7 +867,7 @@ static int claim_stacked(pg_job **out, slot *s, const pg_worker_opts *o)
 			to = PG_JOB_CANCELLED;
 		}
 		pthread_mutex_unlock(&w->lock);
-		if (move(w, plan.next, PG_JOB_MERGING, to, PG_JOB_BY_WORKER, &u) < 0)
+		if (pg_worker_set_state(w, plan.next, PG_JOB_MERGING, to, PG_JOB_BY_WORKER, &u) < 0)
 			pg_error_clear();
 		pthread_mutex_lock(&w->lock);
 		s->id = 0;
@@ -911,7 +911,7 @@ static void *loop(void *p)
 		pthread_mutex_unlock(&w->lock);
 		stacked = s->kernel && stacking(&o);
 		if ((stacked ? claim_stacked(&j, s, &o) : pg_job_claim(&j, w->o.store, from, to)) < 0)
-			logf_(w, "%s: %s", stacked ? "queue" : "store", pg_error_last());
+			pg_worker_logf(w, "%s: %s", stacked ? "queue" : "store", pg_error_last());
 		if (!j) {
 			idle(w);
 			continue;
@@ -984,7 +984,7 @@ int pg_worker_start(pg_worker **out, const pg_worker_opts *opts)
 	if (n > MAX_THREADS / 2)
 		n = MAX_THREADS / 2;
 	/* a kernel thread per build worktree: each job takes a free one (pg_gate_run) */
-	gate_settings(&gs, opts);
+	pg_worker_gate_settings(&gs, opts);
 	k = opts->stages ? gs.build_worktrees : 0;
 	if (k > MAX_THREADS / 2)
 		k = MAX_THREADS / 2;
@@ -1025,8 +1025,9 @@ int pg_worker_cancel(pg_worker *w, int64_t id, const char *user)
 	u.message = "cancelled before it ran";
 	u.user = user;
 	u.action = "cancel";
-	if ((err = current(w, id, &state)) < 0 ||
-	    (err = move(w, id, state, PG_JOB_CANCELLED, PG_JOB_BY_MAINTAINER, &u)) != PG_ECONFLICT)
+	if ((err = pg_worker_state_of(w, id, &state)) < 0 ||
+	    (err = pg_worker_set_state(w, id, state, PG_JOB_CANCELLED, PG_JOB_BY_MAINTAINER,
+					&u)) != PG_ECONFLICT)
 		return err;
 	/* running: stopped, and its thread records the cancellation */
 	pg_error_clear();
@@ -1055,12 +1056,12 @@ int pg_worker_reject(pg_worker *w, int64_t id, const char *user)
 	/* never while an approval of it runs: one of the two wins, and the branch agrees */
 	pg_testpoint("reject", "before-lock");
 	pthread_mutex_lock(&w->approve_lock);
-	if ((err = current(w, id, &state)) == 0 &&
+	if ((err = pg_worker_state_of(w, id, &state)) == 0 &&
 	    (err = pg_buf_printf(&note, "rejected by %s", user)) == 0) {
 		u.message = note.ptr;
 		u.user = user;
 		u.action = "reject";
-		err = move(w, id, state, PG_JOB_REJECTED, PG_JOB_BY_MAINTAINER, &u);
+		err = pg_worker_set_state(w, id, state, PG_JOB_REJECTED, PG_JOB_BY_MAINTAINER, &u);
 	}
 	pthread_mutex_unlock(&w->approve_lock);
 	if (err == 0)
@@ -1152,7 +1153,8 @@ static int record_intent(void *ctx)
 	u.message = msg;
 	u.user = in->user;
 	u.action = "approving";
-	if ((err = move(in->w, in->id, in->state, PG_JOB_APPROVING, PG_JOB_BY_MAINTAINER, &u)) == 0)
+	if ((err = pg_worker_set_state(in->w, in->id, in->state, PG_JOB_APPROVING,
+				       PG_JOB_BY_MAINTAINER, &u)) == 0)
 		in->state = PG_JOB_APPROVING;
 	pg_testpoint("approve", "intent-recorded");
 	return err;
@@ -1175,7 +1177,7 @@ static void conflicts_last(pg_worker *w, int64_t id)
 	size_t i;
 
 	if (pg_store_queue(&q, w->o.store) < 0) {
-		logf_(w, "pull %lld: the queue: %s", (long long)id, pg_error_last());
+		pg_worker_logf(w, "pull %lld: the queue: %s", (long long)id, pg_error_last());
 		pg_error_clear();
 		return;
 	}
@@ -1186,11 +1188,11 @@ static void conflicts_last(pg_worker *w, int64_t id)
 		if (j->conflict_with != id || j->state != PG_JOB_VERIFIED)
 			continue;
 		if (pg_store_queue_to_end(w->o.store, j->id, PG_JOB_VERIFIED) < 0) {
-			logf_(w, "pull %lld: %s", (long long)j->id, pg_error_last());
+			pg_worker_logf(w, "pull %lld: %s", (long long)j->id, pg_error_last());
 			pg_error_clear();
 			continue;
 		}
-		logf_(w, "pull %lld: to the end of the queue: pull %lld, which it conflicts with, is "
+		pg_worker_logf(w, "pull %lld: to the end of the queue: pull %lld, which it conflicts with, is "
 		      "approved", (long long)j->id, (long long)id);
 	}
 	pg_job_list_release(&q);
@@ -1220,11 +1222,11 @@ static int approved(pg_worker *w, const pg_worker_opts *o, int64_t id, enum pg_j
 	u.user = user;
 	u.action = "approve";
 	u.notice = notice && *notice ? notice : NULL;
-	if ((err = move(w, id, from, PG_JOB_APPROVED, PG_JOB_BY_MAINTAINER, &u)) < 0)
+	if ((err = pg_worker_set_state(w, id, from, PG_JOB_APPROVED, PG_JOB_BY_MAINTAINER, &u)) < 0)
 		goto done;
 	if (pg_store_set_stage(w->o.store, id, "approve", pg_stage_status_name(PG_STAGE_PASSED),
 			       note.ptr) < 0)
-		logf_(w, "pull %lld: %s", (long long)id, pg_error_last());
+		pg_worker_logf(w, "pull %lld: %s", (long long)id, pg_error_last());
 	pg_testpoint("approve", "recorded");
 	if (stacking(o))
 		conflicts_last(w, id);
@@ -1335,7 +1337,7 @@ static int approve_job(pg_worker *w, int64_t id, const char *user, bool by_polic
 	if (a.r->approved) {
 		/* the branch moved: the approval stands, whatever came after the move */
 		if (err < 0)
-			logf_(w, "pull %lld: after the branch moved: %s", (long long)id, pg_error_last());
+			pg_worker_logf(w, "pull %lld: after the branch moved: %s", (long long)id, pg_error_last());
 		err = approved(w, &o, id, in.state, &a, user, notice.ptr, "");
 		goto done;
 	}
@@ -1343,26 +1345,26 @@ static int approve_job(pg_worker *w, int64_t id, const char *user, bool by_polic
 	if (err == PG_ECONFLICT && by_policy && !moved) {
 		/* the sender pushed the tag again since it was verified: nothing is approved */
 		u.message = why.ptr;
-		if (move(w, id, in.state, PG_JOB_ERROR, PG_JOB_BY_MAINTAINER, &u) < 0)
-			logf_(w, "pull %lld: %s", (long long)id, pg_error_last());
+		if (pg_worker_set_state(w, id, in.state, PG_JOB_ERROR, PG_JOB_BY_MAINTAINER, &u) < 0)
+			pg_worker_logf(w, "pull %lld: %s", (long long)id, pg_error_last());
 	} else if (err == PG_ECONFLICT) {
 		/* the branch or the tag moved since the test: nothing moved; test it anew */
 		pg_buf_printf(&note, "%s: testing it again on the new head", why.ptr);
 		u.message = note.ptr;
-		if (move(w, id, in.state, PG_JOB_QUEUED, PG_JOB_BY_MAINTAINER, &u) < 0)
-			logf_(w, "pull %lld: %s", (long long)id, pg_error_last());
+		if (pg_worker_set_state(w, id, in.state, PG_JOB_QUEUED, PG_JOB_BY_MAINTAINER, &u) < 0)
+			pg_worker_logf(w, "pull %lld: %s", (long long)id, pg_error_last());
 		pg_worker_wake(w);
 		err = pg_error_set(PG_ECONFLICT, "%s; the pull is queued to be tested again", why.ptr);
 	} else if (in.state == PG_JOB_APPROVING) {
 		/* recorded, and then nothing moved: it waits again */
 		pg_buf_printf(&note, "the approval by %s moved nothing: %s", user, why.ptr);
 		u.message = note.ptr;
-		if (move(w, id, in.state, PG_JOB_WAITING, PG_JOB_BY_MAINTAINER, &u) < 0)
-			logf_(w, "pull %lld: %s", (long long)id, pg_error_last());
+		if (pg_worker_set_state(w, id, in.state, PG_JOB_WAITING, PG_JOB_BY_MAINTAINER, &u) < 0)
+			pg_worker_logf(w, "pull %lld: %s", (long long)id, pg_error_last());
 		err = pg_error_set(err < 0 ? err : PG_EIO, "%s", why.ptr);
 	} else if (err < 0) {
 		/* refused before anything was recorded: it waits as it did, and the log says why */
-		logf_(w, "pull %lld: the approval by %s is refused: %s", (long long)id, user,
+		pg_worker_logf(w, "pull %lld: the approval by %s is refused: %s", (long long)id, user,
 		      why.ptr);
 		err = pg_error_set(err, "%s", why.ptr);
 	}
@@ -1392,7 +1394,7 @@ int pg_worker_through(pg_worker *w, int64_t id, int64_t **ids, size_t *n)
 	pthread_mutex_unlock(&w->lock);
 	if (stacking(&o))
 		return stack_of(ids, n, w, &o, id);
-	if ((err = current(w, id, &state)) < 0)
+	if ((err = pg_worker_state_of(w, id, &state)) < 0)
 		return err;
 	if (state != PG_JOB_WAITING)
 		return pg_error_set(PG_ENOTFOUND, "pull %lld does not wait for approval: it is %s",
@@ -1413,7 +1415,7 @@ int pg_worker_hold(pg_worker *w, int64_t id, bool held)
 	err = pg_store_queue_hold(w->o.store, id, held);
 	pthread_mutex_unlock(&w->approve_lock);
 	if (err == 0) {
-		logf_(w, "pull %lld: %s in the queue", (long long)id, held ? "held" : "let go on");
+		pg_worker_logf(w, "pull %lld: %s in the queue", (long long)id, held ? "held" : "let go on");
 		pg_events_queue_changed(w->o.events);
 		pg_worker_wake(w);
 	}
@@ -1429,7 +1431,7 @@ int pg_worker_move(pg_worker *w, int64_t id, int by)
 	err = pg_store_queue_move(w->o.store, id, by < 0 ? -1 : 1);
 	pthread_mutex_unlock(&w->approve_lock);
 	if (err == 0) {
-		logf_(w, "pull %lld: moved %s in the queue", (long long)id, by < 0 ? "up" : "down");
+		pg_worker_logf(w, "pull %lld: moved %s in the queue", (long long)id, by < 0 ? "up" : "down");
 		pg_events_queue_changed(w->o.events);
 		pg_worker_wake(w);
 	}
@@ -1478,13 +1480,13 @@ static void resume_one(pg_worker *w, const pg_job *j)
 	    (err = pg_gate_approve_resume(a.r, &a.spec, &a.go, &notice)) == 1) {
 		if (approved(w, &w->o, j->id, PG_JOB_APPROVING, &a, user ? user : "unknown",
 			     notice.ptr, "an approval the last stop cut short, finished: ") < 0)
-			logf_(w, "pull %lld: %s", (long long)j->id, pg_error_last());
+			pg_worker_logf(w, "pull %lld: %s", (long long)j->id, pg_error_last());
 		goto done;
 	}
 	if (err == 0 && by_policy) {
 		/* nothing moved: the policy approves it now, as it would have */
 		if (approve_job(w, j->id, "pullgate", true, true) < 0)
-			logf_(w, "pull %lld: the policy's approval: %s", (long long)j->id,
+			pg_worker_logf(w, "pull %lld: the policy's approval: %s", (long long)j->id,
 			      pg_error_last());
 		goto done;
 	}
@@ -1499,8 +1501,8 @@ static void resume_one(pg_worker *w, const pg_job *j)
 		to = err == PG_ECONFLICT ? PG_JOB_QUEUED : PG_JOB_ERROR;
 	}
 	u.message = note.ptr;
-	if (move(w, j->id, PG_JOB_APPROVING, to, PG_JOB_BY_MAINTAINER, &u) < 0)
-		logf_(w, "pull %lld: %s", (long long)j->id, pg_error_last());
+	if (pg_worker_set_state(w, j->id, PG_JOB_APPROVING, to, PG_JOB_BY_MAINTAINER, &u) < 0)
+		pg_worker_logf(w, "pull %lld: %s", (long long)j->id, pg_error_last());
 done:
 	approval_release(&a);
 	pg_buf_release(&notice);
@@ -1518,9 +1520,9 @@ static int resume_approvals(pg_worker *w)
 			break;
 		resume_one(w, j);
 		/* it moved on, or stays approving: then it is left for the next start */
-		if (j->state == PG_JOB_APPROVING && current(w, j->id, &j->state) == 0 &&
+		if (j->state == PG_JOB_APPROVING && pg_worker_state_of(w, j->id, &j->state) == 0 &&
 		    j->state == PG_JOB_APPROVING) {
-			logf_(w, "pull %lld: an approval the last stop cut short stays approving",
+			pg_worker_logf(w, "pull %lld: an approval the last stop cut short stays approving",
 			      (long long)j->id);
 			pg_job_free(j);
 			pg_job_free(oldest);

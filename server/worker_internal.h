@@ -73,23 +73,23 @@ struct pg_worker {
 /* worker.c */
 
 /* A line for the service's log, when there is a log. */
-void logf_(pg_worker *w, const char *fmt, ...) PG_PRINTF(2, 3);
+void pg_worker_logf(pg_worker *w, const char *fmt, ...) PG_PRINTF(2, 3);
 
 /* Move a job (pg_job_move), then tell the event streams and the log. */
-int move(pg_worker *w, int64_t id, enum pg_job_state from, enum pg_job_state to,
+int pg_worker_set_state(pg_worker *w, int64_t id, enum pg_job_state from, enum pg_job_state to,
 	 enum pg_job_actor by, const pg_store_update *u);
 
 /* Where job id is now. */
-int current(pg_worker *w, int64_t id, enum pg_job_state *state);
+int pg_worker_state_of(pg_worker *w, int64_t id, enum pg_job_state *state);
 
 /* The gate's settings: serve.yaml's, else the policy's, else the defaults. */
-void gate_settings(pg_gate_settings *out, const pg_worker_opts *o);
+void pg_worker_gate_settings(pg_gate_settings *out, const pg_worker_opts *o);
 
 /* The maintainer's tree: 0 with *t to free, 1 when there is none (nothing was merged yet). */
-int open_tree(pg_tree **t, const pg_worker_opts *o);
+int pg_worker_open_tree(pg_tree **t, const pg_worker_opts *o);
 
 /* Whether a thread of the worker runs pull id now. */
-bool runs_now(pg_worker *w, int64_t id);
+bool pg_worker_runs_now(pg_worker *w, int64_t id);
 
 /* queue_entry.c */
 
@@ -97,19 +97,19 @@ bool runs_now(pg_worker *w, int64_t id);
  * Verify accepted pull j, which enters the queue: its conflicts with the
  * pulls ahead are recorded.  Under the entry lock.
  */
-void enter_queue(slot *s, const pg_job *j, const pg_report *r);
+void pg_queue_entry_enter(slot *s, const pg_job *j, const pg_report *r);
 
 /* Whether pull next of the queue q waits for the entry check run again (resolutions_looked_at). */
-bool waits_for_recheck(pg_worker *w, const pg_job_list *q, int64_t next);
+bool pg_queue_entry_waits(pg_worker *w, const pg_job_list *q, int64_t next);
 
 /* A kernel thread's look for work: the entry check run again when the resolutions changed. */
-void resolutions_looked_at(slot *s, const pg_worker_opts *o);
+void pg_queue_entry_look(slot *s, const pg_worker_opts *o);
 
 /*
  * The pulls of the queue q in a running state no thread runs, sent back
  * to be tested again (a third time: an error); under approve_lock.  How
  * many moved.
  */
-size_t orphans(pg_worker *w, const pg_job_list *q);
+size_t pg_queue_entry_orphans(pg_worker *w, const pg_job_list *q);
 
 #endif

@@ -25,7 +25,7 @@ static const key_kind kinds[] = {
 	{ ".subj", PG_SUBJECT_INDEX_KEY, pg_author_subject_hash },
 };
 
-void put64(unsigned char *p, uint64_t v)
+void pg_identity_put64(unsigned char *p, uint64_t v)
 {
 	int i;
 
@@ -33,7 +33,7 @@ void put64(unsigned char *p, uint64_t v)
 		p[i] = (unsigned char)(v >> (8 * i));
 }
 
-uint64_t get64(const unsigned char *p)
+uint64_t pg_identity_get64(const unsigned char *p)
 {
 	uint64_t v = 0;
 	int i;
@@ -43,7 +43,7 @@ uint64_t get64(const unsigned char *p)
 	return v;
 }
 
-void put32(unsigned char *p, uint32_t v)
+void pg_identity_put32(unsigned char *p, uint32_t v)
 {
 	int i;
 
@@ -57,18 +57,18 @@ static uint32_t get32(const unsigned char *p)
 }
 
 /* The checksum's state before n bytes. */
-uint64_t checksum_start(uint64_t n)
+uint64_t pg_identity_checksum_start(uint64_t n)
 {
 	return 0x243f6a8885a308d3ULL ^ n;
 }
 
 /* h past p[0..n): whole words, then (only at the end of the bytes) the bytes left. */
-uint64_t checksum_more(uint64_t h, const unsigned char *p, size_t n)
+uint64_t pg_identity_checksum_more(uint64_t h, const unsigned char *p, size_t n)
 {
 	size_t i;
 
 	for (i = 0; i + 8 <= n; i += 8) {
-		h ^= get64(p + i);
+		h ^= pg_identity_get64(p + i);
 		h *= 0x9e3779b97f4a7c15ULL;
 		h ^= h >> 29;
 	}
@@ -80,9 +80,9 @@ uint64_t checksum_more(uint64_t h, const unsigned char *p, size_t n)
 }
 
 /* A checksum that catches damage, not an adversary: the directory is ours. */
-uint64_t checksum(const unsigned char *p, size_t n)
+uint64_t pg_identity_checksum(const unsigned char *p, size_t n)
 {
-	return checksum_more(checksum_start(n), p, n);
+	return pg_identity_checksum_more(pg_identity_checksum_start(n), p, n);
 }
 
 /* --- the key's fingerprint -------------------------------------------------------- */
@@ -169,19 +169,19 @@ static int key_fingerprint(uint64_t *out, const key_kind *kind)
 
 /* --- entries ---------------------------------------------------------------------- */
 
-int entry_cmp(const void *a, const void *b)
+int pg_identity_entry_cmp(const void *a, const void *b)
 {
-	uint64_t ka = get64(a), kb = get64(b);
+	uint64_t ka = pg_identity_get64(a), kb = pg_identity_get64(b);
 
 	if (ka != kb)
 		return ka < kb ? -1 : 1;
 	return memcmp((const unsigned char *)a + 16, (const unsigned char *)b + 16, PG_OID_RAWSZ);
 }
 
-void entry_put(unsigned char *e, uint64_t key, int64_t author_time, const pg_oid *id)
+void pg_identity_entry_put(unsigned char *e, uint64_t key, int64_t author_time, const pg_oid *id)
 {
-	put64(e, key);
-	put64(e + 8, (uint64_t)author_time);
+	pg_identity_put64(e, key);
+	pg_identity_put64(e + 8, (uint64_t)author_time);
 	memcpy(e + 16, id->id, PG_OID_RAWSZ);
 }
 
@@ -201,12 +201,12 @@ static void reading(pg_repo *r, size_t done, size_t count, uint64_t t0)
 }
 
 /* Sorted entries e[0..n), each commit once: how many are left. */
-size_t unique_entries(unsigned char *e, size_t n)
+size_t pg_identity_unique_entries(unsigned char *e, size_t n)
 {
 	size_t i, k = n ? 1 : 0;
 
 	for (i = 1; i < n; i++)
-		if (entry_cmp(e + (k - 1) * ENTRY, e + i * ENTRY))
+		if (pg_identity_entry_cmp(e + (k - 1) * ENTRY, e + i * ENTRY))
 			memmove(e + k++ * ENTRY, e + i * ENTRY, ENTRY);
 	return k;
 }
@@ -238,9 +238,9 @@ static int read_one(void *ctx, size_t i, const pg_commit *c)
 		d->shown = pg_progress_now_ms();
 		reading(d->r, d->done, d->count, d->t0);
 	}
-	if ((err = runs_add(d->out, d->kind->key(c), c->author.time, &d->ids[i])) == 0 &&
+	if ((err = pg_identity_runs_add(d->out, d->kind->key(c), c->author.time, &d->ids[i])) == 0 &&
 	    d->other)
-		err = runs_add(d->other, d->other_kind->key(c), c->author.time, &d->ids[i]);
+		err = pg_identity_runs_add(d->other, d->other_kind->key(c), c->author.time, &d->ids[i]);
 	return err;
 }
 
@@ -259,9 +259,9 @@ static int entries_of(runs *out, runs *other, pg_repo *r, const pg_oid *ids, siz
 	int err = 0;
 
 	d.t0 = d.shown = pg_progress_now_ms();
-	runs_init(out, b->dir, cap);
+	pg_identity_runs_init(out, b->dir, cap);
 	if (other)
-		runs_init(other, b->dir, cap);
+		pg_identity_runs_init(other, b->dir, cap);
 	/* a run's worth at a time: where they are is 16 bytes each (pg_repo_read_commits) */
 	for (i = 0; i < count; i += cap) {
 		d.ids = ids + i;
@@ -269,14 +269,14 @@ static int entries_of(runs *out, runs *other, pg_repo *r, const pg_oid *ids, siz
 						read_one, &d)) < 0)
 			goto done;
 	}
-	runs_finish(out);
+	pg_identity_runs_finish(out);
 	if (other)
-		runs_finish(other);
+		pg_identity_runs_finish(other);
 done:
 	if (err < 0) {
-		runs_release(out);
+		pg_identity_runs_release(out);
 		if (other)
-			runs_release(other);
+			pg_identity_runs_release(other);
 	}
 	return err;
 }
@@ -356,7 +356,7 @@ static _Thread_local struct {
 
 void pg_identity_index_drop_spare(void)
 {
-	runs_release(&spare.e);
+	pg_identity_runs_release(&spare.e);
 	free(spare.range);
 	memset(&spare, 0, sizeof(spare));
 }
@@ -380,9 +380,9 @@ static int read_new(runs *out, pg_repo *r, const pg_oid *tips, size_t ntips,
 	const key_kind *other_kind = kind == &kinds[0] ? &kinds[1] : &kinds[0];
 	runs other;
 
-	runs_release(out);
+	pg_identity_runs_release(out);
 	if (spare.have && spare_fits(kind, tips, ntips, hides, nhides)) {
-		runs_move(out, &spare.e);
+		pg_identity_runs_move(out, &spare.e);
 		pg_identity_index_drop_spare();
 		return 0;
 	}
@@ -391,7 +391,7 @@ static int read_new(runs *out, pg_repo *r, const pg_oid *tips, size_t ntips,
 		return err;
 	if ((err = entries_of(out, &other, r, ids, count, kind, other_kind, b)) == 0) {
 		if (!(spare.range = malloc((ntips + nhides + 1) * sizeof(*spare.range)))) {
-			runs_release(&other);
+			pg_identity_runs_release(&other);
 			free(ids);
 			return 0; /* no spare: the other kind reads again */
 		}
@@ -403,7 +403,7 @@ static int read_new(runs *out, pg_repo *r, const pg_oid *tips, size_t ntips,
 		spare.ntips = ntips;
 		spare.nhides = nhides;
 		spare.have = true;
-		runs_move(&spare.e, &other);
+		pg_identity_runs_move(&spare.e, &other);
 	}
 	free(ids);
 	return err;
@@ -433,7 +433,7 @@ static int reconcile(bool *keep, runs *add, pg_repo *r, const pg_oid *tips, size
 	int err;
 
 	*keep = false;
-	runs_release(add);
+	pg_identity_runs_release(add);
 	if ((err = walk_new(&ids, &n, r, tips, ntips, NULL, 0)) < 0)
 		return err;
 	if ((count && !(have = malloc(count * PG_OID_RAWSZ))) ||
@@ -473,7 +473,7 @@ static size_t segments_of(size_t count)
 	return count / SEGMENT + (count % SEGMENT != 0);
 }
 
-void unmap(pg_identity_index *x)
+void pg_identity_unmap(pg_identity_index *x)
 {
 	pg_pagefile_free(x->f);
 	x->f = NULL;
@@ -484,7 +484,7 @@ void unmap(pg_identity_index *x)
 	x->nsegments = 0;
 }
 
-void tips_free(tip_slot *v, size_t n)
+void pg_identity_tips_free(tip_slot *v, size_t n)
 {
 	size_t i;
 
@@ -497,9 +497,9 @@ void pg_identity_index_free(pg_identity_index *x)
 {
 	if (!x)
 		return;
-	unmap(x);
+	pg_identity_unmap(x);
 	free(x->path);
-	tips_free(x->tips, x->ntips);
+	pg_identity_tips_free(x->tips, x->ntips);
 	free(x->others);
 	free(x);
 }
@@ -520,10 +520,10 @@ static int check_segment(pg_identity_index *x, size_t s)
 	if ((err = pg_pagefile_read(x->f, x->entries_off + (uint64_t)(first - from) * ENTRY, e,
 				    (n + from) * ENTRY)) < 0)
 		goto damaged;
-	if (checksum(e + from * ENTRY, n * ENTRY) != x->segments[s])
+	if (pg_identity_checksum(e + from * ENTRY, n * ENTRY) != x->segments[s])
 		goto damaged;
 	for (i = 1; i < n + from; i++)
-		if (entry_cmp(e + (i - 1) * ENTRY, e + i * ENTRY) >= 0)
+		if (pg_identity_entry_cmp(e + (i - 1) * ENTRY, e + i * ENTRY) >= 0)
 			goto damaged;
 	x->checked[s / 8] |= (unsigned char)(1u << (s % 8));
 	return 0;
@@ -561,7 +561,7 @@ static int open_file(pg_identity_index *x, const char *path, bool *exists)
 }
 
 /* Bytes the tips take on disk, their checksum included. */
-size_t tips_size(const tip_slot *v, size_t n)
+size_t pg_identity_tips_size(const tip_slot *v, size_t n)
 {
 	size_t len = 4 + 8, i;
 
@@ -570,21 +570,21 @@ size_t tips_size(const tip_slot *v, size_t n)
 	return len;
 }
 
-void put_tips(unsigned char *p, const tip_slot *v, size_t n)
+void pg_identity_put_tips(unsigned char *p, const tip_slot *v, size_t n)
 {
 	unsigned char *start = p;
 	size_t i, len;
 
-	put32(p, (uint32_t)n);
+	pg_identity_put32(p, (uint32_t)n);
 	p += 4;
 	for (i = 0; i < n; i++) {
 		len = strlen(v[i].ref);
 		memcpy(p, v[i].tip.id, PG_OID_RAWSZ);
-		put32(p + PG_OID_RAWSZ, (uint32_t)len);
+		pg_identity_put32(p + PG_OID_RAWSZ, (uint32_t)len);
 		memcpy(p + PG_OID_RAWSZ + 4, v[i].ref, len);
 		p += PG_OID_RAWSZ + 4 + len;
 	}
-	put64(p, checksum(start, (size_t)(p - start)));
+	pg_identity_put64(p, pg_identity_checksum(start, (size_t)(p - start)));
 }
 
 /*
@@ -602,7 +602,7 @@ static bool read_tips(pg_identity_index *x, uint64_t off, uint64_t len)
 		return false;
 	size = (size_t)(len - off);
 	if (!(b = malloc(size)) || pg_pagefile_read(x->f, off, b, size) < 0 ||
-	    checksum(b, size - 8) != get64(b + size - 8) ||
+	    pg_identity_checksum(b, size - 8) != pg_identity_get64(b + size - 8) ||
 	    (n = get32(b)) > PG_IDENTITY_INDEX_TIPS || !n ||
 	    !(x->tips = calloc(n + 1, sizeof(*x->tips))))
 		goto done;
@@ -629,7 +629,7 @@ done:
  * *why says what is wrong: its header and the table of its segments are
  * checked, its entries are not (check_order, all_entries, check_segment).
  */
-bool header_ok(pg_identity_index *x, const char *name, uint64_t fingerprint,
+bool pg_identity_header_ok(pg_identity_index *x, const char *name, uint64_t fingerprint,
 	       const char **why)
 {
 	const unsigned char *h = x->head;
@@ -645,19 +645,19 @@ bool header_ok(pg_identity_index *x, const char *name, uint64_t fingerprint,
 	}
 	/* another format or key is no damage: what pullgate writes changed */
 	if (get32(h + 8) != FORMAT || get32(h + 12) != x->kind->version ||
-	    get64(h + 16) != fingerprint) {
+	    pg_identity_get64(h + 16) != fingerprint) {
 		*why = "key";
 		return false;
 	}
-	if (checksum(h, 96) != get64(h + 96) || get32(h + 84) > 1)
+	if (pg_identity_checksum(h, 96) != pg_identity_get64(h + 96) || get32(h + 84) > 1)
 		return false;
-	count = (size_t)get64(h + 24);
+	count = (size_t)pg_identity_get64(h + 24);
 	nseg = segments_of(count);
 	body = len - HEADER;
 	if (get32(h + 52) != name_len || body < name_len ||
 	    pg_pagefile_read(x->f, HEADER, stored, name_len) < 0 ||
 	    memcmp(stored, name, name_len) ||
-	    get64(h + 24) > (body - name_len) / ENTRY ||
+	    pg_identity_get64(h + 24) > (body - name_len) / ENTRY ||
 	    !read_tips(x, HEADER + name_len + (uint64_t)count * ENTRY + (uint64_t)nseg * 8, len)) {
 		pg_error_clear();
 		return false;
@@ -674,13 +674,14 @@ bool header_ok(pg_identity_index *x, const char *name, uint64_t fingerprint,
 	x->nsegments = nseg;
 	if (pg_pagefile_read(x->f, x->entries_off + (uint64_t)count * ENTRY, x->segments,
 			     nseg * 8) < 0 ||
-	    checksum((const unsigned char *)x->segments, nseg * 8) != get64(h + 88)) {
+	    pg_identity_checksum((const unsigned char *)x->segments, nseg * 8) !=
+	    pg_identity_get64(h + 88)) {
 		pg_error_clear();
 		return false;
 	}
 	/* stored little-endian: each read before its slot is written */
 	for (i = 0; i < nseg; i++)
-		x->segments[i] = get64((const unsigned char *)x->segments + i * 8);
+		x->segments[i] = pg_identity_get64((const unsigned char *)x->segments + i * 8);
 	return true;
 }
 
@@ -699,12 +700,12 @@ static bool check_order(pg_identity_index *x)
 			pg_error_clear();
 			return false;
 		}
-		if (entry_cmp(e, e + ENTRY) >= 0)
+		if (pg_identity_entry_cmp(e, e + ENTRY) >= 0)
 			return false;
 	}
 	/* the last pair too: a step may pass it */
 	if (n && (pg_pagefile_read(x->f, x->entries_off + (uint64_t)(n - 1) * ENTRY, e,
-				   2 * ENTRY) < 0 || entry_cmp(e, e + ENTRY) >= 0)) {
+				   2 * ENTRY) < 0 || pg_identity_entry_cmp(e, e + ENTRY) >= 0)) {
 		pg_error_clear();
 		return false;
 	}
@@ -725,18 +726,18 @@ static int all_entries(unsigned char **out, pg_identity_index *x)
 	if (x->count > SIZE_MAX / ENTRY - 1 || !(e = malloc(x->count * ENTRY + 1)))
 		return pg_error_oom();
 	if (pg_pagefile_pread(x->f, x->entries_off, e, x->count * ENTRY) < 0 ||
-	    checksum(e, x->count * ENTRY) != get64(x->head + 56)) {
+	    pg_identity_checksum(e, x->count * ENTRY) != pg_identity_get64(x->head + 56)) {
 		pg_error_clear();
 		goto damaged;
 	}
 	for (i = 0; i < x->nsegments; i++) {
 		size_t n = x->count - i * SEGMENT < SEGMENT ? x->count - i * SEGMENT : SEGMENT;
 
-		if (checksum(e + i * SEGMENT * ENTRY, n * ENTRY) != x->segments[i])
+		if (pg_identity_checksum(e + i * SEGMENT * ENTRY, n * ENTRY) != x->segments[i])
 			goto damaged;
 	}
 	for (i = 1; i < x->count; i++)
-		if (entry_cmp(e + (i - 1) * ENTRY, e + i * ENTRY) >= 0)
+		if (pg_identity_entry_cmp(e + (i - 1) * ENTRY, e + i * ENTRY) >= 0)
 			goto damaged;
 	memset(x->checked, 0xff, x->nsegments / 8 + 1);
 	*out = e;
@@ -885,13 +886,13 @@ static bool load_checked(pg_identity_index *x, const char *name, uint64_t finger
 {
 	bool whole = false;
 
-	if (!header_ok(x, name, fingerprint, why))
+	if (!pg_identity_header_ok(x, name, fingerprint, why))
 		return false;
 	*why = "damaged";
 	if (!check_order(x))
 		return false;
 	if (full) {
-		if (check_all(&whole, x) < 0) {
+		if (pg_identity_check_all(&whole, x) < 0) {
 			pg_error_clear();
 			return false;
 		}
@@ -1039,7 +1040,7 @@ static int tips_with(tip_slot **out, size_t *n, const tip_slot *from, size_t nfr
 	*n = k;
 	return 0;
 oom:
-	tips_free(v, k);
+	pg_identity_tips_free(v, k);
 	return pg_error_oom();
 }
 
@@ -1199,10 +1200,10 @@ static uint64_t tips_digest(const tip_slot *tips, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		h = checksum(tips[i].tip.id, PG_OID_RAWSZ) * 0x9e3779b97f4a7c15ULL;
+		h = pg_identity_checksum(tips[i].tip.id, PG_OID_RAWSZ) * 0x9e3779b97f4a7c15ULL;
 		sum += h ^ h >> 29;
 	}
-	return checksum((const unsigned char *)&sum, sizeof(sum)) ^ n;
+	return pg_identity_checksum((const unsigned char *)&sum, sizeof(sum)) ^ n;
 }
 
 /* The records of a sidecar's bytes, each checked: how many, 0 when it does not hold. */
@@ -1212,7 +1213,7 @@ static size_t others_parse(others_rec *rec, const unsigned char *p, size_t len)
 
 	if (len < OTHERS_HEAD + 8 || memcmp(p, OTHERS_MAGIC, 8) ||
 	    get32(p + 8) != OTHERS_VERSION || (n = get32(p + 12)) < 1 || n > OTHERS_RECORDS ||
-	    checksum(p, len - 8) != get64(p + len - 8))
+	    pg_identity_checksum(p, len - 8) != pg_identity_get64(p + len - 8))
 		return 0;
 	len -= 8;
 	for (i = 0; i < n; i++) {
@@ -1221,12 +1222,12 @@ static size_t others_parse(others_rec *rec, const unsigned char *p, size_t len)
 
 		if (len - off < OTHERS_REC || get32(p + off + 20))
 			return 0;
-		count = get64(p + off + 32);
+		count = pg_identity_get64(p + off + 32);
 		if (count > (len - off - OTHERS_REC) / PG_OID_RAWSZ)
 			return 0;
 		rec[i].at = p + off;
 		memcpy(rec[i].tip.id, p + off, PG_OID_RAWSZ);
-		rec[i].digest = get64(p + off + 24);
+		rec[i].digest = pg_identity_get64(p + off + 24);
 		rec[i].count = (size_t)count;
 		ids = p + off + OTHERS_REC;
 		/* a probe's bsearch trusts the order: strictly ascending, or not used */
@@ -1277,12 +1278,12 @@ static void others_write(const pg_identity_index *x, const pg_oid *tip, uint64_t
 	if (!(b = calloc(1, len)) || pg_identity_index_ref_file(&path, x, ".others") < 0)
 		goto done;
 	memcpy(b, OTHERS_MAGIC, 8);
-	put32(b + 8, OTHERS_VERSION);
-	put32(b + 12, keep ? 2 : 1);
+	pg_identity_put32(b + 8, OTHERS_VERSION);
+	pg_identity_put32(b + 12, keep ? 2 : 1);
 	p = b + OTHERS_HEAD;
 	memcpy(p, tip->id, PG_OID_RAWSZ);
-	put64(p + 24, digest);
-	put64(p + 32, x->nothers);
+	pg_identity_put64(p + 24, digest);
+	pg_identity_put64(p + 32, x->nothers);
 	for (i = 0; i < x->nothers; i++)
 		memcpy(p + OTHERS_REC + i * PG_OID_RAWSZ, x->others[i].id, PG_OID_RAWSZ);
 	p += OTHERS_REC + x->nothers * PG_OID_RAWSZ;
@@ -1290,7 +1291,7 @@ static void others_write(const pg_identity_index *x, const pg_oid *tip, uint64_t
 		memcpy(p, keep->at, OTHERS_REC + keep->count * PG_OID_RAWSZ);
 		p += OTHERS_REC + keep->count * PG_OID_RAWSZ;
 	}
-	put64(p, checksum(b, len - 8));
+	pg_identity_put64(p, pg_identity_checksum(b, len - 8));
 	(void)pg_write_file_atomic(path.ptr, b, len);
 done:
 	pg_error_clear();
@@ -1424,10 +1425,10 @@ static void remove_per_ref(const char *dir, const char *ref_stem, const char *na
 static void drop_work(runs *add, unsigned char **old, pg_oid **from, tip_slot **tips,
 		      size_t *ntips)
 {
-	runs_release(add);
+	pg_identity_runs_release(add);
 	free(*old);
 	free(*from);
-	tips_free(*tips, *ntips);
+	pg_identity_tips_free(*tips, *ntips);
 	*old = NULL;
 	*from = NULL;
 	*tips = NULL;
@@ -1460,7 +1461,7 @@ static int open_kind(pg_identity_index **out, pg_repo *r, const char *home, cons
 	int err, fd = -1;
 
 	*out = NULL;
-	runs_init(&add, NULL, 0);
+	pg_identity_runs_init(&add, NULL, 0);
 	if (!info)
 		info = &dummy;
 	memset(info, 0, sizeof(*info));
@@ -1568,7 +1569,7 @@ again:
 			extend = true;
 		}
 		/* every entry checked before the index is extended: merged, each is read again */
-		if (extend && (err = check_all(&whole, x)) < 0)
+		if (extend && (err = pg_identity_check_all(&whole, x)) < 0)
 			goto done;
 		if (extend && !whole) {
 			extend = false;
@@ -1609,7 +1610,7 @@ build:
 		goto done;
 	if (!extend) {
 		/* from every tip: the other refs' commits stay held */
-		runs_release(&add);
+		pg_identity_runs_release(&add);
 		free(from);
 		from = NULL;
 		if ((err = tip_ids(&from, tips, ntips)) < 0 ||
@@ -1629,8 +1630,9 @@ build:
 			goto again;
 	}
 	info->runs = add.nruns;
-	if ((err = write_index(x, path.ptr, upstream, fingerprint, tip, has_graph ? &graph : NULL,
-			       extend, &add, &info->added, tips, ntips)) < 0)
+	if ((err = pg_identity_write_index(x, path.ptr, upstream, fingerprint, tip,
+					   has_graph ? &graph : NULL, extend, &add, &info->added,
+					   tips, ntips)) < 0)
 		goto done;
 	tips = NULL; /* x's now */
 	ntips = 0;
@@ -1707,7 +1709,7 @@ static int key_at(uint64_t *key, void *ctx, size_t i)
 
 	if ((err = entry_at(ctx, i, e)) < 0)
 		return err;
-	*key = get64(e);
+	*key = pg_identity_get64(e);
 	return 0;
 }
 
@@ -1723,12 +1725,12 @@ size_t pg_identity_index_probe(pg_identity_hit *out, size_t max, const pg_identi
 	for (; lo < x->count; lo++) {
 		if (entry_at(x, lo, e) < 0)
 			goto damaged;
-		if (get64(e) != key)
+		if (pg_identity_get64(e) != key)
 			break;
 		if (is_other(x, e + 16))
 			continue; /* another ref's alone: not this tip's history */
 		if (n++ < max) {
-			out[n - 1].author_time = (int64_t)get64(e + 8);
+			out[n - 1].author_time = (int64_t)pg_identity_get64(e + 8);
 			memcpy(out[n - 1].id.id, e + 16, PG_OID_RAWSZ);
 		}
 	}

@@ -107,36 +107,36 @@ typedef struct runs {
 } runs;
 
 /* identity_index.c: the numbers of the file, its checksum, entries, tips, the header read back */
-void put64(unsigned char *p, uint64_t v);
-uint64_t get64(const unsigned char *p);
-void put32(unsigned char *p, uint32_t v);
-uint64_t checksum_start(uint64_t n);
-uint64_t checksum_more(uint64_t h, const unsigned char *p, size_t n);
-uint64_t checksum(const unsigned char *p, size_t n);
-int entry_cmp(const void *a, const void *b);
-void entry_put(unsigned char *e, uint64_t key, int64_t author_time, const pg_oid *id);
-size_t unique_entries(unsigned char *e, size_t n);
-void unmap(pg_identity_index *x);
-void tips_free(tip_slot *v, size_t n);
-size_t tips_size(const tip_slot *v, size_t n);
-void put_tips(unsigned char *p, const tip_slot *v, size_t n);
-bool header_ok(pg_identity_index *x, const char *name, uint64_t fingerprint,
+void pg_identity_put64(unsigned char *p, uint64_t v);
+uint64_t pg_identity_get64(const unsigned char *p);
+void pg_identity_put32(unsigned char *p, uint32_t v);
+uint64_t pg_identity_checksum_start(uint64_t n);
+uint64_t pg_identity_checksum_more(uint64_t h, const unsigned char *p, size_t n);
+uint64_t pg_identity_checksum(const unsigned char *p, size_t n);
+int pg_identity_entry_cmp(const void *a, const void *b);
+void pg_identity_entry_put(unsigned char *e, uint64_t key, int64_t author_time, const pg_oid *id);
+size_t pg_identity_unique_entries(unsigned char *e, size_t n);
+void pg_identity_unmap(pg_identity_index *x);
+void pg_identity_tips_free(tip_slot *v, size_t n);
+size_t pg_identity_tips_size(const tip_slot *v, size_t n);
+void pg_identity_put_tips(unsigned char *p, const tip_slot *v, size_t n);
+bool pg_identity_header_ok(pg_identity_index *x, const char *name, uint64_t fingerprint,
 	       const char **why);
 
 /* identity_runs.c: a build's entries sorted in runs, and the files they and the index are written to */
-void runs_init(runs *r, const char *dir, size_t cap);
-void runs_release(runs *r);
-void runs_move(runs *to, runs *from);
-int io_all(int fd, const char *what, unsigned char *p, size_t len, uint64_t off,
+void pg_identity_runs_init(runs *r, const char *dir, size_t cap);
+void pg_identity_runs_release(runs *r);
+void pg_identity_runs_move(runs *to, runs *from);
+int pg_identity_io_all(int fd, const char *what, unsigned char *p, size_t len, uint64_t off,
 	   bool write_it);
-int scratch_file(int *fd, pg_buf *path, const char *dir, const char *name);
-int runs_add(runs *r, uint64_t key, int64_t author_time, const pg_oid *id);
-void runs_finish(runs *r);
-int runs_merge(runs *r, int (*emit)(void *ctx, const unsigned char *e), void *ctx);
+int pg_identity_scratch_file(int *fd, pg_buf *path, const char *dir, const char *name);
+int pg_identity_runs_add(runs *r, uint64_t key, int64_t author_time, const pg_oid *id);
+void pg_identity_runs_finish(runs *r);
+int pg_identity_runs_merge(runs *r, int (*emit)(void *ctx, const unsigned char *e), void *ctx);
 
 /* identity_write.c: the index written, merged with the old entries; the old entries checked */
-int check_all(bool *ok, pg_identity_index *x);
-int write_index(pg_identity_index *x, const char *path, const char *name,
+int pg_identity_check_all(bool *ok, pg_identity_index *x);
+int pg_identity_write_index(pg_identity_index *x, const char *path, const char *name,
 		uint64_t fingerprint, const pg_oid *tip, const pg_oid *graph,
 		bool merge, runs *add, size_t *added, tip_slot *tips, size_t ntips);
 

@@ -11,33 +11,33 @@
 #include <string.h>
 #include <unistd.h>
 
-void runs_init(runs *r, const char *dir, size_t cap)
+void pg_identity_runs_init(runs *r, const char *dir, size_t cap)
 {
 	memset(r, 0, sizeof(*r));
 	r->dir = dir;
 	r->cap = cap ? cap : 1;
 }
 
-void runs_release(runs *r)
+void pg_identity_runs_release(runs *r)
 {
 	free(r->mem);
 	free(r->ends);
 	free(r->where);
 	if (r->file)
 		close(r->fd);
-	runs_init(r, NULL, 0);
+	pg_identity_runs_init(r, NULL, 0);
 }
 
 /* Take what *from holds; *from is left empty. */
-void runs_move(runs *to, runs *from)
+void pg_identity_runs_move(runs *to, runs *from)
 {
-	runs_release(to);
+	pg_identity_runs_release(to);
 	*to = *from;
-	runs_init(from, NULL, 0);
+	pg_identity_runs_init(from, NULL, 0);
 }
 
 /* len bytes at off of fd, which what names ("'path'", "a run file in 'dir'"). */
-int io_all(int fd, const char *what, unsigned char *p, size_t len, uint64_t off,
+int pg_identity_io_all(int fd, const char *what, unsigned char *p, size_t len, uint64_t off,
 	   bool write_it)
 {
 	while (len) {
@@ -63,7 +63,7 @@ static atomic_uint scratch_seq;
  * renamed; empty when none was made) or, without path, unlinked at once
  * and made 0600 (a run file: no one else's to read while it is open).
  */
-int scratch_file(int *fd, pg_buf *path, const char *dir, const char *name)
+int pg_identity_scratch_file(int *fd, pg_buf *path, const char *dir, const char *name)
 {
 	pg_buf own = PG_BUF_INIT, *p = path ? path : &own;
 	int flags = PG_OPEN_NEW | PG_OPEN_RDWR | (path ? 0 : PG_OPEN_PRIVATE);
@@ -110,7 +110,7 @@ static void sort_entries(unsigned char *e, size_t n, unsigned depth)
 
 	while (n > 12) {
 		if (!depth--) {
-			qsort(e, n, ENTRY, entry_cmp);
+			qsort(e, n, ENTRY, pg_identity_entry_cmp);
 			return;
 		}
 		/* Hoare's partition around the middle entry: both sides hold one at least */
@@ -118,9 +118,9 @@ static void sort_entries(unsigned char *e, size_t n, unsigned depth)
 		i = (size_t)-1;
 		j = n;
 		for (;;) {
-			while (entry_cmp(e + ++i * ENTRY, p) < 0)
+			while (pg_identity_entry_cmp(e + ++i * ENTRY, p) < 0)
 				;
-			while (entry_cmp(e + --j * ENTRY, p) > 0)
+			while (pg_identity_entry_cmp(e + --j * ENTRY, p) > 0)
 				;
 			if (i >= j)
 				break;
@@ -137,7 +137,7 @@ static void sort_entries(unsigned char *e, size_t n, unsigned depth)
 		}
 	}
 	for (i = 1; i < n; i++)
-		for (j = i; j && entry_cmp(e + (j - 1) * ENTRY, e + j * ENTRY) > 0; j--)
+		for (j = i; j && pg_identity_entry_cmp(e + (j - 1) * ENTRY, e + j * ENTRY) > 0; j--)
 			entry_swap(e + (j - 1) * ENTRY, e + j * ENTRY);
 }
 
@@ -145,7 +145,7 @@ static void sort_entries(unsigned char *e, size_t n, unsigned depth)
 static size_t run_sort(runs *r)
 {
 	sort_entries(r->mem, r->nmem, 2 * 64);
-	return unique_entries(r->mem, r->nmem);
+	return pg_identity_unique_entries(r->mem, r->nmem);
 }
 
 /* The full run in memory, sorted, written after the others. */
@@ -155,7 +155,7 @@ static int run_spill(runs *r)
 	int err = 0;
 
 	/* named with a dot first: no upstream's file to the budget (list_groups) */
-	if (!r->file && (err = scratch_file(&r->fd, NULL, r->dir, ".run")) == 0) {
+	if (!r->file && (err = pg_identity_scratch_file(&r->fd, NULL, r->dir, ".run")) == 0) {
 		pg_buf where = PG_BUF_INIT;
 
 		r->file = true;
@@ -168,7 +168,8 @@ static int run_spill(runs *r)
 		err = pg_error_set(PG_EIO, "identity index: cannot write %s: a test's fault",
 				   r->where);
 	if (err < 0 || (err = PG_ARRAY_GROW(r->ends, r->nruns + 1, r->ends_alloc)) < 0 ||
-	    (err = io_all(r->fd, r->where, r->mem, n * ENTRY, (uint64_t)start * ENTRY, true)) < 0)
+	    (err = pg_identity_io_all(r->fd, r->where, r->mem, n * ENTRY, (uint64_t)start * ENTRY,
+				      true)) < 0)
 		return err;
 	r->ends[r->nruns++] = start + n;
 	r->total += n;
@@ -176,7 +177,7 @@ static int run_spill(runs *r)
 	return 0;
 }
 
-int runs_add(runs *r, uint64_t key, int64_t author_time, const pg_oid *id)
+int pg_identity_runs_add(runs *r, uint64_t key, int64_t author_time, const pg_oid *id)
 {
 	int err;
 
@@ -184,12 +185,12 @@ int runs_add(runs *r, uint64_t key, int64_t author_time, const pg_oid *id)
 		return pg_error_oom();
 	if (r->nmem == r->cap && (err = run_spill(r)) < 0)
 		return err;
-	entry_put(r->mem + r->nmem++ * ENTRY, key, author_time, id);
+	pg_identity_entry_put(r->mem + r->nmem++ * ENTRY, key, author_time, id);
 	return 0;
 }
 
 /* No more entries: the last run sorted, kept in memory. */
-void runs_finish(runs *r)
+void pg_identity_runs_finish(runs *r)
 {
 	r->nmem = run_sort(r);
 	r->total += r->nmem;
@@ -212,7 +213,7 @@ static int cursor_fill(cursor *c, int fd, const char *what)
 	c->at = c->end = NULL;
 	if (!n)
 		return 0;
-	if ((err = io_all(fd, what, c->buf, n * ENTRY, c->next * ENTRY, false)) < 0)
+	if ((err = pg_identity_io_all(fd, what, c->buf, n * ENTRY, c->next * ENTRY, false)) < 0)
 		return err;
 	c->next += n;
 	c->at = c->buf;
@@ -226,9 +227,9 @@ static void heap_down(size_t *h, size_t n, const cursor *c, size_t i)
 	for (;;) {
 		size_t l = 2 * i + 1, m = i, t;
 
-		if (l < n && entry_cmp(c[h[l]].at, c[h[m]].at) < 0)
+		if (l < n && pg_identity_entry_cmp(c[h[l]].at, c[h[m]].at) < 0)
 			m = l;
-		if (l + 1 < n && entry_cmp(c[h[l + 1]].at, c[h[m]].at) < 0)
+		if (l + 1 < n && pg_identity_entry_cmp(c[h[l + 1]].at, c[h[m]].at) < 0)
 			m = l + 1;
 		if (m == i)
 			return;
@@ -245,7 +246,7 @@ static void heap_down(size_t *h, size_t n, const cursor *c, size_t i)
  * The least of the runs' next entries is kept at the top of a heap: a
  * small working memory makes hundreds of runs of a big history.
  */
-int runs_merge(runs *r, int (*emit)(void *ctx, const unsigned char *e), void *ctx)
+int pg_identity_runs_merge(runs *r, int (*emit)(void *ctx, const unsigned char *e), void *ctx)
 {
 	cursor *c = NULL;
 	unsigned char *bufs = NULL, last[ENTRY];
@@ -276,7 +277,7 @@ int runs_merge(runs *r, int (*emit)(void *ctx, const unsigned char *e), void *ct
 	while (n) {
 		cursor *min = &c[h[0]];
 
-		if (!have_last || entry_cmp(last, min->at)) {
+		if (!have_last || pg_identity_entry_cmp(last, min->at)) {
 			memcpy(last, min->at, ENTRY);
 			have_last = true;
 			if ((err = emit(ctx, last)) < 0)

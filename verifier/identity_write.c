@@ -30,7 +30,7 @@ static int old_open(old_reader *o, pg_identity_index *x)
 {
 	memset(o, 0, sizeof(*o));
 	o->x = x;
-	o->sum = checksum_start((uint64_t)x->count * ENTRY);
+	o->sum = pg_identity_checksum_start((uint64_t)x->count * ENTRY);
 	return (o->buf = malloc(WRITE_SEGMENTS * SEGMENT * ENTRY)) ? 0 : pg_error_oom();
 }
 
@@ -53,17 +53,17 @@ static int old_peek(const unsigned char **out, old_reader *o)
 			      n * ENTRY) < 0)
 		goto damaged;
 	for (s = 0; s * SEGMENT < n; s++)
-		if (checksum(o->buf + s * SEGMENT * ENTRY,
+		if (pg_identity_checksum(o->buf + s * SEGMENT * ENTRY,
 			     (n - s * SEGMENT < SEGMENT ? n - s * SEGMENT : SEGMENT) * ENTRY) !=
 		    x->segments[o->next / SEGMENT + s])
 			goto damaged;
 	for (i = 0; i < n; i++)
 		if ((i || o->next) &&
-		    entry_cmp(i ? o->buf + (i - 1) * ENTRY : o->last, o->buf + i * ENTRY) >= 0)
+		    pg_identity_entry_cmp(i ? o->buf + (i - 1) * ENTRY : o->last, o->buf + i * ENTRY) >= 0)
 			goto damaged;
 	memcpy(o->last, o->buf + (n - 1) * ENTRY, ENTRY);
-	o->sum = checksum_more(o->sum, o->buf, n * ENTRY);
-	if (o->next + n == x->count && o->sum != get64(x->head + 56))
+	o->sum = pg_identity_checksum_more(o->sum, o->buf, n * ENTRY);
+	if (o->next + n == x->count && o->sum != pg_identity_get64(x->head + 56))
 		goto damaged;
 	o->next += n;
 	o->n = n;
@@ -77,7 +77,7 @@ damaged:
 }
 
 /* Whether every entry of the open file holds (old_peek's checks), read a window at a time. */
-int check_all(bool *ok, pg_identity_index *x)
+int pg_identity_check_all(bool *ok, pg_identity_index *x)
 {
 	old_reader o;
 	const unsigned char *e = NULL;
@@ -123,9 +123,9 @@ static int writer_seal(writer *w)
 
 	if ((err = PG_ARRAY_GROW(w->table, w->ntable + 1, w->table_alloc)) < 0)
 		return err;
-	w->table[w->ntable++] = checksum(s, n * ENTRY);
+	w->table[w->ntable++] = pg_identity_checksum(s, n * ENTRY);
 	/* whole segments are whole words (4,608 bytes): only the last may end mid-word */
-	w->sum = checksum_more(w->sum, s, n * ENTRY);
+	w->sum = pg_identity_checksum_more(w->sum, s, n * ENTRY);
 	return 0;
 }
 
@@ -133,7 +133,7 @@ static int writer_out(writer *w)
 {
 	int err;
 
-	if ((err = io_all(w->fd, w->what, w->buf, w->nbuf * ENTRY, w->off, true)) < 0)
+	if ((err = pg_identity_io_all(w->fd, w->what, w->buf, w->nbuf * ENTRY, w->off, true)) < 0)
 		return err;
 	w->off += w->nbuf * ENTRY;
 	w->nbuf = 0;
@@ -173,7 +173,7 @@ static int writer_merge(void *ctx, const unsigned char *e)
 	while (w->old) {
 		if ((err = old_peek(&o, w->old)) < 0)
 			return err;
-		if (!o || (e && (c = entry_cmp(o, e)) > 0))
+		if (!o || (e && (c = pg_identity_entry_cmp(o, e)) > 0))
 			break;
 		if ((err = writer_put(w, o)) < 0)
 			return err;
@@ -188,7 +188,7 @@ static int writer_merge(void *ctx, const unsigned char *e)
 static int checksum_back(uint64_t *out, int fd, const char *what, uint64_t off, uint64_t n)
 {
 	unsigned char *b = malloc(1 << 16);
-	uint64_t h = checksum_start(n), done = 0;
+	uint64_t h = pg_identity_checksum_start(n), done = 0;
 	int err = 0;
 
 	if (!b)
@@ -196,8 +196,8 @@ static int checksum_back(uint64_t *out, int fd, const char *what, uint64_t off, 
 	while (done < n && err == 0) {
 		size_t k = n - done < (1 << 16) ? (size_t)(n - done) : (1 << 16);
 
-		if ((err = io_all(fd, what, b, k, off + done, false)) == 0)
-			h = checksum_more(h, b, k); /* whole words but in the last block */
+		if ((err = pg_identity_io_all(fd, what, b, k, off + done, false)) == 0)
+			h = pg_identity_checksum_more(h, b, k); /* whole words but in the last block */
 		done += k;
 	}
 	free(b);
@@ -213,12 +213,12 @@ static int checksum_back(uint64_t *out, int fd, const char *what, uint64_t off, 
  * table checked).  *added says how many entries add had.  x takes tips
  * when it is written; else they stay the caller's.
  */
-int write_index(pg_identity_index *x, const char *path, const char *name,
+int pg_identity_write_index(pg_identity_index *x, const char *path, const char *name,
 		uint64_t fingerprint, const pg_oid *tip, const pg_oid *graph,
 		bool merge, runs *add, size_t *added, tip_slot *tips, size_t ntips)
 {
 	old_reader old;
-	size_t name_len = strlen(name), tlen = tips_size(tips, ntips), i;
+	size_t name_len = strlen(name), tlen = pg_identity_tips_size(tips, ntips), i;
 	unsigned char head[HEADER], *tail = NULL;
 	const char *slash = strrchr(path, '/'), *why = NULL;
 	pg_buf tmp = PG_BUF_INIT, dir = PG_BUF_INIT;
@@ -237,46 +237,46 @@ int write_index(pg_identity_index *x, const char *path, const char *name,
 		goto done;
 	}
 	w->fd = -1;
-	if ((err = scratch_file(&w->fd, &tmp, dir.ptr, slash ? slash + 1 : path)) < 0)
+	if ((err = pg_identity_scratch_file(&w->fd, &tmp, dir.ptr, slash ? slash + 1 : path)) < 0)
 		goto done;
 	w->what = tmp.ptr;
 	w->off = HEADER + name_len;
 	w->old = merge ? &old : NULL;
 	w->expect = (merge ? x->count : 0) + add->total;
-	w->sum = checksum_start((uint64_t)w->expect * ENTRY);
-	if ((err = runs_merge(add, writer_merge, w)) < 0 || (err = writer_merge(w, NULL)) < 0 ||
-	    (err = writer_flush(w)) < 0)
+	w->sum = pg_identity_checksum_start((uint64_t)w->expect * ENTRY);
+	if ((err = pg_identity_runs_merge(add, writer_merge, w)) < 0 ||
+	    (err = writer_merge(w, NULL)) < 0 || (err = writer_flush(w)) < 0)
 		goto done;
 	if (!(tail = malloc(w->ntable * 8 + tlen))) {
 		err = pg_error_oom();
 		goto done;
 	}
 	for (i = 0; i < w->ntable; i++)
-		put64(tail + i * 8, w->table[i]);
-	put_tips(tail + w->ntable * 8, tips, ntips);
+		pg_identity_put64(tail + i * 8, w->table[i]);
+	pg_identity_put_tips(tail + w->ntable * 8, tips, ntips);
 	memset(head, 0, sizeof(head));
 	memcpy(head, MAGIC, 8);
-	put32(head + 8, FORMAT);
-	put32(head + 12, x->kind->version);
-	put64(head + 16, fingerprint);
-	put64(head + 24, w->count);
+	pg_identity_put32(head + 8, FORMAT);
+	pg_identity_put32(head + 12, x->kind->version);
+	pg_identity_put64(head + 16, fingerprint);
+	pg_identity_put64(head + 24, w->count);
 	memcpy(head + 32, tip->id, PG_OID_RAWSZ);
-	put32(head + 52, (uint32_t)name_len);
+	pg_identity_put32(head + 52, (uint32_t)name_len);
 	if (graph)
 		memcpy(head + 64, graph->id, PG_OID_RAWSZ);
-	put32(head + 84, graph ? 1 : 0);
-	put64(head + 88, checksum(tail, w->ntable * 8));
+	pg_identity_put32(head + 84, graph ? 1 : 0);
+	pg_identity_put64(head + 88, pg_identity_checksum(tail, w->ntable * 8));
 	sum = w->sum;
 	/* a commit both held and added (a walk by date under clock skew): read back */
-	if ((err = io_all(w->fd, w->what, tail, w->ntable * 8 + tlen, w->off, true)) < 0 ||
+	if ((err = pg_identity_io_all(w->fd, w->what, tail, w->ntable * 8 + tlen, w->off, true)) < 0 ||
 	    (w->count != w->expect &&
 	     (err = checksum_back(&sum, w->fd, w->what, HEADER + name_len,
 				  (uint64_t)w->count * ENTRY)) < 0))
 		goto done;
-	put64(head + 56, sum);
-	put64(head + 96, checksum(head, 96));
-	if ((err = io_all(w->fd, w->what, head, HEADER, 0, true)) < 0 ||
-	    (err = io_all(w->fd, w->what, (unsigned char *)(uintptr_t)name, name_len, HEADER,
+	pg_identity_put64(head + 56, sum);
+	pg_identity_put64(head + 96, pg_identity_checksum(head, 96));
+	if ((err = pg_identity_io_all(w->fd, w->what, head, HEADER, 0, true)) < 0 ||
+	    (err = pg_identity_io_all(w->fd, w->what, (unsigned char *)(uintptr_t)name, name_len, HEADER,
 			  true)) < 0)
 		goto done;
 	if (fsync(w->fd) < 0 || close(w->fd) < 0) {
@@ -291,19 +291,19 @@ int write_index(pg_identity_index *x, const char *path, const char *name,
 	}
 	pg_buf_clear(&tmp);
 	/* what was written, read as any open reads it (the writers' lock is held) */
-	unmap(x);
-	tips_free(x->tips, x->ntips);
+	pg_identity_unmap(x);
+	pg_identity_tips_free(x->tips, x->ntips);
 	x->tips = NULL;
 	x->ntips = 0;
 	x->damaged = false;
 	if ((err = pg_pagefile_open(&x->f, path, CACHE_BLOCKS)) < 0)
 		goto done;
-	if (!header_ok(x, name, fingerprint, &why)) {
+	if (!pg_identity_header_ok(x, name, fingerprint, &why)) {
 		err = pg_error_set(PG_EIO, "identity index '%s' changed as it was written", path);
 		goto done;
 	}
 	*added = w->added;
-	tips_free(tips, ntips);
+	pg_identity_tips_free(tips, ntips);
 done:
 	if (w && w->fd >= 0)
 		close(w->fd);
