@@ -253,58 +253,10 @@ icecc_environment() {
 	icecc_id=$id
 }
 
-# What the farm compiled, per host, from icecc's own log (one process per
-# compile, its lines tagged with its pid): the objects of the build, not
-# kbuild's compiler probes (.tmp_ files, /dev/null).
+# What the farm compiled, per host, from icecc's own log (pg_icecc_tally).
 icecc_summary() {
 	[ -n "$icecc_log" ] && [ -f "$icecc_log" ] || return 0
-	awk '
-	# One compile of process p, once its lines are all read (a pid comes back in a long build).
-	function account(p,   o, h) {
-		o = obj[p]
-		h = host[p]
-		w = why[p]
-		delete obj[p]; delete host[p]; delete why[p]
-		if (o !~ /\.o$/ || o ~ /(^|\/)\.tmp_/) return
-		total++
-		if (h != "" && w == "") { by[h]++; farm++; return }
-		here++
-		if (w == "") return
-		if (h == "") h = "(no host)"
-		# icecc recompiles here a job whose warnings it cannot show as they came: no host failure
-		if (w ~ /^Error 102 /) { again[h]++; areason[h] = w; return }
-		failed[h]++
-		reason[h] = w
-	}
-	match($0, /^ICECC\[[0-9]+\]/) {
-		pid = substr($0, 7, RLENGTH - 7)
-		if ((i = index($0, ": invoked as: ")) > 0) {
-			if (pid in obj) account(pid)
-			obj[pid] = ""
-			n = split(substr($0, i), a, " ")
-			for (j = 1; j < n; j++)
-				if (a[j] == "-o") { obj[pid] = a[j + 1]; break }
-		} else if ((i = index($0, ": Have to use host ")) > 0) {
-			h = substr($0, i + 19); sub(/ .*/, "", h)
-			# a host as icecc names one; anything else is no host of ours
-			host[pid] = h ~ /^[A-Za-z0-9.-]+:[0-9]+$/ ? h : "(unnamed host)"
-		} else if (index($0, ": building myself")) {
-			host[pid] = ""
-		} else if ((i = index($0, ": local build forced by remote exception: ")) > 0) {
-			why[pid] = substr($0, i + 42)
-		} else if ((i = index($0, ": got exception ")) > 0 && why[pid] == "") {
-			# the host failed the job (unreachable, the network, its environment): compiled here
-			why[pid] = substr($0, i + 16)
-		}
-	}
-	END {
-		for (p in obj) account(p)
-		for (h in by) printf "1 %s compiled %d objects\n", h, by[h]
-		for (h in failed) printf "2 %s failed %d jobs (%s), compiled here instead\n", h, failed[h], reason[h]
-		for (h in again) printf "2 %s: %d objects compiled here again for their warnings (%s)\n", h, again[h], areason[h]
-		if (here) printf "3 %d objects compiled here\n", here
-		printf "4 farm compiled %d of %d objects\n", farm, total
-	}' "$icecc_log" | LC_ALL=C sort | cut -d' ' -f2- | cut -c1-400 |
+	pg_icecc_tally "$icecc_log" | cut -c1-400 |
 		while IFS= read -r line; do farm_say "$line"; done
 	gzip -f "$icecc_log"
 }

@@ -46,6 +46,84 @@ pg_git_tmpidx() {
 
 pg_now() { date +%s; }
 
+# pg_icecc_tally LOG: what an icecream build compiled where, from icecc's
+# own log (ICECC_LOGFILE): one line each, sorted, `HOST compiled N objects`,
+# `HOST failed N jobs (WHY), compiled here instead`, `HOST: N objects
+# compiled here again for their warnings (WHY)`, `N objects compiled here`,
+# then `farm compiled M of T objects`.  Only the objects of the build count,
+# not kbuild's compiler probes (.tmp_ files, /dev/null).  Every client
+# appends to the one log, and a record is not always one write: icecc
+# writes a long argument (a kernel compile's command line) at once and its
+# newline after, so another client's record can land between them, on the
+# same line.  A record is therefore read from its `ICECC[PID] DATE` to the
+# next one, wherever the newlines are.
+pg_icecc_tally() {
+	awk '
+	# One compile of process p, once its records are all read (a pid comes back in a long build).
+	function account(p,   o, h, w) {
+		o = obj[p]
+		h = host[p]
+		w = why[p]
+		delete obj[p]; delete host[p]; delete why[p]
+		if (o !~ /\.o$/ || o ~ /(^|\/)\.tmp_/) return
+		total++
+		if (h != "" && w == "") { by[h]++; farm++; return }
+		here++
+		if (w == "") return
+		if (h == "") h = "(no host)"
+		# icecc recompiles here a job whose warnings it cannot show as they came: no host failure
+		if (w ~ /^Error 102 /) { again[h]++; areason[h] = w; return }
+		failed[h]++
+		reason[h] = w
+	}
+	function record(r,   pid, i, n, a, j, h) {
+		match(r, /^ICECC\[[0-9]+\]/)
+		pid = substr(r, 7, RLENGTH - 7)
+		if ((i = index(r, ": invoked as: ")) > 0) {
+			if (pid in obj) account(pid)
+			obj[pid] = ""
+			n = split(substr(r, i), a, " ")
+			for (j = 1; j < n; j++)
+				if (a[j] == "-o") { obj[pid] = a[j + 1]; break }
+		} else if (!(pid in obj)) {
+			# a record of a process whose start this log does not have
+		} else if ((i = index(r, ": Have to use host ")) > 0) {
+			h = substr(r, i + 19); sub(/ .*/, "", h)
+			# a host as icecc names one; anything else is no host of ours
+			host[pid] = h ~ /^[A-Za-z0-9.-]+:[0-9]+$/ ? h : "(unnamed host)"
+		} else if (index(r, ": building myself")) {
+			host[pid] = ""
+		} else if ((i = index(r, ": local build forced by remote exception: ")) > 0) {
+			why[pid] = substr(r, i + 42)
+		} else if ((i = index(r, ": got exception ")) > 0 && why[pid] == "") {
+			# the host failed the job (unreachable, the network, its environment): compiled here
+			why[pid] = substr(r, i + 16)
+		}
+	}
+	{
+		s = $0
+		while (match(s, /ICECC\[[0-9]+\] [0-9][0-9][0-9][0-9]-/)) {
+			s = substr(s, RSTART)
+			rest = substr(s, 2)
+			if (match(rest, /ICECC\[[0-9]+\] [0-9][0-9][0-9][0-9]-/)) {
+				record(substr(s, 1, RSTART))
+				s = substr(rest, RSTART)
+			} else {
+				record(s)
+				s = ""
+			}
+		}
+	}
+	END {
+		for (p in obj) account(p)
+		for (h in by) printf "1 %s compiled %d objects\n", h, by[h]
+		for (h in failed) printf "2 %s failed %d jobs (%s), compiled here instead\n", h, failed[h], reason[h]
+		for (h in again) printf "2 %s: %d objects compiled here again for their warnings (%s)\n", h, again[h], areason[h]
+		if (here) printf "3 %d objects compiled here\n", here
+		printf "4 farm compiled %d of %d objects\n", farm, total
+	}' "$1" | LC_ALL=C sort | cut -d' ' -f2-
+}
+
 # The arguments boot.sh and lava.sh share: BUILD_DIR LOG TIMEOUT [NONCE
 # [INITRAMFS]].  pg_boot_args checks them and sets build, log, timeout,
 # nonce (a random one when none is given) and cmdline, the kernel command
