@@ -523,7 +523,9 @@ static enum MHD_Result dispatch(struct MHD_Connection *conn, conn_state *cs)
 	pg_error_clear();
 	if ((err = cs->route->fn(&cs->rq, &rs)) < 0) {
 		pg_server_log(s, "%s %s: %s", cs->rq.method, cs->path, pg_error_last());
-		pg_resp_error(&rs, err == PG_ENOMEM ? 503 : 500, "%s", pg_error_last());
+		/* short of memory, or the store's lock held too long: a moment later may do */
+		pg_resp_error(&rs, err == PG_ENOMEM || err == PG_ETIMEOUT ? 503 : 500, "%s",
+			      pg_error_last());
 	}
 	if (rs.status >= 500) {
 		pthread_mutex_lock(&s->metrics_lock);

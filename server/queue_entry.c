@@ -143,7 +143,7 @@ static bool entry_again(pg_worker *w, const pg_worker_opts *o, volatile sig_atom
 		err = pg_store_set_conflict(w->o.store, j->id, PG_JOB_VERIFIED,
 					    sentence.len ? sentence.ptr : NULL, with);
 	if (err == PG_ECONFLICT) {
-		/* the store's answer when the pull moved on, but also when it stayed busy */
+		/* the store's answer when the pull moved on since the look */
 		char why[512];
 		enum pg_job_state state;
 

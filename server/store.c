@@ -148,7 +148,7 @@ static int upgrade(pg_store *s, const char *path)
  * commit would wait many times as long as the commit takes.
  */
 #define BUSY_STEP_US 200
-#define BUSY_MAX_US (10 * 1000 * 1000)
+#define BUSY_MAX_US (PG_STORE_BUSY_SECONDS * 1000 * 1000)
 
 static int busy(void *ctx, int tries)
 {

@@ -39,13 +39,25 @@ struct pg_store {
 	"WHERE queue_rank IS NOT NULL AND state IN ('verified', 'merging', 'building', 'booting'," \
 	" 'waiting', 'approving')"
 
+/* How long a write waits for another connection's lock (store.c's busy) */
+#define PG_STORE_BUSY_SECONDS 10
+
 /* SQLite's failure as ours, with its message: foreign codes stop here. */
 static inline int fail(pg_store *s, int rc, const char *what)
 {
 	int code = rc == SQLITE_NOMEM ? PG_ENOMEM :
 		   rc == SQLITE_TOOBIG ? PG_ETOOBIG :
-		   rc == SQLITE_BUSY || rc == SQLITE_LOCKED ? PG_ECONFLICT : PG_EIO;
+		   rc == SQLITE_BUSY || rc == SQLITE_LOCKED ? PG_ETIMEOUT : PG_EIO;
 
+	/*
+	 * Busy or locked: another connection kept the lock past the wait
+	 * (busy): the time ran out, which is no conflict of states; the
+	 * caller may try again.
+	 */
+	if (code == PG_ETIMEOUT)
+		return pg_error_set(code, "store: %s: %s (another connection held it for %d s: "
+				    "try again)", what, s->db ? sqlite3_errmsg(s->db) :
+				    sqlite3_errstr(rc), PG_STORE_BUSY_SECONDS);
 	return pg_error_set(code, "store: %s: %s", what, s->db ? sqlite3_errmsg(s->db) :
 			    sqlite3_errstr(rc));
 }

@@ -68,9 +68,10 @@ int pg_worker_state_of(pg_worker *w, int64_t id, enum pg_job_state *state)
 /*
  * Whether the worker's move of job id from one state to another, which
  * failed with err, may be tried again: not a move the worker may not make,
- * nor one of a pull in another state now (PG_ECONFLICT says that, but also
- * that SQLite stayed busy or locked: the store is asked where the pull
- * is), nor a failure that is not the store's (memory, no such pull).
+ * nor one of a pull in another state now (PG_ECONFLICT: the store is asked
+ * where the pull is, in case the update met a state it had for a moment),
+ * nor a failure that is not the store's (memory, no such pull).  A store
+ * that stayed busy (PG_ETIMEOUT) is tried again.
  */
 static bool retryable(pg_worker *w, int64_t id, enum pg_job_state from, enum pg_job_state to,
 		      int err)
