@@ -92,6 +92,33 @@ int pg_repo_open(pg_repo **out, const char *path)
 	return 0;
 }
 
+int pg_repo_init_mirror(pg_repo **out, const char *path, const char *remote, const char *url)
+{
+	pg_repo *r = NULL;
+	git_remote *rem = NULL;
+	int err, gerr;
+
+	*out = NULL;
+	if ((err = repo_new(&r, path)) < 0)
+		return err;
+	if ((gerr = git_repository_init(&r->git, path, 1)) < 0) {
+		err = pg_git_fail(gerr, "repository '%s'", path);
+		goto done;
+	}
+	if ((gerr = git_remote_create(&rem, r->git, remote, url)) < 0) {
+		err = pg_git_fail(gerr, "repository '%s': remote '%s'", path, remote);
+		goto done;
+	}
+	if ((err = trust_own_graph(r)) < 0)
+		goto done;
+	*out = r;
+	r = NULL;
+done:
+	git_remote_free(rem);
+	pg_repo_free(r);
+	return err;
+}
+
 int pg_repo_open_env(pg_repo **out)
 {
 	pg_repo *r = NULL;

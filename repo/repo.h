@@ -141,6 +141,12 @@ int pg_repo_fetch(pg_oid *out, pg_repo *r, const char *location, const char *ref
 int pg_repo_fetch_mirror(bool *fetched, pg_repo *r, const char *remote, const char *ref);
 
 /*
+ * A new bare repository at path (which must not hold one) whose remote
+ * named remote is url, to be brought up to date by pg_repo_fetch_mirror.
+ */
+int pg_repo_init_mirror(pg_repo **out, const char *path, const char *remote, const char *url);
+
+/*
  * What bounds the fetches from a URL that this thread makes from now on
  * (pg_repo_fetch, pg_repo_resolve): each whole fetch (connecting, the
  * negotiation, the transfer) must end within timeout_s seconds (0: no

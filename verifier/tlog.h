@@ -181,10 +181,20 @@ const char *pg_tlog_follower_path(const pg_tlog_follower *f);
 /*
  * Fetch each epoch's master from the epoch's remote "origin", as a mirror
  * clone has it (pg_repo_fetch_mirror; an epoch without one is left as it
- * is).  The first failure is the error, after every epoch was tried;
- * *fetched counts the epochs fetched.
+ * is), then the epochs the origin began since the newest here: epoch N's
+ * URL made from epoch N - 1's (pg_tlog_next_epoch_url), cloned as
+ * git/N.git once its master is fetched.  The first failure is the error,
+ * after every epoch was tried; *fetched counts the epochs fetched, new
+ * ones included.
  */
 int pg_tlog_fetch(size_t *fetched, pg_tlog_follower *f);
+
+/*
+ * The URL of epoch e (> 0) from epoch e - 1's, prev, whose last path
+ * segment is e - 1 with or without ".git" (and a final "/" or none), as
+ * public-inbox names its epochs; PG_ENOTFOUND for a URL not named so.
+ */
+int pg_tlog_next_epoch_url(pg_buf *out, const char *prev, size_t e);
 
 /* Set c to where the log ends now: each epoch's master (nothing before is to be read). */
 int pg_tlog_cursor_at_end(pg_tlog_cursor *c, pg_tlog_follower *f);

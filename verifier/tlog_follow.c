@@ -2,9 +2,15 @@
 #include "verifier/tlog_internal.h"
 #include "common/array.h"
 #include "common/error.h"
+#include "common/fs.h"
 #include "common/hex.h"
 
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
 #define CURSOR_MAGIC "pullgate-tlog-cursor 1 "
+#define NEW_EPOCHS_A_TURN 8
 
 struct pg_tlog_follower {
 	char *path;       /* the log's directory, absolute */
@@ -152,6 +158,93 @@ static int master(pg_oid *tip, pg_repo *r)
 	return err;
 }
 
+int pg_tlog_next_epoch_url(pg_buf *out, const char *prev, size_t e)
+{
+	size_t len = strlen(prev), end, start, digits;
+	const char *suffix;
+	char want[32];
+
+	if (!e)
+		return pg_error_set(PG_ENOTFOUND, "epoch 0 follows none");
+	end = len && prev[len - 1] == '/' ? len - 1 : len;
+	suffix = end >= 4 && !memcmp(prev + end - 4, ".git", 4) ? ".git" : "";
+	digits = end - strlen(suffix);
+	for (start = digits; start > 0 && prev[start - 1] >= '0' && prev[start - 1] <= '9'; start--)
+		;
+	snprintf(want, sizeof(want), "%zu", e - 1);
+	if (start == 0 || prev[start - 1] != '/' || digits - start != strlen(want) ||
+	    memcmp(prev + start, want, digits - start))
+		return pg_error_set(PG_ENOTFOUND, "'%s' does not end in epoch %zu's number", prev,
+				    e - 1);
+	pg_buf_clear(out);
+	return pg_buf_printf(out, "%.*s%zu%s%s", (int)start, prev, e, suffix, prev + end);
+}
+
+/*
+ * Epoch n, when its origin has it: public-inbox starts a new epoch when
+ * the last grows too large, and git.kernel.org's log has no webhook to
+ * say so.  Its URL is made from epoch n - 1's origin; it is fetched into
+ * a directory of its own under git/ and renamed git/N.git once its master
+ * is there, so a stop halfway leaves no epoch without its messages (a
+ * leftover is removed at the next try).  *added is 1 for a new epoch.
+ * An origin that has no epoch n (yet), or cannot be reached, is no error:
+ * it is asked again at the next fetch.
+ */
+static int new_epoch(size_t *added, pg_tlog_follower *f, size_t n)
+{
+	pg_buf url = PG_BUF_INIT, tmp = PG_BUF_INIT, final = PG_BUF_INIT;
+	char *prev = NULL;
+	pg_repo *r = NULL;
+	bool did = false;
+	int err;
+
+	*added = 0;
+	if (!n || n >= PG_TLOG_MAX_EPOCHS)
+		return 0;
+	if ((err = pg_repo_config_string(&prev, f->repos[n - 1], "remote.origin.url")) < 0 ||
+	    !prev) {
+		if (err == PG_ENOMEM)
+			goto done;
+		goto quiet;
+	}
+	if ((err = pg_tlog_next_epoch_url(&url, prev, n)) < 0) {
+		if (err == PG_ENOMEM)
+			goto done;
+		goto quiet;
+	}
+	if ((err = pg_buf_printf(&tmp, "%s/git/.%zu.git.new", f->path, n)) < 0 ||
+	    (err = pg_buf_printf(&final, "%s/git/%zu.git", f->path, n)) < 0 ||
+	    (err = pg_remove_tree(tmp.ptr)) < 0)
+		goto done;
+	if ((err = pg_repo_init_mirror(&r, tmp.ptr, "origin", url.ptr)) < 0)
+		goto done;
+	err = pg_repo_fetch_mirror(&did, r, "origin", "refs/heads/master");
+	pg_repo_free(r);
+	r = NULL;
+	if (err == PG_ENOMEM || err == PG_ECANCELLED)
+		goto done;
+	if (err < 0 || !did || pg_is_dir(final.ptr)) {
+		pg_remove_tree(tmp.ptr);
+		goto quiet;
+	}
+	if (rename(tmp.ptr, final.ptr) < 0) {
+		err = pg_error_set(PG_EIO, "'%s': %s", final.ptr, strerror(errno));
+		pg_remove_tree(tmp.ptr);
+		goto done;
+	}
+	*added = 1;
+	goto done;
+quiet:
+	pg_error_clear();
+	err = 0;
+done:
+	free(prev);
+	pg_buf_release(&url);
+	pg_buf_release(&tmp);
+	pg_buf_release(&final);
+	return err;
+}
+
 int pg_tlog_fetch(size_t *fetched, pg_tlog_follower *f)
 {
 	size_t n, e;
@@ -173,6 +266,20 @@ int pg_tlog_fetch(size_t *fetched, pg_tlog_follower *f)
 			pg_buf_printf(&why, "epoch %zu: %s", e, pg_error_last());
 		}
 	}
+	/* the epochs the origin began since: a few a turn, the rest at the next */
+	for (e = 0; e < NEW_EPOCHS_A_TURN && first != PG_ENOMEM; e++) {
+		size_t added = 0;
+
+		if ((err = new_epoch(&added, f, n)) < 0 && !first) {
+			first = err;
+			pg_buf_printf(&why, "epoch %zu: %s", n, pg_error_last());
+		}
+		if (!added || (err = epochs(&n, f)) < 0)
+			break;
+		(*fetched)++;
+	}
+	if (err < 0 && !first)
+		first = err;
 	if (first && why.len)
 		pg_error_set(first, "%s", why.ptr);
 	pg_buf_release(&why);

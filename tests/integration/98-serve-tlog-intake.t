@@ -4,7 +4,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
-plan 57
+plan 60
 
 # --- a broken intake section is a configuration error, in one line ---------------------------
 bad_config() { # YAML EXPECTED WHAT
@@ -260,3 +260,12 @@ ok "$(wait_for said "reloaded .*a restart is needed to change .*intake.transpare
 plain_push "$KEES_NAME" kees refs/tags/rebase-kept "$ZERO" "$TAG_take2"                   # 33
 wait_for total_is 3 || true
 is "$(jobs_of rebase-kept | wc -w | tr -d ' ')" 1 "and the section it runs with still watches Kees's tags"
+
+# --- the origin begins a new epoch: the service clones it and reads it from its root ----------------
+EPOCH=2
+plain_push "$KEES_NAME" kees refs/tags/rebase-new-epoch "$ZERO" "$TAG_take2"              # 34, epoch 2
+wait_for total_is 4 || true
+is "$(jobs_of rebase-new-epoch | wc -w | tr -d ' ')" 1 "a push in an epoch the origin began since is a job"
+is "$(git -C "$FOLLOWED/git/2.git" config remote.origin.url)" "$T/tlog/git/2.git" \
+	"the epoch was cloned next to the others, its origin made from epoch 1's"
+is "$(ls -A "$FOLLOWED/git" | LC_ALL=C sort | tr '\n' ' ')" "0.git 1.git 2.git " "and nothing else was left there"

@@ -328,10 +328,103 @@ static void test_unreadable(void **state)
 	fx_release(&x);
 }
 
+static void next_url_is(const char *prev, size_t e, const char *want)
+{
+	pg_buf b = PG_BUF_INIT;
+
+	if (want) {
+		assert_int_equal(pg_tlog_next_epoch_url(&b, prev, e), 0);
+		assert_string_equal(b.ptr, want);
+	} else {
+		assert_int_equal(pg_tlog_next_epoch_url(&b, prev, e), PG_ENOTFOUND);
+		pg_error_clear();
+	}
+	pg_buf_release(&b);
+}
+
+/* Epoch e's URL from e - 1's: its number as the last segment, ".git" and a final "/" kept. */
+static void test_next_epoch_url(void **state)
+{
+	(void)state;
+	next_url_is("https://git.kernel.org/pub/scm/infra/transparency-logs/gitolite/git/0.git", 1,
+		    "https://git.kernel.org/pub/scm/infra/transparency-logs/gitolite/git/1.git");
+	next_url_is("https://lore.kernel.org/lkml/0", 1, "https://lore.kernel.org/lkml/1");
+	next_url_is("https://lore.kernel.org/lkml/9/", 10, "https://lore.kernel.org/lkml/10/");
+	next_url_is("/srv/log/git/10.git/", 11, "/srv/log/git/11.git/");
+	next_url_is("file:///srv/log/git/0.git", 1, "file:///srv/log/git/1.git");
+	/* not epoch e - 1's number, or not a segment of its own */
+	next_url_is("https://example.org/log/git/3.git", 1, NULL);
+	next_url_is("https://example.org/log/git/10.git", 1, NULL);
+	next_url_is("https://example.org/log/git/00.git", 1, NULL);
+	next_url_is("https://example.org/log/git/x0.git", 1, NULL);
+	next_url_is("0.git", 1, NULL);
+	next_url_is("https://example.org/log.git", 1, NULL);
+	next_url_is("", 1, NULL);
+	next_url_is("https://example.org/log/git/0.git", 0, NULL);
+}
+
+/* Whether the names under the log's git/ (hidden ones too) are want's, space-separated. */
+static bool epochs_are(const char *log, const char *want)
+{
+	char *got = run_sh("ls -A %s/git | LC_ALL=C sort | tr '\\n' ' ' | sed 's/ $//'", log);
+	bool same = !strcmp(got, want);
+
+	if (!same)
+		print_error("git/ holds '%s', not '%s'\n", got, want);
+	free(got);
+	return same;
+}
+
+/*
+ * The epochs the origin began since the clone are cloned as git/N.git
+ * once their master is fetched, and read from their roots; an origin
+ * without the next epoch adds none, and what a stop left is removed.
+ */
+static void test_fetch_new_epochs(void **state)
+{
+	fixture x;
+	char *origin = new_log();
+	size_t fetched;
+
+	(void)state;
+	fx_init(&x);
+	append(origin, 0, "a");
+	free(run_sh("git clone -q --mirror %s/git/0.git %s/git/0.git 2>&1", origin, x.log));
+	fx_from_end(&x);
+	/* nothing new at the origin: no epoch 1, and nothing of a try left */
+	assert_int_equal(pg_tlog_fetch(&fetched, x.f), 0);
+	assert_int_equal(fetched, 1);
+	assert_true(epochs_are(x.log, "0.git"));
+	/* the origin began epochs 1 and 2; a stop had left half a clone of 1 */
+	append(origin, 0, "b");
+	append(origin, 1, "c");
+	append(origin, 2, "d");
+	free(run_sh("mkdir -p %s/git/.1.git.new/objects && echo junk > %s/git/.1.git.new/HEAD",
+		    x.log, x.log));
+	assert_int_equal(pg_tlog_fetch(&fetched, x.f), 0);
+	assert_int_equal(fetched, 3);
+	assert_true(epochs_are(x.log, "0.git 1.git 2.git"));
+	follow(0, &x, 0);
+	assert_string_equal(x.s.raw.ptr, "b\nc\nd\n");
+	assert_int_equal(x.c.nepochs, 3);
+	/* their origins are the origin's epochs: fetched as the others at the next turn */
+	append(origin, 2, "e");
+	seen_reset(&x.s);
+	assert_int_equal(pg_tlog_fetch(&fetched, x.f), 0);
+	assert_int_equal(fetched, 3);
+	follow(0, &x, 0);
+	assert_string_equal(x.s.raw.ptr, "e\n");
+	free(run_sh("rm -rf %s", origin));
+	free(origin);
+	fx_release(&x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_new_epoch),
+		cmocka_unit_test(test_next_epoch_url),
+		cmocka_unit_test(test_fetch_new_epochs),
 		cmocka_unit_test(test_rewritten_epoch),
 		cmocka_unit_test(test_batches),
 		cmocka_unit_test(test_more_epochs_than_disk),
