@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #define CURSOR_MAGIC "pullgate-tlog-cursor 1 "
 #define NEW_EPOCHS_A_TURN 8
@@ -212,8 +213,13 @@ static int new_epoch(size_t *added, pg_tlog_follower *f, size_t n)
 			goto done;
 		goto quiet;
 	}
-	if ((err = pg_buf_printf(&tmp, "%s/git/.%zu.git.new", f->path, n)) < 0 ||
-	    (err = pg_buf_printf(&final, "%s/git/%zu.git", f->path, n)) < 0 ||
+	if ((err = pg_buf_printf(&final, "%s/git", f->path)) < 0)
+		goto done;
+	/* a log the service may not write is kept by someone else, its new epochs too */
+	if (access(final.ptr, W_OK) < 0)
+		goto quiet;
+	if ((err = pg_buf_printf(&final, "/%zu.git", n)) < 0 ||
+	    (err = pg_buf_printf(&tmp, "%s/git/.%zu.git.new", f->path, n)) < 0 ||
 	    (err = pg_remove_tree(tmp.ptr)) < 0)
 		goto done;
 	if ((err = pg_repo_init_mirror(&r, tmp.ptr, "origin", url.ptr)) < 0)
