@@ -96,6 +96,7 @@ int pg_repo_init_mirror(pg_repo **out, const char *path, const char *remote, con
 {
 	pg_repo *r = NULL;
 	git_remote *rem = NULL;
+	git_remote_create_options create;
 	int err, gerr;
 
 	*out = NULL;
@@ -105,7 +106,12 @@ int pg_repo_init_mirror(pg_repo **out, const char *path, const char *remote, con
 		err = pg_git_fail(gerr, "repository '%s'", path);
 		goto done;
 	}
-	if ((gerr = git_remote_create(&rem, r->git, remote, url)) < 0) {
+	/* no insteadOf looked up: fetch_url's reasons (and libgit2 1.5.1's leak of each lookup) */
+	git_remote_create_options_init(&create, GIT_REMOTE_CREATE_OPTIONS_VERSION);
+	create.repository = r->git;
+	create.name = remote;
+	create.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF;
+	if ((gerr = git_remote_create_with_opts(&rem, url, &create)) < 0) {
 		err = pg_git_fail(gerr, "repository '%s': remote '%s'", path, remote);
 		goto done;
 	}
