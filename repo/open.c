@@ -437,6 +437,19 @@ static int sideband_check(const char *str, int len, void *payload)
 	return pg_git_fetch_check();
 }
 
+/*
+ * Whether libgit2's last failure says that the URL names no repository:
+ * an HTTP 404, for which libgit2 1.5 has no code of its own (its message
+ * is "unexpected http status code: 404").
+ */
+static bool no_such_repository(void)
+{
+	const git_error *e = git_error_last();
+
+	return e && e->klass == GIT_ERROR_HTTP && e->message &&
+	       !strcmp(e->message, "unexpected http status code: 404");
+}
+
 static int fetch_url(pg_oid *out, pg_repo *r, const char *url, const char *ref,
 		     const char *into)
 {
@@ -495,7 +508,14 @@ static int fetch_url(pg_oid *out, pg_repo *r, const char *url, const char *ref,
 		else if (cancelled)
 			err = pg_error_set(PG_ECANCELLED, "fetch '%s' from '%s': cancelled", ref, url);
 		else
-			err = pg_git_fail(gerr, "fetch '%s' from '%s'", ref, url);
+			/*
+			 * PG_ENOTFOUND says no such repository or ref: an HTTP
+			 * 404 is one; an object the remote lacks (libgit2's
+			 * ENOTFOUND during the fetch) is its damage
+			 */
+			err = pg_git_fail(no_such_repository() ? GIT_ENOTFOUND :
+					  gerr == GIT_ENOTFOUND ? GIT_ERROR : gerr,
+					  "fetch '%s' from '%s'", ref, url);
 		goto done;
 	}
 	pg_git_fetch_end(&timed_out, &cancelled);
@@ -531,6 +551,10 @@ int pg_repo_fetch_mirror(bool *fetched, pg_repo *r, const char *remote, const ch
 	    (err = pg_repo_config_string(&url, r, key.ptr)) < 0 || !url)
 		goto done;
 	/* a local path too is fetched, not attached: the mirror keeps what it is given */
+	if (pg_repo_is_local(url) && !pg_is_dir(strncmp(url, "file://", 7) ? url : url + 7)) {
+		err = pg_error_set(PG_ENOTFOUND, "fetch '%s' from '%s': no such repository", ref, url);
+		goto done;
+	}
 	if ((err = fetch_url(&out, r, url, ref, ref)) == 0)
 		*fetched = true;
 done:

@@ -136,7 +136,9 @@ int pg_repo_fetch(pg_oid *out, pg_repo *r, const char *location, const char *ref
  * does ("+REF:REF"): from remote.NAME.url of r's configuration (a URL, a
  * path or file://, all through libgit2; no url.*.insteadOf rewrites it),
  * held to this thread's fetch limits.  *fetched says whether r has such a
- * remote: 0 with *fetched false when it has none.
+ * remote: 0 with *fetched false when it has none.  PG_ENOTFOUND when the
+ * remote names no repository: a path that is no directory, an HTTP 404
+ * (a git:// daemon's refusal is not told apart from other failures).
  */
 int pg_repo_fetch_mirror(bool *fetched, pg_repo *r, const char *remote, const char *ref);
 

@@ -526,6 +526,8 @@ static enum MHD_Result dispatch(struct MHD_Connection *conn, conn_state *cs)
 		/* short of memory, or the store's lock held too long: a moment later may do */
 		pg_resp_error(&rs, err == PG_ENOMEM || err == PG_ETIMEOUT ? 503 : 500, "%s",
 			      pg_error_last());
+		if (rs.status == 503)
+			pg_resp_header(&rs, "Retry-After", "10");
 	}
 	if (rs.status >= 500) {
 		pthread_mutex_lock(&s->metrics_lock);

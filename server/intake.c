@@ -202,8 +202,9 @@ static int save_cursor(pg_intake *in, const pg_tlog_cursor *c)
 
 /*
  * The cursor the store keeps, or one at the log's end now (saved at once),
- * but only after a fetch of every epoch with an origin succeeded: the end of
- * a clone left behind would make jobs of the pushes it lacks.  1: none yet.
+ * but only after a fetch of every epoch with an origin succeeded, the
+ * epochs the origin began since cloned: the end of a clone left behind
+ * would make jobs of the pushes it lacks.  1: none yet.
  */
 static int load_cursor(pg_intake *in, bool fetched)
 {
@@ -262,6 +263,7 @@ static void turn(pg_intake *in)
 	pg_tlog_follow_info info;
 	pg_buf key = PG_BUF_INIT;
 	size_t fetched = 0;
+	bool more = false;
 	int err, fetch_err;
 
 	if (!in->f && (err = pg_tlog_follower_new(&in->f, in->log)) < 0) {
@@ -278,10 +280,11 @@ static void turn(pg_intake *in)
 		pg_buf_release(&key);
 		return;
 	}
-	if ((fetch_err = pg_tlog_fetch(&fetched, in->f)) < 0)
+	if ((fetch_err = pg_tlog_fetch(&fetched, &more, in->f)) < 0)
 		pg_server_log(s, "transparency log '%s': fetch failed, tried again in %u s: %s",
 			      in->log, c->intake.fetch_seconds, pg_error_last());
-	if (!in->have_cursor && (err = load_cursor(in, fetch_err == 0)) != 0) {
+	/* the log's end is the start only once no epoch the origin has is missing here */
+	if (!in->have_cursor && (err = load_cursor(in, fetch_err == 0 && !more)) != 0) {
 		if (err > 0)
 			pg_server_log(s, "transparency log '%s': its end is taken as the start once "
 				      "every epoch with an origin was fetched: tried again in %u s",

@@ -185,9 +185,10 @@ const char *pg_tlog_follower_path(const pg_tlog_follower *f);
  * URL made from epoch N - 1's (pg_tlog_next_epoch_url), cloned as
  * git/N.git once its master is fetched.  The first failure is the error,
  * after every epoch was tried; *fetched counts the epochs fetched, new
- * ones included.
+ * ones included.  *more: as many new epochs were cloned as one fetch
+ * clones, and the origin may have more (the log's end is not here yet).
  */
-int pg_tlog_fetch(size_t *fetched, pg_tlog_follower *f);
+int pg_tlog_fetch(size_t *fetched, bool *more, pg_tlog_follower *f);
 
 /*
  * The URL of epoch e (> 0) from epoch e - 1's, prev, whose last path

@@ -182,14 +182,15 @@ int pg_tlog_next_epoch_url(pg_buf *out, const char *prev, size_t e)
 }
 
 /*
- * Epoch n, when its origin has it: public-inbox starts a new epoch when
+ * Epoch n, when its origin has it (PG_ENOTFOUND from the fetch: it has
+ * not, which is no error): public-inbox starts a new epoch when
  * the last grows too large, and git.kernel.org's log has no webhook to
  * say so.  Its URL is made from epoch n - 1's origin; it is fetched into
  * a directory of its own under git/ and renamed git/N.git once its master
  * is there, so a stop halfway leaves no epoch without its messages (a
  * leftover is removed at the next try).  *added is 1 for a new epoch.
- * An origin that has no epoch n (yet), or cannot be reached, is no error:
- * it is asked again at the next fetch.
+ * An origin that has no epoch n (yet) is asked again at the next fetch;
+ * one that cannot be reached for it is the error, as for the others.
  */
 static int new_epoch(size_t *added, pg_tlog_follower *f, size_t n)
 {
@@ -227,11 +228,13 @@ static int new_epoch(size_t *added, pg_tlog_follower *f, size_t n)
 	err = pg_repo_fetch_mirror(&did, r, "origin", "refs/heads/master");
 	pg_repo_free(r);
 	r = NULL;
-	if (err == PG_ENOMEM || err == PG_ECANCELLED)
-		goto done;
 	if (err < 0 || !did || pg_is_dir(final.ptr)) {
 		pg_remove_tree(tmp.ptr);
-		goto quiet;
+		/* no such epoch (yet) is the usual answer; any other failure is said */
+		if (err == PG_ENOTFOUND || err == 0)
+			goto quiet;
+		pg_error_set(err, "a new epoch from '%s': %s", url.ptr, pg_error_last());
+		goto done;
 	}
 	if (rename(tmp.ptr, final.ptr) < 0) {
 		err = pg_error_set(PG_EIO, "'%s': %s", final.ptr, strerror(errno));
@@ -251,13 +254,14 @@ done:
 	return err;
 }
 
-int pg_tlog_fetch(size_t *fetched, pg_tlog_follower *f)
+int pg_tlog_fetch(size_t *fetched, bool *more, pg_tlog_follower *f)
 {
 	size_t n, e;
 	int err, first = 0;
 	pg_buf why = PG_BUF_INIT;
 
 	*fetched = 0;
+	*more = false;
 	if ((err = epochs(&n, f)) < 0)
 		return err;
 	for (e = 0; e < n; e++) {
@@ -283,6 +287,7 @@ int pg_tlog_fetch(size_t *fetched, pg_tlog_follower *f)
 		if (!added || (err = epochs(&n, f)) < 0)
 			break;
 		(*fetched)++;
+		*more = e + 1 == NEW_EPOCHS_A_TURN;
 	}
 	if (err < 0 && !first)
 		first = err;

@@ -106,8 +106,9 @@ pg_icecc_tally() {
 			s = substr(s, RSTART)
 			rest = substr(s, 2)
 			if (match(rest, /ICECC\[[0-9]+\] [0-9][0-9][0-9][0-9]-/)) {
-				record(substr(s, 1, RSTART))
-				s = substr(rest, RSTART)
+				at = RSTART  # record() matches too
+				record(substr(s, 1, at))
+				s = substr(rest, at)
 			} else {
 				record(s)
 				s = ""

@@ -11,7 +11,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
-plan 8
+plan 9
 serve_setup
 serve_start
 T2=hardening-v6.16-rc1-fix1-take2
@@ -35,6 +35,7 @@ wait_for test -e "$SCRATCH/held"
 push_record "$SCRATCH/take2.json" "$T2"
 hook push "$SCRATCH/take2.json" busy-1
 is "$code" 503 "a hook while another connection holds the store's lock: 503, not 409"
+like "$(cat "$SCRATCH/.hook.h")" "^Retry-After: 10" "with Retry-After"
 like "$(printf '%s' "$out" | jq -r .error)" \
 	"^store: .*database is locked \\(another connection held it for 10 s: try again\\)$" \
 	"its one line says the store was locked, for how long, and to try again"

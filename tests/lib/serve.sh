@@ -118,7 +118,7 @@ sign() {
 # TIMESTAMP (also left in $TS).  Without one, the time now, or the second
 # before the earliest this body was already signed at: a request signed
 # anew is never the same bytes as an earlier one, however fast the test
-# runs (an identical one is rightly a replay).  Sets $code and $out.
+# runs (an identical one is rightly a replay).  Sets $code and $out (its headers in $SCRATCH/.hook.h).
 hook() {
 	case $1 in
 	push) ctype=${4:-application/json} secret=${5:-$PUSH_SECRET} ;;
@@ -130,7 +130,7 @@ hook() {
 		while grep -qxF "$TS $_body" "$SCRATCH/.signed" 2>/dev/null; do TS=$((TS - 1)); done
 	fi
 	echo "$TS $_body" >>"$SCRATCH/.signed"
-	code=$(curl -s -o "$SCRATCH/.hook" -w '%{http_code}' -X POST \
+	code=$(curl -s -o "$SCRATCH/.hook" -D "$SCRATCH/.hook.h" -w '%{http_code}' -X POST \
 		-H "Content-Type: $ctype" -H "X-Pullgate-Delivery: $3" \
 		-H "X-Pullgate-Timestamp: $TS" -H "X-Pullgate-Signature: $(sign "$secret" "$2" "$TS")" \
 		--data-binary "@$2" "$URL/hooks/$1")

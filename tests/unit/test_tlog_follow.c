@@ -5,7 +5,15 @@
 #include "common/buf.h"
 #include "common/error.h"
 #include "common/hex.h"
+#include "repo/repo.h"
 #include "verifier/tlog.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+extern char **environ;
 
 #define GIT_ENV "GIT_AUTHOR_NAME=a GIT_AUTHOR_EMAIL=a@example.org GIT_COMMITTER_NAME=a " \
 	"GIT_COMMITTER_EMAIL=a@example.org GIT_AUTHOR_DATE='2025-06-01 10:00 +0000' " \
@@ -385,6 +393,7 @@ static void test_fetch_new_epochs(void **state)
 	fixture x;
 	char *origin = new_log();
 	size_t fetched;
+	bool more;
 
 	(void)state;
 	fx_init(&x);
@@ -392,7 +401,8 @@ static void test_fetch_new_epochs(void **state)
 	free(run_sh("git clone -q --mirror %s/git/0.git %s/git/0.git 2>&1", origin, x.log));
 	fx_from_end(&x);
 	/* nothing new at the origin: no epoch 1, and nothing of a try left */
-	assert_int_equal(pg_tlog_fetch(&fetched, x.f), 0);
+	assert_int_equal(pg_tlog_fetch(&fetched, &more, x.f), 0);
+	assert_false(more);
 	assert_int_equal(fetched, 1);
 	assert_true(epochs_are(x.log, "0.git"));
 	/* the origin began epochs 1 and 2; a stop had left half a clone of 1 */
@@ -401,7 +411,8 @@ static void test_fetch_new_epochs(void **state)
 	append(origin, 2, "d");
 	free(run_sh("mkdir -p %s/git/.1.git.new/objects && echo junk > %s/git/.1.git.new/HEAD",
 		    x.log, x.log));
-	assert_int_equal(pg_tlog_fetch(&fetched, x.f), 0);
+	assert_int_equal(pg_tlog_fetch(&fetched, &more, x.f), 0);
+	assert_false(more);
 	assert_int_equal(fetched, 3);
 	assert_true(epochs_are(x.log, "0.git 1.git 2.git"));
 	follow(0, &x, 0);
@@ -410,12 +421,144 @@ static void test_fetch_new_epochs(void **state)
 	/* their origins are the origin's epochs: fetched as the others at the next turn */
 	append(origin, 2, "e");
 	seen_reset(&x.s);
-	assert_int_equal(pg_tlog_fetch(&fetched, x.f), 0);
+	assert_int_equal(pg_tlog_fetch(&fetched, &more, x.f), 0);
+	assert_false(more);
 	assert_int_equal(fetched, 3);
 	follow(0, &x, 0);
 	assert_string_equal(x.s.raw.ptr, "e\n");
 	free(run_sh("rm -rf %s", origin));
 	free(origin);
+	fx_release(&x);
+}
+
+/*
+ * An origin with more new epochs than one fetch clones says so (the
+ * service takes no cursor at the log's end before it has them all); an
+ * epoch the origin has but that cannot be fetched is an error, said,
+ * and nothing of it is left.
+ */
+static void test_fetch_many_new_epochs(void **state)
+{
+	fixture x;
+	char *origin = new_log();
+	size_t fetched;
+	bool more;
+	int e;
+
+	(void)state;
+	fx_init(&x);
+	for (e = 0; e < 10; e++)
+		append(origin, e, "old");
+	free(run_sh("git clone -q --mirror %s/git/0.git %s/git/0.git 2>&1", origin, x.log));
+	assert_int_equal(pg_tlog_follower_new(&x.f, x.log), 0);
+	assert_int_equal(pg_tlog_fetch(&fetched, &more, x.f), 0);
+	assert_int_equal(fetched, 9);
+	assert_true(more);
+	assert_true(epochs_are(x.log, "0.git 1.git 2.git 3.git 4.git 5.git 6.git 7.git 8.git"));
+	assert_int_equal(pg_tlog_fetch(&fetched, &more, x.f), 0);
+	assert_int_equal(fetched, 10);
+	assert_false(more);
+	/* epoch 10 at the origin names a commit it does not hold */
+	free(run_sh("mkdir -p %s/git/10.git && git init -q --bare %s/git/10.git && "
+		    "echo 1111111111111111111111111111111111111111 > %s/git/10.git/refs/heads/master",
+		    origin, origin, origin));
+	assert_true(pg_tlog_fetch(&fetched, &more, x.f) < 0);
+	assert_non_null(strstr(pg_error_last(), "epoch 10: a new epoch from '"));
+	pg_error_clear();
+	assert_int_equal(fetched, 10);
+	assert_false(more);
+	assert_true(epochs_are(x.log, "0.git 1.git 2.git 3.git 4.git 5.git 6.git 7.git 8.git 9.git"));
+	free(run_sh("rm -rf %s", origin));
+	free(origin);
+	fx_release(&x);
+}
+
+/*
+ * An origin that has not begun an epoch answers so: over HTTP with a 404,
+ * a path that is no directory; the fetch says PG_ENOTFOUND (no error of
+ * the log's: the epoch is asked for again at the next fetch).
+ */
+/* dir/name holding text */
+static void write_file(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	assert_non_null(f = fopen(path, "w"));
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void test_fetch_new_epoch_404(void **state)
+{
+	fixture x;
+	char *port, srv[512], portfile[512], url[600], dir[512];
+	pg_repo *r = NULL;
+	bool did;
+	char *argv[] = { (char *)"python3", srv, portfile, NULL };
+	posix_spawn_file_actions_t fa;
+	size_t fetched;
+	pid_t pid;
+	bool more;
+
+	(void)state;
+	fx_init(&x);
+	append(x.log, 0, "a");
+	/* a server that answers every request 404, on a port of its choosing */
+	write_file(x.log, "srv.py",
+		   "import http.server, os, sys\n"
+		   "class H(http.server.BaseHTTPRequestHandler):\n"
+		   "    def do_GET(self): self.send_error(404)\n"
+		   "    def log_message(self, *a): pass\n"
+		   "s = http.server.HTTPServer(('127.0.0.1', 0), H)\n"
+		   "s.timeout = 0.2\n"
+		   "open(sys.argv[1] + '.tmp', 'w').write(str(s.server_port))\n"
+		   "os.rename(sys.argv[1] + '.tmp', sys.argv[1])\n"
+		   "parent = os.getppid()\n"
+		   "# it ends with the test, even one that failed before it could stop it\n"
+		   "while os.getppid() == parent:\n"
+		   "    s.handle_request()\n");
+	snprintf(srv, sizeof(srv), "%s/srv.py", x.log);
+	snprintf(portfile, sizeof(portfile), "%s/port", x.log);
+	/* its output not the test's: a pipe it held would keep a reader of the test's waiting */
+	assert_int_equal(posix_spawn_file_actions_init(&fa), 0);
+	assert_int_equal(posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0), 0);
+	assert_int_equal(posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0), 0);
+	assert_int_equal(posix_spawn_file_actions_adddup2(&fa, 1, 2), 0);
+	assert_int_equal(posix_spawnp(&pid, "python3", &fa, NULL, argv, environ), 0);
+	posix_spawn_file_actions_destroy(&fa);
+	port = run_sh("i=0; while [ ! -s %s/port ] && [ $i -lt 6000 ]; do sleep 0.05; i=$((i+1)); "
+		      "done; cat %s/port", x.log, x.log);
+	/* the origin's answer for an epoch it has not begun: no such repository, not a failure */
+	snprintf(url, sizeof(url), "http://127.0.0.1:%s/log/git/1.git", port);
+	snprintf(dir, sizeof(dir), "%s/probe.git", x.log);
+	assert_int_equal(pg_repo_init_mirror(&r, dir, "origin", url), 0);
+	assert_int_equal(pg_repo_fetch_mirror(&did, r, "origin", "refs/heads/master"), PG_ENOTFOUND);
+	assert_non_null(strstr(pg_error_last(), "404"));
+	pg_error_clear();
+	pg_repo_free(r);
+	/* so is a path that is no directory */
+	snprintf(url, sizeof(url), "%s/nowhere/git/1.git", x.log);
+	free(run_sh("git -C %s config remote.origin.url %s", dir, url));
+	assert_int_equal(pg_repo_open(&r, dir), 0);
+	assert_int_equal(pg_repo_fetch_mirror(&did, r, "origin", "refs/heads/master"), PG_ENOTFOUND);
+	assert_non_null(strstr(pg_error_last(), "no such repository"));
+	pg_error_clear();
+	pg_repo_free(r);
+	/* a whole log whose origin answers so: only epoch 0's fetch fails, no new epoch is said */
+	free(run_sh("git -C %s/git/0.git config remote.origin.url http://127.0.0.1:%s/log/git/0.git",
+		    x.log, port));
+	assert_int_equal(pg_tlog_follower_new(&x.f, x.log), 0);
+	assert_true(pg_tlog_fetch(&fetched, &more, x.f) < 0);
+	assert_non_null(strstr(pg_error_last(), "epoch 0: "));
+	assert_null(strstr(pg_error_last(), "epoch 1"));
+	pg_error_clear();
+	assert_false(more);
+	assert_true(epochs_are(x.log, "0.git"));
+	kill(pid, SIGTERM);
+	waitpid(pid, NULL, 0);
+	free(port);
 	fx_release(&x);
 }
 
@@ -425,6 +568,8 @@ int main(void)
 		cmocka_unit_test(test_new_epoch),
 		cmocka_unit_test(test_next_epoch_url),
 		cmocka_unit_test(test_fetch_new_epochs),
+		cmocka_unit_test(test_fetch_many_new_epochs),
+		cmocka_unit_test(test_fetch_new_epoch_404),
 		cmocka_unit_test(test_rewritten_epoch),
 		cmocka_unit_test(test_batches),
 		cmocka_unit_test(test_more_epochs_than_disk),
