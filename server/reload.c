@@ -1,5 +1,6 @@
 /* reload.c - SIGHUP: a new configuration and policy replace the old ones, or nothing changes. */
 #include "server/web.h"
+#include "server/kcidb_submit.h"
 #include "common/array.h"
 #include "common/error.h"
 #include "common/str.h"
@@ -184,6 +185,8 @@ int pg_server_reload(pg_server *s, pg_config *c, pg_buf *restart)
 	wo.index_memory = c->limits.index_memory;
 	wo.verify_memory = c->limits.verify_memory;
 	pg_worker_reload(s->worker, &wo);
+	/* a new URL or token applies to the next try; none configured now empties the outbox */
+	pg_submit_wake(s->submit, 0);
 	pg_free_secret(gen);
 	return 0;
 fail:
