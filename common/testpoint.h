@@ -30,7 +30,9 @@
  * "object written: commit" when it is a commit; claim: "stacked", a kernel
  * thread that claimed the queue's next pull, before it runs it; recheck:
  * "pull ID", a kernel thread about to run the queue's entry check again,
- * the resolutions having changed, ID the first pull it checks).
+ * the resolutions having changed, ID the first pull it checks; kcidb:
+ * "posted", a KCIDB document's POST answered, before its outcome is
+ * recorded).
  *
  * A test of what a crash leaves (a child process that died reading a
  * hostile repository) makes one: with PULLGATE_TEST_CRASH=STAGE[:TEXT],

@@ -230,6 +230,8 @@ static void try_one(pg_submit *sub, pg_submission *row)
 		pg_buf_puts(&note, pg_error_last());
 	else {
 		pg_buf_puts(&note, line.ptr);
+		if (status >= 300 && status < 400)
+			pg_buf_puts(&note, " (a redirect, which is not followed)");
 		reply_line(&note, &reply);
 	}
 	if (err == 0 && status >= 200 && status < 300) {

@@ -4,7 +4,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
-plan 41
+plan 53
 T1=hardening-v6.16-rc1-fix1
 SCHEMA="$TOP/tests/kcidb/kcidb-v5.schema.json"
 TOKEN=eyJhbGciOiJIUzI1NiJ9.eyJvcmlnaW4iOiJwdWxsZ2F0ZSJ9.c2lnbmF0dXJl
@@ -159,3 +159,53 @@ is "$(submission "$ID1B")" "queued 0 null" "its submission is under way, not yet
 serve_stop
 is "$SERVE_RC" 0 "a stop during the POST ends the service (the POST given up, not waited for)"
 like "$(cat "$SCRATCH/serve.err")" "pull $ID1B: the KCIDB submission is left for the next start" "and says the document is left for the next start"
+
+# --- a kill between the receiver's 201 and its record: sent again at the next start, the same document ---
+sink_start crash ok
+CRASH=$PORT
+serve_setup "$(submit_yaml "http://127.0.0.1:$CRASH/submit")"
+PULLGATE_TEST_STOP=kcidb:posted serve_start
+# what the stop left queued is sent at the start, and the service stops itself once it is
+wait_stopped "$SERVE_PID" || true
+is "$(proc_state "$SERVE_PID")" T "the service stopped itself after the POST, before its record"
+is "$(requests crash)" 1 "the document left by the stop was sent at the start"
+kill -KILL "$SERVE_PID"
+wait "$SERVE_PID" 2>/dev/null || true
+SERVE_PID=
+serve_start
+wait_submission "$ID1B" sent || true
+is "$(submission "$ID1B")" "sent 1 201" "killed before the record, it is sent again at the next start"
+is "$(requests crash)" 2 "once more"
+is "$(cmp "$SCRATCH/sink-crash/1/body" "$SCRATCH/sink-crash/2/body" && echo same)" same \
+	"the same document, the same ids: KCIDB takes it as the same objects"
+serve_stop
+is "$SERVE_RC" 0 "the service stops cleanly"
+
+# --- a reload reads the token file again; a bad one is refused and the running one stays ---------
+sink_start reload ok
+RELOAD=$PORT
+serve_setup ""
+serve_start
+printf 'second-token\n' >"$SCRATCH/token-new"
+ln -sf "$SCRATCH/token-new" "$SCRATCH/token-linked"
+cat "$CONFIG" >"$SCRATCH/serve.plain"
+submit_yaml "http://127.0.0.1:$RELOAD/submit" "$SCRATCH/token-linked" >>"$CONFIG"
+kill -HUP "$SERVE_PID"
+wait_for grep -q "reload refused" "$SCRATCH/serve.err" || true
+like "$(grep 'reload refused' "$SCRATCH/serve.err")" \
+	"reload refused, the running configuration stays: .*token file: '$SCRATCH/token-linked' is a symbolic link" \
+	"a reload with a token file that is a symlink is refused"
+{ cat "$SCRATCH/serve.plain"; submit_yaml "http://127.0.0.1:$RELOAD/submit" "$SCRATCH/token-new"; } >"$CONFIG"
+kill -HUP "$SERVE_PID"
+wait_for grep -q "reloaded $CONFIG" "$SCRATCH/serve.err" || true
+like "$(cat "$SCRATCH/serve.err")" "reloaded $CONFIG" "a reload that adds kcidb.submit is taken"
+push_record "$SCRATCH/take1c.json" "$T1"
+hook push "$SCRATCH/take1c.json" take1-push-reload
+ID1C=$(printf '%s' "$out" | jq -r '.jobs[0]')
+is "$(wait_state "$ID1C" rejected error)" rejected "a pull decided after the reload"
+wait_submission "$ID1C" sent || true
+is "$(submission "$ID1C")" "sent 1 201" "is sent to the URL the reload gave"
+is "$(grep -i '^Authorization:' "$SCRATCH/sink-reload/1/headers")" "Authorization: Bearer second-token" \
+	"with the token the reload read"
+serve_stop
+is "$SERVE_RC" 0 "the service stops cleanly"
