@@ -37,7 +37,7 @@ size_t pg_server_requeued(const pg_server *s);
 /*
  * SIGHUP: use configuration c, and the policy it names (loaded now), for
  * every request and every job that starts from now on; the mail notice
- * too.  Keys only a restart applies (listen, state, pipeline.stages,
+ * and the KCIDB submissions (kcidb.submit, its token file read again) too.  Keys only a restart applies (listen, state, pipeline.stages,
  * pipeline.verify-workers, session.hours) keep their running values, and
  * their names are appended to restart ("a, b").  On 0 the server owns c.
  * On error (the policy does not load: PG_EINVALID "FILE:LINE:COL: ...";
