@@ -184,8 +184,8 @@ static void record(pg_submit *sub, pg_submission *row, const char *decision)
 		pg_server_log(sub->srv, "pull %lld: cannot record the KCIDB submission: %s",
 			      (long long)row->pull, pg_error_last());
 	else if (err == 1)
-		pg_server_log(sub->srv, "pull %lld: a newer run replaced the KCIDB submission of "
-			      "run %lld", (long long)row->pull, (long long)row->run);
+		pg_server_log(sub->srv, "pull %lld: the KCIDB submission of run %lld was replaced "
+			      "by a newer decision", (long long)row->pull, (long long)row->run);
 	pg_error_clear();
 }
 

@@ -239,6 +239,8 @@ int pg_store_notices(int64_t **ids, char ***paths, size_t *n, pg_store *s);
 typedef struct pg_submission {
 	int64_t pull;
 	int64_t run;          /* the pull's attempts when the run was decided */
+	int64_t seq;          /* the put it is: 1, 2... for the pull, one more at each put (a
+				 stacked pull's re-test puts again in the same run) */
 	char state[16];
 	unsigned tries;
 	unsigned status;      /* the receiver's last HTTP status; 0: none (not tried, no answer) */
@@ -258,8 +260,9 @@ void pg_submissions_free(pg_submission *list, size_t n);
 
 /*
  * Record a try of sub->pull's submission (its state, tries, status, note
- * and next_at as sub says), only while the outbox holds that run still to
- * send: 1 when it did not (a newer run replaced it; nothing changed).  A
+ * and next_at as sub says), only while the outbox holds that put (sub->seq)
+ * still to send: 1 when it did not (a newer put replaced it, of a newer
+ * run or of the same run decided again; nothing changed).  A
  * final state with decision records it among the pull's decisions too
  * (user "pullgate", action "kcidb", decision its note), in one transaction.
  */

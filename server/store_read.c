@@ -482,7 +482,7 @@ void pg_submissions_free(pg_submission *list, size_t n)
 	free(list);
 }
 
-#define SUBMISSION_COLUMNS "pull, run, state, tries, status, note, next_at, updated"
+#define SUBMISSION_COLUMNS "pull, run, state, tries, status, note, next_at, updated, seq"
 
 /* A row of SUBMISSION_COLUMNS; a state the store never writes is damage. */
 static int submission_row(pg_submission *sub, sqlite3_stmt *st)
@@ -503,6 +503,7 @@ static int submission_row(pg_submission *sub, sqlite3_stmt *st)
 	sub->note = col_dup(st, 5, &ok);
 	sub->next_at = sqlite3_column_int64(st, 6);
 	sub->updated = sqlite3_column_int64(st, 7);
+	sub->seq = sqlite3_column_int64(st, 8);
 	return ok ? 0 : pg_error_oom();
 }
 

@@ -451,11 +451,13 @@ static int put_submission(pg_store *s, int64_t id)
 	int err;
 
 	if ((err = prepare(s, &st, "INSERT OR REPLACE INTO kcidb_submissions"
-			   " (pull, run, state, tries, status, note, next_at, updated)"
-			   " SELECT id, attempts, 'queued', 0, 0, NULL, 0, ? FROM pulls WHERE id = ?")) < 0)
+			   " (pull, run, seq, state, tries, status, note, next_at, updated)"
+			   " SELECT id, attempts, 1 + COALESCE((SELECT seq FROM kcidb_submissions"
+			   " WHERE pull = ?1), 0), 'queued', 0, 0, NULL, 0, ?2 FROM pulls"
+			   " WHERE id = ?1")) < 0)
 		return err;
-	sqlite3_bind_int64(st, 1, now());
-	sqlite3_bind_int64(st, 2, id);
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, now());
 	return step_done(s, st, "kcidb_submissions");
 }
 
@@ -747,7 +749,7 @@ int pg_store_submission_set(pg_store *s, const pg_submission *sub, const char *d
 	pthread_mutex_lock(&s->lock);
 	if ((err = pg_store_begin_write(s)) == 0 &&
 	    (err = prepare(s, &st, "UPDATE kcidb_submissions SET state = ?, tries = ?, status = ?,"
-			   " note = ?, next_at = ?, updated = ? WHERE pull = ? AND run = ?"
+			   " note = ?, next_at = ?, updated = ? WHERE pull = ? AND seq = ?"
 			   " AND state IN ('queued', 'retrying')")) == 0) {
 		bind_text(st, 1, sub->state);
 		sqlite3_bind_int(st, 2, (int)sub->tries);
@@ -756,7 +758,7 @@ int pg_store_submission_set(pg_store *s, const pg_submission *sub, const char *d
 		sqlite3_bind_int64(st, 5, sub->next_at);
 		sqlite3_bind_int64(st, 6, now());
 		sqlite3_bind_int64(st, 7, sub->pull);
-		sqlite3_bind_int64(st, 8, sub->run);
+		sqlite3_bind_int64(st, 8, sub->seq);
 		if ((err = step_done(s, st, "kcidb_submissions")) == 0)
 			changed = sqlite3_changes(s->db);
 	}

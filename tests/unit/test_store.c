@@ -594,8 +594,37 @@ static void test_the_kcidb_outbox(void **state)
 	assert_int_equal(pg_store_submission(&sub, s, id_at(&ids, 0)), 0);
 	assert_string_equal(sub.state, "queued");
 	pg_submission_release(&sub);
+	/*
+	 * a stacked pull's re-test decides again in the same run (attempts
+	 * unchanged): the answer to the earlier put's POST, still under way,
+	 * is stale, and the later put stays to send, its tries from nought
+	 */
+	assert_int_equal(pg_store_submission(&sub, s, id_at(&ids, 0)), 0);
+	run1 = sub;
+	run1.note = NULL;
+	pg_submission_release(&sub);
+	u.new_run = false;
+	u.message = "waiting";
+	u.report = NULL;
+	u.kcidb = false;
+	assert_int_equal(pg_store_set_state(s, id_at(&ids, 0), PG_JOB_REJECTED, PG_JOB_WAITING, &u), 0);
+	u.message = "verified";
+	u.report = r;
+	u.kcidb = true;
+	assert_int_equal(pg_store_set_state(s, id_at(&ids, 0), PG_JOB_WAITING, PG_JOB_VERIFIED, &u), 0);
+	snprintf(run1.state, sizeof(run1.state), "sent");
+	run1.tries = 1;
+	run1.note = created;
+	assert_int_equal(pg_store_submission_set(again, &run1, "stale sent"), 1);
+	assert_int_equal(pg_store_submission(&sub, s, id_at(&ids, 0)), 0);
+	assert_string_equal(sub.state, "queued");
+	assert_int_equal(sub.run, 2);
+	assert_int_equal(sub.seq, run1.seq + 1);
+	assert_int_equal(sub.tries, 0);
+	assert_null(sub.note);
 	/* the newer's final outcome is recorded, and among the decisions */
-	run1.run = 2;
+	run1.seq = sub.seq;
+	pg_submission_release(&sub);
 	assert_int_equal(pg_store_submission_set(again, &run1, "run 2 sent"), 0);
 	assert_int_equal(pg_store_submissions_due(&due, &n, again), 0);
 	assert_int_equal(n, 0);
