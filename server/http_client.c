@@ -116,6 +116,17 @@ static int on_progress(void *ctx, curl_off_t dltotal, curl_off_t dlnow, curl_off
 	return x->cancel && *x->cancel;
 }
 
+/*
+ * Set an option the POST's safety rests on (where the token goes, what is
+ * followed, how long it takes); a libcurl that refuses it sends nothing.
+ */
+#define MUST_SET(c, opt, val)									\
+	if ((rc = lib.easy_setopt(c, opt, val)) != CURLE_OK) {					\
+		err = pg_error_set(PG_EUNSUPPORTED, "libcurl refuses " #opt " (%s): install "	\
+				   "libcurl4 7.85 or later", lib.easy_strerror(rc));		\
+		goto done;									\
+	}
+
 static int add_header(struct curl_slist **list, const char *line)
 {
 	struct curl_slist *l = lib.slist_append(*list, line);
@@ -154,6 +165,12 @@ int pg_http_client_post(unsigned *status, pg_buf *status_line, pg_buf *reply,
 	    (err = add_header(&headers, "Expect:")) < 0)
 		goto done;
 	lib.easy_setopt(c, CURLOPT_URL, p->url);
+	/*
+	 * no proxy, whatever http_proxy, https_proxy or ALL_PROXY say: through
+	 * one, an http:// POST to this machine would hand the token to it in
+	 * clear, and its answer would be taken for the receiver's
+	 */
+	MUST_SET(c, CURLOPT_PROXY, "");
 	lib.easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 	lib.easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
 	lib.easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
