@@ -197,7 +197,7 @@ static void try_one(pg_submit *sub, pg_submission *row)
 	pg_http_post p = PG_HTTP_POST_INIT;
 	pg_job *j = NULL;
 	pg_buf doc = PG_BUF_INIT, line = PG_BUF_INIT, reply = PG_BUF_INIT, note = PG_BUF_INIT,
-	       decision = PG_BUF_INIT;
+	       decision = PG_BUF_INIT, reply_status = PG_BUF_INIT;
 	unsigned status = 0, wait, i;
 	int err;
 
@@ -226,10 +226,13 @@ static void try_one(pg_submit *sub, pg_submission *row)
 		goto done;
 	}
 	row->status = status;
+	/* the receiver's words reach the API, the page and the log: one line, no escapes */
 	if (err < 0)
-		pg_buf_puts(&note, pg_error_last());
+		pg_sanitize_terminal(&note, pg_error_last(), strlen(pg_error_last()),
+				     PG_SANITIZE_ONELINE);
 	else {
-		pg_buf_puts(&note, line.ptr);
+		pg_sanitize_terminal(&reply_status, line.ptr, line.len, PG_SANITIZE_ONELINE);
+		pg_buf_puts(&note, reply_status.ptr);
 		if (status >= 300 && status < 400)
 			pg_buf_puts(&note, " (a redirect, which is not followed)");
 		reply_line(&note, &reply);
@@ -240,7 +243,7 @@ static void try_one(pg_submit *sub, pg_submission *row)
 			      (long long)row->run, k->url, note.ptr, row->tries,
 			      row->tries == 1 ? "" : "s");
 		pg_buf_release(&note);
-		pg_buf_printf(&note, "%s", line.ptr);
+		pg_buf_printf(&note, "%s", reply_status.ptr);
 		goto final;
 	}
 	if ((err < 0 && err != PG_EUNSUPPORTED && err != PG_ENOMEM) ||
@@ -275,6 +278,7 @@ done:
 	pg_job_free(j);
 	pg_buf_release(&doc);
 	pg_buf_release(&line);
+	pg_buf_release(&reply_status);
 	pg_buf_release(&reply);
 	pg_buf_release(&note);
 	pg_buf_release(&decision);

@@ -4,7 +4,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
-plan 54
+plan 57
 T1=hardening-v6.16-rc1-fix1
 SCHEMA="$TOP/tests/kcidb/kcidb-v5.schema.json"
 TOKEN=eyJhbGciOiJIUzI1NiJ9.eyJvcmlnaW4iOiJwdWxsZ2F0ZSJ9.c2lnbmF0dXJl
@@ -191,7 +191,8 @@ serve_stop
 is "$SERVE_RC" 0 "the service stops cleanly"
 
 # --- a reload reads the token file again; a bad one is refused and the running one stays ---------
-sink_start reload ok
+# a receiver whose status line and answer hold escape sequences, BEL and backspaces
+sink_start reload hostile
 RELOAD=$PORT
 serve_setup ""
 serve_start
@@ -216,5 +217,12 @@ wait_submission "$ID1C" sent || true
 is "$(submission "$ID1C")" "sent 1 201" "is sent to the URL the reload gave"
 is "$(grep -i '^Authorization:' "$SCRATCH/sink-reload/1/headers")" "Authorization: Bearer second-token" \
 	"with the token the reload read"
+# controls: how many bytes of C0 or DEL its arguments hold
+controls() { printf '%s' "$*" | LC_ALL=C tr -d -c '\001-\037\177' | wc -c | tr -d ' '; }
+NOTE=$(pull_field "$ID1C" .kcidb_submission.note)
+is "$NOTE" "201 Created redok" "the hostile receiver's status line is the note, its escapes, BEL and backspaces gone"
+is "$(controls "$NOTE")" 0 "cleaned of escape sequences, BEL and backspaces"
+is "$(controls "$(pull_field "$ID1C" '.decisions[] | select(.action == "kcidb") | .note')" \
+	"$(grep "pull $ID1C: KCIDB" "$SCRATCH/serve.err")")" 0 "in the decision and the log too"
 serve_stop
 is "$SERVE_RC" 0 "the service stops cleanly"

@@ -10,6 +10,8 @@ MODE says what it answers:
   ok        201 to every request
   fail:K    500 to the first K requests, then 201
   refuse    401 to every request, with a JSON body naming the reason
+  hostile   201 to every request, its status line and its body's first line
+            holding terminal escape sequences, BEL and backspaces
 The bound port is written to PORTFILE (renamed into place) once it listens.
 """
 import http.server
@@ -40,13 +42,17 @@ class Sink(http.server.BaseHTTPRequestHandler):
         with open(os.path.join(tmp, "body"), "wb") as f:
             f.write(body)
         os.rename(tmp, os.path.join(OUTDIR, str(n)))
+        message = None
         if MODE == "refuse":
             status, reply = 401, b'{"detail": "the token is not valid"}\n'
         elif MODE.startswith("fail:") and n <= int(MODE[5:]):
             status, reply = 500, b'{"detail": "the database is busy"}\n'
+        elif MODE == "hostile":
+            status, reply = 201, b'{"status": "\x1b[2J\x1b[Haccepted\x07"}\n'
+            message = "Created \x1b]0;owned\x07\x1b[31mred\x1b[0m\x08\x08ok\x07"
         else:
             status, reply = 201, b'{"status": "accepted"}\n'
-        self.send_response(status)
+        self.send_response(status, message)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(reply)))
         self.end_headers()
