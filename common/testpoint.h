@@ -44,7 +44,8 @@
  * starts with TEXT ask their caller to fail (pg_testfault is true).  The
  * store's write of a pull's state is "store", its text the state written;
  * an identity index's sort, "index" "run written", a run about to go to
- * its file (a build that fits in memory never gets there).
+ * its file (a build that fits in memory never gets there); a KCIDB
+ * submission's try, "kcidb" "document", its document about to be made.
  *
  * A test of what waits for time (the log-in throttle) sets the clock
  * instead of sleeping: with PULLGATE_TEST_CLOCK=FILE, pg_test_clock_ms()

@@ -199,15 +199,25 @@ static void try_one(pg_submit *sub, pg_submission *row)
 	pg_buf doc = PG_BUF_INIT, line = PG_BUF_INIT, reply = PG_BUF_INIT, note = PG_BUF_INIT,
 	       decision = PG_BUF_INIT, reply_status = PG_BUF_INIT;
 	unsigned status = 0, wait, i;
+	bool retry;
 	int err;
 
 	row->tries++;
-	if ((err = pg_store_get(&j, sub->store, row->pull)) < 0 ||
-	    (err = pg_server_kcidb(&doc, sub->srv, j)) < 0) {
-		/* no document is made again by trying again */
+	if (pg_testfault("kcidb", "document"))
+		err = pg_error_set(PG_EIO, "kcidb document: a test's fault");
+	else if ((err = pg_store_get(&j, sub->store, row->pull)) == 0)
+		err = pg_server_kcidb(&doc, sub->srv, j);
+	if (err < 0) {
 		row->status = 0;
-		pg_buf_printf(&note, "no document to send: %s", pg_error_last());
-		goto failed;
+		pg_buf_puts(&note, "no document to send: ");
+		pg_sanitize_terminal(&note, pg_error_last(), strlen(pg_error_last()),
+				     PG_SANITIZE_ONELINE);
+		/*
+		 * no finished report, or one cut short, is no document at any
+		 * try; a busy store, a read that failed or memory may be there next
+		 */
+		retry = err != PG_ENOTFOUND && err != PG_EINVALID;
+		goto outcome;
 	}
 	p.url = k->url;
 	p.bearer = k->token;
@@ -246,8 +256,10 @@ static void try_one(pg_submit *sub, pg_submission *row)
 		pg_buf_printf(&note, "%s", reply_status.ptr);
 		goto final;
 	}
-	if ((err < 0 && err != PG_EUNSUPPORTED && err != PG_ENOMEM) ||
-	    (err == 0 && transient(status))) {
+	/* a libcurl missing or refusing an option is not there at the next try either */
+	retry = (err < 0 && err != PG_EUNSUPPORTED) || (err == 0 && transient(status));
+outcome:
+	if (retry) {
 		if (row->tries < k->attempts) {
 			wait = k->retry_seconds;
 			for (i = 1; i < row->tries && wait < RETRY_MAX_SECONDS; i++)
@@ -265,7 +277,6 @@ static void try_one(pg_submit *sub, pg_submission *row)
 			goto done;
 		}
 	}
-failed:
 	snprintf(row->state, sizeof(row->state), "failed");
 	pg_buf_printf(&decision, "KCIDB document of run %lld not sent%s: %s", (long long)row->run,
 		      row->tries > 1 ? " after every attempt" : "", note.ptr);
