@@ -164,21 +164,21 @@ int pg_http_client_post(unsigned *status, pg_buf *status_line, pg_buf *reply,
 	    /* no 100-continue round trip: the body goes at once */
 	    (err = add_header(&headers, "Expect:")) < 0)
 		goto done;
-	lib.easy_setopt(c, CURLOPT_URL, p->url);
+	MUST_SET(c, CURLOPT_URL, p->url);
 	/*
 	 * no proxy, whatever http_proxy, https_proxy or ALL_PROXY say: through
 	 * one, an http:// POST to this machine would hand the token to it in
 	 * clear, and its answer would be taken for the receiver's
 	 */
 	MUST_SET(c, CURLOPT_PROXY, "");
-	lib.easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-	lib.easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+	MUST_SET(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	MUST_SET(c, CURLOPT_FOLLOWLOCATION, 0L);
 	lib.easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	lib.easy_setopt(c, CURLOPT_POST, 1L);
 	lib.easy_setopt(c, CURLOPT_POSTFIELDS, p->body);
 	lib.easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)p->len);
 	lib.easy_setopt(c, CURLOPT_HTTPHEADER, headers);
-	lib.easy_setopt(c, CURLOPT_TIMEOUT, (long)p->timeout_s);
+	MUST_SET(c, CURLOPT_TIMEOUT, (long)p->timeout_s);
 	lib.easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
 	lib.easy_setopt(c, CURLOPT_WRITEDATA, &x);
 	lib.easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
