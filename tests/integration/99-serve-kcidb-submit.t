@@ -4,7 +4,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
-plan 59
+plan 60
 T1=hardening-v6.16-rc1-fix1
 SCHEMA="$TOP/tests/kcidb/kcidb-v5.schema.json"
 TOKEN=eyJhbGciOiJIUzI1NiJ9.eyJvcmlnaW4iOiJwdWxsZ2F0ZSJ9.c2lnbmF0dXJl
@@ -162,7 +162,9 @@ ID1B=$(printf '%s' "$out" | jq -r '.jobs[0]')
 is "$(wait_state "$ID1B" rejected error)" rejected "take one again, rejected again"
 wait_for grep -q "^pullgate: listening" "$SCRATCH/serve.out"
 # the POST is under way once the mute port holds a connection from the service
-wait_for sh -c "ss -Htn state established '( dport = :$MUTE )' | grep -q ." || true
+UNDERWAY=no
+wait_for sh -c "ss -Htn state established '( dport = :$MUTE )' | grep -q ." && UNDERWAY=yes
+is "$UNDERWAY" yes "the service's POST is under way: the mute port holds its connection"
 is "$(submission "$ID1B")" "queued 0 null" "its submission is under way, not yet tried to an end"
 serve_stop
 is "$SERVE_RC" 0 "a stop during the POST ends the service (the POST given up, not waited for)"
