@@ -22,12 +22,13 @@ BINDIR ?= $(PREFIX)/bin
 DATADIR ?= $(PREFIX)/share/pullgate
 MANDIR ?= $(PREFIX)/share/man
 
-PKGS := libgit2 gpgme yaml-0.1 libmicrohttpd sqlite3 jansson libcrypto zlib
+PKGS := libgit2 gpgme yaml-0.1 libmicrohttpd libcurl sqlite3 jansson libcrypto zlib
 # Recursive on purpose: pkg-config runs when a recipe needs it, which is
 # after scripts/deps.sh has had its chance to install the -dev packages.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
-# libmicrohttpd is opened by server/http.c when a server starts, not linked
-PKG_LIBS = $(shell pkg-config --libs $(filter-out libmicrohttpd,$(PKGS)))
+# libmicrohttpd and libcurl are opened by server/http.c and server/http_client.c when a
+# server starts (and sends), not linked
+PKG_LIBS = $(shell pkg-config --libs $(filter-out libmicrohttpd libcurl,$(PKGS)))
 
 WARN := -std=c11 -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Wvla -Wwrite-strings -Werror

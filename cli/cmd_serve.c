@@ -7,6 +7,7 @@
 #include "server/auth.h"
 #include "server/server.h"
 
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -145,6 +146,8 @@ int cmd_serve(int argc, char **argv)
 	rc = 0;
 	stop = cli_catch_stop_signals();
 	hup = cli_catch_reload_signal();
+	/* a peer gone mid-write (a client, a receiver over TLS) is an error to handle, not a death */
+	signal(SIGPIPE, SIG_IGN);
 
 	so.config = config;
 	so.home = cli_home();

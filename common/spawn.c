@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -202,6 +203,8 @@ int pg_spawn_run(pg_spawn_result *res, const char *const argv[], const pg_spawn_
 		int devnull = open("/dev/null", O_RDONLY), e;
 
 		setpgid(0, 0);
+		/* what pullgate serve ignores, its builds and tools do not inherit */
+		signal(SIGPIPE, SIG_DFL);
 		if (devnull >= 0)
 			dup2(devnull, 0);
 		dup2(pipefd[1], 1);

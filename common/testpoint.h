@@ -30,7 +30,9 @@
  * "object written: commit" when it is a commit; claim: "stacked", a kernel
  * thread that claimed the queue's next pull, before it runs it; recheck:
  * "pull ID", a kernel thread about to run the queue's entry check again,
- * the resolutions having changed, ID the first pull it checks).
+ * the resolutions having changed, ID the first pull it checks; kcidb:
+ * "posted", a KCIDB document's POST answered, before its outcome is
+ * recorded).
  *
  * A test of what a crash leaves (a child process that died reading a
  * hostile repository) makes one: with PULLGATE_TEST_CRASH=STAGE[:TEXT],
@@ -42,7 +44,8 @@
  * starts with TEXT ask their caller to fail (pg_testfault is true).  The
  * store's write of a pull's state is "store", its text the state written;
  * an identity index's sort, "index" "run written", a run about to go to
- * its file (a build that fits in memory never gets there).
+ * its file (a build that fits in memory never gets there); a KCIDB
+ * submission's try, "kcidb" "document", its document about to be made.
  *
  * A test of what waits for time (the log-in throttle) sets the clock
  * instead of sleeping: with PULLGATE_TEST_CLOCK=FILE, pg_test_clock_ms()

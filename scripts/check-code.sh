@@ -33,6 +33,13 @@ if grep -nE '^#[[:space:]]*include[[:space:]]*[<"]zlib\.h' \
 	fail=1
 fi
 
+# libcurl is the service's one HTTP client, behind one module.
+if grep -nE '^#[[:space:]]*include[[:space:]]*[<"]curl/' \
+	$(find cli $lib_dirs -name '*.[ch]' 2>/dev/null) | grep -v '^server/http_client\.c:'; then
+	echo "check-code: only server/http_client.c may include curl/curl.h (lines above)" >&2
+	fail=1
+fi
+
 # Arrays grow through common/array.h (geometric, overflow-checked); only it
 # and the string buffer call realloc.
 if grep -nE '\brealloc\s*\(' $(find cli $lib_dirs -name '*.c' 2>/dev/null) |

@@ -6,7 +6,7 @@ set -eu
 PKGS="
 make gcc pkg-config git gnupg perl jq curl sqlite3 time
 libgit2-dev libgpgme-dev libyaml-dev libmicrohttpd-dev libsqlite3-dev
-libjansson-dev libssl-dev libcmocka-dev zlib1g-dev
+libjansson-dev libssl-dev libcmocka-dev zlib1g-dev libcurl4-openssl-dev
 git-filter-repo
 gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-12-plugin-dev-aarch64-linux-gnu
 g++ python3 util-linux openssl wrk

@@ -175,6 +175,41 @@ done:
 	return err;
 }
 
+/*
+ * The pull's KCIDB submission (kcidb.submit): its state, tries, the
+ * receiver's last status and the last try's note; null when it has none.
+ */
+static int put_submission(pg_json_writer *w, pg_server *srv, int64_t id)
+{
+	pg_submission sub;
+	int err = pg_store_submission(&sub, pg_server_reader(srv), id);
+
+	if (err == PG_ENOTFOUND) {
+		pg_error_clear();
+		pg_json_put_null(w, "kcidb_submission");
+		return 0;
+	}
+	if (err < 0)
+		return err;
+	pg_json_open_object(w, "kcidb_submission");
+	pg_json_put_str(w, "state", sub.state);
+	pg_json_put_int(w, "run", sub.run);
+	pg_json_put_int(w, "tries", sub.tries);
+	if (sub.status)
+		pg_json_put_int(w, "status", sub.status);
+	else
+		pg_json_put_null(w, "status");
+	pg_json_put_str(w, "note", sub.note);
+	if (!strcmp(sub.state, "retrying"))
+		pg_json_put_int(w, "next_at", sub.next_at);
+	else
+		pg_json_put_null(w, "next_at");
+	pg_json_put_int(w, "updated", sub.updated);
+	pg_json_close(w);
+	pg_submission_release(&sub);
+	return 0;
+}
+
 int pg_api_pull(pg_req *rq, pg_resp *rs)
 {
 	pg_job_list q = { 0 };
@@ -201,7 +236,8 @@ int pg_api_pull(pg_req *rq, pg_resp *rs)
 		pg_buf_clear(&lore);
 	}
 	pg_json_put_str(w, "lore_url", lore.len ? lore.ptr : NULL);
-	if ((err = put_tlog_record(w, rq->srv->config, report)) < 0)
+	if ((err = put_tlog_record(w, rq->srv->config, report)) < 0 ||
+	    (err = put_submission(w, rq->srv, j->id)) < 0)
 		goto done;
 	conflicted_by(w, &q, j->id);
 	pg_json_open_array(w, "stages");

@@ -8,6 +8,7 @@
 #include "pipeline/kcidb.h"
 #include "policies/policy.h"
 #include "server/hooks.h"
+#include "server/kcidb_submit.h"
 #include "verifier/identity_index.h"
 
 /* A hook secret, given or read from a file, has at least this many characters. */
@@ -45,6 +46,9 @@ int pg_config_new_default(pg_config **out)
 	c->notice.retry_seconds = 30;
 	c->notice.timeout_seconds = 60;
 	c->intake.fetch_seconds = 60;
+	c->kcidb_submit.timeout_seconds = 30;
+	c->kcidb_submit.attempts = 5;
+	c->kcidb_submit.retry_seconds = 30;
 	if (!(c->source = pg_strdup("(built-in)")) || !(c->address = pg_strdup("127.0.0.1")) ||
 	    !(c->kcidb_origin = pg_strdup(PG_KCIDB_ORIGIN_DEFAULT))) {
 		pg_config_free(c);
@@ -91,6 +95,8 @@ void pg_config_free(pg_config *c)
 	free(c->attest_key);
 	free(c->attest_gnupg_home);
 	free(c->kcidb_origin);
+	free(c->kcidb_submit.url);
+	pg_free_secret(c->kcidb_submit.token);
 	pg_intake_conf_release(&c->intake);
 	free(c);
 }
@@ -138,6 +144,35 @@ static void read_secret_file(pg_yaml_reader *r, void *base, const pg_yaml_node *
 done:
 	free(name);
 	pg_buf_release_secret(&text);
+}
+
+/*
+ * kcidb.submit.token-file: the bearer token, read now (at start and at
+ * each reload), never quoted back.
+ */
+static void read_token_file(pg_yaml_reader *r, void *base, const pg_yaml_node *v,
+			    const char *path, const pg_yaml_field *f)
+{
+	static const pg_yaml_field file = { .wants = "a path" };
+	pg_config *c = base;
+	const char *s = pg_yaml_string(r, v, path, &file);
+	char *name = NULL, *token = NULL;
+	int err;
+
+	(void)f;
+	if (!s || !(name = pg_yaml_path(r, s)))
+		goto done;
+	if ((err = pg_submit_token_read(&token, name)) == PG_ENOMEM)
+		pg_yaml_fail(r, err);
+	else if (err < 0)
+		pg_yaml_problem_at(r, v, "'%s': %s", path, pg_error_last());
+	else {
+		pg_free_secret(c->kcidb_submit.token);
+		c->kcidb_submit.token = token;
+	}
+	pg_error_clear();
+done:
+	free(name);
 }
 
 /* A location with a scheme is a URL; anything else is a path, relative to the file. */
@@ -518,10 +553,25 @@ static const pg_yaml_field attestation_fields[] = {
 	  .wants = "a path" },
 };
 
-/* Only the origin: the service serves its documents, it sends none (docs/kcidb.md). */
+/* Where each decided run's document is POSTed (docs/kcidb.md, "Submission"). */
+static const pg_yaml_field submit_fields[] = {
+	{ .key = "url", .kind = PG_FIELD_STRING, MEMBER(pg_config, kcidb_submit.url),
+	  .required = true, .max = 2048, .why = pg_submit_why_url, .wants = "a URL" },
+	{ .key = "token-file", .kind = PG_FIELD_CUSTOM, .read = read_token_file,
+	  .required = true },
+	{ .key = "timeout-seconds", .kind = PG_FIELD_UINT,
+	  MEMBER(pg_config, kcidb_submit.timeout_seconds), .min = 1, .max = 600 },
+	{ .key = "attempts", .kind = PG_FIELD_UINT, MEMBER(pg_config, kcidb_submit.attempts),
+	  .min = 1, .max = 20 },
+	{ .key = "retry-seconds", .kind = PG_FIELD_UINT,
+	  MEMBER(pg_config, kcidb_submit.retry_seconds), .min = 1, .max = 3600 },
+};
+
+/* The documents' origin; with submit, the service also sends them (docs/kcidb.md). */
 static const pg_yaml_field kcidb_fields[] = {
 	{ .key = "origin", .kind = PG_FIELD_STRING, MEMBER(pg_config, kcidb_origin),
 	  .why = why_origin, .wants = "a KCIDB origin" },
+	{ .key = "submit", PG_YAML_SECTION(submit_fields, NULL) },
 };
 
 static const pg_yaml_field tlog_intake_fields[] = {

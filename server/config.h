@@ -76,6 +76,19 @@ typedef struct pg_intake_conf {
 	unsigned fetch_seconds;  /* between two reads of the log (each after a fetch) */
 } pg_intake_conf;
 
+/*
+ * kcidb.submit: each decided run's KCIDB document POSTed to url with the
+ * token of token-file (server/kcidb_submit.c, docs/kcidb.md).  url NULL:
+ * nothing is sent.
+ */
+typedef struct pg_submit_conf {
+	char *url;               /* https://, or http:// to a loopback host (pg_submit_why_url) */
+	char *token;             /* read from token-file when the file is loaded: a secret */
+	unsigned timeout_seconds; /* one POST, connection included: 30 */
+	unsigned attempts;       /* tries before the failure is recorded: 5 */
+	unsigned retry_seconds;  /* before the second try, doubled each time (at most an hour): 30 */
+} pg_submit_conf;
+
 /* The Host names allowed when the configuration names none (besides the listen address). */
 #define PG_CONFIG_HOSTS "localhost", "127.0.0.1", "::1"
 
@@ -117,6 +130,7 @@ typedef struct pg_config {
 	pg_config_limits limits;
 	char *kcidb_origin;      /* kcidb.origin: the origin of the KCIDB documents served;
 				    PG_KCIDB_ORIGIN_DEFAULT */
+	pg_submit_conf kcidb_submit; /* kcidb.submit */
 	pg_intake_conf intake;   /* intake.transparency */
 } pg_config;
 

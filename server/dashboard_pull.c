@@ -270,6 +270,31 @@ static void kcidb_link(pg_buf *out, const pg_server *srv, const pg_job *j)
 	pg_buf_release(&url);
 }
 
+/*
+ * A fact after the KCIDB link: what became of the pull's submission
+ * (kcidb.submit), when it has one.  The <dd> is closed by the caller.
+ */
+static void kcidb_submission(pg_buf *out, pg_server *srv, const pg_job *j)
+{
+	pg_submission sub;
+
+	if (pg_store_submission(&sub, pg_server_reader(srv), j->id) < 0) {
+		pg_error_clear();
+		return;
+	}
+	pg_buf_puts(out, "</dd><dt>KCIDB submission</dt><dd id=\"kcidb-submission\">");
+	if (!strcmp(sub.state, "sent"))
+		pg_buf_printf(out, "KCIDB: sent (%u)", sub.status);
+	else if (!strcmp(sub.state, "failed"))
+		pg_dash_html(out, "KCIDB: failed: %s", sub.note ? sub.note : "");
+	else if (!strcmp(sub.state, "retrying"))
+		pg_dash_html(out, "KCIDB: waiting to retry (%u attempt%s: %s)", sub.tries,
+			     sub.tries == 1 ? "" : "s", sub.note ? sub.note : "");
+	else
+		pg_buf_puts(out, "KCIDB: queued to be sent");
+	pg_submission_release(&sub);
+}
+
 /* The states of the pulls in the merge window (server/store.h, pg_store_queue). */
 static bool in_window(enum pg_job_state st)
 {
@@ -368,6 +393,7 @@ int pg_page_pull(pg_req *rq, pg_resp *rs)
 	pg_buf_printf(out, "</dd><dt>report</dt><dd><a href=\"/api/pulls/%lld\">JSON</a>",
 		      (long long)j->id);
 	kcidb_link(out, rq->srv, j);
+	kcidb_submission(out, rq->srv, j);
 	pg_buf_puts(out, "</dd></dl>\n");
 	if (report)
 		pg_dash_summary(out, report);

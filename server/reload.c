@@ -1,5 +1,7 @@
 /* reload.c - SIGHUP: a new configuration and policy replace the old ones, or nothing changes. */
 #include "server/web.h"
+#include "server/http_client.h"
+#include "server/kcidb_submit.h"
 #include "common/array.h"
 #include "common/error.h"
 #include "common/str.h"
@@ -143,6 +145,8 @@ int pg_server_reload(pg_server *s, pg_config *c, pg_buf *restart)
 	int err;
 
 	/* everything that can fail comes first: until the swap nothing changes */
+	if (c->kcidb_submit.url && (err = pg_http_client_ready()) < 0)
+		goto fail;
 	if ((err = c->policy ? pg_policy_load(&policy, c->policy) :
 	     pg_policy_new_default(&policy)) < 0)
 		goto fail;
@@ -184,6 +188,8 @@ int pg_server_reload(pg_server *s, pg_config *c, pg_buf *restart)
 	wo.index_memory = c->limits.index_memory;
 	wo.verify_memory = c->limits.verify_memory;
 	pg_worker_reload(s->worker, &wo);
+	/* a new URL or token applies to the next try; none configured now empties the outbox */
+	pg_submit_wake(s->submit, 0);
 	pg_free_secret(gen);
 	return 0;
 fail:

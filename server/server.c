@@ -2,6 +2,7 @@
 #include "server/web.h"
 #include "server/clock.h"
 #include "server/intake.h"
+#include "server/kcidb_submit.h"
 #include "common/digest.h"
 #include "common/error.h"
 #include "common/fs.h"
@@ -304,6 +305,10 @@ int pg_server_start(pg_server **out, const pg_server_opts *o)
 		goto fail;
 	wo.approved = pg_notify_approved;
 	wo.approved_ctx = s->notify;
+	if ((err = pg_submit_start(&s->submit, s)) < 0)
+		goto fail;
+	wo.decided = pg_submit_wake;
+	wo.decided_ctx = s->submit;
 	if ((err = pg_worker_start(&s->worker, &wo)) < 0 || (err = pg_intake_start(&s->intake, s)) < 0 ||
 	    (err = pg_http_start(s)) < 0)
 		goto fail;
@@ -345,6 +350,7 @@ void pg_server_stop(pg_server *s)
 	pg_intake_stop(s->intake);
 	pg_worker_stop(s->worker);
 	pg_notify_stop(s->notify);
+	pg_submit_stop(s->submit);
 	pg_events_free(s->events);
 	pg_sessions_free(s->sessions);
 	pg_throttle_free(s->throttle);

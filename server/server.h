@@ -37,11 +37,12 @@ size_t pg_server_requeued(const pg_server *s);
 /*
  * SIGHUP: use configuration c, and the policy it names (loaded now), for
  * every request and every job that starts from now on; the mail notice
- * too.  Keys only a restart applies (listen, state, pipeline.stages,
+ * and the KCIDB submissions (kcidb.submit, its token file read again) too.  Keys only a restart applies (listen, state, pipeline.stages,
  * pipeline.verify-workers, session.hours) keep their running values, and
  * their names are appended to restart ("a, b").  On 0 the server owns c.
  * On error (the policy does not load: PG_EINVALID "FILE:LINE:COL: ...";
- * a hook secret that cannot be read) nothing changed and c is still the
+ * a hook secret that cannot be read; PG_EUNSUPPORTED, kcidb.submit
+ * configured and libcurl not loadable) nothing changed and c is still the
  * caller's.  Call it from one thread at a time.
  */
 int pg_server_reload(pg_server *s, pg_config *c, pg_buf *restart);

@@ -111,6 +111,21 @@ static const char *const upgrades[] = {
 	 */
 	[8] = "ALTER TABLE pulls ADD COLUMN conflict TEXT;"
 	      "ALTER TABLE pulls ADD COLUMN conflict_with INTEGER;",
+	/*
+	 * 9: the KCIDB submission outbox (server/kcidb_submit.c): one row per
+	 * pull, its newest decided run, put there in the transaction that
+	 * stores the run's report, kept once sent or failed for its state;
+	 * seq counts the puts, so a try's outcome is matched to the put it
+	 * tried (a stacked pull's re-test decides again in the same run).
+	 */
+	[9] = "CREATE TABLE kcidb_submissions ("
+	      "  pull INTEGER PRIMARY KEY REFERENCES pulls(id), run INTEGER NOT NULL,"
+	      "  seq INTEGER NOT NULL,"
+	      "  state TEXT NOT NULL, tries INTEGER NOT NULL DEFAULT 0,"
+	      "  status INTEGER NOT NULL DEFAULT 0, note TEXT, next_at INTEGER NOT NULL DEFAULT 0,"
+	      "  updated INTEGER NOT NULL);"
+	      "CREATE INDEX kcidb_submissions_due ON kcidb_submissions (next_at)"
+	      "  WHERE state IN ('queued', 'retrying');",
 };
 
 static int upgrade(pg_store *s, const char *path)

@@ -23,7 +23,7 @@
  * the column), never a default.  What the states mean and which moves
  * between them are allowed is server/job.h's.
  */
-#define PG_STORE_SCHEMA_VERSION 8
+#define PG_STORE_SCHEMA_VERSION 9
 
 typedef struct pg_store pg_store;
 
@@ -195,6 +195,9 @@ typedef struct pg_store_update {
 				      outbox until pg_store_notice_done */
 	const char *attribution;   /* with report: why the kernel stages failed (NULL: none) */
 	int64_t with_pull;         /* with report: the pull it fails together with (0: none) */
+	bool kcidb;                /* with report: the run is decided; its KCIDB document goes
+				      to the submission outbox (pg_store_submissions_due),
+				      replacing what an earlier run of the pull left there */
 } pg_store_update;
 
 #define PG_STORE_UPDATE_INIT { .message = NULL }
@@ -227,6 +230,46 @@ int pg_store_notice_done(pg_store *s, int64_t id, const char *note);
  * (the caller frees paths with pg_str_list_free and ids with free).
  */
 int pg_store_notices(int64_t **ids, char ***paths, size_t *n, pg_store *s);
+
+/*
+ * A pull's KCIDB submission (server/kcidb_submit.c): one per pull, of its
+ * newest decided run.  state: "queued" (not tried yet), "retrying" (tried,
+ * tried again at next_at), "sent" or "failed" (final).
+ */
+typedef struct pg_submission {
+	int64_t pull;
+	int64_t run;          /* the pull's attempts when the run was decided */
+	int64_t seq;          /* the put it is: 1, 2... for the pull, one more at each put (a
+				 stacked pull's re-test puts again in the same run) */
+	char state[16];
+	unsigned tries;
+	unsigned status;      /* the receiver's last HTTP status; 0: none (not tried, no answer) */
+	char *note;           /* the last try's outcome, one line, or NULL */
+	int64_t next_at;      /* retrying: when (seconds since the epoch) */
+	int64_t updated;
+} pg_submission;
+
+void pg_submission_release(pg_submission *sub);
+
+/* Pull id's submission; PG_ENOTFOUND when it has none. */
+int pg_store_submission(pg_submission *out, pg_store *s, int64_t id);
+
+/* The submissions still to send (queued and retrying), the earliest due first: *out[0..*n), free with pg_submissions_free. */
+int pg_store_submissions_due(pg_submission **out, size_t *n, pg_store *s);
+void pg_submissions_free(pg_submission *list, size_t n);
+
+/*
+ * Record a try of sub->pull's submission (its state, tries, status, note
+ * and next_at as sub says), only while the outbox holds that put (sub->seq)
+ * still to send: 1 when it did not (a newer put replaced it, of a newer
+ * run or of the same run decided again; nothing changed).  A
+ * final state with decision records it among the pull's decisions too
+ * (user "pullgate", action "kcidb", decision its note), in one transaction.
+ */
+int pg_store_submission_set(pg_store *s, const pg_submission *sub, const char *decision);
+
+/* Take every submission still to send out of the outbox (none is configured); *n how many. */
+int pg_store_submissions_drop(pg_store *s, size_t *n);
 
 /* Record a decision's row on pull id without a change of state: user, action and note. */
 int pg_store_note(pg_store *s, int64_t id, const char *user, const char *action,

@@ -466,3 +466,111 @@ int pg_store_meta_get(char **out, pg_store *s, const char *key)
 	pthread_mutex_unlock(&s->lock);
 	return err;
 }
+
+void pg_submission_release(pg_submission *sub)
+{
+	free(sub->note);
+	memset(sub, 0, sizeof(*sub));
+}
+
+void pg_submissions_free(pg_submission *list, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		pg_submission_release(&list[i]);
+	free(list);
+}
+
+#define SUBMISSION_COLUMNS "pull, run, state, tries, status, note, next_at, updated, seq"
+
+/* A row of SUBMISSION_COLUMNS; a state the store never writes is damage. */
+static int submission_row(pg_submission *sub, sqlite3_stmt *st)
+{
+	const char *state = (const char *)sqlite3_column_text(st, 2);
+	bool ok = true;
+
+	memset(sub, 0, sizeof(*sub));
+	sub->pull = sqlite3_column_int64(st, 0);
+	sub->run = sqlite3_column_int64(st, 1);
+	if (!state || (strcmp(state, "queued") && strcmp(state, "retrying") &&
+		       strcmp(state, "sent") && strcmp(state, "failed")))
+		return pg_error_set(PG_EINVALID, "store: the KCIDB submission of pull %lld has no "
+				    "state it knows", (long long)sub->pull);
+	snprintf(sub->state, sizeof(sub->state), "%s", state);
+	sub->tries = (unsigned)sqlite3_column_int(st, 3);
+	sub->status = (unsigned)sqlite3_column_int(st, 4);
+	sub->note = col_dup(st, 5, &ok);
+	sub->next_at = sqlite3_column_int64(st, 6);
+	sub->updated = sqlite3_column_int64(st, 7);
+	sub->seq = sqlite3_column_int64(st, 8);
+	return ok ? 0 : pg_error_oom();
+}
+
+int pg_store_submission(pg_submission *out, pg_store *s, int64_t id)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, err;
+
+	memset(out, 0, sizeof(*out));
+	pthread_mutex_lock(&s->lock);
+	if ((err = prepare(s, &st, "SELECT " SUBMISSION_COLUMNS " FROM kcidb_submissions"
+			   " WHERE pull = ?")) == 0) {
+		sqlite3_bind_int64(st, 1, id);
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW)
+			err = submission_row(out, st);
+		else if (rc == SQLITE_DONE)
+			err = pg_error_set(PG_ENOTFOUND, "pull %lld has no KCIDB submission",
+					   (long long)id);
+		else
+			err = fail(s, rc, "kcidb_submissions");
+		done(s, st);
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (err < 0)
+		pg_submission_release(out);
+	return err;
+}
+
+typedef struct due_list {
+	pg_submission *items;
+	size_t n, alloc;
+} due_list;
+
+static int due_row(sqlite3_stmt *st, void *ctx)
+{
+	due_list *l = ctx;
+	int err;
+
+	if ((err = PG_ARRAY_GROW(l->items, l->n + 1, l->alloc)) < 0)
+		return err;
+	if ((err = submission_row(&l->items[l->n], st)) < 0) {
+		pg_submission_release(&l->items[l->n]);
+		return err;
+	}
+	l->n++;
+	return 0;
+}
+
+int pg_store_submissions_due(pg_submission **out, size_t *n, pg_store *s)
+{
+	sqlite3_stmt *st = NULL;
+	due_list l = { NULL, 0, 0 };
+	int err;
+
+	*out = NULL;
+	*n = 0;
+	pthread_mutex_lock(&s->lock);
+	if ((err = prepare(s, &st, "SELECT " SUBMISSION_COLUMNS " FROM kcidb_submissions"
+			   " WHERE state IN ('queued', 'retrying') ORDER BY next_at, pull")) == 0)
+		err = each_row(s, st, "kcidb_submissions", due_row, &l);
+	pthread_mutex_unlock(&s->lock);
+	if (err < 0) {
+		pg_submissions_free(l.items, l.n);
+		return err;
+	}
+	*out = l.items;
+	*n = l.n;
+	return 0;
+}

@@ -444,6 +444,23 @@ static int put_notice(pg_store *s, int64_t id, const char *path)
 	return step_done(s, st, "notices");
 }
 
+/* Into the submission outbox, in the transaction that stores the decided run's report. */
+static int put_submission(pg_store *s, int64_t id)
+{
+	sqlite3_stmt *st = NULL;
+	int err;
+
+	if ((err = prepare(s, &st, "INSERT OR REPLACE INTO kcidb_submissions"
+			   " (pull, run, seq, state, tries, status, note, next_at, updated)"
+			   " SELECT id, attempts, 1 + COALESCE((SELECT seq FROM kcidb_submissions"
+			   " WHERE pull = ?1), 0), 'queued', 0, 0, NULL, 0, ?2 FROM pulls"
+			   " WHERE id = ?1")) < 0)
+		return err;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, now());
+	return step_done(s, st, "kcidb_submissions");
+}
+
 int pg_store_set_state(pg_store *s, int64_t id, enum pg_job_state from, enum pg_job_state to,
 		       const pg_store_update *u)
 {
@@ -472,6 +489,8 @@ int pg_store_set_state(pg_store *s, int64_t id, enum pg_job_state from, enum pg_
 		err = add_decision(s, id, u->user, u->action, u->message);
 	if (err == 0 && u->notice)
 		err = put_notice(s, id, u->notice);
+	if (err == 0 && u->kcidb && u->report)
+		err = put_submission(s, id);
 	err = pg_store_end_write(s, err);
 	if (u->action && s->sync_decisions_only)
 		sqlite3_exec(s->db, "PRAGMA synchronous=NORMAL", NULL, NULL, NULL);
@@ -717,6 +736,49 @@ int pg_store_queue_to_end(pg_store *s, int64_t id, enum pg_job_state state)
 		bind_text(st, 2, pg_job_state_name(state));
 		err = step_in_state(s, st, id, state);
 	}
+	pthread_mutex_unlock(&s->lock);
+	return err;
+}
+
+int pg_store_submission_set(pg_store *s, const pg_submission *sub, const char *decision)
+{
+	sqlite3_stmt *st = NULL;
+	bool final = !strcmp(sub->state, "sent") || !strcmp(sub->state, "failed");
+	int err, changed = 0;
+
+	pthread_mutex_lock(&s->lock);
+	if ((err = pg_store_begin_write(s)) == 0 &&
+	    (err = prepare(s, &st, "UPDATE kcidb_submissions SET state = ?, tries = ?, status = ?,"
+			   " note = ?, next_at = ?, updated = ? WHERE pull = ? AND seq = ?"
+			   " AND state IN ('queued', 'retrying')")) == 0) {
+		bind_text(st, 1, sub->state);
+		sqlite3_bind_int(st, 2, (int)sub->tries);
+		sqlite3_bind_int(st, 3, (int)sub->status);
+		bind_text(st, 4, sub->note);
+		sqlite3_bind_int64(st, 5, sub->next_at);
+		sqlite3_bind_int64(st, 6, now());
+		sqlite3_bind_int64(st, 7, sub->pull);
+		sqlite3_bind_int64(st, 8, sub->seq);
+		if ((err = step_done(s, st, "kcidb_submissions")) == 0)
+			changed = sqlite3_changes(s->db);
+	}
+	if (err == 0 && changed && final && decision)
+		err = add_decision(s, sub->pull, "pullgate", "kcidb", decision);
+	err = pg_store_end_write(s, err);
+	pthread_mutex_unlock(&s->lock);
+	return err < 0 ? err : !changed;
+}
+
+int pg_store_submissions_drop(pg_store *s, size_t *n)
+{
+	int err;
+
+	*n = 0;
+	pthread_mutex_lock(&s->lock);
+	if ((err = pg_store_begin_write(s)) == 0 &&
+	    (err = run(s, "DELETE FROM kcidb_submissions WHERE state IN ('queued', 'retrying')")) == 0)
+		*n = (size_t)sqlite3_changes(s->db);
+	err = pg_store_end_write(s, err);
 	pthread_mutex_unlock(&s->lock);
 	return err;
 }

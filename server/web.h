@@ -127,6 +127,7 @@ struct pg_server {
 	uint64_t http_errors;           /* 5xx */
 	pg_notify *notify;              /* the approval notice by SMTP (notify.c) */
 	struct pg_intake *intake;       /* the transparency log followed (intake.c), or NULL */
+	struct pg_submit *submit;       /* the KCIDB documents sent (kcidb_submit.c) */
 	pg_config *owned_config;        /* the last reload's configuration (reload.c) */
 	struct pg_retired *retired;     /* what reloads replaced, freed at stop */
 	size_t nretired, retired_alloc;

@@ -125,6 +125,8 @@ static void advance(slot *s, enum pg_job_state to, const pg_store_update *u)
 		pg_worker_logf(s->w, "pull %lld: state %s recorded at try %d (%s)", (long long)s->id,
 		      pg_job_state_name(to), tries + 1, first);
 	s->state = to;
+	if (u && u->kcidb && u->report && s->w->o.decided)
+		s->w->o.decided(s->w->o.decided_ctx, s->id);
 }
 
 /*
@@ -389,6 +391,8 @@ static void verify_job(slot *s, const pg_job *j)
 		u.message = s->o.stages ? "waiting for the kernel stages" : "accepted by verify";
 		to = PG_JOB_VERIFIED;
 	}
+	/* a decided run is submitted to KCIDB; one that could not decide is not (gate --kcidb) */
+	u.kcidb = to == PG_JOB_REJECTED || (to == PG_JOB_VERIFIED && !s->o.stages);
 	if (to == PG_JOB_VERIFIED && stacking(&s->o)) {
 		pthread_mutex_lock(&s->w->entry_lock);
 		pg_queue_entry_enter(s, j, r);
@@ -730,6 +734,7 @@ static void kernel_job(slot *s, const pg_job *j)
 			    "every configured stage passed";
 		to = PG_JOB_PASSED;
 	}
+	u.kcidb = to != PG_JOB_ERROR;
 	advance(s, to, &u);
 	if (s->state == PG_JOB_APPROVING) {
 		pg_testpoint("approve", "intent-recorded");

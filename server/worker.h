@@ -35,6 +35,10 @@ typedef struct pg_worker_opts {
 	   notice file the approval wrote.  May be NULL. */
 	void (*approved)(void *ctx, int64_t id, const char *notice);
 	void *approved_ctx;
+	/* a run was decided and its report stored with its KCIDB submission
+	   (pg_store_update.kcidb).  May be NULL. */
+	void (*decided)(void *ctx, int64_t id);
+	void *decided_ctx;
 } pg_worker_opts;
 
 /* Every field zero, each zero its default: pg_worker_opts o = PG_WORKER_OPTS_INIT; */

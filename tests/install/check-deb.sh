@@ -58,9 +58,11 @@ nw=$(grep -c '^W: ' "$T/lintian.log") || [ $? -eq 1 ] || fail "cannot read $T/li
 say "lintian: no errors; $nw warning(s):"
 [ "$nw" = 0 ] || grep '^W: ' "$T/lintian.log"
 
-# serve opens libmicrohttpd when it starts (not linked): shlibs cannot see it
+# serve opens libmicrohttpd when it starts and libcurl when it sends (not linked): shlibs cannot see them
 dpkg-deb -f "$DEB" Depends | grep -q 'libmicrohttpd12' ||
 	fail "the package does not depend on libmicrohttpd12, which pullgate serve opens"
+dpkg-deb -f "$DEB" Depends | grep -q 'libcurl4 (>= 7.85)' ||
+	fail "the package does not depend on libcurl4 (>= 7.85), which pullgate serve opens to send KCIDB documents (CURLOPT_PROTOCOLS_STR)"
 dpkg -i "$DEB" >"$T/dpkg.log" 2>&1 || { cat "$T/dpkg.log" >&2; fail "dpkg -i failed"; }
 installed=1
 v=$(cd / && pullgate version)

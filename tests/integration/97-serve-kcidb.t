@@ -30,7 +30,7 @@ is "$(printf '%s\n' "$err" | wc -l | tr -d ' ')" 1 "in one line"
 serve_setup "kcidb:
   url: https://kcidb.example.org/submit"
 run "$PULLGATE" serve --config "$CONFIG"
-is "$rc" 3 "the section takes no URL: the service sends nothing"
+is "$rc" 3 "the section takes no URL of its own: a receiver is kcidb.submit's"
 like "$err" "unknown key 'url' in 'kcidb'" "an unknown key, named"
 
 # --- the origin configured; one finding of a check kept in the store -------------------------

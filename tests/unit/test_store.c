@@ -513,11 +513,156 @@ static void test_the_notice_outbox(void **state)
 }
 
 /*
- * What takes a store of this schema back to schema 6 (the conflict columns
- * of schema 8 and the queue's of schema 7 dropped), and to schema 4, with
- * the meta table's version still to set.
+ * The KCIDB outbox: a decided run's report puts its pull there in the same
+ * transaction, a newer run replaces it, a try's outcome is recorded only
+ * while that run is still to send, and a final one is a decision too.
  */
-#define SCHEMA_7 "ALTER TABLE pulls DROP COLUMN conflict; ALTER TABLE pulls DROP COLUMN conflict_with;"
+static void test_the_kcidb_outbox(void **state)
+{
+	pg_store *s = NULL, *again = NULL;
+	pg_buf ids = PG_BUF_INIT;
+	pg_job_spec jobs[2] = { job("refs/tags/a"), job("refs/tags/b") };
+	pg_store_update u = PG_STORE_UPDATE_INIT;
+	pg_submission *due = NULL, sub, run1;
+	pg_report *r = big_report(1);
+	char busy[] = "500 Internal Server Error", created[] = "201 Created";
+	size_t n = 9;
+	pg_job *j = NULL;
+
+	(void)state;
+	unlink(path);
+	assert_int_equal(pg_store_open(&s, path), 0);
+	assert_int_equal(add(s, &ids, "d1", "x", jobs, 2), 0);
+	/* a report without kcidb (verify's, kernel stages to follow) puts nothing there */
+	u.message = "verified";
+	u.report = r;
+	u.new_run = true;
+	assert_int_equal(pg_store_set_state(s, id_at(&ids, 0), PG_JOB_QUEUED, PG_JOB_VERIFIED, &u), 0);
+	assert_int_equal(pg_store_submission(&sub, s, id_at(&ids, 0)), PG_ENOTFOUND);
+	pg_error_clear();
+	u.kcidb = true;
+	u.new_run = false;
+	u.message = "rejected";
+	assert_int_equal(pg_store_set_state(s, id_at(&ids, 0), PG_JOB_VERIFIED, PG_JOB_REJECTED, &u), 0);
+	/* a move the store refuses puts nothing there */
+	assert_int_equal(pg_store_set_state(s, id_at(&ids, 1), PG_JOB_WAITING, PG_JOB_REJECTED, &u),
+			 PG_ECONFLICT);
+	pg_error_clear();
+	/* another connection (a start after a kill) finds it, queued */
+	assert_int_equal(pg_store_open(&again, path), 0);
+	assert_int_equal(pg_store_submissions_due(&due, &n, again), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(due[0].pull, id_at(&ids, 0));
+	assert_int_equal(due[0].run, 1);
+	assert_string_equal(due[0].state, "queued");
+	assert_int_equal(due[0].tries, 0);
+	run1 = due[0];
+	run1.note = NULL;
+	/* tried once: retrying, due later, no decision yet */
+	snprintf(run1.state, sizeof(run1.state), "retrying");
+	run1.tries = 1;
+	run1.status = 500;
+	run1.next_at = 4102444800;
+	run1.note = busy;
+	assert_int_equal(pg_store_submission_set(again, &run1, "not final"), 0);
+	assert_int_equal(pg_store_submission(&sub, s, id_at(&ids, 0)), 0);
+	assert_string_equal(sub.state, "retrying");
+	assert_int_equal(sub.status, 500);
+	assert_string_equal(sub.note, "500 Internal Server Error");
+	assert_int_equal(sub.next_at, 4102444800);
+	pg_submission_release(&sub);
+	pg_submissions_free(due, n);
+	/* a new decided run replaces it, queued again */
+	u.message = "queued again";
+	u.report = NULL;
+	u.kcidb = false;
+	assert_int_equal(pg_store_set_state(s, id_at(&ids, 0), PG_JOB_REJECTED, PG_JOB_QUEUED, &u), 0);
+	u.new_run = true;
+	u.message = "rejected again";
+	u.report = r;
+	u.kcidb = true;
+	assert_int_equal(pg_store_set_state(s, id_at(&ids, 0), PG_JOB_QUEUED, PG_JOB_REJECTED, &u), 0);
+	assert_int_equal(pg_store_submission(&sub, s, id_at(&ids, 0)), 0);
+	assert_string_equal(sub.state, "queued");
+	assert_int_equal(sub.run, 2);
+	assert_int_equal(sub.tries, 0);
+	pg_submission_release(&sub);
+	/* the older run's outcome changes nothing of the newer's */
+	snprintf(run1.state, sizeof(run1.state), "sent");
+	run1.note = created;
+	assert_int_equal(pg_store_submission_set(again, &run1, "run 1 sent"), 1);
+	assert_int_equal(pg_store_submission(&sub, s, id_at(&ids, 0)), 0);
+	assert_string_equal(sub.state, "queued");
+	pg_submission_release(&sub);
+	/*
+	 * a stacked pull's re-test decides again in the same run (attempts
+	 * unchanged): the answer to the earlier put's POST, still under way,
+	 * is stale, and the later put stays to send, its tries from nought
+	 */
+	assert_int_equal(pg_store_submission(&sub, s, id_at(&ids, 0)), 0);
+	run1 = sub;
+	run1.note = NULL;
+	pg_submission_release(&sub);
+	u.new_run = false;
+	u.message = "waiting";
+	u.report = NULL;
+	u.kcidb = false;
+	assert_int_equal(pg_store_set_state(s, id_at(&ids, 0), PG_JOB_REJECTED, PG_JOB_WAITING, &u), 0);
+	u.message = "verified";
+	u.report = r;
+	u.kcidb = true;
+	assert_int_equal(pg_store_set_state(s, id_at(&ids, 0), PG_JOB_WAITING, PG_JOB_VERIFIED, &u), 0);
+	snprintf(run1.state, sizeof(run1.state), "sent");
+	run1.tries = 1;
+	run1.note = created;
+	assert_int_equal(pg_store_submission_set(again, &run1, "stale sent"), 1);
+	assert_int_equal(pg_store_submission(&sub, s, id_at(&ids, 0)), 0);
+	assert_string_equal(sub.state, "queued");
+	assert_int_equal(sub.run, 2);
+	assert_int_equal(sub.seq, run1.seq + 1);
+	assert_int_equal(sub.tries, 0);
+	assert_null(sub.note);
+	/* the newer's final outcome is recorded, and among the decisions */
+	run1.seq = sub.seq;
+	pg_submission_release(&sub);
+	assert_int_equal(pg_store_submission_set(again, &run1, "run 2 sent"), 0);
+	assert_int_equal(pg_store_submissions_due(&due, &n, again), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(pg_store_get(&j, again, id_at(&ids, 0)), 0);
+	assert_string_equal(j->decisions[j->ndecisions - 1].action, "kcidb");
+	assert_string_equal(j->decisions[j->ndecisions - 1].note, "run 2 sent");
+	pg_job_free(j);
+	/* once final, it is not tried again: a late outcome changes nothing */
+	snprintf(run1.state, sizeof(run1.state), "failed");
+	assert_int_equal(pg_store_submission_set(again, &run1, "late"), 1);
+	/* with nothing configured, what is still to send is dropped; what was sent stays */
+	u.new_run = false;
+	u.message = "verified";
+	u.kcidb = false;
+	assert_int_equal(pg_store_set_state(s, id_at(&ids, 1), PG_JOB_QUEUED, PG_JOB_VERIFIED, &u), 0);
+	u.message = "rejected";
+	u.kcidb = true;
+	assert_int_equal(pg_store_set_state(s, id_at(&ids, 1), PG_JOB_VERIFIED, PG_JOB_REJECTED, &u), 0);
+	assert_int_equal(pg_store_submissions_drop(again, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(pg_store_submission(&sub, s, id_at(&ids, 1)), PG_ENOTFOUND);
+	pg_error_clear();
+	assert_int_equal(pg_store_submission(&sub, s, id_at(&ids, 0)), 0);
+	assert_string_equal(sub.state, "sent");
+	pg_submission_release(&sub);
+	pg_report_free(r);
+	pg_store_free(again);
+	pg_store_free(s);
+	pg_buf_release(&ids);
+}
+
+/*
+ * What takes a store of this schema back to schema 6 (the KCIDB outbox of
+ * schema 9, the conflict columns of schema 8 and the queue's of schema 7
+ * dropped), and to schema 4, with the meta table's version still to set.
+ */
+#define SCHEMA_8 "DROP TABLE kcidb_submissions;"
+#define SCHEMA_7 SCHEMA_8 "ALTER TABLE pulls DROP COLUMN conflict; ALTER TABLE pulls DROP COLUMN conflict_with;"
 #define SCHEMA_6 SCHEMA_7 "DROP INDEX pulls_queue; ALTER TABLE pulls DROP COLUMN queue_rank;" \
 	"ALTER TABLE pulls DROP COLUMN held; ALTER TABLE pulls DROP COLUMN attribution;" \
 	"ALTER TABLE pulls DROP COLUMN with_pull;"
@@ -1223,6 +1368,7 @@ int main(void)
 		cmocka_unit_test(test_decisions_and_states),
 		cmocka_unit_test(test_requeue_after_a_crash),
 		cmocka_unit_test(test_the_notice_outbox),
+		cmocka_unit_test(test_the_kcidb_outbox),
 		cmocka_unit_test(test_counts_follow_every_move_and_the_upgrade),
 		cmocka_unit_test(test_a_stand_in_s_run_is_marked_in_the_list_and_by_the_upgrade),
 		cmocka_unit_test(test_a_damaged_row_is_an_error_not_a_default),
