@@ -183,26 +183,41 @@ static int read_typed(pg_buf *raw, pg_repo *r, const pg_oid *id, enum pg_object_
  * from a trusted pack with one zlib stream (pack.c), else parsed straight
  * from libgit2's buffer, without a copy.
  */
+/*
+ * The bytes of commit id: from a trusted pack (pack.c's buffer, until its
+ * next read) or from the object store (*obj, the caller's to free).
+ */
+static int commit_bytes(const char **data, size_t *len, git_odb_object **obj, pg_repo *r,
+			const pg_oid *id)
+{
+	char hex[PG_OID_HEXSZ + 1];
+	int err;
+
+	*obj = NULL;
+	if ((err = pg_repo_pack_commit(data, len, r, id)) != 0)
+		return err < 0 ? err : 0;
+	if ((err = odb_read(obj, r, id, true)) < 0)
+		return err;
+	if (git_odb_object_type(*obj) != GIT_OBJECT_COMMIT) {
+		pg_oid_tohex(hex, id);
+		return pg_error_set(PG_EINVALID, "object %s is a %s, not a commit", hex,
+				    pg_object_type_name(from_git_type(git_odb_object_type(*obj))));
+	}
+	*data = git_odb_object_data(*obj);
+	*len = git_odb_object_size(*obj);
+	return 0;
+}
+
 int pg_repo_read_commit(pg_commit **out, pg_repo *r, const pg_oid *id)
 {
 	git_odb_object *obj = NULL;
-	char hex[PG_OID_HEXSZ + 1];
 	const char *data;
 	size_t len;
 	int err;
 
 	*out = NULL;
-	if ((err = pg_repo_pack_commit(&data, &len, r, id)) != 0)
-		return err < 0 ? err : pg_commit_parse(out, id, data, len);
-	if ((err = odb_read(&obj, r, id, true)) < 0)
-		return err;
-	if (git_odb_object_type(obj) != GIT_OBJECT_COMMIT) {
-		pg_oid_tohex(hex, id);
-		err = pg_error_set(PG_EINVALID, "object %s is a %s, not a commit", hex,
-				   pg_object_type_name(from_git_type(git_odb_object_type(obj))));
-	} else {
-		err = pg_commit_parse(out, id, git_odb_object_data(obj), git_odb_object_size(obj));
-	}
+	if ((err = commit_bytes(&data, &len, &obj, r, id)) == 0)
+		err = pg_commit_parse(out, id, data, len);
 	git_odb_object_free(obj);
 	return err;
 }
@@ -223,8 +238,8 @@ static int by_place(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
-int pg_repo_read_commits(pg_repo *r, const pg_oid *ids, size_t n, pg_repo_commit_fn fn,
-			 void *ctx)
+int pg_repo_read_commits_raw(pg_repo *r, const pg_oid *ids, size_t n,
+			     pg_repo_commit_bytes_fn fn, void *ctx)
 {
 	pg_pack_loc *locs = NULL;
 	const char *data;
@@ -247,20 +262,46 @@ int pg_repo_read_commits(pg_repo *r, const pg_oid *ids, size_t n, pg_repo_commit
 	qsort(locs, n, sizeof(*locs), by_place);
 	for (k = 0; k < n && err == 0; k++) {
 		const pg_oid *id = &ids[locs[k].i];
-		pg_commit *c = NULL;
+		git_odb_object *obj = NULL;
 
 		err = locs[k].off ? pg_repo_pack_commit_at(&data, &len, r, &locs[k], id) : 0;
-		if (err == 1)
-			err = pg_commit_parse(&c, id, data, len);
-		else if (err == 0)
-			err = pg_repo_read_commit(&c, r, id);
 		if (err == 0)
-			err = fn(ctx, locs[k].i, c);
-		pg_commit_free(c);
+			err = commit_bytes(&data, &len, &obj, r, id);
+		else if (err == 1)
+			err = 0;
+		if (err == 0)
+			err = fn(ctx, locs[k].i, id, data, len);
+		git_odb_object_free(obj);
 	}
 done:
 	free(locs);
 	return err < 0 ? err : 0;
+}
+
+/* pg_repo_read_commits' fn, given each commit parsed */
+typedef struct parsed_fn {
+	pg_repo_commit_fn fn;
+	void *ctx;
+} parsed_fn;
+
+static int parse_one(void *ctx, size_t i, const pg_oid *id, const char *data, size_t len)
+{
+	parsed_fn *p = ctx;
+	pg_commit *c = NULL;
+	int err;
+
+	if ((err = pg_commit_parse(&c, id, data, len)) == 0)
+		err = p->fn(p->ctx, i, c);
+	pg_commit_free(c);
+	return err;
+}
+
+int pg_repo_read_commits(pg_repo *r, const pg_oid *ids, size_t n, pg_repo_commit_fn fn,
+			 void *ctx)
+{
+	parsed_fn p = { fn, ctx };
+
+	return pg_repo_read_commits_raw(r, ids, n, parse_one, &p);
 }
 
 int pg_repo_read_tag(pg_tagobj **out, pg_repo *r, const pg_oid *id)

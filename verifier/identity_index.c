@@ -21,8 +21,8 @@
 #define RUN_MIN 16
 
 static const key_kind kinds[] = {
-	{ ".idx", PG_IDENTITY_INDEX_KEY, pg_identity_hash },
-	{ ".subj", PG_SUBJECT_INDEX_KEY, pg_author_subject_hash },
+	{ ".idx", PG_IDENTITY_INDEX_KEY, pg_identity_hash_keys },
+	{ ".subj", PG_SUBJECT_INDEX_KEY, pg_author_subject_hash_keys },
 };
 
 void pg_identity_put64(unsigned char *p, uint64_t v)
@@ -138,23 +138,20 @@ static pthread_once_t fingerprint_once = PTHREAD_ONCE_INIT;
 static void compute_fingerprint(void)
 {
 	uint64_t h[PG_ARRAY_SIZE(kinds)];
-	pg_oid zero;
 	size_t i, k;
 
-	memset(&zero, 0, sizeof(zero));
 	for (k = 0; k < PG_ARRAY_SIZE(kinds); k++)
 		h[k] = 0xcbf29ce484222325ULL;
 	for (i = 0; i < PG_ARRAY_SIZE(samples); i++) {
-		pg_commit *c = NULL;
+		pg_commit_keys c;
 
-		if ((fingerprint_err = pg_commit_parse(&c, &zero, samples[i],
-						       strlen(samples[i]))) < 0)
+		/* read as a build reads them */
+		if ((fingerprint_err = pg_commit_keys_parse(&c, samples[i], strlen(samples[i]))) < 0)
 			return;
 		for (k = 0; k < PG_ARRAY_SIZE(kinds); k++) {
-			h[k] = (h[k] ^ kinds[k].key(c)) * 0x100000001b3ULL;
+			h[k] = (h[k] ^ kinds[k].key(&c)) * 0x100000001b3ULL;
 			h[k] ^= h[k] >> 31;
 		}
-		pg_commit_free(c);
 	}
 	memcpy(fingerprint_value, h, sizeof(h));
 }
@@ -220,27 +217,29 @@ typedef struct build {
 /* What entries_of's reading of each commit adds it to. */
 typedef struct reader {
 	pg_repo *r;
-	const pg_oid *ids;
 	runs *out, *other;
 	const key_kind *kind, *other_kind;
 	size_t done, count;
 	uint64_t t0, shown;
 } reader;
 
-static int read_one(void *ctx, size_t i, const pg_commit *c)
+static int read_one(void *ctx, size_t i, const pg_oid *id, const char *data, size_t len)
 {
 	reader *d = ctx;
+	pg_commit_keys c;
 	int err;
 
+	(void)i;
 	/* a look at the clock every 4096 commits, a line at most every 100 ms */
 	d->done++;
 	if (!(d->done & 4095) && pg_progress_now_ms() - d->shown >= 100) {
 		d->shown = pg_progress_now_ms();
 		reading(d->r, d->done, d->count, d->t0);
 	}
-	if ((err = pg_identity_runs_add(d->out, d->kind->key(c), c->author.time, &d->ids[i])) == 0 &&
-	    d->other)
-		err = pg_identity_runs_add(d->other, d->other_kind->key(c), c->author.time, &d->ids[i]);
+	if ((err = pg_commit_keys_parse(&c, data, len)) < 0)
+		return err;
+	if ((err = pg_identity_runs_add(d->out, d->kind->key(&c), c.time, id)) == 0 && d->other)
+		err = pg_identity_runs_add(d->other, d->other_kind->key(&c), c.time, id);
 	return err;
 }
 
@@ -255,7 +254,7 @@ static int entries_of(runs *out, runs *other, pg_repo *r, const pg_oid *ids, siz
 		      const key_kind *kind, const key_kind *other_kind, const build *b)
 {
 	size_t i, cap = b->cap < count ? b->cap : count;
-	reader d = { r, NULL, out, other, kind, other_kind, 0, count, 0, 0 };
+	reader d = { r, out, other, kind, other_kind, 0, count, 0, 0 };
 	int err = 0;
 
 	d.t0 = d.shown = pg_progress_now_ms();
@@ -264,9 +263,8 @@ static int entries_of(runs *out, runs *other, pg_repo *r, const pg_oid *ids, siz
 		pg_identity_runs_init(other, b->dir, cap);
 	/* a run's worth at a time: where they are is 16 bytes each (pg_repo_read_commits) */
 	for (i = 0; i < count; i += cap) {
-		d.ids = ids + i;
-		if ((err = pg_repo_read_commits(r, ids + i, count - i < cap ? count - i : cap,
-						read_one, &d)) < 0)
+		if ((err = pg_repo_read_commits_raw(r, ids + i, count - i < cap ? count - i : cap,
+						    read_one, &d)) < 0)
 			goto done;
 	}
 	pg_identity_runs_finish(out);
