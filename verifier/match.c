@@ -4,10 +4,29 @@
 #include "common/error.h"
 #include "repo/trailers.h"
 
+/*
+ * Each byte's class: a word's (a letter, a digit, '_'), and a lower-case
+ * hex digit's too: a first index looks at every byte of every message.
+ */
+enum { WORD = 1, HEX = 2 };
+static const unsigned char classes[256] = {
+	['0'] = WORD | HEX, ['1'] = WORD | HEX, ['2'] = WORD | HEX, ['3'] = WORD | HEX,
+	['4'] = WORD | HEX, ['5'] = WORD | HEX, ['6'] = WORD | HEX, ['7'] = WORD | HEX,
+	['8'] = WORD | HEX, ['9'] = WORD | HEX, ['a'] = WORD | HEX, ['b'] = WORD | HEX,
+	['c'] = WORD | HEX, ['d'] = WORD | HEX, ['e'] = WORD | HEX, ['f'] = WORD | HEX,
+	['g'] = WORD, ['h'] = WORD, ['i'] = WORD, ['j'] = WORD, ['k'] = WORD, ['l'] = WORD,
+	['m'] = WORD, ['n'] = WORD, ['o'] = WORD, ['p'] = WORD, ['q'] = WORD, ['r'] = WORD,
+	['s'] = WORD, ['t'] = WORD, ['u'] = WORD, ['v'] = WORD, ['w'] = WORD, ['x'] = WORD,
+	['y'] = WORD, ['z'] = WORD, ['A'] = WORD, ['B'] = WORD, ['C'] = WORD, ['D'] = WORD,
+	['E'] = WORD, ['F'] = WORD, ['G'] = WORD, ['H'] = WORD, ['I'] = WORD, ['J'] = WORD,
+	['K'] = WORD, ['L'] = WORD, ['M'] = WORD, ['N'] = WORD, ['O'] = WORD, ['P'] = WORD,
+	['Q'] = WORD, ['R'] = WORD, ['S'] = WORD, ['T'] = WORD, ['U'] = WORD, ['V'] = WORD,
+	['W'] = WORD, ['X'] = WORD, ['Y'] = WORD, ['Z'] = WORD, ['_'] = WORD,
+};
+
 static bool is_word(char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       c == '_';
+	return classes[(unsigned char)c] & WORD;
 }
 
 #define QUOTED_ID_MIN 7
@@ -25,8 +44,7 @@ int pg_quoted_id_next(const char *s, size_t len, size_t from, size_t *start, siz
 		}
 		/* a whole word: a run of hex inside a longer word is no id */
 		for (; j < len && is_word(s[j]); j++)
-			if ((s[j] >= '0' && s[j] <= '9') || (s[j] >= 'a' && s[j] <= 'f'))
-				hex++;
+			hex += (classes[(unsigned char)s[j]] & HEX) != 0;
 		if (hex == j - i && hex >= QUOTED_ID_MIN) {
 			*start = i;
 			*n = j - i;
