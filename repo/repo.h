@@ -380,8 +380,9 @@ int pg_repo_walk_range_exact(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *
 			     size_t ntips, const pg_oid *hide, size_t nhide);
 
 /*
- * Every commit reachable from one of tips[0..ntips), in no order, each
- * once (a commit two commit-graphs hold too): what
+ * Every commit reachable from one of tips[0..ntips), each once (a commit
+ * two commit-graphs hold too), those of a commit-graph in its order (by
+ * id within each of its files), the others first: what
  * pg_repo_walk_range_exact gives with nothing hidden, walked with a bit a
  * commit where a trusted commit-graph holds it, rather than a walk's node
  * (a history's first index: 150 bytes a commit, git rev-list's own).
