@@ -318,6 +318,10 @@ int pg_repo_read_commits_raw(pg_repo *r, const pg_oid *ids, size_t n,
 		const pg_oid *id = &ids[locs[k].i];
 		git_odb_object *obj = NULL;
 
+		/* in the packs' order the ids are read all over their array: asked for ahead */
+		if (k + 16 < n)
+			PG_PREFETCH(&ids[locs[k + 16].i]);
+
 		err = locs[k].off ? pg_repo_pack_commit_at(&data, &len, r, &locs[k], id) : 0;
 		if (err == 0)
 			err = commit_bytes(&data, &len, &obj, r, id);
