@@ -138,7 +138,7 @@ static size_t line_at(const char *p, const char *stop, const char **next)
 	if (!nl)
 		nl = stop;
 	len = (size_t)(nl - p);
-	*next = nl + 1;
+	*next = nl < stop ? nl + 1 : stop;
 	return len && p[len - 1] == '\r' ? len - 1 : len;
 }
 
@@ -162,15 +162,16 @@ static const char *block_of(const char *msg, size_t len)
 		n = (size_t)(end - b);
 		if (n && end[-1] == '\r')
 			n--;
-		if (pg_str_is_blank(b, n, PG_STR_BLANKS "\r"))
+		if (pg_str_is_blank(b, n, PG_STR_BLANKS "\r")) {
+			if (end == stop)
+				return NULL; /* none after the blank line */
 			first = end + 1;
-		else if (b == msg)
+		} else if (b == msg) {
 			return NULL; /* only one paragraph */
-		else
+		} else {
 			end = b - 1;
+		}
 	}
-	if (first >= stop)
-		return NULL; /* none after the blank line */
 	for (p = first; p < stop; p = next) {
 		n = line_at(p, stop, &next);
 		if (n && (p[0] == ' ' || p[0] == '\t')) {
