@@ -729,6 +729,9 @@ static int loose_commit(pg_packs *ps, const char *objdir, const pg_oid *id, size
 		ps->z.avail_out = (uInt)(size - (k - hlen) + 1); /* one more, to see the end */
 		zr = inflate(&ps->z, Z_FINISH);
 	}
+	/* one byte more than the header says, and the stream's end with it: longer, not shorter */
+	if (ps->z.total_out > hlen + size)
+		return damaged(id, objdir, "it is longer than its header says");
 	if (zr != Z_STREAM_END || ps->z.total_out != hlen + size)
 		return damaged(id, objdir, z_damage(zr, &ps->z));
 	ps->out[size] = '\0';
@@ -1095,7 +1098,8 @@ int pg_loose_read(pg_loose *out, git_odb_backend *b, const char *objdir, const g
 			goto done;
 	}
 	if (in->z.total_out != hlen + out->size) {
-		why = "it is shorter than its header says";
+		why = in->z.total_out > hlen + out->size ? "it is longer than its header says"
+							   : "it is shorter than its header says";
 		goto done;
 	}
 	data[out->size] = '\0';
