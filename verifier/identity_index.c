@@ -21,8 +21,8 @@
 #define RUN_MIN 16
 
 static const key_kind kinds[] = {
-	{ ".idx", PG_IDENTITY_INDEX_KEY, pg_identity_hash_keys },
-	{ ".subj", PG_SUBJECT_INDEX_KEY, pg_author_subject_hash_keys },
+	{ ".idx", PG_IDENTITY_INDEX_KEY, pg_identity_hash_keys, pg_identity_hash },
+	{ ".subj", PG_SUBJECT_INDEX_KEY, pg_author_subject_hash_keys, pg_author_subject_hash },
 };
 
 void pg_identity_put64(unsigned char *p, uint64_t v)
@@ -133,8 +133,15 @@ static const char *const samples[] = {
 
 static uint64_t fingerprint_value[PG_ARRAY_SIZE(kinds)];
 static int fingerprint_err;
+static const char *fingerprint_why;
 static pthread_once_t fingerprint_once = PTHREAD_ONCE_INIT;
 
+/*
+ * A build hashes the keys read alone (pg_commit_keys_parse), a probe those
+ * of the parsed commit (pg_commit_parse): should they ever differ, every
+ * probe would miss what the index holds, so the samples are hashed both
+ * ways and an index is neither made nor opened when they differ.
+ */
 static void compute_fingerprint(void)
 {
 	uint64_t h[PG_ARRAY_SIZE(kinds)];
@@ -143,14 +150,30 @@ static void compute_fingerprint(void)
 	for (k = 0; k < PG_ARRAY_SIZE(kinds); k++)
 		h[k] = 0xcbf29ce484222325ULL;
 	for (i = 0; i < PG_ARRAY_SIZE(samples); i++) {
+		size_t len = strlen(samples[i]);
+		pg_commit *parsed = NULL;
 		pg_commit_keys c;
+		bool differ = false;
 
+		fingerprint_why = "a sample commit does not parse";
 		/* read as a build reads them */
-		if ((fingerprint_err = pg_commit_keys_parse(&c, samples[i], strlen(samples[i]))) < 0)
+		if ((fingerprint_err = pg_commit_keys_parse(&c, samples[i], len)) < 0 ||
+		    (fingerprint_err = pg_commit_parse(&parsed, NULL, samples[i], len)) < 0)
 			return;
 		for (k = 0; k < PG_ARRAY_SIZE(kinds); k++) {
-			h[k] = (h[k] ^ kinds[k].key(&c)) * 0x100000001b3ULL;
+			uint64_t key = kinds[k].key(&c);
+
+			/* a test's fault: the parsed commit's key one off */
+			differ = differ || key != kinds[k].of_commit(parsed) +
+						     (pg_testfault("index", "sample keys") ? 1 : 0);
+			h[k] = (h[k] ^ key) * 0x100000001b3ULL;
 			h[k] ^= h[k] >> 31;
+		}
+		pg_commit_free(parsed);
+		if (differ) {
+			fingerprint_why = "a sample commit's keys read alone are not its parse's";
+			fingerprint_err = PG_EINVALID;
+			return;
 		}
 	}
 	memcpy(fingerprint_value, h, sizeof(h));
@@ -160,8 +183,8 @@ static int key_fingerprint(uint64_t *out, const key_kind *kind)
 {
 	pthread_once(&fingerprint_once, compute_fingerprint);
 	*out = fingerprint_value[kind - kinds];
-	return fingerprint_err < 0 ?
-	       pg_error_set(fingerprint_err, "identity index: a sample commit does not parse") : 0;
+	return fingerprint_err < 0 ? pg_error_set(fingerprint_err, "identity index: %s",
+						   fingerprint_why) : 0;
 }
 
 /* --- entries ---------------------------------------------------------------------- */
