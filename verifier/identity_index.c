@@ -276,7 +276,7 @@ static int read_one(void *ctx, size_t i, const pg_oid *id, const char *data, siz
 static int entries_of(runs *out, runs *other, pg_repo *r, const pg_oid *ids, size_t count,
 		      const key_kind *kind, const key_kind *other_kind, const build *b)
 {
-	size_t i, cap = b->cap < count ? b->cap : count;
+	size_t cap = b->cap < count ? b->cap : count;
 	reader d = { r, out, other, kind, other_kind, 0, count, 0, 0 };
 	int err = 0;
 
@@ -284,12 +284,16 @@ static int entries_of(runs *out, runs *other, pg_repo *r, const pg_oid *ids, siz
 	pg_identity_runs_init(out, b->dir, cap);
 	if (other)
 		pg_identity_runs_init(other, b->dir, cap);
-	/* a run's worth at a time: where they are is 16 bytes each (pg_repo_read_commits) */
-	for (i = 0; i < count; i += cap) {
-		if ((err = pg_repo_read_commits_raw(r, ids + i, count - i < cap ? count - i : cap,
-						    read_one, &d)) < 0)
-			goto done;
-	}
+	/*
+	 * All in one reading, in the packs' order, each run filled from one
+	 * stretch of them: read a run's worth at a time, the ids in id order,
+	 * each run was spread over the whole pack, whose pages were let go of
+	 * and faulted in again run after run.  Where they are is 16 bytes a
+	 * commit more while they are read (pg_repo_read_commits_raw), beside
+	 * the list's own 20.
+	 */
+	if ((err = pg_repo_read_commits_raw(r, ids, count, read_one, &d)) < 0)
+		goto done;
 	pg_identity_runs_finish(out);
 	if (other)
 		pg_identity_runs_finish(other);
