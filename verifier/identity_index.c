@@ -1506,8 +1506,10 @@ static int open_kind(pg_identity_index **out, pg_repo *r, const char *home, cons
 		 (unsigned long long)pg_hash_bytes(refname.ptr, refname.len));
 	/*
 	 * Runs of both kinds are filled at once, and one is merged while the
-	 * other waits (three runs' entries), while a run's commits are
-	 * located (16 bytes each): four entries' room a run's entry in work.
+	 * other waits (three runs' entries), and a fourth entry's room to
+	 * spare: four entries' room a run's entry in work.  Where the commits
+	 * lie (16 bytes each, entries_of) is, like their list (20 bytes each),
+	 * the whole history's, not bounded by work.
 	 */
 	b.dir = dir.ptr;
 	b.cap = work / (4 * ENTRY) < RUN_MIN ? RUN_MIN : (size_t)(work / (4 * ENTRY));
