@@ -365,52 +365,6 @@ static void test_loose_commits_are_git_s(void **state)
 	assert_int_equal(read_all(f, copy, false), 400);
 }
 
-/*
- * A loose commit whose header says one byte less than its stream holds,
- * read by the commit reader (commit: true) or the object store's: the error's message.
- */
-static int read_loose_missized(char *msg, size_t len, const fixture *f, bool commit)
-{
-	char copy[256];
-	char *hex;
-	pg_buf raw = PG_BUF_INIT;
-	pg_repo *r = NULL;
-	pg_commit *c = NULL;
-	pg_oid id;
-	int err;
-
-	snprintf(copy, sizeof(copy), "%s/loose-missized.git", f->dir);
-	make_loose(f, copy);
-	hex = run_sh("cd %s && c=$(git rev-parse main) && o=objects/${c%%${c#??}}/${c#??} && "
-		     "chmod u+w $o && python3 -c 'import sys, zlib; "
-		     "d = zlib.decompress(open(sys.argv[1], \"rb\").read()); "
-		     "h, b = d.split(b\"\\0\", 1); "
-		     "open(sys.argv[1], \"wb\").write(zlib.compress(b\"commit %%d\\0\" %% "
-		     "(len(b) - 1) + b))' $o && printf %%s $c", copy);
-	assert_int_equal(pg_oid_fromhex(&id, hex + strlen(hex) - PG_OID_HEXSZ, PG_OID_HEXSZ), 0);
-	free(hex);
-	assert_int_equal(pg_repo_open(&r, copy), 0);
-	err = commit ? pg_repo_read_commit(&c, r, &id) : pg_repo_read_raw(&raw, NULL, r, &id);
-	snprintf(msg, len, "%s", err < 0 ? pg_error_last() : "");
-	pg_error_clear();
-	pg_commit_free(c);
-	pg_buf_release(&raw);
-	pg_repo_free(r);
-	return err;
-}
-
-/* Both loose readers name a stream one byte longer than its header as a pack's is named. */
-static void test_missized_loose_commit_is_named(void **state)
-{
-	fixture *f = *state;
-	char msg[512];
-
-	assert_int_equal(read_loose_missized(msg, sizeof(msg), f, true), PG_EINVALID);
-	assert_non_null(strstr(msg, "is damaged: it is longer than its header says"));
-	assert_int_equal(read_loose_missized(msg, sizeof(msg), f, false), PG_EINVALID);
-	assert_non_null(strstr(msg, "is damaged: it is longer than its header says"));
-}
-
 /* Loose commits damaged, cut short or of another type: a read fails or is right. */
 static void test_damaged_loose_commits_never_give_other_bytes(void **state)
 {
@@ -553,30 +507,67 @@ static void test_pack_check_is_remembered_by_file_identity(void **state)
 
 /* --- loose objects of any type, through the object store's own reader ------------- */
 
-/* The first blob of repo's main, loose in copy, with cmd run on its file ($o). */
-static int read_loose_blob(char *msg, size_t len, const fixture *f, const char *cmd)
+/*
+ * The object pick (a shell expression, in a loose copy of repo) names, with
+ * cmd run on its file ($o), read as a commit (commit: true) or by the
+ * object store's reader: the error, or 0; msg is its message.
+ */
+static int read_loose_object(char *msg, size_t len, const fixture *f, const char *pick,
+			     const char *cmd, bool commit)
 {
 	char copy[256];
 	char *hex;
 	pg_buf out = PG_BUF_INIT;
 	pg_repo *r = NULL;
+	pg_commit *c = NULL;
 	pg_oid id;
 	int err;
 
-	snprintf(copy, sizeof(copy), "%s/loose-blob.git", f->dir);
+	snprintf(copy, sizeof(copy), "%s/loose-object.git", f->dir);
 	make_loose(f, copy);
-	hex = run_sh("cd %s && b=$(git ls-tree -r main | awk '$2 == \"blob\" { print $3; exit }') && "
-		     "o=objects/${b%%${b#??}}/${b#??} && chmod u+w $o && %s && printf %%s $b",
-		     copy, cmd);
+	hex = run_sh("cd %s && b=%s && o=objects/${b%%${b#??}}/${b#??} && chmod u+w $o && %s && "
+		     "printf %%s $b", copy, pick, cmd);
 	assert_int_equal(pg_oid_fromhex(&id, hex + strlen(hex) - PG_OID_HEXSZ, PG_OID_HEXSZ), 0);
 	free(hex);
 	assert_int_equal(pg_repo_open(&r, copy), 0);
-	err = pg_repo_read_raw(&out, NULL, r, &id);
+	err = commit ? pg_repo_read_commit(&c, r, &id) : pg_repo_read_raw(&out, NULL, r, &id);
 	snprintf(msg, len, "%s", err < 0 ? pg_error_last() : "");
 	pg_error_clear();
+	pg_commit_free(c);
 	pg_buf_release(&out);
 	pg_repo_free(r);
 	return err;
+}
+
+/* The first blob of repo's main, loose in copy, with cmd run on its file ($o). */
+static int read_loose_blob(char *msg, size_t len, const fixture *f, const char *cmd)
+{
+	return read_loose_object(msg, len, f,
+				 "$(git ls-tree -r main | awk '$2 == \"blob\" { print $3; exit }')",
+				 cmd, false);
+}
+
+/*
+ * main's commit, loose, its header saying one byte less than its stream
+ * holds: both loose readers name it as a pack's is named.
+ */
+static void test_missized_loose_commit_is_named(void **state)
+{
+	static const char longer[] =
+		"python3 -c 'import sys, zlib; "
+		"d = zlib.decompress(open(sys.argv[1], \"rb\").read()); "
+		"h, b = d.split(b\"\\0\", 1); "
+		"open(sys.argv[1], \"wb\").write(zlib.compress(b\"commit %d\\0\" % "
+		"(len(b) - 1) + b))' $o";
+	fixture *f = *state;
+	char msg[512];
+
+	assert_int_equal(read_loose_object(msg, sizeof(msg), f, "$(git rev-parse main)", longer,
+					   true), PG_EINVALID);
+	assert_non_null(strstr(msg, "is damaged: it is longer than its header says"));
+	assert_int_equal(read_loose_object(msg, sizeof(msg), f, "$(git rev-parse main)", longer,
+					   false), PG_EINVALID);
+	assert_non_null(strstr(msg, "is damaged: it is longer than its header says"));
 }
 
 static void test_damaged_loose_objects_are_errors(void **state)
