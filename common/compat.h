@@ -19,9 +19,12 @@
 #if defined(__GNUC__)
 #define PG_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #define PG_UNUSED __attribute__((unused))
+/* a hint to bring *p into the cache, for a read soon: nothing else */
+#define PG_PREFETCH(p) __builtin_prefetch(p)
 #else
 #define PG_PRINTF(f, a)
 #define PG_UNUSED
+#define PG_PREFETCH(p) ((void)(p))
 #endif
 
 #include "common/banned.h"

@@ -4,15 +4,17 @@
 
 static const char digits[] = "0123456789abcdef";
 
+/* each byte's value as a hex digit plus one, 0 when it is none: ids are read by the million */
+static const unsigned char values[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5,
+	['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+	['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
 int pg_hex_digit(int c)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
+	return c >= 0 && c < 256 ? values[c] - 1 : -1;
 }
 
 bool pg_hex_is(const char *s, size_t n)

@@ -2,6 +2,7 @@
 #include "repo/object.h"
 #include "common/array.h"
 #include "common/error.h"
+#include "common/hex.h"
 #include "common/map.h"
 #include "common/str.h"
 #include "repo/trailers.h"
@@ -21,7 +22,16 @@ static char *dup_trim(const char *p, size_t len)
 	return pg_strndup(p, len);
 }
 
-int pg_ident_parse(pg_ident *out, const char *s, size_t len)
+/* An identity line's parts, in place: name and email untrimmed, not cut at a NUL. */
+typedef struct ident_span {
+	const char *name, *email;
+	size_t name_len, email_len;
+	int64_t time;
+	int offset;
+	bool has_email;
+} ident_span;
+
+static void ident_split(ident_span *out, const char *s, size_t len)
 {
 	const char *lt = memchr(s, '<', len), *gt, *p, *end = s + len;
 	int64_t t = 0;
@@ -31,12 +41,15 @@ int pg_ident_parse(pg_ident *out, const char *s, size_t len)
 	gt = lt ? memchr(lt, '>', (size_t)(end - lt)) : NULL;
 	if (!lt || !gt) {
 		/* no email: keep the whole line as the name */
-		out->name = dup_trim(s, len);
-		out->email = pg_strdup("");
-		goto check;
+		out->name = s;
+		out->name_len = len;
+		return;
 	}
-	out->name = dup_trim(s, (size_t)(lt - s));
-	out->email = pg_strndup(lt + 1, (size_t)(gt - lt - 1));
+	out->has_email = true;
+	out->name = s;
+	out->name_len = (size_t)(lt - s);
+	out->email = lt + 1;
+	out->email_len = (size_t)(gt - lt - 1);
 	p = gt + 1;
 	while (p < end && *p == ' ')
 		p++;
@@ -59,7 +72,18 @@ int pg_ident_parse(pg_ident *out, const char *s, size_t len)
 	}
 	out->time = t;
 	out->offset = tz;
-check:
+}
+
+int pg_ident_parse(pg_ident *out, const char *s, size_t len)
+{
+	ident_span sp;
+
+	ident_split(&sp, s, len);
+	memset(out, 0, sizeof(*out));
+	out->name = dup_trim(sp.name, sp.name_len);
+	out->email = sp.has_email ? pg_strndup(sp.email, sp.email_len) : pg_strdup("");
+	out->time = sp.time;
+	out->offset = sp.offset;
 	if (!out->name || !out->email) {
 		pg_ident_release(out);
 		return pg_error_oom();
@@ -272,13 +296,23 @@ static int find_duplicate_parent(pg_commit *c)
 	return malformed(c, "parent %s listed twice", hex);
 }
 
-static char *first_line(const char *msg, size_t len)
+/* The message's first line, untrimmed: what first_line copies trimmed. */
+static const char *first_line_at(const char *msg, size_t len, size_t *n)
 {
 	const char *nl;
 
 	pg_str_ltrim(&msg, &len, "\n ");
 	nl = memchr(msg, '\n', len);
-	return dup_trim(msg, nl ? (size_t)(nl - msg) : len);
+	*n = nl ? (size_t)(nl - msg) : len;
+	return msg;
+}
+
+static char *first_line(const char *msg, size_t len)
+{
+	size_t n;
+
+	msg = first_line_at(msg, len, &n);
+	return dup_trim(msg, n);
 }
 
 int pg_commit_parse(pg_commit **out, const pg_oid *id, const char *data, size_t len)
@@ -322,6 +356,88 @@ int pg_commit_parse(pg_commit **out, const pg_oid *id, const char *data, size_t 
 fail:
 	pg_commit_free(c);
 	return err;
+}
+
+/* p[0..*n) cut at a NUL, as pg_strndup's copy of it is */
+static const char *cut_nul(const char *p, size_t *n)
+{
+	const char *nul = memchr(p, '\0', *n);
+
+	if (nul)
+		*n = (size_t)(nul - p);
+	return p;
+}
+
+/* p[0..*n) as dup_trim copies it */
+static const char *trim_span(const char *p, size_t *n)
+{
+	pg_str_trim(&p, n, PG_STR_BLANKS);
+	return cut_nul(p, n);
+}
+
+/* What pg_commit_keys_parse's walk of the headers has seen. */
+typedef struct keys_parse {
+	pg_commit_keys *k;
+	bool tree, author;
+} keys_parse;
+
+static int keys_header(void *ctx, const char *name, size_t nlen, const char *value, size_t vlen)
+{
+	keys_parse *kp = ctx;
+	ident_span sp;
+	pg_oid id;
+
+	/* the ids commit_header reads, checked: an error where it gives one */
+	if ((name_is(name, nlen, "tree") && !kp->tree) || name_is(name, nlen, "parent")) {
+		kp->tree |= name[0] == 't';
+		if (vlen == PG_OID_HEXSZ && pg_hex_is(value, vlen))
+			return 0;
+		return pg_oid_fromhex(&id, value, vlen);
+	}
+	if (name_is(name, nlen, "author") && !kp->author) {
+		kp->author = true;
+		ident_split(&sp, value, vlen);
+		kp->k->name_len = sp.name_len;
+		kp->k->name = trim_span(sp.name, &kp->k->name_len);
+		if (sp.has_email) {
+			kp->k->email_len = sp.email_len;
+			kp->k->email = cut_nul(sp.email, &kp->k->email_len);
+		}
+		kp->k->time = sp.time;
+		kp->k->offset = sp.offset;
+	}
+	return 0;
+}
+
+int pg_commit_keys_parse(pg_commit_keys *out, const char *data, size_t len)
+{
+	keys_parse kp = { out, false, false };
+	size_t off = 0;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	out->name = out->email = "";
+	if ((err = walk_headers(data, len, keys_header, &kp, &off)) < 0)
+		return err;
+	out->message = data + off;
+	out->body_len = pg_trailers_body_len(out->message, len - off);
+	out->subject = first_line_at(out->message, len - off, &out->subject_len);
+	out->subject = trim_span(out->subject, &out->subject_len);
+	return 0;
+}
+
+void pg_commit_keys_of(pg_commit_keys *out, const pg_commit *c)
+{
+	out->name = c->author.name;
+	out->name_len = strlen(c->author.name);
+	out->email = c->author.email;
+	out->email_len = strlen(c->author.email);
+	out->time = c->author.time;
+	out->offset = c->author.offset;
+	out->message = c->message;
+	out->body_len = c->body_len;
+	out->subject = c->subject ? c->subject : "";
+	out->subject_len = strlen(out->subject);
 }
 
 void pg_commit_free(pg_commit *c)

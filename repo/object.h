@@ -72,6 +72,29 @@ typedef struct pg_commit {
 int pg_commit_parse(pg_commit **out, const pg_oid *id, const char *data, size_t len);
 void pg_commit_free(pg_commit *c);
 
+/*
+ * What a commit's identity keys need (verifier/match.h), read in one pass
+ * over its headers and pointing into its bytes: nothing copied, nothing
+ * allocated.  Each field is what pg_commit_parse makes of the same bytes:
+ * the author's name and email and the subject end at a NUL, as its copies
+ * do, the message is its message (body_len bytes of it before the trailer
+ * block); an error where it gives one (a tree or parent id that is none).
+ */
+typedef struct pg_commit_keys {
+	const char *name, *email;  /* the author's */
+	size_t name_len, email_len;
+	int64_t time;              /* the author's date */
+	int offset;
+	const char *message;
+	size_t body_len;
+	const char *subject;
+	size_t subject_len;
+} pg_commit_keys;
+
+int pg_commit_keys_parse(pg_commit_keys *out, const char *data, size_t len);
+/* The same of a parsed commit (whose fields it points into). */
+void pg_commit_keys_of(pg_commit_keys *out, const pg_commit *c);
+
 /* Count the headers called name (e.g. "mergetag"). */
 size_t pg_commit_count_header(const pg_commit *c, const char *name);
 

@@ -513,18 +513,27 @@ none:
 	return 0;
 }
 
-/* Room in ps->out for a commit of size bytes and a NUL. */
+/*
+ * Output room past a pack's commit: zlib decodes in its fast loop only
+ * while 258 bytes of output are left, and byte by byte after; with an
+ * object's exact size as room, its last 258 bytes (a third of a kernel
+ * commit) went the slow way.  A stream longer than its header says fills
+ * part of it, and is damaged as before.
+ */
+#define Z_SLACK 320
+
+/* Room in ps->out for a commit of size bytes, a NUL and Z_SLACK. */
 static int out_room(pg_packs *ps, size_t size)
 {
 	unsigned char *nb;
 
-	if (size + 1 <= ps->out_alloc)
+	if (size + 1 + Z_SLACK <= ps->out_alloc)
 		return 0;
-	if (!(nb = malloc(size + 1)))
+	if (!(nb = malloc(size + 1 + Z_SLACK)))
 		return pg_error_oom();
 	free(ps->out);
 	ps->out = nb;
-	ps->out_alloc = size + 1;
+	ps->out_alloc = size + 1 + Z_SLACK;
 	return 0;
 }
 
@@ -605,10 +614,12 @@ static int inflate_commit(pg_packs *ps, pack *p, const pg_oid *id, uint64_t off,
 	ps->z.next_in = (unsigned char *)h;
 	ps->z.avail_in = (uInt)((size_t)(end - h) < UINT_MAX ? (size_t)(end - h) : UINT_MAX);
 	ps->z.next_out = ps->out;
-	ps->z.avail_out = (uInt)size + 1; /* one more, to see the stream end where it says */
+	ps->z.avail_out = (uInt)(size + 1 + Z_SLACK); /* more, to see the stream end where it says */
 	zr = inflate(&ps->z, Z_FINISH);
 	pg_map_touch(&p->win, p->data, p->data_len, (size_t)off,
 		     (size_t)(h - (p->data + off)) + ps->z.total_in);
+	if (ps->z.total_out > size)
+		return damaged(id, p->path, "it is longer than its header says");
 	if (zr != Z_STREAM_END || ps->z.total_out != size)
 		return damaged(id, p->path, z_damage(zr, &ps->z));
 	ps->out[size] = '\0';
@@ -718,6 +729,9 @@ static int loose_commit(pg_packs *ps, const char *objdir, const pg_oid *id, size
 		ps->z.avail_out = (uInt)(size - (k - hlen) + 1); /* one more, to see the end */
 		zr = inflate(&ps->z, Z_FINISH);
 	}
+	/* one byte more than the header says, and the stream's end with it: longer, not shorter */
+	if (ps->z.total_out > hlen + size)
+		return damaged(id, objdir, "it is longer than its header says");
 	if (zr != Z_STREAM_END || ps->z.total_out != hlen + size)
 		return damaged(id, objdir, z_damage(zr, &ps->z));
 	ps->out[size] = '\0';
@@ -1084,7 +1098,8 @@ int pg_loose_read(pg_loose *out, git_odb_backend *b, const char *objdir, const g
 			goto done;
 	}
 	if (in->z.total_out != hlen + out->size) {
-		why = "it is shorter than its header says";
+		why = in->z.total_out > hlen + out->size ? "it is longer than its header says"
+							   : "it is shorter than its header says";
 		goto done;
 	}
 	data[out->size] = '\0';

@@ -290,6 +290,15 @@ int pg_repo_read_commit(pg_commit **out, pg_repo *r, const pg_oid *id);
 typedef int (*pg_repo_commit_fn)(void *ctx, size_t i, const pg_commit *c);
 int pg_repo_read_commits(pg_repo *r, const pg_oid *ids, size_t n, pg_repo_commit_fn fn,
 			 void *ctx);
+/*
+ * The same, fn given each commit's bytes (its body, as pg_commit_parse
+ * takes it; fn's to read until it returns), not parsed: what needs a few
+ * fields of every commit reads them without a copy (pg_commit_keys_parse).
+ */
+typedef int (*pg_repo_commit_bytes_fn)(void *ctx, size_t i, const pg_oid *id, const char *data,
+				       size_t len);
+int pg_repo_read_commits_raw(pg_repo *r, const pg_oid *ids, size_t n,
+			     pg_repo_commit_bytes_fn fn, void *ctx);
 int pg_repo_read_tag(pg_tagobj **out, pg_repo *r, const pg_oid *id);
 
 /* The commit a tag, or a chain of tags, ends at; a commit is its own. */
@@ -379,8 +388,9 @@ int pg_repo_walk_range_exact(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *
 			     size_t ntips, const pg_oid *hide, size_t nhide);
 
 /*
- * Every commit reachable from one of tips[0..ntips), in no order, each
- * once (a commit two commit-graphs hold too): what
+ * Every commit reachable from one of tips[0..ntips), each once (a commit
+ * two commit-graphs hold too), those of a commit-graph in its order (by
+ * id within each of its files), the others first: what
  * pg_repo_walk_range_exact gives with nothing hidden, walked with a bit a
  * commit where a trusted commit-graph holds it, rather than a walk's node
  * (a history's first index: 150 bytes a commit, git rev-list's own).

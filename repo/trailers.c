@@ -120,91 +120,123 @@ static int add_trailer(pg_trailer **out, size_t *n, size_t *alloc, const line *l
 	return err;
 }
 
-int pg_trailers_parse(pg_trailer **out, size_t *n, size_t *body_len,
-		      const char *msg, size_t len)
+/* msg[0..len) without the blank lines and spaces it ends with */
+static size_t trimmed_end(const char *msg, size_t len)
 {
-	line *lines = NULL;
-	size_t nlines = 0, lines_alloc = 0, out_alloc = 0, i, start, end, trailers = 0, others = 0;
-	bool strong = false;
-	const char *p = msg, *stop = msg + len;
-	int err = 0;
-
-	*out = NULL;
-	*n = 0;
-
-	/* trimmed length of the message */
-	while (len && (msg[len - 1] == '\n' || msg[len - 1] == ' ' ||
-		       msg[len - 1] == '\t' || msg[len - 1] == '\r'))
+	while (len && (msg[len - 1] == '\n' || msg[len - 1] == ' ' || msg[len - 1] == '\t' ||
+		       msg[len - 1] == '\r'))
 		len--;
-	*body_len = len;
-	stop = msg + len;
+	return len;
+}
 
-	while (p < stop) {
-		const char *nl = memchr(p, '\n', (size_t)(stop - p));
+/* The line at p, up to stop: its length without a '\r' it ends with; *next is the line after. */
+static size_t line_at(const char *p, const char *stop, const char **next)
+{
+	const char *nl = memchr(p, '\n', (size_t)(stop - p));
+	size_t len;
 
-		if (!nl)
-			nl = stop;
-		if ((err = PG_ARRAY_GROW(lines, nlines + 1, lines_alloc)) < 0)
-			goto done;
-		lines[nlines].p = p;
-		lines[nlines].len = (size_t)(nl - p);
-		if (lines[nlines].len && p[lines[nlines].len - 1] == '\r')
-			lines[nlines].len--;
-		nlines++;
-		p = nl + 1;
+	if (!nl)
+		nl = stop;
+	len = (size_t)(nl - p);
+	*next = nl < stop ? nl + 1 : stop;
+	return len && p[len - 1] == '\r' ? len - 1 : len;
+}
+
+/*
+ * Where the trailer block of msg[0..len) (trimmed: trimmed_end) starts, or
+ * NULL when it has none: the last paragraph, after the last blank line,
+ * when it is not the first and its lines pass (trailers.h).
+ */
+static const char *block_of(const char *msg, size_t len)
+{
+	const char *stop = msg + len, *first = NULL, *end = stop, *p, *next;
+	size_t trailers = 0, others = 0, n;
+	bool strong = false;
+
+	/* the last paragraph, its lines from the last */
+	while (!first) {
+		const char *b = end;
+
+		while (b > msg && b[-1] != '\n')
+			b--;
+		n = (size_t)(end - b);
+		if (n && end[-1] == '\r')
+			n--;
+		if (pg_str_is_blank(b, n, PG_STR_BLANKS "\r")) {
+			if (end == stop)
+				return NULL; /* none after the blank line */
+			first = end + 1;
+		} else if (b == msg) {
+			return NULL; /* only one paragraph */
+		} else {
+			end = b - 1;
+		}
 	}
-
-	/* the last paragraph: after the last blank line */
-	end = nlines;
-	start = end;
-	while (start > 0 && !pg_str_is_blank(lines[start - 1].p, lines[start - 1].len, PG_STR_BLANKS "\r"))
-		start--;
-	if (start == 0 || start == end)
-		goto done; /* only one paragraph, or none */
-
-	for (i = start; i < end; i++) {
-		const line *l = &lines[i];
-
-		if (l->len && (l->p[0] == ' ' || l->p[0] == '\t')) {
-			if (i == start)
-				goto done; /* a block cannot start with a continuation */
+	for (p = first; p < stop; p = next) {
+		n = line_at(p, stop, &next);
+		if (n && (p[0] == ' ' || p[0] == '\t')) {
+			if (p == first)
+				return NULL; /* a block cannot start with a continuation */
 			continue;
 		}
-		if (is_cherry(l->p, l->len)) {
+		if (is_cherry(p, n)) {
 			trailers++;
 			strong = true;
-		} else if (token_len(l->p, l->len)) {
+		} else if (token_len(p, n)) {
 			trailers++;
-			if (!strncasecmp(l->p, "Signed-off-by:", 14))
+			if (!strncasecmp(p, "Signed-off-by:", 14))
 				strong = true;
 		} else {
 			others++;
 		}
 	}
 	if (!trailers || (others && !(strong && trailers * 3 >= others)))
-		goto done;
+		return NULL;
+	return first;
+}
 
-	for (i = start; i < end; i++) {
+size_t pg_trailers_body_len(const char *msg, size_t len)
+{
+	const char *first;
+
+	len = trimmed_end(msg, len);
+	/* the body ends before the blank lines that precede the block */
+	return (first = block_of(msg, len)) ? trimmed_end(msg, (size_t)(first - msg)) : len;
+}
+
+int pg_trailers_parse(pg_trailer **out, size_t *n, size_t *body_len,
+		      const char *msg, size_t len)
+{
+	line *lines = NULL;
+	size_t nlines = 0, lines_alloc = 0, out_alloc = 0, i;
+	const char *p, *stop, *next;
+	int err = 0;
+
+	*out = NULL;
+	*n = 0;
+	*body_len = pg_trailers_body_len(msg, len);
+	stop = msg + trimmed_end(msg, len);
+	if (!(p = block_of(msg, (size_t)(stop - msg))))
+		return 0;
+	for (; p < stop; p = next) {
+		if ((err = PG_ARRAY_GROW(lines, nlines + 1, lines_alloc)) < 0)
+			goto done;
+		lines[nlines].p = p;
+		lines[nlines].len = line_at(p, stop, &next);
+		nlines++;
+	}
+	for (i = 0; i < nlines; i++) {
 		size_t count = 1;
 
 		if (!is_cherry(lines[i].p, lines[i].len) &&
 		    !token_len(lines[i].p, lines[i].len))
 			continue;
-		while (i + count < end && lines[i + count].len &&
+		while (i + count < nlines && lines[i + count].len &&
 		       (lines[i + count].p[0] == ' ' || lines[i + count].p[0] == '\t'))
 			count++;
 		if ((err = add_trailer(out, n, &out_alloc, lines, i, count)) < 0)
 			goto done;
 		i += count - 1;
-	}
-	/* the body ends before the blank lines that precede the block */
-	{
-		size_t b = (size_t)(lines[start].p - msg);
-
-		while (b && (msg[b - 1] == '\n' || msg[b - 1] == ' ' ||
-			     msg[b - 1] == '\t' || msg[b - 1] == '\r'))
-			b--;
-		*body_len = b;
 	}
 done:
 	if (err < 0) {

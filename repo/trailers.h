@@ -22,6 +22,9 @@ int pg_trailers_parse(pg_trailer **out, size_t *n, size_t *body_len,
 		      const char *msg, size_t len);
 void pg_trailers_free(pg_trailer *t, size_t n);
 
+/* The *body_len pg_trailers_parse gives, without the trailers: nothing allocated. */
+size_t pg_trailers_body_len(const char *msg, size_t len);
+
 /* Whether two trailers say the same thing (keys case-insensitive, values trimmed). */
 bool pg_trailer_equal(const pg_trailer *a, const pg_trailer *b);
 

@@ -494,6 +494,7 @@ done:
 typedef struct reach {
 	pg_repo *r;
 	unsigned char **seen;  /* a bit per position of each graph, made when first needed */
+	unsigned char **walked; /* the same, for the commits walked in that graph (listed) */
 	uint64_t *todo;        /* graph << 32 | position */
 	size_t ntodo, todo_alloc;
 	pg_cnode **nodes;      /* commits no graph holds, still to visit */
@@ -506,7 +507,10 @@ typedef struct reach {
 
 static int reach_seen(reach *w, uint32_t g)
 {
-	if (!w->seen[g] && !(w->seen[g] = calloc((size_t)pg_graph_count(w->r->graphs[g]) / 8 + 1, 1)))
+	size_t bytes = (size_t)pg_graph_count(w->r->graphs[g]) / 8 + 1;
+
+	if ((!w->seen[g] && !(w->seen[g] = calloc(bytes, 1))) ||
+	    (!w->walked[g] && !(w->walked[g] = calloc(bytes, 1))))
 		return pg_error_oom();
 	return 0;
 }
@@ -566,7 +570,7 @@ static int reach_node(reach *w, pg_cnode *n)
 	return reach_mark(w, g, n->pos);
 }
 
-/* The commit at pos of graph g: listed, its parents marked and queued. */
+/* The commit at pos of graph g: its parents marked and queued (it is listed by list_marked). */
 static int reach_position(reach *w, uint32_t g, uint32_t pos)
 {
 	const pg_graph *graph = w->r->graphs[g];
@@ -574,15 +578,45 @@ static int reach_position(reach *w, uint32_t g, uint32_t pos)
 	uint32_t i, p;
 	int err;
 
-	if ((err = PG_ARRAY_GROW(w->out, w->nout + 1, w->out_alloc)) < 0 ||
-	    (err = pg_graph_oid(&w->out[w->nout], graph, pos)) < 0 ||
-	    (err = pg_graph_read(&c, graph, pos)) < 0)
+	if ((err = pg_graph_read(&c, graph, pos)) < 0)
 		return err;
-	w->nout++;
+	w->walked[g][pos / 8] |= (unsigned char)(1u << (pos % 8));
 	for (i = 0; i < c.nparents && err == 0; i++)
 		if ((err = pg_graph_parent(&p, graph, &c, i)) == 0)
 			err = reach_mark(w, g, p);
 	return err;
+}
+
+/*
+ * The commits walked in each graph (the first of the graphs holding it),
+ * listed in each graph's
+ * order (their ids' in one graph): read along its table of ids rather
+ * than one a commit as they were reached, and a first index's reading
+ * sorts none (pg_repo_read_commits).
+ */
+static int list_marked(reach *w)
+{
+	uint32_t g, pos, count;
+	int err;
+
+	for (g = 0; g < w->r->ngraphs; g++) {
+		if (!w->walked[g])
+			continue;
+		count = pg_graph_count(w->r->graphs[g]);
+		for (pos = 0; pos < count; pos++) {
+			if (!w->walked[g][pos / 8]) {
+				pos |= 7;
+				continue;
+			}
+			if (!(w->walked[g][pos / 8] & (1u << (pos % 8))))
+				continue;
+			if ((err = PG_ARRAY_GROW(w->out, w->nout + 1, w->out_alloc)) < 0 ||
+			    (err = pg_graph_oid(&w->out[w->nout], w->r->graphs[g], pos)) < 0)
+				return err;
+			w->nout++;
+		}
+	}
+	return 0;
 }
 
 int pg_repo_walk_all(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tips, size_t ntips)
@@ -598,7 +632,8 @@ int pg_repo_walk_all(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tips, si
 	w.r = r;
 	if ((err = pg_csrc_init(&s, r)) < 0)
 		return err;
-	if (!(w.seen = calloc(r->ngraphs + 1, sizeof(*w.seen)))) {
+	if (!(w.seen = calloc(r->ngraphs + 1, sizeof(*w.seen))) ||
+	    !(w.walked = calloc(r->ngraphs + 1, sizeof(*w.walked)))) {
 		err = pg_error_oom();
 		goto done;
 	}
@@ -626,6 +661,8 @@ int pg_repo_walk_all(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tips, si
 					err = reach_node(&w, c->parents[i]);
 		}
 	}
+	if (err == 0)
+		err = list_marked(&w);
 	/* a commit not there (a shallow clone's history ends): name it and its child */
 	if (err == PG_ENOTFOUND)
 		err = diagnose(r, tips, ntips, NULL, 0, err);
@@ -637,7 +674,10 @@ int pg_repo_walk_all(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tips, si
 done:
 	for (i = 0; w.seen && i < r->ngraphs; i++)
 		free(w.seen[i]);
+	for (i = 0; w.walked && i < r->ngraphs; i++)
+		free(w.walked[i]);
 	free(w.seen);
+	free(w.walked);
 	free(w.todo);
 	free(w.nodes);
 	free(w.out);

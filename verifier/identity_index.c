@@ -21,8 +21,8 @@
 #define RUN_MIN 16
 
 static const key_kind kinds[] = {
-	{ ".idx", PG_IDENTITY_INDEX_KEY, pg_identity_hash },
-	{ ".subj", PG_SUBJECT_INDEX_KEY, pg_author_subject_hash },
+	{ ".idx", PG_IDENTITY_INDEX_KEY, pg_identity_hash_keys, pg_identity_hash },
+	{ ".subj", PG_SUBJECT_INDEX_KEY, pg_author_subject_hash_keys, pg_author_subject_hash },
 };
 
 void pg_identity_put64(unsigned char *p, uint64_t v)
@@ -133,28 +133,48 @@ static const char *const samples[] = {
 
 static uint64_t fingerprint_value[PG_ARRAY_SIZE(kinds)];
 static int fingerprint_err;
+static const char *fingerprint_why;
 static pthread_once_t fingerprint_once = PTHREAD_ONCE_INIT;
 
+/*
+ * A build hashes the keys read alone (pg_commit_keys_parse), a probe those
+ * of the parsed commit (pg_commit_parse): should they ever differ, every
+ * probe would miss what the index holds, so the samples are hashed both
+ * ways and an index is neither made nor opened when they differ.
+ */
 static void compute_fingerprint(void)
 {
 	uint64_t h[PG_ARRAY_SIZE(kinds)];
-	pg_oid zero;
 	size_t i, k;
 
-	memset(&zero, 0, sizeof(zero));
 	for (k = 0; k < PG_ARRAY_SIZE(kinds); k++)
 		h[k] = 0xcbf29ce484222325ULL;
 	for (i = 0; i < PG_ARRAY_SIZE(samples); i++) {
-		pg_commit *c = NULL;
+		size_t len = strlen(samples[i]);
+		pg_commit *parsed = NULL;
+		pg_commit_keys c;
+		bool differ = false;
 
-		if ((fingerprint_err = pg_commit_parse(&c, &zero, samples[i],
-						       strlen(samples[i]))) < 0)
+		fingerprint_why = "a sample commit does not parse";
+		/* read as a build reads them */
+		if ((fingerprint_err = pg_commit_keys_parse(&c, samples[i], len)) < 0 ||
+		    (fingerprint_err = pg_commit_parse(&parsed, NULL, samples[i], len)) < 0)
 			return;
 		for (k = 0; k < PG_ARRAY_SIZE(kinds); k++) {
-			h[k] = (h[k] ^ kinds[k].key(c)) * 0x100000001b3ULL;
+			uint64_t key = kinds[k].key(&c);
+
+			/* a test's fault: the parsed commit's key one off */
+			differ = differ || key != kinds[k].of_commit(parsed) +
+						     (pg_testfault("index", "sample keys") ? 1 : 0);
+			h[k] = (h[k] ^ key) * 0x100000001b3ULL;
 			h[k] ^= h[k] >> 31;
 		}
-		pg_commit_free(c);
+		pg_commit_free(parsed);
+		if (differ) {
+			fingerprint_why = "a sample commit's keys read alone are not its parse's";
+			fingerprint_err = PG_EINVALID;
+			return;
+		}
 	}
 	memcpy(fingerprint_value, h, sizeof(h));
 }
@@ -163,8 +183,8 @@ static int key_fingerprint(uint64_t *out, const key_kind *kind)
 {
 	pthread_once(&fingerprint_once, compute_fingerprint);
 	*out = fingerprint_value[kind - kinds];
-	return fingerprint_err < 0 ?
-	       pg_error_set(fingerprint_err, "identity index: a sample commit does not parse") : 0;
+	return fingerprint_err < 0 ? pg_error_set(fingerprint_err, "identity index: %s",
+						   fingerprint_why) : 0;
 }
 
 /* --- entries ---------------------------------------------------------------------- */
@@ -220,27 +240,29 @@ typedef struct build {
 /* What entries_of's reading of each commit adds it to. */
 typedef struct reader {
 	pg_repo *r;
-	const pg_oid *ids;
 	runs *out, *other;
 	const key_kind *kind, *other_kind;
 	size_t done, count;
 	uint64_t t0, shown;
 } reader;
 
-static int read_one(void *ctx, size_t i, const pg_commit *c)
+static int read_one(void *ctx, size_t i, const pg_oid *id, const char *data, size_t len)
 {
 	reader *d = ctx;
+	pg_commit_keys c;
 	int err;
 
+	(void)i;
 	/* a look at the clock every 4096 commits, a line at most every 100 ms */
 	d->done++;
 	if (!(d->done & 4095) && pg_progress_now_ms() - d->shown >= 100) {
 		d->shown = pg_progress_now_ms();
 		reading(d->r, d->done, d->count, d->t0);
 	}
-	if ((err = pg_identity_runs_add(d->out, d->kind->key(c), c->author.time, &d->ids[i])) == 0 &&
-	    d->other)
-		err = pg_identity_runs_add(d->other, d->other_kind->key(c), c->author.time, &d->ids[i]);
+	if ((err = pg_commit_keys_parse(&c, data, len)) < 0)
+		return err;
+	if ((err = pg_identity_runs_add(d->out, d->kind->key(&c), c.time, id)) == 0 && d->other)
+		err = pg_identity_runs_add(d->other, d->other_kind->key(&c), c.time, id);
 	return err;
 }
 
@@ -254,21 +276,24 @@ static int read_one(void *ctx, size_t i, const pg_commit *c)
 static int entries_of(runs *out, runs *other, pg_repo *r, const pg_oid *ids, size_t count,
 		      const key_kind *kind, const key_kind *other_kind, const build *b)
 {
-	size_t i, cap = b->cap < count ? b->cap : count;
-	reader d = { r, NULL, out, other, kind, other_kind, 0, count, 0, 0 };
+	size_t cap = b->cap < count ? b->cap : count;
+	reader d = { r, out, other, kind, other_kind, 0, count, 0, 0 };
 	int err = 0;
 
 	d.t0 = d.shown = pg_progress_now_ms();
 	pg_identity_runs_init(out, b->dir, cap);
 	if (other)
 		pg_identity_runs_init(other, b->dir, cap);
-	/* a run's worth at a time: where they are is 16 bytes each (pg_repo_read_commits) */
-	for (i = 0; i < count; i += cap) {
-		d.ids = ids + i;
-		if ((err = pg_repo_read_commits(r, ids + i, count - i < cap ? count - i : cap,
-						read_one, &d)) < 0)
-			goto done;
-	}
+	/*
+	 * All in one reading, in the packs' order, each run filled from one
+	 * stretch of them: read a run's worth at a time, the ids in id order,
+	 * each run was spread over the whole pack, whose pages were let go of
+	 * and faulted in again run after run.  Where they are is 16 bytes a
+	 * commit more while they are read (pg_repo_read_commits_raw), beside
+	 * the list's own 20.
+	 */
+	if ((err = pg_repo_read_commits_raw(r, ids, count, read_one, &d)) < 0)
+		goto done;
 	pg_identity_runs_finish(out);
 	if (other)
 		pg_identity_runs_finish(other);
@@ -1481,8 +1506,10 @@ static int open_kind(pg_identity_index **out, pg_repo *r, const char *home, cons
 		 (unsigned long long)pg_hash_bytes(refname.ptr, refname.len));
 	/*
 	 * Runs of both kinds are filled at once, and one is merged while the
-	 * other waits (three runs' entries), while a run's commits are
-	 * located (16 bytes each): four entries' room a run's entry in work.
+	 * other waits (three runs' entries), and a fourth entry's room to
+	 * spare: four entries' room a run's entry in work.  Where the commits
+	 * lie (16 bytes each, entries_of) is, like their list (20 bytes each),
+	 * the whole history's, not bounded by work.
 	 */
 	b.dir = dir.ptr;
 	b.cap = work / (4 * ENTRY) < RUN_MIN ? RUN_MIN : (size_t)(work / (4 * ENTRY));

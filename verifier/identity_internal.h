@@ -82,7 +82,8 @@ struct pg_identity_index {
 typedef struct key_kind {
 	const char *ext;   /* the file's name after the upstream's hash */
 	uint32_t version;  /* stored: a changed key makes the file again */
-	uint64_t (*key)(const pg_commit *c);
+	uint64_t (*key)(const pg_commit_keys *c);
+	uint64_t (*of_commit)(const pg_commit *c); /* the same, of a parsed commit (a probe's) */
 } key_kind;
 
 /*

@@ -98,6 +98,25 @@ static void entry_swap(unsigned char *a, unsigned char *b)
 }
 
 /*
+ * pg_identity_entry_cmp, inlined and its key read in one load: the sort's
+ * comparisons were a twelfth of a first index's time through the call.
+ */
+static inline uint64_t key_at(const unsigned char *e)
+{
+	return (uint64_t)e[0] | (uint64_t)e[1] << 8 | (uint64_t)e[2] << 16 |
+	       (uint64_t)e[3] << 24 | (uint64_t)e[4] << 32 | (uint64_t)e[5] << 40 |
+	       (uint64_t)e[6] << 48 | (uint64_t)e[7] << 56;
+}
+
+static inline int entry_cmp(const unsigned char *a, uint64_t ka, const unsigned char *b,
+			    uint64_t kb)
+{
+	if (ka != kb)
+		return ka < kb ? -1 : 1;
+	return memcmp(a + 16, b + 16, PG_OID_RAWSZ);
+}
+
+/*
  * Sort e[0..n) as qsort with entry_cmp would, in place: glibc's qsort
  * sorts records past 32 bytes through an array of pointers, and was an
  * eighth of a first index's time.  A quicksort on the middle entry (the
@@ -106,6 +125,7 @@ static void entry_swap(unsigned char *a, unsigned char *b)
 static void sort_entries(unsigned char *e, size_t n, unsigned depth)
 {
 	unsigned char p[ENTRY];
+	uint64_t kp;
 	size_t i, j;
 
 	while (n > 12) {
@@ -115,12 +135,13 @@ static void sort_entries(unsigned char *e, size_t n, unsigned depth)
 		}
 		/* Hoare's partition around the middle entry: both sides hold one at least */
 		memcpy(p, e + (n - 1) / 2 * ENTRY, ENTRY);
+		kp = key_at(p);
 		i = (size_t)-1;
 		j = n;
 		for (;;) {
-			while (pg_identity_entry_cmp(e + ++i * ENTRY, p) < 0)
+			while (++i, entry_cmp(e + i * ENTRY, key_at(e + i * ENTRY), p, kp) < 0)
 				;
-			while (pg_identity_entry_cmp(e + --j * ENTRY, p) > 0)
+			while (--j, entry_cmp(e + j * ENTRY, key_at(e + j * ENTRY), p, kp) > 0)
 				;
 			if (i >= j)
 				break;
@@ -137,7 +158,8 @@ static void sort_entries(unsigned char *e, size_t n, unsigned depth)
 		}
 	}
 	for (i = 1; i < n; i++)
-		for (j = i; j && pg_identity_entry_cmp(e + (j - 1) * ENTRY, e + j * ENTRY) > 0; j--)
+		for (j = i; j && entry_cmp(e + (j - 1) * ENTRY, key_at(e + (j - 1) * ENTRY),
+					   e + j * ENTRY, key_at(e + j * ENTRY)) > 0; j--)
 			entry_swap(e + (j - 1) * ENTRY, e + j * ENTRY);
 }
 

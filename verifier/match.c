@@ -4,10 +4,29 @@
 #include "common/error.h"
 #include "repo/trailers.h"
 
+/*
+ * Each byte's class: a word's (a letter, a digit, '_'), and a lower-case
+ * hex digit's too: a first index looks at every byte of every message.
+ */
+enum { WORD = 1, HEX = 2 };
+static const unsigned char classes[256] = {
+	['0'] = WORD | HEX, ['1'] = WORD | HEX, ['2'] = WORD | HEX, ['3'] = WORD | HEX,
+	['4'] = WORD | HEX, ['5'] = WORD | HEX, ['6'] = WORD | HEX, ['7'] = WORD | HEX,
+	['8'] = WORD | HEX, ['9'] = WORD | HEX, ['a'] = WORD | HEX, ['b'] = WORD | HEX,
+	['c'] = WORD | HEX, ['d'] = WORD | HEX, ['e'] = WORD | HEX, ['f'] = WORD | HEX,
+	['g'] = WORD, ['h'] = WORD, ['i'] = WORD, ['j'] = WORD, ['k'] = WORD, ['l'] = WORD,
+	['m'] = WORD, ['n'] = WORD, ['o'] = WORD, ['p'] = WORD, ['q'] = WORD, ['r'] = WORD,
+	['s'] = WORD, ['t'] = WORD, ['u'] = WORD, ['v'] = WORD, ['w'] = WORD, ['x'] = WORD,
+	['y'] = WORD, ['z'] = WORD, ['A'] = WORD, ['B'] = WORD, ['C'] = WORD, ['D'] = WORD,
+	['E'] = WORD, ['F'] = WORD, ['G'] = WORD, ['H'] = WORD, ['I'] = WORD, ['J'] = WORD,
+	['K'] = WORD, ['L'] = WORD, ['M'] = WORD, ['N'] = WORD, ['O'] = WORD, ['P'] = WORD,
+	['Q'] = WORD, ['R'] = WORD, ['S'] = WORD, ['T'] = WORD, ['U'] = WORD, ['V'] = WORD,
+	['W'] = WORD, ['X'] = WORD, ['Y'] = WORD, ['Z'] = WORD, ['_'] = WORD,
+};
+
 static bool is_word(char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       c == '_';
+	return classes[(unsigned char)c] & WORD;
 }
 
 #define QUOTED_ID_MIN 7
@@ -25,8 +44,7 @@ int pg_quoted_id_next(const char *s, size_t len, size_t from, size_t *start, siz
 		}
 		/* a whole word: a run of hex inside a longer word is no id */
 		for (; j < len && is_word(s[j]); j++)
-			if ((s[j] >= '0' && s[j] <= '9') || (s[j] >= 'a' && s[j] <= 'f'))
-				hex++;
+			hex += (classes[(unsigned char)s[j]] & HEX) != 0;
 		if (hex == j - i && hex >= QUOTED_ID_MIN) {
 			*start = i;
 			*n = j - i;
@@ -97,24 +115,39 @@ static uint64_t mix(uint64_t h, const void *data, size_t len)
 	return h * 0x100000001b3ULL;
 }
 
-uint64_t pg_identity_hash(const pg_commit *c)
+/* the quoted ids of s[0..len) as one marker byte each, hashed on from h */
+static uint64_t mix_but_ids(uint64_t h, const char *s, size_t len)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-	int64_t t = c->author.time;
-	int32_t off = c->author.offset;
 	size_t at = 0, start, n;
 
-	h = mix(h, c->author.name, strlen(c->author.name));
-	h = mix(h, c->author.email, strlen(c->author.email));
-	h = mix(h, &t, sizeof(t));
-	h = mix(h, &off, sizeof(off));
-	/* the body with every quoted id as one marker byte */
-	while (pg_quoted_id_next(c->message, c->body_len, at, &start, &n)) {
-		h = fnv(h, c->message + at, start - at);
+	while (pg_quoted_id_next(s, len, at, &start, &n)) {
+		h = fnv(h, s + at, start - at);
 		h = fnv(h, "\x01", 1);
 		at = start + n;
 	}
-	return mix(h, c->message + at, c->body_len - at);
+	return mix(h, s + at, len - at);
+}
+
+uint64_t pg_identity_hash_keys(const pg_commit_keys *k)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	int64_t t = k->time;
+	int32_t off = k->offset;
+
+	h = mix(h, k->name, k->name_len);
+	h = mix(h, k->email, k->email_len);
+	h = mix(h, &t, sizeof(t));
+	h = mix(h, &off, sizeof(off));
+	/* the body with every quoted id as one marker byte */
+	return mix_but_ids(h, k->message, k->body_len);
+}
+
+uint64_t pg_identity_hash(const pg_commit *c)
+{
+	pg_commit_keys k;
+
+	pg_commit_keys_of(&k, c);
+	return pg_identity_hash_keys(&k);
 }
 
 bool pg_identity_equal(const pg_commit *a, const pg_commit *b)
@@ -130,20 +163,21 @@ static bool same_ident(const pg_ident *a, const pg_ident *b)
 	return !strcmp(a->name, b->name) && !strcmp(a->email, b->email);
 }
 
-uint64_t pg_author_subject_hash(const pg_commit *c)
+uint64_t pg_author_subject_hash_keys(const pg_commit_keys *k)
 {
 	uint64_t h = 0x84222325cbf29ce4ULL; /* not the identity's basis: the keys never mix */
-	const char *s = c->subject ? c->subject : "";
-	size_t len = strlen(s), at = 0, start, n;
 
-	h = mix(h, c->author.name, strlen(c->author.name));
-	h = mix(h, c->author.email, strlen(c->author.email));
-	while (pg_quoted_id_next(s, len, at, &start, &n)) {
-		h = fnv(h, s + at, start - at);
-		h = fnv(h, "\x01", 1);
-		at = start + n;
-	}
-	return mix(h, s + at, len - at);
+	h = mix(h, k->name, k->name_len);
+	h = mix(h, k->email, k->email_len);
+	return mix_but_ids(h, k->subject, k->subject_len);
+}
+
+uint64_t pg_author_subject_hash(const pg_commit *c)
+{
+	pg_commit_keys k;
+
+	pg_commit_keys_of(&k, c);
+	return pg_author_subject_hash_keys(&k);
 }
 
 bool pg_author_subject_equal(const pg_commit *a, const pg_commit *b)

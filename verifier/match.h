@@ -15,6 +15,8 @@
  * "This reverts commit X", "Commit X (...)" or a Fixes: alike.
  */
 uint64_t pg_identity_hash(const pg_commit *c);
+/* The same of a commit's keys read without parsing it whole (repo/object.h). */
+uint64_t pg_identity_hash_keys(const pg_commit_keys *k);
 bool pg_identity_equal(const pg_commit *a, const pg_commit *b);
 
 /*
@@ -27,6 +29,7 @@ bool pg_identity_equal(const pg_commit *a, const pg_commit *b);
  * patch ids are computed only for the few pull commits that share this key.
  */
 uint64_t pg_author_subject_hash(const pg_commit *c);
+uint64_t pg_author_subject_hash_keys(const pg_commit_keys *k);
 bool pg_author_subject_equal(const pg_commit *a, const pg_commit *b);
 
 /*

@@ -2,7 +2,7 @@
 # 17-identity-index.t - copies found by one probe of upstream's identity index: made, extended, remade.
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
-plan 22
+plan 23
 
 U="$SCRATCH/up.git"
 S="$SCRATCH/sub.git"
@@ -143,6 +143,11 @@ run env PULLGATE_TEST_FAIL="index:run written" "$PULLGATE" verify --json --index
 	--upstream "$U2:master" "$S" old-copy
 is "$(printf '%s' "$out" | jq -r '.upstream_index')" null \
 	"under 1 MiB its entries go through runs on disk (a fault at the first run's write: no index)"
+PULLGATE_HOME="$SCRATCH/keys-differ"
+run env PULLGATE_TEST_FAIL="index:sample keys" "$PULLGATE" verify --json --upstream "$U:master" \
+	"$S" old-copy
+is "$(printf '%s' "$out" | jq -r '.upstream_index')+$(find "$PULLGATE_HOME" -name '*.idx' | wc -l)" \
+	"null+0" "a sample commit whose keys read alone hash other than its parse's: no index made"
 PULLGATE_HOME="$SCRATCH/big-small"
 big --index-memory 1048576
 is "$(verdict)" "$want" "under 1 MiB, through runs: the same verdict, the same index made"

@@ -212,6 +212,101 @@ static void test_oid_hex(void **state)
 	assert_int_equal(pg_oid_fromhex(&id, "zz" "e1abf065e4b9ef92c181909d77bf4406dd1e2a", 40), PG_EINVALID);
 }
 
+/* What pg_commit_keys_parse reads of text[0..len) is what pg_commit_parse does, or both fail. */
+static void keys_agree(const char *text, size_t len)
+{
+	pg_commit *c = NULL;
+	pg_commit_keys k, want;
+	int err = pg_commit_parse(&c, NULL, text, len);
+
+	pg_error_clear();
+	assert_int_equal(pg_commit_keys_parse(&k, text, len), err);
+	if (err < 0)
+		return;
+	pg_commit_keys_of(&want, c);
+	assert_int_equal(k.name_len, want.name_len);
+	assert_memory_equal(k.name, want.name, k.name_len);
+	assert_int_equal(k.email_len, want.email_len);
+	assert_memory_equal(k.email, want.email, k.email_len);
+	assert_int_equal(k.time, want.time);
+	assert_int_equal(k.offset, want.offset);
+	assert_int_equal(k.body_len, want.body_len);
+	assert_int_equal((size_t)(k.message - text), len - c->message_len);
+	assert_int_equal(k.subject_len, want.subject_len);
+	assert_memory_equal(k.subject, want.subject, k.subject_len);
+	pg_commit_free(c);
+}
+
+/* A piece of a commit's text, NULs and all. */
+typedef struct piece {
+	const char *p;
+	size_t n;
+} piece;
+
+#define PIECE(s) { s, sizeof(s) - 1 }
+
+/* Commits of headers and messages drawn from odd pieces: the keys read alone are the parse's. */
+static void test_keys_read_alone_are_the_parse_s(void **state)
+{
+	static const piece heads[] = {
+		PIECE("tree 16f9d75b755ac2e271285acb0fc12f5d8bff4697\n"),
+		PIECE("tree 16F9D75B755AC2E271285ACB0FC12F5D8BFF4697\n"),
+		PIECE("tree nothex\n"),
+		PIECE("parent cf76f678009c5a9922fdb121b216a4d5359cdd2e\n"),
+		PIECE("parent cf76f678009c5a9922fdb121b216a4d5359cdd2\n"),
+		PIECE("author Linus Torvalds <torvalds@linux-foundation.org> 1748631600 -0700\n"),
+		PIECE("author  \t Pad Ded \t <  spaced@example.org > 17 +0530\n"),
+		PIECE("author No Email 1234 +0000\n"),
+		PIECE("author Half <open 1234 +0000\n"),
+		PIECE("author Nul\0Name <nul\0mail@b> 99 -1200\n"),
+		PIECE("author Folded <f@b> 5\n +0100\n"),
+		PIECE("author Crlf <c@b> 1234567890 +0530\r\n"),
+		PIECE("author <> 0 +0000\n"),
+		PIECE("committer C O Mitter <c@example.org> 1 +0000\n"),
+		PIECE("mergetag object 45e1abf065e4b9ef92c181909d77bf4406dd1e2a\n type commit\n \n sig\n"),
+		PIECE("encoding ISO-8859-1\n"),
+		PIECE("weird\n"),
+	};
+	static const piece bodies[] = {
+		PIECE(""),
+		PIECE("\n"),
+		PIECE("\nsubject\n"),
+		PIECE("\n\n \n  spaced subject \t\nbody\n"),
+		PIECE("\nsub\0ject\n\nSigned-off-by: A <a@b>\n"),
+		PIECE("\nfs: fix 0123456789ab\n\nCommit deadbeefcafe broke it.\n\n"
+		      "Fixes: 0123456789ab (\"x\")\nSigned-off-by: A <a@b>\n"),
+		PIECE("\r\nsubject with CR\r\n\r\nSigned-off-by: Crlf <c@b>\r\n"),
+		PIECE("\nonly\n\nprose: here\nmore\n\n\n"),
+	};
+	char text[1024], *copy;
+	unsigned seed = 32;
+	size_t k, i, n, len;
+	const piece *h;
+
+	(void)state;
+	for (k = 0; k < 20000; k++) {
+		len = 0;
+		seed = seed * 1103515245u + 12345u;
+		n = (seed >> 16) % 6;
+		for (i = 0; i <= n; i++) {
+			seed = seed * 1103515245u + 12345u;
+			h = &heads[i == 0 && (seed & 3) ? 0 : (seed >> 16) % PG_ARRAY_SIZE(heads)];
+			memcpy(text + len, h->p, h->n);
+			len += h->n;
+		}
+		seed = seed * 1103515245u + 12345u;
+		h = &bodies[(seed >> 16) % PG_ARRAY_SIZE(bodies)];
+		memcpy(text + len, h->p, h->n);
+		len += h->n;
+		/* exactly len bytes, no NUL after: a read past the end is one ASan sees */
+		copy = malloc(len);
+		assert_non_null(copy);
+		memcpy(copy, text, len);
+		keys_agree(copy, len);
+		free(copy);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -223,6 +318,7 @@ int main(void)
 		cmocka_unit_test(test_malformed_commits),
 		cmocka_unit_test(test_tag_without_signature),
 		cmocka_unit_test(test_oid_hex),
+		cmocka_unit_test(test_keys_read_alone_are_the_parse_s),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

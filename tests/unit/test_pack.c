@@ -295,6 +295,56 @@ static void test_damaged_pack_never_gives_other_bytes(void **state)
 	assert_true(total > 12 * 300);
 }
 
+/*
+ * A pack's commit whose entry header says one byte more (more: 1) or one
+ * less (-1) than its stream holds: read, and the message of the error.
+ */
+static int read_missized(char *msg, size_t len, const fixture *f, int more)
+{
+	char copy[256], pack[640], hex[PG_OID_HEXSZ + 1];
+	pg_buf b = PG_BUF_INIT;
+	unsigned long off = 0;
+	pg_repo *r = NULL;
+	pg_commit *c = NULL;
+	pg_oid id;
+	char *out;
+	int err;
+
+	snprintf(copy, sizeof(copy), "%s/missized.git", f->dir);
+	/* a whole commit whose size's low four bits (its entry's first byte) can move by one */
+	out = run_sh("rm -rf %s && cp -r %s %s && git verify-pack -v %s/objects/pack/*.idx | "
+		     "awk '$2 == \"commit\" && NF == 5 && $3 %% 16 >= 2 && $3 %% 16 <= 14 "
+		     "{ print $1, $5; exit }'", copy, f->repo, copy, copy);
+	assert_int_equal(sscanf(out, "%40s %lu", hex, &off), 2);
+	free(out);
+	pack_path(pack, sizeof(pack), copy);
+	assert_int_equal(pg_buf_read_file(&b, pack), 0);
+	assert_true(off >= 12 && off < b.len);
+	b.ptr[off] = (char)((unsigned char)b.ptr[off] + more);
+	assert_int_equal(pg_write_file_atomic(pack, b.ptr, b.len), 0);
+	pg_buf_release(&b);
+	assert_int_equal(pg_oid_fromhex(&id, hex, PG_OID_HEXSZ), 0);
+	assert_int_equal(pg_repo_open(&r, copy), 0);
+	err = pg_repo_read_commit(&c, r, &id);
+	snprintf(msg, len, "%s", err < 0 ? pg_error_last() : "");
+	pg_error_clear();
+	pg_commit_free(c);
+	pg_repo_free(r);
+	return err;
+}
+
+/* A stream one byte longer or shorter than its entry says is damaged, and named so. */
+static void test_missized_pack_commit_is_named(void **state)
+{
+	fixture *f = *state;
+	char msg[512];
+
+	assert_int_equal(read_missized(msg, sizeof(msg), f, -1), PG_EINVALID);
+	assert_non_null(strstr(msg, "is damaged: it is longer than its header says"));
+	assert_int_equal(read_missized(msg, sizeof(msg), f, 1), PG_EINVALID);
+	assert_non_null(strstr(msg, "is damaged: it is shorter than its header says"));
+}
+
 /* A copy of the repository with every object loose, as a small fetch leaves them. */
 static void make_loose(const fixture *f, const char *copy)
 {
@@ -457,30 +507,67 @@ static void test_pack_check_is_remembered_by_file_identity(void **state)
 
 /* --- loose objects of any type, through the object store's own reader ------------- */
 
-/* The first blob of repo's main, loose in copy, with cmd run on its file ($o). */
-static int read_loose_blob(char *msg, size_t len, const fixture *f, const char *cmd)
+/*
+ * The object pick (a shell expression, in a loose copy of repo) names, with
+ * cmd run on its file ($o), read as a commit (commit: true) or by the
+ * object store's reader: the error, or 0; msg is its message.
+ */
+static int read_loose_object(char *msg, size_t len, const fixture *f, const char *pick,
+			     const char *cmd, bool commit)
 {
 	char copy[256];
 	char *hex;
 	pg_buf out = PG_BUF_INIT;
 	pg_repo *r = NULL;
+	pg_commit *c = NULL;
 	pg_oid id;
 	int err;
 
-	snprintf(copy, sizeof(copy), "%s/loose-blob.git", f->dir);
+	snprintf(copy, sizeof(copy), "%s/loose-object.git", f->dir);
 	make_loose(f, copy);
-	hex = run_sh("cd %s && b=$(git ls-tree -r main | awk '$2 == \"blob\" { print $3; exit }') && "
-		     "o=objects/${b%%${b#??}}/${b#??} && chmod u+w $o && %s && printf %%s $b",
-		     copy, cmd);
+	hex = run_sh("cd %s && b=%s && o=objects/${b%%${b#??}}/${b#??} && chmod u+w $o && %s && "
+		     "printf %%s $b", copy, pick, cmd);
 	assert_int_equal(pg_oid_fromhex(&id, hex + strlen(hex) - PG_OID_HEXSZ, PG_OID_HEXSZ), 0);
 	free(hex);
 	assert_int_equal(pg_repo_open(&r, copy), 0);
-	err = pg_repo_read_raw(&out, NULL, r, &id);
+	err = commit ? pg_repo_read_commit(&c, r, &id) : pg_repo_read_raw(&out, NULL, r, &id);
 	snprintf(msg, len, "%s", err < 0 ? pg_error_last() : "");
 	pg_error_clear();
+	pg_commit_free(c);
 	pg_buf_release(&out);
 	pg_repo_free(r);
 	return err;
+}
+
+/* The first blob of repo's main, loose in copy, with cmd run on its file ($o). */
+static int read_loose_blob(char *msg, size_t len, const fixture *f, const char *cmd)
+{
+	return read_loose_object(msg, len, f,
+				 "$(git ls-tree -r main | awk '$2 == \"blob\" { print $3; exit }')",
+				 cmd, false);
+}
+
+/*
+ * main's commit, loose, its header saying one byte less than its stream
+ * holds: both loose readers name it as a pack's is named.
+ */
+static void test_missized_loose_commit_is_named(void **state)
+{
+	static const char longer[] =
+		"python3 -c 'import sys, zlib; "
+		"d = zlib.decompress(open(sys.argv[1], \"rb\").read()); "
+		"h, b = d.split(b\"\\0\", 1); "
+		"open(sys.argv[1], \"wb\").write(zlib.compress(b\"commit %d\\0\" % "
+		"(len(b) - 1) + b))' $o";
+	fixture *f = *state;
+	char msg[512];
+
+	assert_int_equal(read_loose_object(msg, sizeof(msg), f, "$(git rev-parse main)", longer,
+					   true), PG_EINVALID);
+	assert_non_null(strstr(msg, "is damaged: it is longer than its header says"));
+	assert_int_equal(read_loose_object(msg, sizeof(msg), f, "$(git rev-parse main)", longer,
+					   false), PG_EINVALID);
+	assert_non_null(strstr(msg, "is damaged: it is longer than its header says"));
 }
 
 static void test_damaged_loose_objects_are_errors(void **state)
@@ -533,8 +620,10 @@ int main(void)
 		cmocka_unit_test(test_commits_read_in_the_packs_order),
 		cmocka_unit_test(test_few_commits_among_many_objects),
 		cmocka_unit_test(test_damaged_pack_never_gives_other_bytes),
+		cmocka_unit_test(test_missized_pack_commit_is_named),
 		cmocka_unit_test(test_loose_commits_are_git_s),
 		cmocka_unit_test(test_damaged_loose_commits_never_give_other_bytes),
+		cmocka_unit_test(test_missized_loose_commit_is_named),
 		cmocka_unit_test(test_pack_index_fanout_and_size_are_checked),
 		cmocka_unit_test(test_pack_header_must_match_its_index),
 		cmocka_unit_test(test_version_1_index_is_read),
