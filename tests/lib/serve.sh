@@ -85,6 +85,8 @@ stop_fakes() {
 serve_kill() {
 	[ -n "${SERVE_PID:-}" ] || return 0
 	kill -TERM "$SERVE_PID" 2>/dev/null || true
+	# one that stopped itself at a test point (PULLGATE_TEST_STOP) takes the TERM once it runs
+	kill -CONT "$SERVE_PID" 2>/dev/null || true
 	wait "$SERVE_PID" 2>/dev/null || true
 	SERVE_PID=
 }
