@@ -123,6 +123,7 @@ struct pg_submit {
 	bool started;
 	bool stopping;
 	bool woken;                      /* the outbox may hold more than the thread knows */
+	bool unrecorded;                 /* a try's outcome the store refused: look again later */
 	volatile sig_atomic_t cancel;    /* a POST under way gives up */
 };
 
@@ -180,9 +181,12 @@ static void record(pg_submit *sub, pg_submission *row, const char *decision)
 {
 	int err = pg_store_submission_set(sub->store, row, decision);
 
-	if (err < 0)
+	if (err < 0) {
 		pg_server_log(sub->srv, "pull %lld: cannot record the KCIDB submission: %s",
 			      (long long)row->pull, pg_error_last());
+		/* the row stays as the store has it (queued, say): tried again in a while */
+		sub->unrecorded = true;
+	}
 	else if (err == 1)
 		pg_server_log(sub->srv, "pull %lld: the KCIDB submission of run %lld was replaced "
 			      "by a newer decision", (long long)row->pull, (long long)row->run);
@@ -279,7 +283,7 @@ outcome:
 	}
 	snprintf(row->state, sizeof(row->state), "failed");
 	pg_buf_printf(&decision, "KCIDB document of run %lld not sent%s: %s", (long long)row->run,
-		      row->tries > 1 ? " after every attempt" : "", note.ptr);
+		      retry && row->tries > 1 ? " after every attempt" : "", note.ptr);
 final:
 	free(row->note);
 	row->note = pg_buf_detach(&note);
@@ -307,13 +311,15 @@ static int64_t send_due(pg_submit *sub)
 	int64_t next = 0, now;
 
 	if (!config_now(sub)->kcidb_submit.url) {
-		if (pg_store_submissions_drop(sub->store, &n) < 0)
+		int err = pg_store_submissions_drop(sub->store, &n);
+
+		if (err < 0)
 			pg_server_log(sub->srv, "KCIDB: %s", pg_error_last());
 		else if (n)
 			pg_server_log(sub->srv, "KCIDB: %zu submission%s dropped: kcidb.submit is not "
 				      "configured", n, n == 1 ? "" : "s");
 		pg_error_clear();
-		return 0;
+		return err < 0 ? (int64_t)time(NULL) + 60 : 0;
 	}
 	if (pg_store_submissions_due(&rows, &n, sub->store) < 0) {
 		pg_server_log(sub->srv, "KCIDB: cannot read the outbox: %s", pg_error_last());
@@ -321,6 +327,7 @@ static int64_t send_due(pg_submit *sub)
 		/* read again in a while, not at once */
 		return (int64_t)time(NULL) + 60;
 	}
+	sub->unrecorded = false;
 	for (i = 0; i < n && !sub->cancel; i++) {
 		now = (int64_t)time(NULL);
 		if (rows[i].next_at > now) {
@@ -333,7 +340,18 @@ static int64_t send_due(pg_submit *sub)
 			next = rows[i].next_at;
 	}
 	pg_submissions_free(rows, n);
+	/* an outcome the store refused (its lock held, say) is looked at again, not forgotten */
+	now = (int64_t)time(NULL);
+	if (sub->unrecorded && (!next || next > now + 60))
+		next = now + 60;
 	return next;
+}
+
+bool pg_submit_enabled(void *ctx)
+{
+	pg_submit *sub = ctx;
+
+	return sub && config_now(sub)->kcidb_submit.url;
 }
 
 static void *loop(void *arg)

@@ -49,6 +49,9 @@ int pg_submit_start(pg_submit **out, pg_server *s);
 /* A run was decided (a pg_worker_opts.decided callback; ctx is the pg_submit), or the configuration changed: look at the outbox now. */
 void pg_submit_wake(void *ctx, int64_t id);
 
+/* Whether the service submits now (kcidb.submit configured): a decided run is put in the outbox only then. */
+bool pg_submit_enabled(void *ctx);
+
 /* Stop the thread: a POST under way is given up at once; the outbox keeps what was not sent. NULL-safe. */
 void pg_submit_stop(pg_submit *sub);
 

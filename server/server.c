@@ -308,6 +308,7 @@ int pg_server_start(pg_server **out, const pg_server_opts *o)
 	if ((err = pg_submit_start(&s->submit, s)) < 0)
 		goto fail;
 	wo.decided = pg_submit_wake;
+	wo.submits = pg_submit_enabled;
 	wo.decided_ctx = s->submit;
 	if ((err = pg_worker_start(&s->worker, &wo)) < 0 || (err = pg_intake_start(&s->intake, s)) < 0 ||
 	    (err = pg_http_start(s)) < 0)

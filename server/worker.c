@@ -90,6 +90,12 @@ static bool retryable(pg_worker *w, int64_t id, enum pg_job_state from, enum pg_
 	return now == from;
 }
 
+/* Whether the service submits decided runs to KCIDB now (kcidb.submit, which a reload may change) */
+static bool submits(const slot *s)
+{
+	return s->w->o.submits && s->w->o.submits(s->w->o.decided_ctx);
+}
+
 /*
  * The thread moves the job it runs; a store that fails (busy, short of
  * space a moment) is asked again, twice at most, after a pause that grows
@@ -392,7 +398,7 @@ static void verify_job(slot *s, const pg_job *j)
 		to = PG_JOB_VERIFIED;
 	}
 	/* a decided run is submitted to KCIDB; one that could not decide is not (gate --kcidb) */
-	u.kcidb = to == PG_JOB_REJECTED || (to == PG_JOB_VERIFIED && !s->o.stages);
+	u.kcidb = (to == PG_JOB_REJECTED || (to == PG_JOB_VERIFIED && !s->o.stages)) && submits(s);
 	if (to == PG_JOB_VERIFIED && stacking(&s->o)) {
 		pthread_mutex_lock(&s->w->entry_lock);
 		pg_queue_entry_enter(s, j, r);
@@ -734,7 +740,7 @@ static void kernel_job(slot *s, const pg_job *j)
 			    "every configured stage passed";
 		to = PG_JOB_PASSED;
 	}
-	u.kcidb = to != PG_JOB_ERROR;
+	u.kcidb = to != PG_JOB_ERROR && submits(s);
 	advance(s, to, &u);
 	if (s->state == PG_JOB_APPROVING) {
 		pg_testpoint("approve", "intent-recorded");

@@ -38,6 +38,8 @@ typedef struct pg_worker_opts {
 	/* a run was decided and its report stored with its KCIDB submission
 	   (pg_store_update.kcidb).  May be NULL. */
 	void (*decided)(void *ctx, int64_t id);
+	/* whether a decided run is to be submitted (its ctx decided_ctx); NULL: never */
+	bool (*submits)(void *ctx);
 	void *decided_ctx;
 } pg_worker_opts;
 

@@ -4,7 +4,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
-plan 39
+plan 41
 T1=hardening-v6.16-rc1-fix1
 T2=hardening-v6.16-rc1-fix1-take2
 SCHEMA="$TOP/tests/kcidb/kcidb-v5.schema.json"
@@ -134,5 +134,9 @@ is "$(k "$SCRATCH/none.json" .error)" "pull $IDG has no finished report yet" "wh
 get "$URL/pulls/$IDG"
 is "$code" 200 "its page is served"
 unlike "$out" '<dt>KCIDB</dt>' "and its page has no KCIDB fact"
+# without kcidb.submit nothing is put in the outbox: no submission to show, none dropped
+is "$(pull_field "$ID2" .kcidb_submission) $(pull_field "$ID1" .kcidb_submission)" "null null" \
+	"a service that does not submit queues no submission of its decided pulls"
 serve_stop
 is "$SERVE_RC" 0 "the service stops cleanly"
+unlike "$(cat "$SCRATCH/serve.err")" "KCIDB: .*dropped" "and drops none"
