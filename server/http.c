@@ -1,12 +1,12 @@
 /* http.c - libmicrohttpd glue: routing, capped bodies, security headers, streamed responses. */
 #include "server/web.h"
+#include "common/dl.h"
 #include "common/error.h"
 #include "common/json.h"
 #include "common/testpoint.h"
 #include "server/clock.h"
 
 #include <arpa/inet.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <microhttpd.h>
 #include <pthread.h>
@@ -41,22 +41,11 @@ static char mhd_missing[512];   /* why it could not be opened; empty once it is 
 
 static void mhd_open(void)
 {
-	void *h = dlopen(MHD_SONAME, RTLD_NOW | RTLD_LOCAL);
-	const char *why;
+#define MHD_SYMBOL(f) { "MHD_" #f, (void **)&mhd.f },
+	static const pg_dl_symbol syms[] = { MHD_FUNCTIONS(MHD_SYMBOL) };
+#undef MHD_SYMBOL
 
-	if (!h) {
-		why = dlerror();
-		snprintf(mhd_missing, sizeof(mhd_missing), "%s", why ? why : MHD_SONAME);
-		return;
-	}
-	/* a data pointer to a function: what dlsym returns, by POSIX's own rule */
-#define MHD_RESOLVE(f)								\
-	if (!(*(void **)&mhd.f = dlsym(h, "MHD_" #f))) {			\
-		snprintf(mhd_missing, sizeof(mhd_missing), "%s has no MHD_%s", MHD_SONAME, #f); \
-		return;								\
-	}
-	MHD_FUNCTIONS(MHD_RESOLVE)
-#undef MHD_RESOLVE
+	pg_dl_open(MHD_SONAME, syms, PG_ARRAY_SIZE(syms), mhd_missing, sizeof(mhd_missing));
 }
 
 /* libmicrohttpd's functions in mhd, or why not (the library stays open for good). */

@@ -1,11 +1,11 @@
 /* http_client.c - libcurl glue: one POST with a bearer token, a total timeout, no redirect, a bounded answer. */
 #include "server/http_client.h"
+#include "common/dl.h"
 #include "common/error.h"
 #include "common/str.h"
 
 #define CURL_DISABLE_TYPECHECK
 #include <curl/curl.h>
-#include <dlfcn.h>
 #include <pthread.h>
 
 /*
@@ -28,22 +28,12 @@ static char lib_missing[512] = "not opened"; /* why it could not be opened; empt
 
 static void lib_open(void)
 {
-	void *h = dlopen(CURL_SONAME, RTLD_NOW | RTLD_LOCAL);
-	const char *why;
+#define CURL_SYMBOL(f) { "curl_" #f, (void **)&lib.f },
+	static const pg_dl_symbol syms[] = { CURL_FUNCTIONS(CURL_SYMBOL) };
+#undef CURL_SYMBOL
 
-	if (!h) {
-		why = dlerror();
-		snprintf(lib_missing, sizeof(lib_missing), "%s", why ? why : CURL_SONAME);
+	if (!pg_dl_open(CURL_SONAME, syms, PG_ARRAY_SIZE(syms), lib_missing, sizeof(lib_missing)))
 		return;
-	}
-	/* a data pointer to a function: what dlsym returns, by POSIX's own rule */
-#define CURL_RESOLVE(f)								\
-	if (!(*(void **)&lib.f = dlsym(h, "curl_" #f))) {			\
-		snprintf(lib_missing, sizeof(lib_missing), "%s has no curl_%s", CURL_SONAME, #f); \
-		return;								\
-	}
-	CURL_FUNCTIONS(CURL_RESOLVE)
-#undef CURL_RESOLVE
 	if (lib.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
 		snprintf(lib_missing, sizeof(lib_missing), "%s did not initialise", CURL_SONAME);
 		return;
