@@ -111,6 +111,9 @@ typedef struct runs {
 void pg_identity_put64(unsigned char *p, uint64_t v);
 uint64_t pg_identity_get64(const unsigned char *p);
 void pg_identity_put32(unsigned char *p, uint32_t v);
+uint32_t pg_identity_get32(const unsigned char *p);
+/* qsort/bsearch order of raw object ids */
+int pg_identity_oid_cmp(const void *a, const void *b);
 uint64_t pg_identity_checksum_start(uint64_t n);
 uint64_t pg_identity_checksum_more(uint64_t h, const unsigned char *p, size_t n);
 uint64_t pg_identity_checksum(const unsigned char *p, size_t n);
@@ -140,5 +143,17 @@ int pg_identity_check_all(bool *ok, pg_identity_index *x);
 int pg_identity_write_index(pg_identity_index *x, const char *path, const char *name,
 		uint64_t fingerprint, const pg_oid *tip, const pg_oid *graph,
 		bool merge, runs *add, size_t *added, tip_slot *tips, size_t ntips);
+
+/* identity_tips.c: the refs' tips the index records, and the commits of other tips (HASH.others) */
+const tip_slot *pg_identity_find_tip(const pg_identity_index *x, const char *ref);
+bool pg_identity_tips_gone(pg_identity_index *x, pg_repo *r);
+int pg_identity_tip_ids(pg_oid **out, const tip_slot *tips, size_t n);
+int pg_identity_record_tips(tip_slot **out, size_t *n, bool *recorded, pg_repo *r,
+			    const tip_slot *from, size_t nfrom, const char *ref, const pg_oid *tip,
+			    bool brings);
+bool pg_identity_is_other(const pg_identity_index *x, const unsigned char *id);
+int pg_identity_others_cached(pg_identity_index *x, pg_repo *r, const pg_oid *tip, tip_slot *tips,
+			      size_t *ntips, bool drop, bool *cached);
+bool pg_identity_drop_broken(pg_identity_index *x, pg_repo *r, const pg_oid *tip, int err);
 
 #endif
