@@ -112,4 +112,15 @@ void pg_queue_entry_look(slot *s, const pg_worker_opts *o);
  */
 size_t pg_queue_entry_orphans(pg_worker *w, const pg_job_list *q);
 
+/* worker.c: what the approval (approve.c) shares with the runs */
+int pg_worker_pull_spec(pg_pull_spec *spec, pg_buf *url, const pg_worker_opts *o, const pg_job *j);
+void pg_worker_gate_opts(pg_gate_opts *go, char *run_name, size_t cap, const pg_worker_opts *o,
+			 int64_t id);
+bool pg_worker_stacking(const pg_worker_opts *o);
+int pg_worker_branch_tip(pg_oid *tip, const pg_worker_opts *o);
+
+/* approve.c: an approval by the maintainer or the policy, and those a stop cut short */
+int pg_worker_approve_job(pg_worker *w, int64_t id, const char *user, bool by_policy, bool recorded);
+int pg_worker_resume_approvals(pg_worker *w);
+
 #endif
