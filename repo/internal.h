@@ -39,6 +39,7 @@ struct pg_repo {
 	char *graph_warning;    /* why a trusted graph was left out, or NULL */
 	pg_packs *packs;        /* the trusted directories' packs (pack.c), on first use */
 	git_odb *untrusted;     /* the untrusted attached directories alone (read.c), or NULL */
+	size_t read_ahead_min;  /* pg_repo_set_read_ahead's; 0: the default */
 	pg_progress_fn progress; /* a fetch's transfer progress, or NULL */
 	void *progress_ctx;
 	uint64_t progress_shown_ms, progress_started_ms;
@@ -82,6 +83,21 @@ int pg_repo_pack_locate(pg_pack_loc *locs, size_t n, pg_repo *r, const pg_oid *i
 int pg_repo_pack_commit_at(const char **data, size_t *len, pg_repo *r, const pg_pack_loc *loc,
 			   const pg_oid *id);
 void pg_packs_free(pg_packs *ps);
+
+/*
+ * A reading of r's packs for another thread (pg_repo_read_commits_raw's
+ * inflating ahead): pg_pack_reader_commit is pg_repo_pack_commit_at with a
+ * zlib stream and pack windows of the reader's own, so that it may run
+ * beside the repository's own reads on its caller's thread.  r's packs
+ * are loaded by pg_pack_reader_new and must stay (r neither freed nor its
+ * packs let go of) until the reader is freed.  *data is the reader's until
+ * its next read.
+ */
+typedef struct pg_pack_reader pg_pack_reader;
+int pg_pack_reader_new(pg_pack_reader **out, pg_repo *r);
+int pg_pack_reader_commit(const char **data, size_t *len, pg_pack_reader *rd,
+			  const pg_pack_loc *loc, const pg_oid *id);
+void pg_pack_reader_free(pg_pack_reader *rd);
 
 /*
  * Check every pack index in objdir/pack, and the pack beside it, before

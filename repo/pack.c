@@ -66,15 +66,32 @@ typedef struct pack {
 	size_t nlarge;
 } pack;
 
+/* A zlib stream and the last commit it inflated: a thread's own. */
+typedef struct inflater {
+	z_stream z;
+	bool ready;
+	unsigned char *out;
+	size_t out_alloc;
+} inflater;
+
 struct pg_packs {
 	pack *v;
 	size_t n, alloc;
-	z_stream z;
-	bool z_ready;
-	unsigned char *out;       /* the last commit inflated */
-	size_t out_alloc;
+	inflater zi;              /* the repository's: its caller's thread */
 	unsigned char *in;        /* the last loose object file read */
 	size_t in_alloc;
+};
+
+/*
+ * Another thread's reading of the same packs (pg_pack_reader_new): its
+ * own stream, and its own window on each pack, so that neither thread
+ * lets go of what the other reads through its window's bookkeeping (the
+ * pages themselves are the file's, faulted in again by whoever reads).
+ */
+struct pg_pack_reader {
+	const pg_packs *ps;
+	inflater zi;
+	pg_map_window *win;       /* one a pack */
 };
 
 static uint32_t be32(const unsigned char *p)
@@ -427,6 +444,14 @@ static int add_dir_packs(pg_packs *ps, const char *objdir)
 	return each_index(objdir, add_pack, ps);
 }
 
+static void inflater_release(inflater *zi)
+{
+	if (zi->ready)
+		inflateEnd(&zi->z);
+	free(zi->out);
+	memset(zi, 0, sizeof(*zi));
+}
+
 void pg_packs_free(pg_packs *ps)
 {
 	size_t i;
@@ -436,9 +461,7 @@ void pg_packs_free(pg_packs *ps)
 	for (i = 0; i < ps->n; i++)
 		pack_release(&ps->v[i]);
 	free(ps->v);
-	if (ps->z_ready)
-		inflateEnd(&ps->z);
-	free(ps->out);
+	inflater_release(&ps->zi);
 	free(ps->in);
 	free(ps);
 }
@@ -522,30 +545,30 @@ none:
  */
 #define Z_SLACK 320
 
-/* Room in ps->out for a commit of size bytes, a NUL and Z_SLACK. */
-static int out_room(pg_packs *ps, size_t size)
+/* Room in zi->out for a commit of size bytes, a NUL and Z_SLACK. */
+static int out_room(inflater *zi, size_t size)
 {
 	unsigned char *nb;
 
-	if (size + 1 + Z_SLACK <= ps->out_alloc)
+	if (size + 1 + Z_SLACK <= zi->out_alloc)
 		return 0;
 	if (!(nb = malloc(size + 1 + Z_SLACK)))
 		return pg_error_oom();
-	free(ps->out);
-	ps->out = nb;
-	ps->out_alloc = size + 1 + Z_SLACK;
+	free(zi->out);
+	zi->out = nb;
+	zi->out_alloc = size + 1 + Z_SLACK;
 	return 0;
 }
 
-/* The one zlib stream, ready for a new object; false if zlib cannot. */
-static bool z_start(pg_packs *ps)
+/* The thread's one zlib stream, ready for a new object; false if zlib cannot. */
+static bool z_start(inflater *zi)
 {
-	if (ps->z_ready)
-		return inflateReset(&ps->z) == Z_OK;
-	memset(&ps->z, 0, sizeof(ps->z));
-	if (inflateInit(&ps->z) != Z_OK)
+	if (zi->ready)
+		return inflateReset(&zi->z) == Z_OK;
+	memset(&zi->z, 0, sizeof(zi->z));
+	if (inflateInit(&zi->z) != Z_OK)
 		return false;
-	ps->z_ready = true;
+	zi->ready = true;
 	return true;
 }
 
@@ -583,8 +606,8 @@ static int damaged(const pg_oid *id, const char *where, const char *why)
  * of at most COMMIT_MAX (a delta, another type: libgit2 resolves it);
  * PG_EINVALID when the entry is damaged, never left to libgit2.
  */
-static int inflate_commit(pg_packs *ps, pack *p, const pg_oid *id, uint64_t off,
-			  size_t *len)
+static int inflate_commit(inflater *zi, const pack *p, pg_map_window *win, const pg_oid *id,
+			  uint64_t off, size_t *len)
 {
 	const unsigned char *h, *end = p->data + p->data_len - 20;
 	size_t size, shift = 4;
@@ -607,22 +630,22 @@ static int inflate_commit(pg_packs *ps, pack *p, const pg_oid *id, uint64_t off,
 		return damaged(id, p->path, "its entry claims more than the pack holds");
 	if (size > COMMIT_MAX)
 		return 0;
-	if ((err = out_room(ps, size)) < 0)
+	if ((err = out_room(zi, size)) < 0)
 		return err;
-	if (!z_start(ps))
+	if (!z_start(zi))
 		return pg_error_oom();
-	ps->z.next_in = (unsigned char *)h;
-	ps->z.avail_in = (uInt)((size_t)(end - h) < UINT_MAX ? (size_t)(end - h) : UINT_MAX);
-	ps->z.next_out = ps->out;
-	ps->z.avail_out = (uInt)(size + 1 + Z_SLACK); /* more, to see the stream end where it says */
-	zr = inflate(&ps->z, Z_FINISH);
-	pg_map_touch(&p->win, p->data, p->data_len, (size_t)off,
-		     (size_t)(h - (p->data + off)) + ps->z.total_in);
-	if (ps->z.total_out > size)
+	zi->z.next_in = (unsigned char *)h;
+	zi->z.avail_in = (uInt)((size_t)(end - h) < UINT_MAX ? (size_t)(end - h) : UINT_MAX);
+	zi->z.next_out = zi->out;
+	zi->z.avail_out = (uInt)(size + 1 + Z_SLACK); /* more, to see the stream end where it says */
+	zr = inflate(&zi->z, Z_FINISH);
+	pg_map_touch(win, p->data, p->data_len, (size_t)off,
+		     (size_t)(h - (p->data + off)) + zi->z.total_in);
+	if (zi->z.total_out > size)
 		return damaged(id, p->path, "it is longer than its header says");
-	if (zr != Z_STREAM_END || ps->z.total_out != size)
-		return damaged(id, p->path, z_damage(zr, &ps->z));
-	ps->out[size] = '\0';
+	if (zr != Z_STREAM_END || zi->z.total_out != size)
+		return damaged(id, p->path, z_damage(zr, &zi->z));
+	zi->out[size] = '\0';
 	*len = size;
 	return 1;
 }
@@ -697,16 +720,16 @@ static int loose_commit(pg_packs *ps, const char *objdir, const pg_oid *id, size
 		return 0;
 	if ((err = read_loose(&n, ps, path)) <= 0)
 		return err;
-	if (!z_start(ps))
+	if (!z_start(&ps->zi))
 		return pg_error_oom();
-	ps->z.next_in = ps->in;
-	ps->z.avail_in = (uInt)n;
-	ps->z.next_out = head;
-	ps->z.avail_out = sizeof(head);
-	zr = inflate(&ps->z, Z_NO_FLUSH);
+	ps->zi.z.next_in = ps->in;
+	ps->zi.z.avail_in = (uInt)n;
+	ps->zi.z.next_out = head;
+	ps->zi.z.avail_out = sizeof(head);
+	zr = inflate(&ps->zi.z, Z_NO_FLUSH);
 	if (zr != Z_OK && zr != Z_STREAM_END)
-		return damaged(id, objdir, z_damage(zr, &ps->z));
-	k = sizeof(head) - ps->z.avail_out;
+		return damaged(id, objdir, z_damage(zr, &ps->zi.z));
+	k = sizeof(head) - ps->zi.z.avail_out;
 	if (k < 9 || memcmp(head, "commit ", 7) || !(nul = memchr(head, '\0', k)))
 		return 0;
 	for (p = head + 7; p < nul; p++) {
@@ -721,20 +744,20 @@ static int loose_commit(pg_packs *ps, const char *objdir, const pg_oid *id, size
 	hlen = (size_t)(nul - head) + 1;
 	if (k - hlen > size)
 		return damaged(id, objdir, "it is longer than its header says");
-	if ((err = out_room(ps, size)) < 0)
+	if ((err = out_room(&ps->zi, size)) < 0)
 		return err;
-	memcpy(ps->out, head + hlen, k - hlen);
+	memcpy(ps->zi.out, head + hlen, k - hlen);
 	if (zr != Z_STREAM_END) {
-		ps->z.next_out = ps->out + (k - hlen);
-		ps->z.avail_out = (uInt)(size - (k - hlen) + 1); /* one more, to see the end */
-		zr = inflate(&ps->z, Z_FINISH);
+		ps->zi.z.next_out = ps->zi.out + (k - hlen);
+		ps->zi.z.avail_out = (uInt)(size - (k - hlen) + 1); /* one more, to see the end */
+		zr = inflate(&ps->zi.z, Z_FINISH);
 	}
 	/* one byte more than the header says, and the stream's end with it: longer, not shorter */
-	if (ps->z.total_out > hlen + size)
+	if (ps->zi.z.total_out > hlen + size)
 		return damaged(id, objdir, "it is longer than its header says");
-	if (zr != Z_STREAM_END || ps->z.total_out != hlen + size)
-		return damaged(id, objdir, z_damage(zr, &ps->z));
-	ps->out[size] = '\0';
+	if (zr != Z_STREAM_END || ps->zi.z.total_out != hlen + size)
+		return damaged(id, objdir, z_damage(zr, &ps->zi.z));
+	ps->zi.out[size] = '\0';
 	*len = size;
 	return 1;
 }
@@ -901,9 +924,53 @@ int pg_repo_pack_commit_at(const char **data, size_t *len, pg_repo *r, const pg_
 		return err;
 	if (loc->pack >= r->packs->n)
 		return 0;
-	if ((err = inflate_commit(r->packs, &r->packs->v[loc->pack], id, loc->off, len)) == 1)
-		*data = (const char *)r->packs->out;
+	if ((err = inflate_commit(&r->packs->zi, &r->packs->v[loc->pack], &r->packs->v[loc->pack].win,
+				  id, loc->off, len)) == 1)
+		*data = (const char *)r->packs->zi.out;
 	return err;
+}
+
+int pg_pack_reader_new(pg_pack_reader **out, pg_repo *r)
+{
+	pg_pack_reader *rd;
+	size_t i;
+	int err;
+
+	*out = NULL;
+	if ((err = load_packs(r)) < 0)
+		return err;
+	if (!(rd = calloc(1, sizeof(*rd))) ||
+	    (r->packs->n && !(rd->win = calloc(r->packs->n, sizeof(*rd->win))))) {
+		free(rd);
+		return pg_error_oom();
+	}
+	rd->ps = r->packs;
+	for (i = 0; i < r->packs->n; i++)
+		rd->win[i].limit = PACK_RESIDENT;
+	*out = rd;
+	return 0;
+}
+
+int pg_pack_reader_commit(const char **data, size_t *len, pg_pack_reader *rd,
+			  const pg_pack_loc *loc, const pg_oid *id)
+{
+	int err;
+
+	if (loc->pack >= rd->ps->n)
+		return 0;
+	if ((err = inflate_commit(&rd->zi, &rd->ps->v[loc->pack], &rd->win[loc->pack], id, loc->off,
+				  len)) == 1)
+		*data = (const char *)rd->zi.out;
+	return err;
+}
+
+void pg_pack_reader_free(pg_pack_reader *rd)
+{
+	if (!rd)
+		return;
+	inflater_release(&rd->zi);
+	free(rd->win);
+	free(rd);
 }
 
 int pg_repo_pack_commit(const char **data, size_t *len, pg_repo *r, const pg_oid *id)
@@ -918,9 +985,10 @@ int pg_repo_pack_commit(const char **data, size_t *len, pg_repo *r, const pg_oid
 
 		if (!off)
 			continue;
-		if ((err = inflate_commit(r->packs, &r->packs->v[i], id, off, len)) != 0) {
+		if ((err = inflate_commit(&r->packs->zi, &r->packs->v[i], &r->packs->v[i].win, id,
+					  off, len)) != 0) {
 			if (err == 1)
-				*data = (const char *)r->packs->out;
+				*data = (const char *)r->packs->zi.out;
 			return err;
 		}
 		return 0; /* there, but not whole: libgit2 resolves it */
@@ -928,7 +996,7 @@ int pg_repo_pack_commit(const char **data, size_t *len, pg_repo *r, const pg_oid
 	for (i = 0; i < r->ngraph_dirs; i++) {
 		if ((err = loose_commit(r->packs, r->graph_dirs[i], id, len)) != 0) {
 			if (err == 1)
-				*data = (const char *)r->packs->out;
+				*data = (const char *)r->packs->zi.out;
 			return err;
 		}
 	}

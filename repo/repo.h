@@ -299,6 +299,16 @@ typedef int (*pg_repo_commit_bytes_fn)(void *ctx, size_t i, const pg_oid *id, co
 				       size_t len);
 int pg_repo_read_commits_raw(pg_repo *r, const pg_oid *ids, size_t n,
 			     pg_repo_commit_bytes_fn fn, void *ctx);
+/*
+ * Reading at least min commits at once, the two above inflate ahead of fn
+ * on a thread of their own (fn is still called on the caller's thread, in
+ * the same order, with the same bytes and errors); fn must not make r
+ * trust another directory meanwhile (pg_repo_trust_graph).  min 0: the
+ * default, PG_REPO_READ_AHEAD_MIN, or never when this process may run on
+ * one CPU only; SIZE_MAX: never.
+ */
+#define PG_REPO_READ_AHEAD_MIN 4096
+void pg_repo_set_read_ahead(pg_repo *r, size_t min);
 int pg_repo_read_tag(pg_tagobj **out, pg_repo *r, const pg_oid *id);
 
 /* The commit a tag, or a chain of tags, ends at; a commit is its own. */

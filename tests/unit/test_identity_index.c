@@ -566,8 +566,9 @@ static void test_one_reading_for_both_kinds(void **state)
 
 /*
  * A working memory of a few entries sorts them in many runs, written to
- * files and merged: the index files are the bytes an index sorted in
- * memory has, made and extended, both kinds, and no run file is left.
+ * files and merged, and the commits inflated ahead by other threads: the
+ * index files are the bytes an index sorted in memory and read on one
+ * thread has, made and extended, both kinds, and no run file is left.
  */
 static void test_small_work_mem_gives_the_same_files(void **state)
 {
@@ -595,8 +596,12 @@ static void test_small_work_mem_gives_the_same_files(void **state)
 		for (t = 0; t < 2; t++) {
 			for (h = 0; h < 2; h++) {
 				snprintf(home[h], sizeof(home[h]), "%s/home-work-%d", f->dir, h);
-				/* 0: the default (in memory); 1: runs of 16 entries */
+				/*
+				 * 0: the default (in memory), read on one thread; 1: runs
+				 * of 16 entries, the commits inflated ahead by others
+				 */
 				opts.work_mem = h ? 1 : 0;
+				pg_repo_set_read_ahead(r, h ? 1 : SIZE_MAX);
 				pg_identity_index_drop_spare();
 				assert_int_equal(pg_identity_index_open_opts(&x, r, home[h], UPSTREAM,
 									     &tip[t], &opts, &info),

@@ -140,7 +140,8 @@ static void test_commits_read_in_the_packs_order(void **state)
 	seen_commits s = { NULL, ids, times };
 	const char *p = f->batch;
 	char *hex;
-	size_t n = 0, i;
+	size_t n = 0, i, ahead;
+	pg_oid tree;
 
 	hex = run_sh("cd %s && git commit-tree -p main -m loose main^{tree}", f->repo);
 	assert_int_equal(pg_oid_fromhex(&ids[n++], hex, PG_OID_HEXSZ), 0);
@@ -158,13 +159,23 @@ static void test_commits_read_in_the_packs_order(void **state)
 	ids[n++] = ids[0];
 	assert_int_equal(pg_repo_open(&r, f->repo), 0);
 	s.r = r;
-	assert_int_equal(pg_repo_read_commits(r, ids, n, saw, &s), 0);
-	for (i = 0; i < n; i++)
-		assert_int_equal(times[i], 1);
+	/* read alone, and inflated ahead by other threads (fn reading one commit meanwhile) */
+	for (ahead = 0; ahead < 2; ahead++) {
+		pg_repo_set_read_ahead(r, ahead ? 1 : SIZE_MAX);
+		memset(times, 0, sizeof(times));
+		assert_int_equal(pg_repo_read_commits(r, ids, n, saw, &s), 0);
+		for (i = 0; i < n; i++)
+			assert_int_equal(times[i], 1);
+	}
 	/* a tree among them: named, as one read names it */
+	tree = ids[3];
 	assert_int_equal(pg_repo_commit_tree(&ids[3], r, &ids[3]), 0);
-	memset(times, 0, sizeof(times));
-	assert_int_equal(pg_repo_read_commits(r, ids, n, saw, &s), PG_EINVALID);
+	for (ahead = 0; ahead < 2; ahead++) {
+		pg_repo_set_read_ahead(r, ahead ? 1 : SIZE_MAX);
+		memset(times, 0, sizeof(times));
+		assert_int_equal(pg_repo_read_commits(r, ids, n, saw, &s), PG_EINVALID);
+	}
+	ids[3] = tree;
 	pg_repo_free(r);
 }
 
@@ -262,6 +273,140 @@ static void test_few_commits_among_many_objects(void **state)
 			assert_int_equal(times[i], 1);
 	}
 	pg_repo_free(r);
+}
+
+/* What pg_repo_read_commits_raw gave: each call's place and a digest of its bytes. */
+typedef struct raw_calls {
+	size_t n, stop_at;      /* stop_at: fn fails at that call (0: never) */
+	size_t *place;
+	uint64_t *digest;
+} raw_calls;
+
+static int saw_raw(void *ctx, size_t i, const pg_oid *id, const char *data, size_t len)
+{
+	raw_calls *c = ctx;
+	uint64_t h = 1469598103934665603ULL;
+	size_t k;
+
+	(void)id;
+	for (k = 0; k < len; k++)
+		h = (h ^ (unsigned char)data[k]) * 1099511628211ULL;
+	assert_int_equal(data[len], '\0');
+	c->place[c->n] = i;
+	c->digest[c->n] = h;
+	if (++c->n == c->stop_at)
+		return pg_error_set(PG_ECANCELLED, "stopped at call %zu", c->n);
+	return 0;
+}
+
+/* Read ids[0..n) of repo into c, alone or inflated ahead: the result, *msg its message. */
+static int read_raw(raw_calls *c, const char *repo, const pg_oid *ids, size_t n, bool ahead,
+		    char *msg, size_t msglen)
+{
+	pg_repo *r = NULL;
+	int err;
+
+	c->n = 0;
+	assert_int_equal(pg_repo_open(&r, repo), 0);
+	pg_repo_set_read_ahead(r, ahead ? 1 : SIZE_MAX);
+	err = pg_repo_read_commits_raw(r, ids, n, saw_raw, c);
+	snprintf(msg, msglen, "%s", err < 0 ? pg_error_last() : "");
+	pg_repo_free(r);
+	return err;
+}
+
+/*
+ * Thousands of commits (batches inflated by several threads), read alone
+ * and inflated ahead: the same calls in the same order with the same
+ * bytes; a commit damaged late in the pack (a batch inflated while fn
+ * takes earlier ones) the same error after the same calls; fn's own
+ * error stops the reading where it says, whichever way.
+ */
+static void test_read_ahead_gives_what_one_thread_gives(void **state)
+{
+	fixture *f = *state;
+	char repo[200], pack[400], msg[2][1024], *list, *line;
+	raw_calls c[2];
+	pg_oid *ids;
+	uint64_t *off, damaged_off = 0;
+	size_t n = 0, k, ahead;
+	int err[2];
+
+	snprintf(repo, sizeof(repo), "%s/ahead.git", f->dir);
+	free(run_sh("git init -q --bare %s && cd %s && "
+		    "awk 'BEGIN { for (i = 0; i < 3000; i++) { print \"commit refs/heads/main\"; "
+		    "print \"committer c <c@example.org> \" (1000000000 + i) \" +0000\"; "
+		    "m = \"change \" i \"\\n\\nwhat it does, at length: \" i * 7919; "
+		    "print \"data \" length(m); print m; "
+		    "print \"M 100644 inline f\" (i %% 50); print \"data \" length(i \"\") + 1; print i } }' | "
+		    "git fast-import --quiet && git repack -adq", repo, repo));
+	pack_path(pack, sizeof(pack), repo);
+	snprintf(pack + strlen(pack) - 5, 5, ".idx");
+	list = run_sh("git --git-dir=%s rev-list --all > %s/ahead-ids && "
+		      "git --git-dir=%s show-index < %s | grep -F -f %s/ahead-ids | sort -n",
+		      repo, f->dir, repo, pack, f->dir);
+	assert_non_null(ids = calloc(3000, sizeof(*ids)));
+	assert_non_null(off = calloc(3000, sizeof(*off)));
+	for (line = list; *line && n < 3000; n++) {
+		char *end;
+
+		off[n] = strtoull(line, &end, 10);
+		assert_int_equal(pg_oid_fromhex(&ids[n], end + 1, PG_OID_HEXSZ), 0);
+		assert_non_null(line = strchr(end, '\n'));
+		line++;
+	}
+	free(list);
+	assert_int_equal(n, 3000);
+	for (ahead = 0; ahead < 2; ahead++) {
+		assert_non_null(c[ahead].place = calloc(n, sizeof(size_t)));
+		assert_non_null(c[ahead].digest = calloc(n, sizeof(uint64_t)));
+		c[ahead].stop_at = 0;
+	}
+	/* whole: ids given in the packs' order here, so the calls come in the ids' order */
+	for (ahead = 0; ahead < 2; ahead++) {
+		err[ahead] = read_raw(&c[ahead], repo, ids, n, ahead, msg[ahead], sizeof(msg[0]));
+		assert_int_equal(err[ahead], 0);
+		assert_int_equal(c[ahead].n, n);
+	}
+	assert_memory_equal(c[0].place, c[1].place, n * sizeof(size_t));
+	assert_memory_equal(c[0].digest, c[1].digest, n * sizeof(uint64_t));
+	for (k = 0; k < n; k++)
+		assert_int_equal(c[0].place[k], k);
+	/* fn failing at its 1,700th call */
+	for (ahead = 0; ahead < 2; ahead++) {
+		c[ahead].stop_at = 1700;
+		err[ahead] = read_raw(&c[ahead], repo, ids, n, ahead, msg[ahead], sizeof(msg[0]));
+		assert_int_equal(err[ahead], PG_ECANCELLED);
+		assert_int_equal(c[ahead].n, 1700);
+		assert_string_equal(msg[ahead], "stopped at call 1700");
+		c[ahead].stop_at = 0;
+	}
+	/* the 2,600th commit's stream damaged (its fifth byte on, a zlib stream's blocks) */
+	{
+		pg_buf b = PG_BUF_INIT;
+
+		snprintf(pack + strlen(pack) - 4, 6, ".pack");
+		damaged_off = off[2599];
+		assert_int_equal(pg_buf_read_file(&b, pack), 0);
+		assert_true(damaged_off + 12 < b.len);
+		memset(b.ptr + damaged_off + 4, 0xff, 8);
+		assert_int_equal(pg_write_file_atomic(pack, b.ptr, b.len), 0);
+		pg_buf_release(&b);
+	}
+	for (ahead = 0; ahead < 2; ahead++) {
+		err[ahead] = read_raw(&c[ahead], repo, ids, n, ahead, msg[ahead], sizeof(msg[0]));
+		assert_int_equal(err[ahead], PG_EINVALID);
+		assert_int_equal(c[ahead].n, 2599);
+		assert_non_null(strstr(msg[ahead], "is damaged"));
+	}
+	assert_string_equal(msg[0], msg[1]);
+	assert_memory_equal(c[0].digest, c[1].digest, 2599 * sizeof(uint64_t));
+	for (ahead = 0; ahead < 2; ahead++) {
+		free(c[ahead].place);
+		free(c[ahead].digest);
+	}
+	free(ids);
+	free(off);
 }
 
 /* The pack's data damaged here and there: a read fails or is right, nothing else. */
@@ -619,6 +764,7 @@ int main(void)
 		cmocka_unit_test(test_commits_read_from_packs_are_git_s),
 		cmocka_unit_test(test_commits_read_in_the_packs_order),
 		cmocka_unit_test(test_few_commits_among_many_objects),
+		cmocka_unit_test(test_read_ahead_gives_what_one_thread_gives),
 		cmocka_unit_test(test_damaged_pack_never_gives_other_bytes),
 		cmocka_unit_test(test_missized_pack_commit_is_named),
 		cmocka_unit_test(test_loose_commits_are_git_s),
