@@ -79,6 +79,12 @@ void pg_pagefile_free(pg_pagefile *f)
 	free(f);
 }
 
+void pg_pagefile_let_go(pg_pagefile *f)
+{
+	if (f && f->map)
+		(void)madvise(f->map, (size_t)f->size, MADV_DONTNEED);
+}
+
 uint64_t pg_pagefile_size(const pg_pagefile *f)
 {
 	return f->size;

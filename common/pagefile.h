@@ -28,6 +28,13 @@ typedef struct pg_pagefile pg_pagefile;
 int pg_pagefile_open(pg_pagefile **out, const char *path, size_t max_blocks);
 void pg_pagefile_free(pg_pagefile *f);
 
+/*
+ * What of the file is mapped into the process is let go of (MADV_DONTNEED:
+ * its pages stay in the kernel's page cache, and a later read faults in
+ * only what it touches): after a pass over all of it, so that what reads
+ * little of it later does not keep the whole file resident.
+ */
+void pg_pagefile_let_go(pg_pagefile *f);
 /* Its size when it was opened. */
 uint64_t pg_pagefile_size(const pg_pagefile *f);
 

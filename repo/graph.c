@@ -578,6 +578,14 @@ const char *pg_graph_warning(const pg_graph *g)
 	return g->warning;
 }
 
+void pg_graph_let_go(pg_graph *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->nlayers; i++)
+		pg_pagefile_let_go(g->layers[i].f);
+}
+
 uint32_t pg_graph_count(const pg_graph *g)
 {
 	return g->count;

@@ -71,6 +71,9 @@ const char *pg_graph_warning(const pg_graph *g);
 
 void pg_graph_free(pg_graph *g);
 
+/* What of its files is resident let go of, after a pass over all of it (pg_pagefile_let_go). */
+void pg_graph_let_go(pg_graph *g);
+
 /* The number of commits in the graph (all layers). */
 uint32_t pg_graph_count(const pg_graph *g);
 

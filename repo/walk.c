@@ -663,6 +663,13 @@ int pg_repo_walk_all(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tips, si
 	}
 	if (err == 0)
 		err = list_marked(&w);
+	/*
+	 * Every commit was read from the graphs, so all of them are resident:
+	 * let them go (60 MB at a million commits) before the commits are
+	 * read, which needs little of them
+	 */
+	for (i = 0; i < r->ngraphs; i++)
+		pg_graph_let_go(r->graphs[i]);
 	/* a commit not there (a shallow clone's history ends): name it and its child */
 	if (err == PG_ENOTFOUND)
 		err = diagnose(r, tips, ntips, NULL, 0, err);

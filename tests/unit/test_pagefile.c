@@ -49,7 +49,10 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* Reads all over the file, with a cache of `blocks`: always the file's bytes. */
+/*
+ * Reads all over the file, with a cache of `blocks`, what is resident let
+ * go of halfway: always the file's bytes.
+ */
 static void check_reads(const fixture *f, size_t blocks, size_t nreads)
 {
 	pg_pagefile *p = NULL;
@@ -74,6 +77,9 @@ static void check_reads(const fixture *f, size_t blocks, size_t nreads)
 			off = SIZE - len;
 		assert_int_equal(pg_pagefile_read(p, off, got, len), 0);
 		assert_memory_equal(got, f->bytes + off, len);
+		/* what is resident let go of, mapped or not: the reads after it the same */
+		if (i == nreads / 2)
+			pg_pagefile_let_go(p);
 	}
 	/* the last byte, and nothing past it */
 	assert_int_equal(pg_pagefile_read(p, SIZE - 1, got, 1), 0);
