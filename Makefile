@@ -7,6 +7,7 @@
 #                   target's wall time and every skip with its reason
 #   make check-flaky check-integration 11 times on a machine made slow
 #   make BUILD=asan the same build with address and undefined sanitizers
+#                   (BUILD=tsan: thread; make check-threads runs it)
 #   make install    install under $(DESTDIR)$(PREFIX) (see mk/install.mk)
 #   make bench      the benchmarks in bench/ (HISTORY=1000000 for the real figures)
 
@@ -39,6 +40,8 @@ OPT_test := $(OPT_release) -DPG_TEST_POINTS
 OPT_asan := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 	-fno-sanitize-recover=all -DPG_TEST_POINTS
 LDOPT_asan := -fsanitize=address,undefined
+OPT_tsan := -O1 -g -fsanitize=thread -DPG_TEST_POINTS
+LDOPT_tsan := -fsanitize=thread
 CFLAGS_ALL = $(WARN) $(OPT_$(BUILD)) -I. $(PKG_CFLAGS) -DPG_VERSION='"$(VERSION)"' \
 	-DPG_DATADIR='"$(DATADIR)"' \
 	-MMD -MP $(CPPFLAGS) $(CFLAGS)
@@ -64,7 +67,7 @@ CLI_GEN_OBJ :=
 -include $(sort $(wildcard mk/*.mk))
 
 .PHONY: all deps demo check check-unit check-integration check-sanitized \
-	check-code clean bench
+	check-threads check-code clean bench
 all: $(O)/pullgate
 
 $(O)/obj/%.o: %.c
@@ -121,6 +124,15 @@ check-sanitized:
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0:fast_unwind_on_malloc=0 \
 		$(MAKE) BUILD=asan check-unit check-integration
 
+# The unit tests of code that runs threads of its own, under ThreadSanitizer:
+# the commits inflated ahead (repo/read_ahead.c), through the repository and
+# through the identity index.  A race is an error, never a warning.
+TSAN_UNITS := test_pack test_identity_index
+check-threads:
+	$(MAKE) BUILD=tsan $(TSAN_UNITS:%=build/tsan/tests/%)
+	@set -e; for t in $(TSAN_UNITS); do echo "# build/tsan/tests/$$t"; \
+		TSAN_OPTIONS=halt_on_error=1:exitcode=66 build/tsan/tests/$$t; done
+
 # Not in make check: check-integration 10 times beside a CPU hog, then once
 # on one CPU; every run must pass (scripts/check-flaky.sh).
 .PHONY: check-flaky
@@ -134,7 +146,7 @@ check-code:
 # Every target in turn; at the end each one's wall time and every skip with its reason.
 check: deps
 	@./scripts/check-all.sh "$(MAKE)" check-code check-unit check-integration check-sanitized \
-		$(CHECKS)
+		check-threads $(CHECKS)
 
 demo: deps
 	$(MAKE) all

@@ -39,7 +39,7 @@ struct pg_repo {
 	char *graph_warning;    /* why a trusted graph was left out, or NULL */
 	pg_packs *packs;        /* the trusted directories' packs (pack.c), on first use */
 	git_odb *untrusted;     /* the untrusted attached directories alone (read.c), or NULL */
-	size_t read_ahead_min;  /* pg_repo_set_read_ahead's; 0: the default */
+	pg_read_ahead read_ahead; /* pg_repo_set_read_ahead's; zeros: the defaults */
 	pg_progress_fn progress; /* a fetch's transfer progress, or NULL */
 	void *progress_ctx;
 	uint64_t progress_shown_ms, progress_started_ms;
@@ -85,13 +85,33 @@ int pg_repo_pack_commit_at(const char **data, size_t *len, pg_repo *r, const pg_
 void pg_packs_free(pg_packs *ps);
 
 /*
+ * The bytes of commit id: from a trusted pack (pack.c's buffer, until its
+ * next read) or from the object store (*obj, the caller's to free);
+ * read.c.
+ */
+int pg_repo_commit_bytes(const char **data, size_t *len, git_odb_object **obj, pg_repo *r,
+			 const pg_oid *id);
+
+/*
+ * pg_repo_read_commits_raw's reading of locs (sorted by place) with other
+ * threads inflating ahead (read_ahead.c), when r's settings and the CPUs
+ * say so and the threads could be started: *ran then, and the reading's
+ * result (0, or negative: fn's or the reading's error).  Otherwise *ran
+ * is false, nothing was read, and the caller reads them alone.
+ */
+int pg_repo_read_ahead(bool *ran, pg_repo *r, const pg_oid *ids, const pg_pack_loc *locs,
+		       size_t n, pg_repo_commit_bytes_fn fn, void *ctx);
+
+/*
  * A reading of r's packs for another thread (pg_repo_read_commits_raw's
- * inflating ahead): pg_pack_reader_commit is pg_repo_pack_commit_at with a
- * zlib stream and pack windows of the reader's own, so that it may run
- * beside the repository's own reads on its caller's thread.  r's packs
- * are loaded by pg_pack_reader_new and must stay (r neither freed nor its
- * packs let go of) until the reader is freed.  *data is the reader's until
- * its next read.
+ * inflating ahead, read_ahead.c): pg_pack_reader_commit is
+ * pg_repo_pack_commit_at with a zlib stream and pack windows of the
+ * reader's own, so that it may run beside the repository's own reads on
+ * its caller's thread, and it allocates nothing (a new thread's first
+ * malloc costs it an arena).  r's packs are loaded by pg_pack_reader_new
+ * (on the caller's thread) and must stay (r neither freed nor its packs
+ * let go of) until the reader is freed.  *data is the reader's until its
+ * next read.
  */
 typedef struct pg_pack_reader pg_pack_reader;
 int pg_pack_reader_new(pg_pack_reader **out, pg_repo *r);

@@ -92,6 +92,8 @@ struct pg_pack_reader {
 	const pg_packs *ps;
 	inflater zi;
 	pg_map_window *win;       /* one a pack */
+	unsigned char *pool;      /* zlib's state and window (zpool_alloc) */
+	size_t pool_used;
 };
 
 static uint32_t be32(const unsigned char *p)
@@ -930,6 +932,34 @@ int pg_repo_pack_commit_at(const char **data, size_t *len, pg_repo *r, const pg_
 	return err;
 }
 
+/*
+ * A reader's thread never calls malloc: glibc would give it an arena of
+ * its own, 64 MiB of address space, which a verify run under a memory
+ * limit (RLIMIT_AS) may not have.  So zlib takes its state and its window
+ * from a pool the reader was given (freed with it: zpool_free frees
+ * nothing), and the output has room for the largest commit read here.
+ */
+#define ZPOOL_SIZE ((size_t)64 << 10)
+
+static voidpf zpool_alloc(voidpf opaque, uInt items, uInt size)
+{
+	pg_pack_reader *rd = opaque;
+	size_t want = ((size_t)items * size + 15) & ~(size_t)15;
+
+	if (items && size > ZPOOL_SIZE / items)
+		return Z_NULL;
+	if (want > ZPOOL_SIZE - rd->pool_used)
+		return Z_NULL;
+	rd->pool_used += want;
+	return rd->pool + rd->pool_used - want;
+}
+
+static void zpool_free(voidpf opaque, voidpf address)
+{
+	(void)opaque;
+	(void)address;
+}
+
 int pg_pack_reader_new(pg_pack_reader **out, pg_repo *r)
 {
 	pg_pack_reader *rd;
@@ -939,14 +969,24 @@ int pg_pack_reader_new(pg_pack_reader **out, pg_repo *r)
 	*out = NULL;
 	if ((err = load_packs(r)) < 0)
 		return err;
-	if (!(rd = calloc(1, sizeof(*rd))) ||
-	    (r->packs->n && !(rd->win = calloc(r->packs->n, sizeof(*rd->win))))) {
-		free(rd);
+	if (!(rd = calloc(1, sizeof(*rd))))
+		return pg_error_oom();
+	if ((r->packs->n && !(rd->win = calloc(r->packs->n, sizeof(*rd->win)))) ||
+	    !(rd->pool = malloc(ZPOOL_SIZE)) || out_room(&rd->zi, COMMIT_MAX) < 0) {
+		pg_pack_reader_free(rd);
 		return pg_error_oom();
 	}
 	rd->ps = r->packs;
 	for (i = 0; i < r->packs->n; i++)
 		rd->win[i].limit = PACK_RESIDENT;
+	rd->zi.z.zalloc = zpool_alloc;
+	rd->zi.z.zfree = zpool_free;
+	rd->zi.z.opaque = rd;
+	if (inflateInit(&rd->zi.z) != Z_OK) {
+		pg_pack_reader_free(rd);
+		return pg_error_oom();
+	}
+	rd->zi.ready = true;
 	*out = rd;
 	return 0;
 }
@@ -969,6 +1009,7 @@ void pg_pack_reader_free(pg_pack_reader *rd)
 	if (!rd)
 		return;
 	inflater_release(&rd->zi);
+	free(rd->pool);
 	free(rd->win);
 	free(rd);
 }

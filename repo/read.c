@@ -4,9 +4,6 @@
 #include "common/fs.h"
 
 #include <limits.h>
-#include <pthread.h>
-#include <sched.h>
-#include <signal.h>
 #include <sys/stat.h>
 
 static enum pg_object_type from_git_type(git_object_t t)
@@ -186,11 +183,7 @@ static int read_typed(pg_buf *raw, pg_repo *r, const pg_oid *id, enum pg_object_
  * from a trusted pack with one zlib stream (pack.c), else parsed straight
  * from libgit2's buffer, without a copy.
  */
-/*
- * The bytes of commit id: from a trusted pack (pack.c's buffer, until its
- * next read) or from the object store (*obj, the caller's to free).
- */
-static int commit_bytes(const char **data, size_t *len, git_odb_object **obj, pg_repo *r,
+int pg_repo_commit_bytes(const char **data, size_t *len, git_odb_object **obj, pg_repo *r,
 			const pg_oid *id)
 {
 	char hex[PG_OID_HEXSZ + 1];
@@ -219,7 +212,7 @@ int pg_repo_read_commit(pg_commit **out, pg_repo *r, const pg_oid *id)
 	int err;
 
 	*out = NULL;
-	if ((err = commit_bytes(&data, &len, &obj, r, id)) == 0)
+	if ((err = pg_repo_commit_bytes(&data, &len, &obj, r, id)) == 0)
 		err = pg_commit_parse(out, id, data, len);
 	git_odb_object_free(obj);
 	return err;
@@ -291,254 +284,13 @@ static void sort_by_place(pg_pack_loc *locs, size_t n)
 	free(count);
 }
 
-/*
- * Many commits read, other threads inflate those the packs hold whole
- * ahead of fn (inflating is two thirds of a first index's work): batch m
- * is locs[m * AHEAD_BATCH...], inflated by thread m % nthreads, handed
- * to fn's thread in order, so that fn is given what one thread gives, in
- * the same order, and an error where one thread meets it.
- */
-#define AHEAD_BATCH 512     /* commits a batch */
-/* past this much of a batch's bytes, its commits are left to fn's thread: memory bounded */
-#define AHEAD_BYTES ((size_t)2 << 20)
-#define AHEAD_THREADS_MAX 8
-#define AHEAD_SLOTS (2 * AHEAD_THREADS_MAX + 2)
-
-typedef struct ahead_batch {
-	size_t m;                     /* which batch the slot holds, once made */
-	bool made;
-	size_t to;                    /* it ends at locs[to] (before its end: an error there) */
-	size_t end[AHEAD_BATCH];      /* where each one's bytes (and a NUL) end in buf;
-				       * SIZE_MAX: read on fn's thread (a delta, in no
-				       * pack, past AHEAD_BYTES) */
-	pg_buf buf;
-	int err;                      /* what reading locs[to] met */
-	char msg[1024];               /* its message: the inflating thread's own */
-} ahead_batch;
-
-typedef struct ahead ahead;
-
-typedef struct ahead_thread {
-	ahead *a;
-	size_t t;                     /* the batches t, t + nthreads, ... are this one's */
-	pg_pack_reader *rd;
-	pthread_t thread;
-	bool started;
-} ahead_thread;
-
-struct ahead {
-	const pg_pack_loc *locs;
-	const pg_oid *ids;
-	size_t n, nbatches, nthreads, nslots;
-	pthread_mutex_t lock;
-	pthread_cond_t made_one, taken_one;
-	size_t taken;                 /* batches taken by fn's thread */
-	bool stop;                    /* fn's thread takes no more */
-	ahead_thread threads[AHEAD_THREADS_MAX];
-	ahead_batch slots[AHEAD_SLOTS];
-};
-
-/* Inflate batch m into b. */
-static void fill_batch(ahead_batch *b, ahead *a, pg_pack_reader *rd, size_t m)
-{
-	size_t k = m * AHEAD_BATCH, last = k + AHEAD_BATCH < a->n ? k + AHEAD_BATCH : a->n;
-	const char *data;
-	size_t len;
-	int err = 0;
-
-	b->buf.len = 0;
-	b->err = 0;
-	for (; k < last; k++) {
-		const pg_pack_loc *loc = &a->locs[k];
-		size_t *end = &b->end[k % AHEAD_BATCH];
-
-		err = loc->off && b->buf.len < AHEAD_BYTES
-			      ? pg_pack_reader_commit(&data, &len, rd, loc, &a->ids[loc->i])
-			      : 0;
-		if (err == 1 && ((err = pg_buf_put(&b->buf, data, len)) == 0 &&
-				 (err = pg_buf_put(&b->buf, "", 1)) == 0)) {
-			*end = b->buf.len;
-			continue;
-		}
-		if (err < 0)
-			break;
-		*end = SIZE_MAX;
-	}
-	b->to = k;
-	if (err < 0) {
-		b->err = err;
-		snprintf(b->msg, sizeof(b->msg), "%s", pg_error_last());
-	}
-}
-
-static void *inflate_ahead(void *arg)
-{
-	ahead_thread *th = arg;
-	ahead *a = th->a;
-	size_t m;
-
-	for (m = th->t; m < a->nbatches; m += a->nthreads) {
-		ahead_batch *b = &a->slots[m % a->nslots];
-		bool stop;
-
-		pthread_mutex_lock(&a->lock);
-		while (m - a->taken >= a->nslots && !a->stop)
-			pthread_cond_wait(&a->taken_one, &a->lock);
-		stop = a->stop;
-		pthread_mutex_unlock(&a->lock);
-		if (stop)
-			break;
-		fill_batch(b, a, th->rd, m);
-		pthread_mutex_lock(&a->lock);
-		b->m = m;
-		b->made = true;
-		pthread_cond_broadcast(&a->made_one);
-		pthread_mutex_unlock(&a->lock);
-		if (b->err)
-			break;
-	}
-	return NULL;
-}
-
-/* fn given batch m's commits, in order; those not inflated read here. */
-static int take_batch(const ahead_batch *b, size_t m, pg_repo *r, const ahead *a,
-		      pg_repo_commit_bytes_fn fn, void *ctx)
-{
-	size_t k, pos = 0;
-	int err = 0;
-
-	for (k = m * AHEAD_BATCH; k < b->to && err == 0; k++) {
-		const pg_pack_loc *loc = &a->locs[k];
-		const pg_oid *id = &a->ids[loc->i];
-		size_t end = b->end[k % AHEAD_BATCH];
-		git_odb_object *obj = NULL;
-		const char *data;
-		size_t len;
-
-		if (k + 16 < a->n)
-			PG_PREFETCH(&a->ids[a->locs[k + 16].i]);
-		if (end != SIZE_MAX) {
-			err = fn(ctx, loc->i, id, b->buf.ptr + pos, end - pos - 1);
-			pos = end;
-			continue;
-		}
-		if ((err = commit_bytes(&data, &len, &obj, r, id)) == 0)
-			err = fn(ctx, loc->i, id, data, len);
-		git_odb_object_free(obj);
-	}
-	if (err == 0 && b->err)
-		err = pg_error_set(b->err, "%s", b->msg);
-	return err;
-}
-
-/* fn's thread: the batches in order, as they are made. */
-static int take_batches(ahead *a, pg_repo *r, pg_repo_commit_bytes_fn fn, void *ctx)
-{
-	size_t m;
-	int err = 0;
-
-	for (m = 0; m < a->nbatches && err == 0; m++) {
-		ahead_batch *b = &a->slots[m % a->nslots];
-
-		pthread_mutex_lock(&a->lock);
-		while (!(b->made && b->m == m))
-			pthread_cond_wait(&a->made_one, &a->lock);
-		pthread_mutex_unlock(&a->lock);
-		err = take_batch(b, m, r, a, fn, ctx);
-		pthread_mutex_lock(&a->lock);
-		b->made = false;
-		a->taken = m + 1;
-		pthread_cond_broadcast(&a->taken_one);
-		pthread_mutex_unlock(&a->lock);
-	}
-	return err;
-}
-
-/*
- * pg_repo_read_commits_raw's reading of locs, with nthreads threads
- * inflating ahead: its result, or 1 when none could be started (nothing
- * read: the caller reads them alone).
- */
-static int read_ahead(pg_repo *r, const pg_oid *ids, const pg_pack_loc *locs, size_t n,
-		      size_t nthreads, pg_repo_commit_bytes_fn fn, void *ctx)
-{
-	ahead *a;
-	sigset_t all, old;
-	size_t i, started = 0;
-	int err = 0;
-
-	if (!(a = calloc(1, sizeof(*a))))
-		return pg_error_oom();
-	a->locs = locs;
-	a->ids = ids;
-	a->n = n;
-	a->nbatches = (n + AHEAD_BATCH - 1) / AHEAD_BATCH;
-	a->nthreads = nthreads < AHEAD_THREADS_MAX ? nthreads : AHEAD_THREADS_MAX;
-	a->nslots = 2 * a->nthreads + 2;
-	for (i = 0; i < AHEAD_SLOTS; i++)
-		pg_buf_init(&a->slots[i].buf, 0);
-	pthread_mutex_init(&a->lock, NULL);
-	pthread_cond_init(&a->made_one, NULL);
-	pthread_cond_init(&a->taken_one, NULL);
-	for (i = 0; i < a->nthreads && err == 0; i++) {
-		a->threads[i].a = a;
-		a->threads[i].t = i;
-		err = pg_pack_reader_new(&a->threads[i].rd, r);
-	}
-	/* the signals stay the caller's threads' to take */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	for (i = 0; i < a->nthreads && err == 0; i++, started++)
-		if (pthread_create(&a->threads[i].thread, NULL, inflate_ahead, &a->threads[i]))
-			break;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (err == 0 && started < a->nthreads) {
-		/* a thread short, batches of its would never come: none at all */
-		pthread_mutex_lock(&a->lock);
-		a->stop = true;
-		pthread_mutex_unlock(&a->lock);
-		err = 1;
-	}
-	if (err == 0)
-		err = take_batches(a, r, fn, ctx);
-	pthread_mutex_lock(&a->lock);
-	a->stop = true;
-	pthread_cond_broadcast(&a->taken_one);
-	pthread_mutex_unlock(&a->lock);
-	for (i = 0; i < started; i++)
-		pthread_join(a->threads[i].thread, NULL);
-	for (i = 0; i < a->nthreads; i++)
-		pg_pack_reader_free(a->threads[i].rd);
-	pthread_cond_destroy(&a->taken_one);
-	pthread_cond_destroy(&a->made_one);
-	pthread_mutex_destroy(&a->lock);
-	for (i = 0; i < AHEAD_SLOTS; i++)
-		pg_buf_release(&a->slots[i].buf);
-	free(a);
-	return err;
-}
-
-void pg_repo_set_read_ahead(pg_repo *r, size_t min)
-{
-	r->read_ahead_min = min;
-}
-
-/* The CPUs this process may run on (1 when it cannot tell). */
-static size_t cpus_here(void)
-{
-	cpu_set_t cpus;
-
-	if (sched_getaffinity(0, sizeof(cpus), &cpus) < 0 || CPU_COUNT(&cpus) < 1)
-		return 1;
-	return (size_t)CPU_COUNT(&cpus);
-}
-
 int pg_repo_read_commits_raw(pg_repo *r, const pg_oid *ids, size_t n,
 			     pg_repo_commit_bytes_fn fn, void *ctx)
 {
 	pg_pack_loc *locs = NULL;
 	const char *data;
-	size_t k, len, cpus;
+	size_t k, len;
+	bool ran;
 	int err = 0;
 
 	if (!n)
@@ -559,17 +311,10 @@ int pg_repo_read_commits_raw(pg_repo *r, const pg_oid *ids, size_t n,
 		if (!locs[k].off)
 			locs[k].pack = UINT32_MAX;
 	sort_by_place(locs, n);
-	/*
-	 * Inflated ahead by a thread a CPU, fn's thread taking its share of
-	 * the CPUs too (on 2, two threads inflating were faster than one:
-	 * 0.6 against 0.8 s for a first index's reading of 300,000 commits)
-	 */
-	cpus = cpus_here();
-	if (n >= (r->read_ahead_min ? r->read_ahead_min
-				    : cpus > 1 ? PG_REPO_READ_AHEAD_MIN : SIZE_MAX) &&
-	    (err = read_ahead(r, ids, locs, n, cpus, fn, ctx)) != 1)
+	/* other threads inflating ahead (read_ahead.c), or this one alone */
+	if ((err = pg_repo_read_ahead(&ran, r, ids, locs, n, fn, ctx)) != 0 || ran)
 		goto done;
-	for (k = 0, err = 0; k < n && err == 0; k++) {
+	for (k = 0; k < n && err == 0; k++) {
 		const pg_oid *id = &ids[locs[k].i];
 		git_odb_object *obj = NULL;
 
@@ -579,7 +324,7 @@ int pg_repo_read_commits_raw(pg_repo *r, const pg_oid *ids, size_t n,
 
 		err = locs[k].off ? pg_repo_pack_commit_at(&data, &len, r, &locs[k], id) : 0;
 		if (err == 0)
-			err = commit_bytes(&data, &len, &obj, r, id);
+			err = pg_repo_commit_bytes(&data, &len, &obj, r, id);
 		else if (err == 1)
 			err = 0;
 		if (err == 0)

@@ -300,15 +300,23 @@ typedef int (*pg_repo_commit_bytes_fn)(void *ctx, size_t i, const pg_oid *id, co
 int pg_repo_read_commits_raw(pg_repo *r, const pg_oid *ids, size_t n,
 			     pg_repo_commit_bytes_fn fn, void *ctx);
 /*
- * Reading at least min commits at once, the two above inflate ahead of fn
- * on a thread of their own (fn is still called on the caller's thread, in
- * the same order, with the same bytes and errors); fn must not make r
- * trust another directory meanwhile (pg_repo_trust_graph).  min 0: the
- * default, PG_REPO_READ_AHEAD_MIN, or never when this process may run on
- * one CPU only; SIZE_MAX: never.
+ * How the two above read many commits: other threads inflate them ahead
+ * of fn (fn is still called on the caller's thread, in the same order,
+ * with the same bytes and errors), in batches handed over in order.  fn
+ * must not make r trust another directory meanwhile (pg_repo_trust_graph).
+ * Each field 0 is its default.
  */
+typedef struct pg_read_ahead {
+	size_t min;       /* the fewest commits read so (PG_REPO_READ_AHEAD_MIN, or never
+			   * when this process may run on one CPU only); SIZE_MAX: never */
+	unsigned threads; /* threads inflating (a CPU each, at most PG_REPO_READ_AHEAD_THREADS) */
+	unsigned batch;   /* commits a batch (at most, and by default, 512) */
+	size_t bytes;     /* a batch's bytes at most (2 MiB): a commit past them, as a
+			   * delta or one in no pack, is read on fn's thread */
+} pg_read_ahead;
 #define PG_REPO_READ_AHEAD_MIN 4096
-void pg_repo_set_read_ahead(pg_repo *r, size_t min);
+#define PG_REPO_READ_AHEAD_THREADS 8
+void pg_repo_set_read_ahead(pg_repo *r, const pg_read_ahead *ra);
 int pg_repo_read_tag(pg_tagobj **out, pg_repo *r, const pg_oid *id);
 
 /* The commit a tag, or a chain of tags, ends at; a commit is its own. */

@@ -572,6 +572,8 @@ static void test_one_reading_for_both_kinds(void **state)
  */
 static void test_small_work_mem_gives_the_same_files(void **state)
 {
+	/* read ahead in batches of 8 by 3 threads, whatever the count of commits */
+	static const pg_read_ahead alone = { SIZE_MAX, 0, 0, 0 }, ahead = { 1, 3, 8, 0 };
 	fixture *f = *state;
 	pg_repo *r = NULL;
 	pg_identity_index *x = NULL;
@@ -601,7 +603,7 @@ static void test_small_work_mem_gives_the_same_files(void **state)
 				 * of 16 entries, the commits inflated ahead by others
 				 */
 				opts.work_mem = h ? 1 : 0;
-				pg_repo_set_read_ahead(r, h ? 1 : SIZE_MAX);
+				pg_repo_set_read_ahead(r, h ? &ahead : &alone);
 				pg_identity_index_drop_spare();
 				assert_int_equal(pg_identity_index_open_opts(&x, r, home[h], UPSTREAM,
 									     &tip[t], &opts, &info),

@@ -98,6 +98,9 @@ static size_t read_all(const fixture *f, const char *repo, bool damaged)
 	return ok;
 }
 
+/* Reading alone, and reading ahead whatever the count of commits. */
+static const pg_read_ahead alone = { SIZE_MAX, 0, 0, 0 }, ahead_all = { 1, 0, 0, 0 };
+
 static void test_commits_read_from_packs_are_git_s(void **state)
 {
 	fixture *f = *state;
@@ -161,7 +164,7 @@ static void test_commits_read_in_the_packs_order(void **state)
 	s.r = r;
 	/* read alone, and inflated ahead by other threads (fn reading one commit meanwhile) */
 	for (ahead = 0; ahead < 2; ahead++) {
-		pg_repo_set_read_ahead(r, ahead ? 1 : SIZE_MAX);
+		pg_repo_set_read_ahead(r, ahead ? &ahead_all : &alone);
 		memset(times, 0, sizeof(times));
 		assert_int_equal(pg_repo_read_commits(r, ids, n, saw, &s), 0);
 		for (i = 0; i < n; i++)
@@ -171,7 +174,7 @@ static void test_commits_read_in_the_packs_order(void **state)
 	tree = ids[3];
 	assert_int_equal(pg_repo_commit_tree(&ids[3], r, &ids[3]), 0);
 	for (ahead = 0; ahead < 2; ahead++) {
-		pg_repo_set_read_ahead(r, ahead ? 1 : SIZE_MAX);
+		pg_repo_set_read_ahead(r, ahead ? &ahead_all : &alone);
 		memset(times, 0, sizeof(times));
 		assert_int_equal(pg_repo_read_commits(r, ids, n, saw, &s), PG_EINVALID);
 	}
@@ -299,16 +302,16 @@ static int saw_raw(void *ctx, size_t i, const pg_oid *id, const char *data, size
 	return 0;
 }
 
-/* Read ids[0..n) of repo into c, alone or inflated ahead: the result, *msg its message. */
-static int read_raw(raw_calls *c, const char *repo, const pg_oid *ids, size_t n, bool ahead,
-		    char *msg, size_t msglen)
+/* Read ids[0..n) of repo into c, as ra says: the result, *msg its message. */
+static int read_raw(raw_calls *c, const char *repo, const pg_oid *ids, size_t n,
+		    const pg_read_ahead *ra, char *msg, size_t msglen)
 {
 	pg_repo *r = NULL;
 	int err;
 
 	c->n = 0;
 	assert_int_equal(pg_repo_open(&r, repo), 0);
-	pg_repo_set_read_ahead(r, ahead ? 1 : SIZE_MAX);
+	pg_repo_set_read_ahead(r, ra);
 	err = pg_repo_read_commits_raw(r, ids, n, saw_raw, c);
 	snprintf(msg, msglen, "%s", err < 0 ? pg_error_last() : "");
 	pg_repo_free(r);
@@ -316,21 +319,28 @@ static int read_raw(raw_calls *c, const char *repo, const pg_oid *ids, size_t n,
 }
 
 /*
- * Thousands of commits (batches inflated by several threads), read alone
- * and inflated ahead: the same calls in the same order with the same
- * bytes; a commit damaged late in the pack (a batch inflated while fn
- * takes earlier ones) the same error after the same calls; fn's own
- * error stops the reading where it says, whichever way.
+ * Thousands of commits read alone and inflated ahead, the threads' way
+ * by default and in small batches by more threads than slots divide
+ * evenly (a slot taken by another thread than its last batch's), with a
+ * batch's bytes too few for all of its commits: the same calls in the
+ * same order with the same bytes; fn failing stops the reading where it
+ * says (the threads waiting for slots, stopped); a commit damaged late
+ * in the pack gives the same error after the same calls.
  */
 static void test_read_ahead_gives_what_one_thread_gives(void **state)
 {
+	static const pg_read_ahead ways[] = {
+		{ 1, 0, 0, 0 },      /* a thread a CPU, batches of 512 */
+		{ 1, 4, 64, 0 },     /* 47 batches, 10 slots */
+		{ 1, 3, 37, 2048 },  /* 82 batches, 8 slots; a batch holds about 20 commits' bytes */
+		{ 1, 1, 1, 0 },      /* a commit a batch */
+	};
 	fixture *f = *state;
-	char repo[200], pack[400], msg[2][1024], *list, *line;
-	raw_calls c[2];
+	char repo[200], pack[400], want_msg[1024], msg[1024], *list, *line;
+	raw_calls want, got;
 	pg_oid *ids;
-	uint64_t *off, damaged_off = 0;
-	size_t n = 0, k, ahead;
-	int err[2];
+	uint64_t *off;
+	size_t n = 0, k, w, damage;
 
 	snprintf(repo, sizeof(repo), "%s/ahead.git", f->dir);
 	free(run_sh("git init -q --bare %s && cd %s && "
@@ -357,54 +367,58 @@ static void test_read_ahead_gives_what_one_thread_gives(void **state)
 	}
 	free(list);
 	assert_int_equal(n, 3000);
-	for (ahead = 0; ahead < 2; ahead++) {
-		assert_non_null(c[ahead].place = calloc(n, sizeof(size_t)));
-		assert_non_null(c[ahead].digest = calloc(n, sizeof(uint64_t)));
-		c[ahead].stop_at = 0;
-	}
+	assert_non_null(want.place = calloc(n, sizeof(size_t)));
+	assert_non_null(want.digest = calloc(n, sizeof(uint64_t)));
+	assert_non_null(got.place = calloc(n, sizeof(size_t)));
+	assert_non_null(got.digest = calloc(n, sizeof(uint64_t)));
 	/* whole: ids given in the packs' order here, so the calls come in the ids' order */
-	for (ahead = 0; ahead < 2; ahead++) {
-		err[ahead] = read_raw(&c[ahead], repo, ids, n, ahead, msg[ahead], sizeof(msg[0]));
-		assert_int_equal(err[ahead], 0);
-		assert_int_equal(c[ahead].n, n);
-	}
-	assert_memory_equal(c[0].place, c[1].place, n * sizeof(size_t));
-	assert_memory_equal(c[0].digest, c[1].digest, n * sizeof(uint64_t));
+	want.stop_at = got.stop_at = 0;
+	assert_int_equal(read_raw(&want, repo, ids, n, &alone, want_msg, sizeof(want_msg)), 0);
+	assert_int_equal(want.n, n);
 	for (k = 0; k < n; k++)
-		assert_int_equal(c[0].place[k], k);
-	/* fn failing at its 1,700th call */
-	for (ahead = 0; ahead < 2; ahead++) {
-		c[ahead].stop_at = 1700;
-		err[ahead] = read_raw(&c[ahead], repo, ids, n, ahead, msg[ahead], sizeof(msg[0]));
-		assert_int_equal(err[ahead], PG_ECANCELLED);
-		assert_int_equal(c[ahead].n, 1700);
-		assert_string_equal(msg[ahead], "stopped at call 1700");
-		c[ahead].stop_at = 0;
+		assert_int_equal(want.place[k], k);
+	for (w = 0; w < PG_ARRAY_SIZE(ways); w++) {
+		assert_int_equal(read_raw(&got, repo, ids, n, &ways[w], msg, sizeof(msg)), 0);
+		assert_int_equal(got.n, n);
+		assert_memory_equal(want.place, got.place, n * sizeof(size_t));
+		assert_memory_equal(want.digest, got.digest, n * sizeof(uint64_t));
 	}
+	/* fn failing at its 1,700th call */
+	got.stop_at = 1700;
+	for (w = 0; w < PG_ARRAY_SIZE(ways); w++) {
+		assert_int_equal(read_raw(&got, repo, ids, n, &ways[w], msg, sizeof(msg)),
+				 PG_ECANCELLED);
+		assert_int_equal(got.n, 1700);
+		assert_string_equal(msg, "stopped at call 1700");
+	}
+	got.stop_at = 0;
 	/* the 2,600th commit's stream damaged (its fifth byte on, a zlib stream's blocks) */
 	{
 		pg_buf b = PG_BUF_INIT;
 
 		snprintf(pack + strlen(pack) - 4, 6, ".pack");
-		damaged_off = off[2599];
+		damage = 2599;
 		assert_int_equal(pg_buf_read_file(&b, pack), 0);
-		assert_true(damaged_off + 12 < b.len);
-		memset(b.ptr + damaged_off + 4, 0xff, 8);
+		assert_true(off[damage] + 12 < b.len);
+		memset(b.ptr + off[damage] + 4, 0xff, 8);
 		assert_int_equal(pg_write_file_atomic(pack, b.ptr, b.len), 0);
 		pg_buf_release(&b);
 	}
-	for (ahead = 0; ahead < 2; ahead++) {
-		err[ahead] = read_raw(&c[ahead], repo, ids, n, ahead, msg[ahead], sizeof(msg[0]));
-		assert_int_equal(err[ahead], PG_EINVALID);
-		assert_int_equal(c[ahead].n, 2599);
-		assert_non_null(strstr(msg[ahead], "is damaged"));
+	assert_int_equal(read_raw(&want, repo, ids, n, &alone, want_msg, sizeof(want_msg)),
+			 PG_EINVALID);
+	assert_int_equal(want.n, damage);
+	assert_non_null(strstr(want_msg, "is damaged"));
+	for (w = 0; w < PG_ARRAY_SIZE(ways); w++) {
+		assert_int_equal(read_raw(&got, repo, ids, n, &ways[w], msg, sizeof(msg)),
+				 PG_EINVALID);
+		assert_int_equal(got.n, damage);
+		assert_string_equal(msg, want_msg);
+		assert_memory_equal(want.digest, got.digest, damage * sizeof(uint64_t));
 	}
-	assert_string_equal(msg[0], msg[1]);
-	assert_memory_equal(c[0].digest, c[1].digest, 2599 * sizeof(uint64_t));
-	for (ahead = 0; ahead < 2; ahead++) {
-		free(c[ahead].place);
-		free(c[ahead].digest);
-	}
+	free(want.place);
+	free(want.digest);
+	free(got.place);
+	free(got.digest);
 	free(ids);
 	free(off);
 }
