@@ -40,6 +40,7 @@ struct pg_repo {
 	pg_packs *packs;        /* the trusted directories' packs (pack.c), on first use */
 	git_odb *untrusted;     /* the untrusted attached directories alone (read.c), or NULL */
 	pg_read_ahead read_ahead; /* pg_repo_set_read_ahead's; zeros: the defaults */
+	size_t read_ahead_batches; /* the last reading's batches inflated by other threads */
 	pg_progress_fn progress; /* a fetch's transfer progress, or NULL */
 	void *progress_ctx;
 	uint64_t progress_shown_ms, progress_started_ms;

@@ -180,11 +180,11 @@ static int read_typed(pg_buf *raw, pg_repo *r, const pg_oid *id, enum pg_object_
 
 /*
  * Commits are read by the thousand (the upstream side, the date window):
- * from a trusted pack with one zlib stream (pack.c), else parsed straight
- * from libgit2's buffer, without a copy.
+ * from a trusted pack with the repository's zlib stream (pack.c), else
+ * parsed straight from libgit2's buffer, without a copy.
  */
 int pg_repo_commit_bytes(const char **data, size_t *len, git_odb_object **obj, pg_repo *r,
-			const pg_oid *id)
+			 const pg_oid *id)
 {
 	char hex[PG_OID_HEXSZ + 1];
 	int err;

@@ -1,6 +1,7 @@
 /* read_ahead.c - many commits read with other threads inflating them ahead of the caller's, handed over in order. */
 #include "repo/internal.h"
 #include "common/error.h"
+#include "common/testpoint.h"
 
 #include <limits.h>
 #include <pthread.h>
@@ -19,9 +20,13 @@
  * waits while its next batch's slot holds one not yet taken.  The
  * threads allocate nothing (pack.c's reader, the slots made here): a
  * thread's first malloc would cost it an arena, 64 MiB of address space.
+ * What a reading holds: the slots, 8 MiB together at most, and a thread's
+ * reader (1 MiB of output, 64 KiB for zlib) and 256 KiB stack.  A test
+ * makes thread K fail to start with PULLGATE_TEST_FAIL=read-ahead:thread K.
  */
 #define BATCH_MAX 512
 #define BYTES_DEFAULT ((size_t)2 << 20)
+#define SLOTS_BYTES ((size_t)8 << 20) /* all the slots together, whatever the CPUs */
 #define STACK ((size_t)256 << 10) /* inflating needs little; the default is 8 MiB */
 
 typedef struct slot {
@@ -171,6 +176,7 @@ static int take_all(ahead *a, pg_repo *r, pg_repo_commit_bytes_fn fn, void *ctx)
 		a->taken = m + 1;
 		pthread_cond_broadcast(&a->taken_one);
 		pthread_mutex_unlock(&a->lock);
+		r->read_ahead_batches = m + 1;
 	}
 	return err;
 }
@@ -215,10 +221,15 @@ static int start(ahead *a, pg_repo *r)
 	/* the signals stay the caller's threads' to take */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	for (; started < a->nthreads; started++)
-		if (pthread_create(&a->workers[started].thread, attr_ok ? &attr : NULL,
+	for (; started < a->nthreads; started++) {
+		char point[32];
+
+		snprintf(point, sizeof(point), "thread %zu", started);
+		if (pg_testfault("read-ahead", point) ||
+		    pthread_create(&a->workers[started].thread, attr_ok ? &attr : NULL,
 				   inflate_ahead, &a->workers[started]))
 			break;
+	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (attr_ok)
 		pthread_attr_destroy(&attr);
@@ -237,6 +248,11 @@ static int start(ahead *a, pg_repo *r)
 void pg_repo_set_read_ahead(pg_repo *r, const pg_read_ahead *ra)
 {
 	r->read_ahead = *ra;
+}
+
+size_t pg_repo_read_ahead_batches(const pg_repo *r)
+{
+	return r->read_ahead_batches;
 }
 
 /* The CPUs this process may run on (1 when it cannot tell). */
@@ -258,6 +274,7 @@ int pg_repo_read_ahead(bool *ran, pg_repo *r, const pg_oid *ids, const pg_pack_l
 	int err;
 
 	*ran = false;
+	r->read_ahead_batches = 0;
 	/*
 	 * A thread a CPU, the caller's taking its share of them too: on 2,
 	 * two threads inflating read 300,000 commits in 0.6 s, one in 0.8 s
@@ -270,12 +287,14 @@ int pg_repo_read_ahead(bool *ran, pg_repo *r, const pg_oid *ids, const pg_pack_l
 	a->ids = ids;
 	a->n = n;
 	a->batch = ra->batch && ra->batch < BATCH_MAX ? ra->batch : BATCH_MAX;
-	a->cap = ra->bytes ? ra->bytes : BYTES_DEFAULT;
 	a->nbatches = (n + a->batch - 1) / a->batch;
 	a->nthreads = ra->threads ? ra->threads : cpus;
 	if (a->nthreads > PG_REPO_READ_AHEAD_THREADS)
 		a->nthreads = PG_REPO_READ_AHEAD_THREADS;
 	a->nslots = 2 * a->nthreads + 2;
+	a->cap = ra->bytes ? ra->bytes : BYTES_DEFAULT;
+	if (a->cap > SLOTS_BYTES / a->nslots)
+		a->cap = SLOTS_BYTES / a->nslots;
 	pthread_mutex_init(&a->lock, NULL);
 	pthread_cond_init(&a->made_one, NULL);
 	pthread_cond_init(&a->taken_one, NULL);

@@ -311,12 +311,15 @@ typedef struct pg_read_ahead {
 			   * when this process may run on one CPU only); SIZE_MAX: never */
 	unsigned threads; /* threads inflating (a CPU each, at most PG_REPO_READ_AHEAD_THREADS) */
 	unsigned batch;   /* commits a batch (at most, and by default, 512) */
-	size_t bytes;     /* a batch's bytes at most (2 MiB): a commit past them, as a
-			   * delta or one in no pack, is read on fn's thread */
+	size_t bytes;     /* a batch's bytes at most (2 MiB; all the batches held, 8 MiB):
+			   * a commit past them, as a delta or one in no pack, is read
+			   * on fn's thread */
 } pg_read_ahead;
 #define PG_REPO_READ_AHEAD_MIN 4096
 #define PG_REPO_READ_AHEAD_THREADS 8
 void pg_repo_set_read_ahead(pg_repo *r, const pg_read_ahead *ra);
+/* How many batches the last reading of many commits had inflated by other threads (0: none). */
+size_t pg_repo_read_ahead_batches(const pg_repo *r);
 int pg_repo_read_tag(pg_tagobj **out, pg_repo *r, const pg_oid *id);
 
 /* The commit a tag, or a chain of tags, ends at; a commit is its own. */

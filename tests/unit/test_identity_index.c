@@ -610,6 +610,11 @@ static void test_small_work_mem_gives_the_same_files(void **state)
 						 0);
 				assert_int_equal(info.action, t ? PG_IDENTITY_INDEX_EXTENDED :
 							      PG_IDENTITY_INDEX_BUILT);
+				/* the commits it read came from the threads, or from this one */
+				if (h)
+					assert_true(pg_repo_read_ahead_batches(r) > 0);
+				else
+					assert_int_equal(pg_repo_read_ahead_batches(r), 0);
 				if (h) {
 					assert_true(info.runs > 2);
 					assert_int_equal(info.added, first.added);

@@ -4,6 +4,7 @@
 #include "common/buf.h"
 #include "common/error.h"
 #include "common/fs.h"
+#include "common/testpoint.h"
 #include "repo/repo.h"
 #include "tests/unit/run.h"
 
@@ -281,6 +282,7 @@ static void test_few_commits_among_many_objects(void **state)
 /* What pg_repo_read_commits_raw gave: each call's place and a digest of its bytes. */
 typedef struct raw_calls {
 	size_t n, stop_at;      /* stop_at: fn fails at that call (0: never) */
+	size_t batches;         /* inflated by other threads (pg_repo_read_ahead_batches) */
 	size_t *place;
 	uint64_t *digest;
 } raw_calls;
@@ -314,6 +316,7 @@ static int read_raw(raw_calls *c, const char *repo, const pg_oid *ids, size_t n,
 	pg_repo_set_read_ahead(r, ra);
 	err = pg_repo_read_commits_raw(r, ids, n, saw_raw, c);
 	snprintf(msg, msglen, "%s", err < 0 ? pg_error_last() : "");
+	c->batches = pg_repo_read_ahead_batches(r);
 	pg_repo_free(r);
 	return err;
 }
@@ -332,7 +335,7 @@ static void test_read_ahead_gives_what_one_thread_gives(void **state)
 	static const pg_read_ahead ways[] = {
 		{ 1, 0, 0, 0 },      /* a thread a CPU, batches of 512 */
 		{ 1, 4, 64, 0 },     /* 47 batches, 10 slots */
-		{ 1, 3, 37, 2048 },  /* 82 batches, 8 slots; a batch holds about 20 commits' bytes */
+		{ 1, 3, 37, 2048 },  /* 82 batches, 8 slots; a slot holds 9 of its 37 commits' bytes */
 		{ 1, 1, 1, 0 },      /* a commit a batch */
 	};
 	fixture *f = *state;
@@ -377,10 +380,26 @@ static void test_read_ahead_gives_what_one_thread_gives(void **state)
 	assert_int_equal(want.n, n);
 	for (k = 0; k < n; k++)
 		assert_int_equal(want.place[k], k);
+	assert_int_equal(want.batches, 0);
 	for (w = 0; w < PG_ARRAY_SIZE(ways); w++) {
+		size_t batch = ways[w].batch ? ways[w].batch : 512;
+
 		assert_int_equal(read_raw(&got, repo, ids, n, &ways[w], msg, sizeof(msg)), 0);
 		assert_int_equal(got.n, n);
+		/* every batch came from the threads */
+		assert_int_equal(got.batches, (n + batch - 1) / batch);
 		assert_memory_equal(want.place, got.place, n * sizeof(size_t));
+		assert_memory_equal(want.digest, got.digest, n * sizeof(uint64_t));
+	}
+	/* a second thread that cannot start: read alone, the same */
+	if (PG_TEST_POINTS_BUILT) {
+		setenv("PULLGATE_TEST_FAIL", "read-ahead:thread 1", 1);
+		setenv("PULLGATE_TEST_FAIL_TIMES", "1000", 1);
+		assert_int_equal(read_raw(&got, repo, ids, n, &ways[1], msg, sizeof(msg)), 0);
+		unsetenv("PULLGATE_TEST_FAIL");
+		unsetenv("PULLGATE_TEST_FAIL_TIMES");
+		assert_int_equal(got.batches, 0);
+		assert_int_equal(got.n, n);
 		assert_memory_equal(want.digest, got.digest, n * sizeof(uint64_t));
 	}
 	/* fn failing at its 1,700th call */
@@ -389,6 +408,7 @@ static void test_read_ahead_gives_what_one_thread_gives(void **state)
 		assert_int_equal(read_raw(&got, repo, ids, n, &ways[w], msg, sizeof(msg)),
 				 PG_ECANCELLED);
 		assert_int_equal(got.n, 1700);
+		assert_true(got.batches > 0);
 		assert_string_equal(msg, "stopped at call 1700");
 	}
 	got.stop_at = 0;
@@ -412,6 +432,7 @@ static void test_read_ahead_gives_what_one_thread_gives(void **state)
 		assert_int_equal(read_raw(&got, repo, ids, n, &ways[w], msg, sizeof(msg)),
 				 PG_EINVALID);
 		assert_int_equal(got.n, damage);
+		assert_true(got.batches > 0);
 		assert_string_equal(msg, want_msg);
 		assert_memory_equal(want.digest, got.digest, damage * sizeof(uint64_t));
 	}

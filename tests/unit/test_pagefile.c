@@ -5,7 +5,9 @@
 #include "common/error.h"
 #include "common/pagefile.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -49,9 +51,29 @@ static int teardown(void **state)
 	return 0;
 }
 
+/* The KiB of path's mappings resident in this process (/proc/self/smaps). */
+static size_t resident_kb(const char *path)
+{
+	FILE *m = fopen("/proc/self/smaps", "r");
+	char line[512];
+	bool in = false;
+	size_t kb = 0, v, lo, hi;
+
+	assert_non_null(m);
+	while (fgets(line, sizeof(line), m)) {
+		if (sscanf(line, "%zx-%zx ", &lo, &hi) == 2)
+			in = strstr(line, path) != NULL;
+		else if (in && sscanf(line, "Rss: %zu kB", &v) == 1)
+			kb += v;
+	}
+	fclose(m);
+	return kb;
+}
+
 /*
  * Reads all over the file, with a cache of `blocks`, what is resident let
- * go of halfway: always the file's bytes.
+ * go of halfway (once mapped, the mapping resident before and not after):
+ * always the file's bytes.
  */
 static void check_reads(const fixture *f, size_t blocks, size_t nreads)
 {
@@ -78,8 +100,13 @@ static void check_reads(const fixture *f, size_t blocks, size_t nreads)
 		assert_int_equal(pg_pagefile_read(p, off, got, len), 0);
 		assert_memory_equal(got, f->bytes + off, len);
 		/* what is resident let go of, mapped or not: the reads after it the same */
-		if (i == nreads / 2)
+		if (i == nreads / 2) {
+			size_t before = resident_kb(f->path);
+
 			pg_pagefile_let_go(p);
+			assert_int_equal(resident_kb(f->path), 0);
+			assert_true(nreads < 10000 || before > 1000);
+		}
 	}
 	/* the last byte, and nothing past it */
 	assert_int_equal(pg_pagefile_read(p, SIZE - 1, got, 1), 0);
