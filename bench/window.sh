@@ -24,6 +24,10 @@
 # the service refuses (the branch moved) and tests again on the new head
 # (never approved out of order: the bench asks only for pulls whose tested
 # head is not the branch's tip, and stops if one is approved).
+# each-rounds (run only when WINDOW_SIDES names it) is each-all with a
+# maintainer who approves the next pull only once every pull still
+# waiting was tested again on the new head (one who waits for a green
+# board): where the issue's 1 + 2 + ... + k comes from.
 # For each side it prints: kernel runs (each merge, build and boot of a
 # pull, reruns to attribute a failure included), builds and boots, wall
 # seconds until every pull was tested and until the last was decided, the failures named with their
@@ -78,7 +82,7 @@
 # WINDOW_PULLS="w-a w-caller w-rename" runs only those of the twelve (in
 # queue order: w-a w-broken w-b w-caller w-c w-rename w-assert w-limit
 # w-edit-a w-edit-b w-d w-e), a failure counted only with its partner;
-# WINDOW_SIDES="stack-1" only those sides (each each-all stack-1 stack-2): to try
+# WINDOW_SIDES="stack-1" only those sides (each each-all each-rounds stack-1 stack-2): to try
 # the bench on a short path.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -128,8 +132,8 @@ for t in ${WINDOW_PULLS:-}; do
 done
 SIDES=${WINDOW_SIDES:-each each-all stack-1 stack-2}
 for s in $SIDES; do
-	case $s in each | each-all | stack-1 | stack-2) ;;
-	*) die "WINDOW_SIDES: no side '$s' (each each-all stack-1 stack-2)" ;;
+	case $s in each | each-all | each-rounds | stack-1 | stack-2) ;;
+	*) die "WINDOW_SIDES: no side '$s' (each each-all each-rounds stack-1 stack-2)" ;;
 	esac
 done
 in_pulls() { case " $PULLS " in *" $1 "*) return 0 ;; esac; return 1; }
@@ -513,7 +517,8 @@ tested_or_behind() {
 }
 
 # side NAME QUEUE WORKTREES [ALL]: one window through a fresh service; a line of figures
-# (ALL=1: every waiting pull tested again whenever the branch moves, send_back)
+# (ALL=1: every waiting pull tested again whenever the branch moves, send_back; ALL=2:
+# and the next approval only once all of them were)
 side() {
 	name=$1
 	git --git-dir="$TREE_GIT" update-ref "refs/heads/$BRANCH" "$BASE"
@@ -545,6 +550,11 @@ side() {
 			[ "$s" = waiting ] || break
 			if [ "$(approve "$id")" = 200 ]; then
 				[ "${4:-0}" = 0 ] || send_back "$id"
+				if [ "${4:-0}" = 2 ]; then
+					for u in $ids; do
+						wait_for tested_or_behind "$u" || true
+					done
+				fi
 				break
 			fi
 			# refused: the branch moved since its test (each); it is tested again
@@ -608,11 +618,12 @@ for s in $SIDES; do
 	case $s in
 	each) side each each 1 ;;
 	each-all) side each-all each 1 1 ;;
+	each-rounds) side each-rounds each 1 2 ;;
 	stack-1) side stack-1 stack 1 ;;
 	stack-2) side stack-2 stack 2 ;;
 	esac
 done
-for b in each each-all; do
+for b in each each-all each-rounds; do
 	[ -e "$SCRATCH/side-$b" ] || continue
 	read -r er es <"$SCRATCH/side-$b"
 	for s in stack-1 stack-2; do
