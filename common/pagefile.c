@@ -8,15 +8,17 @@
 #include <unistd.h>
 
 /*
- * Blocks read before the file is mapped instead: past this many, the reads
- * are dense enough that faulting in 64 KiB per touch costs less than a
- * system call per block (on this VM a pread of a block is ~10 us).  At 1M
- * commits, an old base's walk of 10,500 commits through the commit-graph
- * took 102 ms with 2048 and 72 ms with 256, and the incident's peak RSS
- * rose from 19 to 27 MB (git's own: 36 MB); 64 gave no faster walk and 48
- * MB (bench/verify.sh's cases, paired runs).
+ * Reads are dense enough to map the file once the blocks read (since it
+ * was last let go of) reach a quarter of its blocks, and at least this
+ * many.  At 1M commits (bench/verify.sh, paired runs, 2026-12-06): the
+ * incident's verify reads 627 blocks of a 60 MB commit-graph, 1,728 of a
+ * 110 MB pack index and 915 of a 36 MB subject index, and stays at 46 MB
+ * peak RSS unmapped, against 97 MB mapped after 256; the walk of 10,500
+ * commits to an old base reads 26,353 blocks of the graph, 40 ms through
+ * the cache, 10 to 20 ms mapped (71 MB).  A pread of a block costs ~2 us
+ * here.
  */
-#define MAP_AFTER 256
+#define MAP_AFTER_MIN 256
 
 typedef struct slot {
 	uint64_t block;          /* which block it holds, when buf is not NULL */
@@ -29,8 +31,8 @@ struct pg_pagefile {
 	uint64_t size;
 	slot *slots;
 	size_t nslots;           /* a power of two */
-	size_t misses;           /* blocks read */
-	unsigned char *map;      /* the whole file, once mapped */
+	size_t misses;           /* blocks read since it was last let go of */
+	unsigned char *map;      /* the whole file, while mapped */
 	char *path;              /* for messages */
 };
 
@@ -79,10 +81,33 @@ void pg_pagefile_free(pg_pagefile *f)
 	free(f);
 }
 
+void pg_pagefile_map(pg_pagefile *f)
+{
+	void *m;
+	size_t i;
+
+	if (!f || f->map || !f->size || f->size > SIZE_MAX)
+		return;
+	m = mmap(NULL, (size_t)f->size, PROT_READ, MAP_PRIVATE, f->fd, 0);
+	if (m == MAP_FAILED) {
+		f->misses = 0; /* asked again only after as many reads */
+		return;
+	}
+	f->map = m;
+	/* the mapping serves every read until it is let go of */
+	for (i = 0; i < f->nslots; i++) {
+		free(f->slots[i].buf);
+		f->slots[i].buf = NULL;
+	}
+}
+
 void pg_pagefile_let_go(pg_pagefile *f)
 {
-	if (f && f->map)
-		(void)madvise(f->map, (size_t)f->size, MADV_DONTNEED);
+	if (!f || !f->map)
+		return;
+	munmap(f->map, (size_t)f->size);
+	f->map = NULL;
+	f->misses = 0;
 }
 
 uint64_t pg_pagefile_size(const pg_pagefile *f)
@@ -135,19 +160,9 @@ int pg_pagefile_peek(const unsigned char **out, size_t *got, pg_pagefile *f, uin
 	*got = 0;
 	if (off >= f->size)
 		return 0;
-	if (!f->map && f->misses >= MAP_AFTER && f->size <= SIZE_MAX) {
-		void *m = mmap(NULL, (size_t)f->size, PROT_READ, MAP_PRIVATE, f->fd, 0);
-
-		if (m != MAP_FAILED) {
-			size_t i;
-
-			f->map = m;
-			for (i = 0; i < f->nslots; i++) {
-				free(f->slots[i].buf);
-				f->slots[i].buf = NULL;
-			}
-		}
-	}
+	if (!f->map && f->misses >= MAP_AFTER_MIN &&
+	    f->misses >= f->size / PG_PAGEFILE_BLOCK / 4)
+		pg_pagefile_map(f);
 	if (f->map) {
 		*out = f->map + off;
 		*got = f->size - off < len ? (size_t)(f->size - off) : len;

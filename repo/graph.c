@@ -36,8 +36,8 @@
 #define MAX_PARENTS 65535u
 /* git's chains are a handful of layers; the file naming them is small */
 #define CHAIN_FILE_MAX ((size_t)1 << 20)
-/* at most 32 MiB of a layer held at once (a walk reads a few bytes per commit) */
-#define CACHE_BLOCKS 8192
+/* at most 4 MiB of a layer held at once (a walk reads a few bytes per commit) */
+#define CACHE_BLOCKS 1024
 /* files whose checksum held, remembered in the process and in the checks file */
 #define CHECKED_MAX 64
 #define CHECKS_FILE_LINES 256
@@ -578,6 +578,14 @@ const char *pg_graph_warning(const pg_graph *g)
 	return g->warning;
 }
 
+void pg_graph_map(pg_graph *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->nlayers; i++)
+		pg_pagefile_map(g->layers[i].f);
+}
+
 void pg_graph_let_go(pg_graph *g)
 {
 	size_t i;
@@ -664,6 +672,31 @@ int pg_graph_oid(pg_oid *out, const pg_graph *g, uint32_t pos)
 		return pg_error_set(PG_EINVALID, "commit-graph: no position %u", pos);
 	l = layer_of(g, pos);
 	return get(l, l->oids + (uint64_t)(pos - l->base) * HASH_LEN, out->id, HASH_LEN);
+}
+
+_Static_assert(sizeof(pg_oid) == HASH_LEN, "an array of pg_oid is the ids' bytes");
+
+int pg_graph_oids(pg_oid *out, const pg_graph *g, uint32_t pos, uint32_t n)
+{
+	while (n) {
+		const layer *l;
+		uint32_t k;
+		int err;
+
+		if (pos >= g->count || n > g->count - pos)
+			return pg_error_set(PG_EINVALID, "commit-graph: no position %u", pos);
+		l = layer_of(g, pos);
+		k = l->base + l->n - pos < n ? l->base + l->n - pos : n;
+		if (!k)
+			return pg_error_set(PG_EINVALID, "commit-graph: no position %u", pos);
+		if ((err = pg_pagefile_pread(l->f, l->oids + (uint64_t)(pos - l->base) * HASH_LEN,
+					     out, (size_t)k * HASH_LEN)) < 0)
+			return err;
+		out += k;
+		pos += k;
+		n -= k;
+	}
+	return 0;
 }
 
 static int bad_entry(const layer *l, uint32_t pos, const char *what)

@@ -71,7 +71,11 @@ const char *pg_graph_warning(const pg_graph *g);
 
 void pg_graph_free(pg_graph *g);
 
-/* What of its files is resident let go of, after a pass over all of it (pg_pagefile_let_go). */
+/*
+ * Its files mapped for a pass over most of its commits, and let go of after
+ * it (pg_pagefile_map, pg_pagefile_let_go): other reads go through a cache.
+ */
+void pg_graph_map(pg_graph *g);
 void pg_graph_let_go(pg_graph *g);
 
 /* The number of commits in the graph (all layers). */
@@ -85,6 +89,12 @@ bool pg_graph_find(const pg_graph *g, const pg_oid *id, uint32_t *pos);
 
 /* The id at pos: PG_EINVALID past the graph, PG_EIO when the file cannot be read. */
 int pg_graph_oid(pg_oid *out, const pg_graph *g, uint32_t pos);
+/*
+ * The ids at pos .. pos + n - 1 into out, read straight from the files
+ * (neither cached nor mapped): for a listing in the graph's order.  Errors
+ * as pg_graph_oid's.
+ */
+int pg_graph_oids(pg_oid *out, const pg_graph *g, uint32_t pos, uint32_t n);
 
 /* One commit as the graph records it. */
 typedef struct pg_graph_commit {

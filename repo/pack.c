@@ -44,14 +44,14 @@
 #define IDX_HEADER 8
 #define IDX_FANOUT (256 * 4)
 #define COMMIT_MAX ((size_t)1 << 20)
-/* at most 32 MiB of an index held at once */
-#define IDX_BLOCKS 8192
+/* at most 4 MiB of an index held at once */
+#define IDX_BLOCKS 1024
 /*
  * At most about this much of a mapped pack resident (pg_map_touch): the
  * first verify reads every commit of the history, and would otherwise keep
  * the pack's every page.
  */
-#define PACK_RESIDENT ((size_t)16 << 20)
+#define PACK_RESIDENT ((size_t)4 << 20)
 
 typedef struct pack {
 	char *path;           /* the .pack, for messages */

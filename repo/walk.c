@@ -587,33 +587,55 @@ static int reach_position(reach *w, uint32_t g, uint32_t pos)
 	return err;
 }
 
+static bool marked(const unsigned char *bits, uint32_t pos)
+{
+	return (bits[pos / 8] & (1u << (pos % 8))) != 0;
+}
+
+/* Stretches of marked commits at least this long have their ids read at once. */
+#define STRETCH 64
+
 /*
  * The commits walked in each graph (the first of the graphs holding it),
- * listed in each graph's
- * order (their ids' in one graph): read along its table of ids rather
- * than one a commit as they were reached, and a first index's reading
- * sorts none (pg_repo_read_commits).
+ * listed in each graph's order (their ids' in one graph): read along its
+ * table of ids rather than one a commit as they were reached, and a first
+ * index's reading sorts none (pg_repo_read_commits).  Room for all of them
+ * is made once (a million ids are 20 MB, which growing by half would leave
+ * up to a third of unused), and a stretch of them is read straight into it.
  */
 static int list_marked(reach *w)
 {
-	uint32_t g, pos, count;
+	uint32_t g, pos, end, count;
+	size_t total = w->nout;
 	int err;
 
+	for (g = 0; g < w->r->ngraphs; g++)
+		for (pos = 0; w->walked[g] && pos < pg_graph_count(w->r->graphs[g]); pos++)
+			total += marked(w->walked[g], pos);
+	if ((err = PG_ARRAY_GROW(w->out, total + 1, w->out_alloc)) < 0)
+		return err;
 	for (g = 0; g < w->r->ngraphs; g++) {
-		if (!w->walked[g])
+		const unsigned char *bits = w->walked[g];
+
+		if (!bits)
 			continue;
 		count = pg_graph_count(w->r->graphs[g]);
-		for (pos = 0; pos < count; pos++) {
-			if (!w->walked[g][pos / 8]) {
-				pos |= 7;
+		for (pos = 0; pos < count; pos = end) {
+			if (!bits[pos / 8] || !marked(bits, pos)) {
+				end = bits[pos / 8] ? pos + 1 : (pos | 7) + 1;
 				continue;
 			}
-			if (!(w->walked[g][pos / 8] & (1u << (pos % 8))))
-				continue;
-			if ((err = PG_ARRAY_GROW(w->out, w->nout + 1, w->out_alloc)) < 0 ||
-			    (err = pg_graph_oid(&w->out[w->nout], w->r->graphs[g], pos)) < 0)
+			for (end = pos + 1; end < count && marked(bits, end); end++)
+				;
+			if (end - pos >= STRETCH)
+				err = pg_graph_oids(&w->out[w->nout], w->r->graphs[g], pos, end - pos);
+			else
+				for (end = pos; end < count && marked(bits, end) && err == 0; end++)
+					err = pg_graph_oid(&w->out[w->nout + (end - pos)],
+							   w->r->graphs[g], end);
+			if (err < 0)
 				return err;
-			w->nout++;
+			w->nout += end - pos;
 		}
 	}
 	return 0;
@@ -637,6 +659,9 @@ int pg_repo_walk_all(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tips, si
 		err = pg_error_oom();
 		goto done;
 	}
+	/* every commit is read from the graphs, most of them at random: read in place */
+	for (i = 0; i < r->ngraphs; i++)
+		pg_graph_map(r->graphs[i]);
 	for (i = 0; i < ntips && err == 0; i++) {
 		pg_cnode *t = NULL;
 
@@ -661,15 +686,16 @@ int pg_repo_walk_all(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tips, si
 					err = reach_node(&w, c->parents[i]);
 		}
 	}
-	if (err == 0)
-		err = list_marked(&w);
 	/*
 	 * Every commit was read from the graphs, so all of them are resident:
-	 * let them go (60 MB at a million commits) before the commits are
-	 * read, which needs little of them
+	 * let them go (60 MB at a million commits) before the ids are listed,
+	 * in the graphs' order (through a cache, a block at a time), and the
+	 * commits read, which need little of them
 	 */
 	for (i = 0; i < r->ngraphs; i++)
 		pg_graph_let_go(r->graphs[i]);
+	if (err == 0)
+		err = list_marked(&w);
 	/* a commit not there (a shallow clone's history ends): name it and its child */
 	if (err == PG_ENOTFOUND)
 		err = diagnose(r, tips, ntips, NULL, 0, err);

@@ -329,6 +329,23 @@ static int oid_order(const void *a, const void *b)
 }
 
 /* got and want, in any order, the same ids, each once: checked, and both freed. */
+/*
+ * Whether a commit-graph is mapped into this process: a walk of all maps
+ * it for its pass and lets it go after, so that it is not left resident.
+ */
+static bool graph_mapped(void)
+{
+	FILE *m = fopen("/proc/self/maps", "r");
+	char line[512];
+	bool found = false;
+
+	assert_non_null(m);
+	while (fgets(line, sizeof(line), m))
+		found |= strstr(line, "/commit-graph") != NULL;
+	fclose(m);
+	return found;
+}
+
 static void same_ids(pg_oid *got, size_t ngot, pg_oid *want, size_t nwant)
 {
 	size_t i;
@@ -408,6 +425,7 @@ static void test_walk_all_alternates_two_graphs(void **state)
 	nwant = git_ids(&want, path, top[0], top[1], "--", NULL);
 	assert_int_equal(pg_repo_open(&r, path), 0);
 	assert_int_equal(pg_repo_walk_all(&got, &ngot, r, tips, 2), 0);
+	assert_false(graph_mapped());
 	same_ids(got, ngot, want, nwant);
 	pg_repo_free(r);
 }
@@ -429,6 +447,7 @@ static void test_walk_all_shallow_is_named(void **state)
 	free(out);
 	assert_int_equal(pg_repo_open(&r, path), 0);
 	assert_int_equal(pg_repo_walk_all(&got, &ngot, r, &tip, 1), PG_ENOTFOUND);
+	assert_false(graph_mapped());
 	assert_non_null(strstr(pg_error_last(), "shallow"));
 	assert_null(got);
 	pg_repo_free(r);
