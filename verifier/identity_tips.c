@@ -234,7 +234,7 @@ bool pg_identity_is_other(const pg_identity_index *x, const unsigned char *id)
  * (one made again), and each would otherwise write over the other's.
  */
 #define OTHERS_MAGIC "PGOTHER1"
-#define OTHERS_VERSION 1
+#define OTHERS_VERSION 2 /* 2: the index format 4's checksum */
 #define OTHERS_RECORDS 2
 #define OTHERS_HEAD 16
 #define OTHERS_REC 40

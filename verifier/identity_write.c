@@ -14,15 +14,14 @@
 
 /*
  * The entries of an open index, a window at a time, as an extension
- * merges them: each segment checked against the table as it is read, the
- * order, and once all are read the whole checksum (old_peek).
+ * merges them: each segment checked against the table as it is read, and
+ * the order (old_peek).
  */
 typedef struct old_reader {
 	pg_identity_index *x;
 	unsigned char *buf;
 	size_t n, at;            /* entries in buf; the one the reader is at */
 	size_t next;             /* the file's next entry to read */
-	uint64_t sum;
 	unsigned char last[ENTRY];
 } old_reader;
 
@@ -30,7 +29,6 @@ static int old_open(old_reader *o, pg_identity_index *x)
 {
 	memset(o, 0, sizeof(*o));
 	o->x = x;
-	o->sum = pg_identity_checksum_start((uint64_t)x->count * ENTRY);
 	return (o->buf = malloc(WRITE_SEGMENTS * SEGMENT * ENTRY)) ? 0 : pg_error_oom();
 }
 
@@ -62,9 +60,6 @@ static int old_peek(const unsigned char **out, old_reader *o)
 		    pg_identity_entry_cmp(i ? o->buf + (i - 1) * ENTRY : o->last, o->buf + i * ENTRY) >= 0)
 			goto damaged;
 	memcpy(o->last, o->buf + (n - 1) * ENTRY, ENTRY);
-	o->sum = pg_identity_checksum_more(o->sum, o->buf, n * ENTRY);
-	if (o->next + n == x->count && o->sum != pg_identity_get64(x->head + 56))
-		goto damaged;
 	o->next += n;
 	o->n = n;
 	o->at = 0;
@@ -108,8 +103,6 @@ typedef struct writer {
 	uint64_t *table;                     /* the checksums of the segments sealed */
 	size_t ntable, table_alloc;
 	size_t count;                        /* entries written */
-	size_t expect;                       /* the count when no commit is both old and added */
-	uint64_t sum;                        /* the entries' checksum, if expect holds */
 	old_reader *old;                     /* the index's entries, merged in as add's come */
 	size_t added;                        /* add's entries (each commit once) */
 } writer;
@@ -124,8 +117,6 @@ static int writer_seal(writer *w)
 	if ((err = PG_ARRAY_GROW(w->table, w->ntable + 1, w->table_alloc)) < 0)
 		return err;
 	w->table[w->ntable++] = pg_identity_checksum(s, n * ENTRY);
-	/* whole segments are whole words (4,608 bytes): only the last may end mid-word */
-	w->sum = pg_identity_checksum_more(w->sum, s, n * ENTRY);
 	return 0;
 }
 
@@ -184,27 +175,6 @@ static int writer_merge(void *ctx, const unsigned char *e)
 	return e ? writer_put(w, e) : 0;
 }
 
-/* The checksum of n bytes at off in fd, read back in blocks. */
-static int checksum_back(uint64_t *out, int fd, const char *what, uint64_t off, uint64_t n)
-{
-	unsigned char *b = malloc(1 << 16);
-	uint64_t h = pg_identity_checksum_start(n), done = 0;
-	int err = 0;
-
-	if (!b)
-		return pg_error_oom();
-	while (done < n && err == 0) {
-		size_t k = n - done < (1 << 16) ? (size_t)(n - done) : (1 << 16);
-
-		if ((err = pg_identity_io_all(fd, what, b, k, off + done, false)) == 0)
-			h = pg_identity_checksum_more(h, b, k); /* whole words but in the last block */
-		done += k;
-	}
-	free(b);
-	*out = h;
-	return err;
-}
-
 /*
  * Merge x's entries (with merge: read from its file as they are written,
  * each checked again) with add's runs under a header, the tips after
@@ -223,7 +193,6 @@ int pg_identity_write_index(pg_identity_index *x, const char *path, const char *
 	const char *slash = strrchr(path, '/'), *why = NULL;
 	pg_buf tmp = PG_BUF_INIT, dir = PG_BUF_INIT;
 	writer *w = NULL;
-	uint64_t sum = 0;
 	int err;
 
 	*added = 0;
@@ -242,8 +211,6 @@ int pg_identity_write_index(pg_identity_index *x, const char *path, const char *
 	w->what = tmp.ptr;
 	w->off = HEADER + name_len;
 	w->old = merge ? &old : NULL;
-	w->expect = (merge ? x->count : 0) + add->total;
-	w->sum = pg_identity_checksum_start((uint64_t)w->expect * ENTRY);
 	if ((err = pg_identity_runs_merge(add, writer_merge, w)) < 0 ||
 	    (err = writer_merge(w, NULL)) < 0 || (err = writer_flush(w)) < 0)
 		goto done;
@@ -266,14 +233,8 @@ int pg_identity_write_index(pg_identity_index *x, const char *path, const char *
 		memcpy(head + 64, graph->id, PG_OID_RAWSZ);
 	pg_identity_put32(head + 84, graph ? 1 : 0);
 	pg_identity_put64(head + 88, pg_identity_checksum(tail, w->ntable * 8));
-	sum = w->sum;
-	/* a commit both held and added (a walk by date under clock skew): read back */
-	if ((err = pg_identity_io_all(w->fd, w->what, tail, w->ntable * 8 + tlen, w->off, true)) < 0 ||
-	    (w->count != w->expect &&
-	     (err = checksum_back(&sum, w->fd, w->what, HEADER + name_len,
-				  (uint64_t)w->count * ENTRY)) < 0))
+	if ((err = pg_identity_io_all(w->fd, w->what, tail, w->ntable * 8 + tlen, w->off, true)) < 0)
 		goto done;
-	pg_identity_put64(head + 56, sum);
 	pg_identity_put64(head + 96, pg_identity_checksum(head, 96));
 	if ((err = pg_identity_io_all(w->fd, w->what, head, HEADER, 0, true)) < 0 ||
 	    (err = pg_identity_io_all(w->fd, w->what, (unsigned char *)(uintptr_t)name, name_len, HEADER,

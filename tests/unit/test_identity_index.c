@@ -9,6 +9,7 @@
 #include "repo/repo.h"
 #include "tests/unit/run.h"
 #include "verifier/identity_index.h"
+#include "verifier/identity_internal.h"
 #include "verifier/match.h"
 
 #include <dirent.h>
@@ -1164,9 +1165,52 @@ static void test_others_kept_beside_the_ref(void **state)
 	pg_repo_free(r);
 }
 
+/*
+ * The files' checksum: given in parts of whole blocks (a segment, 4,608
+ * bytes, as the writer and the readers stream it), the same as at once;
+ * and any one bit of the bytes flipped, in a block, a word or the bytes
+ * after, changes it.
+ */
+static void test_checksum_streams_and_sees_every_bit(void **state)
+{
+	unsigned char b[3 * 4608 + 13];
+	uint64_t whole, h, x = 0x2545f4914f6cdd1dULL;
+	size_t i, n = sizeof(b), bit;
+
+	(void)state;
+	for (i = 0; i < n; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		b[i] = (unsigned char)x;
+	}
+	whole = pg_identity_checksum(b, n);
+	h = pg_identity_checksum_start(n);
+	for (i = 0; i < n; i += 4608)
+		h = pg_identity_checksum_more(h, b + i, n - i < 4608 ? n - i : 4608);
+	assert_true(h == whole);
+	/* the last 45 bytes: a block, a word, 5 bytes; and every bit of the first block */
+	for (i = 0; i < n; i++) {
+		if (i >= 32 && i < n - 45)
+			continue;
+		for (bit = 0; bit < 8; bit++) {
+			b[i] ^= (unsigned char)(1u << bit);
+			assert_true(pg_identity_checksum(b, n) != whole);
+			b[i] ^= (unsigned char)(1u << bit);
+		}
+	}
+	/* two words of a block changed together */
+	b[40] ^= 1;
+	b[48] ^= 1;
+	assert_true(pg_identity_checksum(b, n) != whole);
+	/* the length is in it: the same bytes, one fewer */
+	assert_true(pg_identity_checksum(b, n - 1) != whole);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_checksum_streams_and_sees_every_bit),
 		cmocka_unit_test(test_build_probe_reopen),
 		cmocka_unit_test(test_one_reading_for_both_kinds),
 		cmocka_unit_test(test_small_work_mem_gives_the_same_files),
