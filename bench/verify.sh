@@ -28,7 +28,9 @@
 # the ratios, the peak RSS of one run of pg and of ch (/usr/bin/time), and
 # whether issue 14's goals are met (they are set for pg, as the issue
 # measured it; pg+sig shows what gpg adds on top).  BEFORE=another-pullgate
-# times that binary too, in the same pairs (a before/after).  The git
+# times that binary too, in the same pairs (a before/after), in a home of
+# its own (its index may be of another format, which each would make
+# again were the home shared).  The git
 # commands only list the divergence; pullgate also diffs what it finds.
 #
 # Then, per history, bench/identity_index_bench.c (built by make bench)
@@ -242,15 +244,20 @@ for rhythm in $HISTORIES; do
 			jq '[.findings[]? | select(.check == "rewritten-upstream")] | length')
 		npull=$(printf '%s' "$json" | jq -r '.commits // "-"')
 		for f in pg ps bf bs rl ch; do : >"$WORK/$f"; done
+		# the other binary in a home of its own, made before timing: its
+		# index may be of another format, which each would make again
+		[ -z "$BEFORE" ] ||
+			PULLGATE_HOME="$WORK/home-before" "$BEFORE" "$@" >/dev/null 2>&1 || true
 		i=0
 		while [ "$i" -lt "$RUNS" ]; do
 			ms 1 "$PULLGATE" "$@" >>"$WORK/pg"
 			# shellcheck disable=SC2086
 			ms "$st_sig" "$PULLGATE" verify $sig --upstream "$up:master" "$pulls" "$tag" >>"$WORK/ps"
 			if [ -n "$BEFORE" ]; then
-				ms 1 "$BEFORE" "$@" >>"$WORK/bf"
+				PULLGATE_HOME="$WORK/home-before" ms 1 "$BEFORE" "$@" >>"$WORK/bf"
 				# shellcheck disable=SC2086
-				ms "$st_sig" "$BEFORE" verify $sig --upstream "$up:master" "$pulls" "$tag" >>"$WORK/bs"
+				PULLGATE_HOME="$WORK/home-before" ms "$st_sig" "$BEFORE" verify $sig \
+					--upstream "$up:master" "$pulls" "$tag" >>"$WORK/bs"
 			fi
 			ms 0 git --git-dir="$pulls" rev-list --count "refs/bench/master...$tag" >>"$WORK/rl"
 			ms 0 git --git-dir="$pulls" log --cherry-mark --left-right --oneline \
