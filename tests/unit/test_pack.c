@@ -55,14 +55,16 @@ static int teardown(void **state)
 }
 
 /*
- * Read every commit of the batch in repo: each read must give git's bytes,
- * or (when damaged is set) fail; never other bytes.  Returns how many read.
+ * Read every commit of the batch in repo, parsed and raw: each read must
+ * give git's bytes, or (when damaged is set) fail; never other bytes.  Returns how many read.
  */
 static size_t read_all(const fixture *f, const char *repo, bool damaged)
 {
 	pg_repo *r = NULL;
 	const char *p = f->batch;
 	size_t ok = 0, n = 0;
+	pg_buf raw = PG_BUF_INIT;
+	enum pg_object_type type;
 
 	assert_int_equal(pg_repo_open(&r, repo), 0);
 	while (*p) {
@@ -89,12 +91,24 @@ static size_t read_all(const fixture *f, const char *repo, bool damaged)
 		} else {
 			assert_true(damaged);
 		}
+		/* read raw (the reverts' walk), the same: git's bytes, or an error */
+		pg_buf_clear(&raw);
+		type = PG_OBJ_NONE;
+		if (pg_repo_read_raw(&raw, &type, r, &id) == 0) {
+			assert_int_equal(type, PG_OBJ_COMMIT);
+			assert_int_equal(raw.len, len);
+			assert_memory_equal(raw.ptr, end + 1, len);
+		} else {
+			assert_true(damaged);
+			pg_error_clear();
+		}
 		pg_commit_free(got);
 		pg_commit_free(want);
 		p = end + 1 + len + 1;
 		n++;
 	}
 	assert_int_equal(n, 400);
+	pg_buf_release(&raw);
 	pg_repo_free(r);
 	return ok;
 }
