@@ -10,15 +10,16 @@
 /*
  * Reads are dense enough to map the file once the blocks read (since it
  * was last let go of) reach a quarter of its blocks, and at least this
- * many.  At 1M commits (bench/verify.sh, paired runs, 2026-12-06): the
- * incident's verify reads 627 blocks of a 60 MB commit-graph, 1,728 of a
- * 110 MB pack index and 915 of a 36 MB subject index, and stays at 46 MB
- * peak RSS unmapped, against 97 MB mapped after 256; the walk of 10,500
- * commits to an old base reads 26,353 blocks of the graph, 40 ms through
- * the cache, 10 to 20 ms mapped (71 MB).  A pread of a block costs ~2 us
- * here.
+ * many (pg_pagefile_map_after sets another share).  At 1M commits
+ * (bench/verify.sh, paired runs, 2026-12-06): the incident's verify reads
+ * 627 blocks of a 60 MB commit-graph, 1,728 of a 110 MB pack index and 915
+ * of a 36 MB subject index, and stays at 44 MB peak RSS unmapped, against
+ * 97 MB mapped after 256; the walk of 10,500 commits to an old base reads
+ * 26,353 blocks of the graph, 40 ms through the cache, 10 to 20 ms mapped
+ * (71 MB).  A pread of a block costs ~2 us here.
  */
 #define MAP_AFTER_MIN 256
+#define MAP_AFTER_SHARE 4
 
 typedef struct slot {
 	uint64_t block;          /* which block it holds, when buf is not NULL */
@@ -32,6 +33,7 @@ struct pg_pagefile {
 	slot *slots;
 	size_t nslots;           /* a power of two */
 	size_t misses;           /* blocks read since it was last let go of */
+	size_t map_after;        /* misses that make it mapped */
 	unsigned char *map;      /* the whole file, while mapped */
 	char *path;              /* for messages */
 };
@@ -60,6 +62,7 @@ int pg_pagefile_open(pg_pagefile **out, const char *path, size_t max_blocks)
 		       err;
 	}
 	f->size = (uint64_t)size;
+	pg_pagefile_map_after(f, MAP_AFTER_SHARE);
 	*out = f;
 	return 0;
 }
@@ -79,6 +82,13 @@ void pg_pagefile_free(pg_pagefile *f)
 		close(f->fd);
 	free(f->path);
 	free(f);
+}
+
+void pg_pagefile_map_after(pg_pagefile *f, unsigned share)
+{
+	uint64_t n = f->size / PG_PAGEFILE_BLOCK / (share ? share : 1);
+
+	f->map_after = n < MAP_AFTER_MIN ? MAP_AFTER_MIN : n > SIZE_MAX ? SIZE_MAX : (size_t)n;
 }
 
 void pg_pagefile_map(pg_pagefile *f)
@@ -160,8 +170,7 @@ int pg_pagefile_peek(const unsigned char **out, size_t *got, pg_pagefile *f, uin
 	*got = 0;
 	if (off >= f->size)
 		return 0;
-	if (!f->map && f->misses >= MAP_AFTER_MIN &&
-	    f->misses >= f->size / PG_PAGEFILE_BLOCK / 4)
+	if (!f->map && f->misses >= f->map_after)
 		pg_pagefile_map(f);
 	if (f->map) {
 		*out = f->map + off;

@@ -14,7 +14,7 @@
  * around it: with large folios (Linux 6.18 here, ext4) touching one byte a
  * MiB of a 60 MB file made 29 MB resident, 510 KiB a touch.  So the file is
  * mapped only once the reads are dense (the blocks read reach a quarter of
- * the file's), where mapping costs less than the system calls and most of
+ * the file's, or another share: pg_pagefile_map_after), where mapping costs less than the system calls and most of
  * it becomes resident anyway, or for a pass over most of it
  * (pg_pagefile_map), until it is let go of.
  * A pg_pagefile is used by one thread at a time.
@@ -30,6 +30,13 @@ typedef struct pg_pagefile pg_pagefile;
  */
 int pg_pagefile_open(pg_pagefile **out, const char *path, size_t max_blocks);
 void pg_pagefile_free(pg_pagefile *f);
+
+/*
+ * Map it once the blocks read reach 1/share of its blocks (at least 256)
+ * rather than a quarter: for a file whose reads turn dense early (a walk
+ * of the commit-graph reads two or three blocks a commit).
+ */
+void pg_pagefile_map_after(pg_pagefile *f, unsigned share);
 
 /*
  * Before a pass that reads most of the file at random: it is mapped and

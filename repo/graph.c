@@ -38,6 +38,8 @@
 #define CHAIN_FILE_MAX ((size_t)1 << 20)
 /* at most 4 MiB of a layer held at once (a walk reads a few bytes per commit) */
 #define CACHE_BLOCKS 1024
+/* mapped once a sixteenth of a layer's blocks were read (pg_pagefile_map_after) */
+#define GRAPH_MAP_SHARE 16
 /* files whose checksum held, remembered in the process and in the checks file */
 #define CHECKED_MAX 64
 #define CHECKS_FILE_LINES 256
@@ -96,6 +98,12 @@ static int open_file(layer *l, const char *path)
 		return PG_ENOMEM;
 	if ((err = pg_pagefile_open(&l->f, path, CACHE_BLOCKS)) < 0)
 		return err == PG_EINVALID ? corrupt(l, "not a regular file") : err;
+	/*
+	 * A walk reads two or three blocks a commit, all over the file: one
+	 * of 10,500 commits to an old base read 26,353 blocks of a 60 MB
+	 * graph, 40 ms by pread and 20 mapped; the incident's, 627
+	 */
+	pg_pagefile_map_after(l->f, GRAPH_MAP_SHARE);
 	l->len = pg_pagefile_size(l->f);
 	if (l->len < HEADER_SIZE + TOC_ENTRY + HASH_LEN)
 		return corrupt(l, "too short to be a commit-graph");

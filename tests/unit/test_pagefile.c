@@ -145,6 +145,32 @@ static void test_dense_reads_map_it(void **state)
 	assert_true(check_reads(*state, 16, 40000, false));
 }
 
+/*
+ * Another share: a sixteenth of 3,001 blocks is 187, less than the least
+ * (256); reads one block at a time map it at the 256th block read and not
+ * before.
+ */
+static void test_another_share_maps_it_sooner(void **state)
+{
+	fixture *f = *state;
+	pg_pagefile *p = NULL;
+	unsigned char got[1];
+	size_t i;
+	bool mapped;
+
+	assert_int_equal(pg_pagefile_open(&p, f->path, 1), 0);
+	pg_pagefile_map_after(p, 16);
+	for (i = 0; i < 300; i++) {
+		/* each read a block of its own: every one a miss */
+		assert_int_equal(pg_pagefile_read(p, (uint64_t)(i * 7 % 3000) * PG_PAGEFILE_BLOCK,
+						  got, 1), 0);
+		assert_int_equal(got[0], f->bytes[(i * 7 % 3000) * PG_PAGEFILE_BLOCK]);
+		(void)resident_kb(f->path, &mapped);
+		assert_true(mapped == (i >= 256));
+	}
+	pg_pagefile_free(p);
+}
+
 static void test_a_pass_maps_it_and_lets_it_go(void **state)
 {
 	/* the 100 reads after the pass are counted afresh: not mapped again */
@@ -207,6 +233,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sparse_reads_stay_in_the_cache),
 		cmocka_unit_test(test_dense_reads_map_it),
+		cmocka_unit_test(test_another_share_maps_it_sooner),
 		cmocka_unit_test(test_a_pass_maps_it_and_lets_it_go),
 		cmocka_unit_test(test_peek_stops_at_a_block_end),
 		cmocka_unit_test(test_open_errors),
