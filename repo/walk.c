@@ -592,8 +592,8 @@ static bool marked(const unsigned char *bits, uint32_t pos)
 	return (bits[pos / 8] & (1u << (pos % 8))) != 0;
 }
 
-/* Stretches of marked commits at least this long have their ids read at once. */
-#define STRETCH 64
+/* The ids the listing reads at once from a graph's table: 80 KiB. */
+#define LIST_CHUNK 4096
 
 /*
  * The commits walked in each graph (the first of the graphs holding it),
@@ -601,44 +601,52 @@ static bool marked(const unsigned char *bits, uint32_t pos)
  * table of ids rather than one a commit as they were reached, and a first
  * index's reading sorts none (pg_repo_read_commits).  Room for all of them
  * is made once (a million ids are 20 MB, which growing by half would leave
- * up to a third of unused), and a stretch of them is read straight into it.
+ * up to a third of unused).  The table is read a chunk at a time, straight
+ * into that room when every commit of the chunk was walked, else through a
+ * buffer: never through the graph's cache, whose count of blocks read
+ * would map the file again after it was let go of (a walk of one branch of
+ * a graph that holds others marks short stretches all over it).
  */
 static int list_marked(reach *w)
 {
-	uint32_t g, pos, end, count;
+	uint32_t g, pos, n, i, m, count;
 	size_t total = w->nout;
-	int err;
+	pg_oid *chunk = NULL;
+	int err = 0;
 
 	for (g = 0; g < w->r->ngraphs; g++)
 		for (pos = 0; w->walked[g] && pos < pg_graph_count(w->r->graphs[g]); pos++)
 			total += marked(w->walked[g], pos);
 	if ((err = PG_ARRAY_GROW(w->out, total + 1, w->out_alloc)) < 0)
 		return err;
-	for (g = 0; g < w->r->ngraphs; g++) {
+	for (g = 0; g < w->r->ngraphs && err == 0; g++) {
 		const unsigned char *bits = w->walked[g];
 
-		if (!bits)
-			continue;
-		count = pg_graph_count(w->r->graphs[g]);
-		for (pos = 0; pos < count; pos = end) {
-			if (!bits[pos / 8] || !marked(bits, pos)) {
-				end = bits[pos / 8] ? pos + 1 : (pos | 7) + 1;
+		count = bits ? pg_graph_count(w->r->graphs[g]) : 0;
+		for (pos = 0; pos < count && err == 0; pos += n) {
+			n = count - pos < LIST_CHUNK ? count - pos : LIST_CHUNK;
+			for (i = m = 0; i < n; i++)
+				m += marked(bits, pos + i);
+			if (m == n) {
+				err = pg_graph_oids(&w->out[w->nout], w->r->graphs[g], pos, n);
+				w->nout += err == 0 ? n : 0;
 				continue;
 			}
-			for (end = pos + 1; end < count && marked(bits, end); end++)
-				;
-			if (end - pos >= STRETCH)
-				err = pg_graph_oids(&w->out[w->nout], w->r->graphs[g], pos, end - pos);
-			else
-				for (end = pos; end < count && marked(bits, end) && err == 0; end++)
-					err = pg_graph_oid(&w->out[w->nout + (end - pos)],
-							   w->r->graphs[g], end);
-			if (err < 0)
-				return err;
-			w->nout += end - pos;
+			if (!m)
+				continue;
+			if (!chunk && !(chunk = malloc(LIST_CHUNK * sizeof(*chunk)))) {
+				err = pg_error_oom();
+				break;
+			}
+			if ((err = pg_graph_oids(chunk, w->r->graphs[g], pos, n)) < 0)
+				break;
+			for (i = 0; i < n; i++)
+				if (marked(bits, pos + i))
+					w->out[w->nout++] = chunk[i];
 		}
 	}
-	return 0;
+	free(chunk);
+	return err;
 }
 
 int pg_repo_walk_all(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tips, size_t ntips)

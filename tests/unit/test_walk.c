@@ -430,6 +430,46 @@ static void test_walk_all_alternates_two_graphs(void **state)
 	pg_repo_free(r);
 }
 
+/*
+ * A walk of all of one branch of a graph that holds another as big, their
+ * commits interleaved in the graph's order: the ids are listed as git
+ * lists them, and the graph is not left mapped (60,000 ids are 293 blocks
+ * of its table; listing them through its cache, counted, mapped it again
+ * after the walk had let it go, and nothing let it go after).
+ */
+static void test_walk_all_of_one_branch_leaves_the_graph_unmapped(void **state)
+{
+	fixture *f = *state;
+	char path[300];
+	pg_repo *r = NULL;
+	pg_oid tip, *got = NULL, *want = NULL;
+	size_t ngot = 0, nwant;
+	char *out;
+
+	snprintf(path, sizeof(path), "%s/two-branches.git", f->dir);
+	free(run_sh("git init -q --bare %s && cd %s && python3 -c '\n"
+		    "import sys\n"
+		    "w = sys.stdout.write\n"
+		    "for b, base in ((\"one\", 1), (\"two\", 50001)):\n"
+		    "    for i in range(30000):\n"
+		    "        w(\"commit refs/heads/%%s\\nmark :%%d\\n\" %% (b, base + i))\n"
+		    "        w(\"committer c <c@example.org> %%d +0000\\ndata 4\\n%%s\\n\" %% (1000000 + i, b[:3]))\n"
+		    "        if i:\n"
+		    "            w(\"from :%%d\\n\" %% (base + i - 1))\n"
+		    "' | git fast-import --quiet && git commit-graph write --reachable",
+		    path, path));
+	out = run_sh("git --git-dir=%s rev-parse refs/heads/one", path);
+	assert_int_equal(pg_oid_fromhex(&tip, out, PG_OID_HEXSZ), 0);
+	free(out);
+	nwant = git_ids(&want, path, "refs/heads/one", "--", NULL, NULL);
+	assert_int_equal(nwant, 30000);
+	assert_int_equal(pg_repo_open(&r, path), 0);
+	assert_int_equal(pg_repo_walk_all(&got, &ngot, r, &tip, 1), 0);
+	assert_false(graph_mapped());
+	same_ids(got, ngot, want, nwant);
+	pg_repo_free(r);
+}
+
 /* A shallow clone's walk of all stops at the first commit it lacks, and says why. */
 static void test_walk_all_shallow_is_named(void **state)
 {
@@ -819,6 +859,7 @@ int main(void)
 		cmocka_unit_test(test_ranges_skew_chain_is_exact),
 		cmocka_unit_test(test_walk_all_is_git_s),
 		cmocka_unit_test(test_walk_all_alternates_two_graphs),
+		cmocka_unit_test(test_walk_all_of_one_branch_leaves_the_graph_unmapped),
 		cmocka_unit_test(test_walk_all_shallow_is_named),
 		cmocka_unit_test(test_walk_since_same_with_and_without_graph),
 		cmocka_unit_test(test_is_ancestor),
