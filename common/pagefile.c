@@ -113,11 +113,13 @@ void pg_pagefile_map(pg_pagefile *f)
 
 void pg_pagefile_let_go(pg_pagefile *f)
 {
-	if (!f || !f->map)
+	if (!f)
+		return;
+	f->misses = 0;
+	if (!f->map)
 		return;
 	munmap(f->map, (size_t)f->size);
 	f->map = NULL;
-	f->misses = 0;
 }
 
 uint64_t pg_pagefile_size(const pg_pagefile *f)

@@ -54,15 +54,15 @@
  * its segments' checksums and the order of 64 evenly spaced adjacent pairs;
  * every probe checks the segments (128 entries) it reads, once, before
  * anything in them is used; extending it, and opts.full_check, check every
- * entry (its whole checksum, each segment's, the order).  A damaged index
+ * entry (each segment's checksum, the order).  A damaged index
  * is never used: it is made again.
  * The directory is kept under a budget (opts.cache_size): after a write,
  * the least recently used upstreams' files go, never the one in use.
  * Making it reads every commit of the history once, in the packs' order
  * (pg_repo_read_commits), its entries sorted in runs within opts.work_mem
  * (PG_IDENTITY_INDEX_WORK_DEFAULT) and merged as the file is written;
- * extending it reads the new ones; a probe reads a few pages of the
- * mapped file.  The file holds 36 bytes a commit.
+ * extending it reads the new ones; a probe reads a few blocks of the
+ * file.  The file holds 36 bytes a commit.
  */
 typedef struct pg_identity_index pg_identity_index;
 
