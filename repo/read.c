@@ -148,27 +148,8 @@ int pg_repo_read_raw(pg_buf *out, enum pg_object_type *type, pg_repo *r, const p
 {
 	git_odb_object *obj = NULL;
 	char hex[PG_OID_HEXSZ + 1];
-	const char *data;
-	size_t len;
 	int err;
 
-	/*
-	 * A commit whole in a trusted pack, as pg_repo_commit_bytes reads it:
-	 * libgit2 would find it by its map of the whole pack index, each
-	 * search making hundreds of KiB of it resident (the upstream's
-	 * commits a verify walks for reverts: 21 MB at 1M commits)
-	 */
-	if ((err = pg_repo_pack_commit(&data, &len, r, id)) < 0)
-		return err;
-	if (err == 1) {
-		if (type)
-			*type = PG_OBJ_COMMIT;
-		if ((err = pg_buf_put(out, data, len)) < 0) {
-			pg_oid_tohex(hex, id);
-			return pg_error_wrap(err, "object %s", hex);
-		}
-		return 0;
-	}
 	if ((err = odb_read(&obj, r, id, false)) < 0)
 		return err;
 	if (type)
@@ -221,6 +202,23 @@ int pg_repo_commit_bytes(const char **data, size_t *len, git_odb_object **obj, p
 	*data = git_odb_object_data(*obj);
 	*len = git_odb_object_size(*obj);
 	return 0;
+}
+
+int pg_repo_read_commit_raw(pg_buf *out, pg_repo *r, const pg_oid *id)
+{
+	git_odb_object *obj = NULL;
+	char hex[PG_OID_HEXSZ + 1];
+	const char *data;
+	size_t len;
+	int err;
+
+	if ((err = pg_repo_commit_bytes(&data, &len, &obj, r, id)) == 0 &&
+	    (err = pg_buf_put(out, data, len)) < 0) {
+		pg_oid_tohex(hex, id);
+		err = pg_error_wrap(err, "object %s", hex);
+	}
+	git_odb_object_free(obj);
+	return err;
 }
 
 int pg_repo_read_commit(pg_commit **out, pg_repo *r, const pg_oid *id)

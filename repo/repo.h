@@ -277,6 +277,14 @@ int pg_repo_read_raw(pg_buf *out, enum pg_object_type *type, pg_repo *r, const p
 
 /* A commit or tag object, parsed (repo/object.h); PG_EINVALID when it is another type. */
 int pg_repo_read_commit(pg_commit **out, pg_repo *r, const pg_oid *id);
+/*
+ * A commit's bytes as pg_repo_read_commit reads them (from a trusted pack
+ * with pack.c when one holds it whole, not by libgit2's search of its map
+ * of the whole pack index, which makes hundreds of KiB of it resident a
+ * search), appended to out as pg_repo_read_raw appends them; PG_EINVALID
+ * when it is another type.
+ */
+int pg_repo_read_commit_raw(pg_buf *out, pg_repo *r, const pg_oid *id);
 
 /*
  * Every commit of ids[0..n), each given to fn with its place i in ids (the

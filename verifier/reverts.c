@@ -125,17 +125,15 @@ static int add_reverts(walk *w, const pg_oid *id, const char *msg, size_t len)
 static int visit(void *ctx, const pg_oid *id, int64_t time, const pg_oid *first_parent)
 {
 	walk *w = ctx;
-	enum pg_object_type type;
 	size_t i;
 	int err;
 
 	(void)time;
 	(void)first_parent;
 	pg_buf_clear(&w->raw);
-	if ((err = pg_repo_read_raw(&w->raw, &type, w->r, id)) < 0)
+	/* the walk's every commit, most of them in upstream's packs */
+	if ((err = pg_repo_read_commit_raw(&w->raw, w->r, id)) < 0)
 		return err;
-	if (type != PG_OBJ_COMMIT)
-		return 0;
 	for (i = 0; i + 1 < w->raw.len; i++)
 		if (w->raw.ptr[i] == '\n' && w->raw.ptr[i + 1] == '\n')
 			return add_reverts(w, id, w->raw.ptr + i + 2, w->raw.len - i - 2);
