@@ -697,8 +697,8 @@ int pg_repo_walk_all(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tips, si
 	/*
 	 * Every commit was read from the graphs, so all of them are resident:
 	 * let them go (60 MB at a million commits) before the ids are listed,
-	 * in the graphs' order (through a cache, a block at a time), and the
-	 * commits read, which need little of them
+	 * in the graphs' order (read in chunks, not mapped: list_marked), and
+	 * the commits read, which need little of them
 	 */
 	for (i = 0; i < r->ngraphs; i++)
 		pg_graph_let_go(r->graphs[i]);
