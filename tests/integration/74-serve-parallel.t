@@ -64,12 +64,13 @@ deliver() {
 	hook push "$SCRATCH/t3.json" "$1-t3"
 	B=$(printf '%s' "$out" | jq -r '.jobs[0]')
 }
-# why JOB...: each pull's state and message, and the service's last lines, as TAP comments
+# why JOB...: each pull's state and message, and the service's last lines, as TAP
+# comments on stderr, which prove shows without -v: a failure in make check says why
 why() {
 	for j in "$@"; do
 		echo "#   pull $j: $(field "$j" state): $(field "$j" message)"
-	done
-	tail -n 20 "$SCRATCH/serve.err" 2>/dev/null | sed 's/^/#   serve: /'
+	done >&2
+	tail -n 20 "$SCRATCH/serve.err" 2>/dev/null | sed 's/^/#   serve: /' >&2
 }
 # held_alone STATE: the first merge build is held (FAKE_BUILD_WAIT); until the other
 # pull is in STATE, then 0 if it is the only merge build that started
