@@ -136,6 +136,8 @@ static int failure_finding(judging *j, const pg_ktap_test *t)
 			    old ? " (pre-existing: the base's boot shows it too)" : "");
 	if (err == 0 && t->reason)
 		err = pg_finding_detail(f, "reason", t->reason, NULL);
+	if (err == 0 && t->diagnostic)
+		err = pg_finding_detail(f, "diagnostic", t->diagnostic, NULL);
 	if (err < 0 || old)
 		return err;
 	while (m->tests[top].parent >= 0 && (size_t)m->tests[top].parent < top)

@@ -29,6 +29,9 @@ struct parser {
 	double ts;          /* timestamp of the current line, or -1 */
 	double last_ts, marker_ts, poweroff_ts;
 	pg_splat_scan splats;
+	/* KUnit's why of the next result, from a "... FAILED at" line on */
+	pg_buf diag;
+	unsigned diag_lines;
 };
 
 /* ---- small helpers ----------------------------------------------------- */
@@ -427,12 +430,57 @@ static int result_line(struct parser *ps, int level, bool ok, const char *s, siz
 		if (st == PG_KTAP_FAIL)
 			ps->frames[level].nbad++;
 	}
+	/* a result ends what was said before it: a failure keeps it as its why */
+	if (node >= 0 && st == PG_KTAP_FAIL && ps->diag.len && !ps->r->tests[node].diagnostic &&
+	    !(ps->r->tests[node].diagnostic = pg_strdup(ps->diag.ptr)))
+		return PG_ENOMEM;
+	pg_buf_clear(&ps->diag);
+	ps->diag_lines = 0;
 	ps->frames[level].nresults++;
 	ps->frames[level].last_crashed = false;
 	return 0;
 }
 
 /* ---- lines ------------------------------------------------------------- */
+
+static bool structural(const char *t, size_t n)
+{
+	return starts(t, n, "ok ") || starts(t, n, "not ok ") || starts(t, n, "1..") ||
+	       starts(t, n, "KTAP version ") || starts(t, n, "TAP version ") ||
+	       starts(t, n, "# Subtest: ");
+}
+
+/*
+ * KUnit says why a case failed before its result: "# case: EXPECTATION
+ * FAILED at lib/x.c:42", then "Expected a == b, but" and the values.
+ * Kept from that line on (a new one starts afresh), within bounds, for
+ * the next result; a new block forgets it.
+ */
+static int diag_line(struct parser *ps, const char *t, size_t n)
+{
+	size_t room;
+
+	if (contains(t, n, "EXPECTATION FAILED at ") || contains(t, n, "ASSERTION FAILED at ")) {
+		pg_buf_clear(&ps->diag);
+		ps->diag_lines = 0;
+	} else if (!ps->diag_lines || structural(t, n)) {
+		if (starts(t, n, "KTAP version ") || starts(t, n, "TAP version ") ||
+		    starts(t, n, "# Subtest: ")) {
+			pg_buf_clear(&ps->diag);
+			ps->diag_lines = 0;
+		}
+		return 0;
+	}
+	if (ps->diag_lines >= PG_KTAP_DIAG_LINES || ps->diag.len + 1 >= PG_KTAP_DIAG_MAX)
+		return 0;
+	if (ps->diag.len && pg_buf_putc(&ps->diag, '\n') < 0)
+		return PG_ENOMEM;
+	room = PG_KTAP_DIAG_MAX - ps->diag.len;
+	if (pg_sanitize_terminal(&ps->diag, t, n < room ? n : room, PG_SANITIZE_ONELINE) < 0)
+		return PG_ENOMEM;
+	ps->diag_lines++;
+	return 0;
+}
 
 /*
  * The init's marker, "pullgate-init: done nonce=N": N is the nonce the
@@ -512,6 +560,8 @@ static int read_line(struct parser *ps, const char *s, size_t n, const char **re
 	t = s + k;
 	n -= k;
 	pg_str_rtrim(t, &n, PG_STR_BLANKS);
+	if ((err = diag_line(ps, t, n)) < 0)
+		return err;
 	if (level > PG_KTAP_MAX_DEPTH) {
 		if (starts(t, n, "ok ") || starts(t, n, "not ok ")) {
 			ps->r->truncated = true;
@@ -651,6 +701,7 @@ int pg_ktap_parse(pg_boot_result **out, const char *log, size_t len)
 	memset(&ps, 0, sizeof(ps));
 	if (!(ps.r = calloc(1, sizeof(*ps.r))))
 		return pg_error_oom();
+	ps.diag = (pg_buf)PG_BUF_INIT;
 	ps.frames[0].node = -1;
 	ps.frames[0].plan = -1;
 	ps.last_ts = ps.marker_ts = ps.poweroff_ts = -1;
@@ -688,6 +739,7 @@ done:
 	if (err < 0)
 		err = pg_error_oom();
 	pg_splat_scan_release(&ps.splats);
+	pg_buf_release(&ps.diag);
 	pg_boot_result_free(ps.r);
 	return err;
 }
@@ -702,6 +754,7 @@ void pg_boot_result_free(pg_boot_result *r)
 		free(r->tests[i].name);
 		free(r->tests[i].path);
 		free(r->tests[i].reason);
+		free(r->tests[i].diagnostic);
 	}
 	free(r->tests);
 	pg_splat_free_all(r->splats, r->nsplats);

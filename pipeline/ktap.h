@@ -29,6 +29,8 @@
 #define PG_KTAP_MAX_TESTS 20000
 #define PG_KTAP_MAX_DEPTH 16
 #define PG_KTAP_MAX_LINE 4096       /* longer lines are cut for parsing */
+#define PG_KTAP_DIAG_LINES 8
+#define PG_KTAP_DIAG_MAX 1024
 
 enum pg_ktap_status {
 	PG_KTAP_PASS,
@@ -44,6 +46,13 @@ typedef struct pg_ktap_test {
 	long parent;      /* index into tests[] of the enclosing test, or -1 */
 	enum pg_ktap_status status;
 	char *reason;     /* the SKIP reason or why it crashed; NULL otherwise */
+	/*
+	 * For a failed test, what KUnit printed of why just before its result:
+	 * from its "EXPECTATION FAILED at FILE:LINE" (or "ASSERTION FAILED
+	 * at") on, at most PG_KTAP_DIAG_LINES lines of PG_KTAP_DIAG_MAX bytes
+	 * in all, sanitized, joined by newlines; NULL otherwise.
+	 */
+	char *diagnostic;
 	bool has_subtests;
 	bool own_failure; /* failed or crashed while no test below it did: a failure only it shows */
 	size_t line;      /* 1-based line of its result, or of where it started */

@@ -156,6 +156,7 @@ int pg_ktap_render_json(pg_buf *out, const pg_boot_result *r)
 		pg_json_put_bool(w, "has_subtests", t->has_subtests);
 		pg_json_put_bool(w, "own_failure", t->own_failure);
 		pg_json_put_str(w, "reason", t->reason);
+		pg_json_put_str(w, "diagnostic", t->diagnostic);
 		pg_json_put_int(w, "line", (int64_t)t->line);
 		pg_json_close(w);
 	}

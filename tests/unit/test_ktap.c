@@ -174,6 +174,62 @@ static void test_failures(void **state)
 	pg_boot_result_free(r);
 }
 
+/* KUnit's why of a failed case is kept with it, from its "FAILED at" line, within bounds. */
+static void test_failure_diagnostics(void **state)
+{
+	pg_boot_result *r;
+	pg_buf log = PG_BUF_INIT;
+	const pg_ktap_test *t;
+	int i;
+
+	(void)state;
+	r = parse("[    1.000000] KTAP version 1\n[    1.000001] 1..1\n"
+		  "[    1.000002]     # Subtest: s\n[    1.000003]     1..4\n"
+		  "[    1.000004]     # a: EXPECTATION FAILED at lib/x.c:10\n"
+		  "[    1.000005]     Expected limit == 16, but\n"
+		  "[    1.000006]         limit == 32 (0x20)\n"
+		  "[    1.000007]     not ok 1 a\n"
+		  "[    1.000008]     # b: a note that is no failure\n"
+		  "[    1.000009]     not ok 2 b\n"
+		  "[    1.000010]     # c: ASSERTION FAILED at lib/y.c:7\n"
+		  "[    1.000011]     Expected \x1b[31mp\x1b[0m is not null, but is\n"
+		  "[    1.000012]     ok 3 c\n"
+		  "[    1.000013]     not ok 4 d\n"
+		  "[    1.000014] not ok 1 s\n");
+	t = find(r, "s.a");
+	assert_non_null(t->diagnostic);
+	assert_string_equal(t->diagnostic, "# a: EXPECTATION FAILED at lib/x.c:10\n"
+			    "Expected limit == 16, but\nlimit == 32 (0x20)");
+	/* no "FAILED at" line before it: nothing; one before a pass is forgotten by it */
+	assert_null(find(r, "s.b")->diagnostic);
+	assert_null(find(r, "s.c")->diagnostic);
+	assert_null(find(r, "s.d")->diagnostic);
+	assert_null(find(r, "s")->diagnostic);
+	pg_boot_result_free(r);
+
+	/* at most PG_KTAP_DIAG_LINES lines and PG_KTAP_DIAG_MAX bytes; escapes never kept */
+	assert_int_equal(pg_buf_puts(&log, "1..1\n# a: EXPECTATION FAILED at lib/x.c:1\n"), 0);
+	for (i = 0; i < 40; i++)
+		assert_int_equal(pg_buf_printf(&log, "\x1b]0;%0200d\x07 line\n", i), 0);
+	assert_int_equal(pg_buf_puts(&log, "not ok 1 a\n"), 0);
+	r = parse(log.ptr);
+	t = find(r, "a");
+	assert_non_null(t->diagnostic);
+	assert_true(strlen(t->diagnostic) < PG_KTAP_DIAG_MAX);
+	assert_null(strchr(t->diagnostic, '\x1b'));
+	assert_null(strchr(t->diagnostic, '\x07'));
+	{
+		size_t lines = 1;
+		const char *p;
+
+		for (p = t->diagnostic; *p; p++)
+			lines += *p == '\n';
+		assert_true(lines <= PG_KTAP_DIAG_LINES);
+	}
+	pg_boot_result_free(r);
+	pg_buf_release(&log);
+}
+
 static void test_crash_mid_suite(void **state)
 {
 	pg_boot_result *r;
@@ -653,6 +709,7 @@ int main(void)
 		cmocka_unit_test(test_boot_time_from_marker),
 		cmocka_unit_test(test_skips),
 		cmocka_unit_test(test_failures),
+		cmocka_unit_test(test_failure_diagnostics),
 		cmocka_unit_test(test_crash_mid_suite),
 		cmocka_unit_test(test_new_block_after_crash),
 		cmocka_unit_test(test_panic),

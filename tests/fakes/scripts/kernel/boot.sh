@@ -16,7 +16,8 @@
 #   nolog       exit 1 without touching LOG (as boot.sh did for a missing Image)
 # FAKE_BOOT_EXIT: the merge's boot exits with this status, whatever its console.
 # BUILD/fake-kunit-fail (left by build.sh's FAKE_BUILD=tree): in any mode, each
-# case it names is one more failing case of the pullgate suite.  FAKE_KUNIT_FAIL
+# line is one more failing case of the pullgate suite: "CASE FILE:LINE WHAT"
+# printed as KUnit prints an expectation that failed.  FAKE_KUNIT_FAIL
 # names one more, for the merge's boot only (any bytes but whitespace and NUL).
 set -eu
 build=$1 log=$2 nonce=${4:-}
@@ -64,9 +65,18 @@ line() { printf '[%12s] %s\n' "$1" "$2"; }
 			line 1.000007 "    ok 2 randstruct_reorders"
 		fi
 		i=2
-		for case in $extra; do
+		printf '%s\n' "$extra" | while IFS= read -r l; do
+			[ -n "$l" ] || continue
 			i=$((i + 1))
-			line 1.000007 "    # $case: EXPECTATION FAILED at fake/kunit.c:$i"
+			case=${l%% *}
+			if [ "$case" = "$l" ]; then
+				line 1.000007 "    # $case: EXPECTATION FAILED at fake/kunit.c:$i"
+			else
+				# "CASE FILE:LINE WHAT": as KUnit says where and what it expected
+				rest=${l#* }
+				line 1.000007 "    # $case: EXPECTATION FAILED at ${rest%% *}"
+				line 1.000007 "    Expected ${rest#* }"
+			fi
 			line 1.000007 "    not ok $i $case"
 		done
 		if [ "$mode" = fail ] || [ -n "$extra" ]; then

@@ -19,8 +19,10 @@
 #           "def NAME" fails the build ("fake/x.c:3: error: implicit
 #           declaration of function 'NAME'"); a line "assert NAME == V" where
 #           a line says "set NAME = V2", V2 not V, builds but leaves
-#           BUILD/fake-kunit-fail naming the case, which boot.sh turns into a
-#           failing KUnit case.  Every build removes that file first.
+#           BUILD/fake-kunit-fail naming the case, the assert's file and line
+#           and the values, which boot.sh turns into a failing KUnit case
+#           ("fake_NAME: EXPECTATION FAILED at fake/x.c:1").  Every build
+#           removes that file first.
 # FAKE_BUILD_DELAY: seconds to wait before building the merge (a workload
 # for the benchmarks, never a test's synchronisation).
 # FAKE_BUILD_WAIT=FILE: the merge's build waits until FILE exists (a test
@@ -145,7 +147,9 @@ if [ "${FAKE_BUILD:-}" = tree ] && [ -d "$src/fake" ]; then
 		$1 == "def" && NF >= 2 { def[$2] = 1 }
 		$1 == "call" && NF >= 2 { n++; cfile[n] = FILENAME; cline[n] = FNR; cname[n] = $2 }
 		$1 == "set" && $3 == "=" { val[$2] = $4 }
-		$1 == "assert" && $3 == "==" { m++; aname[m] = $2; aval[m] = $4 }
+		$1 == "assert" && $3 == "==" {
+			m++; aname[m] = $2; aval[m] = $4; afile[m] = FILENAME; aline[m] = FNR
+		}
 		END {
 			for (i = 1; i <= n; i++)
 				if (!(cname[i] in def)) {
@@ -155,7 +159,9 @@ if [ "${FAKE_BUILD:-}" = tree ] && [ -d "$src/fake" ]; then
 				}
 			for (i = 1; i <= m; i++)
 				if ((aname[i] in val) && val[aname[i]] != aval[i])
-					print "fake_" aname[i] >>kunit
+					printf "fake_%s %s:%d %s == %s, but %s == %s\n", aname[i],
+						afile[i], aline[i], aname[i], aval[i], aname[i],
+						val[aname[i]] >>kunit
 			exit bad
 		}' $files); then
 		exit 2
