@@ -1,6 +1,7 @@
 /* queue.c - pulls gated as a stack, each on the passing merges ahead of it; a failure bisected to its cause. */
 #include "pipeline/queue.h"
 #include "pipeline/run.h"
+#include "pipeline/suspect.h"
 #include "common/array.h"
 #include "common/error.h"
 #include "common/json.h"
@@ -248,13 +249,13 @@ int pg_queue_attribution(pg_buf *out, const pg_queue_name *pull, const pg_queue_
 		err = pg_buf_printf(out, "pull %zu (%s) fails %s by itself", pull->number,
 				    short_tag(pull->tag), stage);
 	else if (merge)
-		err = pg_buf_printf(out, "pull %zu (%s) merges alone but conflicts with pull %zu (%s) "
-				    "in %s", pull->number, short_tag(pull->tag), with->number,
+		err = pg_buf_printf(out, "pull %zu (%s) merges without pull %zu (%s) but conflicts "
+				    "with it in %s", pull->number, short_tag(pull->tag), with->number,
 				    short_tag(with->tag), paths.ptr);
 	else
-		err = pg_buf_printf(out, "pull %zu (%s) and pull %zu (%s) each pass alone and fail %s "
-				    "together", pull->number, short_tag(pull->tag), with->number,
-				    short_tag(with->tag), stage);
+		err = pg_buf_printf(out, "pull %zu (%s) and pull %zu (%s) each pass without the other "
+				    "and fail %s together", pull->number, short_tag(pull->tag),
+				    with->number, short_tag(with->tag), stage);
 	pg_buf_release(&paths);
 	return err;
 }
@@ -273,14 +274,35 @@ int pg_queue_attribution_landed(pg_buf *out, const pg_queue_name *pull, const pg
 	return err;
 }
 
-int pg_queue_bisect(size_t *culprit, size_t n, pg_queue_fails_fn fails, void *ctx)
+int pg_queue_bisect(size_t *culprit, size_t n, size_t suspect, pg_queue_fails_fn fails,
+		    void *ctx)
 {
-	size_t lo = 0, hi = n;
+	size_t lo = 0, hi = n;   /* it fails on hi; it passes on lo once known */
+	bool lo_known = false;
 	int err;
 
 	*culprit = 0;
-	if (n == 0 || (err = fails(ctx, 0)) != 0)
-		return n == 0 ? 0 : err < 0 ? err : 0;
+	if (n == 0)
+		return 0;
+	if (suspect >= 1 && suspect <= n) {
+		/* without the suspect, then with it */
+		if ((err = fails(ctx, suspect - 1)) < 0)
+			return err;
+		if (err == 0) {
+			lo = suspect - 1;
+			lo_known = true;
+			if (suspect < n && (err = fails(ctx, suspect)) < 0)
+				return err;
+			if (suspect < n && err == 0)
+				lo = suspect;
+			else
+				hi = suspect;
+		} else if ((hi = suspect - 1) == 0) {
+			return 0; /* it fails on the head alone */
+		}
+	}
+	if (!lo_known && (err = fails(ctx, 0)) != 0)
+		return err < 0 ? err : 0;
 	/* passes on lo, fails on hi */
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -312,6 +334,33 @@ static int bisect_fails(void *ctx, size_t upto)
 }
 
 /*
+ * The place in the stack of the pull ahead whose changes the failing run
+ * names (pipeline/suspect.h), or 0.  A hint: when it cannot be told, none.
+ */
+static size_t suspect_of(queue *qu, pg_queue_item *it)
+{
+	pg_buf path = PG_BUF_INIT;
+	pg_tree *t = NULL;
+	size_t at = 0;
+
+	if (pg_run_tree_path(&path, qu->o) < 0 ||
+	    pg_tree_open(&t, path.ptr, qu->o->settings.branch) < 0 ||
+	    pg_suspect_find(&at, pg_tree_repo(t), qu->s.tops, qu->s.n, it->report) < 0)
+		at = 0;
+	pg_error_clear();
+	pg_tree_free(t);
+	pg_buf_release(&path);
+	if (at) {
+		const pg_queue_item *by = &qu->q->items[qu->s.pos[at] - 1];
+
+		it->suspect = by->position;
+		say(qu, "pull %zu (%s): its failure names what pull %zu (%s) changed: tried first",
+		    it->position, short_tag(it->tag), by->position, short_tag(by->tag));
+	}
+	return at;
+}
+
+/*
  * Why pulls[k] failed it->stage on the stack: by itself when it fails on
  * the head alone too, else together with the first passing pull ahead
  * whose merge makes it fail.
@@ -325,7 +374,7 @@ static int attribute(queue *qu, pg_queue_item *it, size_t k)
 	size_t culprit;
 	int err;
 
-	if ((err = pg_queue_bisect(&culprit, qu->s.n, bisect_fails, &b)) < 0)
+	if ((err = pg_queue_bisect(&culprit, qu->s.n, suspect_of(qu, it), bisect_fails, &b)) < 0)
 		goto done;
 	if (culprit) {
 		with = &qu->q->items[qu->s.pos[culprit] - 1];
@@ -499,6 +548,10 @@ static int put_item(pg_json_writer *w, const pg_queue_item *it)
 		pg_json_put_int(w, "with", (int64_t)it->with);
 	else
 		pg_json_put_null(w, "with");
+	if (it->suspect)
+		pg_json_put_int(w, "suspect", (int64_t)it->suspect);
+	else
+		pg_json_put_null(w, "suspect");
 	pg_json_put_str(w, "attribution", it->attribution);
 	pg_json_open_array(w, "reruns");
 	for (i = 0; i < it->nreruns; i++) {

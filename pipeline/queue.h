@@ -17,8 +17,10 @@
  * fast-forwarded to it, or to any of them.
  *
  * Cost: one run a pull, plus, for a pull that fails a kernel stage on a
- * stack with passing pulls in it, one run alone on the head and, when it
- * passes there, a bisection of the pulls ahead (O(log k) runs; a merge
+ * stack with passing pulls in it, the runs that tell why: one or two when
+ * the pull ahead whose changes the failure names (a path, an identifier:
+ * pipeline/suspect.h) is the one, else one run alone on the head and, when
+ * it passes there, a bisection of the pulls ahead (O(log k) runs; a merge
  * conflict reruns the merge stage only, a build failure merge and build).
  */
 
@@ -50,6 +52,7 @@ typedef struct pg_queue_item {
 	pg_oid merge;
 	const char *stage;   /* the stage that failed (static), or NULL */
 	size_t with;         /* failed together with the pull at this position; 0: by itself */
+	size_t suspect;      /* the position of the pull its failure named, run against first; 0: none */
 	char *attribution;   /* one sentence on why it failed, or was rejected; NULL when it passed */
 	pg_queue_rerun *reruns;
 	size_t nreruns, reruns_alloc;
@@ -96,11 +99,18 @@ typedef int (*pg_queue_fails_fn)(void *ctx, size_t upto);
 /*
  * Why a pull that fails on a stack of n merges (n > 0) fails: it is run on
  * the head alone, and when it passes there, the stack is bisected (it
- * passes on 0 and fails on n; about log2(n) runs).  *culprit: 0 when it
- * fails by itself, else the smallest upto on which it fails: the merge at
- * upto is the one it fails together with.  Negative as fails is.
+ * passes on 0 and fails on n; about log2(n) runs).  With a suspect (1..n;
+ * 0: none, pipeline/suspect.h), it is first run on the stack up to the
+ * merge before the suspect's and, when it passes there, on the suspect's:
+ * two runs (one when the suspect is on top) name it when it is the one,
+ * and what they showed narrows the search when it is not.  *culprit: 0
+ * when it fails by itself (only ever said after a run on the head alone),
+ * else the smallest upto on which it fails, found between a run where it
+ * passed (upto - 1) and one where it failed (upto): the merge at upto is
+ * the one it fails together with.  Negative as fails is.
  */
-int pg_queue_bisect(size_t *culprit, size_t n, pg_queue_fails_fn fails, void *ctx);
+int pg_queue_bisect(size_t *culprit, size_t n, size_t suspect, pg_queue_fails_fn fails,
+		    void *ctx);
 
 /* A pull as an attribution names it: "pull <number> (<tag>)". */
 typedef struct pg_queue_name {

@@ -1,4 +1,4 @@
-/* diff.c - tree-to-tree diffs: patch ids and the paths a diff touches. */
+/* diff.c - tree-to-tree diffs: patch ids, the paths a diff touches and the lines it changes. */
 #include "repo/internal.h"
 #include "common/error.h"
 
@@ -132,5 +132,66 @@ int pg_repo_diff_tree_changed(char ***paths, size_t *n, pg_repo *r, const pg_oid
 		err = diff_trees_paths(paths, n, r, ta, tb, true);
 	git_tree_free(tb);
 	git_tree_free(ta);
+	return err;
+}
+
+/* The walk of a diff's lines, and where it stopped. */
+typedef struct line_walk {
+	pg_repo_line_fn fn;
+	void *ctx;
+	size_t left;     /* bytes of lines still to hand over */
+	bool cut;        /* the budget ran out */
+	int stop;        /* fn's nonzero return */
+} line_walk;
+
+static int on_diff_line(const git_diff_delta *delta, const git_diff_hunk *hunk,
+			const git_diff_line *line, void *payload)
+{
+	line_walk *w = payload;
+	size_t n = line->content_len;
+	const char *path = delta->new_file.path ? delta->new_file.path : delta->old_file.path;
+
+	(void)hunk;
+	if (line->origin != GIT_DIFF_LINE_ADDITION && line->origin != GIT_DIFF_LINE_DELETION)
+		return 0;
+	if (n > w->left) {
+		w->cut = true;
+		return 1;
+	}
+	w->left -= n;
+	if (n && line->content[n - 1] == '\n')
+		n--;
+	if ((w->stop = w->fn(w->ctx, path ? path : "", line->content, n)) != 0)
+		return 1;
+	return 0;
+}
+
+int pg_repo_diff_lines(pg_repo *r, const pg_oid *from, const pg_oid *to, size_t budget,
+		       bool *cut, pg_repo_line_fn fn, void *ctx)
+{
+	git_diff_options opts;
+	git_tree *a = NULL, *b = NULL;
+	git_diff *diff = NULL;
+	line_walk w = { fn, ctx, budget, false, 0 };
+	int gerr, err = 0;
+
+	if ((gerr = git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION)) < 0)
+		return pg_git_fail(gerr, "diff");
+	opts.context_lines = 0;
+	opts.interhunk_lines = 0;
+	opts.max_size = budget > INT64_MAX ? INT64_MAX : (git_off_t)budget;
+	if ((gerr = commit_tree(&a, r, from)) < 0 || (gerr = commit_tree(&b, r, to)) < 0 ||
+	    (gerr = git_diff_tree_to_tree(&diff, r->git, a, b, &opts)) < 0)
+		err = pg_git_fail(gerr, "diff");
+	else if ((gerr = git_diff_foreach(diff, NULL, NULL, NULL, on_diff_line, &w)) < 0 &&
+		 !w.cut && !w.stop)
+		err = pg_git_fail(gerr, "diff");
+	else
+		err = w.stop;
+	if (cut)
+		*cut = w.cut;
+	git_diff_free(diff);
+	git_tree_free(b);
+	git_tree_free(a);
 	return err;
 }

@@ -490,6 +490,18 @@ int pg_repo_diff_paths(char ***paths, size_t *n, pg_repo *r, const pg_oid *from,
 int pg_repo_diff_tree_changed(char ***paths, size_t *n, pg_repo *r, const pg_oid *a,
 			      const pg_oid *b);
 
+/* A line a diff adds or removes, in path, without its newline; nonzero stops the walk. */
+typedef int (*pg_repo_line_fn)(void *ctx, const char *path, const char *line, size_t len);
+
+/*
+ * Hand each line the diff from commit from to commit to adds or removes
+ * in a text file (a file over budget bytes counts as binary) to fn, until
+ * budget bytes of lines were handed over: the rest is not read, and *cut,
+ * unless NULL, says so.  0, a negative error, or fn's nonzero return.
+ */
+int pg_repo_diff_lines(pg_repo *r, const pg_oid *from, const pg_oid *to, size_t budget,
+		       bool *cut, pg_repo_line_fn fn, void *ctx);
+
 /* merge.c */
 
 /*

@@ -6,6 +6,7 @@
 #include "repo/repo.h"
 #include "pipeline/gate.h"
 #include "pipeline/queue.h"
+#include "pipeline/suspect.h"
 #include "pipeline/run.h"
 #include "pipeline/tree.h"
 #include "server/isolate.h"
@@ -458,6 +459,26 @@ static int rerun_fails(void *ctx, size_t upto)
 }
 
 /*
+ * The place under the job of the pull whose changes its failing run r
+ * names (pipeline/suspect.h), or 0.  A hint: when it cannot be told, none.
+ */
+static size_t suspect_under(slot *s, const pg_job *j, const pg_report *r)
+{
+	pg_tree *t = NULL;
+	size_t at = 0;
+
+	if (!s->has_tip || pg_worker_open_tree(&t, &s->o) != 0 ||
+	    pg_suspect_find(&at, pg_tree_repo(t), s->tops, s->nunder, r) < 0)
+		at = 0;
+	pg_error_clear();
+	pg_tree_free(t);
+	if (at)
+		pg_worker_logf(s->w, "pull %lld: its failure names what pull %lld changed: tried first",
+			       (long long)j->id, (long long)s->under[at - 1]);
+	return at;
+}
+
+/*
  * Why the job failed a kernel stage on its stack, in one sentence in
  * *why: by itself, when it fails alone on the branch's tip too (or had
  * nothing under it), else together with the pull under it whose merge
@@ -494,7 +515,7 @@ static int attribute(slot *s, const pg_job *j, const pg_report *r, pg_buf *why, 
 	pg_job_free(culprit);
 	culprit = NULL;
 	rr.stages = pg_queue_stages_upto(stage, s->o.stages);
-	if ((err = pg_queue_bisect(&at, s->nunder, rerun_fails, &rr)) < 0)
+	if ((err = pg_queue_bisect(&at, s->nunder, suspect_under(s, j, r), rerun_fails, &rr)) < 0)
 		goto done;
 	if (at) {
 		*with = s->under[at - 1];

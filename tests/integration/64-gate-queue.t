@@ -8,7 +8,7 @@ set -eu
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/gate.sh"
 . "$(dirname "$0")/../lib/stack.sh"
-plan 97
+plan 99
 gate_setup
 export FAKE_BUILD=tree
 
@@ -24,7 +24,7 @@ pull q-rename fake/core.c='def beta_renamed'            # green alone, breaks q-
 pull q-assert fake/limit_test.c='assert LIMIT == 1'     # green alone
 pull q-limit fake/limits.c='set LIMIT = 2'              # green alone, fails q-assert's case
 pull q-edit-a fake/shared.c='value = 2'
-pull q-edit-b fake/shared.c='value = 3'                 # merges alone, conflicts with q-edit-a
+pull q-edit-b fake/shared.c='value = 3'                 # merges without q-edit-a, conflicts with it
 pull q-last fake/last.c='def omega'
 PULLS="q-caller q-alpha q-broken q-rename q-assert q-limit q-edit-a q-edit-b q-last"
 NOSOB=1 pull q-nosob fake/nosob.c='def nosob'
@@ -79,7 +79,7 @@ like "$(at 3 report.findings | jq -r '.[] | select(.check == "build-error") | .m
 is "$(at 3 attribution)" "pull 3 (q-broken) fails build by itself" "attributed to itself"
 is "$(at 3 reruns | jq -r '[.[] | "\(.upto):\(.stages):\(.failed)"] | join(" ")')" \
 	"0:merge,build:true" "after one run alone on the head, merge and build only"
-is "$(at 3 with)" "null" "with no other pull"
+is "$(at 3 with) $(at 3 suspect)" "null null" "with no other pull, and none ahead touched what its error names"
 M3=$(at 3 merge)
 ok "$([ "$M3" != null ] && ! git --git-dir="$TREE" merge-base --is-ancestor "$M3" refs/heads/pullgate/queue; echo $?)" \
 	"its merge, tested and failed, is no part of the stack"
@@ -89,11 +89,11 @@ is "$(at 4 tested_on)" "$M2" "pull 4 is stacked without pull 3"
 is "$(at 4 stage)" "build" "and fails the build there"
 like "$(at 4 report.findings | jq -r '.[] | select(.check == "build-error") | .message')" \
 	"^fake/caller.c:1: implicit declaration of function 'beta'" "at pull 1's caller"
-is "$(at 4 attribution)" "pull 4 (q-rename) and pull 1 (q-caller) each pass alone and fail build together" \
+is "$(at 4 attribution)" "pull 4 (q-rename) and pull 1 (q-caller) each pass without the other and fail build together" \
 	"attributed to pull 1, not to pull 2 just ahead of it"
-is "$(at 4 with)" "1" "with names pull 1"
+is "$(at 4 with) $(at 4 suspect)" "1 1" "with names pull 1, the pull whose caller the error names"
 is "$(at 4 reruns | jq -r '[.[] | "\(.upto):\(.failed)"] | join(" ")')" "0:false 1:true" \
-	"it passed alone and failed on pull 1's merge: the bisection"
+	"it passed without pull 1 (alone) and failed on pull 1's merge"
 is "$(at 4 'reruns[1].onto')" "$M1" "that rerun was on pull 1's merge"
 is "$(at 5 tested_on) $(at 5 outcome)" "$M2 passed" "the pull behind passes, stacked without it"
 
@@ -102,21 +102,24 @@ is "$(at 6 tested_on)" "$M5" "pull 6 is tested on pull 5's merge"
 is "$(at 6 stage)" "boot" "it builds, and fails at boot"
 like "$(at 6 report.findings | jq -r '.[] | select(.check == "ktap-failure") | .message')" \
 	"fake_LIMIT" "on the failing KUnit case of pull 5's assert"
-is "$(at 6 attribution)" "pull 6 (q-limit) and pull 5 (q-assert) each pass alone and fail boot together" \
+like "$(at 6 report.findings | jq -r '.[] | select(.check == "ktap-failure") | .details[] | select(.field == "diagnostic") | .pull')" \
+	"EXPECTATION FAILED at fake/limit_test.c:1" "where KUnit says the case failed"
+is "$(at 6 attribution)" "pull 6 (q-limit) and pull 5 (q-assert) each pass without the other and fail boot together" \
 	"attributed to pull 5"
+is "$(at 6 suspect)" "5" "pull 5, whose file the failing case is in, is the suspect"
 is "$(at 6 reruns | jq -r '[.[] | "\(.upto):\(.stages):\(.failed)"] | join(" ")')" \
-	"0:merge,build,boot:false 1:merge,build,boot:false 2:merge,build,boot:false" \
-	"found by bisection: alone, on pull 1's merge, on pull 2's"
+	"2:merge,build,boot:false" \
+	"one rerun names it: on the stack up to pull 2, without pull 5, it passes"
 is "$(at 5 report.stages | jq -r '.[] | select(.name == "boot") | .status')" "passed" \
 	"pull 5's assert passes on the stack it was tested on"
 
 # --- a textual conflict -----------------------------------------------------------------------
 is "$(at 8 tested_on)" "$M7" "pull 8 is tested on pull 7's merge"
 is "$(at 8 stage)" "merge" "and conflicts there"
-is "$(at 8 attribution)" "pull 8 (q-edit-b) merges alone but conflicts with pull 7 (q-edit-a) in fake/shared.c" \
+is "$(at 8 attribution)" "pull 8 (q-edit-b) merges without pull 7 (q-edit-a) but conflicts with it in fake/shared.c" \
 	"naming pull 7 and the path"
 is "$(at 8 reruns | jq -r '[.[] | "\(.upto):\(.stages):\(.failed)"] | join(" ")')" \
-	"0:merge:false 2:merge:false 5:merge:false" "its reruns merge only"
+	"5:merge:false" "one rerun, without pull 7, which changed the conflicted path; it merges only"
 is "$(at 8 report.findings | jq -r '.[] | select(.check == "merge-conflict") | .details[].pull')" \
 	"fake/shared.c" "its report names the conflicted path"
 
@@ -149,7 +152,7 @@ ok "$([ -f "$(at 4 'reruns[1].run_dir')/report.json" ]; echo $?)" "a rerun's rep
 run "$PULLGATE" gate $OPTS --stages merge --queue "$QUEUE"
 is "$rc" 1 "merge only: pull 8 still conflicts"
 is "$(printf '%s\n' "$out" | sed -n 8p)" \
-	"8 q-edit-b: failed (merge), tested on $(printf %.12s "$(git --git-dir="$TREE" rev-parse refs/heads/pullgate/queue~1)"): pull 8 (q-edit-b) merges alone but conflicts with pull 7 (q-edit-a) in fake/shared.c" \
+	"8 q-edit-b: failed (merge), tested on $(printf %.12s "$(git --git-dir="$TREE" rev-parse refs/heads/pullgate/queue~1)"): pull 8 (q-edit-b) merges without pull 7 (q-edit-a) but conflicts with it in fake/shared.c" \
 	"a line per pull: position, tag, outcome, the stack it was tested on, the cause"
 like "$(printf '%s\n' "$out" | sed -n 1p)" "^1 q-caller: passed, tested on ${BASE%????????????????????????????}, merge [0-9a-f]{12}\$" \
 	"a passing pull names its merge"

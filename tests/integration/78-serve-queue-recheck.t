@@ -15,7 +15,7 @@ plan 8
 export FAKE_BUILD=tree
 stack_serve 2
 stack_pull q-lim-a fake/limits.c='set LIMIT = 2'
-stack_pull q-lim-b fake/limits.c='set LIMIT = 3'         # merges alone, conflicts with q-lim-a
+stack_pull q-lim-b fake/limits.c='set LIMIT = 3'         # merges without q-lim-a, conflicts with it
 HOLD="$SCRATCH/hold"
 mkdir -p "$HOLD"
 TAP_CLEANUP="serve_kill_held"

@@ -15,7 +15,7 @@ plan 26
 export FAKE_BUILD=tree
 stack_serve 1
 stack_pull r-lim-a fake/limits.c='set LIMIT = 2'
-stack_pull r-lim-b fake/limits.c='set LIMIT = 3'         # merges alone, conflicts with r-lim-a
+stack_pull r-lim-b fake/limits.c='set LIMIT = 3'         # merges without r-lim-a, conflicts with it
 stack_pull r-sh-c fake/shared.c='value = 3'
 stack_pull r-sh-d fake/shared.c='value = 4'             # conflicts with r-sh-c
 serve_start

@@ -9,7 +9,7 @@ set -eu
 . "$(dirname "$0")/../lib/fixtures.sh"
 . "$(dirname "$0")/../lib/serve.sh"
 . "$(dirname "$0")/../lib/stack.sh"
-plan 65
+plan 66
 export FAKE_BUILD=tree
 serve_setup
 sed -i 's/^  verify-workers: 2$/  verify-workers: 1/' "$CONFIG"
@@ -19,7 +19,7 @@ stack_pull s-caller fake/caller.c='call beta'            # green alone: beta is 
 stack_pull s-broken fake/broken.c='call nowhere'         # breaks the build by itself
 stack_pull s-rename fake/core.c='def beta_renamed'       # green alone, breaks s-caller's call
 stack_pull s-edit-a fake/shared.c='value = 2'
-stack_pull s-edit-b fake/shared.c='value = 3'            # merges alone, conflicts with s-edit-a: found at entry
+stack_pull s-edit-b fake/shared.c='value = 3'            # merges without s-edit-a, conflicts with it: found at entry
 stack_pull s-last fake/last.c='def omega'
 # sent last, with a resolution recorded: master's own change to shared.c, so it conflicts only
 # with s-edit-b's, and a file of its own
@@ -73,17 +73,19 @@ is "$(pull_field "$P2" .attribution)" "pull $P2 (s-broken) fails build by itself
 	"a pull that breaks the build alone is said to"
 is "$(pull_field "$P2" .with)" null "with no other pull"
 is "$(pull_field "$P3" .attribution)" \
-	"pull $P3 (s-rename) and pull $P1 (s-caller) each pass alone and fail build together" \
+	"pull $P3 (s-rename) and pull $P1 (s-caller) each pass without the other and fail build together" \
 	"a pair green alone and red together is named, by bisecting the stack"
 is "$(pull_field "$P3" .with)" "$P1" "the pull it fails with is recorded"
 like "$(pull_field "$P3" .message)" "^rejected at the build stage: pull $P3 .* together\$" \
 	"its message says why"
 is "$(pull_field "$P1" '[.decisions[] | select(.action == "queue") | "\(.user): \(.note)"] | join("; ")')" \
-	"pullgate: pull $P3 (s-rename) and pull $P1 (s-caller) each pass alone and fail build together" \
+	"pullgate: pull $P3 (s-rename) and pull $P1 (s-caller) each pass without the other and fail build together" \
 	"the pull it fails with says so too, on its own record"
 LOGS=$(dirname "$(dirname "$(pull_field "$P3" .report.run_dir)")")
 is "$(cd "$LOGS" && ls -d "job-$P3"* | paste -sd' ' -)" "job-$P3 job-$P3-alone" \
 	"the runs that told why keep their logs: alone, then on the stack (one pull under it needs no more)"
+like "$(cat "$SCRATCH/serve.err")" "pull $P3: its failure names what pull $P1 changed: tried first" \
+	"the service suspects the pull whose caller the compiler's error names"
 
 # --- a textual conflict, found as the pull entered the queue ------------------------------------------
 is "$(pull_field "$P5" .conflict)" "conflicts with pull $P4 (s-edit-a) in fake/shared.c: 1 hunk" \
