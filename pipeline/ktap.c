@@ -30,8 +30,9 @@ struct parser {
 	double last_ts, marker_ts, poweroff_ts;
 	pg_splat_scan splats;
 	/* KUnit's why of the next result, from a "... FAILED at" line on */
-	pg_buf diag;
+	pg_buf diag, diag_line;
 	unsigned diag_lines;
+	size_t diag_total;  /* bytes of diagnostics kept, for PG_KTAP_DIAG_TOTAL */
 };
 
 /* ---- small helpers ----------------------------------------------------- */
@@ -432,8 +433,11 @@ static int result_line(struct parser *ps, int level, bool ok, const char *s, siz
 	}
 	/* a result ends what was said before it: a failure keeps it as its why */
 	if (node >= 0 && st == PG_KTAP_FAIL && ps->diag.len && !ps->r->tests[node].diagnostic &&
-	    !(ps->r->tests[node].diagnostic = pg_strdup(ps->diag.ptr)))
-		return PG_ENOMEM;
+	    ps->diag_total + ps->diag.len <= PG_KTAP_DIAG_TOTAL) {
+		if (!(ps->r->tests[node].diagnostic = pg_strdup(ps->diag.ptr)))
+			return PG_ENOMEM;
+		ps->diag_total += ps->diag.len;
+	}
 	pg_buf_clear(&ps->diag);
 	ps->diag_lines = 0;
 	ps->frames[level].nresults++;
@@ -442,6 +446,16 @@ static int result_line(struct parser *ps, int level, bool ok, const char *s, siz
 }
 
 /* ---- lines ------------------------------------------------------------- */
+
+/* The longest start of valid UTF-8 s[0..n) of at most max bytes that ends on a character. */
+static size_t utf8_cut(const char *s, size_t n, size_t max)
+{
+	if (n <= max)
+		return n;
+	while (max && ((unsigned char)s[max] & 0xc0) == 0x80)
+		max--;
+	return max;
+}
 
 static bool structural(const char *t, size_t n)
 {
@@ -471,12 +485,17 @@ static int diag_line(struct parser *ps, const char *t, size_t n)
 		}
 		return 0;
 	}
-	if (ps->diag_lines >= PG_KTAP_DIAG_LINES || ps->diag.len + 1 >= PG_KTAP_DIAG_MAX)
+	if (ps->diag_lines >= PG_KTAP_DIAG_LINES || ps->diag.len + 2 >= PG_KTAP_DIAG_MAX)
 		return 0;
-	if (ps->diag.len && pg_buf_putc(&ps->diag, '\n') < 0)
+	/* sanitized first (an invalid byte becomes three), then cut to what is left */
+	pg_buf_clear(&ps->diag_line);
+	if (pg_sanitize_terminal(&ps->diag_line, t, n < PG_KTAP_DIAG_MAX ? n : PG_KTAP_DIAG_MAX,
+				 PG_SANITIZE_ONELINE) < 0)
 		return PG_ENOMEM;
-	room = PG_KTAP_DIAG_MAX - ps->diag.len;
-	if (pg_sanitize_terminal(&ps->diag, t, n < room ? n : room, PG_SANITIZE_ONELINE) < 0)
+	room = PG_KTAP_DIAG_MAX - 1 - ps->diag.len - (ps->diag.len ? 1 : 0);
+	n = utf8_cut(ps->diag_line.ptr, ps->diag_line.len, room);
+	if ((ps->diag.len && pg_buf_putc(&ps->diag, '\n') < 0) ||
+	    pg_buf_put(&ps->diag, ps->diag_line.ptr, n) < 0)
 		return PG_ENOMEM;
 	ps->diag_lines++;
 	return 0;
@@ -702,6 +721,7 @@ int pg_ktap_parse(pg_boot_result **out, const char *log, size_t len)
 	if (!(ps.r = calloc(1, sizeof(*ps.r))))
 		return pg_error_oom();
 	ps.diag = (pg_buf)PG_BUF_INIT;
+	ps.diag_line = (pg_buf)PG_BUF_INIT;
 	ps.frames[0].node = -1;
 	ps.frames[0].plan = -1;
 	ps.last_ts = ps.marker_ts = ps.poweroff_ts = -1;
@@ -740,6 +760,7 @@ done:
 		err = pg_error_oom();
 	pg_splat_scan_release(&ps.splats);
 	pg_buf_release(&ps.diag);
+	pg_buf_release(&ps.diag_line);
 	pg_boot_result_free(ps.r);
 	return err;
 }

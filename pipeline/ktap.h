@@ -31,6 +31,7 @@
 #define PG_KTAP_MAX_LINE 4096       /* longer lines are cut for parsing */
 #define PG_KTAP_DIAG_LINES 8
 #define PG_KTAP_DIAG_MAX 1024
+#define PG_KTAP_DIAG_TOTAL (64u << 10)
 
 enum pg_ktap_status {
 	PG_KTAP_PASS,
@@ -49,8 +50,9 @@ typedef struct pg_ktap_test {
 	/*
 	 * For a failed test, what KUnit printed of why just before its result:
 	 * from its "EXPECTATION FAILED at FILE:LINE" (or "ASSERTION FAILED
-	 * at") on, at most PG_KTAP_DIAG_LINES lines of PG_KTAP_DIAG_MAX bytes
-	 * in all, sanitized, joined by newlines; NULL otherwise.
+	 * at") on, at most PG_KTAP_DIAG_LINES lines and PG_KTAP_DIAG_MAX - 1
+	 * bytes in all, sanitized, joined by newlines; NULL otherwise, and
+	 * once a boot's diagnostics hold PG_KTAP_DIAG_TOTAL bytes.
 	 */
 	char *diagnostic;
 	bool has_subtests;

@@ -19,9 +19,11 @@
  * Cost: one run a pull, plus, for a pull that fails a kernel stage on a
  * stack with passing pulls in it, the runs that tell why: one or two when
  * the pull ahead whose changes the failure names (a path, an identifier:
- * pipeline/suspect.h) is the one, else one run alone on the head and, when
- * it passes there, a bisection of the pulls ahead (O(log k) runs; a merge
- * conflict reruns the merge stage only, a build failure merge and build).
+ * pipeline/suspect.h) is the one; without a suspect, one run alone on the
+ * head and, when it passes there, a bisection of the pulls ahead (O(log k)
+ * runs); a wrong suspect's runs narrow that bisection (at most two runs
+ * more than it).  A merge conflict reruns the merge stage only, a build
+ * failure merge and build.
  */
 
 enum pg_queue_outcome {

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #define QUOTED_MAX 64   /* longer quoted text is prose, not a name */
+#define IDENT_MAX 64    /* longer words are no identifiers a pull would share */
+#define PATH_MAX_LEN 1024
 
 /* Words that name nothing a pull changes. */
 static const char *const common_words[] = {
@@ -73,7 +75,7 @@ static int add_idents(pg_suspect_terms *t, const char *s, size_t n)
 		}
 		for (start = i; i < n && is_ident_char(s[i]); i++)
 			;
-		if (i - start >= 2 && !is_common(s + start, i - start))
+		if (i - start >= 2 && i - start <= IDENT_MAX && !is_common(s + start, i - start))
 			err = add_term(&t->idents, &t->nidents, s + start, i - start);
 	}
 	return err;
@@ -181,7 +183,8 @@ static int paths_of(pg_suspect_terms *t, const char *s, size_t n)
 		len = i - start;
 		while (len && (s[start + len - 1] == '.' || s[start + len - 1] == '-'))
 			len--;
-		if (!len || !(is_ident_start(s[start]) || s[start] == '.' || s[start] == '/'))
+		if (!len || len > PATH_MAX_LEN ||
+		    !(is_ident_start(s[start]) || s[start] == '.' || s[start] == '/'))
 			continue;
 		if (memchr(s + start, '/', len) ||
 		    (len > 2 && s[start + len - 2] == '.' &&
@@ -230,47 +233,65 @@ void pg_suspect_terms_release(pg_suspect_terms *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* A term naming path: the path itself, or a longer one ending in "/" and it. */
+/*
+ * A term naming path: the path itself, or it under "../" (a compiler in a
+ * build dir) or under an absolute directory.  "lib/x.c" does not name a
+ * top-level "x.c".
+ */
 static bool names_path(const char *term, const char *path)
 {
-	size_t tn = strlen(term), pn = strlen(path);
+	size_t tn = strlen(term), pn = strlen(path), k;
 
-	return tn == pn ? !strcmp(term, path) :
-	       tn > pn && term[tn - pn - 1] == '/' && !strcmp(term + tn - pn, path);
+	if (tn < pn || strcmp(term + tn - pn, path))
+		return false;
+	if (tn == pn)
+		return true;
+	if (term[tn - pn - 1] != '/')
+		return false;
+	if (term[0] == '/')
+		return true;
+	for (k = 0; k + 3 <= tn - pn && !memcmp(term + k, "../", 3); k += 3)
+		;
+	return k == tn - pn;
 }
 
 /* The identifiers not yet seen on a changed line, looked for on each. */
 typedef struct seeing {
 	const pg_suspect_terms *t;
+	size_t lens[PG_SUSPECT_MAX_TERMS];
 	bool seen[PG_SUSPECT_MAX_TERMS];
 	size_t nseen;
 } seeing;
 
-static bool has_word(const char *line, size_t len, const char *w)
+/* A word of a changed line: is it one of the identifiers not yet seen? */
+static void see_word(seeing *s, const char *w, size_t n)
 {
-	size_t wn = strlen(w);
-	const char *p = line, *end = line + len, *hit;
-
-	while (p < end && (hit = memmem(p, (size_t)(end - p), w, wn))) {
-		if ((hit == line || !is_ident_char(hit[-1])) &&
-		    (hit + wn == end || !is_ident_char(hit[wn])))
-			return true;
-		p = hit + 1;
-	}
-	return false;
-}
-
-static int on_line(void *ctx, const char *path, const char *line, size_t len)
-{
-	seeing *s = ctx;
 	size_t i;
 
-	(void)path;
 	for (i = 0; i < s->t->nidents; i++)
-		if (!s->seen[i] && has_word(line, len, s->t->idents[i])) {
+		if (!s->seen[i] && s->lens[i] == n && !memcmp(s->t->idents[i], w, n)) {
 			s->seen[i] = true;
 			s->nseen++;
 		}
+}
+
+/* Each line is cut into its words once: linear in the line, whatever it holds. */
+static int on_line(void *ctx, const char *path, const char *line, size_t len)
+{
+	seeing *s = ctx;
+	size_t i = 0, start;
+
+	(void)path;
+	while (i < len) {
+		if (!is_ident_start(line[i]) || (i && is_ident_char(line[i - 1]))) {
+			i++;
+			continue;
+		}
+		for (start = i; i < len && is_ident_char(line[i]); i++)
+			;
+		if (i - start <= IDENT_MAX)
+			see_word(s, line + start, i - start);
+	}
 	return s->nseen == s->t->nidents; /* all seen: no need to read on */
 }
 
@@ -283,6 +304,8 @@ int pg_suspect_score(size_t *score, pg_repo *r, const pg_oid *from, const pg_oid
 	int err = 0;
 
 	*score = 0;
+	for (i = 0; i < t->nidents; i++)
+		s.lens[i] = strlen(t->idents[i]);
 	if (t->npaths) {
 		if ((err = pg_repo_diff_paths(&paths, &npaths, r, from, to)) < 0)
 			return err;
@@ -320,5 +343,7 @@ int pg_suspect_find(size_t *suspect, pg_repo *r, const pg_oid *tops, size_t n,
 		}
 	}
 	pg_suspect_terms_release(&t);
+	if (err < 0)
+		*suspect = 0;
 	return err < 0 ? err : 0;
 }

@@ -74,7 +74,7 @@ is "$(pull_field "$P2" .attribution)" "pull $P2 (s-broken) fails build by itself
 is "$(pull_field "$P2" .with)" null "with no other pull"
 is "$(pull_field "$P3" .attribution)" \
 	"pull $P3 (s-rename) and pull $P1 (s-caller) each pass without the other and fail build together" \
-	"a pair green alone and red together is named, by bisecting the stack"
+	"a pair green without each other and red together is named, by re-testing it on shorter stacks"
 is "$(pull_field "$P3" .with)" "$P1" "the pull it fails with is recorded"
 like "$(pull_field "$P3" .message)" "^rejected at the build stage: pull $P3 .* together\$" \
 	"its message says why"

@@ -122,7 +122,7 @@ maintainer_post "$ID3" reject
 is "$code" 200 "the maintainer rejects take three: it leaves the window"
 serve_stop
 XTAG='refs/tags/<script>alert(3)</script>"&x'
-XWHY="pull $ID3 (<img src=x onerror=alert(4)>) and pull $ID2 (t) each pass alone and fail build together"
+XWHY="pull $ID3 (<img src=x onerror=alert(4)>) and pull $ID2 (t) each pass without the other and fail build together"
 sqlite3 "$SCRATCH/state/pullgate.db" "UPDATE pulls SET tag = '$XTAG' WHERE id = $ID2;
 	UPDATE pulls SET attribution = '$XWHY', with_pull = $ID2 WHERE id = $ID3;"
 serve_start
@@ -133,7 +133,7 @@ like "$window" "<td class=\"tag\">&lt;script&gt;alert\\(3\\)&lt;/script&gt;&quot
 	"a tag carrying markup is escaped in the window"
 unlike "$out" '<script>alert' "and never shown as markup"
 get "$URL/pulls/$ID3"
-like "$out" "<p class=\"attribution\" id=\"attribution\">pull $ID3 \\(&lt;img src=x onerror=alert\\(4\\)&gt;\\) and pull $ID2 \\(t\\) each pass alone and fail build together</p>" \
+like "$out" "<p class=\"attribution\" id=\"attribution\">pull $ID3 \\(&lt;img src=x onerror=alert\\(4\\)&gt;\\) and pull $ID2 \\(t\\) each pass without the other and fail build together</p>" \
 	"a failed pull's page says why, escaped"
 like "$out" "<p>Together with <a id=\"with\" href=\"/pulls/$ID2\">pull #$ID2</a>.</p>" \
 	"with a link to the pull it fails with"

@@ -174,6 +174,43 @@ static void test_failures(void **state)
 	pg_boot_result_free(r);
 }
 
+static size_t count_lines(const char *s)
+{
+	size_t lines = 1;
+
+	for (; *s; s++)
+		lines += *s == '\n';
+	return lines;
+}
+
+/* n bytes that are no UTF-8 (0xff), in a static buffer */
+static const char *invalid_run(size_t n)
+{
+	static char b[1024];
+
+	assert_true(n < sizeof(b));
+	memset(b, 0xff, n);
+	b[n] = '\0';
+	return b;
+}
+
+static bool valid_utf8(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		size_t k = *p < 0x80 ? 0 : (*p & 0xe0) == 0xc0 ? 1 : (*p & 0xf0) == 0xe0 ? 2 :
+			   (*p & 0xf8) == 0xf0 ? 3 : 9;
+
+		if (k == 9)
+			return false;
+		for (p++; k; k--, p++)
+			if ((*p & 0xc0) != 0x80)
+				return false;
+	}
+	return true;
+}
+
 /* KUnit's why of a failed case is kept with it, from its "FAILED at" line, within bounds. */
 static void test_failure_diagnostics(void **state)
 {
@@ -207,24 +244,58 @@ static void test_failure_diagnostics(void **state)
 	assert_null(find(r, "s")->diagnostic);
 	pg_boot_result_free(r);
 
-	/* at most PG_KTAP_DIAG_LINES lines and PG_KTAP_DIAG_MAX bytes; escapes never kept */
+	/* escapes never kept; at most PG_KTAP_DIAG_LINES lines */
 	assert_int_equal(pg_buf_puts(&log, "1..1\n# a: EXPECTATION FAILED at lib/x.c:1\n"), 0);
 	for (i = 0; i < 40; i++)
-		assert_int_equal(pg_buf_printf(&log, "\x1b]0;%0200d\x07 line\n", i), 0);
+		assert_int_equal(pg_buf_printf(&log, "\x1b]0;%0200d\x07 line %d\n", i, i), 0);
+	assert_int_equal(pg_buf_puts(&log, "not ok 1 a\n"), 0);
+	r = parse(log.ptr);
+	t = find(r, "a");
+	assert_non_null(t->diagnostic);
+	assert_null(strchr(t->diagnostic, '\x1b'));
+	assert_null(strchr(t->diagnostic, '\x07'));
+	assert_int_equal(count_lines(t->diagnostic), PG_KTAP_DIAG_LINES);
+	assert_non_null(strstr(t->diagnostic, " line 6"));
+	assert_null(strstr(t->diagnostic, " line 7"));
+	pg_boot_result_free(r);
+
+	/* under PG_KTAP_DIAG_MAX bytes though each invalid byte becomes three, cut on a character */
+	pg_buf_clear(&log);
+	assert_int_equal(pg_buf_puts(&log, "1..1\n# a: EXPECTATION FAILED at lib/x.c:1\n"), 0);
+	for (i = 0; i < 7; i++) {
+		assert_int_equal(pg_buf_puts(&log, "x"), 0);
+		assert_int_equal(pg_buf_printf(&log, "%s", invalid_run(500)), 0);
+		assert_int_equal(pg_buf_puts(&log, "\n"), 0);
+	}
 	assert_int_equal(pg_buf_puts(&log, "not ok 1 a\n"), 0);
 	r = parse(log.ptr);
 	t = find(r, "a");
 	assert_non_null(t->diagnostic);
 	assert_true(strlen(t->diagnostic) < PG_KTAP_DIAG_MAX);
-	assert_null(strchr(t->diagnostic, '\x1b'));
-	assert_null(strchr(t->diagnostic, '\x07'));
-	{
-		size_t lines = 1;
-		const char *p;
+	assert_true(strlen(t->diagnostic) > PG_KTAP_DIAG_MAX - 8);
+	assert_true(valid_utf8(t->diagnostic));
+	pg_boot_result_free(r);
 
-		for (p = t->diagnostic; *p; p++)
-			lines += *p == '\n';
-		assert_true(lines <= PG_KTAP_DIAG_LINES);
+	/* a boot's diagnostics hold at most PG_KTAP_DIAG_TOTAL bytes */
+	pg_buf_clear(&log);
+	assert_int_equal(pg_buf_puts(&log, "1..200\n"), 0);
+	for (i = 1; i <= 200; i++) {
+		assert_int_equal(pg_buf_printf(&log, "# c%d: EXPECTATION FAILED at lib/x.c:%d\n", i, i), 0);
+		assert_int_equal(pg_buf_printf(&log, "Expected %0900d\nnot ok %d c%d\n", i, i, i), 0);
+	}
+	r = parse(log.ptr);
+	{
+		size_t total = 0, with = 0, k;
+
+		for (k = 0; k < r->ntests; k++)
+			if (r->tests[k].diagnostic) {
+				total += strlen(r->tests[k].diagnostic);
+				with++;
+			}
+		assert_true(total <= PG_KTAP_DIAG_TOTAL);
+		assert_true(with > 50 && with < 200);
+		assert_non_null(find(r, "c1")->diagnostic);
+		assert_null(find(r, "c200")->diagnostic);
 	}
 	pg_boot_result_free(r);
 	pg_buf_release(&log);

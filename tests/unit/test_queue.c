@@ -88,7 +88,8 @@ static void test_json(void **state)
 	it->tested_on = q->stack;
 	it->stage = "build";
 	it->with = 1;
-	assert_non_null(it->attribution = strdup("pull 2 (b) and pull 1 (a) each pass alone and fail build together"));
+	it->suspect = 1;
+	assert_non_null(it->attribution = strdup("pull 2 (b) and pull 1 (a) each pass without the other and fail build together"));
 	assert_non_null(it->reruns = calloc(1, sizeof(*it->reruns)));
 	it->nreruns = it->reruns_alloc = 1;
 	it->reruns[0].onto = q->head;
@@ -113,6 +114,10 @@ static void test_json(void **state)
 	assert_null(pg_json_get_str(b, "merge"));
 	assert_int_equal(pg_json_get_int(b, "with", &n), 0);
 	assert_int_equal(n, 1);
+	assert_int_equal(pg_json_get_int(b, "suspect", &n), 0);
+	assert_int_equal(n, 1);
+	assert_true(pg_json_get_int(a, "suspect", &n) < 0);
+	pg_error_clear();
 	assert_string_equal(pg_json_get_str(b, "tested_on"), "2222222222222222222222222222222222222222");
 	rr = pg_json_at(pg_json_get(b, "reruns"), 0);
 	assert_string_equal(pg_json_get_str(rr, "stages"), "merge,build");

@@ -15,6 +15,8 @@ typedef struct stack_pull {
 	size_t calls;
 	int seen[16];  /* per upto: -1 not run, else what the run said */
 	int fail_at;   /* a run that cannot decide at this call (1-based); 0: none */
+	bool any;      /* else: it fails on upto when bit upto of pattern is set */
+	unsigned pattern;
 } stack_pull;
 
 static int fails(void *ctx, size_t upto)
@@ -25,7 +27,7 @@ static int fails(void *ctx, size_t upto)
 	assert_int_equal(p->seen[upto], -1); /* never the same stack twice */
 	if (++p->calls == (size_t)p->fail_at)
 		return pg_error_set(PG_EIO, "the run could not decide");
-	return p->seen[upto] = upto >= p->culprit;
+	return p->seen[upto] = p->any ? (int)((p->pattern >> upto) & 1) : upto >= p->culprit;
 }
 
 static void reset(stack_pull *p, size_t culprit)
@@ -79,6 +81,36 @@ static void test_bisect_every_case(void **state)
 					assert_true(p.calls <= 1 + log2_ceil(n));
 				/* a wrong suspect costs at most its two runs more */
 				assert_true(p.calls <= 3 + log2_ceil(n));
+			}
+}
+
+/*
+ * A pull whose failures need not last (it fails on one stack, passes on a
+ * longer one): whatever the pattern, an answer still rests on the runs
+ * that showed it, and no stack is run twice, nor the whole one again.
+ */
+static void test_bisect_any_pattern(void **state)
+{
+	stack_pull p;
+	size_t n, s, got;
+	unsigned pattern;
+
+	(void)state;
+	for (n = 1; n <= 8; n++)
+		for (pattern = 0; pattern < (1u << n); pattern++)
+			for (s = 0; s <= n + 1; s++) {
+				reset(&p, 0);
+				p.any = true;
+				p.pattern = pattern | (1u << n);
+				p.seen[n] = 1;
+				assert_int_equal(pg_queue_bisect(&got, n, s, fails, &p), 0);
+				assert_true(got <= n);
+				if (got == 0) {
+					assert_int_equal(p.seen[0], 1);
+				} else {
+					assert_int_equal(p.seen[got - 1], 0);
+					assert_int_equal(p.seen[got], 1);
+				}
 			}
 }
 
@@ -267,6 +299,11 @@ static void test_find(void **state)
 	/* a word is whole: "bcd2bin" names nothing; nor does a path no pull changed */
 	assert_int_equal(suspect_for(f, "q.c:1: 'bcd2bin' undeclared"), 0);
 	assert_int_equal(suspect_for(f, "base.c:1: error"), 0);
+	/* a path under a build dir's "../", or an absolute one, names it; another directory does not */
+	assert_int_equal(suspect_for(f, "../../c.c:1: error"), 3);
+	assert_int_equal(suspect_for(f, "/build/tree/c.c:1: error"), 3);
+	assert_int_equal(suspect_for(f, "lib/c.c:1: error"), 0);
+	assert_int_equal(suspect_for(f, "x/../c.c:1: error"), 0);
 
 	assert_int_equal(pg_report_new(&empty), 0);
 	assert_int_equal(pg_suspect_find(&s, f->r, f->tops, 3, empty), 0);
@@ -314,6 +351,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bisect_every_case),
+		cmocka_unit_test(test_bisect_any_pattern),
 		cmocka_unit_test(test_bisect_cannot_decide),
 		cmocka_unit_test(test_terms),
 		cmocka_unit_test_setup_teardown(test_find, setup, teardown),
