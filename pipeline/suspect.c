@@ -62,22 +62,30 @@ static int add_term(char ***list, size_t *count, const char *s, size_t n)
 	return 0;
 }
 
+/*
+ * The next identifier of s[0..n) from *i on: true with it at s[*start..*i),
+ * false when there is none.  Linear in n over all calls.
+ */
+static bool next_ident(const char *s, size_t n, size_t *i, size_t *start)
+{
+	while (*i < n && (!is_ident_start(s[*i]) || (*i && is_ident_char(s[*i - 1]))))
+		(*i)++;
+	if (*i == n)
+		return false;
+	for (*start = *i; *i < n && is_ident_char(s[*i]); (*i)++)
+		;
+	return true;
+}
+
 /* Every identifier of s[0..n) but the common words. */
 static int add_idents(pg_suspect_terms *t, const char *s, size_t n)
 {
 	size_t i = 0, start;
 	int err = 0;
 
-	while (i < n && err == 0) {
-		if (!is_ident_start(s[i]) || (i && is_ident_char(s[i - 1]))) {
-			i++;
-			continue;
-		}
-		for (start = i; i < n && is_ident_char(s[i]); i++)
-			;
+	while (err == 0 && next_ident(s, n, &i, &start))
 		if (i - start >= 2 && i - start <= IDENT_MAX && !is_common(s + start, i - start))
 			err = add_term(&t->idents, &t->nidents, s + start, i - start);
-	}
 	return err;
 }
 
@@ -104,22 +112,17 @@ static size_t close_quote(const char *s, size_t n, size_t i)
  */
 static bool is_quoted_name(const char *s, size_t n)
 {
-	size_t i = 0, words = 0, first = 0, first_len = 0;
+	size_t i = 0, words = 0, start, first = 0, first_len = 0;
 
-	while (i < n) {
-		if (s[i] == ' ' || s[i] == '*') {
-			i++;
-			continue;
-		}
-		if (!is_ident_char(s[i]))
+	for (i = 0; i < n; i++)
+		if (!is_ident_char(s[i]) && s[i] != ' ' && s[i] != '*')
 			return false;
-		if (!words++)
-			first = i;
-		while (i < n && is_ident_char(s[i]))
-			i++;
-		if (words == 1)
-			first_len = i - first;
-	}
+	i = 0;
+	while (next_ident(s, n, &i, &start))
+		if (!words++) {
+			first = start;
+			first_len = i - start;
+		}
 	return words == 1 || (words == 2 && is_common(s + first, first_len));
 }
 
@@ -282,16 +285,9 @@ static int on_line(void *ctx, const char *path, const char *line, size_t len)
 	size_t i = 0, start;
 
 	(void)path;
-	while (i < len) {
-		if (!is_ident_start(line[i]) || (i && is_ident_char(line[i - 1]))) {
-			i++;
-			continue;
-		}
-		for (start = i; i < len && is_ident_char(line[i]); i++)
-			;
+	while (next_ident(line, len, &i, &start))
 		if (i - start <= IDENT_MAX)
 			see_word(s, line + start, i - start);
-	}
 	return s->nseen == s->t->nidents; /* all seen: no need to read on */
 }
 
