@@ -10,12 +10,16 @@
 #define IDENT_MAX 64    /* longer words are no identifiers a pull would share */
 #define PATH_MAX_LEN 1024
 
-/* Words that name nothing a pull changes. */
+/*
+ * Words that name nothing a pull changes: C's, and the names of locals
+ * found in every file (KUnit's "Expected ret == 0" names no pull).
+ */
 static const char *const common_words[] = {
-	"Expected", "NULL", "and", "bool", "but", "char", "const", "else", "enum", "extern",
-	"false", "for", "if", "inline", "int", "is", "long", "not", "null", "or", "return",
-	"short", "signed", "sizeof", "static", "struct", "the", "true", "typeof", "union",
-	"unsigned", "void", "volatile", "while",
+	"Expected", "NULL", "and", "bool", "buf", "but", "char", "const", "count", "ctx",
+	"data", "dev", "else", "enum", "err", "extern", "false", "flags", "for", "if", "inline",
+	"int", "is", "len", "long", "not", "null", "or", "ptr", "rc", "res", "ret", "return",
+	"short", "signed", "size", "sizeof", "static", "struct", "the", "true", "typeof",
+	"union", "unsigned", "val", "void", "volatile", "while",
 };
 
 static bool is_ident_start(char c)
@@ -89,17 +93,22 @@ static int add_idents(pg_suspect_terms *t, const char *s, size_t n)
 	return err;
 }
 
-/* An opening quote at s[i]: its length in bytes, or 0. */
+/*
+ * An opening quote at s[i]: its length in bytes, or 0.  A compiler quotes
+ * 'x' or ‘x’, ld `x', modpost "x" (ERROR: modpost: "x" [m.ko] undefined!).
+ */
 static size_t open_quote(const char *s, size_t n, size_t i)
 {
-	if (s[i] == '\'' || s[i] == '`')
+	if (s[i] == '\'' || s[i] == '`' || s[i] == '"')
 		return 1;
 	return i + 3 <= n && !memcmp(s + i, "\xe2\x80\x98", 3) ? 3 : 0;
 }
 
-/* A closing quote at s[i]: its length in bytes, or 0. */
-static size_t close_quote(const char *s, size_t n, size_t i)
+/* The quote closing the one at s[open]: its length at s[i] in bytes, or 0. */
+static size_t close_quote(const char *s, size_t n, size_t open, size_t i)
 {
+	if (s[open] == '"')
+		return s[i] == '"';
 	if (s[i] == '\'')
 		return 1;
 	return i + 3 <= n && !memcmp(s + i, "\xe2\x80\x99", 3) ? 3 : 0;
@@ -137,7 +146,8 @@ static int quoted_idents(pg_suspect_terms *t, const char *s, size_t n)
 			i++;
 			continue;
 		}
-		for (j = i + q; j < n && j - i - q <= QUOTED_MAX && !(c = close_quote(s, n, j)); j++)
+		for (j = i + q; j < n && j - i - q <= QUOTED_MAX && !(c = close_quote(s, n, i, j));
+		     j++)
 			if (!is_ident_char(s[j]) && s[j] != ' ' && s[j] != '*')
 				break;
 		if (j < n && c && j - i - q <= QUOTED_MAX && is_quoted_name(s + i + q, j - i - q)) {

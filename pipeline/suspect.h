@@ -12,7 +12,8 @@
  * What a failing run names, read from the findings that failed it
  * (severity error): the paths of its messages and details ("fs/x.c:12:
  * ...", a conflicted path, "EXPECTATION FAILED at lib/x_test.c:42"), and
- * the identifiers a compiler quotes ('name', ‘name’) or KUnit's
+ * the identifiers a compiler, ld or modpost quotes ('name', ‘name’,
+ * `name', "name") or KUnit's
  * "Expected a == b, but" line holds (of at most 64 bytes).  At most
  * PG_SUSPECT_MAX_TERMS of each, each once.
  */

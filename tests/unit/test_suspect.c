@@ -167,6 +167,13 @@ static void test_terms(void **state)
 	assert_int_equal(pg_finding_detail(f, "diagnostic",
 					   "# rowsize: EXPECTATION FAILED at lib/pullgate_kunit.c:212\n"
 					   "Expected rowsize == 16, but\nrowsize == 32 (0x20)", NULL), 0);
+	assert_int_equal(pg_report_add(&f, r, PG_CHECK_BUILD_ERROR, PG_SEV_ERROR, NULL,
+				       "the build failed without a compiler diagnostic"), 0);
+	assert_int_equal(pg_finding_detail(f, "output",
+					   "ld: lib/foo.o: in function `foo_probe': undefined reference "
+					   "to `foo_reset'\nERROR: modpost: \"foo_export\" "
+					   "[drivers/x.ko] undefined!\n"
+					   "# ret: EXPECTATION FAILED at lib/y.c:1\nExpected ret == 0, but", NULL), 0);
 	assert_int_equal(pg_report_add(&f, r, PG_CHECK_MERGE_CONFLICT, PG_SEV_ERROR, NULL,
 				       "merging into master conflicts in 1 path"), 0);
 	assert_int_equal(pg_finding_detail(f, "conflict", "drivers/tty/n_null.c", NULL), 0);
@@ -187,6 +194,10 @@ static void test_terms(void **state)
 	assert_true(has(t.idents, t.nidents, "inode"));
 	assert_true(has(t.idents, t.nidents, "i_fancy"));
 	assert_true(has(t.idents, t.nidents, "rowsize"));
+	assert_true(has(t.idents, t.nidents, "foo_probe"));
+	assert_true(has(t.idents, t.nidents, "foo_reset"));
+	assert_true(has(t.idents, t.nidents, "foo_export"));
+	assert_false(has(t.idents, t.nidents, "ret"));
 	assert_false(has(t.idents, t.nidents, "struct"));
 	assert_false(has(t.idents, t.nidents, "Werror"));
 	assert_false(has(t.idents, t.nidents, "implicit"));
