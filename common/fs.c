@@ -100,6 +100,26 @@ static void let_go(const void *map, size_t lo, size_t hi, size_t page)
 		(void)madvise((unsigned char *)(uintptr_t)map + lo, hi - lo, MADV_DONTNEED);
 }
 
+/*
+ * A fault may map a whole large folio of the page cache around the page
+ * read (up to a PMD's 2 MiB), past the fault-around: what a window lets
+ * go of reaches this far past what it touched.
+ */
+#define FOLIO_SLACK ((size_t)2 << 20)
+
+void pg_map_drop(pg_map_window *w, const void *map, size_t map_len)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), lo, hi;
+
+	if (w->lo != w->hi && map) {
+		lo = w->lo > FOLIO_SLACK ? w->lo - FOLIO_SLACK : 0;
+		hi = map_len - w->hi > FOLIO_SLACK ? w->hi + FOLIO_SLACK : map_len;
+		let_go(map, lo / page * page, hi + page - 1 < map_len ? hi + page - 1 : map_len,
+		       page);
+	}
+	w->lo = w->hi = 0;
+}
+
 void pg_map_touch(pg_map_window *w, const void *map, size_t map_len, size_t off, size_t len)
 {
 	size_t lo, hi, page = (size_t)sysconf(_SC_PAGESIZE);
@@ -121,11 +141,18 @@ void pg_map_touch(pg_map_window *w, const void *map, size_t map_len, size_t off,
 		 * from the last dropped the very pages it had read): the pages
 		 * only the old range holds, none of the new one's.
 		 */
-		if (w->lo < lo)
-			let_go(map, w->lo / page * page, w->hi + page - 1 < lo ? w->hi + page - 1 : lo,
-			       page);
-		if (w->hi > hi)
-			let_go(map, w->lo > hi ? w->lo : hi, w->hi + page - 1, page);
+		if (w->lo < lo) {
+			size_t from = w->lo > FOLIO_SLACK ? w->lo - FOLIO_SLACK : 0;
+
+			let_go(map, from / page * page,
+			       w->hi + page - 1 < lo ? w->hi + page - 1 : lo, page);
+		}
+		if (w->hi > hi) {
+			size_t to = map_len - w->hi > FOLIO_SLACK ? w->hi + FOLIO_SLACK : map_len;
+
+			let_go(map, w->lo > hi ? w->lo : hi, to + page - 1 < map_len ? to + page - 1 :
+			       map_len, page);
+		}
 	}
 	w->lo = lo;
 	w->hi = hi;

@@ -43,6 +43,11 @@ typedef struct pg_map_window {
 } pg_map_window;
 
 void pg_map_touch(pg_map_window *w, const void *map, size_t map_len, size_t off, size_t len);
+/*
+ * Let go of all a window touched (and of what a large folio may have
+ * mapped around it): a reader that is done leaves nothing resident.
+ */
+void pg_map_drop(pg_map_window *w, const void *map, size_t map_len);
 
 /* How pg_open_regular opens a file: one of the access kinds, with the modifiers. */
 enum pg_open_flags {

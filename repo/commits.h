@@ -62,4 +62,12 @@ int pg_csrc_get(pg_cnode **out, pg_csrc *s, const pg_oid *id);
 /* Call fn for every node the source holds, in no particular order. */
 void pg_csrc_each(pg_csrc *s, void (*fn)(void *ctx, pg_cnode *n), void *ctx);
 
+/*
+ * The commit of the tips' history, then of each hidden one's, that
+ * stopped a walk with err (PG_ENOTFOUND: a shallow clone's history ends
+ * there): named in the error; err when none is found (walk.c).
+ */
+int pg_repo_walk_diagnose(pg_repo *r, const pg_oid *tips, size_t ntips, const pg_oid *hide,
+			  size_t nhide, int err);
+
 #endif

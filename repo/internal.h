@@ -80,6 +80,34 @@ typedef struct pg_pack_loc {
  */
 int pg_repo_pack_locate(pg_pack_loc *locs, size_t n, pg_repo *r, const pg_oid *ids);
 
+/*
+ * pg_repo_pack_locate over many calls whose ids come in order, one after
+ * another (a history listed in a commit-graph's order, a chunk at a
+ * time): each pack's index is walked once along all of them, not from its
+ * start each call.  Ids out of that order are located in none.
+ */
+typedef struct pg_pack_locator pg_pack_locator;
+int pg_pack_locator_new(pg_pack_locator **out, pg_repo *r);
+int pg_pack_locator_next(pg_pack_locator *lc, pg_pack_loc *locs, size_t n, const pg_oid *ids);
+void pg_pack_locator_free(pg_pack_locator *lc);
+
+/*
+ * pg_repo_read_commits_raw of commits already located: locs[k].i names
+ * one of ids, .pack and .off where it lies (.off 0: in no trusted pack);
+ * locs are sorted by place here.
+ */
+int pg_repo_read_located(pg_repo *r, const pg_oid *ids, pg_pack_loc *locs, size_t n,
+			 pg_repo_commit_bytes_fn fn, void *ctx);
+
+/* qsort_r's order of pg_pack_loc by their ids (ids, the array .i numbers): read.c */
+int pg_repo_loc_by_id(const void *a, const void *b, void *ids);
+
+/*
+ * The length of each trusted pack, in the order pg_pack_loc.pack numbers
+ * them: *n of them in *out (malloc()ed).
+ */
+int pg_repo_pack_lens(uint64_t **out, uint32_t *n, pg_repo *r);
+
 /* pg_repo_pack_commit for a commit located (loc->off not 0). */
 int pg_repo_pack_commit_at(const char **data, size_t *len, pg_repo *r, const pg_pack_loc *loc,
 			   const pg_oid *id);

@@ -770,6 +770,7 @@ static int loose_commit(pg_packs *ps, const char *objdir, const pg_oid *id, size
 typedef struct idx_window {
 	pg_pagefile *f;
 	unsigned char *buf;
+	size_t room;  /* buf's, LOCATE_BLOCK at least */
 	uint64_t start;
 	size_t len;
 	size_t fill;  /* how much a read past it takes: a window, or a block after a jump */
@@ -824,18 +825,19 @@ static int idx_key_pread(uint64_t *key, void *ctx, size_t i)
 	return 0;
 }
 
-/* locs[0..n) of one pack, by a walk of its index along their ids. */
+/*
+ * locs[0..n) of one pack, by a walk of its index along their ids, from
+ * the entry *start on (where the last walk of ids before them stopped).
+ */
 static int locate_in(pg_pack_loc *locs, size_t n, const pack *p, uint32_t j, const pg_oid *ids,
-		     idx_window *ws)
+		     idx_window *ws, uint32_t *start)
 {
 	const unsigned char *b;
-	uint32_t pos = 0, lo, hi, off, guess;
+	uint32_t pos = *start, lo, hi, off, guess;
 	size_t k;
-	int c = 1, err;
+	int c = 1, err = 0;
 
 	ws[0].f = ws[1].f = p->idx;
-	ws[0].len = ws[1].len = 0;
-	ws[0].fill = ws[1].fill = IDX_WINDOW;
 	for (k = 0; k < n; k++) {
 		const pg_oid *id = &ids[locs[k].i];
 
@@ -850,7 +852,8 @@ static int locate_in(pg_pack_loc *locs, size_t n, const pack *p, uint32_t j, con
 		/* where the id should be, ids being uniform within the bucket */
 		guess = lo + (uint32_t)(((uint64_t)(hi - lo) * (pg_key_prefix64(id->id) >> 24 &
 							      0xffffffffu)) >> 32);
-		ws[0].fill = ws[1].fill = IDX_WINDOW;
+		ws[0].fill = ws[0].room;
+		ws[1].fill = ws[1].room;
 		if (guess > pos + LOCATE_STEPS &&
 		    p->ids + (uint64_t)guess * PG_OID_RAWSZ >= ws[0].start + ws[0].len) {
 			uint64_t first = (uint64_t)id->id[0] << 56;
@@ -889,7 +892,75 @@ static int locate_in(pg_pack_loc *locs, size_t n, const pack *p, uint32_t j, con
 		}
 		locs[k].pack = j;
 	}
+	*start = pos;
 	return 0;
+}
+
+/*
+ * Each pack's walk of its index: where it stopped, and its two windows
+ * (ids, offsets), which keep what they read for the next call.
+ */
+struct pg_pack_locator {
+	pg_repo *r;
+	size_t npacks;
+	uint32_t *at;
+	idx_window *ws;
+	unsigned char *bufs;
+};
+
+void pg_pack_locator_free(pg_pack_locator *lc)
+{
+	if (!lc)
+		return;
+	free(lc->at);
+	free(lc->ws);
+	free(lc->bufs);
+	free(lc);
+}
+
+/*
+ * The windows take IDX_WINDOW each for one pack, and share twice that
+ * among more (a sixteenth of it each at least: LOCATE_BLOCK past it).
+ */
+int pg_pack_locator_new(pg_pack_locator **out, pg_repo *r)
+{
+	pg_pack_locator *lc;
+	size_t room, j, n;
+	int err;
+
+	*out = NULL;
+	if ((err = load_packs(r)) < 0)
+		return err;
+	n = r->packs->n;
+	room = n ? IDX_WINDOW / n : IDX_WINDOW;
+	room = room < IDX_WINDOW / 16 ? IDX_WINDOW / 16 : room;
+	if (!(lc = calloc(1, sizeof(*lc))) || !(lc->at = calloc(n + 1, sizeof(*lc->at))) ||
+	    !(lc->ws = calloc(2 * n + 2, sizeof(*lc->ws))) ||
+	    (n && !(lc->bufs = malloc(2 * n * room)))) {
+		pg_pack_locator_free(lc);
+		return pg_error_oom();
+	}
+	lc->r = r;
+	lc->npacks = n;
+	for (j = 0; j < 2 * n; j++) {
+		lc->ws[j].buf = lc->bufs + j * room;
+		lc->ws[j].room = room;
+	}
+	*out = lc;
+	return 0;
+}
+
+int pg_pack_locator_next(pg_pack_locator *lc, pg_pack_loc *locs, size_t n, const pg_oid *ids)
+{
+	size_t k;
+	uint32_t j;
+	int err = 0;
+
+	for (k = 0; k < n; k++)
+		locs[k].off = 0;
+	for (j = 0; j < lc->npacks && err == 0 && n; j++)
+		err = locate_in(locs, n, &lc->r->packs->v[j], j, ids, &lc->ws[2 * j], &lc->at[j]);
+	return err;
 }
 
 int pg_repo_pack_locate(pg_pack_loc *locs, size_t n, pg_repo *r, const pg_oid *ids)
@@ -897,7 +968,7 @@ int pg_repo_pack_locate(pg_pack_loc *locs, size_t n, pg_repo *r, const pg_oid *i
 	idx_window ws[2];
 	unsigned char *bufs = NULL;
 	size_t k;
-	uint32_t j;
+	uint32_t j, at;
 	int err;
 
 	for (k = 0; k < n; k++)
@@ -911,10 +982,32 @@ int pg_repo_pack_locate(pg_pack_loc *locs, size_t n, pg_repo *r, const pg_oid *i
 	memset(ws, 0, sizeof(ws));
 	ws[0].buf = bufs;
 	ws[1].buf = bufs + IDX_WINDOW;
-	for (j = 0, err = 0; j < r->packs->n && err == 0; j++)
-		err = locate_in(locs, n, &r->packs->v[j], j, ids, ws);
+	ws[0].room = ws[1].room = IDX_WINDOW;
+	for (j = 0, err = 0; j < r->packs->n && err == 0; j++) {
+		/* each pack's walk from its start, in windows of its own */
+		ws[0].len = ws[1].len = 0;
+		at = 0;
+		err = locate_in(locs, n, &r->packs->v[j], j, ids, ws, &at);
+	}
 	free(bufs);
 	return err;
+}
+
+int pg_repo_pack_lens(uint64_t **out, uint32_t *n, pg_repo *r)
+{
+	size_t j;
+	int err;
+
+	*out = NULL;
+	*n = 0;
+	if ((err = load_packs(r)) < 0)
+		return err;
+	if (r->packs->n > UINT32_MAX - 1 || !(*out = malloc((r->packs->n + 1) * sizeof(**out))))
+		return pg_error_oom();
+	for (j = 0; j < r->packs->n; j++)
+		(*out)[j] = r->packs->v[j].data_len;
+	*n = (uint32_t)r->packs->n;
+	return 0;
 }
 
 int pg_repo_pack_commit_at(const char **data, size_t *len, pg_repo *r, const pg_pack_loc *loc,
@@ -1006,8 +1099,13 @@ int pg_pack_reader_commit(const char **data, size_t *len, pg_pack_reader *rd,
 
 void pg_pack_reader_free(pg_pack_reader *rd)
 {
+	size_t j;
+
 	if (!rd)
 		return;
+	/* what this reader read of each pack, let go of: a reading makes one a share */
+	for (j = 0; rd->win && rd->ps && j < rd->ps->n; j++)
+		pg_map_drop(&rd->win[j], rd->ps->v[j].data, rd->ps->v[j].data_len);
 	inflater_release(&rd->zi);
 	free(rd->pool);
 	free(rd->win);

@@ -235,7 +235,7 @@ int pg_repo_read_commit(pg_commit **out, pg_repo *r, const pg_oid *id)
 	return err;
 }
 
-static int by_id(const void *a, const void *b, void *ids)
+int pg_repo_loc_by_id(const void *a, const void *b, void *ids)
 {
 	const pg_pack_loc *x = a, *y = b;
 
@@ -301,28 +301,14 @@ static void sort_by_place(pg_pack_loc *locs, size_t n)
 	free(count);
 }
 
-int pg_repo_read_commits_raw(pg_repo *r, const pg_oid *ids, size_t n,
-			     pg_repo_commit_bytes_fn fn, void *ctx)
+int pg_repo_read_located(pg_repo *r, const pg_oid *ids, pg_pack_loc *locs, size_t n,
+			 pg_repo_commit_bytes_fn fn, void *ctx)
 {
-	pg_pack_loc *locs = NULL;
 	const char *data;
 	size_t k, len;
 	bool ran;
 	int err = 0;
 
-	if (!n)
-		return 0;
-	if (n > UINT32_MAX || !(locs = malloc(n * sizeof(*locs))))
-		return pg_error_oom();
-	for (k = 0; k < n; k++)
-		locs[k].i = (uint32_t)k;
-	/* a first index's ids come in the commit-graph's order, which is theirs */
-	for (k = 1; k < n && pg_oid_cmp(&ids[k - 1], &ids[k]) <= 0; k++)
-		;
-	if (k < n)
-		qsort_r(locs, n, sizeof(*locs), by_id, (void *)ids);
-	if ((err = pg_repo_pack_locate(locs, n, r, ids)) < 0)
-		goto done;
 	/* by pack and offset: the packs read in order (the ones in none last) */
 	for (k = 0; k < n; k++)
 		if (!locs[k].off)
@@ -330,7 +316,7 @@ int pg_repo_read_commits_raw(pg_repo *r, const pg_oid *ids, size_t n,
 	sort_by_place(locs, n);
 	/* other threads inflating ahead (read_ahead.c), or this one alone */
 	if ((err = pg_repo_read_ahead(&ran, r, ids, locs, n, fn, ctx)) != 0 || ran)
-		goto done;
+		return err < 0 ? err : 0;
 	for (k = 0; k < n && err == 0; k++) {
 		const pg_oid *id = &ids[locs[k].i];
 		git_odb_object *obj = NULL;
@@ -348,7 +334,29 @@ int pg_repo_read_commits_raw(pg_repo *r, const pg_oid *ids, size_t n,
 			err = fn(ctx, locs[k].i, id, data, len);
 		git_odb_object_free(obj);
 	}
-done:
+	return err < 0 ? err : 0;
+}
+
+int pg_repo_read_commits_raw(pg_repo *r, const pg_oid *ids, size_t n,
+			     pg_repo_commit_bytes_fn fn, void *ctx)
+{
+	pg_pack_loc *locs = NULL;
+	size_t k;
+	int err = 0;
+
+	if (!n)
+		return 0;
+	if (n > UINT32_MAX || !(locs = malloc(n * sizeof(*locs))))
+		return pg_error_oom();
+	for (k = 0; k < n; k++)
+		locs[k].i = (uint32_t)k;
+	/* a first index's ids come in the commit-graph's order, which is theirs */
+	for (k = 1; k < n && pg_oid_cmp(&ids[k - 1], &ids[k]) <= 0; k++)
+		;
+	if (k < n)
+		qsort_r(locs, n, sizeof(*locs), pg_repo_loc_by_id, (void *)ids);
+	if ((err = pg_repo_pack_locate(locs, n, r, ids)) == 0)
+		err = pg_repo_read_located(r, ids, locs, n, fn, ctx);
 	free(locs);
 	return err < 0 ? err : 0;
 }

@@ -308,6 +308,12 @@ typedef int (*pg_repo_commit_bytes_fn)(void *ctx, size_t i, const pg_oid *id, co
 int pg_repo_read_commits_raw(pg_repo *r, const pg_oid *ids, size_t n,
 			     pg_repo_commit_bytes_fn fn, void *ctx);
 /*
+ * What reading n commits holds while it reads them, a commit: where each
+ * lies (16 bytes), and its copy while they are sorted by place (16), beside
+ * the caller's list of their ids (20).
+ */
+#define PG_REPO_READ_BYTES 52
+/*
  * How the two above read many commits: other threads inflate them ahead
  * of fn (fn is still called on the caller's thread, in the same order,
  * with the same bytes and errors), in batches handed over in order.  fn
@@ -423,9 +429,36 @@ int pg_repo_walk_range_exact(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *
  * pg_repo_walk_range_exact gives with nothing hidden, walked with a bit a
  * commit where a trusted commit-graph holds it, rather than a walk's node
  * (a history's first index: 150 bytes a commit, git rev-list's own).
- * *out is malloc()ed; errors as pg_repo_walk_range's.
+ * *out is malloc()ed; errors as pg_repo_walk_range's.  It is
+ * pg_repo_reach_all, then pg_repo_reach_list.
  */
 int pg_repo_walk_all(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tips, size_t ntips);
+
+/*
+ * The same walk, kept (a bit a commit of a graph, the ids of the
+ * commits no graph holds), to list or read its commits: *count of them.
+ * Errors as pg_repo_walk_all's.
+ */
+typedef struct pg_repo_reach pg_repo_reach;
+int pg_repo_reach_all(pg_repo_reach **out, size_t *count, pg_repo *r, const pg_oid *tips,
+		      size_t ntips);
+/* What pg_repo_walk_all lists, of a walk. */
+int pg_repo_reach_list(pg_oid **out, size_t *n, const pg_repo_reach *w);
+/*
+ * Each commit of the walk, once, given to fn as pg_repo_read_commits_raw
+ * gives them (i: its place in its share, of no use past it), in shares of
+ * at most share commits (*shares of them, when not NULL).  Each share is the commits of a stretch of the
+ * packs, read along them, so the packs are read once whatever the
+ * shares; a share lists its commits (PG_REPO_READ_BYTES a commit) and
+ * reads them, and the next reuses that room.  More than one share costs
+ * a first pass that locates every commit in the packs, and 2 bytes a
+ * commit (its stretch) beside the walk's bits.  A stretch of a pack's
+ * bytes (a 49,152th of all the packs') that alone holds more commits is a
+ * share of its own, and so are every 256 commits no pack holds.
+ */
+int pg_repo_reach_read(pg_repo_reach *w, size_t share, size_t *shares, pg_repo_commit_bytes_fn fn,
+		       void *ctx);
+void pg_repo_reach_free(pg_repo_reach *w);
 
 /*
  * The subjects (git's summary: the first paragraph on one line) of the

@@ -227,6 +227,27 @@ static void test_map_window_lets_go(void **state)
 	for (off = 0; off < len; off += 1 << 20)
 		assert_int_equal(((const unsigned char *)map)[off + 5],
 				 (unsigned char)((off + 5) * 7 / 5));
+	/*
+	 * A reader that is done drops all its window touched: 6 MiB read
+	 * through a window of 8 in a mapping of its own (nothing let go of
+	 * yet), then nothing resident; read again, the file's bytes.
+	 */
+	pg_map_drop(&w, map, len);
+	pg_unmap_file(map, len);
+	assert_int_equal(pg_map_file(&map, &len, path), 0);
+	assert_int_equal(resident_kb(map), 0);
+	w.limit = (size_t)8 << 20;
+	for (off = (size_t)4 << 20; off < (size_t)10 << 20; off += 4096) {
+		assert_int_equal(((const unsigned char *)map)[off + 3],
+				 (unsigned char)((off + 3) * 7 / 5));
+		pg_map_touch(&w, map, len, off + 3, 1);
+	}
+	assert_true(resident_kb(map) >= 6 * 1024);
+	pg_map_drop(&w, map, len);
+	assert_int_equal(resident_kb(map), 0);
+	assert_int_equal(w.lo, w.hi);
+	assert_int_equal(((const unsigned char *)map)[(size_t)5 << 20],
+			 (unsigned char)(((size_t)5 << 20) * 7 / 5));
 	pg_unmap_file(map, len);
 	free(block);
 }

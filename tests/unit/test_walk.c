@@ -4,6 +4,7 @@
 #include "common/digest.h"
 #include "common/error.h"
 #include "common/fs.h"
+#include "common/map.h"
 #include "common/str.h"
 #include "repo/repo.h"
 #include "tests/unit/run.h"
@@ -428,6 +429,139 @@ static void test_walk_all_alternates_two_graphs(void **state)
 	assert_false(graph_mapped());
 	same_ids(got, ngot, want, nwant);
 	pg_repo_free(r);
+}
+
+/* What a reading of a walk gave, in order, and where git says each commit lies. */
+typedef struct reading {
+	pg_repo *r;
+	pg_oid *ids;
+	size_t n, alloc;
+	char *where;      /* git show-index of each pack: "PACK OFFSET ID" lines */
+	bool wrong_bytes; /* a commit's bytes were not pg_repo_read_commit_raw's */
+} reading;
+
+static int saw_commit(void *ctx, size_t i, const pg_oid *id, const char *data, size_t len)
+{
+	reading *d = ctx;
+	uint64_t h = pg_hash_bytes(data, len);
+	pg_buf raw = PG_BUF_INIT;
+
+	(void)i;
+	if (d->n == d->alloc) {
+		d->alloc = d->alloc ? 2 * d->alloc : 64;
+		d->ids = reallocarray(d->ids, d->alloc, sizeof(*d->ids));
+		assert_non_null(d->ids);
+	}
+	d->ids[d->n++] = *id;
+	/* data may be the repository's own buffer, which this read reuses: hashed first */
+	assert_int_equal(pg_repo_read_commit_raw(&raw, d->r, id), 0);
+	d->wrong_bytes |= raw.len != len || pg_hash_bytes(raw.ptr, raw.len) != h;
+	pg_buf_release(&raw);
+	return 0;
+}
+
+/* Where git says id lies: its pack's number in d->where's order and its offset; -1: loose. */
+static int pack_of(const reading *d, const pg_oid *id, unsigned long long *off)
+{
+	char h[PG_OID_HEXSZ + 1];
+	const char *at;
+	int pack;
+
+	hex(h, id);
+	if (!(at = strstr(d->where, h)))
+		return -1;
+	while (at > d->where && at[-1] != '\n')
+		at--;
+	assert_int_equal(sscanf(at, "%d %llu", &pack, off), 2);
+	return pack;
+}
+
+/*
+ * A history in two packs and loose commits, with and without a
+ * commit-graph: read in shares of any size (1 commit to all of them),
+ * every commit the walk reached comes once, with its bytes, and in the
+ * packs' order whatever the shares: each pack's commits together, by
+ * offset, the loose ones after them all.
+ */
+static void test_reach_read_in_shares_is_along_the_packs(void **state)
+{
+	fixture *f = *state;
+	static const size_t shares[] = { 1, 2, 3, 7, 50, 1000 };
+	char path[300], top[PG_OID_HEXSZ + 1];
+	size_t g, k, i, count, nshares;
+	char *out;
+
+	snprintf(path, sizeof(path), "%s/packs.git", f->dir);
+	/* the history in one pack; 12 commits more in a second; 9 left loose */
+	free(run_sh("git clone -q --bare --no-local %s %s && cd %s && "
+		    "for i in $(seq 21); do c=$(git commit-tree -p main -m more$i main^{tree}) && "
+		    "git update-ref refs/heads/main $c && "
+		    "if [ $i -eq 12 ]; then git repack -q; fi; done",
+		    f->path[SKEW], path, path));
+	out = run_sh("cd %s && git rev-parse main", path);
+	memcpy(top, out, PG_OID_HEXSZ);
+	top[PG_OID_HEXSZ] = '\0';
+	free(out);
+	for (g = 0; g < 2; g++) {
+		pg_oid tip, *want = NULL;
+		size_t nwant;
+
+		if (g)
+			free(run_sh("git --git-dir=%s commit-graph write --reachable", path));
+		nwant = git_ids(&want, path, top, "--", NULL, NULL);
+		assert_true(nwant > 21);
+		for (k = 0; k < sizeof(shares) / sizeof(shares[0]); k++) {
+			reading d = { 0 };
+			pg_repo_reach *w = NULL;
+			unsigned long long off, last = 0;
+			int pack, was = -2;
+			bool *done_pack = calloc(8, sizeof(bool));
+
+			d.where = run_sh("cd %s/objects/pack && n=0 && for x in *.idx; do "
+					 "git show-index < $x | sed \"s/^/$n /\"; n=$((n+1)); done",
+					 path);
+			assert_int_equal(pg_repo_open(&d.r, path), 0);
+			assert_int_equal(pg_oid_fromhex(&tip, top, PG_OID_HEXSZ), 0);
+			assert_int_equal(pg_repo_reach_all(&w, &count, d.r, &tip, 1), 0);
+			assert_int_equal(count, nwant);
+			assert_int_equal(pg_repo_reach_read(w, shares[k], &nshares, saw_commit, &d), 0);
+			/* a share is a stretch of a pack or 256 loose commits, past its size alone */
+			assert_true(nshares >= 1 && nshares <= count);
+			if (shares[k] >= count)
+				assert_int_equal(nshares, 1);
+			else
+				assert_true(nshares > 1 && nshares >= (count - 9) / shares[k]);
+			assert_false(d.wrong_bytes);
+			for (i = 0; i < d.n; i++) {
+				pack = pack_of(&d, &d.ids[i], &off);
+				if (pack != was) {
+					/* a pack's commits come together, and the loose ones last */
+					assert_true(was != -1);
+					assert_true(pack == -1 || (pack < 8 && !done_pack[pack]));
+					if (was >= 0)
+						done_pack[was] = true;
+					was = pack;
+					last = 0;
+				}
+				if (pack >= 0)
+					assert_true(off > last);
+				last = pack >= 0 ? off : last;
+			}
+			assert_int_equal(was, -1); /* loose commits were read */
+			{
+				pg_oid *copy = malloc(nwant * sizeof(*copy));
+
+				assert_non_null(copy);
+				memcpy(copy, want, nwant * sizeof(*copy));
+				same_ids(d.ids, d.n, copy, nwant);
+			}
+			pg_repo_reach_free(w);
+			pg_repo_free(d.r);
+			free(d.where);
+			free(done_pack);
+		}
+		free(want);
+	}
 }
 
 /*
@@ -861,6 +995,7 @@ int main(void)
 		cmocka_unit_test(test_walk_all_alternates_two_graphs),
 		cmocka_unit_test(test_walk_all_of_one_branch_leaves_the_graph_unmapped),
 		cmocka_unit_test(test_walk_all_shallow_is_named),
+		cmocka_unit_test(test_reach_read_in_shares_is_along_the_packs),
 		cmocka_unit_test(test_walk_since_same_with_and_without_graph),
 		cmocka_unit_test(test_is_ancestor),
 		cmocka_unit_test(test_first_parent_line),
