@@ -15,7 +15,7 @@
  * UPSTREAM's objects) and counts the upstream commits found with the same
  * identity: what upstream.c will do per pull commit instead of walking a
  * date window.  WORK_MB is the working memory of making and extending it
- * (opts.work_mem; 64 when not given).  Prints one line of figures.  A
+ * (opts.work_mem; 32 when not given).  Prints one line of figures.  A
  * bench tool: it prints.
  */
 
@@ -42,7 +42,7 @@ int main(int argc, char **argv)
 	size_t n = 0, i, back, found = 0, candidates = 0;
 	double t0, t_build, t_extend, t_open, t_probe, t_full;
 	pg_identity_index_opts full = { 0 }, work = { 0 };
-	size_t built, extended, runs;
+	size_t built, extended, runs, shares;
 
 	if (argc != 6 && argc != 7) {
 		fprintf(stderr, "usage: %s UPSTREAM.git PULLS.git TAG HOME BACK [WORK_MB]\n",
@@ -70,6 +70,7 @@ int main(int argc, char **argv)
 	t_build = now_ms() - t0;
 	built = info.added;
 	runs = info.runs;
+	shares = info.shares;
 	pg_identity_index_free(x);
 
 	t0 = now_ms();
@@ -125,10 +126,10 @@ int main(int argc, char **argv)
 		pg_commit_free(c);
 	}
 	t_probe = now_ms() - t0;
-	printf("make %.0f ms (%zu commits, %zu runs on disk), extend %.1f ms (+%zu), open %.2f ms "
+	printf("make %.0f ms (%zu commits, %zu runs on disk, %zu shares), extend %.1f ms (+%zu), open %.2f ms "
 	       "(every entry checked: %.2f ms, %.1f x), "
 	       "%zu probes %.2f ms (%zu candidates read), copies found %zu, %zu indexed\n",
-	       t_build, built, runs, t_extend, extended, t_open, t_full,
+	       t_build, built, runs, shares, t_extend, extended, t_open, t_full,
 	       t_open > 0 ? t_full / t_open : 0.0, n, t_probe, candidates, found,
 	       pg_identity_index_count(x));
 	pg_identity_index_free(x);

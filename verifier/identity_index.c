@@ -253,10 +253,11 @@ size_t pg_identity_unique_entries(unsigned char *e, size_t n)
 	return k;
 }
 
-/* Where a build's runs go, and how many entries each holds. */
+/* Where a build's runs go, how many entries each holds, and how many commits a first index lists at once. */
 typedef struct build {
 	const char *dir;
 	size_t cap;
+	size_t share;
 } build;
 
 /* What entries_of's reading of each commit adds it to. */
@@ -289,14 +290,15 @@ static int read_one(void *ctx, size_t i, const pg_oid *id, const char *data, siz
 }
 
 /*
- * The entries of ids[0..count), read from r, sorted into *out, and, when
- * other is not NULL, other_kind's of the same commits into *other: each
- * commit is read once for both indexes.  A commit listed twice (a range
- * walked by date under clock skew may list one again, from another tip)
- * has one entry: a file with two is damaged.
+ * The entries of ids[0..count), or of the commits of the walk w (count of
+ * them, read in shares of b->share), read from r, sorted into *out, and,
+ * when other is not NULL, other_kind's of the same commits into *other:
+ * each commit is read once for both indexes.  A commit listed twice (a
+ * range walked by date under clock skew may list one again, from another
+ * tip) has one entry: a file with two is damaged.
  */
-static int entries_of(runs *out, runs *other, pg_repo *r, const pg_oid *ids, size_t count,
-		      const key_kind *kind, const key_kind *other_kind, const build *b)
+static int entries_of(runs *out, runs *other, pg_repo *r, pg_repo_reach *w, const pg_oid *ids,
+		      size_t count, const key_kind *kind, const key_kind *other_kind, const build *b)
 {
 	size_t cap = b->cap < count ? b->cap : count;
 	reader d = { r, out, other, kind, other_kind, 0, count, 0, 0 };
@@ -310,12 +312,17 @@ static int entries_of(runs *out, runs *other, pg_repo *r, const pg_oid *ids, siz
 	 * All in one reading, in the packs' order, each run filled from one
 	 * stretch of them: read a run's worth at a time, the ids in id order,
 	 * each run was spread over the whole pack, whose pages were let go of
-	 * and faulted in again run after run.  Where they are is 16 bytes a
-	 * commit more while they are read (pg_repo_read_commits_raw), beside
-	 * the list's own 20.
+	 * and faulted in again run after run.  A walk's commits are read in
+	 * shares, each a stretch of the packs, so that where they lie and
+	 * their ids are held for a share at a time (pg_repo_reach_read), not
+	 * for the whole history.
 	 */
-	if ((err = pg_repo_read_commits_raw(r, ids, count, read_one, &d)) < 0)
+	err = w ? pg_repo_reach_read(w, b->share, &out->shares, read_one, &d) :
+		  pg_repo_read_commits_raw(r, ids, count, read_one, &d);
+	if (err < 0)
 		goto done;
+	if (other)
+		other->shares = out->shares;
 	pg_identity_runs_finish(out);
 	if (other)
 		pg_identity_runs_finish(other);
@@ -363,7 +370,7 @@ static int walk_new(pg_oid **out, size_t *n, pg_repo *r, const pg_oid *tips, siz
 
 	*out = NULL;
 	*n = 0;
-	/* a first index: every commit, a bit each where the commit-graph has it */
+	/* every commit: a bit each where the commit-graph has it */
 	if (!nhides)
 		return pg_repo_walk_all(out, n, r, tips, ntips);
 	if (!(hide = malloc((nhides + ntips + 1) * sizeof(*hide))))
@@ -420,6 +427,7 @@ static bool spare_fits(const key_kind *kind, const pg_oid *tips, size_t ntips,
 static int read_new(runs *out, pg_repo *r, const pg_oid *tips, size_t ntips,
 		    const pg_oid *hides, size_t nhides, const key_kind *kind, const build *b)
 {
+	pg_repo_reach *w = NULL;
 	pg_oid *ids = NULL;
 	size_t count = 0;
 	int err;
@@ -434,9 +442,15 @@ static int read_new(runs *out, pg_repo *r, const pg_oid *tips, size_t ntips,
 		return 0;
 	}
 	pg_identity_index_drop_spare();
-	if ((err = walk_new(&ids, &count, r, tips, ntips, hides, nhides)) < 0)
-		return err;
-	if ((err = entries_of(out, &other, r, ids, count, kind, other_kind, b)) == 0) {
+	/* a first index: every commit, a bit each where the commit-graph has it, read in shares */
+	if (!nhides) {
+		if ((err = pg_repo_reach_all(&w, &count, r, tips, ntips)) == 0)
+			err = entries_of(out, &other, r, w, NULL, count, kind, other_kind, b);
+		pg_repo_reach_free(w);
+	} else if ((err = walk_new(&ids, &count, r, tips, ntips, hides, nhides)) == 0) {
+		err = entries_of(out, &other, r, NULL, ids, count, kind, other_kind, b);
+	}
+	if (err == 0) {
 		if (!(spare.range = malloc((ntips + nhides + 1) * sizeof(*spare.range)))) {
 			pg_identity_runs_release(&other);
 			free(ids);
@@ -504,7 +518,7 @@ static int reconcile(bool *keep, runs *add, pg_repo *r, const pg_oid *tips, size
 	}
 	if (k < count)
 		goto done;
-	if ((err = entries_of(add, NULL, r, lack, nlack, kind, NULL, b)) == 0)
+	if ((err = entries_of(add, NULL, r, NULL, lack, nlack, kind, NULL, b)) == 0)
 		*keep = true;
 done:
 	free(ids);
@@ -1107,13 +1121,15 @@ static int open_kind(pg_identity_index **out, pg_repo *r, const char *home, cons
 		 (unsigned long long)pg_hash_bytes(refname.ptr, refname.len));
 	/*
 	 * Runs of both kinds are filled at once, and one is merged while the
-	 * other waits (three runs' entries), and a fourth entry's room to
-	 * spare: four entries' room a run's entry in work.  Where the commits
-	 * lie (16 bytes each, entries_of) is, like their list (20 bytes each),
-	 * the whole history's, not bounded by work.
+	 * other waits (three runs' entries), and a first index lists its
+	 * commits a share at a time, while the runs are filled: a quarter of
+	 * work for each.  Beside them, the walk's bits and each commit's
+	 * stretch of the packs (2 bytes) are the whole history's.
 	 */
 	b.dir = dir.ptr;
 	b.cap = work / (4 * ENTRY) < RUN_MIN ? RUN_MIN : (size_t)(work / (4 * ENTRY));
+	b.share = work / (4 * PG_REPO_READ_BYTES) < RUN_MIN ? RUN_MIN :
+		  (size_t)(work / (4 * PG_REPO_READ_BYTES));
 	remove_per_ref(dir.ptr, ref_stem, refname.ptr, kind);
 again:
 	/*
@@ -1258,6 +1274,7 @@ build:
 			goto again;
 	}
 	info->runs = add.nruns;
+	info->shares = add.shares;
 	if ((err = pg_identity_write_index(x, path.ptr, upstream, fingerprint, tip,
 					   has_graph ? &graph : NULL, extend, &add, &info->added,
 					   tips, ntips)) < 0)

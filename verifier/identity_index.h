@@ -58,9 +58,10 @@
  * is never used: it is made again.
  * The directory is kept under a budget (opts.cache_size): after a write,
  * the least recently used upstreams' files go, never the one in use.
- * Making it reads every commit of the history once, in the packs' order
- * (pg_repo_read_commits), its entries sorted in runs within opts.work_mem
- * (PG_IDENTITY_INDEX_WORK_DEFAULT) and merged as the file is written;
+ * Making it reads every commit of the history once, in the packs' order,
+ * a share of them at a time (pg_repo_reach_read), its entries sorted in
+ * runs, both within opts.work_mem (PG_IDENTITY_INDEX_WORK_DEFAULT), and
+ * merged as the file is written;
  * extending it reads the new ones; a probe reads a few blocks of the
  * file.  The file holds 36 bytes a commit.
  */
@@ -98,6 +99,8 @@ typedef struct pg_identity_index_info {
 	size_t pruned;         /* other upstreams' indexes removed for the budget */
 	size_t runs;           /* sorted runs of entries written to a file and merged
 				  (opts.work_mem); 0: sorted in memory */
+	size_t shares;         /* a first index: the shares of the packs its commits were
+				  listed and read in (opts.work_mem); 0: none read so */
 } pg_identity_index_info;
 
 /* The most refs one index records a tip for; one more that brings commits makes it again. */
@@ -105,11 +108,15 @@ typedef struct pg_identity_index_info {
 
 /*
  * The working memory making or extending an index may take for its
- * entries when none is given: 64 MiB.  Past it they are sorted in runs
- * kept in files (in HOME/identity, unlinked as they are made) and merged
- * from there; the file written is the same.
+ * entries, and a first index for the list of the commits it reads, when
+ * none is given: 32 MiB.  Past it the entries are sorted in runs kept in
+ * files (in HOME/identity, unlinked as they are made) and merged from
+ * there, and the commits are listed and read a share of the packs at a
+ * time; the file written is the same.  (At 1,000,000 commits, 32 MiB
+ * keeps the reading below the peak the walk of the commit-graph sets,
+ * at the time 64 MiB takes: docs/speed.md.)
  */
-#define PG_IDENTITY_INDEX_WORK_DEFAULT ((uint64_t)64 << 20)
+#define PG_IDENTITY_INDEX_WORK_DEFAULT ((uint64_t)32 << 20)
 
 /* The budget of HOME/identity when none is given: 1 GiB. */
 #define PG_IDENTITY_INDEX_CACHE_DEFAULT ((uint64_t)1 << 30)

@@ -105,6 +105,7 @@ typedef struct runs {
 	size_t *ends;        /* each written run's end in the file, in entries */
 	size_t nruns, ends_alloc;
 	size_t total;        /* entries in all runs (a commit twice in one run: once) */
+	size_t shares;       /* the shares a first index's commits were read in (pg_repo_reach_read) */
 	const char *dir;     /* where the file is made, while runs are added */
 	char *where;         /* the file, named in errors: "a run file in 'dir'" */
 } runs;
