@@ -399,9 +399,10 @@ static int cut_init(cut *c, pg_repo *r)
 static int places_of(uint64_t *place, size_t *hist, const reach *w, cut *c)
 {
 	pg_pack_locator *lc = NULL;
-	pg_oid *ids = NULL, *chunk = NULL;
+	pg_oid *ids = NULL, *chunk = NULL, last;
 	pg_pack_loc *locs = NULL;
 	size_t nids, k;
+	bool have_last = false;
 	stretch s;
 	int err;
 
@@ -421,19 +422,30 @@ static int places_of(uint64_t *place, size_t *hist, const reach *w, cut *c)
 			break;
 		for (k = 0; k < nids; k++)
 			locs[k].i = (uint32_t)k;
-		/* a graph's ids come in order, stretch after stretch; those no graph holds do not */
-		if (s.g == w->r->ngraphs) {
+		/*
+		 * A graph's ids come in order, stretch after stretch: located
+		 * along each pack's index once.  They start again at each graph
+		 * and at each layer of a chain (a stretch may hold the end of one
+		 * and the start of the next), and those no graph holds come in no
+		 * order: such a stretch is sorted and located on its own, and the
+		 * walk along the indexes starts again after it.
+		 */
+		for (k = 1; k < nids && pg_oid_cmp(&ids[k - 1], &ids[k]) < 0; k++)
+			;
+		if (k < nids || s.g == w->r->ngraphs) {
 			qsort_r(locs, nids, sizeof(*locs), pg_repo_loc_by_id, ids);
 			err = pg_repo_pack_locate(locs, nids, w->r, ids);
+			have_last = false;
 		} else {
-			/* a graph after another starts its ids again */
-			if (s.pos == 0 && s.g > 0) {
+			if (have_last && pg_oid_cmp(&last, &ids[0]) >= 0) {
 				pg_pack_locator_free(lc);
 				lc = NULL;
 				if ((err = pg_pack_locator_new(&lc, w->r)) < 0)
 					break;
 			}
 			err = pg_pack_locator_next(lc, locs, nids, ids);
+			last = ids[nids - 1];
+			have_last = true;
 		}
 		if (err < 0)
 			break;

@@ -477,8 +477,8 @@ static int pack_of(const reading *d, const pg_oid *id, unsigned long long *off)
 }
 
 /*
- * A history in two packs and loose commits, with and without a
- * commit-graph: read in shares of any size (1 commit to all of them),
+ * A history in two packs and loose commits, with no commit-graph, one,
+ * and a chain: read in shares of any size (1 commit to all of them),
  * every commit the walk reached comes once, with its bytes, and in the
  * packs' order whatever the shares: each pack's commits together, by
  * offset, the loose ones after them all.
@@ -502,12 +502,21 @@ static void test_reach_read_in_shares_is_along_the_packs(void **state)
 	memcpy(top, out, PG_OID_HEXSZ);
 	top[PG_OID_HEXSZ] = '\0';
 	free(out);
-	for (g = 0; g < 2; g++) {
+	for (g = 0; g < 3; g++) {
 		pg_oid tip, *want = NULL;
 		size_t nwant;
 
-		if (g)
+		/* no graph, one file, a chain of two layers (each its ids in order, not both) */
+		if (g == 1)
 			free(run_sh("git --git-dir=%s commit-graph write --reachable", path));
+		if (g == 2) {
+			free(run_sh("cd %s && rm -f objects/info/commit-graph && "
+				    "git rev-parse main~15 | git commit-graph write --split "
+				    "--stdin-commits && "
+				    "git commit-graph write --reachable --split=no-merge && "
+				    "test $(wc -l < objects/info/commit-graphs/commit-graph-chain) = 2",
+				    path));
+		}
 		nwant = git_ids(&want, path, top, "--", NULL, NULL);
 		assert_true(nwant > 21);
 		for (k = 0; k < sizeof(shares) / sizeof(shares[0]); k++) {
