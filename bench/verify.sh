@@ -53,7 +53,9 @@
 # with the commits each read (the report's upstream_index.added), pg's
 # time for a verify of the same ref when its index is current (warm: the
 # pull against an older ref holds more commits, so warm differs by row),
-# pg - warm (the index's work), and the ratios to rl.
+# pg - warm (the index's work), and the ratios to rl.  Then the cold row's
+# peak RSS (median of RUNS runs, each in an empty home; BEFORE's too), with
+# git log --cherry-mark's on the incident and git rev-list --count's.
 #
 # Every run's exit status is checked, and a run that exits otherwise than
 # its case says ends the bench: git's exit 0; pg exits 1 in every case,
@@ -147,6 +149,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / (b ? b : 1) }'; }
 # refs_bench RHYTHM DIR: the shared index's rows (see the top)
 refs_bench() {
 	rh=$1
+	src=$2
 	up="$WORK/refs-up.git"
 	rm -rf "$up" "$WORK"/refs-home*
 	git clone -q --bare --shared "$2/upstream.git" "$up"
@@ -205,6 +208,39 @@ refs_bench() {
 			"$(ratio "$pg" "$rl")" "$(ratio "$((pg - warm))" "$rl")"
 	done
 	echo "$rh refs: $total commits on master; advanced: $since commits (master~$k..master)"
+	# the cold row's peak RSS (the median of RUNS runs, each in an empty home),
+	# BEFORE's, and git's on the incident and on the whole history, in turn
+	: >"$WORK/mp"
+	: >"$WORK/mb"
+	: >"$WORK/mc"
+	: >"$WORK/mr"
+	i=0
+	while [ "$i" -lt "$RUNS" ]; do
+		rm -rf "$WORK/refs-run"
+		mkdir -p "$WORK/refs-run"
+		PULLGATE_HOME="$WORK/refs-run" rss_mb 1 "$PULLGATE" verify --upstream "$up:master" \
+			"$pulls" "$tag" >>"$WORK/mp"
+		echo >>"$WORK/mp"
+		if [ -n "$BEFORE" ]; then
+			rm -rf "$WORK/refs-run"
+			mkdir -p "$WORK/refs-run"
+			PULLGATE_HOME="$WORK/refs-run" rss_mb 1 "$BEFORE" verify --upstream \
+				"$up:master" "$pulls" "$tag" >>"$WORK/mb"
+			echo >>"$WORK/mb"
+		fi
+		if grep -q '^incident ' "$src/cases"; then
+			rss_mb 0 git --git-dir="$pulls" log --cherry-mark --left-right --oneline \
+				"refs/bench/master...incident" >>"$WORK/mc"
+			echo >>"$WORK/mc"
+		fi
+		rss_mb 0 git --git-dir="$up" rev-list --count master >>"$WORK/mr"
+		echo >>"$WORK/mr"
+		i=$((i + 1))
+	done
+	rm -rf "$WORK/refs-run"
+	printf '%s refs cold peak RSS: pg %s MB, before %s MB, git log --cherry-mark (incident) %s MB, git rev-list --count %s MB\n' \
+		"$rh" "$(median <"$WORK/mp")" "$([ -n "$BEFORE" ] && median <"$WORK/mb" || echo -)" \
+		"$(grep -q . "$WORK/mc" && median <"$WORK/mc" || echo -)" "$(median <"$WORK/mr")"
 }
 
 cols='%-7s %-11s %6s %5s %8s %6s %7s %7s %7s %6s %6s %6s %6s %6s %9s  %s\n'

@@ -920,7 +920,7 @@ void pg_pack_locator_free(pg_pack_locator *lc)
 
 /*
  * The windows take IDX_WINDOW each for one pack, and share twice that
- * among more (a sixteenth of it each at least: LOCATE_BLOCK past it).
+ * among more, LOCATE_BLOCK each at least (2 MiB in all up to 256 packs).
  */
 int pg_pack_locator_new(pg_pack_locator **out, pg_repo *r)
 {
@@ -933,7 +933,7 @@ int pg_pack_locator_new(pg_pack_locator **out, pg_repo *r)
 		return err;
 	n = r->packs->n;
 	room = n ? IDX_WINDOW / n : IDX_WINDOW;
-	room = room < IDX_WINDOW / 16 ? IDX_WINDOW / 16 : room;
+	room = room < LOCATE_BLOCK ? LOCATE_BLOCK : room;
 	if (!(lc = calloc(1, sizeof(*lc))) || !(lc->at = calloc(n + 1, sizeof(*lc->at))) ||
 	    !(lc->ws = calloc(2 * n + 2, sizeof(*lc->ws))) ||
 	    (n && !(lc->bufs = malloc(2 * n * room)))) {

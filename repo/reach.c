@@ -176,8 +176,13 @@ int pg_repo_reach_all(pg_repo_reach **out, size_t *count, pg_repo *r, const pg_o
 	if (err == PG_ENOTFOUND)
 		err = pg_repo_walk_diagnose(r, tips, ntips, NULL, 0, err);
 done:
+	/* what was seen made the walk; what was walked is listed */
+	for (i = 0; w->seen && i < r->ngraphs; i++)
+		free(w->seen[i]);
+	free(w->seen);
 	free(w->todo);
 	free(w->nodes);
+	w->seen = NULL;
 	w->todo = NULL;
 	w->nodes = NULL;
 	pg_csrc_release(&s);
@@ -435,7 +440,9 @@ static int places_of(uint64_t *place, size_t *hist, const reach *w, cut *c)
 		if (k < nids || s.g == w->r->ngraphs) {
 			qsort_r(locs, nids, sizeof(*locs), pg_repo_loc_by_id, ids);
 			err = pg_repo_pack_locate(locs, nids, w->r, ids);
-			have_last = false;
+			/* the next in order starts the walk again, wherever this one left it */
+			memset(last.id, 0xff, sizeof(last.id));
+			have_last = true;
 		} else {
 			if (have_last && pg_oid_cmp(&last, &ids[0]) >= 0) {
 				pg_pack_locator_free(lc);

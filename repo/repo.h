@@ -447,14 +447,16 @@ int pg_repo_reach_list(pg_oid **out, size_t *n, const pg_repo_reach *w);
 /*
  * Each commit of the walk, once, given to fn as pg_repo_read_commits_raw
  * gives them (i: its place in its share, of no use past it), in shares of
- * at most share commits (*shares of them, when not NULL).  Each share is the commits of a stretch of the
- * packs, read along them, so the packs are read once whatever the
- * shares; a share lists its commits (PG_REPO_READ_BYTES a commit) and
- * reads them, and the next reuses that room.  More than one share costs
- * a first pass that locates every commit in the packs, and 2 bytes a
- * commit (its stretch) beside the walk's bits.  A stretch of a pack's
- * bytes (a 49,152th of all the packs') that alone holds more commits is a
- * share of its own, and so are every 256 commits no pack holds.
+ * at most share commits (*shares of them, when not NULL).  Each share is
+ * the commits of a stretch of the packs, read along them, so the packs
+ * are read once whatever the shares; a share lists its commits
+ * (PG_REPO_READ_BYTES a commit) and reads them, and the next reuses that
+ * room.  More than one share costs a first pass that locates every commit
+ * in the packs (along each pack's index once), 8 bytes a commit (where it
+ * lies) beside the walk's bits, and a reading of the graphs' tables of
+ * ids a share.  A stretch of a pack's bytes (a 49,152th of all the
+ * packs') that alone holds more commits is a share of its own, and so are
+ * every 256 commits no pack holds.
  */
 int pg_repo_reach_read(pg_repo_reach *w, size_t share, size_t *shares, pg_repo_commit_bytes_fn fn,
 		       void *ctx);

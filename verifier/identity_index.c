@@ -1123,8 +1123,8 @@ static int open_kind(pg_identity_index **out, pg_repo *r, const char *home, cons
 	 * Runs of both kinds are filled at once, and one is merged while the
 	 * other waits (three runs' entries), and a first index lists its
 	 * commits a share at a time, while the runs are filled: a quarter of
-	 * work for each.  Beside them, the walk's bits and each commit's
-	 * stretch of the packs (2 bytes) are the whole history's.
+	 * work for each.  Beside them, the walk's bits and where each commit
+	 * lies (8 bytes, pg_repo_reach_read) are the whole history's.
 	 */
 	b.dir = dir.ptr;
 	b.cap = work / (4 * ENTRY) < RUN_MIN ? RUN_MIN : (size_t)(work / (4 * ENTRY));

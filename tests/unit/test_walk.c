@@ -573,6 +573,105 @@ static void test_reach_read_in_shares_is_along_the_packs(void **state)
 	}
 }
 
+typedef struct placed {
+	pg_oid id;
+	unsigned long long off;
+} placed;
+
+static int placed_order(const void *a, const void *b)
+{
+	return pg_oid_cmp(&((const placed *)a)->id, &((const placed *)b)->id);
+}
+
+/* What a reading of a walk gave, each commit's offset in the one pack, in order. */
+typedef struct in_order {
+	placed *at;        /* git show-index's, by id */
+	size_t nat;
+	size_t n, descents;
+	unsigned long long last;
+} in_order;
+
+static int saw_offset(void *ctx, size_t i, const pg_oid *id, const char *data, size_t len)
+{
+	in_order *d = ctx;
+	placed key, *p;
+
+	(void)i;
+	(void)data;
+	(void)len;
+	key.id = *id;
+	p = bsearch(&key, d->at, d->nat, sizeof(*p), placed_order);
+	assert_non_null(p);
+	d->descents += d->n && p->off < d->last;
+	d->last = p->off;
+	d->n++;
+	return 0;
+}
+
+/*
+ * 10,000 commits in one pack, their commit-graph a chain of two layers,
+ * each listed in 4,096-id stretches (one holds the end of a layer and
+ * the start of the next): read in shares of any size, every commit once,
+ * along the pack, its offsets ascending throughout.  (A walk of the pack
+ * index that went on past a layer's end found none of the next layer's
+ * commits, and read them after all the others.)
+ */
+static void test_reach_read_a_chain_along_the_pack(void **state)
+{
+	fixture *f = *state;
+	static const size_t shares[] = { 100, 3000, 100000 };
+	char path[300], *text, *line;
+	pg_repo *r = NULL;
+	pg_oid tip;
+	size_t k, count, nshares, alloc = 0;
+	in_order d = { 0 };
+
+	snprintf(path, sizeof(path), "%s/chain.git", f->dir);
+	free(run_sh("git init -q --bare %s && cd %s && awk 'BEGIN { for (i = 1; i <= 10000; i++) {"
+		    " m = \"c\" i; printf \"commit refs/heads/main\\nmark :%%d\\n\", i;"
+		    " printf \"committer C <c@example.org> %%d +0000\\n\", 1700000000 + i;"
+		    " printf \"data %%d\\n%%s\\n\", length(m), m;"
+		    " if (i > 1) printf \"from :%%d\\n\", i - 1; print \"\" } }' |"
+		    " git fast-import --quiet && "
+		    "git rev-parse main~5000 | git commit-graph write --split --stdin-commits && "
+		    "git commit-graph write --reachable --split=no-merge && "
+		    "test $(wc -l < objects/info/commit-graphs/commit-graph-chain) = 2 && "
+		    "test $(ls objects/pack/*.idx | wc -l) = 1",
+		    path, path));
+	text = run_sh("cd %s/objects/pack && git show-index < $(ls *.idx)", path);
+	for (line = text; *line; line = strchr(line, '\n') + 1) {
+		char h[PG_OID_HEXSZ + 1];
+		unsigned long long off;
+
+		assert_int_equal(sscanf(line, "%llu %40s", &off, h), 2);
+		if (d.nat == alloc) {
+			alloc = alloc ? 2 * alloc : 1024;
+			d.at = reallocarray(d.at, alloc, sizeof(*d.at));
+			assert_non_null(d.at);
+		}
+		assert_int_equal(pg_oid_fromhex(&d.at[d.nat].id, h, PG_OID_HEXSZ), 0);
+		d.at[d.nat++].off = off;
+	}
+	free(text);
+	qsort(d.at, d.nat, sizeof(*d.at), placed_order);
+	assert_int_equal(pg_repo_open(&r, path), 0);
+	assert_int_equal(pg_repo_ref_target(&tip, r, "refs/heads/main"), 0);
+	for (k = 0; k < sizeof(shares) / sizeof(shares[0]); k++) {
+		pg_repo_reach *w = NULL;
+
+		d.n = d.descents = 0;
+		assert_int_equal(pg_repo_reach_all(&w, &count, r, &tip, 1), 0);
+		assert_int_equal(count, 10000);
+		assert_int_equal(pg_repo_reach_read(w, shares[k], &nshares, saw_offset, &d), 0);
+		assert_int_equal(d.n, 10000);
+		assert_int_equal(d.descents, 0);
+		assert_true(nshares >= (10000 + shares[k] - 1) / shares[k]);
+		pg_repo_reach_free(w);
+	}
+	pg_repo_free(r);
+	free(d.at);
+}
+
 /*
  * A walk of all of one branch of a graph that holds another as big, their
  * commits interleaved in the graph's order: the ids are listed as git
@@ -1005,6 +1104,7 @@ int main(void)
 		cmocka_unit_test(test_walk_all_of_one_branch_leaves_the_graph_unmapped),
 		cmocka_unit_test(test_walk_all_shallow_is_named),
 		cmocka_unit_test(test_reach_read_in_shares_is_along_the_packs),
+		cmocka_unit_test(test_reach_read_a_chain_along_the_pack),
 		cmocka_unit_test(test_walk_since_same_with_and_without_graph),
 		cmocka_unit_test(test_is_ancestor),
 		cmocka_unit_test(test_first_parent_line),
