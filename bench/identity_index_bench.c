@@ -15,7 +15,7 @@
  * UPSTREAM's objects) and counts the upstream commits found with the same
  * identity: what upstream.c will do per pull commit instead of walking a
  * date window.  WORK_MB is the working memory of making and extending it
- * (opts.work_mem; 32 when not given).  Prints one line of figures.  A
+ * (opts.work_mem; 16 when not given).  Prints one line of figures.  A
  * bench tool: it prints.
  */
 

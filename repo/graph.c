@@ -18,6 +18,8 @@
 #define TOC_ENTRY 12
 #define HASH_LEN PG_OID_RAWSZ
 #define CDAT_WIDTH (HASH_LEN + 16)
+/* The entries pg_graph_parent_words reads at once: 18 KiB. */
+#define PARENT_WORDS_READ 512
 #define FANOUT_SIZE (256 * 4)
 
 #define CHUNK_OIDF 0x4f494446u
@@ -713,43 +715,16 @@ static int bad_entry(const layer *l, uint32_t pos, const char *what)
 			    "%u %s", l->path, pos, what);
 }
 
-int pg_graph_read(pg_graph_commit *out, const pg_graph *g, uint32_t pos)
+/*
+ * out's parents, of the commit at pos of layer l whose entry holds p1 and
+ * p2: each checked to be in the graph, an octopus's EDGE list followed.
+ */
+static int parents_of(pg_graph_commit *out, const layer *l, uint32_t pos, uint32_t p1, uint32_t p2)
 {
-	const layer *l;
-	unsigned char d[CDAT_WIDTH], b[8];
-	uint32_t p1, p2, hi, top, i;
+	unsigned char b[4];
+	uint32_t top = l->base + l->n, i;
 	int err;
 
-	memset(out, 0, sizeof(*out));
-	out->pos = pos;
-	if (pos >= g->count)
-		return pg_error_set(PG_EINVALID, "commit-graph: no position %u", pos);
-	l = layer_of(g, pos);
-	top = l->base + l->n;
-	if ((err = get(l, l->cdat + (uint64_t)(pos - l->base) * CDAT_WIDTH, d, CDAT_WIDTH)) < 0)
-		return err;
-	p1 = be32(d + HASH_LEN);
-	p2 = be32(d + HASH_LEN + 4);
-	hi = be32(d + HASH_LEN + 8);
-	out->time = (int64_t)((uint64_t)(hi & 3) << 32 | be32(d + HASH_LEN + 12));
-	out->level = hi >> 2;
-	if (l->gda2) {
-		uint32_t off;
-
-		if ((err = get(l, l->gda2 + (uint64_t)(pos - l->base) * 4, b, 4)) < 0)
-			return err;
-		off = be32(b);
-		if (off & GDA2_OVERFLOW) {
-			off &= ~GDA2_OVERFLOW;
-			if (!l->gdo2 || off >= l->ngdo2)
-				return bad_entry(l, pos, "has a generation past its overflow chunk");
-			if ((err = get(l, l->gdo2 + (uint64_t)off * 8, b, 8)) < 0)
-				return err;
-			out->date_gen = (uint64_t)out->time + be64(b);
-		} else {
-			out->date_gen = (uint64_t)out->time + off;
-		}
-	}
 	if (p1 == PARENT_NONE)
 		return 0;
 	if (p1 >= top)
@@ -784,6 +759,85 @@ int pg_graph_read(pg_graph_commit *out, const pg_graph *g, uint32_t pos)
 			break;
 	}
 	return 0;
+}
+
+int pg_graph_parent_words(uint32_t *out, const pg_graph *g, uint32_t pos, uint32_t n)
+{
+	unsigned char buf[PARENT_WORDS_READ * CDAT_WIDTH];
+
+	while (n) {
+		const layer *l;
+		uint32_t k, i;
+		int err;
+
+		if (pos >= g->count || n > g->count - pos)
+			return pg_error_set(PG_EINVALID, "commit-graph: no position %u", pos);
+		l = layer_of(g, pos);
+		k = l->base + l->n - pos < n ? l->base + l->n - pos : n;
+		k = k < PARENT_WORDS_READ ? k : PARENT_WORDS_READ;
+		if (!k)
+			return pg_error_set(PG_EINVALID, "commit-graph: no position %u", pos);
+		if ((err = pg_pagefile_pread(l->f, l->cdat + (uint64_t)(pos - l->base) * CDAT_WIDTH,
+					     buf, (size_t)k * CDAT_WIDTH)) < 0)
+			return err;
+		for (i = 0; i < k; i++) {
+			out[2 * i] = be32(buf + i * CDAT_WIDTH + HASH_LEN);
+			out[2 * i + 1] = be32(buf + i * CDAT_WIDTH + HASH_LEN + 4);
+		}
+		out += 2 * (size_t)k;
+		pos += k;
+		n -= k;
+	}
+	return 0;
+}
+
+int pg_graph_read_parents(pg_graph_commit *out, const pg_graph *g, uint32_t pos,
+			  const uint32_t words[2])
+{
+	memset(out, 0, sizeof(*out));
+	out->pos = pos;
+	if (pos >= g->count)
+		return pg_error_set(PG_EINVALID, "commit-graph: no position %u", pos);
+	return parents_of(out, layer_of(g, pos), pos, words[0], words[1]);
+}
+
+int pg_graph_read(pg_graph_commit *out, const pg_graph *g, uint32_t pos)
+{
+	const layer *l;
+	unsigned char d[CDAT_WIDTH], b[8];
+	uint32_t p1, p2, hi;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	out->pos = pos;
+	if (pos >= g->count)
+		return pg_error_set(PG_EINVALID, "commit-graph: no position %u", pos);
+	l = layer_of(g, pos);
+	if ((err = get(l, l->cdat + (uint64_t)(pos - l->base) * CDAT_WIDTH, d, CDAT_WIDTH)) < 0)
+		return err;
+	p1 = be32(d + HASH_LEN);
+	p2 = be32(d + HASH_LEN + 4);
+	hi = be32(d + HASH_LEN + 8);
+	out->time = (int64_t)((uint64_t)(hi & 3) << 32 | be32(d + HASH_LEN + 12));
+	out->level = hi >> 2;
+	if (l->gda2) {
+		uint32_t off;
+
+		if ((err = get(l, l->gda2 + (uint64_t)(pos - l->base) * 4, b, 4)) < 0)
+			return err;
+		off = be32(b);
+		if (off & GDA2_OVERFLOW) {
+			off &= ~GDA2_OVERFLOW;
+			if (!l->gdo2 || off >= l->ngdo2)
+				return bad_entry(l, pos, "has a generation past its overflow chunk");
+			if ((err = get(l, l->gdo2 + (uint64_t)off * 8, b, 8)) < 0)
+				return err;
+			out->date_gen = (uint64_t)out->time + be64(b);
+		} else {
+			out->date_gen = (uint64_t)out->time + off;
+		}
+	}
+	return parents_of(out, l, pos, p1, p2);
 }
 
 int pg_graph_parent(uint32_t *out, const pg_graph *g, const pg_graph_commit *c, uint32_t i)

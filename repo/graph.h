@@ -113,6 +113,21 @@ typedef struct pg_graph_commit {
  * naming the file when the entry is corrupt.
  */
 int pg_graph_read(pg_graph_commit *out, const pg_graph *g, uint32_t pos);
+/*
+ * The two words of parents the entries of the commits at [pos, pos + n)
+ * hold, 2 * n of them into out, read along the file (pread: neither
+ * mapped nor through the cache): a walk of a whole history holds its
+ * graph's parents in 8 bytes a commit, not the 36-byte entries mapped
+ * (on a kernel with large folios, all of them resident).
+ */
+int pg_graph_parent_words(uint32_t *out, const pg_graph *g, uint32_t pos, uint32_t n);
+/*
+ * pg_graph_read of the commit at pos from the words pg_graph_parent_words
+ * read: its parents alone (no date, no generation), checked as
+ * pg_graph_read checks them.
+ */
+int pg_graph_read_parents(pg_graph_commit *out, const pg_graph *g, uint32_t pos,
+			  const uint32_t words[2]);
 
 /*
  * The position of parent i (< c->nparents) of a commit pg_graph_read

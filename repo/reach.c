@@ -16,6 +16,7 @@ struct pg_repo_reach {
 	size_t ntodo, todo_alloc;
 	pg_cnode **nodes;      /* commits no graph holds, still to visit */
 	size_t nnodes, nodes_alloc;
+	uint32_t **words;      /* each graph's parents (pg_graph_parent_words), while walked */
 	pg_oid *out;           /* the commits no graph holds, as they were reached */
 	size_t nout, out_alloc;
 	size_t count;          /* every commit reached: those, and the graphs' walked */
@@ -96,7 +97,7 @@ static int reach_position(reach *w, uint32_t g, uint32_t pos)
 	uint32_t i, p;
 	int err;
 
-	if ((err = pg_graph_read(&c, graph, pos)) < 0)
+	if ((err = pg_graph_read_parents(&c, graph, pos, &w->words[g][2 * (size_t)pos])) < 0)
 		return err;
 	w->walked[g][pos / 8] |= (unsigned char)(1u << (pos % 8));
 	for (i = 0; i < c.nparents && err == 0; i++)
@@ -143,15 +144,31 @@ int pg_repo_reach_all(pg_repo_reach **out, size_t *count, pg_repo *r, const pg_o
 		err = pg_error_oom();
 		goto done;
 	}
-	/* every commit is read from the graphs, most of them at random: read in place */
-	for (i = 0; i < r->ngraphs; i++)
-		pg_graph_map(r->graphs[i]);
 	for (i = 0; i < ntips && err == 0; i++) {
 		pg_cnode *t = NULL;
 
 		if ((err = pg_csrc_get(&t, &s, &tips[i])) == 0)
 			err = reach_node(w, t);
 	}
+	/*
+	 * Every commit's parents are read from the graphs, most of them at
+	 * random: read along each graph's entries once, 8 bytes a commit kept
+	 * (its 36-byte entries mapped were all resident), and the graphs
+	 * mapped for what else the walk reads of them (ids, where a commit of
+	 * one graph is in another).
+	 */
+	if (!(w->words = calloc(r->ngraphs + 1, sizeof(*w->words))))
+		err = pg_error_oom();
+	for (i = 0; i < r->ngraphs && err == 0; i++) {
+		uint32_t nc = pg_graph_count(r->graphs[i]);
+
+		if (!(w->words[i] = malloc(2 * ((size_t)nc + 1) * sizeof(**w->words))))
+			err = pg_error_oom();
+		else
+			err = pg_graph_parent_words(w->words[i], r->graphs[i], 0, nc);
+	}
+	for (i = 0; i < r->ngraphs; i++)
+		pg_graph_map(r->graphs[i]);
 	while (err == 0 && (w->ntodo || w->nnodes)) {
 		if (w->ntodo) {
 			uint64_t v = w->todo[--w->ntodo];
@@ -176,10 +193,14 @@ int pg_repo_reach_all(pg_repo_reach **out, size_t *count, pg_repo *r, const pg_o
 	if (err == PG_ENOTFOUND)
 		err = pg_repo_walk_diagnose(r, tips, ntips, NULL, 0, err);
 done:
-	/* what was seen made the walk; what was walked is listed */
+	/* what was seen and the parents made the walk; what was walked is listed */
 	for (i = 0; w->seen && i < r->ngraphs; i++)
 		free(w->seen[i]);
+	for (i = 0; w->words && i < r->ngraphs; i++)
+		free(w->words[i]);
 	free(w->seen);
+	free(w->words);
+	w->words = NULL;
 	free(w->todo);
 	free(w->nodes);
 	w->seen = NULL;

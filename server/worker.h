@@ -27,7 +27,7 @@ typedef struct pg_worker_opts {
 	bool each_on_head;          /* every pull tested on the branch's head, not on the
 				       queue's stack (pipeline.queue: each) */
 	uint64_t index_cache_size;  /* bytes home/identity may hold; 0: 1 GiB */
-	uint64_t index_memory;      /* an identity index's working memory; 0: 32 MiB */
+	uint64_t index_memory;      /* an identity index's working memory; 0: 16 MiB */
 	uint64_t verify_memory;     /* address space of a verify's child process; 0: unlimited */
 	pg_log_fn log;              /* may be NULL */
 	void *log_ctx;

@@ -109,14 +109,14 @@ typedef struct pg_identity_index_info {
 /*
  * The working memory making or extending an index may take for its
  * entries, and a first index for the list of the commits it reads, when
- * none is given: 32 MiB.  Past it the entries are sorted in runs kept in
+ * none is given: 16 MiB.  Past it the entries are sorted in runs kept in
  * files (in HOME/identity, unlinked as they are made) and merged from
  * there, and the commits are listed and read a share of the packs at a
- * time; the file written is the same.  (At 1,000,000 commits, 32 MiB
- * keeps the reading below the peak the walk of the commit-graph sets,
- * at the time 64 MiB takes: docs/speed.md.)
+ * time; the file written is the same.  (A first verify at 1,000,000
+ * commits peaks at 40 MB with it, in the time 64 MiB took, where 64 MiB
+ * peaked at 88: docs/speed.md.)
  */
-#define PG_IDENTITY_INDEX_WORK_DEFAULT ((uint64_t)32 << 20)
+#define PG_IDENTITY_INDEX_WORK_DEFAULT ((uint64_t)16 << 20)
 
 /* The budget of HOME/identity when none is given: 1 GiB. */
 #define PG_IDENTITY_INDEX_CACHE_DEFAULT ((uint64_t)1 << 30)

@@ -20,7 +20,7 @@ typedef struct pg_pull_spec {
 	void *progress_ctx;
 	bool verify_index;           /* check every entry of the identity indexes, not a sample */
 	uint64_t index_cache_size;   /* bytes HOME/identity may hold; 0: 1 GiB */
-	uint64_t index_memory;       /* working memory of making an identity index; 0: 32 MiB */
+	uint64_t index_memory;       /* working memory of making an identity index; 0: 16 MiB */
 } pg_pull_spec;
 
 /*

@@ -118,6 +118,34 @@ static void check_against_log(const fixture *f, const pg_graph *g)
 	assert_true(octopus > 0); /* the EDGE chunk was read */
 }
 
+/*
+ * Every commit's parents from the words of all of them, read along the
+ * file in one call (across a chain's layers): pg_graph_read's, in order.
+ */
+static void check_parent_words(const pg_graph *g)
+{
+	uint32_t n = pg_graph_count(g), pos, i, a, b, *w = malloc(2 * (size_t)n * sizeof(*w));
+	pg_graph_commit c, pc;
+
+	assert_non_null(w);
+	assert_int_equal(pg_graph_parent_words(w, g, 0, n), 0);
+	for (pos = 0; pos < n; pos++) {
+		assert_int_equal(pg_graph_read(&c, g, pos), 0);
+		assert_int_equal(pg_graph_read_parents(&pc, g, pos, &w[2 * (size_t)pos]), 0);
+		assert_int_equal(pc.nparents, c.nparents);
+		assert_int_equal(pc.pos, pos);
+		for (i = 0; i < c.nparents; i++) {
+			assert_int_equal(pg_graph_parent(&a, g, &c, i), 0);
+			assert_int_equal(pg_graph_parent(&b, g, &pc, i), 0);
+			assert_int_equal(a, b);
+		}
+	}
+	/* none past the end, as pg_graph_read */
+	assert_int_equal(pg_graph_parent_words(w, g, n - 1, 2), PG_EINVALID);
+	assert_int_equal(pg_graph_read_parents(&pc, g, n, w), PG_EINVALID);
+	free(w);
+}
+
 static void test_reads_git_graph(void **state)
 {
 	fixture *f = *state;
@@ -136,6 +164,7 @@ static void test_reads_git_graph(void **state)
 	assert_non_null(g);
 	assert_int_equal(pg_graph_gen_kind(g), PG_GRAPH_GEN_DATE);
 	check_against_log(f, g);
+	check_parent_words(g);
 	memset(&none, 0xff, sizeof(none));
 	assert_false(pg_graph_find(g, &none, &pos));
 	memset(&none, 0, sizeof(none));
@@ -155,6 +184,7 @@ static void test_reads_levels_only(void **state)
 	assert_non_null(g);
 	assert_int_equal(pg_graph_gen_kind(g), PG_GRAPH_GEN_LEVEL);
 	check_against_log(f, g);
+	check_parent_words(g);
 	pg_graph_free(g);
 }
 
@@ -169,6 +199,7 @@ static void test_reads_a_chain(void **state)
 	assert_non_null(g);
 	assert_int_equal(pg_graph_gen_kind(g), PG_GRAPH_GEN_DATE);
 	check_against_log(f, g);
+	check_parent_words(g);
 	pg_graph_free(g);
 }
 
@@ -388,6 +419,15 @@ static void expect_bad_entry(fixture *f, size_t field, uint32_t value, const cha
 	assert_int_equal(pg_graph_read(&c, g, pos), PG_EINVALID);
 	if (!strstr(pg_error_last(), what) || !strstr(pg_error_last(), "is corrupt"))
 		fail_msg("expected '%s' in: %s", what, pg_error_last());
+	/* read from its words as a walk of all reads it: refused alike */
+	{
+		uint32_t w[2];
+
+		assert_int_equal(pg_graph_parent_words(w, g, pos, 1), 0);
+		assert_int_equal(pg_graph_read_parents(&c, g, pos, w), PG_EINVALID);
+		if (!strstr(pg_error_last(), what))
+			fail_msg("expected '%s' in: %s", what, pg_error_last());
+	}
 	pg_graph_free(g);
 	free(copy);
 }

@@ -213,8 +213,8 @@ static void test_config(void **state)
 	/* a kcidb section without an origin keeps the default */
 	assert_int_equal(pg_config_parse(&c, "kcidb: {}\n", 10, "s.yaml"), 0);
 	assert_string_equal(c->kcidb_origin, "pullgate");
-	/* the identity indexes' working memory: 32 MiB unless limits.index-memory says */
-	assert_int_equal(c->limits.index_memory, (size_t)32 << 20);
+	/* the identity indexes' working memory: 16 MiB unless limits.index-memory says */
+	assert_int_equal(c->limits.index_memory, (size_t)16 << 20);
 	pg_config_free(c);
 	assert_int_equal(pg_config_parse(&c, "limits: {index-memory: 1048576}\n", 32, "s.yaml"), 0);
 	assert_int_equal(c->limits.index_memory, (size_t)1 << 20);

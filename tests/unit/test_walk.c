@@ -1087,6 +1087,19 @@ static void test_corrupt_graph_entry_is_a_clear_error(void **state)
 	assert_null(got);
 	assert_non_null(strstr(pg_error_last(), "commit-graph"));
 	assert_non_null(strstr(pg_error_last(), "is corrupt"));
+	/* a walk of all, which reads the parents along the file, refuses it alike */
+	{
+		pg_repo *r = NULL;
+		pg_repo_reach *w = NULL;
+		pg_oid tip;
+
+		assert_int_equal(pg_repo_open(&r, path), 0);
+		assert_int_equal(pg_repo_ref_target(&tip, r, "refs/heads/main"), 0);
+		assert_int_equal(pg_repo_reach_all(&w, &n, r, &tip, 1), PG_EINVALID);
+		assert_null(w);
+		assert_non_null(strstr(pg_error_last(), "is corrupt"));
+		pg_repo_free(r);
+	}
 }
 
 int main(void)
