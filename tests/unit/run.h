@@ -3,6 +3,7 @@
 #define PG_TEST_RUN_H
 
 #include "common/buf.h"
+#include "common/oid.h"
 #include "common/spawn.h"
 
 /* Run argv; its output (stdout and stderr) for the caller to free.  Fails the test on failure. */
@@ -34,6 +35,15 @@ static PG_UNUSED PG_PRINTF(1, 2) char *run_sh(const char *fmt, ...)
 	vsnprintf(cmd, sizeof(cmd), fmt, ap);
 	va_end(ap);
 	return run_must(argv);
+}
+
+/* The commit git names rev in the repository at dir. */
+static PG_UNUSED void run_rev(pg_oid *out, const char *dir, const char *rev)
+{
+	char *hex = run_sh("git -C %s rev-parse %s", dir, rev);
+
+	assert_int_equal(pg_oid_fromhex(out, hex, PG_OID_HEXSZ), 0);
+	free(hex);
 }
 
 #endif

@@ -12,14 +12,6 @@ typedef struct fixture {
 	pg_oid base, ours, theirs;
 } fixture;
 
-static void rev(pg_oid *out, const char *dir, const char *name)
-{
-	char *hex = run_sh("git -C %s rev-parse %s", dir, name);
-
-	assert_int_equal(pg_oid_fromhex(out, hex, PG_OID_HEXSZ), 0);
-	free(hex);
-}
-
 /*
  * A base and two branches on it, ours and theirs, which change, in each
  * file:
@@ -57,9 +49,9 @@ static int setup(void **state)
 		    "printf 'a\\000theirs\\n' >bin.dat && sed -i 3s/.*/theirs/ tricky.c && "
 		    "sed -i 3s/.*/theirs/ \"$f\" && "
 		    "%s commit -q -a -m theirs", f->dir, g, g, g));
-	rev(&f->base, f->dir, "base");
-	rev(&f->ours, f->dir, "ours");
-	rev(&f->theirs, f->dir, "theirs");
+	run_rev(&f->base, f->dir, "base");
+	run_rev(&f->ours, f->dir, "ours");
+	run_rev(&f->theirs, f->dir, "theirs");
 	assert_int_equal(pg_repo_open(&f->r, f->dir), 0);
 	*state = f;
 	return 0;
@@ -185,9 +177,9 @@ static void make_resolution(fixture *f, pg_oid *resolved, pg_oid *ours2, pg_oid 
 		    "%s commit -q -a -m ours2 && "
 		    "git checkout -q -b ours3 ours && echo mine >other.c && git add other.c && "
 		    "%s commit -q -m ours3", f->dir, g, g, g, g));
-	rev(resolved, f->dir, "resolved");
-	rev(ours2, f->dir, "ours2");
-	rev(ours3, f->dir, "ours3");
+	run_rev(resolved, f->dir, "resolved");
+	run_rev(ours2, f->dir, "ours2");
+	run_rev(ours3, f->dir, "ours3");
 }
 
 static void test_a_resolution_applies_where_it_was_made(void **state)
@@ -242,8 +234,8 @@ static void test_a_resolution_keys_on_modes(void **state)
 
 	free(run_sh("cd %s && git checkout -q -b exec ours && chmod +x same.c && "
 		    "%s commit -q -a -m exec", f->dir, g));
-	rev(&exec, f->dir, "exec");
-	rev(&resolved, f->dir, "resolved");
+	run_rev(&exec, f->dir, "exec");
+	run_rev(&resolved, f->dir, "resolved");
 	assert_int_equal(pg_repo_merge_resolved(&tree, &why, f->r, &exec, &f->theirs, &resolved), 0);
 	assert_string_equal(why.ptr, "it was made where 'same.c' conflicted otherwise");
 	pg_buf_release(&why);
@@ -273,10 +265,10 @@ static void test_a_directory_file_conflict(void **state)
 		    "$(git write-tree)) && git read-tree df-dir && git update-index --force-remove x/z && "
 		    "git branch keep-dir $(%s commit-tree -p df-file -p df-dir -m keep-dir "
 		    "$(git write-tree))", f->dir, g, g, g, g));
-	rev(&file, f->dir, "df-file");
-	rev(&dir, f->dir, "df-dir");
-	rev(&keep_file, f->dir, "keep-file");
-	rev(&keep_dir, f->dir, "keep-dir");
+	run_rev(&file, f->dir, "df-file");
+	run_rev(&dir, f->dir, "df-dir");
+	run_rev(&keep_file, f->dir, "keep-file");
+	run_rev(&keep_dir, f->dir, "keep-dir");
 	assert_int_equal(pg_repo_merge_resolved(&tree, &why, f->r, &file, &dir, &keep_file), 1);
 	x = blob_at(f, &tree, "x");
 	y = blob_at(f, &tree, "x/y");

@@ -243,7 +243,7 @@ static int setup(void **state)
 {
 	fixture *f = calloc(1, sizeof(*f));
 	const char *g = "git -c user.name=t -c user.email=t@example.org";
-	char *out;
+	char name[32];
 	size_t i;
 
 	assert_non_null(f);
@@ -261,9 +261,8 @@ static int setup(void **state)
 		    "%s merge -q --no-ff -m m2 p2 && %s merge -q --no-ff -m m3 p3",
 		    f->dir, g, g, g, g, g, g, g));
 	for (i = 0; i < 4; i++) {
-		out = run_sh("git -C %s rev-parse main~%zu", f->dir, 3 - i);
-		assert_int_equal(pg_oid_fromhex(&f->tops[i], out, PG_OID_HEXSZ), 0);
-		free(out);
+		snprintf(name, sizeof(name), "main~%zu", 3 - i);
+		run_rev(&f->tops[i], f->dir, name);
 	}
 	assert_int_equal(pg_repo_open(&f->r, f->dir), 0);
 	*state = f;
