@@ -54,8 +54,9 @@
 # time for a verify of the same ref when its index is current (warm: the
 # pull against an older ref holds more commits, so warm differs by row),
 # pg - warm (the index's work), and the ratios to rl.  Then the cold row's
-# peak RSS (median of RUNS runs, each in an empty home; BEFORE's too), with
-# git log --cherry-mark's on the incident and git rev-list --count's.
+# peak RSS (its verify of oldauthor7, the median of RUNS runs, each in an
+# empty home; BEFORE's too), with git log --cherry-mark's on the incident
+# and git rev-list --count's.
 #
 # Every run's exit status is checked, and a run that exits otherwise than
 # its case says ends the bench: git's exit 0; pg exits 1 in every case,
@@ -218,13 +219,13 @@ refs_bench() {
 	while [ "$i" -lt "$RUNS" ]; do
 		rm -rf "$WORK/refs-run"
 		mkdir -p "$WORK/refs-run"
-		PULLGATE_HOME="$WORK/refs-run" rss_mb 1 "$PULLGATE" verify --upstream "$up:master" \
-			"$pulls" "$tag" >>"$WORK/mp"
+		rss_mb 1 env PULLGATE_HOME="$WORK/refs-run" "$PULLGATE" verify --upstream \
+			"$up:master" "$pulls" "$tag" >>"$WORK/mp"
 		echo >>"$WORK/mp"
 		if [ -n "$BEFORE" ]; then
 			rm -rf "$WORK/refs-run"
 			mkdir -p "$WORK/refs-run"
-			PULLGATE_HOME="$WORK/refs-run" rss_mb 1 "$BEFORE" verify --upstream \
+			rss_mb 1 env PULLGATE_HOME="$WORK/refs-run" "$BEFORE" verify --upstream \
 				"$up:master" "$pulls" "$tag" >>"$WORK/mb"
 			echo >>"$WORK/mb"
 		fi

@@ -123,8 +123,8 @@ int pg_graph_read(pg_graph_commit *out, const pg_graph *g, uint32_t pos);
 int pg_graph_parent_words(uint32_t *out, const pg_graph *g, uint32_t pos, uint32_t n);
 /*
  * pg_graph_read of the commit at pos from the words pg_graph_parent_words
- * read: its parents alone (no date, no generation), checked as
- * pg_graph_read checks them.
+ * read: its parents alone, checked as pg_graph_read checks them (its date
+ * and generation are neither read nor checked: a walk of all needs none).
  */
 int pg_graph_read_parents(pg_graph_commit *out, const pg_graph *g, uint32_t pos,
 			  const uint32_t words[2]);

@@ -51,7 +51,7 @@
  * first verify reads every commit of the history, and would otherwise keep
  * the pack's every page.
  */
-#define PACK_RESIDENT ((size_t)4 << 20)
+#define PACK_RESIDENT ((size_t)2 << 20)
 
 typedef struct pack {
 	char *path;           /* the .pack, for messages */

@@ -113,8 +113,8 @@ typedef struct pg_identity_index_info {
  * files (in HOME/identity, unlinked as they are made) and merged from
  * there, and the commits are listed and read a share of the packs at a
  * time; the file written is the same.  (A first verify at 1,000,000
- * commits peaks at 40 MB with it, in the time 64 MiB took, where 64 MiB
- * peaked at 88: docs/speed.md.)
+ * commits peaks at 40 MB with it, and at 52 MB with 32 MiB, in the same
+ * time: docs/speed.md.)
  */
 #define PG_IDENTITY_INDEX_WORK_DEFAULT ((uint64_t)16 << 20)
 
