@@ -255,7 +255,7 @@ typedef struct stretch {
 	size_t m;       /* commits of the listing in it */
 } stretch;
 
-/* The first stretch (g = 0 ... as next_stretch steps), before any: *s zeroed. */
+/* *s made the stretch after it (first_stretch's: the first); false when there is none. */
 static bool next_stretch(const reach *w, stretch *s)
 {
 	uint32_t ng = w->r->ngraphs, count, i;
